@@ -1,0 +1,656 @@
+//! The classic Bloom filter (Bloom, "Space/Time Trade-offs in Hash Coding with Allowable
+//! Errors", CACM 1970) — the filter the seeds describe.
+//!
+//! An array of m bits, all 0 at first, and k hash functions with values in `[0, m)`.
+//! Inserting an item sets its k bits; a query answers "definitely not" when one of the
+//! item's bits is 0 and "maybe" when all are 1. Bits are never cleared, so an inserted item
+//! is always found (no false negatives), and an item cannot be removed: its bits may be
+//! shared with other items. This type therefore has no `remove` at all — see
+//! the counting and deletable kinds for filters that can delete.
+//!
+//! Sizing follows the seeds (see [`crate::params`]): for n items at false-positive
+//! probability ε, `m = ⌈−n ln ε / (ln 2)²⌉` and `k = round((m/n) ln 2)`.
+
+use std::fmt;
+
+use crate::bits::BitVec;
+use crate::codec::{Parts, Persist, Reader};
+use crate::error::{DecodeError, Error};
+use crate::filter::{Filter, Kind, Mergeable};
+use crate::hash::{HashFunction, Hashing, IndexScheme, Item};
+use crate::params::{self, MAX_NUM_BITS, MAX_NUM_HASHES};
+
+/// The classic Bloom filter.
+///
+/// ```
+/// use bloomkit::BloomFilter;
+///
+/// // Sized by the seeds' formulas for 58 110 words at ε = 0.1%.
+/// let mut filter = BloomFilter::with_capacity(58_110, 0.001)?;
+/// assert_eq!(filter.num_hashes(), 10);
+///
+/// filter.insert("dist");
+/// assert!(filter.contains("dist"));      // maybe in the set (here: yes)
+/// assert!(!filter.contains("fkuv"));     // definitely not (with probability 1 − ε)
+/// # Ok::<(), bloomkit::Error>(())
+/// ```
+#[derive(Clone, PartialEq)]
+pub struct BloomFilter {
+    bits: BitVec,
+    num_hashes: u32,
+    hashing: Hashing,
+    capacity: u64,
+    target_fpp: f64,
+    inserted: u64,
+}
+
+impl BloomFilter {
+    /// A filter for `capacity` items at false-positive probability `fpp`, with the default
+    /// hashing (MurmurHash3, enhanced double hashing, seed 0).
+    ///
+    /// ```
+    /// use bloomkit::BloomFilter;
+    /// let filter = BloomFilter::with_capacity(1_000, 0.01)?;
+    /// assert_eq!(filter.num_bits(), 9_586);
+    /// assert_eq!(filter.num_hashes(), 7);
+    /// assert!(BloomFilter::with_capacity(0, 0.01).is_err());
+    /// assert!(BloomFilter::with_capacity(1_000, 1.0).is_err());
+    /// # Ok::<(), bloomkit::Error>(())
+    /// ```
+    pub fn with_capacity(capacity: u64, fpp: f64) -> Result<Self, Error> {
+        Self::builder().capacity(capacity).fpp(fpp).build()
+    }
+
+    /// A builder for every other choice: explicit m and k, hash function, index scheme, seed.
+    pub fn builder() -> BloomFilterBuilder {
+        BloomFilterBuilder::default()
+    }
+
+    /// Adds an item. Returns `true` if the filter changed (at least one of its bits was 0, so
+    /// the item was certainly new), `false` if it was already reported present.
+    #[inline]
+    pub fn insert<I: Item + ?Sized>(&mut self, item: &I) -> bool {
+        let (hashing, k, m) = (self.hashing, self.num_hashes, self.bits.len());
+        let bits = &mut self.bits;
+        let changed = item.with_bytes(|bytes| {
+            hashing
+                .positions(bytes, k, m)
+                .fold(false, |changed, p| bits.set(p) | changed)
+        });
+        self.inserted += changed as u64;
+        changed
+    }
+
+    /// `false` if the item is certainly absent, `true` if it may be present.
+    #[inline]
+    pub fn contains<I: Item + ?Sized>(&self, item: &I) -> bool {
+        item.with_bytes(|bytes| {
+            self.hashing
+                .positions(bytes, self.num_hashes, self.bits.len())
+                .all(|p| self.bits.get(p))
+        })
+    }
+
+    /// m, the number of bits.
+    pub fn num_bits(&self) -> u64 {
+        self.bits.len()
+    }
+
+    /// k, the number of hash functions.
+    pub fn num_hashes(&self) -> u32 {
+        self.num_hashes
+    }
+
+    /// n, the number of items the filter was sized for.
+    pub fn capacity(&self) -> u64 {
+        self.capacity
+    }
+
+    /// ε, the false-positive probability the filter was sized for (at `capacity` items).
+    pub fn target_fpp(&self) -> f64 {
+        self.target_fpp
+    }
+
+    /// The number of bits that are 1.
+    pub fn count_ones(&self) -> u64 {
+        self.bits.count_ones()
+    }
+
+    /// The fraction of bits that are 1; about one half at capacity with the optimal k.
+    pub fn fill_ratio(&self) -> f64 {
+        self.count_ones() as f64 / self.num_bits() as f64
+    }
+
+    /// Bits of storage per item at capacity.
+    pub fn bits_per_item(&self) -> f64 {
+        self.num_bits() as f64 / self.capacity as f64
+    }
+
+    fn check_compatible(&self, other: &Self) -> Result<(), Error> {
+        if self.num_bits() != other.num_bits()
+            || self.num_hashes != other.num_hashes
+            || self.hashing != other.hashing
+        {
+            return Err(Error::Incompatible(format!(
+                "(m = {}, k = {}, {:?}) vs (m = {}, k = {}, {:?}); only filters with the same \
+                 size, number of hashes and hashing can be combined",
+                self.num_bits(),
+                self.num_hashes,
+                self.hashing,
+                other.num_bits(),
+                other.num_hashes,
+                other.hashing
+            )));
+        }
+        Ok(())
+    }
+
+    /// Re-counts the items from the fill after a union or intersection, where the exact
+    /// count is lost.
+    fn recount(&mut self) {
+        let estimate = Filter::estimated_len(self);
+        self.inserted = if estimate.is_finite() {
+            estimate.round() as u64
+        } else {
+            u64::MAX
+        };
+    }
+}
+
+impl Filter for BloomFilter {
+    fn kind(&self) -> Kind {
+        Kind::Bloom
+    }
+
+    fn hashing(&self) -> Hashing {
+        self.hashing
+    }
+
+    fn try_insert<I: Item + ?Sized>(&mut self, item: &I) -> Result<(), Error> {
+        self.insert(item);
+        Ok(())
+    }
+
+    fn contains<I: Item + ?Sized>(&self, item: &I) -> bool {
+        BloomFilter::contains(self, item)
+    }
+
+    fn clear(&mut self) {
+        self.bits.clear();
+        self.inserted = 0;
+    }
+
+    fn len(&self) -> u64 {
+        self.inserted
+    }
+
+    fn estimated_len(&self) -> f64 {
+        params::estimate_items(self.count_ones(), self.num_bits(), self.num_hashes)
+    }
+
+    fn memory_bytes(&self) -> usize {
+        self.bits.memory_bytes()
+    }
+
+    fn expected_fpp(&self) -> f64 {
+        params::fpp_from_fill(self.count_ones(), self.num_bits(), self.num_hashes)
+    }
+}
+
+impl Mergeable for BloomFilter {
+    /// Bitwise OR: exactly the filter that inserting both sets would have built.
+    ///
+    /// ```
+    /// use bloomkit::{BloomFilter, Mergeable};
+    /// let mut a = BloomFilter::with_capacity(100, 0.01)?;
+    /// let mut b = BloomFilter::with_capacity(100, 0.01)?;
+    /// a.insert("left");
+    /// b.insert("right");
+    /// a.union(&b)?;
+    /// assert!(a.contains("left") && a.contains("right"));
+    /// # Ok::<(), bloomkit::Error>(())
+    /// ```
+    fn union(&mut self, other: &Self) -> Result<(), Error> {
+        self.check_compatible(other)?;
+        self.bits.union_with(&other.bits);
+        self.recount();
+        Ok(())
+    }
+
+    /// Bitwise AND.
+    fn intersect(&mut self, other: &Self) -> Result<(), Error> {
+        self.check_compatible(other)?;
+        self.bits.intersect_with(&other.bits);
+        self.recount();
+        Ok(())
+    }
+}
+
+impl<I: Item> Extend<I> for BloomFilter {
+    fn extend<T: IntoIterator<Item = I>>(&mut self, iter: T) {
+        for item in iter {
+            self.insert(&item);
+        }
+    }
+}
+
+/// Collects items into a filter sized for their number at ε = 1%, the most common choice.
+/// (The items are buffered to count them; use [`BloomFilter::with_capacity`] and `extend`
+/// to choose ε or to stream.)
+///
+/// ```
+/// use bloomkit::BloomFilter;
+/// let filter: BloomFilter = ["a", "b", "c"].into_iter().collect();
+/// assert!(filter.contains("b"));
+/// assert_eq!(filter.capacity(), 3);
+/// ```
+impl<I: Item> FromIterator<I> for BloomFilter {
+    fn from_iter<T: IntoIterator<Item = I>>(iter: T) -> Self {
+        let items: Vec<I> = iter.into_iter().collect();
+        let mut filter = BloomFilter::with_capacity(items.len().max(1) as u64, DEFAULT_FPP)
+            .expect("ε = 1% is valid and any in-memory collection fits");
+        filter.extend(items);
+        filter
+    }
+}
+
+/// The false-positive probability used where none is given (1%).
+pub const DEFAULT_FPP: f64 = 0.01;
+
+impl fmt::Debug for BloomFilter {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("BloomFilter")
+            .field("num_bits", &self.num_bits())
+            .field("num_hashes", &self.num_hashes)
+            .field("capacity", &self.capacity)
+            .field("target_fpp", &self.target_fpp)
+            .field("inserted", &self.inserted)
+            .field("ones", &self.count_ones())
+            .field("hashing", &self.hashing)
+            .finish()
+    }
+}
+
+/// Builds a [`BloomFilter`] from a capacity and ε, or from explicit m and k.
+///
+/// ```
+/// use bloomkit::{BloomFilter, HashFunction, IndexScheme};
+///
+/// // The seeds' construction: k seeded Murmur hashes.
+/// let seeded = BloomFilter::builder()
+///     .capacity(58_110)
+///     .fpp(0.01)
+///     .index_scheme(IndexScheme::SeededHashes)
+///     .build()?;
+/// assert_eq!(seeded.num_hashes(), 7);
+///
+/// // Explicit m and k, XXH3, a random seed.
+/// let explicit = BloomFilter::builder()
+///     .num_bits(1 << 20)
+///     .num_hashes(5)
+///     .hash_function(HashFunction::Xxh3)
+///     .random_seed()
+///     .build()?;
+/// assert_eq!(explicit.num_bits(), 1 << 20);
+/// # Ok::<(), bloomkit::Error>(())
+/// ```
+#[derive(Clone, Debug, Default)]
+#[must_use = "a builder does nothing until .build() is called"]
+pub struct BloomFilterBuilder {
+    capacity: Option<u64>,
+    fpp: Option<f64>,
+    num_bits: Option<u64>,
+    num_hashes: Option<u32>,
+    hashing: Hashing,
+    random_seed: bool,
+}
+
+impl BloomFilterBuilder {
+    /// n, the number of items expected.
+    pub fn capacity(mut self, capacity: u64) -> Self {
+        self.capacity = Some(capacity);
+        self
+    }
+
+    /// ε, the false-positive probability wanted at capacity (default 1%).
+    pub fn fpp(mut self, fpp: f64) -> Self {
+        self.fpp = Some(fpp);
+        self
+    }
+
+    /// m, the number of bits, instead of deriving it from capacity and ε.
+    pub fn num_bits(mut self, num_bits: u64) -> Self {
+        self.num_bits = Some(num_bits);
+        self
+    }
+
+    /// k, the number of hash functions, instead of the optimal one.
+    pub fn num_hashes(mut self, num_hashes: u32) -> Self {
+        self.num_hashes = Some(num_hashes);
+        self
+    }
+
+    /// The 128-bit hash function (default MurmurHash3).
+    pub fn hash_function(mut self, function: HashFunction) -> Self {
+        self.hashing.function = function;
+        self
+    }
+
+    /// How k positions are derived (default enhanced double hashing).
+    pub fn index_scheme(mut self, scheme: IndexScheme) -> Self {
+        self.hashing.scheme = scheme;
+        self
+    }
+
+    /// The per-filter seed (default 0).
+    pub fn seed(mut self, seed: u64) -> Self {
+        self.hashing.seed = seed;
+        self.random_seed = false;
+        self
+    }
+
+    /// Draw the seed from the operating system's random generator at `build`.
+    pub fn random_seed(mut self) -> Self {
+        self.random_seed = true;
+        self
+    }
+
+    /// Validates the parameters and allocates the filter.
+    ///
+    /// With neither capacity nor m, the error is [`Error::ZeroCapacity`]. With m but no
+    /// capacity, the capacity is the n at which m and k reach the optimal fill, `m ln 2 / k`.
+    pub fn build(self) -> Result<BloomFilter, Error> {
+        let fpp = params::validate_fpp(self.fpp.unwrap_or(DEFAULT_FPP))?;
+        let num_bits = match (self.num_bits, self.capacity) {
+            (Some(0), _) => return Err(Error::ZeroBits),
+            (Some(m), _) if m > MAX_NUM_BITS => {
+                return Err(Error::TooLarge {
+                    bits: m,
+                    max: MAX_NUM_BITS,
+                })
+            }
+            (Some(m), _) => m,
+            (None, Some(n)) => params::optimal_num_bits(n, fpp)?,
+            (None, None) => return Err(Error::ZeroCapacity),
+        };
+        if self.capacity == Some(0) {
+            return Err(Error::ZeroCapacity);
+        }
+        let num_hashes = match (self.num_hashes, self.capacity) {
+            (Some(0), _) => return Err(Error::ZeroHashes),
+            (Some(k), _) if k > MAX_NUM_HASHES => {
+                return Err(Error::TooManyHashes {
+                    got: k as u64,
+                    max: MAX_NUM_HASHES,
+                })
+            }
+            (Some(k), _) => k,
+            (None, Some(n)) => params::optimal_num_hashes(num_bits, n),
+            // m alone: the k that is optimal when the filter is sized for ε.
+            (None, None) => ((-fpp.log2()).round() as u32).clamp(1, MAX_NUM_HASHES),
+        };
+        let capacity = self.capacity.unwrap_or_else(|| {
+            ((num_bits as f64 * std::f64::consts::LN_2 / num_hashes as f64).floor() as u64).max(1)
+        });
+        let target_fpp = if self.num_bits.is_none() && self.num_hashes.is_none() {
+            fpp
+        } else {
+            params::fpp_exact(num_bits, num_hashes, capacity)
+        };
+        let mut hashing = self.hashing;
+        if self.random_seed {
+            hashing.seed = crate::hash::random_seed()?;
+        }
+        Ok(BloomFilter {
+            bits: BitVec::zeros(num_bits)?,
+            num_hashes,
+            hashing,
+            capacity,
+            target_fpp,
+            inserted: 0,
+        })
+    }
+}
+
+// Parameters on disk: num_bits u64, num_hashes u32, capacity u64, target_fpp f64,
+// inserted u64 (36 bytes). Payload: the bit array, 64-bit little-endian words.
+impl Persist for BloomFilter {
+    fn file_kind(&self) -> Kind {
+        Kind::Bloom
+    }
+
+    fn file_hashing(&self) -> Hashing {
+        self.hashing
+    }
+
+    fn encode_params(&self, out: &mut Vec<u8>) {
+        out.extend_from_slice(&self.num_bits().to_le_bytes());
+        out.extend_from_slice(&self.num_hashes.to_le_bytes());
+        out.extend_from_slice(&self.capacity.to_le_bytes());
+        out.extend_from_slice(&self.target_fpp.to_le_bytes());
+        out.extend_from_slice(&self.inserted.to_le_bytes());
+    }
+
+    fn encode_payload(&self, out: &mut Vec<u8>) {
+        self.bits.write_le_bytes(out);
+    }
+
+    fn decode_parts(parts: &Parts<'_>) -> Result<Self, DecodeError> {
+        parts.expect_kind(Kind::Bloom)?;
+        let invalid = |field, reason: String| DecodeError::InvalidField { field, reason };
+        let mut r = Reader::new(parts.params);
+        let num_bits = r.u64()?;
+        let num_hashes = r.u32()?;
+        let capacity = r.u64()?;
+        let target_fpp = r.f64()?;
+        let inserted = r.u64()?;
+        r.finish("parameters")?;
+        if num_bits == 0 || num_bits > MAX_NUM_BITS {
+            return Err(invalid(
+                "num_bits",
+                format!("{num_bits} is not in 1..={MAX_NUM_BITS}"),
+            ));
+        }
+        if num_hashes == 0 || num_hashes > MAX_NUM_HASHES {
+            return Err(invalid(
+                "num_hashes",
+                format!("{num_hashes} is not in 1..={MAX_NUM_HASHES}"),
+            ));
+        }
+        if capacity == 0 {
+            return Err(invalid("capacity", "must be at least 1".into()));
+        }
+        if !(target_fpp > 0.0 && target_fpp < 1.0) {
+            return Err(invalid(
+                "target_fpp",
+                format!("{target_fpp} is not in (0, 1)"),
+            ));
+        }
+        // The payload length was checked against the input; from_le_bytes checks it against
+        // num_bits before it allocates anything.
+        let bits = BitVec::from_le_bytes(num_bits, parts.payload)?;
+        Ok(BloomFilter {
+            bits,
+            num_hashes,
+            hashing: parts.hashing,
+            capacity,
+            target_fpp,
+            inserted,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn inserted_items_are_found() {
+        let mut f = BloomFilter::with_capacity(1000, 0.01).unwrap();
+        for i in 0..1000u32 {
+            f.insert(&i);
+        }
+        assert!((0..1000u32).all(|i| f.contains(&i)));
+    }
+
+    #[test]
+    fn insert_reports_whether_the_filter_changed_and_len_counts_those() {
+        let mut f = BloomFilter::with_capacity(1000, 0.01).unwrap();
+        assert!(f.insert("x"));
+        assert!(!f.insert("x"));
+        assert_eq!(Filter::len(&f), 1);
+        f.clear();
+        assert!(Filter::is_empty(&f));
+        assert!(!f.contains("x"));
+    }
+
+    #[test]
+    fn union_of_mismatched_filters_is_an_error() {
+        let mut a = BloomFilter::with_capacity(1000, 0.01).unwrap();
+        let b = BloomFilter::with_capacity(2000, 0.01).unwrap();
+        let c = BloomFilter::builder()
+            .capacity(1000)
+            .seed(1)
+            .build()
+            .unwrap();
+        assert!(matches!(a.union(&b), Err(Error::Incompatible(_))));
+        assert!(matches!(a.union(&c), Err(Error::Incompatible(_))));
+        assert!(matches!(a.intersect(&b), Err(Error::Incompatible(_))));
+    }
+
+    #[test]
+    fn intersection_keeps_common_items() {
+        let mut a = BloomFilter::with_capacity(1000, 0.001).unwrap();
+        let mut b = a.clone();
+        for i in 0..300u32 {
+            a.insert(&i);
+        }
+        for i in 200..500u32 {
+            b.insert(&i);
+        }
+        a.intersect(&b).unwrap();
+        assert!((200..300u32).all(|i| a.contains(&i)));
+        let others = (0..200u32)
+            .chain(300..500)
+            .filter(|i| a.contains(i))
+            .count();
+        assert!(
+            others < 100,
+            "{others} of 400 non-shared items still present"
+        );
+    }
+
+    #[test]
+    fn estimated_len_is_close_to_the_truth() {
+        let mut f = BloomFilter::with_capacity(10_000, 0.01).unwrap();
+        f.extend(0..5_000u64);
+        let est = f.estimated_len();
+        assert!((est - 5000.0).abs() < 150.0, "{est}");
+    }
+
+    #[test]
+    fn degenerate_parameters_are_errors() {
+        assert_eq!(
+            BloomFilter::builder().build().unwrap_err(),
+            Error::ZeroCapacity
+        );
+        assert_eq!(
+            BloomFilter::builder().num_bits(0).build().unwrap_err(),
+            Error::ZeroBits
+        );
+        assert_eq!(
+            BloomFilter::builder()
+                .num_bits(10)
+                .num_hashes(0)
+                .build()
+                .unwrap_err(),
+            Error::ZeroHashes
+        );
+        assert!(matches!(
+            BloomFilter::builder().num_bits(10).num_hashes(1000).build(),
+            Err(Error::TooManyHashes { .. })
+        ));
+        assert!(matches!(
+            BloomFilter::builder().num_bits(u64::MAX).build(),
+            Err(Error::TooLarge { .. })
+        ));
+        assert!(matches!(
+            BloomFilter::with_capacity(10, f64::NAN),
+            Err(Error::InvalidFpp(_))
+        ));
+        assert!(matches!(
+            BloomFilter::with_capacity(10, -1.0),
+            Err(Error::InvalidFpp(_))
+        ));
+        assert!(matches!(
+            BloomFilter::with_capacity(u64::MAX, 0.01),
+            Err(Error::TooLarge { .. })
+        ));
+        assert_eq!(
+            BloomFilter::builder()
+                .num_bits(100)
+                .capacity(0)
+                .build()
+                .unwrap_err(),
+            Error::ZeroCapacity
+        );
+    }
+
+    #[test]
+    fn explicit_size_derives_capacity_and_target() {
+        let f = BloomFilter::builder()
+            .num_bits(9_586)
+            .num_hashes(7)
+            .build()
+            .unwrap();
+        assert_eq!(f.capacity(), 949); // ⌊9586 · ln 2 / 7⌋
+        assert!(
+            (f.target_fpp() - 0.0083).abs() < 0.001,
+            "{}",
+            f.target_fpp()
+        );
+    }
+
+    #[test]
+    fn random_seeds_differ() {
+        let a = BloomFilter::builder()
+            .capacity(10)
+            .random_seed()
+            .build()
+            .unwrap();
+        let b = BloomFilter::builder()
+            .capacity(10)
+            .random_seed()
+            .build()
+            .unwrap();
+        assert_ne!(a.hashing.seed, b.hashing.seed);
+    }
+
+    #[test]
+    fn debug_shows_the_parameters() {
+        let f = BloomFilter::with_capacity(1000, 0.01).unwrap();
+        let s = format!("{f:?}");
+        for needle in [
+            "num_bits: 9586",
+            "num_hashes: 7",
+            "capacity: 1000",
+            "target_fpp: 0.01",
+        ] {
+            assert!(s.contains(needle), "{s}");
+        }
+    }
+
+    #[test]
+    fn decoding_a_filter_of_another_kind_tag_is_an_error() {
+        let f = BloomFilter::with_capacity(10, 0.1).unwrap();
+        let mut bytes = f.to_bytes();
+        bytes[10] = 200;
+        let n = bytes.len();
+        let sum = xxhash_rust::xxh3::xxh3_64(&bytes[..n - 8]);
+        bytes[n - 8..].copy_from_slice(&sum.to_le_bytes());
+        assert_eq!(
+            BloomFilter::from_bytes(&bytes).unwrap_err(),
+            Error::Decode(DecodeError::UnknownKind(200))
+        );
+    }
+}

@@ -1,0 +1,401 @@
+//! The versioned file format shared by every filter kind.
+//!
+//! ```text
+//! offset  size  field
+//!      0     8  magic "BLOOMKIT"
+//!      8     2  format version (little-endian u16), currently 1
+//!     10     1  kind tag (see `Kind`)
+//!     11     1  hash function id (see `HashFunction`)
+//!     12     1  index scheme id (see `IndexScheme`)
+//!     13     3  reserved, zero
+//!     16     8  seed (u64)
+//!     24     4  length P of the kind's parameters (u32)
+//!     28     P  parameters, kind-specific, little-endian
+//!   28+P     8  length L of the payload (u64)
+//!   36+P     L  payload (the kind's storage)
+//! 36+P+L     8  checksum: XXH3-64 (seed 0) of every byte before it
+//! ```
+//!
+//! All integers are little-endian. Decoding checks every length against the bytes actually
+//! present before it slices or allocates, so a hostile header claiming terabytes fails
+//! with [`DecodeError::Truncated`] instead of an allocation; the checksum is verified before
+//! any field past the header is interpreted. Every failure is a typed [`DecodeError`].
+//!
+//! [`Persist::save`] writes to a temporary file in the same directory, syncs it, and
+//! renames it over the target, so a crash or a full disk leaves the old file whole.
+
+use std::io::Write;
+use std::path::Path;
+
+use crate::error::{DecodeError, Error};
+use crate::filter::Kind;
+use crate::hash::{HashFunction, Hashing, IndexScheme};
+
+/// The eight bytes every bloomkit filter file starts with.
+pub const MAGIC: &[u8; 8] = b"BLOOMKIT";
+/// The format version this build writes and reads.
+pub const FORMAT_VERSION: u16 = 1;
+/// Size of the fixed header up to and including the parameter length.
+const HEADER_LEN: usize = 28;
+
+/// Saving and loading a filter in the bloomkit file format.
+///
+/// ```
+/// use bloomkit::{BloomFilter, Persist};
+///
+/// let mut filter = BloomFilter::with_capacity(1000, 0.01)?;
+/// filter.insert("dist");
+/// let bytes = filter.to_bytes();
+/// let back = BloomFilter::from_bytes(&bytes)?;
+/// assert!(back.contains("dist"));
+/// assert!(BloomFilter::from_bytes(&bytes[..bytes.len() - 1]).is_err());
+/// # Ok::<(), bloomkit::Error>(())
+/// ```
+pub trait Persist: Sized {
+    /// The kind tag the file carries.
+    fn file_kind(&self) -> Kind;
+
+    /// The hashing configuration written into the header.
+    fn file_hashing(&self) -> Hashing;
+
+    /// Appends the kind-specific parameters.
+    fn encode_params(&self, out: &mut Vec<u8>);
+
+    /// Appends the kind's storage.
+    fn encode_payload(&self, out: &mut Vec<u8>);
+
+    /// Rebuilds the filter from a validated header's parts.
+    fn decode_parts(parts: &Parts<'_>) -> Result<Self, DecodeError>;
+
+    /// The filter in the bloomkit file format.
+    fn to_bytes(&self) -> Vec<u8> {
+        let mut params = Vec::new();
+        self.encode_params(&mut params);
+        let mut out = Vec::with_capacity(HEADER_LEN + params.len() + 16);
+        out.extend_from_slice(MAGIC);
+        out.extend_from_slice(&FORMAT_VERSION.to_le_bytes());
+        out.push(self.file_kind().tag());
+        let hashing = self.file_hashing();
+        out.push(hashing.function.id());
+        out.push(hashing.scheme.id());
+        out.extend_from_slice(&[0, 0, 0]);
+        out.extend_from_slice(&hashing.seed.to_le_bytes());
+        out.extend_from_slice(&(params.len() as u32).to_le_bytes());
+        out.extend_from_slice(&params);
+        let length_at = out.len();
+        out.extend_from_slice(&0u64.to_le_bytes());
+        self.encode_payload(&mut out);
+        let payload_len = (out.len() - length_at - 8) as u64;
+        out[length_at..length_at + 8].copy_from_slice(&payload_len.to_le_bytes());
+        let checksum = xxhash_rust::xxh3::xxh3_64(&out);
+        out.extend_from_slice(&checksum.to_le_bytes());
+        out
+    }
+
+    /// Reads a filter of this kind from the bloomkit file format.
+    fn from_bytes(bytes: &[u8]) -> Result<Self, Error> {
+        Ok(Self::decode_parts(&Parts::parse(bytes)?)?)
+    }
+
+    /// Writes the filter to `path` atomically: a crash or a failed write keeps the old file.
+    fn save(&self, path: impl AsRef<Path>) -> Result<(), Error> {
+        write_atomically(path.as_ref(), &self.to_bytes())
+    }
+
+    /// Reads a filter of this kind from a file.
+    fn load(path: impl AsRef<Path>) -> Result<Self, Error> {
+        let path = path.as_ref();
+        let bytes =
+            std::fs::read(path).map_err(|e| Error::io(format!("reading {}", path.display()), e))?;
+        Self::from_bytes(&bytes).map_err(|e| with_path(e, path))
+    }
+}
+
+/// Adds the file name to a decoding error, so the CLI can say which file is bad.
+fn with_path(error: Error, path: &Path) -> Error {
+    match error {
+        Error::Decode(d) => Error::Io {
+            context: format!("{} is not a valid filter file", path.display()),
+            message: d.to_string(),
+        },
+        other => other,
+    }
+}
+
+/// The validated pieces of an encoded filter, handed to a kind's decoder.
+#[derive(Debug, Clone)]
+pub struct Parts<'a> {
+    /// The kind tag.
+    pub kind: Kind,
+    /// The hashing configuration from the header.
+    pub hashing: Hashing,
+    /// The kind-specific parameters.
+    pub params: &'a [u8],
+    /// The kind's storage.
+    pub payload: &'a [u8],
+}
+
+impl<'a> Parts<'a> {
+    /// Splits and checks an encoded filter: magic, version, identifiers, every length, and
+    /// the checksum. Nothing is allocated.
+    pub fn parse(bytes: &'a [u8]) -> Result<Self, DecodeError> {
+        let mut r = Reader::new(bytes);
+        if r.take(MAGIC.len())? != MAGIC {
+            return Err(DecodeError::BadMagic);
+        }
+        let version = r.u16()?;
+        if version != FORMAT_VERSION {
+            return Err(DecodeError::UnsupportedVersion(version, FORMAT_VERSION));
+        }
+        let kind_tag = r.u8()?;
+        let function = r.u8()?;
+        let scheme = r.u8()?;
+        if r.take(3)? != [0, 0, 0] {
+            return Err(DecodeError::InvalidField {
+                field: "reserved",
+                reason: "must be zero".into(),
+            });
+        }
+        let seed = r.u64()?;
+        let params_len = r.u32()? as u64;
+        let params = r.take_u64(params_len)?;
+        let payload_len = r.u64()?;
+        let payload = r.take_u64(payload_len)?;
+        let body_end = r.position();
+        let stored = r.u64()?;
+        if !r.is_at_end() {
+            return Err(DecodeError::TrailingBytes(r.remaining()));
+        }
+        let computed = xxhash_rust::xxh3::xxh3_64(&bytes[..body_end]);
+        if stored != computed {
+            return Err(DecodeError::ChecksumMismatch { stored, computed });
+        }
+        let kind = Kind::from_tag(kind_tag).ok_or(DecodeError::UnknownKind(kind_tag))?;
+        let invalid = |field, e: Error| DecodeError::InvalidField {
+            field,
+            reason: e.to_string(),
+        };
+        let hashing = Hashing {
+            function: HashFunction::from_id(function).map_err(|e| invalid("hash function", e))?,
+            scheme: IndexScheme::from_id(scheme).map_err(|e| invalid("index scheme", e))?,
+            seed,
+        };
+        Ok(Parts {
+            kind,
+            hashing,
+            params,
+            payload,
+        })
+    }
+
+    /// Fails unless the parts are of the `expected` kind.
+    pub fn expect_kind(&self, expected: Kind) -> Result<(), DecodeError> {
+        if self.kind == expected {
+            Ok(())
+        } else {
+            Err(DecodeError::InvalidField {
+                field: "kind",
+                reason: format!("expected a {expected} filter, found a {} filter", self.kind),
+            })
+        }
+    }
+}
+
+/// A bounds-checked little-endian reader over a byte slice. Every read that would pass the
+/// end is a [`DecodeError::Truncated`].
+#[derive(Debug, Clone)]
+pub struct Reader<'a> {
+    bytes: &'a [u8],
+    position: usize,
+}
+
+impl<'a> Reader<'a> {
+    /// A reader at the start of `bytes`.
+    pub fn new(bytes: &'a [u8]) -> Self {
+        Self { bytes, position: 0 }
+    }
+
+    /// The offset of the next byte to read.
+    pub fn position(&self) -> usize {
+        self.position
+    }
+
+    /// How many bytes are left.
+    pub fn remaining(&self) -> usize {
+        self.bytes.len() - self.position
+    }
+
+    /// Whether every byte has been read.
+    pub fn is_at_end(&self) -> bool {
+        self.remaining() == 0
+    }
+
+    /// The next `len` bytes.
+    pub fn take(&mut self, len: usize) -> Result<&'a [u8], DecodeError> {
+        self.take_u64(len as u64)
+    }
+
+    /// The next `len` bytes, for a length read from the input (checked before use).
+    pub fn take_u64(&mut self, len: u64) -> Result<&'a [u8], DecodeError> {
+        if len > self.remaining() as u64 {
+            return Err(DecodeError::Truncated {
+                offset: self.position,
+                needed: len,
+                available: self.remaining(),
+            });
+        }
+        let start = self.position;
+        self.position += len as usize;
+        Ok(&self.bytes[start..self.position])
+    }
+
+    fn array<const N: usize>(&mut self) -> Result<[u8; N], DecodeError> {
+        Ok(self.take(N)?.try_into().expect("take returns N bytes"))
+    }
+
+    /// A `u8`.
+    pub fn u8(&mut self) -> Result<u8, DecodeError> {
+        Ok(self.array::<1>()?[0])
+    }
+
+    /// A little-endian `u16`.
+    pub fn u16(&mut self) -> Result<u16, DecodeError> {
+        Ok(u16::from_le_bytes(self.array()?))
+    }
+
+    /// A little-endian `u32`.
+    pub fn u32(&mut self) -> Result<u32, DecodeError> {
+        Ok(u32::from_le_bytes(self.array()?))
+    }
+
+    /// A little-endian `u64`.
+    pub fn u64(&mut self) -> Result<u64, DecodeError> {
+        Ok(u64::from_le_bytes(self.array()?))
+    }
+
+    /// A little-endian IEEE-754 `f64`.
+    pub fn f64(&mut self) -> Result<f64, DecodeError> {
+        Ok(f64::from_le_bytes(self.array()?))
+    }
+
+    /// Fails unless every byte has been read.
+    pub fn finish(&self, what: &'static str) -> Result<(), DecodeError> {
+        if self.is_at_end() {
+            Ok(())
+        } else {
+            Err(DecodeError::InvalidField {
+                field: what,
+                reason: format!("{} unexpected trailing bytes", self.remaining()),
+            })
+        }
+    }
+}
+
+/// Writes `bytes` to `path` through a temporary file in the same directory: write, fsync,
+/// rename over the target, fsync the directory. Readers see the old file or the new one,
+/// never a mix; on failure the temporary file is removed and the old file is untouched.
+pub fn write_atomically(path: &Path, bytes: &[u8]) -> Result<(), Error> {
+    let dir = match path.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
+        _ => std::path::PathBuf::from("."),
+    };
+    let name = path.file_name().ok_or_else(|| {
+        Error::io(
+            format!("writing {}", path.display()),
+            std::io::ErrorKind::InvalidInput.into(),
+        )
+    })?;
+    let mut tmp_name = std::ffi::OsString::from(".");
+    tmp_name.push(name);
+    tmp_name.push(format!(".tmp-{}", std::process::id()));
+    let tmp = dir.join(tmp_name);
+    let context = || format!("writing {}", path.display());
+
+    let result = (|| {
+        let mut file = std::fs::File::create(&tmp)?;
+        file.write_all(bytes)?;
+        file.sync_all()?;
+        drop(file);
+        std::fs::rename(&tmp, path)?;
+        // Make the rename itself durable. Opening a directory for fsync is not supported
+        // everywhere, so a failure here is not an error: the data is already in place.
+        if let Ok(d) = std::fs::File::open(&dir) {
+            let _ = d.sync_all();
+        }
+        Ok(())
+    })();
+    result.map_err(|e: std::io::Error| {
+        let _ = std::fs::remove_file(&tmp);
+        Error::io(context(), e)
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reader_refuses_to_read_past_the_end() {
+        let mut r = Reader::new(&[1, 2, 3]);
+        assert_eq!(r.u16().unwrap(), 0x0201);
+        assert!(matches!(
+            r.u16(),
+            Err(DecodeError::Truncated {
+                offset: 2,
+                needed: 2,
+                available: 1
+            })
+        ));
+        assert!(r.take_u64(u64::MAX).is_err());
+    }
+
+    #[test]
+    fn garbage_is_not_a_filter() {
+        assert_eq!(
+            Parts::parse(b"hello world, this is not a filter at all").unwrap_err(),
+            DecodeError::BadMagic
+        );
+        assert!(matches!(
+            Parts::parse(b""),
+            Err(DecodeError::Truncated { .. })
+        ));
+    }
+
+    #[test]
+    fn atomic_write_replaces_the_file_and_leaves_no_temporary() {
+        let dir = std::env::temp_dir().join(format!("bloomkit-codec-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("f.bin");
+        write_atomically(&path, b"old").unwrap();
+        write_atomically(&path, b"new").unwrap();
+        assert_eq!(std::fs::read(&path).unwrap(), b"new");
+        let names: Vec<_> = std::fs::read_dir(&dir)
+            .unwrap()
+            .map(|e| e.unwrap().file_name())
+            .collect();
+        assert_eq!(names.len(), 1, "{names:?}");
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn failed_write_keeps_the_old_file() {
+        let dir = std::env::temp_dir().join(format!("bloomkit-codec-fail-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("f.bin");
+        std::fs::write(&path, b"old").unwrap();
+        // Writing into a directory that does not exist fails before the rename.
+        let missing = dir.join("no-such-dir").join("f.bin");
+        assert!(write_atomically(&missing, b"new").is_err());
+        // A target that is a directory cannot be replaced by a file: the rename fails.
+        let target_dir = dir.join("sub");
+        std::fs::create_dir_all(&target_dir).unwrap();
+        assert!(write_atomically(&target_dir, b"new").is_err());
+        assert_eq!(std::fs::read(&path).unwrap(), b"old");
+        let names: Vec<_> = std::fs::read_dir(&dir)
+            .unwrap()
+            .map(|e| e.unwrap().file_name())
+            .collect();
+        assert_eq!(names.len(), 2, "temporary left behind: {names:?}");
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+}

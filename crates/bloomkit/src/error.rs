@@ -1,0 +1,122 @@
+//! The one error type of the crate.
+
+use thiserror::Error as ThisError;
+
+/// Everything that can go wrong in bloomkit. Each variant says what to fix.
+#[derive(Debug, ThisError, Clone, PartialEq)]
+#[non_exhaustive]
+pub enum Error {
+    /// The requested false-positive probability is not strictly between 0 and 1.
+    #[error("false-positive probability must be strictly between 0 and 1, got {0}")]
+    InvalidFpp(f64),
+    /// The expected number of items is zero.
+    #[error("capacity (expected number of items) must be at least 1")]
+    ZeroCapacity,
+    /// A filter of zero bits was requested.
+    #[error("number of bits must be at least 1")]
+    ZeroBits,
+    /// A filter with zero hash functions was requested.
+    #[error("number of hash functions must be at least 1")]
+    ZeroHashes,
+    /// Too many hash functions were requested.
+    #[error("number of hash functions must be at most {max}, got {got}")]
+    TooManyHashes {
+        /// The number asked for.
+        got: u64,
+        /// The largest number allowed.
+        max: u32,
+    },
+    /// The filter would be larger than this crate allows or than memory can hold.
+    #[error("a filter of {bits} bits is too large (at most {max} bits)")]
+    TooLarge {
+        /// The size asked for, in bits (saturated at `u64::MAX`).
+        bits: u64,
+        /// The largest size allowed, in bits.
+        max: u64,
+    },
+    /// Memory for the filter could not be allocated.
+    #[error("could not allocate {bytes} bytes for the filter")]
+    OutOfMemory {
+        /// The size of the failed allocation.
+        bytes: u64,
+    },
+    /// Two filters with different sizes, hashing or kinds cannot be combined.
+    #[error("filters are not compatible: {0}")]
+    Incompatible(String),
+    /// A stored hash-function identifier is unknown to this version.
+    #[error("unknown hash function id {0}")]
+    UnknownHashFunction(u8),
+    /// A stored index-scheme identifier is unknown to this version.
+    #[error("unknown index scheme id {0}")]
+    UnknownIndexScheme(u8),
+    /// The operating system's random generator failed.
+    #[error("could not get a random seed: {0}")]
+    RandomSeed(String),
+    /// Encoded bytes are not a valid bloomkit filter.
+    #[error("invalid filter data: {0}")]
+    Decode(#[from] DecodeError),
+    /// Reading or writing a file failed.
+    #[error("{context}: {message}")]
+    Io {
+        /// What was being done (for example "writing /tmp/f.bloom").
+        context: String,
+        /// The operating system's message.
+        message: String,
+    },
+}
+
+/// Why a byte string is not a valid encoded filter.
+#[derive(Debug, ThisError, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum DecodeError {
+    /// The input ends before the structure it describes.
+    #[error("truncated: needed {needed} bytes at offset {offset}, only {available} available")]
+    Truncated {
+        /// Where the missing part starts.
+        offset: usize,
+        /// How many bytes were needed there.
+        needed: u64,
+        /// How many bytes were left.
+        available: usize,
+    },
+    /// The input does not start with the bloomkit magic.
+    #[error("not a bloomkit filter (bad magic bytes)")]
+    BadMagic,
+    /// The format version is newer than this build understands.
+    #[error("unsupported format version {0} (this build reads version {1})")]
+    UnsupportedVersion(u16, u16),
+    /// The kind tag names no known filter kind.
+    #[error("unknown filter kind tag {0}")]
+    UnknownKind(u8),
+    /// The stored checksum does not match the content.
+    #[error(
+        "checksum mismatch: stored {stored:#018x}, computed {computed:#018x} (file corrupted)"
+    )]
+    ChecksumMismatch {
+        /// The checksum read from the input.
+        stored: u64,
+        /// The checksum of the bytes actually read.
+        computed: u64,
+    },
+    /// A field holds a value that no valid filter has.
+    #[error("invalid field {field}: {reason}")]
+    InvalidField {
+        /// The field's name.
+        field: &'static str,
+        /// What is wrong with it.
+        reason: String,
+    },
+    /// Bytes follow the end of the encoded filter.
+    #[error("{0} unexpected bytes after the end of the filter")]
+    TrailingBytes(usize),
+}
+
+impl Error {
+    /// An [`Error::Io`] from an I/O error and a description of what was being done.
+    pub fn io(context: impl Into<String>, error: std::io::Error) -> Self {
+        Error::Io {
+            context: context.into(),
+            message: error.to_string(),
+        }
+    }
+}

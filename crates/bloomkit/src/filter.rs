@@ -1,0 +1,132 @@
+//! The traits every filter kind implements.
+//!
+//! * [`Filter`] — what every approximate-membership structure can do: insert, ask,
+//!   clear, and report its size and expected false-positive probability.
+//! * [`Removable`] — only for kinds that can delete (counting, deletable, cuckoo). The
+//!   classic [`BloomFilter`](crate::BloomFilter) does not implement it: a remove that the
+//!   structure cannot honour is absent from the type instead of failing at run time.
+//! * [`Mergeable`] — union (and intersection where it is defined) of two filters with the
+//!   same parameters, as caches exchanging summaries need.
+//!
+//! The methods are generic over [`Item`], so every kind accepts strings, byte slices,
+//! integers and [`Hashed`](crate::Hashed) values alike.
+
+use crate::error::Error;
+use crate::hash::{Hashing, Item};
+
+/// The kinds of filter, with the tag that identifies each in the file format.
+///
+/// Tags are stable: a tag once given is never reused for another kind.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+#[repr(u8)]
+pub enum Kind {
+    /// The classic Bloom filter, [`BloomFilter`](crate::BloomFilter).
+    Bloom = 1,
+}
+
+impl Kind {
+    /// Every kind this build knows.
+    pub const ALL: &'static [Kind] = &[Kind::Bloom];
+
+    /// The tag stored in files.
+    pub fn tag(self) -> u8 {
+        self as u8
+    }
+
+    /// The kind with a stored tag, if this build knows it.
+    pub fn from_tag(tag: u8) -> Option<Kind> {
+        Self::ALL.iter().copied().find(|k| k.tag() == tag)
+    }
+
+    /// The name used on the command line and in `info` (`bloom`, …).
+    pub fn name(self) -> &'static str {
+        match self {
+            Kind::Bloom => "bloom",
+        }
+    }
+}
+
+impl std::fmt::Display for Kind {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// An approximate-membership filter: answers "definitely not" or "maybe" for an item.
+///
+/// ```
+/// use bloomkit::{BloomFilter, Filter};
+///
+/// fn fill<F: Filter>(filter: &mut F, words: &[&str]) -> Result<(), bloomkit::Error> {
+///     for w in words {
+///         filter.try_insert(*w)?;
+///     }
+///     Ok(())
+/// }
+///
+/// let mut filter = BloomFilter::with_capacity(1000, 0.01)?;
+/// fill(&mut filter, &["dist", "bloom"])?;
+/// assert!(Filter::contains(&filter, "dist"));
+/// assert_eq!(filter.len(), 2);
+/// # Ok::<(), bloomkit::Error>(())
+/// ```
+pub trait Filter {
+    /// Which kind of filter this is.
+    fn kind(&self) -> Kind;
+
+    /// The hashing configuration (function, index scheme, seed).
+    fn hashing(&self) -> Hashing;
+
+    /// Adds an item. Kinds that can fill up (such as the cuckoo filter) return an error
+    /// and keep every item already in; the other kinds always succeed.
+    fn try_insert<I: Item + ?Sized>(&mut self, item: &I) -> Result<(), Error>;
+
+    /// `false` if the item is certainly not in the filter; `true` if it may be.
+    ///
+    /// Kinds that promise no false negatives (all but the stable filter) never answer
+    /// `false` for an inserted item.
+    fn contains<I: Item + ?Sized>(&self, item: &I) -> bool;
+
+    /// Removes every item.
+    fn clear(&mut self);
+
+    /// The number of insertions that changed the filter: the distinct items added, less
+    /// the few that were already reported present when they were added.
+    fn len(&self) -> u64;
+
+    /// Whether nothing has been inserted.
+    fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// The number of distinct items, estimated from the filter's content alone (it stays
+    /// meaningful after unions).
+    fn estimated_len(&self) -> f64;
+
+    /// The heap memory of the filter's storage, in bytes.
+    fn memory_bytes(&self) -> usize;
+
+    /// The false-positive probability of a query now, from the filter's current content.
+    fn expected_fpp(&self) -> f64;
+}
+
+/// Filters that can delete an item.
+pub trait Removable: Filter {
+    /// Removes one copy of an item. `Ok(true)` if it was removed, `Ok(false)` if the kind
+    /// could only remove it partly; an error, with the filter unchanged, if the item is
+    /// certainly not in the filter.
+    fn remove<I: Item + ?Sized>(&mut self, item: &I) -> Result<bool, Error>;
+}
+
+/// Filters that can be combined with another of the same parameters.
+pub trait Mergeable: Filter {
+    /// Makes `self` answer "maybe" for every item either filter held. The result is the
+    /// filter that inserting both sets would have built.
+    fn union(&mut self, other: &Self) -> Result<(), Error>;
+
+    /// Makes `self` answer "maybe" only where both filters did. Every item in both sets is
+    /// still found; the false-positive rate can be higher than a filter built from the
+    /// intersection alone.
+    fn intersect(&mut self, other: &Self) -> Result<(), Error>;
+}

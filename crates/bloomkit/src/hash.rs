@@ -1,0 +1,697 @@
+//! Stable hashing of items, and the derivation of bit positions from a hash.
+//!
+//! Every filter in this crate sees an item only through the bytes it hashes to a
+//! 128-bit digest. The digest of an item must be the same on every platform, in every
+//! process and in every version of this crate — filters are saved to files and read back
+//! elsewhere — so only fixed, published functions are used:
+//!
+//! * **MurmurHash3 x64_128** (Appleby, SMHasher), the hash the seeds name ("murmur with
+//!   a different seed per hash function"). Implemented here; checked against SMHasher's
+//!   verification value and an independent implementation in the tests.
+//! * **XXH3-128** (Collet), faster on long items; from the `xxhash-rust` crate.
+//!
+//! # From one item to k positions
+//!
+//! Two [`IndexScheme`]s turn an item into k positions in `[0, m)`:
+//!
+//! * [`IndexScheme::SeededHashes`] is the seeds' construction: hash function i is the
+//!   same hash with seed `seed + i`, `h_i(x) = H(x, seed + i)`, so k hashes cost k passes
+//!   over the item.
+//! * [`IndexScheme::EnhancedDoubleHashing`] (the default) hashes the item once and derives
+//!   all k positions from the two 64-bit halves `a`, `b` of the digest:
+//!   `g_0 = a`, `g_{i+1} = g_i + b_i`, `b_{i+1} = b_i + i` (wrapping), Dillinger & Manolios,
+//!   "Bloom Filters in Probabilistic Verification" (FMCAD 2004). Kirsch & Mitzenmacher,
+//!   "Less Hashing, Same Performance" (ESA 2006) show that two hashes lose nothing
+//!   asymptotically; the quadratic term of the *enhanced* variant removes the correlation
+//!   of plain double hashing when `b` is small.
+//!
+//! # Range reduction
+//!
+//! A 64-bit value `g` is reduced to `[0, m)` by multiply-shift, `⌊g · m / 2⁶⁴⌋`
+//! (Lemire, "A fast alternative to the modulo reduction", 2016): one multiplication
+//! instead of a division, and unbiased up to `m / 2⁶⁴`. Positions are `u64` end to end,
+//! so a filter of more than 2³² bits keeps its false-positive rate (reducing a 32-bit
+//! hash would leave all but the first 2³² bits unused).
+//!
+//! # Items
+//!
+//! The [`Item`] trait says which bytes stand for an item: strings and byte slices are
+//! their bytes, integers their little-endian bytes. Any other `T: Hash` can be wrapped in
+//! [`Hashed`], which feeds it through a stable byte-collecting [`std::hash::Hasher`]
+//! (never `RandomState` or `DefaultHasher`, whose output changes between processes or
+//! releases).
+
+use std::hash::{Hash, Hasher};
+
+use crate::error::Error;
+
+/// The 128-bit hash function applied to an item's bytes.
+///
+/// The numeric value of each variant is written into filter files and must never change.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
+#[repr(u8)]
+pub enum HashFunction {
+    /// MurmurHash3 x64_128, the seeds' hash.
+    #[default]
+    Murmur3 = 1,
+    /// XXH3 128-bit.
+    Xxh3 = 2,
+}
+
+impl HashFunction {
+    /// The stable identifier stored in filter files.
+    pub fn id(self) -> u8 {
+        self as u8
+    }
+
+    /// The function with the given stored identifier.
+    pub fn from_id(id: u8) -> Result<Self, Error> {
+        match id {
+            1 => Ok(Self::Murmur3),
+            2 => Ok(Self::Xxh3),
+            other => Err(Error::UnknownHashFunction(other)),
+        }
+    }
+
+    /// A short lower-case name, as shown by `bloomkit info`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Murmur3 => "murmur3-x64-128",
+            Self::Xxh3 => "xxh3-128",
+        }
+    }
+
+    /// The 128-bit digest of `bytes` under `seed`.
+    #[inline]
+    pub fn digest(self, bytes: &[u8], seed: u64) -> u128 {
+        match self {
+            Self::Murmur3 => murmur3_x64_128(bytes, seed),
+            Self::Xxh3 => xxhash_rust::xxh3::xxh3_128_with_seed(bytes, seed),
+        }
+    }
+}
+
+/// How the k positions of an item are derived.
+///
+/// The numeric value of each variant is written into filter files and must never change.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
+#[repr(u8)]
+pub enum IndexScheme {
+    /// One digest, k positions by enhanced double hashing (the default; one pass over the item).
+    #[default]
+    EnhancedDoubleHashing = 1,
+    /// k independent digests with seeds `seed, seed + 1, …` (the seeds' construction; k passes).
+    SeededHashes = 2,
+}
+
+impl IndexScheme {
+    /// The stable identifier stored in filter files.
+    pub fn id(self) -> u8 {
+        self as u8
+    }
+
+    /// The scheme with the given stored identifier.
+    pub fn from_id(id: u8) -> Result<Self, Error> {
+        match id {
+            1 => Ok(Self::EnhancedDoubleHashing),
+            2 => Ok(Self::SeededHashes),
+            other => Err(Error::UnknownIndexScheme(other)),
+        }
+    }
+
+    /// A short lower-case name, as shown by `bloomkit info`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::EnhancedDoubleHashing => "enhanced-double",
+            Self::SeededHashes => "seeded-k",
+        }
+    }
+}
+
+/// The complete hashing configuration of a filter: function, index scheme and seed.
+///
+/// Two filters can only be merged when their `Hashing` is equal, since the same item
+/// must land on the same positions in both.
+///
+/// ```
+/// use bloomkit::{Hashing, HashFunction, IndexScheme};
+///
+/// let hashing = Hashing::default();
+/// assert_eq!(hashing.function, HashFunction::Murmur3);
+/// assert_eq!(hashing.scheme, IndexScheme::EnhancedDoubleHashing);
+/// let positions: Vec<u64> = hashing.positions(b"dist", 2, 30).collect();
+/// assert_eq!(positions.len(), 2);
+/// assert!(positions.iter().all(|&p| p < 30));
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
+pub struct Hashing {
+    /// The 128-bit hash function.
+    pub function: HashFunction,
+    /// How k positions are derived from the item.
+    pub scheme: IndexScheme,
+    /// The per-filter seed. Different seeds give independent filters for the same items,
+    /// and a secret random seed defends against inputs crafted to collide.
+    pub seed: u64,
+}
+
+impl Hashing {
+    /// The default function and scheme with a fresh random seed from the operating system.
+    pub fn with_random_seed() -> Result<Self, Error> {
+        Ok(Self {
+            seed: random_seed()?,
+            ..Self::default()
+        })
+    }
+
+    /// The 128-bit digest of an item's bytes under this configuration's function and seed.
+    #[inline]
+    pub fn digest(&self, bytes: &[u8]) -> u128 {
+        self.function.digest(bytes, self.seed)
+    }
+
+    /// The `num_hashes` positions in `[0, num_bits)` of an item's bytes.
+    ///
+    /// `num_bits` must be at least 1.
+    #[inline]
+    pub fn positions<'a>(&self, bytes: &'a [u8], num_hashes: u32, num_bits: u64) -> Positions<'a> {
+        debug_assert!(num_bits > 0);
+        let state = match self.scheme {
+            IndexScheme::EnhancedDoubleHashing => {
+                let digest = self.digest(bytes);
+                PositionState::Double {
+                    g: digest as u64,
+                    delta: (digest >> 64) as u64,
+                }
+            }
+            IndexScheme::SeededHashes => PositionState::Seeded {
+                bytes,
+                function: self.function,
+                seed: self.seed,
+            },
+        };
+        Positions {
+            state,
+            index: 0,
+            num_hashes,
+            num_bits,
+        }
+    }
+}
+
+/// Reduces a uniformly distributed 64-bit value to `[0, range)` by multiply-shift:
+/// `⌊value · range / 2⁶⁴⌋`. Uses the high bits of `value`.
+///
+/// ```
+/// use bloomkit::hash::reduce;
+/// assert_eq!(reduce(0, 10), 0);
+/// assert_eq!(reduce(u64::MAX, 10), 9);
+/// assert_eq!(reduce(1 << 63, 1 << 34), 1 << 33);
+/// ```
+#[inline]
+pub fn reduce(value: u64, range: u64) -> u64 {
+    ((value as u128 * range as u128) >> 64) as u64
+}
+
+/// Iterator over the k positions of one item; see [`Hashing::positions`].
+#[derive(Clone, Debug)]
+pub struct Positions<'a> {
+    state: PositionState<'a>,
+    index: u32,
+    num_hashes: u32,
+    num_bits: u64,
+}
+
+#[derive(Clone, Debug)]
+enum PositionState<'a> {
+    Double {
+        g: u64,
+        delta: u64,
+    },
+    Seeded {
+        bytes: &'a [u8],
+        function: HashFunction,
+        seed: u64,
+    },
+}
+
+impl Iterator for Positions<'_> {
+    type Item = u64;
+
+    #[inline]
+    fn next(&mut self) -> Option<u64> {
+        if self.index >= self.num_hashes {
+            return None;
+        }
+        let i = self.index;
+        self.index += 1;
+        let value = match &mut self.state {
+            PositionState::Double { g, delta } => {
+                let current = *g;
+                // Enhanced double hashing: g_{i+1} = g_i + b_i, b_{i+1} = b_i + i.
+                *g = g.wrapping_add(*delta);
+                *delta = delta.wrapping_add(i as u64);
+                current
+            }
+            PositionState::Seeded {
+                bytes,
+                function,
+                seed,
+            } => function.digest(bytes, seed.wrapping_add(i as u64)) as u64,
+        };
+        Some(reduce(value, self.num_bits))
+    }
+
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        let left = (self.num_hashes - self.index) as usize;
+        (left, Some(left))
+    }
+}
+
+impl ExactSizeIterator for Positions<'_> {}
+
+/// A fresh random 64-bit seed from the operating system's generator.
+pub fn random_seed() -> Result<u64, Error> {
+    let mut bytes = [0u8; 8];
+    getrandom::fill(&mut bytes).map_err(|e| Error::RandomSeed(e.to_string()))?;
+    Ok(u64::from_le_bytes(bytes))
+}
+
+// ---------------------------------------------------------------------------------------
+// Items
+// ---------------------------------------------------------------------------------------
+
+/// A value a filter can hold: it names the bytes that are hashed for it.
+///
+/// Implemented for strings and byte slices (their bytes), for the integer types (their
+/// little-endian bytes, so `1u32` and `1u64` are different items), and for references to
+/// those. Wrap any other `T: Hash` in [`Hashed`].
+///
+/// ```
+/// use bloomkit::{BloomFilter, Hashed};
+///
+/// let mut filter = BloomFilter::with_capacity(100, 0.01).unwrap();
+/// filter.insert("a string");
+/// filter.insert(&b"some bytes"[..]);
+/// filter.insert(&42u64);
+/// filter.insert(&Hashed(("a tuple", 7)));
+/// assert!(filter.contains("a string"));
+/// assert!(filter.contains(&Hashed(("a tuple", 7))));
+/// ```
+pub trait Item {
+    /// Calls `f` with the bytes that stand for this item.
+    fn with_bytes<R>(&self, f: impl FnOnce(&[u8]) -> R) -> R;
+}
+
+impl Item for [u8] {
+    #[inline]
+    fn with_bytes<R>(&self, f: impl FnOnce(&[u8]) -> R) -> R {
+        f(self)
+    }
+}
+
+impl<const N: usize> Item for [u8; N] {
+    #[inline]
+    fn with_bytes<R>(&self, f: impl FnOnce(&[u8]) -> R) -> R {
+        f(self)
+    }
+}
+
+impl Item for Vec<u8> {
+    #[inline]
+    fn with_bytes<R>(&self, f: impl FnOnce(&[u8]) -> R) -> R {
+        f(self)
+    }
+}
+
+impl Item for str {
+    #[inline]
+    fn with_bytes<R>(&self, f: impl FnOnce(&[u8]) -> R) -> R {
+        f(self.as_bytes())
+    }
+}
+
+impl Item for String {
+    #[inline]
+    fn with_bytes<R>(&self, f: impl FnOnce(&[u8]) -> R) -> R {
+        f(self.as_bytes())
+    }
+}
+
+impl<T: Item + ?Sized> Item for &T {
+    #[inline]
+    fn with_bytes<R>(&self, f: impl FnOnce(&[u8]) -> R) -> R {
+        (**self).with_bytes(f)
+    }
+}
+
+macro_rules! item_for_integers {
+    ($($t:ty),*) => {$(
+        impl Item for $t {
+            #[inline]
+            fn with_bytes<R>(&self, f: impl FnOnce(&[u8]) -> R) -> R {
+                f(&self.to_le_bytes())
+            }
+        }
+    )*};
+}
+item_for_integers!(u8, u16, u32, u64, u128, i8, i16, i32, i64, i128);
+
+/// Wraps any `T: Hash` so that it can be used as an [`Item`].
+///
+/// The value is fed through [`StableHasher`], which collects the bytes `Hash` writes,
+/// with integers in little-endian order and `usize`/`isize` widened to 64 bits, so the
+/// result is the same on every platform. (The bytes follow the value's `Hash`
+/// implementation: a `str` inside a struct, for instance, is followed by the `0xff`
+/// terminator that std writes.)
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
+pub struct Hashed<T>(pub T);
+
+impl<T: Hash> Item for Hashed<T> {
+    fn with_bytes<R>(&self, f: impl FnOnce(&[u8]) -> R) -> R {
+        let mut hasher = StableHasher::default();
+        self.0.hash(&mut hasher);
+        f(&hasher.bytes)
+    }
+}
+
+/// A [`Hasher`] that records the bytes written to it in a platform-independent order;
+/// used by [`Hashed`]. Its `finish` is the low 64 bits of the MurmurHash3 digest of the
+/// recorded bytes with seed 0.
+#[derive(Clone, Debug, Default)]
+pub struct StableHasher {
+    bytes: Vec<u8>,
+}
+
+impl StableHasher {
+    /// The bytes recorded so far.
+    pub fn bytes(&self) -> &[u8] {
+        &self.bytes
+    }
+}
+
+impl Hasher for StableHasher {
+    fn finish(&self) -> u64 {
+        murmur3_x64_128(&self.bytes, 0) as u64
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        self.bytes.extend_from_slice(bytes);
+    }
+    fn write_u8(&mut self, i: u8) {
+        self.bytes.push(i);
+    }
+    fn write_u16(&mut self, i: u16) {
+        self.write(&i.to_le_bytes());
+    }
+    fn write_u32(&mut self, i: u32) {
+        self.write(&i.to_le_bytes());
+    }
+    fn write_u64(&mut self, i: u64) {
+        self.write(&i.to_le_bytes());
+    }
+    fn write_u128(&mut self, i: u128) {
+        self.write(&i.to_le_bytes());
+    }
+    fn write_usize(&mut self, i: usize) {
+        self.write_u64(i as u64);
+    }
+    fn write_i8(&mut self, i: i8) {
+        self.write_u8(i as u8);
+    }
+    fn write_i16(&mut self, i: i16) {
+        self.write_u16(i as u16);
+    }
+    fn write_i32(&mut self, i: i32) {
+        self.write_u32(i as u32);
+    }
+    fn write_i64(&mut self, i: i64) {
+        self.write_u64(i as u64);
+    }
+    fn write_i128(&mut self, i: i128) {
+        self.write_u128(i as u128);
+    }
+    fn write_isize(&mut self, i: isize) {
+        self.write_u64(i as i64 as u64);
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+// MurmurHash3 x64_128
+// ---------------------------------------------------------------------------------------
+
+/// MurmurHash3 x64_128 of `bytes` with a 64-bit seed, as a `u128` whose low 64 bits are
+/// the first half (`h1`) of the reference implementation's output and the high 64 bits the
+/// second (`h2`).
+///
+/// The reference takes a 32-bit seed and starts both lanes from it; a 64-bit seed starts
+/// both lanes from the 64-bit value, which equals the reference for every seed below 2³².
+///
+/// ```
+/// use bloomkit::hash::murmur3_x64_128;
+/// assert_eq!(murmur3_x64_128(b"", 0), 0);
+/// ```
+pub fn murmur3_x64_128(bytes: &[u8], seed: u64) -> u128 {
+    const C1: u64 = 0x87c3_7b91_1142_53d5;
+    const C2: u64 = 0x4cf5_ad43_2745_937f;
+
+    let mut h1 = seed;
+    let mut h2 = seed;
+    let mut blocks = bytes.chunks_exact(16);
+    for block in &mut blocks {
+        let k1 = u64::from_le_bytes(block[..8].try_into().expect("8-byte half"));
+        let k2 = u64::from_le_bytes(block[8..].try_into().expect("8-byte half"));
+
+        h1 ^= k1.wrapping_mul(C1).rotate_left(31).wrapping_mul(C2);
+        h1 = h1.rotate_left(27).wrapping_add(h2);
+        h1 = h1.wrapping_mul(5).wrapping_add(0x52dc_e729);
+
+        h2 ^= k2.wrapping_mul(C2).rotate_left(33).wrapping_mul(C1);
+        h2 = h2.rotate_left(31).wrapping_add(h1);
+        h2 = h2.wrapping_mul(5).wrapping_add(0x3849_5ab5);
+    }
+
+    let tail = blocks.remainder();
+    if tail.len() > 8 {
+        let mut k2 = 0u64;
+        for (i, &b) in tail[8..].iter().enumerate() {
+            k2 |= (b as u64) << (8 * i);
+        }
+        h2 ^= k2.wrapping_mul(C2).rotate_left(33).wrapping_mul(C1);
+    }
+    if !tail.is_empty() {
+        let mut k1 = 0u64;
+        for (i, &b) in tail[..tail.len().min(8)].iter().enumerate() {
+            k1 |= (b as u64) << (8 * i);
+        }
+        h1 ^= k1.wrapping_mul(C1).rotate_left(31).wrapping_mul(C2);
+    }
+
+    let len = bytes.len() as u64;
+    h1 ^= len;
+    h2 ^= len;
+    h1 = h1.wrapping_add(h2);
+    h2 = h2.wrapping_add(h1);
+    h1 = fmix64(h1);
+    h2 = fmix64(h2);
+    h1 = h1.wrapping_add(h2);
+    h2 = h2.wrapping_add(h1);
+    (h1 as u128) | ((h2 as u128) << 64)
+}
+
+/// MurmurHash3's 64-bit finalizer: every input bit affects every output bit.
+#[inline]
+fn fmix64(mut k: u64) -> u64 {
+    k ^= k >> 33;
+    k = k.wrapping_mul(0xff51_afd7_ed55_8ccd);
+    k ^= k >> 33;
+    k = k.wrapping_mul(0xc4ce_b9fe_1a85_ec53);
+    k ^= k >> 33;
+    k
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// SMHasher's VerificationTest: hash keys {}, {0}, {0,1}, … {0..254} with seed
+    /// 256 − len, concatenate the 16-byte outputs, hash that with seed 0 and read the first
+    /// four bytes as a little-endian u32. The published value for MurmurHash3_x64_128 is
+    /// 0x6384BA69.
+    #[test]
+    fn murmur3_passes_smhasher_verification() {
+        let mut all = Vec::with_capacity(256 * 16);
+        let mut key = Vec::with_capacity(256);
+        for len in 0..256usize {
+            key.clear();
+            key.extend((0..len).map(|i| i as u8));
+            let digest = murmur3_x64_128(&key, (256 - len) as u64);
+            all.extend_from_slice(&(digest as u64).to_le_bytes());
+            all.extend_from_slice(&((digest >> 64) as u64).to_le_bytes());
+        }
+        let final_digest = murmur3_x64_128(&all, 0);
+        let verification =
+            u32::from_le_bytes((final_digest as u64).to_le_bytes()[..4].try_into().unwrap());
+        assert_eq!(verification, 0x6384_BA69);
+    }
+
+    /// Known outputs, as printed by the Python `mmh3` package (`mmh3.hash128(s, seed,
+    /// signed=False)` gives `h1 | h2 << 64`), an implementation independent of this one.
+    #[test]
+    fn murmur3_matches_published_vectors() {
+        for &(input, seed, expected) in MURMUR3_VECTORS {
+            assert_eq!(
+                murmur3_x64_128(input.as_bytes(), seed),
+                expected,
+                "mmh3.hash128({input:?}, {seed})"
+            );
+        }
+    }
+
+    /// Cross-check on random lengths against the `murmur3` crate (another independent
+    /// implementation) for every tail length.
+    #[test]
+    fn murmur3_matches_murmur3_crate_on_every_tail_length() {
+        let data: Vec<u8> = (0..200u32)
+            .map(|i| (i.wrapping_mul(2654435761) >> 13) as u8)
+            .collect();
+        for len in 0..data.len() {
+            for seed in [0u32, 1, 0xdead_beef] {
+                let expected = murmur3::murmur3_x64_128(&mut &data[..len], seed).unwrap();
+                // The crate returns h2 << 64 | h1 in its own order; normalise by halves.
+                let ours = murmur3_x64_128(&data[..len], seed as u64);
+                let ours_crate_order = ((ours as u64 as u128) << 64) | (ours >> 64);
+                assert!(
+                    expected == ours || expected == ours_crate_order,
+                    "len {len} seed {seed}: crate {expected:032x}, ours {ours:032x}"
+                );
+            }
+        }
+    }
+
+    /// XXH3-128 known outputs, as printed by the Python `xxhash` package
+    /// (`xxhash.xxh3_128_intdigest(s, seed)`), including the empty input's published value.
+    #[test]
+    fn xxh3_matches_published_vectors() {
+        for &(input, seed, expected) in XXH3_VECTORS {
+            assert_eq!(
+                HashFunction::Xxh3.digest(input.as_bytes(), seed),
+                expected,
+                "xxh3_128({input:?}, {seed})"
+            );
+        }
+    }
+
+    include!("hash_vectors.rs");
+
+    #[test]
+    fn seeded_scheme_uses_one_seed_per_hash() {
+        let hashing = Hashing {
+            scheme: IndexScheme::SeededHashes,
+            seed: 10,
+            ..Hashing::default()
+        };
+        let m = 1_000_003;
+        let got: Vec<u64> = hashing.positions(b"dist", 4, m).collect();
+        let want: Vec<u64> = (0..4)
+            .map(|i| reduce(murmur3_x64_128(b"dist", 10 + i) as u64, m))
+            .collect();
+        assert_eq!(got, want);
+    }
+
+    #[test]
+    fn double_hashing_follows_the_enhanced_recurrence() {
+        let hashing = Hashing::default();
+        let digest = hashing.digest(b"dist");
+        let (mut g, mut b) = (digest as u64, (digest >> 64) as u64);
+        let mut want = Vec::new();
+        for i in 0..7u64 {
+            want.push(reduce(g, 999));
+            g = g.wrapping_add(b);
+            b = b.wrapping_add(i);
+        }
+        let got: Vec<u64> = hashing.positions(b"dist", 7, 999).collect();
+        assert_eq!(got, want);
+    }
+
+    /// A filter of m = 2³⁴ bits must use all of them: positions of many items, split into
+    /// 64 equal ranges, must fill every range about equally (chi-square, 63 degrees of
+    /// freedom; 140 is far beyond the 0.9999 quantile ≈ 114), and some positions must lie
+    /// past 2³³ and 2³² (a 32-bit reduction would never get there).
+    #[test]
+    fn positions_spread_over_a_filter_past_two_to_the_32() {
+        let m: u64 = 1 << 34;
+        for scheme in [
+            IndexScheme::EnhancedDoubleHashing,
+            IndexScheme::SeededHashes,
+        ] {
+            let hashing = Hashing {
+                scheme,
+                ..Hashing::default()
+            };
+            let mut buckets = [0u64; 64];
+            let mut max = 0;
+            let mut total = 0u64;
+            for item in 0u64..20_000 {
+                for p in hashing.positions(&item.to_le_bytes(), 7, m) {
+                    assert!(p < m);
+                    max = max.max(p);
+                    buckets[(p >> 28) as usize] += 1;
+                    total += 1;
+                }
+            }
+            let expected = total as f64 / 64.0;
+            let chi2: f64 = buckets
+                .iter()
+                .map(|&c| (c as f64 - expected).powi(2) / expected)
+                .sum();
+            assert!(chi2 < 140.0, "{scheme:?}: chi2 {chi2}");
+            assert!(max > (m / 64) * 63, "{scheme:?}: max {max}");
+        }
+    }
+
+    #[test]
+    fn integers_hash_their_little_endian_bytes() {
+        let h = Hashing::default();
+        assert_eq!(
+            42u64.with_bytes(|b| h.digest(b)),
+            h.digest(&[42, 0, 0, 0, 0, 0, 0, 0])
+        );
+        assert_ne!(
+            1u32.with_bytes(|b| h.digest(b)),
+            1u64.with_bytes(|b| h.digest(b))
+        );
+    }
+
+    #[test]
+    fn hashed_values_do_not_depend_on_usize_width() {
+        let bytes = Hashed(7usize).with_bytes(|b| b.to_vec());
+        assert_eq!(bytes, 7u64.to_le_bytes());
+    }
+
+    #[test]
+    fn strings_and_their_bytes_are_the_same_item() {
+        let h = Hashing::default();
+        assert_eq!(
+            "abc".with_bytes(|b| h.digest(b)),
+            b"abc".with_bytes(|b| h.digest(b))
+        );
+        assert_eq!(
+            String::from("abc").with_bytes(|b| h.digest(b)),
+            h.digest(b"abc")
+        );
+    }
+
+    #[test]
+    fn stored_identifiers_round_trip_and_unknown_ones_are_errors() {
+        for f in [HashFunction::Murmur3, HashFunction::Xxh3] {
+            assert_eq!(HashFunction::from_id(f.id()).unwrap(), f);
+        }
+        for s in [
+            IndexScheme::EnhancedDoubleHashing,
+            IndexScheme::SeededHashes,
+        ] {
+            assert_eq!(IndexScheme::from_id(s.id()).unwrap(), s);
+        }
+        assert!(HashFunction::from_id(0).is_err());
+        assert!(IndexScheme::from_id(77).is_err());
+    }
+}

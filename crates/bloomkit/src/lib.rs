@@ -1,0 +1,53 @@
+//! # bloomkit
+//!
+//! Approximate-membership filters: the classic Bloom filter and its family.
+//!
+//! A filter answers "is x in the set?" with either **definitely not** or **maybe**, in a
+//! small fraction of the memory the set itself would take. The probability ε of a wrong
+//! "maybe" is chosen when the filter is built.
+//!
+//! ```
+//! use bloomkit::{BloomFilter, Persist};
+//!
+//! let mut filter = BloomFilter::with_capacity(10_000, 0.01)?;
+//! for word in ["dist", "bloom", "filter"] {
+//!     filter.insert(word);
+//! }
+//! assert!(filter.contains("bloom"));   // maybe (here: yes)
+//! assert!(!filter.contains("cuckoo")); // definitely not (with probability 99%)
+//!
+//! // The file format keeps every answer.
+//! let copy = BloomFilter::from_bytes(&filter.to_bytes())?;
+//! assert_eq!(copy, filter);
+//! # Ok::<(), bloomkit::Error>(())
+//! ```
+//!
+//! ## Map of the crate
+//!
+//! * [`hash`] — stable 128-bit hashing of items (MurmurHash3, XXH3) and the derivation of
+//!   k positions (enhanced double hashing or k seeded hashes).
+//! * [`params`] — the seeds' formulas: optimal m and k, the false-positive probability,
+//!   the item count estimated from the fill.
+//! * [`filter`] — the traits [`Filter`], [`Removable`], [`Mergeable`].
+//! * [`bloom`] — the classic [`BloomFilter`].
+//! * [`codec`] — the file format ([`Persist`]), with atomic saves.
+//! * [`stats`] — confidence intervals used to judge measured rates.
+#![forbid(unsafe_code)]
+#![warn(missing_docs)]
+
+pub mod any;
+pub mod bits;
+pub mod bloom;
+pub mod codec;
+pub mod error;
+pub mod filter;
+pub mod hash;
+pub mod params;
+pub mod stats;
+
+pub use any::AnyFilter;
+pub use bloom::{BloomFilter, BloomFilterBuilder};
+pub use codec::Persist;
+pub use error::{DecodeError, Error};
+pub use filter::{Filter, Kind, Mergeable, Removable};
+pub use hash::{HashFunction, Hashed, Hashing, IndexScheme, Item};
