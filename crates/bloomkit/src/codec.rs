@@ -114,9 +114,9 @@ pub trait Persist: Sized {
 /// Adds the file name to a decoding error, so the CLI can say which file is bad.
 fn with_path(error: Error, path: &Path) -> Error {
     match error {
-        Error::Decode(d) => Error::Io {
-            context: format!("{} is not a valid filter file", path.display()),
-            message: d.to_string(),
+        Error::Decode(error) => Error::InvalidFile {
+            path: path.to_path_buf(),
+            error,
         },
         other => other,
     }
@@ -307,7 +307,10 @@ pub fn write_atomically(path: &Path, bytes: &[u8]) -> Result<(), Error> {
     })?;
     let mut tmp_name = std::ffi::OsString::from(".");
     tmp_name.push(name);
-    tmp_name.push(format!(".tmp-{}", std::process::id()));
+    // Unique per process and per call, so concurrent saves never share a temporary file.
+    static SAVES: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+    let n = SAVES.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    tmp_name.push(format!(".tmp-{}-{n}", std::process::id()));
     let tmp = dir.join(tmp_name);
     let context = || format!("writing {}", path.display());
 

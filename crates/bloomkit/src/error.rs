@@ -55,6 +55,14 @@ pub enum Error {
     /// Encoded bytes are not a valid bloomkit filter.
     #[error("invalid filter data: {0}")]
     Decode(#[from] DecodeError),
+    /// A file's content is not a valid encoded filter.
+    #[error("{} is not a valid filter file: {error}", path.display())]
+    InvalidFile {
+        /// The file that was read.
+        path: std::path::PathBuf,
+        /// What is wrong with its content.
+        error: DecodeError,
+    },
     /// Reading or writing a file failed.
     #[error("{context}: {message}")]
     Io {
