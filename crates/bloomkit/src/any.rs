@@ -66,6 +66,12 @@ impl Filter for AnyFilter {
     fn memory_bytes(&self) -> usize {
         dispatch!(self, f => f.memory_bytes())
     }
+    fn capacity(&self) -> u64 {
+        dispatch!(self, f => Filter::capacity(f))
+    }
+    fn properties(&self) -> Vec<(&'static str, String)> {
+        dispatch!(self, f => f.properties())
+    }
     fn expected_fpp(&self) -> f64 {
         dispatch!(self, f => f.expected_fpp())
     }
@@ -95,8 +101,31 @@ impl AnyFilter {
     /// Unions `other` into `self` when both are of the same mergeable kind.
     pub fn union(&mut self, other: &AnyFilter) -> Result<(), Error> {
         use crate::filter::Mergeable;
+        #[allow(unreachable_patterns)] // one arm per mergeable kind; the last arm for the rest
         match (self, other) {
             (AnyFilter::Bloom(a), AnyFilter::Bloom(b)) => a.union(b),
+            (a, b) if a.kind() != b.kind() => Err(Error::Incompatible(format!(
+                "a {} filter cannot be merged with a {} filter",
+                a.kind(),
+                b.kind()
+            ))),
+            (a, _) => Err(Error::Unsupported {
+                kind: a.kind(),
+                operation: "merge",
+            }),
+        }
+    }
+
+    /// Removes an item when the kind can remove (see [`Removable`](crate::Removable));
+    /// [`Error::Unsupported`] for the kinds that cannot.
+    pub fn remove<I: Item + ?Sized>(&mut self, item: &I) -> Result<bool, Error> {
+        #[allow(unreachable_patterns)] // one arm per removable kind; the last arm for the rest
+        let _ = item; // used by the arms of the removable kinds
+        match self {
+            f => Err(Error::Unsupported {
+                kind: f.kind(),
+                operation: "remove",
+            }),
         }
     }
 }

@@ -137,8 +137,226 @@ impl std::fmt::Debug for BitVec {
     }
 }
 
+/// An array of small unsigned counters of `width` bits each (1 to 16), packed into 64-bit
+/// words. A counter never straddles two words: each word holds `⌊64 / width⌋` counters, so
+/// widths that divide 64 (1, 2, 4, 8, 16) waste nothing and the others waste at most a few
+/// bits per word.
+///
+/// Counters saturate: an increment past the maximum `2^width − 1` leaves the counter at the
+/// maximum. Callers decide what a saturated counter means (a counting filter never
+/// decrements one again, since its true value is unknown).
+#[derive(Clone, PartialEq, Eq)]
+pub struct PackedCounters {
+    words: Vec<u64>,
+    len: u64,
+    width: u32,
+    per_word: u64,
+}
+
+impl PackedCounters {
+    /// `len` counters of `width` bits, all zero. Allocation failure is an error.
+    pub fn zeros(len: u64, width: u32) -> Result<Self, Error> {
+        if !(1..=16).contains(&width) {
+            return Err(Error::InvalidCounterWidth(width));
+        }
+        let per_word = (64 / width) as u64;
+        let words = len.div_ceil(per_word);
+        let bytes = words.saturating_mul(8);
+        let count = usize::try_from(words).map_err(|_| Error::OutOfMemory { bytes })?;
+        let mut storage = Vec::new();
+        storage
+            .try_reserve_exact(count)
+            .map_err(|_| Error::OutOfMemory { bytes })?;
+        storage.resize(count, 0);
+        Ok(Self {
+            words: storage,
+            len,
+            width,
+            per_word,
+        })
+    }
+
+    /// The number of counters.
+    pub fn len(&self) -> u64 {
+        self.len
+    }
+
+    /// Whether there are no counters.
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// The width of one counter in bits.
+    pub fn width(&self) -> u32 {
+        self.width
+    }
+
+    /// The largest value a counter holds, `2^width − 1`.
+    pub fn max_value(&self) -> u32 {
+        (1u32 << self.width) - 1
+    }
+
+    #[inline]
+    fn locate(&self, index: u64) -> (usize, u32) {
+        debug_assert!(index < self.len);
+        let word = (index / self.per_word) as usize;
+        let shift = ((index % self.per_word) as u32) * self.width;
+        (word, shift)
+    }
+
+    /// The value of counter `index`.
+    #[inline]
+    pub fn get(&self, index: u64) -> u32 {
+        let (word, shift) = self.locate(index);
+        ((self.words[word] >> shift) as u32) & self.max_value()
+    }
+
+    /// Sets counter `index` to `value`, which must be at most [`PackedCounters::max_value`].
+    #[inline]
+    pub fn set(&mut self, index: u64, value: u32) {
+        debug_assert!(value <= self.max_value());
+        let (word, shift) = self.locate(index);
+        let mask = (self.max_value() as u64) << shift;
+        let w = &mut self.words[word];
+        *w = (*w & !mask) | ((value as u64) << shift);
+    }
+
+    /// Adds `delta` to counter `index`, stopping at the maximum. Returns the new value.
+    #[inline]
+    pub fn saturating_add(&mut self, index: u64, delta: u32) -> u32 {
+        let value = self.get(index).saturating_add(delta).min(self.max_value());
+        self.set(index, value);
+        value
+    }
+
+    /// Subtracts `delta` from counter `index`, stopping at zero. Returns the new value.
+    #[inline]
+    pub fn saturating_sub(&mut self, index: u64, delta: u32) -> u32 {
+        let value = self.get(index).saturating_sub(delta);
+        self.set(index, value);
+        value
+    }
+
+    /// The number of counters that are not zero.
+    pub fn count_nonzero(&self) -> u64 {
+        (0..self.len).filter(|&i| self.get(i) != 0).count() as u64
+    }
+
+    /// The number of counters at the maximum value.
+    pub fn count_saturated(&self) -> u64 {
+        let max = self.max_value();
+        (0..self.len).filter(|&i| self.get(i) == max).count() as u64
+    }
+
+    /// Sets every counter to zero.
+    pub fn clear(&mut self) {
+        self.words.fill(0);
+    }
+
+    /// The size of the storage in bytes.
+    pub fn memory_bytes(&self) -> usize {
+        self.words.len() * 8
+    }
+
+    /// The number of bytes [`PackedCounters::write_le_bytes`] writes.
+    pub fn encoded_len(len: u64, width: u32) -> u64 {
+        len.div_ceil((64 / width.clamp(1, 64)) as u64) * 8
+    }
+
+    /// Appends the words as little-endian bytes.
+    pub fn write_le_bytes(&self, out: &mut Vec<u8>) {
+        out.reserve(self.words.len() * 8);
+        for w in &self.words {
+            out.extend_from_slice(&w.to_le_bytes());
+        }
+    }
+
+    /// Reads `len` counters of `width` bits from exactly
+    /// [`PackedCounters::encoded_len`] little-endian bytes; unused bits must be zero.
+    pub fn from_le_bytes(
+        len: u64,
+        width: u32,
+        bytes: &[u8],
+    ) -> Result<Self, crate::error::DecodeError> {
+        use crate::error::DecodeError;
+        let invalid = |reason: String| DecodeError::InvalidField {
+            field: "payload",
+            reason,
+        };
+        if !(1..=16).contains(&width) {
+            return Err(DecodeError::InvalidField {
+                field: "counter width",
+                reason: format!("{width} is not in 1..=16"),
+            });
+        }
+        if bytes.len() as u64 != Self::encoded_len(len, width) {
+            return Err(invalid(format!(
+                "{} bytes cannot hold exactly {len} counters of {width} bits",
+                bytes.len()
+            )));
+        }
+        let mut counters = Self::zeros(len, width).map_err(|e| invalid(e.to_string()))?;
+        let used_per_word = counters.per_word * width as u64;
+        for (i, chunk) in bytes.chunks_exact(8).enumerate() {
+            let word = u64::from_le_bytes(chunk.try_into().expect("chunks of 8"));
+            let cells_here = (len - i as u64 * counters.per_word).min(counters.per_word);
+            let used = cells_here * width as u64;
+            if used < 64 && word >> used != 0 {
+                return Err(invalid("bits set outside any counter".into()));
+            }
+            debug_assert!(used <= used_per_word);
+            counters.words[i] = word;
+        }
+        Ok(counters)
+    }
+}
+
+impl std::fmt::Debug for PackedCounters {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("PackedCounters")
+            .field("len", &self.len)
+            .field("width", &self.width)
+            .finish()
+    }
+}
+
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn counters_saturate_and_never_spill_into_neighbours() {
+        for width in [1u32, 3, 4, 5, 8, 16] {
+            let mut c = PackedCounters::zeros(100, width).unwrap();
+            let max = c.max_value();
+            for _ in 0..(max + 3) {
+                c.saturating_add(41, 1);
+            }
+            assert_eq!(c.get(41), max, "width {width}");
+            assert_eq!(c.get(40), 0);
+            assert_eq!(c.get(42), 0);
+            assert_eq!(c.count_saturated(), 1);
+            assert_eq!(c.saturating_sub(41, max + 10), 0);
+            assert_eq!(c.count_nonzero(), 0);
+        }
+    }
+
+    #[test]
+    fn counters_round_trip_and_stray_bits_are_rejected() {
+        let mut c = PackedCounters::zeros(23, 3).unwrap(); // 21 per word: 2 words
+        for i in 0..23 {
+            c.set(i, (i % 8) as u32);
+        }
+        let mut bytes = Vec::new();
+        c.write_le_bytes(&mut bytes);
+        assert_eq!(bytes.len(), 16);
+        let back = PackedCounters::from_le_bytes(23, 3, &bytes).unwrap();
+        assert!((0..23).all(|i| back.get(i) == c.get(i)));
+        let mut bad = bytes.clone();
+        bad[7] |= 0x80; // bit 63 of word 0 belongs to no counter
+        assert!(PackedCounters::from_le_bytes(23, 3, &bad).is_err());
+        assert!(PackedCounters::from_le_bytes(23, 0, &bytes).is_err());
+        assert!(PackedCounters::from_le_bytes(23, 3, &bytes[..8]).is_err());
+    }
+
     use super::*;
 
     #[test]

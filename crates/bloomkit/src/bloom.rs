@@ -121,11 +121,6 @@ impl BloomFilter {
         self.count_ones() as f64 / self.num_bits() as f64
     }
 
-    /// Bits of storage per item at capacity.
-    pub fn bits_per_item(&self) -> f64 {
-        self.num_bits() as f64 / self.capacity as f64
-    }
-
     fn check_compatible(&self, other: &Self) -> Result<(), Error> {
         if self.num_bits() != other.num_bits()
             || self.num_hashes != other.num_hashes
@@ -190,6 +185,19 @@ impl Filter for BloomFilter {
 
     fn memory_bytes(&self) -> usize {
         self.bits.memory_bytes()
+    }
+
+    fn capacity(&self) -> u64 {
+        self.capacity
+    }
+
+    fn properties(&self) -> Vec<(&'static str, String)> {
+        vec![
+            ("bits (m)", self.num_bits().to_string()),
+            ("hash functions (k)", self.num_hashes.to_string()),
+            ("target fpp", format!("{}", self.target_fpp)),
+            ("fill ratio", format!("{:.6}", self.fill_ratio())),
+        ]
     }
 
     fn expected_fpp(&self) -> f64 {

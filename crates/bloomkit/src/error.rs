@@ -40,9 +40,20 @@ pub enum Error {
         /// The size of the failed allocation.
         bytes: u64,
     },
+    /// A counter width outside 1 to 16 bits.
+    #[error("counter width must be between 1 and 16 bits, got {0}")]
+    InvalidCounterWidth(u32),
     /// Two filters with different sizes, hashing or kinds cannot be combined.
     #[error("filters are not compatible: {0}")]
     Incompatible(String),
+    /// The filter's kind cannot do this (for example remove from a classic Bloom filter).
+    #[error("a {kind} filter cannot {operation}")]
+    Unsupported {
+        /// The kind of the filter.
+        kind: crate::filter::Kind,
+        /// What was asked (`"remove"`, `"merge"`).
+        operation: &'static str,
+    },
     /// A stored hash-function identifier is unknown to this version.
     #[error("unknown hash function id {0}")]
     UnknownHashFunction(u8),

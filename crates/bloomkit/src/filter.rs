@@ -107,6 +107,21 @@ pub trait Filter {
     /// The heap memory of the filter's storage, in bytes.
     fn memory_bytes(&self) -> usize;
 
+    /// The number of items the filter was sized for (for kinds that grow, what they hold
+    /// now before growing again).
+    fn capacity(&self) -> u64;
+
+    /// Bits of storage per item at capacity: `8 · memory_bytes / capacity`.
+    fn bits_per_item(&self) -> f64 {
+        self.memory_bytes() as f64 * 8.0 / self.capacity().max(1) as f64
+    }
+
+    /// Kind-specific facts for reports such as `bloomkit info`, as (label, value) pairs:
+    /// the parameters and state that the common methods do not cover.
+    fn properties(&self) -> Vec<(&'static str, String)> {
+        Vec::new()
+    }
+
     /// The false-positive probability of a query now, from the filter's current content.
     fn expected_fpp(&self) -> f64;
 }
