@@ -119,7 +119,8 @@ impl AnyFilter {
     /// Removes an item when the kind can remove (see [`Removable`](crate::Removable));
     /// [`Error::Unsupported`] for the kinds that cannot.
     pub fn remove<I: Item + ?Sized>(&mut self, item: &I) -> Result<bool, Error> {
-        #[allow(unreachable_patterns)] // one arm per removable kind; the last arm for the rest
+        #[allow(unreachable_patterns, clippy::match_single_binding)]
+        // one arm per removable kind; the last for the rest
         let _ = item; // used by the arms of the removable kinds
         match self {
             f => Err(Error::Unsupported {
