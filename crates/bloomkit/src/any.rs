@@ -118,9 +118,9 @@ impl AnyFilter {
 
     /// Removes an item when the kind can remove (see [`Removable`](crate::Removable));
     /// [`Error::Unsupported`] for the kinds that cannot.
+    // One arm per removable kind; the last arm for the rest.
+    #[allow(unreachable_patterns, clippy::match_single_binding)]
     pub fn remove<I: Item + ?Sized>(&mut self, item: &I) -> Result<bool, Error> {
-        #[allow(unreachable_patterns, clippy::match_single_binding)]
-        // one arm per removable kind; the last for the rest
         let _ = item; // used by the arms of the removable kinds
         match self {
             f => Err(Error::Unsupported {
