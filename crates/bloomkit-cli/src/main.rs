@@ -1,1 +1,78 @@
-fn main() {}
+//! `bloomkit`: create, fill, query, inspect and merge filter files, and rerun the seed
+//! studies.
+//!
+//! This file only parses the command line and dispatches; each verb lives in
+//! [`commands`], each study in [`experiments`].
+//!
+//! Exit codes: 0 on success; 1 when `check` was asked about a single item that is
+//! definitely absent; 2 on any error (bad arguments, unreadable or corrupted files, …).
+#![forbid(unsafe_code)]
+#![warn(missing_docs)]
+
+mod commands;
+mod experiments;
+
+use std::io::Write;
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+
+/// Approximate-membership filters on the command line.
+#[derive(Debug, Parser)]
+#[command(
+    name = "bloomkit",
+    version,
+    about = "Approximate-membership filters (Bloom filters and kin) on the command line"
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// Create an empty filter file sized for a capacity and false-positive probability.
+    Create(commands::create::CreateArgs),
+    /// Add items (arguments, lines of standard input, or lines of a file) to a filter file.
+    Add(commands::add::AddArgs),
+    /// Build a filter file from a file of lines, sized for the number of lines.
+    Build(commands::build::BuildArgs),
+    /// Ask a filter whether items may be in it ("maybe") or are certainly not ("no").
+    Check(commands::check::CheckArgs),
+    /// Show a filter's parameters and current state.
+    Info(commands::info::InfoArgs),
+    /// Write the union of two filters with the same parameters.
+    Merge(commands::merge::MergeArgs),
+    /// Rerun the seed studies and print (and optionally save) their tables.
+    #[command(subcommand)]
+    Experiment(experiments::ExperimentCommand),
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let result = match cli.command {
+        Command::Create(args) => commands::create::run(args).map(|()| ExitCode::SUCCESS),
+        Command::Add(args) => commands::add::run(args).map(|()| ExitCode::SUCCESS),
+        Command::Build(args) => commands::build::run(args).map(|()| ExitCode::SUCCESS),
+        Command::Check(args) => commands::check::run(args),
+        Command::Info(args) => commands::info::run(args).map(|()| ExitCode::SUCCESS),
+        Command::Merge(args) => commands::merge::run(args).map(|()| ExitCode::SUCCESS),
+        Command::Experiment(command) => experiments::run(command).map(|()| ExitCode::SUCCESS),
+    };
+    result.unwrap_or_else(report)
+}
+
+/// Prints an error with its chain of causes and returns the error exit code. A closed
+/// output pipe (`bloomkit check … | head`) is not an error: the reader had enough.
+fn report(error: anyhow::Error) -> ExitCode {
+    let broken_pipe = error.chain().any(|cause| {
+        cause
+            .downcast_ref::<std::io::Error>()
+            .is_some_and(|e| e.kind() == std::io::ErrorKind::BrokenPipe)
+    });
+    if broken_pipe {
+        return ExitCode::SUCCESS;
+    }
+    let _ = writeln!(std::io::stderr(), "error: {error:#}");
+    ExitCode::from(commands::EXIT_ERROR)
+}

@@ -1,0 +1,93 @@
+//! `bloomkit build`: a filter sized for, and filled with, the lines of a file.
+//!
+//! The input is read twice: once to count its lines (the filter's capacity), once to
+//! insert them. Both passes read 1 MiB at a time and show a progress bar by bytes.
+
+use std::io::Write;
+use std::path::PathBuf;
+use std::time::Instant;
+
+use anyhow::{bail, Context, Result};
+use bloomkit::Filter;
+use clap::Args;
+
+use super::input;
+use super::store::{self, HashingArgs, KindArg, Sizing};
+
+/// Arguments of `bloomkit build`.
+#[derive(Debug, Args)]
+pub struct BuildArgs {
+    /// The file of items, one per line (read twice, so it cannot be standard input).
+    #[arg(value_name = "INPUT")]
+    pub input: PathBuf,
+
+    /// The kind of filter.
+    #[arg(long, value_enum, default_value_t)]
+    pub kind: KindArg,
+
+    /// ε, the false-positive probability wanted once every line is in.
+    #[arg(short = 'e', long, value_name = "E", default_value_t = 0.01)]
+    pub fpp: f64,
+
+    #[command(flatten)]
+    pub hashing: HashingArgs,
+
+    /// The filter file to write (replaced if it exists).
+    #[arg(short, long, value_name = "FILE")]
+    pub output: PathBuf,
+}
+
+/// Counts the lines, sizes the filter, inserts every line, saves the filter.
+pub fn run(args: BuildArgs) -> Result<()> {
+    if args.input.as_os_str() == "-" {
+        bail!("build reads its input twice, so INPUT must be a file, not standard input");
+    }
+    let started = Instant::now();
+    let path = &args.input;
+
+    let (file, size) = input::open_input(path)?;
+    let progress = input::byte_progress(Some(size), "counting");
+    let count = input::count_lines(file, &progress);
+    progress.finish_and_clear();
+    let count = count.with_context(|| format!("reading {}", path.display()))?;
+    if count == 0 {
+        bail!(
+            "{} is empty: there are no lines to build a filter from",
+            path.display()
+        );
+    }
+
+    let sizing = Sizing {
+        capacity: Some(count),
+        fpp: Some(args.fpp),
+        ..Sizing::default()
+    };
+    let mut filter = store::new_filter(args.kind, sizing, &args.hashing)?;
+
+    let (file, size) = input::open_input(path)?;
+    let progress = input::byte_progress(Some(size), "inserting");
+    let inserted = input::for_each_line(file, &progress, |line| Ok(filter.try_insert(line)?));
+    progress.finish_and_clear();
+    let inserted = inserted.with_context(|| format!("reading {}", path.display()))?;
+    if inserted != count {
+        bail!(
+            "{} changed while it was read: {count} lines counted, then {inserted} read",
+            path.display()
+        );
+    }
+
+    store::save(&filter, &args.output)?;
+    let mut out = std::io::stdout().lock();
+    writeln!(
+        out,
+        "built {} from {} lines of {} ({} of them new to the filter) in {:.2} s: {}",
+        args.output.display(),
+        count,
+        path.display(),
+        filter.len(),
+        started.elapsed().as_secs_f64(),
+        store::describe(&filter)
+    )?;
+    out.flush()?;
+    Ok(())
+}

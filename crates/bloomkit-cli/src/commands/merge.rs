@@ -1,0 +1,50 @@
+//! `bloomkit merge`: the union of two filter files.
+
+use std::io::Write;
+use std::path::PathBuf;
+
+use anyhow::{Context, Result};
+use clap::Args;
+
+use super::store;
+
+/// Arguments of `bloomkit merge`.
+#[derive(Debug, Args)]
+pub struct MergeArgs {
+    /// The first filter file.
+    #[arg(value_name = "A")]
+    pub first: PathBuf,
+
+    /// The second filter file (same kind, size, number of hashes and hashing as A).
+    #[arg(value_name = "B")]
+    pub second: PathBuf,
+
+    /// The filter file to write: it answers "maybe" for every item of A and of B.
+    #[arg(short, long, value_name = "FILE")]
+    pub output: PathBuf,
+}
+
+/// Loads both filters, unions them and saves the result.
+pub fn run(args: MergeArgs) -> Result<()> {
+    let mut merged = store::open(&args.first)?;
+    let other = store::open(&args.second)?;
+    merged.union(&other).with_context(|| {
+        format!(
+            "cannot merge {} and {}",
+            args.first.display(),
+            args.second.display()
+        )
+    })?;
+    store::save(&merged, &args.output)?;
+    let mut out = std::io::stdout().lock();
+    writeln!(
+        out,
+        "merged {} and {} into {}: {}",
+        args.first.display(),
+        args.second.display(),
+        args.output.display(),
+        store::describe(&merged)
+    )?;
+    out.flush()?;
+    Ok(())
+}

@@ -1,0 +1,333 @@
+//! Seed 000's study: does a Bloom filter sized for ε show a false-positive rate of ε?
+//!
+//! For each ε in [`FPPS`]: size a filter for the word list, insert every word, make sure
+//! each is found (a miss would break the filter's one promise, so it aborts the study),
+//! then ask for every word's Caesar shift by 2 that is not itself a word, and count the
+//! "maybe"s. The rate is false positives ÷ negatives tested (the seed divided by the
+//! number of words instead), judged against the theoretical
+//! `(1 − (1 − 1/m)^(kn))^k` with a 95% Wilson interval.
+
+use std::collections::HashSet;
+use std::io::Write;
+use std::path::PathBuf;
+
+use anyhow::{bail, Result};
+use bloomkit::params::fpp_exact;
+use bloomkit::stats::{wilson_interval, Z_95};
+use bloomkit::{BloomFilter, Hashing};
+use clap::Args;
+
+use super::{corpus, OutputArgs, Table};
+use crate::commands::input::step_progress;
+use crate::commands::store::{HashArg, SchemeArg};
+
+/// The false-positive probabilities of the seed's table.
+pub const FPPS: [f64; 5] = [0.2, 0.05, 0.01, 0.001, 0.0001];
+
+/// The Caesar shift that turns words into negatives, as in the seed.
+pub const SHIFT: u8 = 2;
+
+/// How many steps pass between two moves of a progress bar.
+const PROGRESS_STEP: u64 = 1 << 12;
+
+/// Arguments of `bloomkit experiment fpr`.
+#[derive(Debug, Args)]
+pub struct FprArgs {
+    /// A word list, one word per line [default: a built-in corpus of 58 110 pseudo-words].
+    #[arg(long, value_name = "FILE")]
+    pub words: Option<PathBuf>,
+
+    #[command(flatten)]
+    pub output: OutputArgs,
+
+    /// How the k bit positions are derived from a word.
+    #[arg(long, value_enum, default_value_t)]
+    pub scheme: SchemeArg,
+
+    /// The 128-bit hash function.
+    #[arg(long = "hash", value_enum, default_value_t)]
+    pub function: HashArg,
+
+    /// Use only the first N words (to keep tests fast).
+    #[arg(long, value_name = "N", hide = true)]
+    pub limit: Option<usize>,
+}
+
+/// What one filter showed.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Measurement {
+    /// ε, the probability the filter was sized for.
+    pub fpp: f64,
+    /// m.
+    pub num_bits: u64,
+    /// k.
+    pub num_hashes: u32,
+    /// n, the words inserted.
+    pub words: u64,
+    /// Negatives the filter answered "maybe" for.
+    pub false_positives: u64,
+    /// Negatives asked.
+    pub negatives: u64,
+}
+
+impl Measurement {
+    /// The measured false-positive rate: false positives ÷ negatives tested.
+    pub fn measured(&self) -> f64 {
+        if self.negatives == 0 {
+            0.0
+        } else {
+            self.false_positives as f64 / self.negatives as f64
+        }
+    }
+
+    /// The 95% Wilson interval of the measured rate.
+    pub fn interval(&self) -> (f64, f64) {
+        wilson_interval(self.false_positives, self.negatives, Z_95)
+    }
+
+    /// The theoretical rate of a filter of these m and k holding n items.
+    pub fn theory(&self) -> f64 {
+        fpp_exact(self.num_bits, self.num_hashes, self.words)
+    }
+
+    /// Whether the theoretical rate lies inside the 95% interval.
+    pub fn theory_inside(&self) -> bool {
+        let (low, high) = self.interval();
+        (low..=high).contains(&self.theory())
+    }
+}
+
+/// Runs the study and prints the seed's blocks and the table.
+pub fn run(args: FprArgs) -> Result<()> {
+    let (mut words, source) = match &args.words {
+        Some(path) => (corpus::load_words(path)?, path.display().to_string()),
+        None => (
+            corpus::builtin(),
+            "built-in corpus of pseudo-words".to_owned(),
+        ),
+    };
+    if let Some(limit) = args.limit {
+        if limit == 0 {
+            bail!("--limit must be at least 1");
+        }
+        words.truncate(limit);
+    }
+    let hashing = Hashing {
+        function: args.function.into(),
+        scheme: args.scheme.into(),
+        seed: 0,
+    };
+    let negatives = negatives(&words);
+
+    let mut out = std::io::stdout().lock();
+    writeln!(
+        out,
+        "Words: {} distinct, from {source}\n\
+         Negatives: {} (Caesar shift by {SHIFT} of each word, less those that are words)\n\
+         Hashing: {}, {}, seed {}\n",
+        words.len(),
+        negatives.len(),
+        hashing.function.name(),
+        hashing.scheme.name(),
+        hashing.seed
+    )?;
+
+    let mut measurements = Vec::with_capacity(FPPS.len());
+    for fpp in FPPS {
+        let m = measure(&words, &negatives, fpp, hashing)?;
+        write!(
+            out,
+            "{}\n{}\n",
+            crate::commands::info::parameters_block(m.words, m.fpp, m.num_hashes, m.num_bits),
+            results_block(m.false_positives, m.measured())
+        )?;
+        measurements.push(m);
+    }
+
+    write!(out, "{}", display_table(&measurements).render())?;
+    out.flush()?;
+    if let Some(path) = &args.output.csv {
+        csv_table(&measurements).write_csv(path)?;
+    }
+    Ok(())
+}
+
+/// The words' Caesar shifts that are not themselves words: items certainly not inserted.
+/// (The shift is a bijection, so distinct words give distinct negatives.)
+pub fn negatives(words: &[Vec<u8>]) -> Vec<Vec<u8>> {
+    let set: HashSet<&[u8]> = words.iter().map(Vec::as_slice).collect();
+    words
+        .iter()
+        .map(|w| corpus::caesar(w, SHIFT))
+        .filter(|n| !set.contains(n.as_slice()))
+        .collect()
+}
+
+/// Builds a filter for `words` at `fpp`, checks that it finds them all, and counts its
+/// false positives on `negatives`.
+pub fn measure(
+    words: &[Vec<u8>],
+    negatives: &[Vec<u8>],
+    fpp: f64,
+    hashing: Hashing,
+) -> Result<Measurement> {
+    let mut filter = BloomFilter::builder()
+        .capacity(words.len() as u64)
+        .fpp(fpp)
+        .hash_function(hashing.function)
+        .index_scheme(hashing.scheme)
+        .seed(hashing.seed)
+        .build()?;
+    let steps = 2 * words.len() as u64 + negatives.len() as u64;
+    let progress = step_progress(steps, &format!("ε = {fpp}"));
+    let mut step = 0u64;
+    let mut advance = || {
+        step += 1;
+        if step % PROGRESS_STEP == 0 {
+            progress.set_position(step);
+        }
+    };
+
+    for word in words {
+        filter.insert(word);
+        advance();
+    }
+    for word in words {
+        if !filter.contains(word) {
+            progress.finish_and_clear();
+            bail!(
+                "broken invariant: the filter for ε = {fpp} does not find the inserted word {:?}",
+                String::from_utf8_lossy(word)
+            );
+        }
+        advance();
+    }
+    let mut false_positives = 0u64;
+    for negative in negatives {
+        false_positives += u64::from(filter.contains(negative));
+        advance();
+    }
+    progress.finish_and_clear();
+
+    Ok(Measurement {
+        fpp,
+        num_bits: filter.num_bits(),
+        num_hashes: filter.num_hashes(),
+        words: words.len() as u64,
+        false_positives,
+        negatives: negatives.len() as u64,
+    })
+}
+
+/// The seed's results block.
+pub fn results_block(false_positives: u64, rate: f64) -> String {
+    format!(
+        "----- RESULTS -----\n\
+         Number of false positives:             {false_positives}\n\
+         Actual probability of false positives: {rate:.6}\n\
+         -----\n"
+    )
+}
+
+/// The summary table as printed.
+pub fn display_table(measurements: &[Measurement]) -> Table {
+    let mut table = Table::new([
+        "ε",
+        "m",
+        "k",
+        "false positives",
+        "negatives tested",
+        "measured rate",
+        "95% Wilson interval",
+        "theoretical FPP",
+        "theory inside",
+    ]);
+    for m in measurements {
+        let (low, high) = m.interval();
+        table.push(vec![
+            m.fpp.to_string(),
+            m.num_bits.to_string(),
+            m.num_hashes.to_string(),
+            m.false_positives.to_string(),
+            m.negatives.to_string(),
+            format!("{:.6}", m.measured()),
+            format!("[{low:.6}, {high:.6}]"),
+            format!("{:.6}", m.theory()),
+            if m.theory_inside() { "yes" } else { "no" }.to_owned(),
+        ]);
+    }
+    table
+}
+
+/// The summary table as written to CSV: full precision, the interval in two columns.
+pub fn csv_table(measurements: &[Measurement]) -> Table {
+    let mut table = Table::new([
+        "fpp",
+        "m",
+        "k",
+        "false_positives",
+        "negatives",
+        "measured",
+        "wilson_low",
+        "wilson_high",
+        "theory",
+    ]);
+    for m in measurements {
+        let (low, high) = m.interval();
+        table.push(vec![
+            m.fpp.to_string(),
+            m.num_bits.to_string(),
+            m.num_hashes.to_string(),
+            m.false_positives.to_string(),
+            m.negatives.to_string(),
+            m.measured().to_string(),
+            low.to_string(),
+            high.to_string(),
+            m.theory().to_string(),
+        ]);
+    }
+    table
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn negatives_skip_shifted_words_that_are_words() {
+        let words: Vec<Vec<u8>> = ["ab", "cd", "xy"].map(|w| w.as_bytes().to_vec()).into();
+        // "ab" shifts to "cd", a word; "cd" to "ef"; "xy" to "za".
+        assert_eq!(negatives(&words), vec![b"ef".to_vec(), b"za".to_vec()]);
+    }
+
+    #[test]
+    fn measured_rate_divides_by_negatives() {
+        let m = Measurement {
+            fpp: 0.001,
+            num_bits: 835_482,
+            num_hashes: 10,
+            words: 58_110,
+            false_positives: 60,
+            negatives: 50_000,
+        };
+        assert_eq!(m.measured(), 60.0 / 50_000.0);
+        let (low, high) = m.interval();
+        assert!(low < m.measured() && m.measured() < high);
+        assert!(m.theory_inside(), "{:?} vs {}", m.interval(), m.theory());
+        let far = Measurement {
+            false_positives: 600,
+            ..m
+        };
+        assert!(!far.theory_inside());
+    }
+
+    #[test]
+    fn a_small_study_finds_plausible_rates() {
+        let words = corpus::builtin()[..5_000].to_vec();
+        let negatives = negatives(&words);
+        let m = measure(&words, &negatives, 0.05, Hashing::default()).unwrap();
+        assert_eq!(m.words, 5_000);
+        assert!(m.negatives > 4_900, "{m:?}");
+        assert!((0.02..0.1).contains(&m.measured()), "{m:?}");
+    }
+}

@@ -1,0 +1,524 @@
+//! End-to-end tests of the `bloomkit` binary: each runs the real executable in a temporary
+//! directory and checks its output, files and exit codes.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+
+use tempfile::TempDir;
+
+/// Runs `bloomkit` with `args` in `dir`, feeding `stdin` (empty if `None`).
+fn run_with_stdin(dir: &Path, args: &[&str], stdin: Option<&[u8]>) -> Output {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_bloomkit"))
+        .args(args)
+        .current_dir(dir)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("the bloomkit binary runs");
+    let mut pipe = child.stdin.take().expect("stdin is piped");
+    // A command that fails before reading its input closes the pipe early; that is fine.
+    if let Err(e) = pipe.write_all(stdin.unwrap_or_default()) {
+        assert_eq!(
+            e.kind(),
+            std::io::ErrorKind::BrokenPipe,
+            "writing stdin: {e}"
+        );
+    }
+    drop(pipe);
+    child.wait_with_output().expect("bloomkit finishes")
+}
+
+fn run(dir: &Path, args: &[&str]) -> Output {
+    run_with_stdin(dir, args, None)
+}
+
+fn stdout(output: &Output) -> String {
+    String::from_utf8_lossy(&output.stdout).into_owned()
+}
+
+fn stderr(output: &Output) -> String {
+    String::from_utf8_lossy(&output.stderr).into_owned()
+}
+
+/// Runs a command that must succeed and returns its standard output.
+fn ok(dir: &Path, args: &[&str]) -> String {
+    let output = run(dir, args);
+    assert_eq!(
+        output.status.code(),
+        Some(0),
+        "bloomkit {args:?} failed: {}",
+        stderr(&output)
+    );
+    stdout(&output)
+}
+
+fn temp() -> TempDir {
+    tempfile::tempdir().expect("a temporary directory")
+}
+
+/// A filter in `dir` named `name` holding `items`.
+fn filter_with(dir: &Path, name: &str, items: &[&str]) -> PathBuf {
+    ok(
+        dir,
+        &["create", "--capacity", "1000", "--fpp", "0.001", "-o", name],
+    );
+    let mut args = vec!["add", name];
+    args.extend_from_slice(items);
+    ok(dir, &args);
+    dir.join(name)
+}
+
+#[test]
+fn create_add_check_round_trip_with_exit_codes() {
+    let dir = temp();
+    let d = dir.path();
+    let created = ok(
+        d,
+        &[
+            "create",
+            "--capacity",
+            "1000",
+            "--fpp",
+            "0.01",
+            "-o",
+            "f.bk",
+        ],
+    );
+    assert!(created.contains("m = 9586 bits, k = 7"), "{created}");
+    assert!(d.join("f.bk").is_file());
+
+    let added = ok(d, &["add", "f.bk", "dist", "bloom", "dist"]);
+    assert!(added.contains("added 2, already present 1"), "{added}");
+    let again = ok(d, &["add", "f.bk", "bloom"]);
+    assert!(again.contains("added 0, already present 1"), "{again}");
+
+    let maybe = run(d, &["check", "f.bk", "dist"]);
+    assert_eq!(maybe.status.code(), Some(0));
+    assert_eq!(stdout(&maybe), "dist\tmaybe\n");
+
+    let no = run(d, &["check", "f.bk", "cuckoo"]);
+    assert_eq!(no.status.code(), Some(1), "{}", stderr(&no));
+    assert_eq!(stdout(&no), "cuckoo\tno\n");
+
+    // Several items: the answers are in the output, the exit code is 0.
+    let both = run(d, &["check", "f.bk", "cuckoo", "bloom"]);
+    assert_eq!(both.status.code(), Some(0));
+    assert_eq!(stdout(&both), "cuckoo\tno\nbloom\tmaybe\n");
+
+    // Errors are 2, distinct from "no".
+    let missing = run(d, &["check", "missing.bk", "dist"]);
+    assert_eq!(missing.status.code(), Some(2));
+    assert!(
+        stderr(&missing).contains("missing.bk"),
+        "{}",
+        stderr(&missing)
+    );
+    assert_eq!(run(d, &["check"]).status.code(), Some(2));
+}
+
+#[test]
+fn items_come_from_stdin_and_from_files() {
+    let dir = temp();
+    let d = dir.path();
+    ok(d, &["create", "-n", "1000", "-o", "f.bk"]);
+    let added = run_with_stdin(d, &["add", "f.bk"], Some(b"alpha\r\nbeta\ngamma"));
+    assert_eq!(added.status.code(), Some(0), "{}", stderr(&added));
+    assert!(stdout(&added).contains("added 3, already present 0"));
+
+    // Items are bytes: a line that is not UTF-8 is an item like any other.
+    std::fs::write(d.join("more.txt"), b"delta\n\xff\xfe\n").unwrap();
+    assert!(ok(d, &["add", "f.bk", "--from", "more.txt"]).contains("added 2"));
+
+    let checked = run_with_stdin(
+        d,
+        &["check", "f.bk"],
+        Some(b"alpha\nbeta\ngamma\ndelta\n\xff\xfe\nomega\n"),
+    );
+    assert_eq!(checked.status.code(), Some(0));
+    assert_eq!(
+        checked.stdout,
+        b"alpha\tmaybe\nbeta\tmaybe\ngamma\tmaybe\ndelta\tmaybe\n\xff\xfe\tmaybe\nomega\tno\n"
+    );
+}
+
+#[test]
+fn present_and_absent_print_only_the_matching_items() {
+    let dir = temp();
+    let d = dir.path();
+    filter_with(d, "f.bk", &["red", "green"]);
+    let input: &[u8] = b"red\nblue\ngreen\nyellow\n";
+    let present = run_with_stdin(d, &["check", "f.bk", "--present"], Some(input));
+    assert_eq!(stdout(&present), "red\ngreen\n");
+    let absent = run_with_stdin(d, &["check", "f.bk", "--absent"], Some(input));
+    assert_eq!(stdout(&absent), "blue\nyellow\n");
+    assert_eq!(absent.status.code(), Some(0));
+    // A single argument still answers through the exit code.
+    let single = run(d, &["check", "f.bk", "--present", "blue"]);
+    assert_eq!(
+        (single.status.code(), stdout(&single)),
+        (Some(1), String::new())
+    );
+    // The two are exclusive.
+    let both = run(d, &["check", "f.bk", "--present", "--absent", "red"]);
+    assert_eq!(both.status.code(), Some(2));
+}
+
+#[test]
+fn build_sizes_for_the_lines_and_finds_every_one() {
+    let dir = temp();
+    let d = dir.path();
+    let mut lines = String::new();
+    for i in 0..20_000 {
+        lines.push_str(&format!("line-{i}\n"));
+    }
+    lines.push_str("last line without a newline");
+    std::fs::write(d.join("input.txt"), &lines).unwrap();
+
+    let built = ok(d, &["build", "input.txt", "-o", "f.bk", "--fpp", "0.001"]);
+    assert!(built.contains("from 20001 lines"), "{built}");
+
+    // No line is reported absent.
+    let absent = ok(d, &["check", "f.bk", "--absent", "--from", "input.txt"]);
+    assert_eq!(absent, "");
+    let present = ok(d, &["check", "f.bk", "--present", "--from", "input.txt"]);
+    assert_eq!(present.lines().count(), 20_001);
+
+    // Lines that were not in the input are mostly absent (ε = 0.1%).
+    let others: String = (0..10_000).map(|i| format!("other-{i}\n")).collect();
+    let found = run_with_stdin(d, &["check", "f.bk", "--present"], Some(others.as_bytes()));
+    let false_positives = stdout(&found).lines().count();
+    assert!(false_positives < 40, "{false_positives} false positives");
+
+    let info = ok(d, &["info", "f.bk"]);
+    assert!(
+        info.contains("Number of elements in filter:          20001\n"),
+        "{info}"
+    );
+    assert!(info.contains("Items inserted:"), "{info}");
+
+    let empty = d.join("empty.txt");
+    std::fs::write(&empty, b"").unwrap();
+    let failed = run(d, &["build", "empty.txt", "-o", "e.bk"]);
+    assert_eq!(failed.status.code(), Some(2));
+    assert!(stderr(&failed).contains("empty"), "{}", stderr(&failed));
+    assert!(!d.join("e.bk").exists());
+}
+
+#[test]
+fn info_prints_the_seed_parameters_block() {
+    let dir = temp();
+    let d = dir.path();
+    ok(
+        d,
+        &[
+            "create",
+            "--capacity",
+            "58110",
+            "--fpp",
+            "0.001",
+            "-o",
+            "f.bk",
+        ],
+    );
+    ok(d, &["add", "f.bk", "dist", "bloom"]);
+    let info = ok(d, &["info", "f.bk"]);
+    let expected = "----- PARAMETERS -----\n\
+                    Number of elements in filter:          58110\n\
+                    Calibrated probability of false positives: 0.001000\n\
+                    Amount of hash functions:             10\n\
+                    Filter size:                          835482\n\
+                    -----\n";
+    assert!(info.starts_with(expected), "{info}");
+    for line in [
+        "Kind:                                 bloom\n",
+        "Size in bytes:                        104440 (102.0 KiB)\n",
+        "Hash function:                        murmur3-x64-128\n",
+        "Index scheme:                         enhanced-double\n",
+        "Seed:                                 0\n",
+        "Items inserted:                       2\n",
+        "Estimated items (Swamidass-Baldi):    2.0\n",
+    ] {
+        assert!(info.contains(line), "missing {line:?} in\n{info}");
+    }
+
+    let json = ok(d, &["info", "--json", "f.bk"]);
+    assert!(json.contains("\"num_bits\": 835482"), "{json}");
+    assert!(json.contains("\"len\": 2"), "{json}");
+
+    // Explicit sizing and hashing show up too.
+    ok(
+        d,
+        &[
+            "create", "--bits", "4096", "--hashes", "3", "--hash", "xxh3", "--scheme", "seeded",
+            "--seed", "42", "-o", "g.bk",
+        ],
+    );
+    let info = ok(d, &["info", "g.bk"]);
+    for line in [
+        "Amount of hash functions:             3\n",
+        "Filter size:                          4096\n",
+        "Hash function:                        xxh3-128\n",
+        "Index scheme:                         seeded-k\n",
+        "Seed:                                 42\n",
+    ] {
+        assert!(info.contains(line), "missing {line:?} in\n{info}");
+    }
+}
+
+#[test]
+fn merge_unions_compatible_filters_and_refuses_others() {
+    let dir = temp();
+    let d = dir.path();
+    filter_with(d, "a.bk", &["apple", "apricot"]);
+    filter_with(d, "b.bk", &["banana"]);
+    ok(d, &["merge", "a.bk", "b.bk", "-o", "c.bk"]);
+    let answers = ok(
+        d,
+        &["check", "c.bk", "apple", "apricot", "banana", "cherry"],
+    );
+    assert_eq!(
+        answers,
+        "apple\tmaybe\napricot\tmaybe\nbanana\tmaybe\ncherry\tno\n"
+    );
+    // The inputs are unchanged.
+    assert_eq!(run(d, &["check", "a.bk", "banana"]).status.code(), Some(1));
+
+    ok(d, &["create", "--capacity", "50", "-o", "small.bk"]);
+    let failed = run(d, &["merge", "a.bk", "small.bk", "-o", "bad.bk"]);
+    assert_eq!(failed.status.code(), Some(2));
+    assert!(
+        stderr(&failed).contains("not compatible"),
+        "{}",
+        stderr(&failed)
+    );
+    assert!(!d.join("bad.bk").exists());
+
+    ok(
+        d,
+        &[
+            "create",
+            "-n",
+            "1000",
+            "-e",
+            "0.001",
+            "--seed",
+            "7",
+            "-o",
+            "seeded.bk",
+        ],
+    );
+    assert_eq!(
+        run(d, &["merge", "a.bk", "seeded.bk", "-o", "bad.bk"])
+            .status
+            .code(),
+        Some(2)
+    );
+}
+
+#[test]
+fn damaged_files_are_reported_and_never_overwritten() {
+    let dir = temp();
+    let d = dir.path();
+    let path = filter_with(d, "f.bk", &["dist"]);
+    let bytes = std::fs::read(&path).unwrap();
+
+    std::fs::write(d.join("truncated.bk"), &bytes[..bytes.len() / 2]).unwrap();
+    let truncated = run(d, &["check", "truncated.bk", "dist"]);
+    assert_eq!(truncated.status.code(), Some(2));
+    let message = stderr(&truncated);
+    assert!(
+        message.contains("truncated.bk is not a valid filter file: truncated"),
+        "{message}"
+    );
+
+    let mut flipped = bytes.clone();
+    flipped[bytes.len() / 2] ^= 0x10;
+    std::fs::write(d.join("flipped.bk"), &flipped).unwrap();
+    let corrupted = run(d, &["check", "flipped.bk", "dist"]);
+    assert_eq!(corrupted.status.code(), Some(2));
+    let message = stderr(&corrupted);
+    assert!(
+        message.contains("flipped.bk is not a valid filter file: checksum mismatch"),
+        "{message}"
+    );
+
+    // Adding to a damaged file fails and leaves it exactly as it was.
+    let failed = run(d, &["add", "flipped.bk", "new"]);
+    assert_eq!(failed.status.code(), Some(2));
+    assert_eq!(std::fs::read(d.join("flipped.bk")).unwrap(), flipped);
+    let failed = run_with_stdin(d, &["add", "truncated.bk"], Some(b"new\n"));
+    assert_eq!(failed.status.code(), Some(2));
+    assert_eq!(
+        std::fs::read(d.join("truncated.bk")).unwrap(),
+        &bytes[..bytes.len() / 2]
+    );
+
+    // Not a filter at all.
+    std::fs::write(d.join("text.bk"), b"just some text\n").unwrap();
+    let text = run(d, &["info", "text.bk"]);
+    assert_eq!(text.status.code(), Some(2));
+    assert!(stderr(&text).contains("bad magic"), "{}", stderr(&text));
+}
+
+#[test]
+fn bad_parameters_are_errors_not_panics() {
+    let dir = temp();
+    let d = dir.path();
+    for args in [
+        &["create", "-o", "f.bk"][..],
+        &["create", "--capacity", "0", "-o", "f.bk"],
+        &["create", "--capacity", "10", "--fpp", "1.5", "-o", "f.bk"],
+        &["create", "--capacity", "10", "--fpp", "nan", "-o", "f.bk"],
+        &["create", "--bits", "0", "-o", "f.bk"],
+        &[
+            "create",
+            "--capacity",
+            "10",
+            "--kind",
+            "cuckoo",
+            "-o",
+            "f.bk",
+        ],
+        &[
+            "create",
+            "--capacity",
+            "10",
+            "--seed",
+            "1",
+            "--random-seed",
+            "-o",
+            "f.bk",
+        ],
+        &["create", "--capacity", "10", "-o", "no-such-dir/f.bk"],
+    ] {
+        let output = run(d, args);
+        assert_eq!(output.status.code(), Some(2), "{args:?}");
+        assert!(stderr(&output).contains("error"), "{args:?}");
+        assert!(!stderr(&output).contains("panicked"), "{args:?}");
+    }
+    assert!(!d.join("f.bk").exists());
+}
+
+/// Parses the study's CSV into its header and rows of numbers.
+fn read_csv(path: &Path) -> (String, Vec<Vec<f64>>) {
+    let text = std::fs::read_to_string(path).expect("the CSV file was written");
+    let mut lines = text.lines();
+    let header = lines.next().expect("a header row").to_owned();
+    let rows = lines
+        .map(|line| {
+            line.split(',')
+                .map(|cell| cell.parse::<f64>().expect("numeric cell"))
+                .collect()
+        })
+        .collect();
+    (header, rows)
+}
+
+const CSV_HEADER: &str = "fpp,m,k,false_positives,negatives,measured,wilson_low,wilson_high,theory";
+
+#[test]
+fn fpr_study_on_the_builtin_corpus_writes_plausible_rates() {
+    let dir = temp();
+    let d = dir.path();
+    let printed = ok(
+        d,
+        &["experiment", "fpr", "--limit", "20000", "--csv", "fpr.csv"],
+    );
+    assert_eq!(printed.matches("----- PARAMETERS -----").count(), 5);
+    assert_eq!(printed.matches("----- RESULTS -----").count(), 5);
+    assert!(printed.contains("Number of elements in filter:          20000\n"));
+    assert!(printed.contains("95% Wilson interval"), "{printed}");
+
+    let (header, rows) = read_csv(&d.join("fpr.csv"));
+    assert_eq!(header, CSV_HEADER);
+    assert_eq!(rows.len(), 5);
+    let fpps: Vec<f64> = rows.iter().map(|r| r[0]).collect();
+    assert_eq!(fpps, [0.2, 0.05, 0.01, 0.001, 0.0001]);
+    for row in &rows {
+        let [fpp, m, k, fp, negatives, measured, low, high, theory] = row[..] else {
+            panic!("9 columns expected: {row:?}");
+        };
+        assert!(m > 0.0 && k >= 1.0, "{row:?}");
+        assert!((19_000.0..=20_000.0).contains(&negatives), "{row:?}");
+        assert!((measured - fp / negatives).abs() < 1e-12, "{row:?}");
+        assert!(low <= measured && measured <= high, "{row:?}");
+        assert!(
+            (theory / fpp - 1.0).abs() < 0.1,
+            "theory far from ε: {row:?}"
+        );
+        // Plausible: within a factor of 3 of ε where enough false positives are expected,
+        // and never far above it.
+        if fpp >= 0.001 {
+            assert!(measured > fpp / 3.0 && measured < fpp * 3.0, "{row:?}");
+        } else {
+            assert!(measured < fpp * 10.0, "{row:?}");
+        }
+    }
+
+    // The built-in corpus is the same on every run.
+    ok(
+        d,
+        &[
+            "experiment",
+            "fpr",
+            "--limit",
+            "20000",
+            "--csv",
+            "again.csv",
+        ],
+    );
+    assert_eq!(
+        std::fs::read(d.join("fpr.csv")).unwrap(),
+        std::fs::read(d.join("again.csv")).unwrap()
+    );
+}
+
+#[test]
+fn fpr_study_on_the_system_word_list_agrees_with_theory() {
+    let words = Path::new("/usr/share/dict/words");
+    if !words.exists() {
+        println!(
+            "note: {} not found; skipping the word-list study",
+            words.display()
+        );
+        return;
+    }
+    let dir = temp();
+    let d = dir.path();
+    let printed = ok(
+        d,
+        &[
+            "experiment",
+            "fpr",
+            "--words",
+            "/usr/share/dict/words",
+            "--csv",
+            "words.csv",
+        ],
+    );
+    let (header, rows) = read_csv(&d.join("words.csv"));
+    assert_eq!(header, CSV_HEADER);
+    assert_eq!(rows.len(), 5);
+    // The run is deterministic for a given word list (seed 0), so this is not a coin toss
+    // on every run; a word list on which theory falls outside a 95% interval would show it.
+    for row in &rows {
+        let (low, high, theory) = (row[6], row[7], row[8]);
+        assert!(
+            low <= theory && theory <= high,
+            "theory {theory} outside [{low}, {high}]:\n{printed}"
+        );
+    }
+}
+
+#[test]
+fn fpr_study_rejects_a_missing_word_list() {
+    let dir = temp();
+    let output = run(
+        dir.path(),
+        &["experiment", "fpr", "--words", "no-such-words.txt"],
+    );
+    assert_eq!(output.status.code(), Some(2));
+    assert!(stderr(&output).contains("no-such-words.txt"));
+}
