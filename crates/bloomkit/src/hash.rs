@@ -15,7 +15,8 @@
 //! Two [`IndexScheme`]s turn an item into k positions in `[0, m)`:
 //!
 //! * [`IndexScheme::SeededHashes`] is the seeds' construction: hash function i is the
-//!   same hash with seed `seed + i`, `h_i(x) = H(x, seed + i)`, so k hashes cost k passes
+//!   same hash with its own seed, `h_i(x) = H(x, s_i)` with `s_i = fmix64(seed + i)`
+//!   (see [`seeded_hash_seed`] for why the seeds are mixed), so k hashes cost k passes
 //!   over the item.
 //! * [`IndexScheme::EnhancedDoubleHashing`] (the default) hashes the item once and derives
 //!   all k positions from the two 64-bit halves `a`, `b` of the digest:
@@ -100,7 +101,7 @@ pub enum IndexScheme {
     /// One digest, k positions by enhanced double hashing (the default; one pass over the item).
     #[default]
     EnhancedDoubleHashing = 1,
-    /// k independent digests with seeds `seed, seed + 1, …` (the seeds' construction; k passes).
+    /// k independent digests, one seed each (the seeds' construction; k passes).
     SeededHashes = 2,
 }
 
@@ -198,6 +199,19 @@ impl Hashing {
     }
 }
 
+impl std::fmt::Display for Hashing {
+    /// `murmur3-x64-128, enhanced-double, seed 0`
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "{}, {}, seed {}",
+            self.function.name(),
+            self.scheme.name(),
+            self.seed
+        )
+    }
+}
+
 /// Reduces a uniformly distributed 64-bit value to `[0, range)` by multiply-shift:
 /// `⌊value · range / 2⁶⁴⌋`. Uses the high bits of `value`.
 ///
@@ -256,7 +270,7 @@ impl Iterator for Positions<'_> {
                 bytes,
                 function,
                 seed,
-            } => function.digest(bytes, seed.wrapping_add(i as u64)) as u64,
+            } => function.digest(bytes, seeded_hash_seed(*seed, i)) as u64,
         };
         Some(reduce(value, self.num_bits))
     }
@@ -268,6 +282,19 @@ impl Iterator for Positions<'_> {
 }
 
 impl ExactSizeIterator for Positions<'_> {}
+
+/// The seed of hash function i in the [`IndexScheme::SeededHashes`] scheme:
+/// `fmix64(seed + i)`, MurmurHash3's finalizer applied to the filter seed plus i.
+///
+/// Why not `seed + i` itself: XXH3 folds the seed into short inputs almost linearly, so
+/// seeds that differ in one low bit give correlated hashes of similar words — measured here,
+/// k = 13 hashes with seeds `0..13` on 58 110 words gave 10× the theoretical false-positive
+/// rate at ε = 10⁻⁴. Passing the seeds through a bijective mixer makes them differ in about
+/// half their bits, which both functions handle as independent (see the statistical tests).
+#[inline]
+pub fn seeded_hash_seed(seed: u64, i: u32) -> u64 {
+    fmix64(seed.wrapping_add(i as u64))
+}
 
 /// A fresh random 64-bit seed from the operating system's generator.
 pub fn random_seed() -> Result<u64, Error> {
@@ -592,7 +619,7 @@ mod tests {
         let m = 1_000_003;
         let got: Vec<u64> = hashing.positions(b"dist", 4, m).collect();
         let want: Vec<u64> = (0..4)
-            .map(|i| reduce(murmur3_x64_128(b"dist", 10 + i) as u64, m))
+            .map(|i| reduce(murmur3_x64_128(b"dist", fmix64(10 + i)) as u64, m))
             .collect();
         assert_eq!(got, want);
     }
