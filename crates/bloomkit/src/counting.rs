@@ -200,7 +200,7 @@ impl CountingBloomFilter {
         self.num_hashes
     }
 
-    /// The width of one counter in bits (4, 8 or 16 by default choices; 1 to 16 allowed).
+    /// The width of one counter in bits (4 unless chosen otherwise in the builder).
     pub fn counter_width(&self) -> u32 {
         self.counters.width()
     }
