@@ -253,6 +253,27 @@ impl PackedCounters {
         self.words.fill(0);
     }
 
+    /// Adds each counter of `other` (same length and width) to the counter at the same
+    /// index, stopping at the maximum: the union of two counting filters.
+    pub fn saturating_add_all(&mut self, other: &PackedCounters) {
+        debug_assert!(self.len == other.len && self.width == other.width);
+        for i in 0..self.len.min(other.len) {
+            self.saturating_add(i, other.get(i));
+        }
+    }
+
+    /// Lowers each counter to the counter of `other` (same length and width) at the same
+    /// index where that one is smaller: the element-wise minimum.
+    pub fn min_with(&mut self, other: &PackedCounters) {
+        debug_assert!(self.len == other.len && self.width == other.width);
+        for i in 0..self.len.min(other.len) {
+            let theirs = other.get(i);
+            if theirs < self.get(i) {
+                self.set(i, theirs);
+            }
+        }
+    }
+
     /// The size of the storage in bytes.
     pub fn memory_bytes(&self) -> usize {
         self.words.len() * 8
@@ -322,6 +343,25 @@ impl std::fmt::Debug for PackedCounters {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn counter_sums_saturate_and_minimums_are_element_wise() {
+        let mut a = PackedCounters::zeros(20, 4).unwrap();
+        let mut b = PackedCounters::zeros(20, 4).unwrap();
+        for i in 0..20 {
+            a.set(i, (i % 16) as u32);
+            b.set(i, ((i * 7) % 16) as u32);
+        }
+        let mut sum = a.clone();
+        sum.saturating_add_all(&b);
+        let mut min = a.clone();
+        min.min_with(&b);
+        for i in 0..20 {
+            let (x, y) = (a.get(i), b.get(i));
+            assert_eq!(sum.get(i), (x + y).min(15), "{i}");
+            assert_eq!(min.get(i), x.min(y), "{i}");
+        }
+    }
+
     #[test]
     fn counters_saturate_and_never_spill_into_neighbours() {
         for width in [1u32, 3, 4, 5, 8, 16] {

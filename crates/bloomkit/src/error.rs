@@ -82,6 +82,22 @@ pub enum Error {
         /// The operating system's message.
         message: String,
     },
+    /// A remove asked for an item that is certainly not in the filter (one of its counters
+    /// rules it out); the filter is unchanged.
+    #[error("the item is certainly not in the filter; nothing was removed")]
+    NotPresent,
+    /// The increment base L of a variable-increment counting filter does not fit its
+    /// counters: increments are L to 2L − 1, and one must stay below the counter maximum.
+    #[error(
+        "increment base L must be at least 1 with 2L − 1 below the counter maximum \
+         {max_counter} (choose a smaller L or wider counters), got L = {base}"
+    )]
+    InvalidIncrementBase {
+        /// The L asked for.
+        base: u32,
+        /// The largest value a counter of the chosen width holds.
+        max_counter: u32,
+    },
 }
 
 /// Why a byte string is not a valid encoded filter.

@@ -23,11 +23,16 @@ use crate::hash::{Hashing, Item};
 pub enum Kind {
     /// The classic Bloom filter, [`BloomFilter`](crate::BloomFilter).
     Bloom = 1,
+    /// The counting Bloom filter, [`CountingBloomFilter`](crate::CountingBloomFilter).
+    Counting = 3,
+    /// The variable-increment counting Bloom filter,
+    /// [`VariableIncrementBloomFilter`](crate::VariableIncrementBloomFilter).
+    VariableIncrement = 4,
 }
 
 impl Kind {
     /// Every kind this build knows.
-    pub const ALL: &'static [Kind] = &[Kind::Bloom];
+    pub const ALL: &'static [Kind] = &[Kind::Bloom, Kind::Counting, Kind::VariableIncrement];
 
     /// The tag stored in files.
     pub fn tag(self) -> u8 {
@@ -43,6 +48,8 @@ impl Kind {
     pub fn name(self) -> &'static str {
         match self {
             Kind::Bloom => "bloom",
+            Kind::Counting => "counting",
+            Kind::VariableIncrement => "vi-counting",
         }
     }
 }

@@ -30,6 +30,9 @@
 //!   the item count estimated from the fill.
 //! * [`filter`] — the traits [`Filter`], [`Removable`], [`Mergeable`].
 //! * [`bloom`] — the classic [`BloomFilter`].
+//! * [`counting`] — the [`CountingBloomFilter`] (Fan et al. 2000): saturating counters, remove.
+//! * [`vi_counting`] — the [`VariableIncrementBloomFilter`] (Rottenstreich et al. 2014):
+//!   hashed increments, fewer false positives than counting for the same memory.
 //! * [`codec`] — the file format ([`Persist`]), with atomic saves.
 //! * [`stats`] — confidence intervals used to judge measured rates.
 #![forbid(unsafe_code)]
@@ -39,18 +42,22 @@ pub mod any;
 pub mod bits;
 pub mod bloom;
 pub mod codec;
+pub mod counting;
 pub mod error;
 pub mod filter;
 pub mod hash;
 pub mod params;
 pub mod stats;
+pub mod vi_counting;
 
 pub use any::AnyFilter;
 pub use bloom::{BloomFilter, BloomFilterBuilder};
 pub use codec::Persist;
+pub use counting::{CountingBloomFilter, CountingBloomFilterBuilder};
 pub use error::{DecodeError, Error};
 pub use filter::{Filter, Kind, Mergeable, Removable};
 pub use hash::{HashFunction, Hashed, Hashing, IndexScheme, Item};
+pub use vi_counting::{VariableIncrementBloomFilter, VariableIncrementBloomFilterBuilder};
 
 /// The Rust examples of the project's README, run as doctests so that they stay true.
 #[doc = include_str!("../../../README.md")]
