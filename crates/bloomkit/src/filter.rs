@@ -98,8 +98,11 @@ pub trait Filter {
     /// Removes every item.
     fn clear(&mut self);
 
-    /// The number of insertions that changed the filter: the distinct items added, less
-    /// the few that were already reported present when they were added.
+    /// The number of items the filter holds by its own count. For set-like kinds (the
+    /// classic, blocked, scalable and stable filters) that is the insertions that changed
+    /// the filter: the distinct items added, less the few that were already reported
+    /// present when they were added. For multiset kinds (counting, cuckoo) it is the
+    /// insertions less the removals.
     fn len(&self) -> u64;
 
     /// Whether nothing has been inserted.
@@ -135,9 +138,19 @@ pub trait Filter {
 
 /// Filters that can delete an item.
 pub trait Removable: Filter {
-    /// Removes one copy of an item. `Ok(true)` if it was removed, `Ok(false)` if the kind
-    /// could only remove it partly; an error, with the filter unchanged, if the item is
-    /// certainly not in the filter.
+    /// Removes one copy of an item.
+    ///
+    /// * `Ok(true)`: the copy was taken out of the structure. The item may still be
+    ///   reported present — through other copies, other items sharing its cells, or
+    ///   saturated counters, which are never decremented — but no other item loses its
+    ///   membership.
+    /// * `Ok(false)`: the kind could not take it out and it stays reported present (the
+    ///   deletable filter, when every one of its bits lies in a region with collisions).
+    /// * `Err(Error::NotPresent)`, with the filter unchanged: the item is certainly not in
+    ///   the filter.
+    ///
+    /// Removing an item that was never inserted but is reported present (a false
+    /// positive) can create false negatives for other items; only remove what you added.
     fn remove<I: Item + ?Sized>(&mut self, item: &I) -> Result<bool, Error>;
 }
 
