@@ -54,6 +54,18 @@ pub enum Error {
         /// What was asked (`"remove"`, `"merge"`).
         operation: &'static str,
     },
+    /// `remove` was asked for an item that is certainly not in the filter (one of its
+    /// cells is empty); nothing was changed.
+    #[error("the item is certainly not in the filter; nothing was removed")]
+    NotPresent,
+    /// A kind-specific parameter is outside what the kind can use.
+    #[error("invalid {parameter}: {reason}")]
+    InvalidParameter {
+        /// The parameter's name (`"regions"`, `"decrements"`, …).
+        parameter: &'static str,
+        /// What is wrong and what would be valid.
+        reason: String,
+    },
     /// A stored hash-function identifier is unknown to this version.
     #[error("unknown hash function id {0}")]
     UnknownHashFunction(u8),
