@@ -3,9 +3,11 @@
 
 use crate::bloom::BloomFilter;
 use crate::codec::{Parts, Persist};
+use crate::deletable::DeletableBloomFilter;
 use crate::error::{DecodeError, Error};
 use crate::filter::{Filter, Kind};
 use crate::hash::{Hashing, Item};
+use crate::stable::StableBloomFilter;
 
 /// One of the crate's filter kinds, chosen at run time.
 ///
@@ -24,6 +26,10 @@ use crate::hash::{Hashing, Item};
 pub enum AnyFilter {
     /// A classic Bloom filter.
     Bloom(BloomFilter),
+    /// A deletable Bloom filter.
+    Deletable(DeletableBloomFilter),
+    /// A stable Bloom filter.
+    Stable(StableBloomFilter),
 }
 
 /// Calls `$body` with `$f` bound to the inner filter, whatever its kind.
@@ -31,6 +37,8 @@ macro_rules! dispatch {
     ($self:expr, $f:ident => $body:expr) => {
         match $self {
             AnyFilter::Bloom($f) => $body,
+            AnyFilter::Deletable($f) => $body,
+            AnyFilter::Stable($f) => $body,
         }
     };
 }
@@ -38,6 +46,18 @@ macro_rules! dispatch {
 impl From<BloomFilter> for AnyFilter {
     fn from(filter: BloomFilter) -> Self {
         AnyFilter::Bloom(filter)
+    }
+}
+
+impl From<DeletableBloomFilter> for AnyFilter {
+    fn from(filter: DeletableBloomFilter) -> Self {
+        AnyFilter::Deletable(filter)
+    }
+}
+
+impl From<StableBloomFilter> for AnyFilter {
+    fn from(filter: StableBloomFilter) -> Self {
+        AnyFilter::Stable(filter)
     }
 }
 
@@ -93,6 +113,8 @@ impl Persist for AnyFilter {
     fn decode_parts(parts: &Parts<'_>) -> Result<Self, DecodeError> {
         match parts.kind {
             Kind::Bloom => BloomFilter::decode_parts(parts).map(AnyFilter::Bloom),
+            Kind::Deletable => DeletableBloomFilter::decode_parts(parts).map(AnyFilter::Deletable),
+            Kind::Stable => StableBloomFilter::decode_parts(parts).map(AnyFilter::Stable),
         }
     }
 }
@@ -104,6 +126,7 @@ impl AnyFilter {
         #[allow(unreachable_patterns)] // one arm per mergeable kind; the last arm for the rest
         match (self, other) {
             (AnyFilter::Bloom(a), AnyFilter::Bloom(b)) => a.union(b),
+            (AnyFilter::Deletable(a), AnyFilter::Deletable(b)) => a.union(b),
             (a, b) if a.kind() != b.kind() => Err(Error::Incompatible(format!(
                 "a {} filter cannot be merged with a {} filter",
                 a.kind(),
@@ -119,10 +142,10 @@ impl AnyFilter {
     /// Removes an item when the kind can remove (see [`Removable`](crate::Removable));
     /// [`Error::Unsupported`] for the kinds that cannot.
     // One arm per removable kind; the last arm for the rest.
-    #[allow(unreachable_patterns, clippy::match_single_binding)]
+    #[allow(unreachable_patterns)]
     pub fn remove<I: Item + ?Sized>(&mut self, item: &I) -> Result<bool, Error> {
-        let _ = item; // used by the arms of the removable kinds
         match self {
+            AnyFilter::Deletable(f) => f.remove(item),
             f => Err(Error::Unsupported {
                 kind: f.kind(),
                 operation: "remove",

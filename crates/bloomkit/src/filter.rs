@@ -23,11 +23,15 @@ use crate::hash::{Hashing, Item};
 pub enum Kind {
     /// The classic Bloom filter, [`BloomFilter`](crate::BloomFilter).
     Bloom = 1,
+    /// The deletable Bloom filter, [`DeletableBloomFilter`](crate::DeletableBloomFilter).
+    Deletable = 5,
+    /// The stable Bloom filter for streams, [`StableBloomFilter`](crate::StableBloomFilter).
+    Stable = 7,
 }
 
 impl Kind {
     /// Every kind this build knows.
-    pub const ALL: &'static [Kind] = &[Kind::Bloom];
+    pub const ALL: &'static [Kind] = &[Kind::Bloom, Kind::Deletable, Kind::Stable];
 
     /// The tag stored in files.
     pub fn tag(self) -> u8 {
@@ -43,6 +47,8 @@ impl Kind {
     pub fn name(self) -> &'static str {
         match self {
             Kind::Bloom => "bloom",
+            Kind::Deletable => "deletable",
+            Kind::Stable => "stable",
         }
     }
 }

@@ -30,6 +30,10 @@
 //!   the item count estimated from the fill.
 //! * [`filter`] — the traits [`Filter`], [`Removable`], [`Mergeable`].
 //! * [`bloom`] — the classic [`BloomFilter`].
+//! * [`deletable`] — the [`DeletableBloomFilter`]: removes items whose bits lie in
+//!   collision-free regions.
+//! * [`stable`] — the [`StableBloomFilter`]: duplicate detection on streams; forgets old
+//!   items (false negatives by design).
 //! * [`codec`] — the file format ([`Persist`]), with atomic saves.
 //! * [`stats`] — confidence intervals used to judge measured rates.
 #![forbid(unsafe_code)]
@@ -39,18 +43,22 @@ pub mod any;
 pub mod bits;
 pub mod bloom;
 pub mod codec;
+pub mod deletable;
 pub mod error;
 pub mod filter;
 pub mod hash;
 pub mod params;
+pub mod stable;
 pub mod stats;
 
 pub use any::AnyFilter;
 pub use bloom::{BloomFilter, BloomFilterBuilder};
 pub use codec::Persist;
+pub use deletable::{DeletableBloomFilter, DeletableBloomFilterBuilder};
 pub use error::{DecodeError, Error};
 pub use filter::{Filter, Kind, Mergeable, Removable};
 pub use hash::{HashFunction, Hashed, Hashing, IndexScheme, Item};
+pub use stable::{StableBloomFilter, StableBloomFilterBuilder};
 
 /// The Rust examples of the project's README, run as doctests so that they stay true.
 #[doc = include_str!("../../../README.md")]
