@@ -4,9 +4,11 @@
 use crate::bloom::BloomFilter;
 use crate::codec::{Parts, Persist};
 use crate::counting::CountingBloomFilter;
+use crate::deletable::DeletableBloomFilter;
 use crate::error::{DecodeError, Error};
 use crate::filter::{Filter, Kind};
 use crate::hash::{Hashing, Item};
+use crate::stable::StableBloomFilter;
 use crate::vi_counting::VariableIncrementBloomFilter;
 
 /// One of the crate's filter kinds, chosen at run time.
@@ -30,6 +32,10 @@ pub enum AnyFilter {
     Counting(CountingBloomFilter),
     /// A variable-increment counting Bloom filter.
     VariableIncrement(VariableIncrementBloomFilter),
+    /// A deletable Bloom filter.
+    Deletable(DeletableBloomFilter),
+    /// A stable Bloom filter.
+    Stable(StableBloomFilter),
 }
 
 /// Calls `$body` with `$f` bound to the inner filter, whatever its kind.
@@ -39,6 +45,8 @@ macro_rules! dispatch {
             AnyFilter::Bloom($f) => $body,
             AnyFilter::Counting($f) => $body,
             AnyFilter::VariableIncrement($f) => $body,
+            AnyFilter::Deletable($f) => $body,
+            AnyFilter::Stable($f) => $body,
         }
     };
 }
@@ -58,6 +66,18 @@ impl From<CountingBloomFilter> for AnyFilter {
 impl From<VariableIncrementBloomFilter> for AnyFilter {
     fn from(filter: VariableIncrementBloomFilter) -> Self {
         AnyFilter::VariableIncrement(filter)
+    }
+}
+
+impl From<DeletableBloomFilter> for AnyFilter {
+    fn from(filter: DeletableBloomFilter) -> Self {
+        AnyFilter::Deletable(filter)
+    }
+}
+
+impl From<StableBloomFilter> for AnyFilter {
+    fn from(filter: StableBloomFilter) -> Self {
+        AnyFilter::Stable(filter)
     }
 }
 
@@ -117,6 +137,8 @@ impl Persist for AnyFilter {
             Kind::VariableIncrement => {
                 VariableIncrementBloomFilter::decode_parts(parts).map(AnyFilter::VariableIncrement)
             }
+            Kind::Deletable => DeletableBloomFilter::decode_parts(parts).map(AnyFilter::Deletable),
+            Kind::Stable => StableBloomFilter::decode_parts(parts).map(AnyFilter::Stable),
         }
     }
 }
@@ -130,6 +152,7 @@ impl AnyFilter {
             (AnyFilter::Bloom(a), AnyFilter::Bloom(b)) => a.union(b),
             (AnyFilter::Counting(a), AnyFilter::Counting(b)) => a.union(b),
             (AnyFilter::VariableIncrement(a), AnyFilter::VariableIncrement(b)) => a.union(b),
+            (AnyFilter::Deletable(a), AnyFilter::Deletable(b)) => a.union(b),
             (a, b) if a.kind() != b.kind() => Err(Error::Incompatible(format!(
                 "a {} filter cannot be merged with a {} filter",
                 a.kind(),
@@ -150,6 +173,7 @@ impl AnyFilter {
         match self {
             AnyFilter::Counting(f) => f.remove(item),
             AnyFilter::VariableIncrement(f) => f.remove(item),
+            AnyFilter::Deletable(f) => f.remove(item),
             f => Err(Error::Unsupported {
                 kind: f.kind(),
                 operation: "remove",

@@ -52,6 +52,17 @@ impl BitVec {
         was_clear
     }
 
+    /// Resets bit `index` to 0 and returns whether it was 1 before.
+    #[inline]
+    pub fn unset(&mut self, index: u64) -> bool {
+        debug_assert!(index < self.len);
+        let word = &mut self.words[(index >> 6) as usize];
+        let mask = 1u64 << (index & 63);
+        let was_set = *word & mask != 0;
+        *word &= !mask;
+        was_set
+    }
+
     /// Whether bit `index` is 1.
     #[inline]
     pub fn get(&self, index: u64) -> bool {
@@ -407,6 +418,9 @@ mod tests {
         assert!(v.get(129));
         assert!(!v.get(128));
         assert_eq!(v.count_ones(), 1);
+        assert!(v.unset(129));
+        assert!(!v.unset(129));
+        assert_eq!(v.count_ones(), 0);
     }
 
     #[test]

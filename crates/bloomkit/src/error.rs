@@ -54,6 +54,18 @@ pub enum Error {
         /// What was asked (`"remove"`, `"merge"`).
         operation: &'static str,
     },
+    /// `remove` was asked for an item that is certainly not in the filter (one of its
+    /// cells is empty); nothing was changed.
+    #[error("the item is certainly not in the filter; nothing was removed")]
+    NotPresent,
+    /// A kind-specific parameter is outside what the kind can use.
+    #[error("invalid {parameter}: {reason}")]
+    InvalidParameter {
+        /// The parameter's name (`"regions"`, `"decrements"`, …).
+        parameter: &'static str,
+        /// What is wrong and what would be valid.
+        reason: String,
+    },
     /// A stored hash-function identifier is unknown to this version.
     #[error("unknown hash function id {0}")]
     UnknownHashFunction(u8),
@@ -82,10 +94,6 @@ pub enum Error {
         /// The operating system's message.
         message: String,
     },
-    /// A remove asked for an item that is certainly not in the filter (one of its counters
-    /// rules it out); the filter is unchanged.
-    #[error("the item is certainly not in the filter; nothing was removed")]
-    NotPresent,
     /// The increment base L of a variable-increment counting filter does not fit its
     /// counters: increments are L to 2L − 1, and one must stay below the counter maximum.
     #[error(

@@ -28,11 +28,21 @@ pub enum Kind {
     /// The variable-increment counting Bloom filter,
     /// [`VariableIncrementBloomFilter`](crate::VariableIncrementBloomFilter).
     VariableIncrement = 4,
+    /// The deletable Bloom filter, [`DeletableBloomFilter`](crate::DeletableBloomFilter).
+    Deletable = 5,
+    /// The stable Bloom filter for streams, [`StableBloomFilter`](crate::StableBloomFilter).
+    Stable = 7,
 }
 
 impl Kind {
     /// Every kind this build knows.
-    pub const ALL: &'static [Kind] = &[Kind::Bloom, Kind::Counting, Kind::VariableIncrement];
+    pub const ALL: &'static [Kind] = &[
+        Kind::Bloom,
+        Kind::Counting,
+        Kind::VariableIncrement,
+        Kind::Deletable,
+        Kind::Stable,
+    ];
 
     /// The tag stored in files.
     pub fn tag(self) -> u8 {
@@ -50,6 +60,8 @@ impl Kind {
             Kind::Bloom => "bloom",
             Kind::Counting => "counting",
             Kind::VariableIncrement => "vi-counting",
+            Kind::Deletable => "deletable",
+            Kind::Stable => "stable",
         }
     }
 }

@@ -33,6 +33,10 @@
 //! * [`counting`] — the [`CountingBloomFilter`] (Fan et al. 2000): saturating counters, remove.
 //! * [`vi_counting`] — the [`VariableIncrementBloomFilter`] (Rottenstreich et al. 2014):
 //!   hashed increments, fewer false positives than counting for the same memory.
+//! * [`deletable`] — the [`DeletableBloomFilter`]: removes items whose bits lie in
+//!   collision-free regions.
+//! * [`stable`] — the [`StableBloomFilter`]: duplicate detection on streams; forgets old
+//!   items (false negatives by design).
 //! * [`codec`] — the file format ([`Persist`]), with atomic saves.
 //! * [`stats`] — confidence intervals used to judge measured rates.
 #![forbid(unsafe_code)]
@@ -43,10 +47,12 @@ pub mod bits;
 pub mod bloom;
 pub mod codec;
 pub mod counting;
+pub mod deletable;
 pub mod error;
 pub mod filter;
 pub mod hash;
 pub mod params;
+pub mod stable;
 pub mod stats;
 pub mod vi_counting;
 
@@ -54,9 +60,11 @@ pub use any::AnyFilter;
 pub use bloom::{BloomFilter, BloomFilterBuilder};
 pub use codec::Persist;
 pub use counting::{CountingBloomFilter, CountingBloomFilterBuilder};
+pub use deletable::{DeletableBloomFilter, DeletableBloomFilterBuilder};
 pub use error::{DecodeError, Error};
 pub use filter::{Filter, Kind, Mergeable, Removable};
 pub use hash::{HashFunction, Hashed, Hashing, IndexScheme, Item};
+pub use stable::{StableBloomFilter, StableBloomFilterBuilder};
 pub use vi_counting::{VariableIncrementBloomFilter, VariableIncrementBloomFilterBuilder};
 
 /// The Rust examples of the project's README, run as doctests so that they stay true.

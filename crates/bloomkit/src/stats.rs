@@ -20,24 +20,72 @@ pub fn wilson_interval(successes: u64, trials: u64, z: f64) -> (f64, f64) {
     if trials == 0 {
         return (0.0, 1.0);
     }
-    let n = trials as f64;
-    let p = successes as f64 / n;
+    wilson(successes as f64 / trials as f64, trials as f64, z)
+}
+
+/// The Wilson interval of proportion `p` measured on `n` (possibly fractional, effective)
+/// trials.
+fn wilson(p: f64, n: f64, z: f64) -> (f64, f64) {
     let z2 = z * z;
     let centre = (p + z2 / (2.0 * n)) / (1.0 + z2 / n);
     let half = z / (1.0 + z2 / n) * (p * (1.0 - p) / n + z2 / (4.0 * n * n)).sqrt();
     // At 0 (or all) successes the bound is exactly 0 (or 1); say so rather than leave
     // the rounding residue of centre − half.
-    let low = if successes == 0 {
+    let low = if p <= 0.0 {
         0.0
     } else {
         (centre - half).max(0.0)
     };
-    let high = if successes == trials {
+    let high = if p >= 1.0 {
         1.0
     } else {
         (centre + half).min(1.0)
     };
     (low, high)
+}
+
+/// The Wilson interval for a proportion measured in independent *clusters* of trials that
+/// are correlated within a cluster — for example the items of one filter, which all see
+/// that filter's state. `clusters` holds (successes, trials) per cluster.
+///
+/// Correlated trials carry less information than independent ones, so the plain Wilson
+/// interval of the pooled counts is too narrow. The variance of the pooled proportion is
+/// estimated from the spread between clusters (the ratio estimator's variance,
+/// `C/(C−1) · Σ (sᵢ − p nᵢ)² / N²`), its ratio to the binomial variance `p(1−p)/N` is
+/// the design effect `deff` (Kish, "Survey Sampling", 1965; at least 1), and the result
+/// is the Wilson interval with the effective sample size `N / deff`. Independent trials
+/// give `deff ≈ 1`, i.e. [`wilson_interval`] of the pooled counts. Needs a few dozen
+/// clusters for the spread to be estimated well.
+///
+/// ```
+/// use bloomkit::stats::{wilson_interval, wilson_interval_clustered, Z_95};
+/// // Every cluster all-or-nothing: 10 clusters of 100 behave like 10 trials, not 1000.
+/// let clusters: Vec<(u64, u64)> = (0..10).map(|i| (if i < 3 { 100 } else { 0 }, 100)).collect();
+/// let (low, high) = wilson_interval_clustered(&clusters, Z_95);
+/// let (plain_low, plain_high) = wilson_interval(300, 1000, Z_95);
+/// assert!(high - low > 3.0 * (plain_high - plain_low));
+/// ```
+pub fn wilson_interval_clustered(clusters: &[(u64, u64)], z: f64) -> (f64, f64) {
+    let successes: u64 = clusters.iter().map(|c| c.0).sum();
+    let trials: u64 = clusters.iter().map(|c| c.1).sum();
+    if trials == 0 {
+        return (0.0, 1.0);
+    }
+    let n = trials as f64;
+    let p = successes as f64 / n;
+    let binomial = p * (1.0 - p) / n;
+    let count = clusters.len() as f64;
+    let design_effect = if clusters.len() >= 2 && binomial > 0.0 {
+        let spread: f64 = clusters
+            .iter()
+            .map(|&(s, t)| (s as f64 - p * t as f64).powi(2))
+            .sum();
+        let variance = count / (count - 1.0) * spread / (n * n);
+        (variance / binomial).max(1.0)
+    } else {
+        1.0
+    };
+    wilson(p, n / design_effect, z)
 }
 
 /// The interval in which the number of successes of `trials` Bernoulli trials with
@@ -68,6 +116,18 @@ mod tests {
         let (low, high) = wilson_interval(0, 1000, Z_95);
         assert_eq!(low, 0.0);
         assert!(high > 0.003 && high < 0.004, "{high}");
+    }
+
+    #[test]
+    fn clustered_interval_equals_wilson_for_independent_looking_clusters() {
+        // Identical clusters: no spread, design effect 1.
+        let clusters = vec![(10u64, 100u64); 20];
+        assert_eq!(
+            wilson_interval_clustered(&clusters, Z_95),
+            wilson_interval(200, 2000, Z_95)
+        );
+        assert_eq!(wilson_interval_clustered(&[], Z_95), (0.0, 1.0));
+        assert_eq!(wilson_interval_clustered(&[(0, 50), (0, 50)], Z_95).0, 0.0);
     }
 
     #[test]

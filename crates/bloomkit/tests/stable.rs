@@ -1,0 +1,319 @@
+//! Property tests and the paper test of the stable Bloom filter.
+
+use bloomkit::params::{stable_fpp, stable_zero_fraction};
+use bloomkit::stats::{wilson_interval_clustered, Z_99_9};
+use bloomkit::{AnyFilter, Error, Filter, IndexScheme, Persist, StableBloomFilter};
+use proptest::prelude::*;
+
+fn params() -> impl Strategy<Value = (u64, u32, u32, u64, u64, bool)> {
+    // cells, width, K, P, seed, seeded hashing
+    (
+        16u64..3000,
+        1u32..9,
+        1u32..8,
+        1u64..40,
+        any::<u64>(),
+        any::<bool>(),
+    )
+        .prop_map(|(m, d, k, p, seed, seeded)| (m.max(k as u64 + 1), d, k, p.min(m), seed, seeded))
+}
+
+fn build((m, d, k, p, seed, seeded): (u64, u32, u32, u64, u64, bool)) -> StableBloomFilter {
+    StableBloomFilter::builder()
+        .num_cells(m)
+        .cell_width(d)
+        .num_hashes(k)
+        .decrements(p)
+        .seed(seed)
+        .index_scheme(if seeded {
+            IndexScheme::SeededHashes
+        } else {
+            IndexScheme::EnhancedDoubleHashing
+        })
+        .build()
+        .unwrap()
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(256))]
+
+    /// False negatives come only from later decrements: right after its insertion an item is
+    /// always found, whatever the parameters and the stream before it.
+    #[test]
+    fn an_item_just_inserted_is_always_found(
+        params in params(),
+        stream in prop::collection::vec(0u32..5000, 1..400),
+    ) {
+        let mut filter = build(params);
+        for x in &stream {
+            filter.insert(x);
+            prop_assert!(filter.contains(x), "{x} not found right after its insertion");
+        }
+    }
+
+    /// The file format keeps every answer and the generator state: a filter saved and
+    /// loaded again continues exactly as the original.
+    #[test]
+    fn encoding_keeps_every_answer_and_the_continuation(
+        params in params(),
+        before in prop::collection::vec(0u32..5000, 0..300),
+        after in prop::collection::vec(0u32..5000, 0..300),
+    ) {
+        let mut filter = build(params);
+        filter.extend(before.iter());
+        let mut copy = StableBloomFilter::from_bytes(&filter.to_bytes()).unwrap();
+        prop_assert_eq!(&copy, &filter);
+        for q in 0..5000u32 {
+            prop_assert_eq!(copy.contains(&q), filter.contains(&q));
+        }
+        for x in &after {
+            prop_assert_eq!(copy.insert_and_check(x), filter.insert_and_check(x));
+        }
+        prop_assert_eq!(copy.to_bytes(), filter.to_bytes());
+        let any = AnyFilter::from_bytes(&filter.to_bytes()).unwrap();
+        prop_assert_eq!(any.kind().name(), "stable");
+        let unsupported = matches!(
+            any.clone().remove("x"),
+            Err(Error::Unsupported { operation: "remove", .. })
+        );
+        prop_assert!(unsupported);
+    }
+
+    /// Arbitrary bytes are an error, never a panic.
+    #[test]
+    fn arbitrary_bytes_are_an_error(bytes in prop::collection::vec(any::<u8>(), 0..300)) {
+        prop_assert!(StableBloomFilter::from_bytes(&bytes).is_err());
+    }
+
+    /// A valid encoding with random bytes changed *and the checksum repaired* reaches the
+    /// field checks: it decodes or fails, never panics, and whatever decodes can be used.
+    #[test]
+    fn corrupted_fields_with_a_valid_checksum_never_panic(
+        changes in prop::collection::vec((any::<prop::sample::Index>(), any::<u8>()), 1..6),
+    ) {
+        let mut filter = build((200, 3, 3, 5, 1, false));
+        filter.extend(0..40u32);
+        let mut bytes = filter.to_bytes();
+        let body = bytes.len() - 8;
+        for (index, value) in changes {
+            bytes[index.index(body)] = value;
+        }
+        let sum = xxhash_rust::xxh3::xxh3_64(&bytes[..body]);
+        bytes[body..].copy_from_slice(&sum.to_le_bytes());
+        if let Ok(mut f) = StableBloomFilter::from_bytes(&bytes) {
+            for i in 0..10u32 {
+                f.insert(&i);
+            }
+            let _ = f.properties();
+            let _ = f.expected_fpp();
+        }
+    }
+}
+
+#[test]
+fn every_flipped_byte_and_every_truncation_is_an_error() {
+    let mut filter = build((150, 2, 3, 4, 7, false));
+    filter.extend(0..30u32);
+    let bytes = filter.to_bytes();
+    for i in 0..bytes.len() {
+        let mut flipped = bytes.clone();
+        flipped[i] ^= 0xff;
+        assert!(StableBloomFilter::from_bytes(&flipped).is_err(), "byte {i}");
+        assert!(AnyFilter::from_bytes(&flipped).is_err(), "byte {i}");
+    }
+    for len in 0..bytes.len() {
+        assert!(
+            StableBloomFilter::from_bytes(&bytes[..len]).is_err(),
+            "length {len}"
+        );
+    }
+}
+
+#[test]
+fn the_same_seed_and_stream_give_the_same_filter_and_other_seeds_do_not() {
+    let make = |seed| {
+        let mut f = StableBloomFilter::builder()
+            .capacity(500)
+            .seed(seed)
+            .build()
+            .unwrap();
+        f.extend(0..5_000u32);
+        f
+    };
+    assert_eq!(make(3), make(3));
+    assert_ne!(make(3).to_bytes(), make(4).to_bytes());
+}
+
+// ---------------------------------------------------------------------------------------
+// The paper test: convergence to the stable point
+// ---------------------------------------------------------------------------------------
+
+/// Deng & Rafiei's stable point: on a long stream of distinct items, after a burn-in of ten
+/// cell lifetimes, (1) the rate of "duplicate" answers — each is a false positive, since
+/// every item is new — converges to `FPS = (1 − Pr(0))^K`, and (2) the fraction of zero
+/// cells converges to `Pr(0)`; both within 99.9% intervals. The stream is cut into batches
+/// several cell lifetimes long (≈ `Max · m / P` insertions), which serve as the independent
+/// units of a clustered Wilson interval: answers within a batch share the filter's state.
+#[test]
+fn a_long_stream_converges_to_the_stable_point() {
+    let configs = [
+        // (label, filter)
+        (
+            "capacity 2000, ε = 1%, d = 3",
+            StableBloomFilter::with_capacity(2_000, 0.01).unwrap(),
+        ),
+        (
+            "capacity 2000, ε = 1%, d = 1",
+            StableBloomFilter::builder()
+                .capacity(2_000)
+                .fpp(0.01)
+                .cell_width(1)
+                .build()
+                .unwrap(),
+        ),
+        (
+            "capacity 1000, ε = 5%, d = 2, seeded-k",
+            StableBloomFilter::builder()
+                .capacity(1_000)
+                .fpp(0.05)
+                .cell_width(2)
+                .index_scheme(IndexScheme::SeededHashes)
+                .build()
+                .unwrap(),
+        ),
+        (
+            "m = 8000, K = 4, P = 10, d = 2 (explicit)",
+            StableBloomFilter::builder()
+                .num_cells(8_000)
+                .num_hashes(4)
+                .decrements(10)
+                .cell_width(2)
+                .seed(11)
+                .build()
+                .unwrap(),
+        ),
+    ];
+    println!(
+        "{:<42} {:>8} {:>9} {:>20} {:>9} {:>9} {:>20}",
+        "filter", "FPS", "measured", "99.9% interval", "Pr(0)", "measured", "99.9% interval"
+    );
+    for (label, mut filter) in configs {
+        let m = filter.num_cells();
+        let lifetime = filter.max_value() as u64 * m / filter.decrements();
+        let batch = 5 * lifetime.max(m / filter.num_hashes() as u64);
+        let burn_in = 10 * batch;
+        let batches = 60;
+        let mut next = 0u64;
+        for _ in 0..burn_in {
+            filter.insert(&next);
+            next += 1;
+        }
+        let (mut fp_clusters, mut zero_clusters) = (Vec::new(), Vec::new());
+        for _ in 0..batches {
+            let mut positives = 0;
+            for _ in 0..batch {
+                positives += filter.insert_and_check(&next) as u64;
+                next += 1;
+            }
+            fp_clusters.push((positives, batch));
+            let zeros = (filter.zero_fraction() * m as f64).round() as u64;
+            zero_clusters.push((zeros, m));
+        }
+        let theory_fps = filter.stable_fpp();
+        let theory_zero = filter.stable_zero_fraction();
+        assert_eq!(
+            theory_fps,
+            stable_fpp(
+                m,
+                filter.num_hashes(),
+                filter.decrements(),
+                filter.max_value()
+            )
+        );
+        assert_eq!(
+            theory_zero,
+            stable_zero_fraction(
+                m,
+                filter.num_hashes(),
+                filter.decrements(),
+                filter.max_value()
+            )
+        );
+        let rate = |c: &[(u64, u64)]| {
+            c.iter().map(|x| x.0).sum::<u64>() as f64 / c.iter().map(|x| x.1).sum::<u64>() as f64
+        };
+        let fps_interval = wilson_interval_clustered(&fp_clusters, Z_99_9);
+        let zero_interval = wilson_interval_clustered(&zero_clusters, Z_99_9);
+        println!(
+            "{label:<42} {theory_fps:>8.5} {:>9.5} [{:.5}, {:.5}] {theory_zero:>9.5} {:>9.5} \
+             [{:.5}, {:.5}]",
+            rate(&fp_clusters),
+            fps_interval.0,
+            fps_interval.1,
+            rate(&zero_clusters),
+            zero_interval.0,
+            zero_interval.1
+        );
+        assert!(
+            fps_interval.0 <= theory_fps && theory_fps <= fps_interval.1,
+            "{label}: stable FPR {theory_fps} outside {fps_interval:?}"
+        );
+        assert!(
+            zero_interval.0 <= theory_zero && theory_zero <= zero_interval.1,
+            "{label}: Pr(0) {theory_zero} outside {zero_interval:?}"
+        );
+    }
+}
+
+/// The share of items still found `age` insertions after their own, for each age, on a
+/// stream of distinct items after a burn-in.
+fn still_found(filter: &mut StableBloomFilter, n: u64, ages: &[u64]) -> Vec<f64> {
+    let start = 20 * n;
+    let end = start + 50 * n;
+    let mut found = vec![0u64; ages.len()];
+    let mut asked = 0u64;
+    for t in 0..end {
+        filter.insert(&t);
+        if t >= start && t % 7 == 0 {
+            asked += 1;
+            for (i, &age) in ages.iter().enumerate() {
+                found[i] += filter.contains(&(t - age)) as u64;
+            }
+        }
+    }
+    found.iter().map(|&f| f as f64 / asked as f64).collect()
+}
+
+/// No false negatives does NOT hold: items inserted long ago are forgotten. The share of
+/// items still found falls with their age (counted in later insertions of distinct items)
+/// and, after a few cell lifetimes, is no higher than for items never inserted. Wider
+/// cells forget later and more sharply (the table in the module documentation).
+#[test]
+fn old_items_are_forgotten() {
+    let n = 2_000u64;
+    let ages = [n / 8, n / 4, n / 2, 3 * n / 4, n, 2 * n, 4 * n];
+    let mut by_width = Vec::new();
+    for width in [1u32, 3] {
+        let mut filter = StableBloomFilter::builder()
+            .capacity(n)
+            .fpp(0.01)
+            .cell_width(width)
+            .build()
+            .unwrap();
+        let shares = still_found(&mut filter, n, &ages);
+        println!("d = {width}, P = {}: {shares:.3?}", filter.decrements());
+        assert!(shares.windows(2).all(|w| w[0] >= w[1]), "{shares:?}");
+        // After 4n insertions an old item is found about as often as a fresh one (ε ≤ 1%).
+        assert!(shares[6] < 0.015, "d = {width}, old items: {shares:?}");
+        by_width.push(shares);
+    }
+    // Three-bit cells keep the last n/4 items; one-bit cells have lost most of them.
+    assert!(by_width[1][1] > 0.98, "{:?}", by_width[1]);
+    assert!(by_width[0][1] < 0.5, "{:?}", by_width[0]);
+    // One old item, checked directly.
+    let mut f = StableBloomFilter::with_capacity(n, 0.01).unwrap();
+    f.insert("long ago");
+    assert!(f.contains("long ago"));
+    f.extend(0..10 * n);
+    assert!(!f.contains("long ago"));
+}
