@@ -3,9 +3,11 @@
 
 use crate::bloom::BloomFilter;
 use crate::codec::{Parts, Persist};
+use crate::cuckoo::CuckooFilter;
 use crate::error::{DecodeError, Error};
 use crate::filter::{Filter, Kind};
 use crate::hash::{Hashing, Item};
+use crate::scalable::ScalableBloomFilter;
 
 /// One of the crate's filter kinds, chosen at run time.
 ///
@@ -24,6 +26,10 @@ use crate::hash::{Hashing, Item};
 pub enum AnyFilter {
     /// A classic Bloom filter.
     Bloom(BloomFilter),
+    /// A scalable Bloom filter.
+    Scalable(ScalableBloomFilter),
+    /// A cuckoo filter.
+    Cuckoo(CuckooFilter),
 }
 
 /// Calls `$body` with `$f` bound to the inner filter, whatever its kind.
@@ -31,6 +37,8 @@ macro_rules! dispatch {
     ($self:expr, $f:ident => $body:expr) => {
         match $self {
             AnyFilter::Bloom($f) => $body,
+            AnyFilter::Scalable($f) => $body,
+            AnyFilter::Cuckoo($f) => $body,
         }
     };
 }
@@ -38,6 +46,18 @@ macro_rules! dispatch {
 impl From<BloomFilter> for AnyFilter {
     fn from(filter: BloomFilter) -> Self {
         AnyFilter::Bloom(filter)
+    }
+}
+
+impl From<ScalableBloomFilter> for AnyFilter {
+    fn from(filter: ScalableBloomFilter) -> Self {
+        AnyFilter::Scalable(filter)
+    }
+}
+
+impl From<CuckooFilter> for AnyFilter {
+    fn from(filter: CuckooFilter) -> Self {
+        AnyFilter::Cuckoo(filter)
     }
 }
 
@@ -93,6 +113,8 @@ impl Persist for AnyFilter {
     fn decode_parts(parts: &Parts<'_>) -> Result<Self, DecodeError> {
         match parts.kind {
             Kind::Bloom => BloomFilter::decode_parts(parts).map(AnyFilter::Bloom),
+            Kind::Scalable => ScalableBloomFilter::decode_parts(parts).map(AnyFilter::Scalable),
+            Kind::Cuckoo => CuckooFilter::decode_parts(parts).map(AnyFilter::Cuckoo),
         }
     }
 }
@@ -119,10 +141,11 @@ impl AnyFilter {
     /// Removes an item when the kind can remove (see [`Removable`](crate::Removable));
     /// [`Error::Unsupported`] for the kinds that cannot.
     // One arm per removable kind; the last arm for the rest.
-    #[allow(unreachable_patterns, clippy::match_single_binding)]
+    #[allow(unreachable_patterns)]
     pub fn remove<I: Item + ?Sized>(&mut self, item: &I) -> Result<bool, Error> {
-        let _ = item; // used by the arms of the removable kinds
+        use crate::filter::Removable;
         match self {
+            AnyFilter::Cuckoo(f) => Removable::remove(f, item),
             f => Err(Error::Unsupported {
                 kind: f.kind(),
                 operation: "remove",

@@ -54,6 +54,28 @@ pub enum Error {
         /// What was asked (`"remove"`, `"merge"`).
         operation: &'static str,
     },
+    /// A kind-specific parameter is outside the values the kind supports.
+    #[error("invalid {parameter}: {reason}")]
+    InvalidParameter {
+        /// The parameter's name (`"growth factor"`, `"bucket size"`, …).
+        parameter: &'static str,
+        /// What is wrong and which values are allowed.
+        reason: String,
+    },
+    /// The filter cannot take another item; every item already in is kept.
+    #[error("the {kind} filter is full: {reason}")]
+    Full {
+        /// The kind of the filter.
+        kind: crate::filter::Kind,
+        /// Why, and what to do about it.
+        reason: String,
+    },
+    /// A remove of an item that is certainly not in the filter; the filter is unchanged.
+    #[error("the item is not in the {kind} filter; nothing was removed")]
+    NotPresent {
+        /// The kind of the filter.
+        kind: crate::filter::Kind,
+    },
     /// A stored hash-function identifier is unknown to this version.
     #[error("unknown hash function id {0}")]
     UnknownHashFunction(u8),

@@ -23,11 +23,15 @@ use crate::hash::{Hashing, Item};
 pub enum Kind {
     /// The classic Bloom filter, [`BloomFilter`](crate::BloomFilter).
     Bloom = 1,
+    /// The scalable Bloom filter, [`ScalableBloomFilter`](crate::ScalableBloomFilter).
+    Scalable = 6,
+    /// The cuckoo filter, [`CuckooFilter`](crate::CuckooFilter).
+    Cuckoo = 8,
 }
 
 impl Kind {
     /// Every kind this build knows.
-    pub const ALL: &'static [Kind] = &[Kind::Bloom];
+    pub const ALL: &'static [Kind] = &[Kind::Bloom, Kind::Scalable, Kind::Cuckoo];
 
     /// The tag stored in files.
     pub fn tag(self) -> u8 {
@@ -43,6 +47,8 @@ impl Kind {
     pub fn name(self) -> &'static str {
         match self {
             Kind::Bloom => "bloom",
+            Kind::Scalable => "scalable",
+            Kind::Cuckoo => "cuckoo",
         }
     }
 }

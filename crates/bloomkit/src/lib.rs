@@ -30,6 +30,9 @@
 //!   the item count estimated from the fill.
 //! * [`filter`] — the traits [`Filter`], [`Removable`], [`Mergeable`].
 //! * [`bloom`] — the classic [`BloomFilter`].
+//! * [`scalable`] — the [`ScalableBloomFilter`]: a stack of classic filters that grows and
+//!   keeps its false-positive bound.
+//! * [`cuckoo`] — the [`CuckooFilter`]: fingerprints in buckets, with remove.
 //! * [`codec`] — the file format ([`Persist`]), with atomic saves.
 //! * [`stats`] — confidence intervals used to judge measured rates.
 #![forbid(unsafe_code)]
@@ -39,18 +42,22 @@ pub mod any;
 pub mod bits;
 pub mod bloom;
 pub mod codec;
+pub mod cuckoo;
 pub mod error;
 pub mod filter;
 pub mod hash;
 pub mod params;
+pub mod scalable;
 pub mod stats;
 
 pub use any::AnyFilter;
 pub use bloom::{BloomFilter, BloomFilterBuilder};
 pub use codec::Persist;
+pub use cuckoo::{CuckooFilter, CuckooFilterBuilder};
 pub use error::{DecodeError, Error};
 pub use filter::{Filter, Kind, Mergeable, Removable};
 pub use hash::{HashFunction, Hashed, Hashing, IndexScheme, Item};
+pub use scalable::{ScalableBloomFilter, ScalableBloomFilterBuilder};
 
 /// The Rust examples of the project's README, run as doctests so that they stay true.
 #[doc = include_str!("../../../README.md")]
