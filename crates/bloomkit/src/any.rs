@@ -4,10 +4,12 @@
 use crate::bloom::BloomFilter;
 use crate::codec::{Parts, Persist};
 use crate::counting::CountingBloomFilter;
+use crate::cuckoo::CuckooFilter;
 use crate::deletable::DeletableBloomFilter;
 use crate::error::{DecodeError, Error};
 use crate::filter::{Filter, Kind};
 use crate::hash::{Hashing, Item};
+use crate::scalable::ScalableBloomFilter;
 use crate::stable::StableBloomFilter;
 use crate::vi_counting::VariableIncrementBloomFilter;
 
@@ -36,6 +38,10 @@ pub enum AnyFilter {
     Deletable(DeletableBloomFilter),
     /// A stable Bloom filter.
     Stable(StableBloomFilter),
+    /// A scalable Bloom filter.
+    Scalable(ScalableBloomFilter),
+    /// A cuckoo filter.
+    Cuckoo(CuckooFilter),
 }
 
 /// Calls `$body` with `$f` bound to the inner filter, whatever its kind.
@@ -47,39 +53,32 @@ macro_rules! dispatch {
             AnyFilter::VariableIncrement($f) => $body,
             AnyFilter::Deletable($f) => $body,
             AnyFilter::Stable($f) => $body,
+            AnyFilter::Scalable($f) => $body,
+            AnyFilter::Cuckoo($f) => $body,
         }
     };
 }
 
-impl From<BloomFilter> for AnyFilter {
-    fn from(filter: BloomFilter) -> Self {
-        AnyFilter::Bloom(filter)
-    }
+/// `impl From<Kind> for AnyFilter` for every kind.
+macro_rules! from_kinds {
+    ($($variant:ident($kind:ty)),* $(,)?) => {$(
+        impl From<$kind> for AnyFilter {
+            fn from(filter: $kind) -> Self {
+                AnyFilter::$variant(filter)
+            }
+        }
+    )*};
 }
 
-impl From<CountingBloomFilter> for AnyFilter {
-    fn from(filter: CountingBloomFilter) -> Self {
-        AnyFilter::Counting(filter)
-    }
-}
-
-impl From<VariableIncrementBloomFilter> for AnyFilter {
-    fn from(filter: VariableIncrementBloomFilter) -> Self {
-        AnyFilter::VariableIncrement(filter)
-    }
-}
-
-impl From<DeletableBloomFilter> for AnyFilter {
-    fn from(filter: DeletableBloomFilter) -> Self {
-        AnyFilter::Deletable(filter)
-    }
-}
-
-impl From<StableBloomFilter> for AnyFilter {
-    fn from(filter: StableBloomFilter) -> Self {
-        AnyFilter::Stable(filter)
-    }
-}
+from_kinds!(
+    Bloom(BloomFilter),
+    Counting(CountingBloomFilter),
+    VariableIncrement(VariableIncrementBloomFilter),
+    Deletable(DeletableBloomFilter),
+    Scalable(ScalableBloomFilter),
+    Stable(StableBloomFilter),
+    Cuckoo(CuckooFilter),
+);
 
 impl Filter for AnyFilter {
     fn kind(&self) -> Kind {
@@ -139,6 +138,8 @@ impl Persist for AnyFilter {
             }
             Kind::Deletable => DeletableBloomFilter::decode_parts(parts).map(AnyFilter::Deletable),
             Kind::Stable => StableBloomFilter::decode_parts(parts).map(AnyFilter::Stable),
+            Kind::Scalable => ScalableBloomFilter::decode_parts(parts).map(AnyFilter::Scalable),
+            Kind::Cuckoo => CuckooFilter::decode_parts(parts).map(AnyFilter::Cuckoo),
         }
     }
 }
@@ -147,7 +148,6 @@ impl AnyFilter {
     /// Unions `other` into `self` when both are of the same mergeable kind.
     pub fn union(&mut self, other: &AnyFilter) -> Result<(), Error> {
         use crate::filter::Mergeable;
-        #[allow(unreachable_patterns)] // one arm per mergeable kind; the last arm for the rest
         match (self, other) {
             (AnyFilter::Bloom(a), AnyFilter::Bloom(b)) => a.union(b),
             (AnyFilter::Counting(a), AnyFilter::Counting(b)) => a.union(b),
@@ -168,12 +168,13 @@ impl AnyFilter {
     /// Removes an item when the kind can remove (see [`Removable`](crate::Removable));
     /// [`Error::Unsupported`] for the kinds that cannot.
     // One arm per removable kind; the last arm for the rest.
-    #[allow(unreachable_patterns)]
     pub fn remove<I: Item + ?Sized>(&mut self, item: &I) -> Result<bool, Error> {
+        use crate::filter::Removable;
         match self {
             AnyFilter::Counting(f) => f.remove(item),
             AnyFilter::VariableIncrement(f) => f.remove(item),
             AnyFilter::Deletable(f) => f.remove(item),
+            AnyFilter::Cuckoo(f) => Removable::remove(f, item),
             f => Err(Error::Unsupported {
                 kind: f.kind(),
                 operation: "remove",

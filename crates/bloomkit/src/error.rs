@@ -61,9 +61,17 @@ pub enum Error {
     /// A kind-specific parameter is outside what the kind can use.
     #[error("invalid {parameter}: {reason}")]
     InvalidParameter {
-        /// The parameter's name (`"regions"`, `"decrements"`, …).
+        /// The parameter's name (`"regions"`, `"growth factor"`, `"bucket size"`, …).
         parameter: &'static str,
         /// What is wrong and what would be valid.
+        reason: String,
+    },
+    /// The filter cannot take another item; every item already in is kept.
+    #[error("the {kind} filter is full: {reason}")]
+    Full {
+        /// The kind of the filter.
+        kind: crate::filter::Kind,
+        /// Why, and what to do about it.
         reason: String,
     },
     /// A stored hash-function identifier is unknown to this version.

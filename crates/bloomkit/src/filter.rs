@@ -32,6 +32,10 @@ pub enum Kind {
     Deletable = 5,
     /// The stable Bloom filter for streams, [`StableBloomFilter`](crate::StableBloomFilter).
     Stable = 7,
+    /// The scalable Bloom filter, [`ScalableBloomFilter`](crate::ScalableBloomFilter).
+    Scalable = 6,
+    /// The cuckoo filter, [`CuckooFilter`](crate::CuckooFilter).
+    Cuckoo = 8,
 }
 
 impl Kind {
@@ -41,7 +45,9 @@ impl Kind {
         Kind::Counting,
         Kind::VariableIncrement,
         Kind::Deletable,
+        Kind::Scalable,
         Kind::Stable,
+        Kind::Cuckoo,
     ];
 
     /// The tag stored in files.
@@ -62,6 +68,8 @@ impl Kind {
             Kind::VariableIncrement => "vi-counting",
             Kind::Deletable => "deletable",
             Kind::Stable => "stable",
+            Kind::Scalable => "scalable",
+            Kind::Cuckoo => "cuckoo",
         }
     }
 }

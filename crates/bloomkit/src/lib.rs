@@ -37,6 +37,9 @@
 //!   collision-free regions.
 //! * [`stable`] — the [`StableBloomFilter`]: duplicate detection on streams; forgets old
 //!   items (false negatives by design).
+//! * [`scalable`] — the [`ScalableBloomFilter`]: a stack of classic filters that grows and
+//!   keeps its false-positive bound.
+//! * [`cuckoo`] — the [`CuckooFilter`]: fingerprints in buckets, with remove.
 //! * [`codec`] — the file format ([`Persist`]), with atomic saves.
 //! * [`stats`] — confidence intervals used to judge measured rates.
 #![forbid(unsafe_code)]
@@ -47,11 +50,13 @@ pub mod bits;
 pub mod bloom;
 pub mod codec;
 pub mod counting;
+pub mod cuckoo;
 pub mod deletable;
 pub mod error;
 pub mod filter;
 pub mod hash;
 pub mod params;
+pub mod scalable;
 pub mod stable;
 pub mod stats;
 pub mod vi_counting;
@@ -60,10 +65,12 @@ pub use any::AnyFilter;
 pub use bloom::{BloomFilter, BloomFilterBuilder};
 pub use codec::Persist;
 pub use counting::{CountingBloomFilter, CountingBloomFilterBuilder};
+pub use cuckoo::{CuckooFilter, CuckooFilterBuilder};
 pub use deletable::{DeletableBloomFilter, DeletableBloomFilterBuilder};
 pub use error::{DecodeError, Error};
 pub use filter::{Filter, Kind, Mergeable, Removable};
 pub use hash::{HashFunction, Hashed, Hashing, IndexScheme, Item};
+pub use scalable::{ScalableBloomFilter, ScalableBloomFilterBuilder};
 pub use stable::{StableBloomFilter, StableBloomFilterBuilder};
 pub use vi_counting::{VariableIncrementBloomFilter, VariableIncrementBloomFilterBuilder};
 

@@ -662,6 +662,174 @@ pub fn stable_decrements_for_fpp(
     (p.is_finite() && p > 0.0).then_some(p)
 }
 
+// ---------------------------------------------------------------------------------------
+// Scalable Bloom filter
+// ---------------------------------------------------------------------------------------
+
+/// The error ε₀ of the first layer of a scalable Bloom filter that must stay below `fpp`
+/// overall with tightening ratio `tightening` (r): `ε₀ = ε (1 − r)`.
+///
+/// Layer i has error `ε₀ rⁱ`; a query is a false positive when some layer says "maybe", so
+/// by the union bound the compound error is at most `Σ ε₀ rⁱ = ε₀ / (1 − r)`, which this
+/// choice makes equal to ε (Almeida, Baquero, Preguiça & Hutchison, "Scalable Bloom
+/// Filters", Information Processing Letters 101(6), 2007).
+///
+/// ```
+/// use bloomkit::params::scalable_initial_fpp;
+/// assert!((scalable_initial_fpp(0.01, 0.5) - 0.005).abs() < 1e-15);
+/// assert!((scalable_initial_fpp(0.01, 0.9) - 0.001).abs() < 1e-15);
+/// ```
+pub fn scalable_initial_fpp(fpp: f64, tightening: f64) -> f64 {
+    fpp * (1.0 - tightening)
+}
+
+/// The error of layer `layer` (counted from 0) of a scalable Bloom filter: `ε₀ · rⁱ`
+/// (Almeida et al. 2007). Computed by repeated multiplication so that a filter and its
+/// decoded copy get bit-identical values.
+pub fn scalable_layer_fpp(initial_fpp: f64, tightening: f64, layer: u32) -> f64 {
+    (0..layer).fold(initial_fpp, |fpp, _| fpp * tightening)
+}
+
+/// The capacity of layer `layer` (counted from 0) of a scalable Bloom filter: `n₀ · sⁱ`
+/// (Almeida et al. 2007), or `None` if it does not fit in a `u64`.
+///
+/// ```
+/// use bloomkit::params::scalable_layer_capacity;
+/// assert_eq!(scalable_layer_capacity(1000, 2, 3), Some(8000));
+/// assert_eq!(scalable_layer_capacity(1000, 4, 2), Some(16_000));
+/// assert_eq!(scalable_layer_capacity(1000, 2, 64), None);
+/// ```
+pub fn scalable_layer_capacity(initial_capacity: u64, growth: u32, layer: u32) -> Option<u64> {
+    (growth as u64)
+        .checked_pow(layer)
+        .and_then(|g| g.checked_mul(initial_capacity))
+}
+
+/// The bound on the false-positive probability of a scalable Bloom filter with `layers`
+/// layers: `Σ_{i<L} ε₀ rⁱ = ε₀ (1 − r^L) / (1 − r)`, which stays below `ε₀ / (1 − r)` however
+/// many layers are added (union bound; Almeida et al. 2007). The union bound
+/// holds whether or not the layers' answers are independent.
+///
+/// ```
+/// use bloomkit::params::scalable_fpp_bound;
+/// assert!((scalable_fpp_bound(0.005, 0.5, 1) - 0.005).abs() < 1e-15);
+/// assert!((scalable_fpp_bound(0.005, 0.5, 2) - 0.0075).abs() < 1e-15);
+/// assert!(scalable_fpp_bound(0.005, 0.5, 60) <= 0.01);
+/// ```
+pub fn scalable_fpp_bound(initial_fpp: f64, tightening: f64, layers: u32) -> f64 {
+    (0..layers)
+        .map(|i| scalable_layer_fpp(initial_fpp, tightening, i))
+        .sum()
+}
+
+/// The number of layers a scalable Bloom filter needs for `items` insertions that each
+/// changed it, when a layer is full once it has taken its capacity: the smallest `L ≥ 1`
+/// with `n₀ (s^L − 1) / (s − 1) ≥ items` (the total capacity of L layers of capacities
+/// `n₀, n₀s, …, n₀s^(L−1)`). Growth factors below 2 are treated as 2.
+///
+/// ```
+/// use bloomkit::params::scalable_num_layers;
+/// assert_eq!(scalable_num_layers(0, 1000, 2), 1);
+/// assert_eq!(scalable_num_layers(1000, 1000, 2), 1);
+/// assert_eq!(scalable_num_layers(1001, 1000, 2), 2);
+/// assert_eq!(scalable_num_layers(100_000, 1000, 2), 7); // 1000 · (2⁷ − 1) = 127 000
+/// assert_eq!(scalable_num_layers(85_000, 1000, 4), 4); // 1000 · (4⁴ − 1) / 3 = 85 000
+/// assert_eq!(scalable_num_layers(100_000, 1000, 4), 5);
+/// ```
+pub fn scalable_num_layers(items: u64, initial_capacity: u64, growth: u32) -> u32 {
+    let initial_capacity = initial_capacity.max(1);
+    let growth = growth.max(2) as u64;
+    let (mut layers, mut total, mut next) = (1u32, initial_capacity, initial_capacity);
+    while total < items {
+        next = next.saturating_mul(growth);
+        total = total.saturating_add(next);
+        layers += 1;
+    }
+    layers
+}
+
+// ---------------------------------------------------------------------------------------
+// Cuckoo filter
+// ---------------------------------------------------------------------------------------
+
+/// The load factor α a cuckoo filter is sized for: with buckets of 4 slots, partial-key
+/// cuckoo hashing fills about 95% of the slots before an insertion fails (Fan, Andersen,
+/// Kaminsky & Mitzenmacher, "Cuckoo Filter: Practically Better Than Bloom", CoNEXT 2014,
+/// where it measures the load factor).
+pub const CUCKOO_TARGET_LOAD: f64 = 0.95;
+
+/// The fingerprint widths (in bits) a cuckoo filter supports.
+pub const CUCKOO_FINGERPRINT_BITS: [u32; 3] = [8, 12, 16];
+
+/// The false-positive probability of a cuckoo filter with `fingerprint_bits`-bit
+/// fingerprints (f), buckets of `bucket_size` slots (b) and load factor `load` (α):
+///
+/// ```text
+///     ε = 1 − (1 − 1/2^f)^(2bα)
+/// ```
+///
+/// A query compares its fingerprint with the 2bα occupied slots (on average) of its two
+/// buckets, each a match with probability 2^−f (Fan et al., CoNEXT 2014, with
+/// the occupancy α). At full load it is at most `2b / 2^f` ([`cuckoo_fpp_bound`]).
+///
+/// ```
+/// use bloomkit::params::cuckoo_fpp;
+/// let p = cuckoo_fpp(8, 4, 0.95);
+/// assert!((p - 0.0293).abs() < 1e-4);
+/// assert_eq!(cuckoo_fpp(12, 4, 0.0), 0.0);
+/// ```
+pub fn cuckoo_fpp(fingerprint_bits: u32, bucket_size: u32, load: f64) -> f64 {
+    let per_slot = (-(fingerprint_bits as f64)).exp2();
+    let compared = 2.0 * bucket_size as f64 * load.clamp(0.0, 1.0);
+    -(compared * (-per_slot).ln_1p()).exp_m1()
+}
+
+/// The upper bound `2b / 2^f` on a cuckoo filter's false-positive probability: 2b slots are
+/// compared, each a match with probability 2^−f (Fan et al., CoNEXT 2014).
+///
+/// ```
+/// use bloomkit::params::cuckoo_fpp_bound;
+/// assert_eq!(cuckoo_fpp_bound(8, 4), 8.0 / 256.0);
+/// ```
+pub fn cuckoo_fpp_bound(fingerprint_bits: u32, bucket_size: u32) -> f64 {
+    2.0 * bucket_size as f64 / (fingerprint_bits as f64).exp2()
+}
+
+/// The smallest supported fingerprint width f ∈ {8, 12, 16} with `2b / 2^f ≤ fpp`, or
+/// `None` if even 16 bits do not reach `fpp` (the bound f ≥ log₂(2b/ε) of Fan et al.,
+/// CoNEXT 2014).
+///
+/// ```
+/// use bloomkit::params::cuckoo_fingerprint_bits;
+/// assert_eq!(cuckoo_fingerprint_bits(0.05, 4), Some(8));
+/// assert_eq!(cuckoo_fingerprint_bits(0.01, 4), Some(12));
+/// assert_eq!(cuckoo_fingerprint_bits(0.001, 4), Some(16));
+/// assert_eq!(cuckoo_fingerprint_bits(1e-5, 4), None);
+/// ```
+pub fn cuckoo_fingerprint_bits(fpp: f64, bucket_size: u32) -> Option<u32> {
+    CUCKOO_FINGERPRINT_BITS
+        .into_iter()
+        .find(|&f| cuckoo_fpp_bound(f, bucket_size) <= fpp)
+}
+
+/// The number of buckets for `capacity` items in buckets of `bucket_size` slots at load
+/// factor `load`: the next power of two `≥ ⌈n / (b·α)⌉` (a power of two so that the
+/// alternate bucket `i ⊕ h(fp)` stays in range), or `None` past `2⁶³`.
+///
+/// ```
+/// use bloomkit::params::cuckoo_num_buckets;
+/// assert_eq!(cuckoo_num_buckets(1, 4, 0.95), Some(1));
+/// assert_eq!(cuckoo_num_buckets(3_891, 4, 0.95), Some(1024)); // 1024 · 4 · 0.95 = 3 891.2
+/// assert_eq!(cuckoo_num_buckets(3_892, 4, 0.95), Some(2048));
+/// ```
+pub fn cuckoo_num_buckets(capacity: u64, bucket_size: u32, load: f64) -> Option<u64> {
+    let needed = (capacity as f64 / (bucket_size.max(1) as f64 * load)).ceil();
+    if needed.is_nan() || needed >= 9.2e18 {
+        return None;
+    }
+    (needed as u64).max(1).checked_next_power_of_two()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -928,5 +1096,68 @@ mod tests {
         let x = 10.0 * (1.0 / 5.0 - 1.0 / 10_000.0);
         assert!((stable_zero_fraction(10_000, 5, 10, 1) - x / (1.0 + x)).abs() < 1e-12);
         assert!(stable_fpp(10_000, 5, 10, 3) > 0.0 && stable_fpp(10_000, 5, 10, 3) < 1.0);
+    }
+
+    #[test]
+    fn scalable_bound_never_passes_the_requested_fpp() {
+        for (fpp, r) in [(0.01, 0.5), (0.001, 0.5), (0.01, 0.9), (0.1, 0.25)] {
+            let e0 = scalable_initial_fpp(fpp, r);
+            let mut previous = 0.0;
+            for layers in 1..80 {
+                let bound = scalable_fpp_bound(e0, r, layers);
+                assert!(bound <= fpp * (1.0 + 1e-12), "ε {fpp}, r {r}, L {layers}");
+                assert!(bound >= previous);
+                previous = bound;
+            }
+            // It approaches ε: with r = 0.5, 20 layers are within 10⁻⁶ relative.
+            if r == 0.5 {
+                assert!(scalable_fpp_bound(e0, r, 20) > fpp * (1.0 - 1e-6));
+            }
+        }
+    }
+
+    #[test]
+    fn scalable_layer_count_follows_the_growth_law() {
+        for (n0, s) in [(1u64, 2u32), (1000, 2), (1000, 4), (7, 4)] {
+            for items in [0u64, 1, n0, n0 + 1, 10 * n0, 100 * n0, 12345] {
+                let layers = scalable_num_layers(items, n0, s);
+                let total = |l: u32| (0..l).map(|i| n0 * (s as u64).pow(i)).sum::<u64>();
+                assert!(total(layers) >= items, "{n0} {s} {items}");
+                assert!(layers == 1 || total(layers - 1) < items, "{n0} {s} {items}");
+            }
+        }
+        assert_eq!(scalable_layer_capacity(u64::MAX, 2, 1), None);
+        assert_eq!(scalable_layer_capacity(5, 4, 0), Some(5));
+    }
+
+    #[test]
+    fn cuckoo_fpp_matches_the_paper() {
+        // At full load the exact form is just under the bound 2b/2^f.
+        for f in CUCKOO_FINGERPRINT_BITS {
+            for b in [2, 4, 8] {
+                let exact = cuckoo_fpp(f, b, 1.0);
+                let bound = cuckoo_fpp_bound(f, b);
+                assert!(exact < bound && exact > bound * 0.9, "f {f} b {b}");
+            }
+        }
+        // Half the load, about half the rate.
+        let ratio = cuckoo_fpp(12, 4, 0.5) / cuckoo_fpp(12, 4, 1.0);
+        assert!((ratio - 0.5).abs() < 1e-3, "{ratio}");
+        assert_eq!(cuckoo_fingerprint_bits(0.0313, 4), Some(8));
+        assert_eq!(cuckoo_fingerprint_bits(0.03, 4), Some(12));
+        assert_eq!(cuckoo_fingerprint_bits(0.01, 2), Some(12));
+        assert_eq!(cuckoo_fingerprint_bits(0.01, 8), Some(12));
+    }
+
+    #[test]
+    fn cuckoo_buckets_are_powers_of_two_with_room_for_the_items() {
+        for n in [1u64, 2, 3, 4, 100, 3_800, 1_000_000, 123_456_789] {
+            let buckets = cuckoo_num_buckets(n, 4, CUCKOO_TARGET_LOAD).unwrap();
+            assert!(buckets.is_power_of_two());
+            assert!(buckets as f64 * 4.0 * CUCKOO_TARGET_LOAD >= n as f64, "{n}");
+            assert!(buckets == 1 || (buckets / 2) as f64 * 4.0 * CUCKOO_TARGET_LOAD < n as f64);
+        }
+        assert_eq!(cuckoo_num_buckets(u64::MAX, 4, 0.95), Some(1 << 63));
+        assert_eq!(cuckoo_num_buckets(u64::MAX, 2, 0.5), None);
     }
 }

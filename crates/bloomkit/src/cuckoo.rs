@@ -1,0 +1,1206 @@
+//! The cuckoo filter: short fingerprints in a cuckoo hash table, with remove. It follows
+//! Fan, Andersen, Kaminsky & Mitzenmacher, "Cuckoo Filter: Practically Better Than Bloom",
+//! CoNEXT 2014 (ACM), and, for the victim slot, the authors' reference implementation.
+//!
+//! # Structure
+//!
+//! A table of B buckets (B a power of two), each of b slots (b = 4 by default; 2 or 8 on
+//! request). A slot holds an f-bit fingerprint of an item (f = 8, 12 or 16), or 0 for
+//! "empty". The table is one [`PackedCounters`] of B·b slots of f bits, bucket after bucket
+//! (slot j of bucket i is counter `i·b + j`); a slot never straddles two 64-bit words, so
+//! 8- and 16-bit fingerprints waste nothing and 12-bit ones fill 60 of each word's 64 bits
+//! (12.8 bits per slot).
+//!
+//! # Partial-key cuckoo hashing
+//!
+//! An item's bytes are hashed once to a 128-bit digest ([`Hashing::digest`]):
+//!
+//! ```text
+//!     i₁ = the top log₂B bits of the low 64 bits of the digest
+//!     fp = the top f bits of the high 64 bits, with 0 mapped to 1 (0 marks an empty slot)
+//!     i₂ = i₁ ⊕ h(fp),   h(fp) = the top log₂B bits of fp · 0x9E37_79B9_7F4A_7C15 (mod 2⁶⁴)
+//! ```
+//!
+//! h is Fibonacci hashing (Knuth, TAOCP vol. 3, 6.4), multiplication by ⌊2⁶⁴/φ⌋, which
+//! spreads even consecutive small fingerprints over all buckets. Because ⊕ is its own
+//! inverse and B is a power of two, `i₁ = i₂ ⊕ h(fp)` too: either bucket of a stored
+//! fingerprint follows from the other and the fingerprint alone, which is what lets an
+//! insert move a fingerprint without knowing its item (the paper's partial-key cuckoo hashing).
+//!
+//! The mapping 0 → 1 makes the fingerprint 1 twice as likely as the others; it raises the
+//! chance that two fingerprints match from 2^−f to (2^f + 2)/4^f, less than 1% more for
+//! f = 8 and nothing measurable for 12 or 16.
+//!
+//! # Insert, the victim slot, and when the filter is full
+//!
+//! An insert puts fp into a free slot of i₁ or i₂. If both buckets are full it evicts a
+//! random fingerprint of one of them, puts fp in its place, and moves the evicted one to its
+//! own other bucket, repeating up to `max_kicks` times (500, as in the paper). If the kicks
+//! run out, the last evicted fingerprint is kept in a one-entry *victim* slot, as the
+//! reference implementation does: the insert has succeeded and nothing is lost. While the
+//! victim slot is occupied, further inserts fail with [`Error::Full`] and change nothing; a
+//! successful remove frees a slot and tries again to place the victim in the table.
+//! Queries, counts and removes consult the victim too.
+//!
+//! The random choices come from a splitmix64 generator kept in the filter (and in its file),
+//! seeded from the filter's seed, so a filter behaves the same on every run.
+//!
+//! Items are a multiset: inserting an item twice stores two copies of its fingerprint, and
+//! [`CuckooFilter::count`] reports them. An item's two buckets hold at most 2b copies, so
+//! inserting one item more than 2b times fills the filter.
+//!
+//! # Sizing and false-positive probability
+//!
+//! A query for an absent item compares its fingerprint with the occupied slots of its two
+//! buckets, 2bα of them on average at load factor α, each a match with probability 2^−f:
+//!
+//! ```text
+//!     ε = 1 − (1 − 2^−f)^(2bα)  ≤  2b / 2^f
+//! ```
+//!
+//! (the paper's analysis of the bucket size; [`params::cuckoo_fpp`], [`params::cuckoo_fpp_bound`]). So
+//! [`CuckooFilter::with_capacity`]`(n, ε)` takes the smallest f ∈ {8, 12, 16} with
+//! `2b/2^f ≤ ε` (12 bits for ε = 1% with b = 4; an error if 16 bits cannot reach ε), and
+//! `B = the next power of two ≥ n / (b · 0.95)` buckets: with b = 4 the paper measures that
+//! about 95% of the slots fill before an insert fails (the paper's measurements of the load factor), so 95% is the
+//! target load ([`params::CUCKOO_TARGET_LOAD`]). Rounding B up to a power of two leaves the
+//! table between 47.5% and 95% full at n items.
+//!
+//! # Remove, and what it cannot know
+//!
+//! A remove deletes one copy of the item's fingerprint from i₁, i₂ or the victim slot. Any
+//! copy will do: a fingerprint fp in bucket i₁ or i₂ belongs to an item whose buckets are
+//! exactly {i₁, i₂}, so the copies are interchangeable. An item whose fingerprint is in
+//! neither bucket is certainly absent; removing it is [`Error::NotPresent`] and changes
+//! nothing. But a filter cannot tell an inserted item from a false positive: removing an
+//! item that was never inserted, yet is reported present, deletes another item's copy and
+//! makes that item a false negative. Remove only what was inserted (the paper's discussion of deletion).
+//!
+//! Cuckoo filters are not mergeable: two tables cannot be combined slot by slot, and
+//! re-inserting one filter's fingerprints into the other can overflow it.
+//!
+//! ```
+//! use bloomkit::{CuckooFilter, Filter};
+//!
+//! let mut filter = CuckooFilter::with_capacity(10_000, 0.01)?;
+//! assert_eq!(filter.fingerprint_bits(), 12); // 2·4 / 2¹² ≈ 0.2% ≤ 1%
+//! assert_eq!(filter.num_buckets(), 4096);    // next power of two ≥ 10 000 / 3.8
+//!
+//! filter.insert("dist")?;
+//! filter.insert("dist")?;
+//! assert!(filter.contains("dist"));
+//! assert_eq!(filter.count("dist"), 2);
+//! filter.remove("dist")?;
+//! assert_eq!(filter.count("dist"), 1);
+//! assert!(filter.remove("never inserted").is_err()); // certainly absent: nothing changes
+//! assert_eq!(filter.len(), 1);
+//! # Ok::<(), bloomkit::Error>(())
+//! ```
+
+use std::fmt;
+
+use crate::bits::PackedCounters;
+use crate::bloom::DEFAULT_FPP;
+use crate::codec::{Parts, Persist, Reader};
+use crate::error::{DecodeError, Error};
+use crate::filter::{Filter, Kind, Removable};
+use crate::hash::{reduce, HashFunction, Hashing, IndexScheme, Item};
+use crate::params::{self, CUCKOO_FINGERPRINT_BITS, CUCKOO_TARGET_LOAD, MAX_NUM_BITS};
+
+/// The default number of slots per bucket, b = 4: the paper's choice, which reaches a load
+/// factor of about 95%.
+pub const DEFAULT_BUCKET_SIZE: u32 = 4;
+
+/// The bucket sizes a cuckoo filter supports.
+pub const BUCKET_SIZES: [u32; 3] = [2, 4, 8];
+
+/// The default number of evictions before an insert gives up and uses the victim slot:
+/// 500, as in the paper and its reference implementation.
+pub const DEFAULT_MAX_KICKS: u32 = 500;
+
+/// The largest `max_kicks` a filter accepts, so that one insert stays cheap.
+pub const MAX_KICKS_LIMIT: u32 = 1 << 16;
+
+/// ⌊2⁶⁴/φ⌋, the multiplier of the fingerprint hash h(fp) (Fibonacci hashing).
+const FINGERPRINT_MULTIPLIER: u64 = 0x9E37_79B9_7F4A_7C15;
+
+/// Mixed into the filter's seed to seed the eviction generator, so that it does not start
+/// from the same state as anything else derived from the seed.
+const RNG_SALT: u64 = 0x6375_636b_6f6f_2121; // "cuckoo!!"
+
+/// A fingerprint evicted when the kicks ran out, waiting outside the table.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Victim {
+    /// One of the fingerprint's two buckets.
+    bucket: u64,
+    fingerprint: u32,
+}
+
+/// A cuckoo filter: f-bit fingerprints in buckets of b slots, with remove and counts.
+///
+/// ```
+/// use bloomkit::{CuckooFilter, Error};
+///
+/// // A small table, filled until an insert fails: nothing inserted before is lost.
+/// let mut filter = CuckooFilter::builder().num_buckets(64).fingerprint_bits(16).build()?;
+/// let mut inserted = Vec::new();
+/// for i in 0u32.. {
+///     match filter.insert(&i) {
+///         Ok(()) => inserted.push(i),
+///         Err(Error::Full { .. }) => break,
+///         Err(e) => return Err(e),
+///     }
+/// }
+/// assert!(inserted.iter().all(|i| filter.contains(i)));
+/// assert!(filter.load_factor() > 0.85, "{}", filter.load_factor());
+/// # Ok::<(), bloomkit::Error>(())
+/// ```
+#[derive(Clone, PartialEq)]
+pub struct CuckooFilter {
+    /// `num_buckets · bucket_size` slots of `fingerprint_bits` bits; 0 is an empty slot.
+    table: PackedCounters,
+    num_buckets: u64,
+    bucket_size: u32,
+    fingerprint_bits: u32,
+    max_kicks: u32,
+    hashing: Hashing,
+    capacity: u64,
+    target_fpp: f64,
+    /// Fingerprints held, in the table and the victim slot.
+    len: u64,
+    victim: Option<Victim>,
+    /// State of the splitmix64 generator that picks evictions.
+    rng: u64,
+}
+
+impl CuckooFilter {
+    /// A filter for `capacity` items whose false-positive probability stays below `fpp`,
+    /// with buckets of 4 slots: f is the smallest of 8, 12, 16 bits with `8 / 2^f ≤ fpp`,
+    /// and the number of buckets the next power of two `≥ capacity / 3.8` (95% load).
+    ///
+    /// ```
+    /// use bloomkit::{CuckooFilter, Error};
+    /// assert_eq!(CuckooFilter::with_capacity(1_000, 0.05)?.fingerprint_bits(), 8);
+    /// assert_eq!(CuckooFilter::with_capacity(1_000, 0.001)?.fingerprint_bits(), 16);
+    /// assert!(matches!(
+    ///     CuckooFilter::with_capacity(1_000, 1e-5),
+    ///     Err(Error::InvalidParameter { parameter: "fpp", .. })
+    /// ));
+    /// # Ok::<(), bloomkit::Error>(())
+    /// ```
+    pub fn with_capacity(capacity: u64, fpp: f64) -> Result<Self, Error> {
+        Self::builder().capacity(capacity).fpp(fpp).build()
+    }
+
+    /// A builder for every other choice: bucket size, fingerprint width, explicit number of
+    /// buckets, kicks, hashing.
+    pub fn builder() -> CuckooFilterBuilder {
+        CuckooFilterBuilder::default()
+    }
+
+    /// Adds one copy of an item.
+    ///
+    /// An error ([`Error::Full`]) while an evicted fingerprint waits in the victim slot;
+    /// the filter is then unchanged. An insert that runs out of kicks still succeeds (its
+    /// item is in) and fills the victim slot, so the *next* insert fails.
+    pub fn insert<I: Item + ?Sized>(&mut self, item: &I) -> Result<(), Error> {
+        if self.victim.is_some() {
+            return Err(self.full_error());
+        }
+        let (bucket, fingerprint) = item.with_bytes(|bytes| self.locate(bytes));
+        self.len += 1;
+        self.place(bucket, fingerprint);
+        Ok(())
+    }
+
+    /// `false` if the item is certainly absent, `true` if it may be present (its
+    /// fingerprint is in one of its two buckets or in the victim slot).
+    #[inline]
+    pub fn contains<I: Item + ?Sized>(&self, item: &I) -> bool {
+        let (i1, fingerprint) = item.with_bytes(|bytes| self.locate(bytes));
+        let i2 = self.alt_bucket(i1, fingerprint);
+        self.find_in_bucket(i1, fingerprint).is_some()
+            || self.find_in_bucket(i2, fingerprint).is_some()
+            || self.victim_matches(i1, i2, fingerprint)
+    }
+
+    /// Removes one copy of an item, then tries to move a waiting victim into the table.
+    ///
+    /// [`Error::NotPresent`], with the filter unchanged, if the item is certainly absent.
+    /// Remove only items that were inserted: removing a false positive deletes another
+    /// item's fingerprint (see the module documentation).
+    pub fn remove<I: Item + ?Sized>(&mut self, item: &I) -> Result<(), Error> {
+        let (i1, fingerprint) = item.with_bytes(|bytes| self.locate(bytes));
+        let i2 = self.alt_bucket(i1, fingerprint);
+        if self.victim_matches(i1, i2, fingerprint) {
+            self.victim = None;
+            self.len -= 1;
+            return Ok(());
+        }
+        let slot = self
+            .find_in_bucket(i1, fingerprint)
+            .or_else(|| self.find_in_bucket(i2, fingerprint))
+            .ok_or(Error::NotPresent)?;
+        self.table.set(slot, 0);
+        self.len -= 1;
+        if let Some(victim) = self.victim.take() {
+            // A slot is free now (perhaps not in the victim's buckets; the kicks may find
+            // a path). If not, some fingerprint ends up in the victim slot again.
+            self.place(victim.bucket, victim.fingerprint);
+        }
+        Ok(())
+    }
+
+    /// The number of copies of the item's fingerprint in its two buckets and the victim
+    /// slot: at least the number of times it was inserted and not removed, more if other
+    /// items share its fingerprint and buckets.
+    pub fn count<I: Item + ?Sized>(&self, item: &I) -> u32 {
+        let (i1, fingerprint) = item.with_bytes(|bytes| self.locate(bytes));
+        let i2 = self.alt_bucket(i1, fingerprint);
+        let mut copies = self.count_in_bucket(i1, fingerprint);
+        if i2 != i1 {
+            copies += self.count_in_bucket(i2, fingerprint);
+        }
+        copies + self.victim_matches(i1, i2, fingerprint) as u32
+    }
+
+    /// Inserts every item, stopping at the first error: the items before it are in, the
+    /// failing one and the rest are not. Returns how many were inserted.
+    ///
+    /// This filter has no `Extend`: an insert can fail when the filter is full, and
+    /// `extend` could only panic or silently drop items.
+    ///
+    /// ```
+    /// use bloomkit::{CuckooFilter, Filter};
+    /// let mut filter = CuckooFilter::with_capacity(100, 0.01)?;
+    /// assert_eq!(filter.try_extend(0..100u32)?, 100);
+    /// assert_eq!(filter.len(), 100);
+    /// # Ok::<(), bloomkit::Error>(())
+    /// ```
+    pub fn try_extend<I: Item, T: IntoIterator<Item = I>>(
+        &mut self,
+        items: T,
+    ) -> Result<u64, Error> {
+        let mut added = 0;
+        for item in items {
+            self.insert(&item)?;
+            added += 1;
+        }
+        Ok(added)
+    }
+
+    /// B, the number of buckets (a power of two).
+    pub fn num_buckets(&self) -> u64 {
+        self.num_buckets
+    }
+
+    /// b, the number of slots per bucket.
+    pub fn bucket_size(&self) -> u32 {
+        self.bucket_size
+    }
+
+    /// f, the width of a fingerprint in bits.
+    pub fn fingerprint_bits(&self) -> u32 {
+        self.fingerprint_bits
+    }
+
+    /// B · b, the number of slots.
+    pub fn num_slots(&self) -> u64 {
+        self.table.len()
+    }
+
+    /// The most evictions one insert tries before it uses the victim slot.
+    pub fn max_kicks(&self) -> u32 {
+        self.max_kicks
+    }
+
+    /// n, the number of items the filter was sized for.
+    pub fn capacity(&self) -> u64 {
+        self.capacity
+    }
+
+    /// ε, the false-positive probability the filter was sized for.
+    pub fn target_fpp(&self) -> f64 {
+        self.target_fpp
+    }
+
+    /// `2b / 2^f`, the bound on the false-positive probability at any load.
+    pub fn fpp_bound(&self) -> f64 {
+        params::cuckoo_fpp_bound(self.fingerprint_bits, self.bucket_size)
+    }
+
+    /// α, the fraction of the table's slots that hold a fingerprint (the victim slot is not
+    /// part of the table).
+    pub fn load_factor(&self) -> f64 {
+        self.in_table() as f64 / self.num_slots() as f64
+    }
+
+    /// Whether an evicted fingerprint waits in the victim slot; inserts fail until a
+    /// remove makes room.
+    pub fn is_full(&self) -> bool {
+        self.victim.is_some()
+    }
+
+    fn in_table(&self) -> u64 {
+        self.len - self.victim.is_some() as u64
+    }
+
+    fn full_error(&self) -> Error {
+        Error::Full {
+            kind: Kind::Cuckoo,
+            reason: format!(
+                "an evicted fingerprint waits in the victim slot ({} of {} slots used, load \
+                 {:.1}%); remove an item or build a larger filter",
+                self.in_table(),
+                self.num_slots(),
+                100.0 * self.load_factor()
+            ),
+        }
+    }
+
+    /// The first bucket and the fingerprint of an item's bytes.
+    #[inline]
+    fn locate(&self, bytes: &[u8]) -> (u64, u32) {
+        let digest = self.hashing.digest(bytes);
+        let bucket = reduce(digest as u64, self.num_buckets);
+        let high = (digest >> 64) as u64;
+        let fingerprint = (high >> (64 - self.fingerprint_bits)) as u32;
+        (bucket, fingerprint.max(1))
+    }
+
+    /// The other bucket of a fingerprint stored in `bucket`: `bucket ⊕ h(fp)`.
+    #[inline]
+    fn alt_bucket(&self, bucket: u64, fingerprint: u32) -> u64 {
+        let h = reduce(
+            (fingerprint as u64).wrapping_mul(FINGERPRINT_MULTIPLIER),
+            self.num_buckets,
+        );
+        bucket ^ h
+    }
+
+    #[inline]
+    fn slots(&self, bucket: u64) -> std::ops::Range<u64> {
+        let first = bucket * self.bucket_size as u64;
+        first..first + self.bucket_size as u64
+    }
+
+    #[inline]
+    fn find_in_bucket(&self, bucket: u64, fingerprint: u32) -> Option<u64> {
+        self.slots(bucket)
+            .find(|&slot| self.table.get(slot) == fingerprint)
+    }
+
+    fn count_in_bucket(&self, bucket: u64, fingerprint: u32) -> u32 {
+        self.slots(bucket)
+            .filter(|&slot| self.table.get(slot) == fingerprint)
+            .count() as u32
+    }
+
+    #[inline]
+    fn victim_matches(&self, i1: u64, i2: u64, fingerprint: u32) -> bool {
+        self.victim
+            .is_some_and(|v| v.fingerprint == fingerprint && (v.bucket == i1 || v.bucket == i2))
+    }
+
+    /// Puts the fingerprint into a free slot of `bucket`; false if the bucket is full.
+    fn try_put(&mut self, bucket: u64, fingerprint: u32) -> bool {
+        match self.find_in_bucket(bucket, 0) {
+            Some(slot) => {
+                self.table.set(slot, fingerprint);
+                true
+            }
+            None => false,
+        }
+    }
+
+    /// Stores a fingerprint whose buckets are `bucket` and its alternate: in a free slot of
+    /// either, else by evicting, and when the kicks run out the last evicted fingerprint
+    /// goes to the (empty) victim slot. Never loses a fingerprint.
+    fn place(&mut self, bucket: u64, fingerprint: u32) {
+        debug_assert!(self.victim.is_none());
+        let other = self.alt_bucket(bucket, fingerprint);
+        if self.try_put(bucket, fingerprint) || self.try_put(other, fingerprint) {
+            return;
+        }
+        let (mut bucket, mut fingerprint) = if self.next_random() & 1 == 0 {
+            (bucket, fingerprint)
+        } else {
+            (other, fingerprint)
+        };
+        for _ in 0..self.max_kicks {
+            let j = reduce(self.next_random(), self.bucket_size as u64);
+            let slot = bucket * self.bucket_size as u64 + j;
+            let evicted = self.table.get(slot);
+            self.table.set(slot, fingerprint);
+            fingerprint = evicted;
+            bucket = self.alt_bucket(bucket, fingerprint);
+            if self.try_put(bucket, fingerprint) {
+                return;
+            }
+        }
+        self.victim = Some(Victim {
+            bucket,
+            fingerprint,
+        });
+    }
+
+    /// splitmix64 (Steele, Lea & Flood, "Fast Splittable Pseudorandom Number Generators",
+    /// OOPSLA 2014).
+    fn next_random(&mut self) -> u64 {
+        self.rng = self.rng.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.rng;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+}
+
+impl Filter for CuckooFilter {
+    fn kind(&self) -> Kind {
+        Kind::Cuckoo
+    }
+
+    fn hashing(&self) -> Hashing {
+        self.hashing
+    }
+
+    fn try_insert<I: Item + ?Sized>(&mut self, item: &I) -> Result<(), Error> {
+        self.insert(item)
+    }
+
+    fn contains<I: Item + ?Sized>(&self, item: &I) -> bool {
+        CuckooFilter::contains(self, item)
+    }
+
+    /// Empties the table and the victim slot and restarts the eviction generator, as
+    /// after `build`.
+    fn clear(&mut self) {
+        self.table.clear();
+        self.victim = None;
+        self.len = 0;
+        self.rng = self.hashing.seed ^ RNG_SALT;
+    }
+
+    /// The number of fingerprints held: insertions less removals.
+    fn len(&self) -> u64 {
+        self.len
+    }
+
+    /// Exact: every insertion stores one fingerprint.
+    fn estimated_len(&self) -> f64 {
+        self.len as f64
+    }
+
+    fn memory_bytes(&self) -> usize {
+        self.table.memory_bytes()
+    }
+
+    fn capacity(&self) -> u64 {
+        self.capacity
+    }
+
+    fn properties(&self) -> Vec<(&'static str, String)> {
+        vec![
+            ("bucket size (b)", self.bucket_size.to_string()),
+            ("fingerprint bits (f)", self.fingerprint_bits.to_string()),
+            ("buckets", self.num_buckets.to_string()),
+            ("slots", self.num_slots().to_string()),
+            ("load factor", format!("{:.6}", self.load_factor())),
+            ("target load", format!("{CUCKOO_TARGET_LOAD}")),
+            ("target fpp", format!("{}", self.target_fpp)),
+            ("fpp bound (2b/2^f)", format!("{:.6e}", self.fpp_bound())),
+            ("max kicks", self.max_kicks.to_string()),
+            (
+                "victim slot",
+                if self.is_full() {
+                    "occupied (inserts fail until a remove)".to_string()
+                } else {
+                    "empty".to_string()
+                },
+            ),
+        ]
+    }
+
+    /// `1 − (1 − 2^−f)^(2bα)` at the current load factor α.
+    fn expected_fpp(&self) -> f64 {
+        params::cuckoo_fpp(self.fingerprint_bits, self.bucket_size, self.load_factor())
+    }
+}
+
+impl Removable for CuckooFilter {
+    /// Removes one copy; always `Ok(true)` when it succeeds (see [`CuckooFilter::remove`]).
+    fn remove<I: Item + ?Sized>(&mut self, item: &I) -> Result<bool, Error> {
+        CuckooFilter::remove(self, item).map(|()| true)
+    }
+}
+
+/// Collects items into a filter at ε = 1% sized for their number, as a set: an item
+/// already reported present is not stored again, so no item can fill its two buckets. The
+/// items are buffered; if an insert still fails (a rare eviction cycle), the filter is
+/// rebuilt with twice the buckets, so collecting does not fail (short of a table past
+/// [`MAX_NUM_BITS`], where it panics) and the filter returned accepts further inserts.
+///
+/// ```
+/// use bloomkit::{CuckooFilter, Filter};
+/// let filter: CuckooFilter = ["a", "b", "c", "a"].into_iter().collect();
+/// assert!(filter.contains("b"));
+/// assert_eq!(filter.len(), 3);
+/// ```
+impl<I: Item> FromIterator<I> for CuckooFilter {
+    fn from_iter<T: IntoIterator<Item = I>>(iter: T) -> Self {
+        let items: Vec<I> = iter.into_iter().collect();
+        let mut num_buckets = None;
+        loop {
+            let mut builder = CuckooFilter::builder()
+                .capacity(items.len().max(1) as u64)
+                .fpp(DEFAULT_FPP);
+            if let Some(buckets) = num_buckets {
+                builder = builder.num_buckets(buckets);
+            }
+            let mut filter = builder
+                .build()
+                .expect("ε = 1% is valid and any in-memory collection fits");
+            let stored = items
+                .iter()
+                .all(|item| filter.contains(item) || filter.insert(item).is_ok());
+            if stored && !filter.is_full() {
+                return filter;
+            }
+            num_buckets = Some(filter.num_buckets * 2);
+        }
+    }
+}
+
+impl fmt::Debug for CuckooFilter {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("CuckooFilter")
+            .field("num_buckets", &self.num_buckets)
+            .field("bucket_size", &self.bucket_size)
+            .field("fingerprint_bits", &self.fingerprint_bits)
+            .field("capacity", &self.capacity)
+            .field("target_fpp", &self.target_fpp)
+            .field("len", &self.len)
+            .field("load_factor", &self.load_factor())
+            .field("victim", &self.victim.is_some())
+            .field("max_kicks", &self.max_kicks)
+            .field("hashing", &self.hashing)
+            .finish()
+    }
+}
+
+/// Builds a [`CuckooFilter`] from a capacity and ε, or from an explicit table shape.
+///
+/// ```
+/// use bloomkit::{CuckooFilter, HashFunction};
+///
+/// let filter = CuckooFilter::builder()
+///     .capacity(1_000_000)
+///     .fpp(0.001)
+///     .bucket_size(8)
+///     .hash_function(HashFunction::Xxh3)
+///     .random_seed()
+///     .build()?;
+/// assert_eq!(filter.fingerprint_bits(), 16); // 2·8 / 2^16 ≈ 0.02% ≤ 0.1%
+/// assert_eq!(filter.num_buckets(), 1 << 18); // ≥ 10⁶ / (8 · 0.95)
+///
+/// let explicit = CuckooFilter::builder().num_buckets(1024).fingerprint_bits(8).build()?;
+/// assert_eq!(explicit.capacity(), 3_891); // ⌊1024 · 4 · 0.95⌋
+/// # Ok::<(), bloomkit::Error>(())
+/// ```
+#[derive(Clone, Debug, Default)]
+#[must_use = "a builder does nothing until .build() is called"]
+pub struct CuckooFilterBuilder {
+    capacity: Option<u64>,
+    fpp: Option<f64>,
+    bucket_size: Option<u32>,
+    fingerprint_bits: Option<u32>,
+    num_buckets: Option<u64>,
+    max_kicks: Option<u32>,
+    hashing: Hashing,
+    random_seed: bool,
+}
+
+impl CuckooFilterBuilder {
+    /// n, the number of items expected.
+    pub fn capacity(mut self, capacity: u64) -> Self {
+        self.capacity = Some(capacity);
+        self
+    }
+
+    /// ε, the false-positive probability wanted (default 1%); chooses f.
+    pub fn fpp(mut self, fpp: f64) -> Self {
+        self.fpp = Some(fpp);
+        self
+    }
+
+    /// b, the slots per bucket: 2, 4 (the default) or 8.
+    pub fn bucket_size(mut self, bucket_size: u32) -> Self {
+        self.bucket_size = Some(bucket_size);
+        self
+    }
+
+    /// f, the fingerprint width: 8, 12 or 16 bits, instead of deriving it from ε.
+    pub fn fingerprint_bits(mut self, bits: u32) -> Self {
+        self.fingerprint_bits = Some(bits);
+        self
+    }
+
+    /// B, the number of buckets (a power of two), instead of deriving it from the capacity.
+    pub fn num_buckets(mut self, num_buckets: u64) -> Self {
+        self.num_buckets = Some(num_buckets);
+        self
+    }
+
+    /// The most evictions per insert before the victim slot is used (default 500, at most
+    /// [`MAX_KICKS_LIMIT`]).
+    pub fn max_kicks(mut self, max_kicks: u32) -> Self {
+        self.max_kicks = Some(max_kicks);
+        self
+    }
+
+    /// The 128-bit hash function (default MurmurHash3). The index scheme does not apply:
+    /// a cuckoo filter takes its bucket and fingerprint from one digest.
+    pub fn hash_function(mut self, function: HashFunction) -> Self {
+        self.hashing.function = function;
+        self
+    }
+
+    /// The per-filter seed (default 0); it also seeds the eviction generator.
+    pub fn seed(mut self, seed: u64) -> Self {
+        self.hashing.seed = seed;
+        self.random_seed = false;
+        self
+    }
+
+    /// Draw the seed from the operating system's random generator at `build`.
+    pub fn random_seed(mut self) -> Self {
+        self.random_seed = true;
+        self
+    }
+
+    /// Validates the parameters and allocates the table.
+    ///
+    /// With neither capacity nor number of buckets, the error is [`Error::ZeroCapacity`].
+    /// With buckets but no capacity, the capacity is `⌊B · b · 0.95⌋`.
+    pub fn build(self) -> Result<CuckooFilter, Error> {
+        let bucket_size = check_bucket_size(self.bucket_size.unwrap_or(DEFAULT_BUCKET_SIZE))?;
+        let fpp = params::validate_fpp(self.fpp.unwrap_or(DEFAULT_FPP))?;
+        let fingerprint_bits = match self.fingerprint_bits {
+            Some(bits) => {
+                let bits = check_fingerprint_bits(bits)?;
+                let bound = params::cuckoo_fpp_bound(bits, bucket_size);
+                if self.fpp.is_some() && bound > fpp {
+                    return Err(Error::InvalidParameter {
+                        parameter: "fingerprint bits",
+                        reason: format!(
+                            "{bits}-bit fingerprints in buckets of {bucket_size} give ε up to \
+                             {bound:.3e}, more than the requested {fpp}; leave the width to \
+                             the builder or ask for a larger ε"
+                        ),
+                    });
+                }
+                bits
+            }
+            None => params::cuckoo_fingerprint_bits(fpp, bucket_size).ok_or_else(|| {
+                Error::InvalidParameter {
+                    parameter: "fpp",
+                    reason: format!(
+                        "a cuckoo filter with buckets of {bucket_size} reaches at best ε = \
+                         2b/2^16 = {:.3e} (16-bit fingerprints), more than the requested \
+                         {fpp}; ask for a larger ε, use smaller buckets, or use a Bloom \
+                         filter",
+                        params::cuckoo_fpp_bound(16, bucket_size)
+                    ),
+                }
+            })?,
+        };
+        if self.capacity == Some(0) {
+            return Err(Error::ZeroCapacity);
+        }
+        let num_buckets = match (self.num_buckets, self.capacity) {
+            (Some(buckets), _) => check_num_buckets(buckets)?,
+            (None, Some(n)) => params::cuckoo_num_buckets(n, bucket_size, CUCKOO_TARGET_LOAD)
+                .ok_or(Error::TooLarge {
+                    bits: u64::MAX,
+                    max: MAX_NUM_BITS,
+                })?,
+            (None, None) => return Err(Error::ZeroCapacity),
+        };
+        let num_slots = check_table_size(num_buckets, bucket_size, fingerprint_bits)?;
+        let capacity = self
+            .capacity
+            .unwrap_or_else(|| ((num_slots as f64 * CUCKOO_TARGET_LOAD).floor() as u64).max(1));
+        let target_fpp = match (self.fpp, self.fingerprint_bits) {
+            (None, Some(bits)) => params::cuckoo_fpp_bound(bits, bucket_size),
+            _ => fpp,
+        };
+        let max_kicks = self.max_kicks.unwrap_or(DEFAULT_MAX_KICKS);
+        if max_kicks > MAX_KICKS_LIMIT {
+            return Err(Error::InvalidParameter {
+                parameter: "max kicks",
+                reason: format!("must be at most {MAX_KICKS_LIMIT}, got {max_kicks}"),
+            });
+        }
+        let mut hashing = self.hashing;
+        hashing.scheme = IndexScheme::default();
+        if self.random_seed {
+            hashing.seed = crate::hash::random_seed()?;
+        }
+        Ok(CuckooFilter {
+            table: PackedCounters::zeros(num_slots, fingerprint_bits)?,
+            num_buckets,
+            bucket_size,
+            fingerprint_bits,
+            max_kicks,
+            hashing,
+            capacity,
+            target_fpp,
+            len: 0,
+            victim: None,
+            rng: hashing.seed ^ RNG_SALT,
+        })
+    }
+}
+
+fn check_bucket_size(bucket_size: u32) -> Result<u32, Error> {
+    if BUCKET_SIZES.contains(&bucket_size) {
+        Ok(bucket_size)
+    } else {
+        Err(Error::InvalidParameter {
+            parameter: "bucket size",
+            reason: format!("must be 2, 4 or 8 slots, got {bucket_size}"),
+        })
+    }
+}
+
+fn check_fingerprint_bits(bits: u32) -> Result<u32, Error> {
+    if CUCKOO_FINGERPRINT_BITS.contains(&bits) {
+        Ok(bits)
+    } else {
+        Err(Error::InvalidParameter {
+            parameter: "fingerprint bits",
+            reason: format!("must be 8, 12 or 16, got {bits}"),
+        })
+    }
+}
+
+fn check_num_buckets(num_buckets: u64) -> Result<u64, Error> {
+    if num_buckets.is_power_of_two() {
+        Ok(num_buckets)
+    } else {
+        Err(Error::InvalidParameter {
+            parameter: "number of buckets",
+            reason: format!(
+                "must be a power of two (so that i ⊕ h(fp) stays in range), got {num_buckets}"
+            ),
+        })
+    }
+}
+
+/// The number of slots, if the table's storage fits in [`MAX_NUM_BITS`].
+fn check_table_size(
+    num_buckets: u64,
+    bucket_size: u32,
+    fingerprint_bits: u32,
+) -> Result<u64, Error> {
+    let too_large = |bits| Error::TooLarge {
+        bits,
+        max: MAX_NUM_BITS,
+    };
+    let slots = num_buckets
+        .checked_mul(bucket_size as u64)
+        .ok_or(too_large(u64::MAX))?;
+    let bits = PackedCounters::encoded_len(slots, fingerprint_bits).saturating_mul(8);
+    if bits > MAX_NUM_BITS {
+        return Err(too_large(bits));
+    }
+    Ok(slots)
+}
+
+// Parameters on disk (64 bytes): num_buckets u64, bucket_size u32, fingerprint_bits u32,
+// max_kicks u32, capacity u64, target_fpp f64, len u64, rng state u64, victim bucket u64,
+// victim fingerprint u32 (0 = no victim; then the bucket is 0).
+// Payload: the table, `PackedCounters` words (little-endian u64), slot j of bucket i at
+// counter i·b + j, ⌊64/f⌋ slots per word from the low bits up.
+impl Persist for CuckooFilter {
+    fn file_kind(&self) -> Kind {
+        Kind::Cuckoo
+    }
+
+    fn file_hashing(&self) -> Hashing {
+        self.hashing
+    }
+
+    fn encode_params(&self, out: &mut Vec<u8>) {
+        let victim = self.victim.unwrap_or(Victim {
+            bucket: 0,
+            fingerprint: 0,
+        });
+        out.extend_from_slice(&self.num_buckets.to_le_bytes());
+        out.extend_from_slice(&self.bucket_size.to_le_bytes());
+        out.extend_from_slice(&self.fingerprint_bits.to_le_bytes());
+        out.extend_from_slice(&self.max_kicks.to_le_bytes());
+        out.extend_from_slice(&self.capacity.to_le_bytes());
+        out.extend_from_slice(&self.target_fpp.to_le_bytes());
+        out.extend_from_slice(&self.len.to_le_bytes());
+        out.extend_from_slice(&self.rng.to_le_bytes());
+        out.extend_from_slice(&victim.bucket.to_le_bytes());
+        out.extend_from_slice(&victim.fingerprint.to_le_bytes());
+    }
+
+    fn encode_payload(&self, out: &mut Vec<u8>) {
+        self.table.write_le_bytes(out);
+    }
+
+    fn decode_parts(parts: &Parts<'_>) -> Result<Self, DecodeError> {
+        parts.expect_kind(Kind::Cuckoo)?;
+        let invalid = |field, reason: String| DecodeError::InvalidField { field, reason };
+        if parts.hashing.scheme != IndexScheme::default() {
+            return Err(invalid(
+                "index scheme",
+                format!(
+                    "a cuckoo filter uses one digest, stored as scheme {}, found {}",
+                    IndexScheme::default().name(),
+                    parts.hashing.scheme.name()
+                ),
+            ));
+        }
+        let mut r = Reader::new(parts.params);
+        let num_buckets = r.u64()?;
+        let bucket_size = r.u32()?;
+        let fingerprint_bits = r.u32()?;
+        let max_kicks = r.u32()?;
+        let capacity = r.u64()?;
+        let target_fpp = r.f64()?;
+        let len = r.u64()?;
+        let rng = r.u64()?;
+        let victim_bucket = r.u64()?;
+        let victim_fingerprint = r.u32()?;
+        r.finish("parameters")?;
+        check_bucket_size(bucket_size).map_err(|e| invalid("bucket_size", e.to_string()))?;
+        check_fingerprint_bits(fingerprint_bits)
+            .map_err(|e| invalid("fingerprint_bits", e.to_string()))?;
+        check_num_buckets(num_buckets).map_err(|e| invalid("num_buckets", e.to_string()))?;
+        let num_slots = check_table_size(num_buckets, bucket_size, fingerprint_bits)
+            .map_err(|e| invalid("num_buckets", e.to_string()))?;
+        if max_kicks > MAX_KICKS_LIMIT {
+            return Err(invalid(
+                "max_kicks",
+                format!("{max_kicks} is more than {MAX_KICKS_LIMIT}"),
+            ));
+        }
+        if capacity == 0 {
+            return Err(invalid("capacity", "must be at least 1".into()));
+        }
+        params::validate_fpp(target_fpp).map_err(|e| invalid("target_fpp", e.to_string()))?;
+        let victim = match victim_fingerprint {
+            0 if victim_bucket == 0 => None,
+            0 => return Err(invalid("victim", "a bucket without a fingerprint".into())),
+            fp if fp >> fingerprint_bits != 0 => {
+                return Err(invalid(
+                    "victim",
+                    format!("fingerprint {fp} is wider than {fingerprint_bits} bits"),
+                ))
+            }
+            _ if victim_bucket >= num_buckets => {
+                return Err(invalid(
+                    "victim",
+                    format!("bucket {victim_bucket} of {num_buckets}"),
+                ))
+            }
+            fingerprint => Some(Victim {
+                bucket: victim_bucket,
+                fingerprint,
+            }),
+        };
+        // Check the payload length against the parameters before anything is allocated.
+        let expected = PackedCounters::encoded_len(num_slots, fingerprint_bits);
+        if parts.payload.len() as u64 != expected {
+            return Err(invalid(
+                "payload",
+                format!(
+                    "{} bytes, the parameters imply {expected}",
+                    parts.payload.len()
+                ),
+            ));
+        }
+        let table = PackedCounters::from_le_bytes(num_slots, fingerprint_bits, parts.payload)?;
+        let held = table.count_nonzero() + victim.is_some() as u64;
+        if held != len {
+            return Err(invalid(
+                "len",
+                format!("{len}, but the table and victim slot hold {held} fingerprints"),
+            ));
+        }
+        Ok(CuckooFilter {
+            table,
+            num_buckets,
+            bucket_size,
+            fingerprint_bits,
+            max_kicks,
+            hashing: parts.hashing,
+            capacity,
+            target_fpp,
+            len,
+            victim,
+            rng,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn small(num_buckets: u64, fingerprint_bits: u32) -> CuckooFilter {
+        CuckooFilter::builder()
+            .num_buckets(num_buckets)
+            .fingerprint_bits(fingerprint_bits)
+            .build()
+            .unwrap()
+    }
+
+    #[test]
+    fn sizing_follows_the_paper() {
+        let f = CuckooFilter::with_capacity(1_000_000, 0.01).unwrap();
+        assert_eq!(f.bucket_size(), 4);
+        assert_eq!(f.fingerprint_bits(), 12);
+        assert_eq!(f.num_buckets(), 1 << 19); // 10⁶ / 3.8 = 263 158 → 2¹⁹
+        assert_eq!(f.num_slots(), 1 << 21);
+        // 12-bit slots, five to a word.
+        assert_eq!(f.memory_bytes() as u64, (1u64 << 21).div_ceil(5) * 8);
+        let f = CuckooFilter::builder()
+            .capacity(100)
+            .fpp(0.01)
+            .bucket_size(2)
+            .build()
+            .unwrap();
+        assert_eq!((f.fingerprint_bits(), f.num_buckets()), (12, 64));
+    }
+
+    #[test]
+    fn alternate_bucket_is_an_involution() {
+        for buckets in [1u64, 2, 1 << 10, 1 << 20] {
+            let f = small(buckets, 8);
+            for i in [0, buckets / 3, buckets - 1] {
+                for fp in [1u32, 2, 77, 255] {
+                    let j = f.alt_bucket(i, fp);
+                    assert!(j < buckets);
+                    assert_eq!(f.alt_bucket(j, fp), i);
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn fingerprints_are_never_zero_and_fit_their_width() {
+        for bits in CUCKOO_FINGERPRINT_BITS {
+            let f = small(1 << 8, bits);
+            for i in 0..20_000u32 {
+                let (bucket, fp) = f.locate(&i.to_le_bytes());
+                assert!(bucket < 1 << 8);
+                assert!(fp >= 1 && fp >> bits == 0, "{fp}");
+            }
+        }
+    }
+
+    #[test]
+    fn duplicates_are_counted_and_removed_one_at_a_time() {
+        let mut f = small(1 << 8, 16);
+        for _ in 0..3 {
+            f.insert("dup").unwrap();
+        }
+        assert_eq!(f.count("dup"), 3);
+        f.remove("dup").unwrap();
+        assert_eq!(f.count("dup"), 2);
+        f.remove("dup").unwrap();
+        f.remove("dup").unwrap();
+        assert!(!f.contains("dup"));
+        assert!(matches!(f.remove("dup"), Err(Error::NotPresent)));
+        assert!(Filter::is_empty(&f));
+    }
+
+    #[test]
+    fn one_item_fits_at_most_two_buckets_plus_the_victim() {
+        let mut f = small(1 << 6, 16);
+        for _ in 0..9 {
+            f.insert("same").unwrap(); // 2b = 8 slots, the 9th copy ends in the victim slot
+        }
+        assert!(f.is_full());
+        assert_eq!(f.count("same"), 9);
+        let before = f.clone();
+        assert!(matches!(
+            f.insert("other"),
+            Err(Error::Full {
+                kind: Kind::Cuckoo,
+                ..
+            })
+        ));
+        assert_eq!(f, before);
+        // The victim is a copy of "same": removing one copy empties the victim slot.
+        f.remove("same").unwrap();
+        assert!(!f.is_full());
+        assert_eq!(f.count("same"), 8);
+        f.insert("other").unwrap();
+    }
+
+    #[test]
+    fn removing_an_absent_item_changes_nothing() {
+        let mut f = small(1 << 4, 16);
+        f.try_extend(0..40u32).unwrap();
+        let before = f.clone();
+        let absent = (1000..2000u32).find(|i| !f.contains(i)).unwrap();
+        assert!(f.remove(&absent).is_err());
+        assert_eq!(f, before);
+    }
+
+    #[test]
+    fn without_kicks_the_first_collision_fills_the_victim_slot() {
+        let mut f = CuckooFilter::builder()
+            .num_buckets(1)
+            .bucket_size(2)
+            .fingerprint_bits(16)
+            .max_kicks(0)
+            .build()
+            .unwrap();
+        f.insert(&1u32).unwrap();
+        f.insert(&2u32).unwrap();
+        assert!(!f.is_full());
+        f.insert(&3u32).unwrap();
+        assert!(f.is_full());
+        assert!((1..=3u32).all(|i| f.contains(&i)));
+        assert!(f.insert(&4u32).is_err());
+        assert_eq!(Filter::len(&f), 3);
+    }
+
+    #[test]
+    fn the_eviction_generator_is_seeded_from_the_filter_seed() {
+        let seeded = |seed| {
+            CuckooFilter::builder()
+                .capacity(10)
+                .seed(seed)
+                .build()
+                .unwrap()
+        };
+        assert_eq!(seeded(1).rng, seeded(1).rng);
+        assert_ne!(seeded(1).rng, seeded(2).rng);
+    }
+
+    #[test]
+    fn clear_restores_a_fresh_filter() {
+        let fresh = small(1 << 4, 8);
+        let mut f = fresh.clone();
+        f.try_extend(0..1000u32).unwrap_err();
+        assert!(f.is_full());
+        f.clear();
+        assert_eq!(f, fresh);
+    }
+
+    #[test]
+    fn degenerate_parameters_are_errors() {
+        let b = || CuckooFilter::builder().capacity(100);
+        assert_eq!(
+            CuckooFilter::builder().build().unwrap_err(),
+            Error::ZeroCapacity
+        );
+        assert_eq!(b().capacity(0).build().unwrap_err(), Error::ZeroCapacity);
+        for e in [0.0, 1.0, f64::NAN, -0.1, 1e-6] {
+            assert!(b().fpp(e).build().is_err(), "{e}");
+        }
+        for s in [0, 1, 3, 16] {
+            assert!(matches!(
+                b().bucket_size(s).build(),
+                Err(Error::InvalidParameter {
+                    parameter: "bucket size",
+                    ..
+                })
+            ));
+        }
+        for bits in [0, 4, 7, 9, 32] {
+            assert!(matches!(
+                b().fingerprint_bits(bits).build(),
+                Err(Error::InvalidParameter {
+                    parameter: "fingerprint bits",
+                    ..
+                })
+            ));
+        }
+        assert!(matches!(
+            b().fpp(0.001).fingerprint_bits(8).build(),
+            Err(Error::InvalidParameter {
+                parameter: "fingerprint bits",
+                ..
+            })
+        ));
+        for buckets in [0, 3, 1000] {
+            assert!(matches!(
+                b().num_buckets(buckets).build(),
+                Err(Error::InvalidParameter {
+                    parameter: "number of buckets",
+                    ..
+                })
+            ));
+        }
+        assert!(matches!(
+            b().num_buckets(1 << 40).build(),
+            Err(Error::TooLarge { .. })
+        ));
+        assert!(matches!(
+            b().num_buckets(1 << 63).bucket_size(8).build(),
+            Err(Error::TooLarge { .. })
+        ));
+        assert!(matches!(
+            CuckooFilter::with_capacity(u64::MAX, 0.01),
+            Err(Error::TooLarge { .. })
+        ));
+        assert!(matches!(
+            b().max_kicks(MAX_KICKS_LIMIT + 1).build(),
+            Err(Error::InvalidParameter {
+                parameter: "max kicks",
+                ..
+            })
+        ));
+    }
+
+    #[test]
+    fn debug_shows_the_parameters_not_the_table() {
+        let f = CuckooFilter::with_capacity(1000, 0.01).unwrap();
+        let s = format!("{f:?}");
+        for needle in [
+            "num_buckets: 512",
+            "bucket_size: 4",
+            "fingerprint_bits: 12",
+            "capacity: 1000",
+            "victim: false",
+        ] {
+            assert!(s.contains(needle), "{s}");
+        }
+        assert!(s.len() < 400, "{s}");
+    }
+
+    #[test]
+    fn round_trip_keeps_the_table_the_victim_and_the_generator() {
+        let mut f = small(1 << 3, 12);
+        f.try_extend(0..1000u32).unwrap_err();
+        assert!(f.is_full());
+        let mut back = CuckooFilter::from_bytes(&f.to_bytes()).unwrap();
+        assert_eq!(back, f);
+        // Same generator state: the same operations give the same filter.
+        f.remove(&5u32).unwrap();
+        back.remove(&5u32).unwrap();
+        assert_eq!(back, f);
+    }
+
+    #[test]
+    fn from_iterator_builds_a_set_that_still_accepts_inserts() {
+        let items: Vec<u32> = (0..3_891).chain(0..100).collect();
+        let mut f: CuckooFilter = items.iter().collect();
+        // A set: the repeated items are not stored again (nor the rare distinct item that
+        // was already reported present).
+        let n = Filter::len(&f);
+        assert!(n <= 3_891 && n > 3_850, "{n}");
+        assert!(items.iter().all(|i| f.contains(i)));
+        assert!(!f.is_full());
+        f.insert("one more").unwrap();
+    }
+}

@@ -1,0 +1,421 @@
+//! Property tests and the paper's experiments for the cuckoo filter.
+
+use std::collections::HashMap;
+
+use bloomkit::params;
+use bloomkit::stats::{binomial_acceptance, wilson_interval, Z_99_9};
+use bloomkit::{AnyFilter, CuckooFilter, Error, Filter, Kind, Persist, Removable};
+use proptest::prelude::*;
+
+/// Inserts 0, 1, 2, … until the first insert fails; returns the filter and the items in.
+fn fill_until_full(mut filter: CuckooFilter) -> (CuckooFilter, u64) {
+    let mut next = 0u64;
+    loop {
+        match filter.insert(&next) {
+            Ok(()) => next += 1,
+            Err(Error::Full {
+                kind: Kind::Cuckoo, ..
+            }) => return (filter, next),
+            Err(e) => panic!("unexpected error {e}"),
+        }
+    }
+}
+
+fn table(num_buckets: u64, fingerprint_bits: u32, seed: u64) -> CuckooFilter {
+    CuckooFilter::builder()
+        .num_buckets(num_buckets)
+        .fingerprint_bits(fingerprint_bits)
+        .seed(seed)
+        .build()
+        .unwrap()
+}
+
+/// Fan et al. (2014): with buckets of 4 slots, partial-key cuckoo
+/// hashing fills about 95% of the table before the first insert fails.
+#[test]
+fn buckets_of_four_fill_at_least_95_percent_before_the_first_failure() {
+    for (buckets, bits) in [
+        (1u64 << 12, 8u32),
+        (1 << 12, 12),
+        (1 << 16, 8),
+        (1 << 16, 12),
+        (1 << 16, 16),
+    ] {
+        let (filter, inserted) = fill_until_full(table(buckets, bits, 1));
+        let load = filter.load_factor();
+        eprintln!(
+            "b = 4, f = {bits}, {buckets} buckets: first failure after {inserted} items, \
+             load factor {:.4}",
+            load
+        );
+        assert!(
+            load >= 0.95,
+            "load factor {load} with {buckets} buckets, f = {bits}"
+        );
+    }
+}
+
+/// Once the filter is full, nothing that went in before is lost.
+#[test]
+fn after_the_first_failed_insert_every_earlier_item_is_found() {
+    for bucket_size in [2, 4, 8] {
+        let filter = CuckooFilter::builder()
+            .num_buckets(1 << 10)
+            .bucket_size(bucket_size)
+            .fingerprint_bits(16)
+            .build()
+            .unwrap();
+        let (mut filter, inserted) = fill_until_full(filter);
+        assert!(filter.is_full());
+        assert_eq!(filter.len(), inserted);
+        assert!(
+            (0..inserted).all(|i| filter.contains(&i)),
+            "b = {bucket_size}"
+        );
+        // More failed inserts change nothing.
+        let before = filter.clone();
+        for i in inserted..inserted + 100 {
+            assert!(filter.insert(&i).is_err());
+        }
+        assert_eq!(filter, before);
+        // Removing items makes room (the victim moves in), and the rest are all still there.
+        for i in (0..inserted).step_by(10) {
+            filter.remove(&i).unwrap();
+        }
+        assert!(!filter.is_full());
+        assert!((0..inserted)
+            .filter(|i| i % 10 != 0)
+            .all(|i| filter.contains(&i)));
+    }
+}
+
+/// Fan et al. (2014): at load α a query compares its fingerprint with 2bα
+/// slots, so ε = 1 − (1 − 2^−f)^(2bα) ≤ 2b/2^f.
+fn check_fpr_at_full_load(bits: u32, queries: u64) {
+    let (filter, inserted) = fill_until_full(table(1 << 14, bits, 2));
+    let false_positives = (0..queries)
+        .filter(|i| filter.contains(&((1u64 << 40) + i)))
+        .count() as u64;
+    let rate = false_positives as f64 / queries as f64;
+    let load = filter.load_factor();
+    let theory = params::cuckoo_fpp(bits, 4, load);
+    let bound = params::cuckoo_fpp_bound(bits, 4);
+    let (low, high) = wilson_interval(false_positives, queries, Z_99_9);
+    eprintln!(
+        "f = {bits}: {inserted} items, load {load:.4}, {false_positives} false positives in \
+         {queries}: measured {rate:.3e} (99.9% Wilson {low:.3e}–{high:.3e}), theory \
+         1 − (1 − 2^−f)^(2bα) = {theory:.3e}, bound 2b/2^f = {bound:.3e}; {:.2} bits per item",
+        filter.memory_bytes() as f64 * 8.0 / inserted as f64
+    );
+    let (min, max) = binomial_acceptance(theory, queries, Z_99_9);
+    assert!(
+        (min..=max).contains(&(false_positives as f64)),
+        "{false_positives} false positives, theory {:.0} ({min:.0}–{max:.0})",
+        theory * queries as f64
+    );
+    assert!(low < bound, "measured rate significantly above 2b/2^f");
+}
+
+#[test]
+fn fpr_at_full_load_matches_theory_with_8_bit_fingerprints() {
+    check_fpr_at_full_load(8, 500_000);
+}
+
+#[test]
+fn fpr_at_full_load_matches_theory_with_12_bit_fingerprints() {
+    check_fpr_at_full_load(12, 1_000_000);
+}
+
+#[test]
+fn fpr_at_full_load_matches_theory_with_16_bit_fingerprints() {
+    check_fpr_at_full_load(16, 2_000_000);
+}
+
+// ---------------------------------------------------------------------------------------
+// Properties
+// ---------------------------------------------------------------------------------------
+
+/// Recomputes the checksum after a deliberate change, so that decoding reaches the field
+/// checks instead of stopping at the checksum.
+fn reseal(bytes: &mut [u8]) {
+    let n = bytes.len();
+    let sum = xxhash_rust::xxh3::xxh3_64(&bytes[..n - 8]);
+    bytes[n - 8..].copy_from_slice(&sum.to_le_bytes());
+}
+
+#[derive(Clone, Debug)]
+enum Op {
+    Insert(u32),
+    /// Removes an item of the model (skipped if the model has none of it).
+    Remove(u32),
+    /// Removes an item never inserted (skipped if it is a false positive).
+    RemoveAbsent(u32),
+}
+
+fn op() -> impl Strategy<Value = Op> {
+    prop_oneof![
+        4 => (0..40u32).prop_map(Op::Insert),
+        3 => (0..40u32).prop_map(Op::Remove),
+        1 => (1_000..1_100u32).prop_map(Op::RemoveAbsent),
+    ]
+}
+
+fn small_filter() -> impl Strategy<Value = CuckooFilter> {
+    (
+        prop::sample::select(vec![1u64, 2, 4, 8, 16]),
+        prop::sample::select(vec![2u32, 4, 8]),
+        prop::sample::select(vec![8u32, 12, 16]),
+        prop::sample::select(vec![0u32, 3, 500]),
+        any::<u64>(),
+    )
+        .prop_map(|(buckets, bucket_size, bits, kicks, seed)| {
+            CuckooFilter::builder()
+                .num_buckets(buckets)
+                .bucket_size(bucket_size)
+                .fingerprint_bits(bits)
+                .max_kicks(kicks)
+                .seed(seed)
+                .build()
+                .unwrap()
+        })
+}
+
+/// Every item of the model is present with at least its multiplicity, and the filter holds
+/// exactly as many fingerprints as the model has copies.
+fn check_against_model(
+    filter: &CuckooFilter,
+    model: &HashMap<u32, u32>,
+) -> Result<(), TestCaseError> {
+    for (&item, &copies) in model {
+        if copies > 0 {
+            prop_assert!(
+                filter.contains(&item),
+                "{item} ({copies} copies) is missing"
+            );
+            prop_assert!(filter.count(&item) >= copies, "count({item}) < {copies}");
+        }
+    }
+    prop_assert_eq!(filter.len(), model.values().map(|&c| c as u64).sum::<u64>());
+    Ok(())
+}
+
+proptest! {
+    #[test]
+    fn random_inserts_and_removes_never_lose_an_item(
+        mut filter in small_filter(),
+        ops in prop::collection::vec(op(), 0..200),
+    ) {
+        let mut model: HashMap<u32, u32> = HashMap::new();
+        for op in ops {
+            match op {
+                Op::Insert(item) => {
+                    let before = filter.clone();
+                    match filter.insert(&item) {
+                        Ok(()) => *model.entry(item).or_default() += 1,
+                        Err(Error::Full { .. }) => {
+                            prop_assert!(before.is_full());
+                            prop_assert_eq!(&filter, &before, "a failed insert changed the filter");
+                        }
+                        Err(e) => return Err(TestCaseError::fail(format!("insert: {e}"))),
+                    }
+                }
+                Op::Remove(item) => {
+                    let copies = model.entry(item).or_default();
+                    if *copies > 0 {
+                        prop_assert_eq!(Removable::remove(&mut filter, &item), Ok(true));
+                        *copies -= 1;
+                    }
+                }
+                Op::RemoveAbsent(item) => {
+                    if !filter.contains(&item) {
+                        let before = filter.clone();
+                        prop_assert_eq!(
+                            filter.remove(&item),
+                            Err(Error::NotPresent)
+                        );
+                        prop_assert_eq!(&filter, &before);
+                    }
+                }
+            }
+            check_against_model(&filter, &model)?;
+        }
+        // The file format keeps every answer, the counts, and the state of the generator.
+        let back = CuckooFilter::from_bytes(&filter.to_bytes()).unwrap();
+        prop_assert_eq!(&back, &filter);
+        for item in (0..40u32).chain(1_000..1_100) {
+            prop_assert_eq!(back.contains(&item), filter.contains(&item));
+            prop_assert_eq!(back.count(&item), filter.count(&item));
+        }
+    }
+
+    #[test]
+    fn random_sets_have_no_false_negatives(
+        items in prop::collection::hash_set(any::<u64>(), 1..2_000),
+        fpp in prop::sample::select(vec![0.03, 0.01, 0.001]),
+        seed in any::<u64>(),
+    ) {
+        let mut filter = CuckooFilter::builder()
+            .capacity(items.len() as u64)
+            .fpp(fpp)
+            .seed(seed)
+            .build()
+            .unwrap();
+        for item in &items {
+            filter.insert(item).unwrap();
+        }
+        prop_assert!(items.iter().all(|i| filter.contains(i)));
+        let back = CuckooFilter::from_bytes(&filter.to_bytes()).unwrap();
+        prop_assert!(items.iter().all(|i| back.contains(i)));
+        for probe in 0..200u64 {
+            prop_assert_eq!(back.contains(&probe), filter.contains(&probe));
+        }
+        let collected: CuckooFilter = items.iter().collect();
+        prop_assert!(items.iter().all(|i| collected.contains(i)));
+    }
+
+    #[test]
+    fn arbitrary_bytes_are_an_error_not_a_panic(bytes in prop::collection::vec(any::<u8>(), 0..400)) {
+        prop_assert!(CuckooFilter::from_bytes(&bytes).is_err());
+        prop_assert!(AnyFilter::from_bytes(&bytes).is_err());
+    }
+
+    #[test]
+    fn resealed_corruption_never_panics_and_what_decodes_works(
+        filter in small_filter(),
+        items in 0..60u32,
+        changes in prop::collection::vec((any::<prop::sample::Index>(), any::<u8>()), 1..4),
+    ) {
+        let mut filter = filter;
+        let _ = filter.try_extend(0..items);
+        let mut bytes = filter.to_bytes();
+        let n = bytes.len();
+        for (at, value) in changes {
+            bytes[at.index(n - 8)] = value;
+        }
+        reseal(&mut bytes);
+        if let Ok(mut decoded) = CuckooFilter::from_bytes(&bytes) {
+            exercise(&mut decoded);
+        }
+    }
+}
+
+/// Uses a decoded filter in every way, to show that no accepted file leads to a panic later.
+fn exercise(filter: &mut CuckooFilter) {
+    let _ = (
+        filter.properties(),
+        filter.expected_fpp(),
+        format!("{filter:?}"),
+    );
+    for i in 0..100u32 {
+        let _ = filter.insert(&i);
+        let _ = filter.count(&i);
+        if filter.contains(&i) {
+            let _ = filter.remove(&i);
+        }
+    }
+    let _ = filter.to_bytes();
+    filter.clear();
+    assert!(filter.is_empty());
+}
+
+#[test]
+fn every_flipped_byte_and_every_truncation_is_an_error() {
+    let mut filter = table(4, 12, 3);
+    let _ = filter.try_extend(0..40u32);
+    assert!(
+        filter.is_full(),
+        "the victim slot should be in the encoding too"
+    );
+    let bytes = filter.to_bytes();
+    for i in 0..bytes.len() {
+        let mut bad = bytes.clone();
+        bad[i] ^= 0x5a;
+        assert!(CuckooFilter::from_bytes(&bad).is_err(), "flipped byte {i}");
+        // With the checksum recomputed, the field checks run: no panic, whatever the result.
+        if i < bytes.len() - 8 {
+            reseal(&mut bad);
+            if let Ok(mut decoded) = CuckooFilter::from_bytes(&bad) {
+                exercise(&mut decoded);
+            }
+        }
+    }
+    for len in 0..bytes.len() {
+        assert!(
+            CuckooFilter::from_bytes(&bytes[..len]).is_err(),
+            "cut at {len}"
+        );
+    }
+}
+
+/// Overwrites the parameter bytes at `offset` (from the start of the parameters) and
+/// reseals.
+fn patch_params(filter: &CuckooFilter, offset: usize, value: &[u8]) -> Vec<u8> {
+    let mut bytes = filter.to_bytes();
+    let at = 28 + offset;
+    bytes[at..at + value.len()].copy_from_slice(value);
+    reseal(&mut bytes);
+    bytes
+}
+
+#[test]
+fn lying_fields_are_typed_decode_errors() {
+    let mut filter = table(8, 16, 4);
+    filter.try_extend(0..10u32).unwrap();
+    let decode = |bytes: &[u8]| match CuckooFilter::from_bytes(bytes) {
+        Err(Error::Decode(e)) => e.to_string(),
+        other => panic!("expected a decode error, got {other:?}"),
+    };
+    // Parameter offsets: num_buckets 0, bucket_size 8, fingerprint_bits 12, max_kicks 16,
+    // capacity 20, target_fpp 28, len 36, rng 44, victim bucket 52, victim fingerprint 60.
+    let cases: Vec<(usize, Vec<u8>, &str)> = vec![
+        (0, 1u64.to_le_bytes().to_vec(), "payload"), // fewer buckets than the table
+        (0, 3u64.to_le_bytes().to_vec(), "power of two"),
+        (0, (1u64 << 62).to_le_bytes().to_vec(), "too large"),
+        (8, 5u32.to_le_bytes().to_vec(), "bucket_size"),
+        (12, 9u32.to_le_bytes().to_vec(), "fingerprint_bits"),
+        (16, u32::MAX.to_le_bytes().to_vec(), "max_kicks"),
+        (20, 0u64.to_le_bytes().to_vec(), "capacity"),
+        (28, f64::NAN.to_le_bytes().to_vec(), "target_fpp"),
+        (36, 11u64.to_le_bytes().to_vec(), "len"),
+        (36, u64::MAX.to_le_bytes().to_vec(), "len"),
+        (52, 3u64.to_le_bytes().to_vec(), "victim"), // a bucket without a fingerprint
+        (60, 1u32.to_le_bytes().to_vec(), "len"),    // a victim the count does not know
+        (60, 0x1_0000u32.to_le_bytes().to_vec(), "victim"), // wider than 16 bits
+    ];
+    for (offset, value, needle) in cases {
+        let message = decode(&patch_params(&filter, offset, &value));
+        assert!(message.contains(needle), "offset {offset}: {message}");
+    }
+    // A victim in a bucket past the table.
+    let mut bytes = patch_params(&filter, 52, &100u64.to_le_bytes());
+    bytes[28 + 60..28 + 64].copy_from_slice(&7u32.to_le_bytes());
+    reseal(&mut bytes);
+    assert!(decode(&bytes).contains("victim"));
+    // The k-hash index scheme does not apply to a cuckoo filter.
+    let mut bytes = filter.to_bytes();
+    bytes[12] = 2;
+    reseal(&mut bytes);
+    assert!(decode(&bytes).contains("index scheme"));
+}
+
+#[test]
+fn any_filter_reads_removes_and_refuses_to_merge() {
+    let mut filter = CuckooFilter::with_capacity(100, 0.01).unwrap();
+    filter.insert("dist").unwrap();
+    let mut any = AnyFilter::from_bytes(&filter.to_bytes()).unwrap();
+    assert_eq!(any.kind(), Kind::Cuckoo);
+    assert_eq!(any.kind().name(), "cuckoo");
+    assert_eq!(Kind::from_tag(8), Some(Kind::Cuckoo));
+    assert!(any.contains("dist"));
+    assert_eq!(any.remove("dist"), Ok(true));
+    assert!(!any.contains("dist"));
+    assert_eq!(any.remove("dist"), Err(Error::NotPresent));
+    let other = AnyFilter::from(CuckooFilter::with_capacity(100, 0.01).unwrap());
+    assert!(matches!(
+        any.union(&other),
+        Err(Error::Unsupported {
+            kind: Kind::Cuckoo,
+            operation: "merge"
+        })
+    ));
+}
