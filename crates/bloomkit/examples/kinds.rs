@@ -1,0 +1,64 @@
+//! Prints the README's table of filter kinds: what each can do, and its memory per item
+//! at ε = 1% for one million items, measured on filters built here.
+//!
+//! `cargo run --release -p bloomkit --example kinds`
+
+use bloomkit::BloomFilter;
+use bloomkit::{
+    AnyFilter, CountingBloomFilter, CuckooFilter, DeletableBloomFilter, Error, Filter,
+    ScalableBloomFilter, StableBloomFilter, VariableIncrementBloomFilter,
+};
+
+fn main() -> Result<(), Error> {
+    let (n, fpp) = (1_000_000u64, 0.01);
+    let kinds: Vec<(&str, AnyFilter)> = vec![
+        ("BloomFilter", BloomFilter::with_capacity(n, fpp)?.into()),
+        (
+            "CountingBloomFilter",
+            CountingBloomFilter::with_capacity(n, fpp)?.into(),
+        ),
+        (
+            "VariableIncrementBloomFilter",
+            VariableIncrementBloomFilter::with_capacity(n, fpp)?.into(),
+        ),
+        (
+            "DeletableBloomFilter",
+            DeletableBloomFilter::with_capacity(n, fpp)?.into(),
+        ),
+        (
+            "ScalableBloomFilter",
+            ScalableBloomFilter::with_capacity(n, fpp)?.into(),
+        ),
+        (
+            "StableBloomFilter",
+            StableBloomFilter::with_capacity(n, fpp)?.into(),
+        ),
+        ("CuckooFilter", CuckooFilter::with_capacity(n, fpp)?.into()),
+    ];
+    println!("| kind | remove | grow | merge | false negatives | bits per item at ε = 1% |");
+    println!("|---|---|---|---|---|---|");
+    for (name, mut filter) in kinds {
+        // Ask the filter itself what it can do: remove and merge are refused with
+        // `Error::Unsupported` by the kinds that cannot.
+        filter.try_insert("probe")?;
+        let remove = !matches!(filter.remove("probe"), Err(Error::Unsupported { .. }));
+        let copy = filter.clone();
+        let merge = !matches!(filter.union(&copy), Err(Error::Unsupported { .. }));
+        let kind = filter.kind();
+        let grow = matches!(kind, bloomkit::Kind::Scalable);
+        let false_negatives = if matches!(kind, bloomkit::Kind::Stable) {
+            "yes, by design (forgets old items)"
+        } else {
+            "never"
+        };
+        let yes_no = |b: bool| if b { "yes" } else { "no" };
+        println!(
+            "| `{name}` (`{kind}`) | {} | {} | {} | {false_negatives} | {:.2} |",
+            yes_no(remove),
+            yes_no(grow),
+            yes_no(merge),
+            filter.bits_per_item()
+        );
+    }
+    Ok(())
+}
