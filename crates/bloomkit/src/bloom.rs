@@ -17,7 +17,8 @@ use crate::bits::BitVec;
 use crate::codec::{Parts, Persist, Reader};
 use crate::error::{DecodeError, Error};
 use crate::filter::{Filter, Kind, Mergeable};
-use crate::hash::{HashFunction, Hashing, IndexScheme, Item};
+use crate::hash::HashingChoice;
+use crate::hash::{Hashing, Item};
 use crate::params::{self, MAX_NUM_BITS, MAX_NUM_HASHES};
 
 /// The classic Bloom filter.
@@ -315,11 +316,12 @@ pub struct BloomFilterBuilder {
     fpp: Option<f64>,
     num_bits: Option<u64>,
     num_hashes: Option<u32>,
-    hashing: Hashing,
-    random_seed: bool,
+    hashing: HashingChoice,
 }
 
 impl BloomFilterBuilder {
+    crate::hash::hashing_setters!(index_scheme);
+
     /// n, the number of items expected.
     pub fn capacity(mut self, capacity: u64) -> Self {
         self.capacity = Some(capacity);
@@ -341,31 +343,6 @@ impl BloomFilterBuilder {
     /// k, the number of hash functions, instead of the optimal one.
     pub fn num_hashes(mut self, num_hashes: u32) -> Self {
         self.num_hashes = Some(num_hashes);
-        self
-    }
-
-    /// The 128-bit hash function (default MurmurHash3).
-    pub fn hash_function(mut self, function: HashFunction) -> Self {
-        self.hashing.function = function;
-        self
-    }
-
-    /// How k positions are derived (default enhanced double hashing).
-    pub fn index_scheme(mut self, scheme: IndexScheme) -> Self {
-        self.hashing.scheme = scheme;
-        self
-    }
-
-    /// The per-filter seed (default 0).
-    pub fn seed(mut self, seed: u64) -> Self {
-        self.hashing.seed = seed;
-        self.random_seed = false;
-        self
-    }
-
-    /// Draw the seed from the operating system's random generator at `build`.
-    pub fn random_seed(mut self) -> Self {
-        self.random_seed = true;
         self
     }
 
@@ -411,10 +388,7 @@ impl BloomFilterBuilder {
         } else {
             params::fpp_exact(num_bits, num_hashes, capacity)
         };
-        let mut hashing = self.hashing;
-        if self.random_seed {
-            hashing.seed = crate::hash::random_seed()?;
-        }
+        let hashing = self.hashing.resolve()?;
         Ok(BloomFilter {
             bits: BitVec::zeros(num_bits)?,
             num_hashes,
@@ -497,6 +471,7 @@ impl Persist for BloomFilter {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::hash::{HashFunction, IndexScheme};
 
     #[test]
     fn inserted_items_are_found() {

@@ -67,7 +67,8 @@ use crate::bits::PackedCounters;
 use crate::codec::{Parts, Persist, Reader};
 use crate::error::{DecodeError, Error};
 use crate::filter::{Filter, Kind, Mergeable, Removable};
-use crate::hash::{HashFunction, Hashing, IndexScheme, Item};
+use crate::hash::HashingChoice;
+use crate::hash::{Hashing, Item};
 use crate::params::{self, MAX_NUM_BITS, MAX_NUM_HASHES};
 
 /// The counter width used unless another is chosen: 4 bits, as Fan et al. recommend.
@@ -468,11 +469,12 @@ pub struct CountingBloomFilterBuilder {
     num_counters: Option<u64>,
     num_hashes: Option<u32>,
     counter_width: Option<u32>,
-    hashing: Hashing,
-    random_seed: bool,
+    hashing: HashingChoice,
 }
 
 impl CountingBloomFilterBuilder {
+    crate::hash::hashing_setters!(index_scheme);
+
     /// n, the number of items expected.
     pub fn capacity(mut self, capacity: u64) -> Self {
         self.capacity = Some(capacity);
@@ -501,31 +503,6 @@ impl CountingBloomFilterBuilder {
     /// width from 1 to 16 is accepted.
     pub fn counter_width(mut self, bits: u32) -> Self {
         self.counter_width = Some(bits);
-        self
-    }
-
-    /// The 128-bit hash function (default MurmurHash3).
-    pub fn hash_function(mut self, function: HashFunction) -> Self {
-        self.hashing.function = function;
-        self
-    }
-
-    /// How k positions are derived (default enhanced double hashing).
-    pub fn index_scheme(mut self, scheme: IndexScheme) -> Self {
-        self.hashing.scheme = scheme;
-        self
-    }
-
-    /// The per-filter seed (default 0).
-    pub fn seed(mut self, seed: u64) -> Self {
-        self.hashing.seed = seed;
-        self.random_seed = false;
-        self
-    }
-
-    /// Draw the seed from the operating system's random generator at `build`.
-    pub fn random_seed(mut self) -> Self {
-        self.random_seed = true;
         self
     }
 
@@ -579,10 +556,7 @@ impl CountingBloomFilterBuilder {
         } else {
             params::fpp_exact(num_counters, num_hashes, capacity)
         };
-        let mut hashing = self.hashing;
-        if self.random_seed {
-            hashing.seed = crate::hash::random_seed()?;
-        }
+        let hashing = self.hashing.resolve()?;
         Ok(CountingBloomFilter {
             counters: PackedCounters::zeros(num_counters, width)?,
             num_hashes,

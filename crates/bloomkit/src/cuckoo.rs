@@ -104,7 +104,8 @@ use crate::bloom::DEFAULT_FPP;
 use crate::codec::{Parts, Persist, Reader};
 use crate::error::{DecodeError, Error};
 use crate::filter::{Filter, Kind, Removable};
-use crate::hash::{reduce, HashFunction, Hashing, IndexScheme, Item};
+use crate::hash::HashingChoice;
+use crate::hash::{reduce, Hashing, IndexScheme, Item};
 use crate::params::{self, CUCKOO_FINGERPRINT_BITS, CUCKOO_TARGET_LOAD, MAX_NUM_BITS};
 
 /// The default number of slots per bucket, b = 4: the paper's choice, which reaches a load
@@ -616,11 +617,12 @@ pub struct CuckooFilterBuilder {
     fingerprint_bits: Option<u32>,
     num_buckets: Option<u64>,
     max_kicks: Option<u32>,
-    hashing: Hashing,
-    random_seed: bool,
+    hashing: HashingChoice,
 }
 
 impl CuckooFilterBuilder {
+    crate::hash::hashing_setters!();
+
     /// n, the number of items expected.
     pub fn capacity(mut self, capacity: u64) -> Self {
         self.capacity = Some(capacity);
@@ -655,26 +657,6 @@ impl CuckooFilterBuilder {
     /// [`MAX_KICKS_LIMIT`]).
     pub fn max_kicks(mut self, max_kicks: u32) -> Self {
         self.max_kicks = Some(max_kicks);
-        self
-    }
-
-    /// The 128-bit hash function (default MurmurHash3). The index scheme does not apply:
-    /// a cuckoo filter takes its bucket and fingerprint from one digest.
-    pub fn hash_function(mut self, function: HashFunction) -> Self {
-        self.hashing.function = function;
-        self
-    }
-
-    /// The per-filter seed (default 0); it also seeds the eviction generator.
-    pub fn seed(mut self, seed: u64) -> Self {
-        self.hashing.seed = seed;
-        self.random_seed = false;
-        self
-    }
-
-    /// Draw the seed from the operating system's random generator at `build`.
-    pub fn random_seed(mut self) -> Self {
-        self.random_seed = true;
         self
     }
 
@@ -741,11 +723,8 @@ impl CuckooFilterBuilder {
                 reason: format!("must be at most {MAX_KICKS_LIMIT}, got {max_kicks}"),
             });
         }
-        let mut hashing = self.hashing;
-        hashing.scheme = IndexScheme::default();
-        if self.random_seed {
-            hashing.seed = crate::hash::random_seed()?;
-        }
+        // The builder offers no scheme setter, so the scheme is the default one.
+        let hashing = self.hashing.resolve()?;
         Ok(CuckooFilter {
             table: PackedCounters::zeros(num_slots, fingerprint_bits)?,
             num_buckets,

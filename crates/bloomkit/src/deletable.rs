@@ -104,7 +104,8 @@ use crate::bits::BitVec;
 use crate::codec::{Parts, Persist, Reader};
 use crate::error::{DecodeError, Error};
 use crate::filter::{Filter, Kind, Mergeable, Removable};
-use crate::hash::{HashFunction, Hashing, IndexScheme, Item};
+use crate::hash::HashingChoice;
+use crate::hash::{Hashing, Item};
 use crate::params::{self, MAX_NUM_BITS, MAX_NUM_HASHES};
 
 /// Data bits per region when neither a region count nor a region size is given. See the
@@ -579,11 +580,12 @@ pub struct DeletableBloomFilterBuilder {
     num_hashes: Option<u32>,
     regions: Option<u64>,
     region_bits: Option<u64>,
-    hashing: Hashing,
-    random_seed: bool,
+    hashing: HashingChoice,
 }
 
 impl DeletableBloomFilterBuilder {
+    crate::hash::hashing_setters!(index_scheme);
+
     /// n, the number of items expected.
     pub fn capacity(mut self, capacity: u64) -> Self {
         self.capacity = Some(capacity);
@@ -621,31 +623,6 @@ impl DeletableBloomFilterBuilder {
     /// `r = ⌈m/(s + 1)⌉` when m is given.
     pub fn region_bits(mut self, region_bits: u64) -> Self {
         self.region_bits = Some(region_bits);
-        self
-    }
-
-    /// The 128-bit hash function (default MurmurHash3).
-    pub fn hash_function(mut self, function: HashFunction) -> Self {
-        self.hashing.function = function;
-        self
-    }
-
-    /// How k positions are derived (default enhanced double hashing).
-    pub fn index_scheme(mut self, scheme: IndexScheme) -> Self {
-        self.hashing.scheme = scheme;
-        self
-    }
-
-    /// The per-filter seed (default 0).
-    pub fn seed(mut self, seed: u64) -> Self {
-        self.hashing.seed = seed;
-        self.random_seed = false;
-        self
-    }
-
-    /// Draw the seed from the operating system's random generator at `build`.
-    pub fn random_seed(mut self) -> Self {
-        self.random_seed = true;
         self
     }
 
@@ -720,10 +697,7 @@ impl DeletableBloomFilterBuilder {
         } else {
             params::fpp_exact(data, num_hashes, capacity)
         };
-        let mut hashing = self.hashing;
-        if self.random_seed {
-            hashing.seed = crate::hash::random_seed()?;
-        }
+        let hashing = self.hashing.resolve()?;
         Ok(DeletableBloomFilter {
             bits: BitVec::zeros(num_bits)?,
             regions,

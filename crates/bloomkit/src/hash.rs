@@ -212,6 +212,64 @@ impl std::fmt::Display for Hashing {
     }
 }
 
+/// The hashing choices a builder collects: a [`Hashing`] and whether to replace its seed by a
+/// random one when the filter is built. Every kind's builder holds one, and gets its
+/// `hash_function`, `index_scheme`, `seed` and `random_seed` setters from one macro, so the
+/// options behave alike in every kind.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct HashingChoice {
+    /// Function, scheme and the seed given with `seed` (0 by default).
+    pub hashing: Hashing,
+    /// Draw the seed from the operating system at build time instead.
+    pub random_seed: bool,
+}
+
+impl HashingChoice {
+    /// The hashing to build with: the chosen one, with a fresh random seed if asked for.
+    pub fn resolve(self) -> Result<Hashing, Error> {
+        let mut hashing = self.hashing;
+        if self.random_seed {
+            hashing.seed = random_seed()?;
+        }
+        Ok(hashing)
+    }
+}
+
+/// The hashing setters of a builder whose `hashing` field is a [`HashingChoice`]:
+/// `hash_function`, `seed`, `random_seed`, and with `index_scheme` as argument also
+/// `index_scheme` (the cuckoo filter has no use for one).
+macro_rules! hashing_setters {
+    (index_scheme) => {
+        /// How k positions are derived (default enhanced double hashing).
+        pub fn index_scheme(mut self, scheme: $crate::hash::IndexScheme) -> Self {
+            self.hashing.hashing.scheme = scheme;
+            self
+        }
+        $crate::hash::hashing_setters!();
+    };
+    () => {
+        /// The 128-bit hash function (default MurmurHash3).
+        pub fn hash_function(mut self, function: $crate::hash::HashFunction) -> Self {
+            self.hashing.hashing.function = function;
+            self
+        }
+
+        /// The per-filter seed (default 0).
+        pub fn seed(mut self, seed: u64) -> Self {
+            self.hashing.hashing.seed = seed;
+            self.hashing.random_seed = false;
+            self
+        }
+
+        /// Draw the seed from the operating system's random generator at `build`.
+        pub fn random_seed(mut self) -> Self {
+            self.hashing.random_seed = true;
+            self
+        }
+    };
+}
+pub(crate) use hashing_setters;
+
 /// Reduces a uniformly distributed 64-bit value to `[0, range)` by multiply-shift:
 /// `⌊value · range / 2⁶⁴⌋`. Uses the high bits of `value`.
 ///

@@ -94,7 +94,8 @@ use crate::bloom::{BloomFilter, DEFAULT_FPP};
 use crate::codec::{Parts, Persist, Reader};
 use crate::error::{DecodeError, Error};
 use crate::filter::{Filter, Kind};
-use crate::hash::{HashFunction, Hashing, IndexScheme, Item};
+use crate::hash::HashingChoice;
+use crate::hash::{Hashing, Item};
 use crate::params::{self, MAX_NUM_BITS};
 
 /// The default growth factor s: each layer has twice the capacity of the one before.
@@ -557,11 +558,12 @@ pub struct ScalableBloomFilterBuilder {
     tightening: Option<f64>,
     max_layers: Option<u32>,
     max_bits: Option<u64>,
-    hashing: Hashing,
-    random_seed: bool,
+    hashing: HashingChoice,
 }
 
 impl ScalableBloomFilterBuilder {
+    crate::hash::hashing_setters!(index_scheme);
+
     /// n₀, the capacity of the first layer (required).
     pub fn capacity(mut self, capacity: u64) -> Self {
         self.capacity = Some(capacity);
@@ -600,31 +602,6 @@ impl ScalableBloomFilterBuilder {
         self
     }
 
-    /// The 128-bit hash function (default MurmurHash3).
-    pub fn hash_function(mut self, function: HashFunction) -> Self {
-        self.hashing.function = function;
-        self
-    }
-
-    /// How each layer derives its k positions (default enhanced double hashing).
-    pub fn index_scheme(mut self, scheme: IndexScheme) -> Self {
-        self.hashing.scheme = scheme;
-        self
-    }
-
-    /// The per-filter seed (default 0), shared by all layers.
-    pub fn seed(mut self, seed: u64) -> Self {
-        self.hashing.seed = seed;
-        self.random_seed = false;
-        self
-    }
-
-    /// Draw the seed from the operating system's random generator at `build`.
-    pub fn random_seed(mut self) -> Self {
-        self.random_seed = true;
-        self
-    }
-
     /// Validates the parameters and allocates the first layer.
     pub fn build(self) -> Result<ScalableBloomFilter, Error> {
         let fpp = params::validate_fpp(self.fpp.unwrap_or(DEFAULT_FPP))?;
@@ -651,10 +628,7 @@ impl ScalableBloomFilterBuilder {
             Some(bits) => bits,
             None => MAX_NUM_BITS,
         };
-        let mut hashing = self.hashing;
-        if self.random_seed {
-            hashing.seed = crate::hash::random_seed()?;
-        }
+        let hashing = self.hashing.resolve()?;
         let mut filter = ScalableBloomFilter {
             layers: Vec::new(),
             hashing,

@@ -112,7 +112,8 @@ use crate::bits::PackedCounters;
 use crate::codec::{Parts, Persist, Reader};
 use crate::error::{DecodeError, Error};
 use crate::filter::{Filter, Kind};
-use crate::hash::{reduce, HashFunction, Hashing, IndexScheme, Item};
+use crate::hash::HashingChoice;
+use crate::hash::{reduce, Hashing, Item};
 use crate::params::{self, MAX_NUM_BITS, MAX_NUM_HASHES};
 
 /// The cell width d used where none is given: 3 bits, Max = 7.
@@ -473,11 +474,12 @@ pub struct StableBloomFilterBuilder {
     cell_width: Option<u32>,
     num_hashes: Option<u32>,
     decrements: Option<u64>,
-    hashing: Hashing,
-    random_seed: bool,
+    hashing: HashingChoice,
 }
 
 impl StableBloomFilterBuilder {
+    crate::hash::hashing_setters!(index_scheme);
+
     /// n, the number of recent items to remember (sizes m and K like a classic filter).
     pub fn capacity(mut self, capacity: u64) -> Self {
         self.capacity = Some(capacity);
@@ -512,31 +514,6 @@ impl StableBloomFilterBuilder {
     /// P, the cells decremented per insertion (1 to m), instead of deriving it from ε.
     pub fn decrements(mut self, decrements: u64) -> Self {
         self.decrements = Some(decrements);
-        self
-    }
-
-    /// The 128-bit hash function (default MurmurHash3).
-    pub fn hash_function(mut self, function: HashFunction) -> Self {
-        self.hashing.function = function;
-        self
-    }
-
-    /// How K positions are derived (default enhanced double hashing).
-    pub fn index_scheme(mut self, scheme: IndexScheme) -> Self {
-        self.hashing.scheme = scheme;
-        self
-    }
-
-    /// The per-filter seed (default 0); it also starts the decrement generator.
-    pub fn seed(mut self, seed: u64) -> Self {
-        self.hashing.seed = seed;
-        self.random_seed = false;
-        self
-    }
-
-    /// Draw the seed from the operating system's random generator at `build`.
-    pub fn random_seed(mut self) -> Self {
-        self.random_seed = true;
         self
     }
 
@@ -623,10 +600,7 @@ impl StableBloomFilterBuilder {
         } else {
             params::stable_fpp(num_cells, num_hashes, decrements, max)
         };
-        let mut hashing = self.hashing;
-        if self.random_seed {
-            hashing.seed = crate::hash::random_seed()?;
-        }
+        let hashing = self.hashing.resolve()?;
         Ok(StableBloomFilter {
             cells: PackedCounters::zeros(num_cells, width)?,
             num_hashes,

@@ -98,7 +98,8 @@ use crate::bits::PackedCounters;
 use crate::codec::{Parts, Persist, Reader};
 use crate::error::{DecodeError, Error};
 use crate::filter::{Filter, Kind, Mergeable, Removable};
-use crate::hash::{reduce, HashFunction, Hashing, IndexScheme, Item};
+use crate::hash::HashingChoice;
+use crate::hash::{reduce, Hashing, Item};
 use crate::params::{self, MAX_NUM_BITS, MAX_NUM_HASHES};
 
 /// L, the smallest increment, unless another is chosen: increments are 4 to 7.
@@ -625,11 +626,12 @@ pub struct VariableIncrementBloomFilterBuilder {
     num_hashes: Option<u32>,
     counter_width: Option<u32>,
     base: Option<u32>,
-    hashing: Hashing,
-    random_seed: bool,
+    hashing: HashingChoice,
 }
 
 impl VariableIncrementBloomFilterBuilder {
+    crate::hash::hashing_setters!(index_scheme);
+
     /// n, the number of items expected.
     pub fn capacity(mut self, capacity: u64) -> Self {
         self.capacity = Some(capacity);
@@ -665,32 +667,6 @@ impl VariableIncrementBloomFilterBuilder {
     /// more but needs wider counters.
     pub fn increment_base(mut self, base: u32) -> Self {
         self.base = Some(base);
-        self
-    }
-
-    /// The 128-bit hash function (default MurmurHash3).
-    pub fn hash_function(mut self, function: HashFunction) -> Self {
-        self.hashing.function = function;
-        self
-    }
-
-    /// How k positions are derived (default enhanced double hashing). The increments
-    /// always come from one extra digest (see the module docs).
-    pub fn index_scheme(mut self, scheme: IndexScheme) -> Self {
-        self.hashing.scheme = scheme;
-        self
-    }
-
-    /// The per-filter seed (default 0).
-    pub fn seed(mut self, seed: u64) -> Self {
-        self.hashing.seed = seed;
-        self.random_seed = false;
-        self
-    }
-
-    /// Draw the seed from the operating system's random generator at `build`.
-    pub fn random_seed(mut self) -> Self {
-        self.random_seed = true;
         self
     }
 
@@ -751,10 +727,7 @@ impl VariableIncrementBloomFilterBuilder {
         } else {
             params::vi_fpp(num_counters, num_hashes, capacity, base)
         };
-        let mut hashing = self.hashing;
-        if self.random_seed {
-            hashing.seed = crate::hash::random_seed()?;
-        }
+        let hashing = self.hashing.resolve()?;
         Ok(VariableIncrementBloomFilter {
             counters: PackedCounters::zeros(num_counters, width)?,
             num_hashes,
@@ -854,6 +827,7 @@ impl Persist for VariableIncrementBloomFilter {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::hash::IndexScheme;
 
     fn explicit(m: u64, k: u32) -> VariableIncrementBloomFilter {
         VariableIncrementBloomFilter::builder()
