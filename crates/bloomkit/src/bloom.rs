@@ -151,11 +151,7 @@ impl BloomFilter {
     /// count is lost.
     fn recount(&mut self) {
         let estimate = Filter::estimated_len(self);
-        self.inserted = if estimate.is_finite() {
-            estimate.round() as u64
-        } else {
-            u64::MAX
-        };
+        self.inserted = crate::params::count_from_estimate(estimate);
     }
 }
 
@@ -241,33 +237,19 @@ impl Mergeable for BloomFilter {
     }
 }
 
-impl<I: Item> Extend<I> for BloomFilter {
-    fn extend<T: IntoIterator<Item = I>>(&mut self, iter: T) {
-        for item in iter {
-            self.insert(&item);
-        }
-    }
-}
-
-/// Collects items into a filter sized for their number at ε = 1%, the most common choice.
-/// (The items are buffered to count them; use [`BloomFilter::with_capacity`] and `extend`
-/// to choose ε or to stream.)
-///
-/// ```
-/// use bloomkit::BloomFilter;
-/// let filter: BloomFilter = ["a", "b", "c"].into_iter().collect();
-/// assert!(filter.contains("b"));
-/// assert_eq!(filter.capacity(), 3);
-/// ```
-impl<I: Item> FromIterator<I> for BloomFilter {
-    fn from_iter<T: IntoIterator<Item = I>>(iter: T) -> Self {
-        let items: Vec<I> = iter.into_iter().collect();
-        let mut filter = BloomFilter::with_capacity(items.len().max(1) as u64, DEFAULT_FPP)
-            .expect("ε = 1% is valid and any in-memory collection fits");
-        filter.extend(items);
-        filter
-    }
-}
+crate::filter::collection_impls!(
+    /// Collects items into a filter sized for their number at ε = 1%, the most common choice.
+    /// (The items are buffered to count them; use [`BloomFilter::with_capacity`] and `extend`
+    /// to choose ε or to stream.)
+    ///
+    /// ```
+    /// use bloomkit::BloomFilter;
+    /// let filter: BloomFilter = ["a", "b", "c"].into_iter().collect();
+    /// assert!(filter.contains("b"));
+    /// assert_eq!(filter.capacity(), 3);
+    /// ```
+    BloomFilter
+);
 
 /// The false-positive probability used where none is given (1%).
 pub const DEFAULT_FPP: f64 = 0.01;

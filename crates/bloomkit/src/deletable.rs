@@ -372,11 +372,7 @@ impl DeletableBloomFilter {
     /// Re-counts the items from the fill after a union or intersection.
     fn recount(&mut self) {
         let estimate = Filter::estimated_len(self);
-        self.inserted = if estimate.is_finite() {
-            estimate.round() as u64
-        } else {
-            u64::MAX
-        };
+        self.inserted = crate::params::count_from_estimate(estimate);
     }
 }
 
@@ -505,32 +501,18 @@ impl Mergeable for DeletableBloomFilter {
     }
 }
 
-impl<I: Item> Extend<I> for DeletableBloomFilter {
-    fn extend<T: IntoIterator<Item = I>>(&mut self, iter: T) {
-        for item in iter {
-            self.insert(&item);
-        }
-    }
-}
-
-/// Collects items into a filter sized for their number at ε = 1% with the default regions.
-/// (The items are buffered to count them.)
-///
-/// ```
-/// use bloomkit::DeletableBloomFilter;
-/// let filter: DeletableBloomFilter = ["a", "b", "c"].into_iter().collect();
-/// assert!(filter.contains("b"));
-/// assert_eq!(filter.capacity(), 3);
-/// ```
-impl<I: Item> FromIterator<I> for DeletableBloomFilter {
-    fn from_iter<T: IntoIterator<Item = I>>(iter: T) -> Self {
-        let items: Vec<I> = iter.into_iter().collect();
-        let mut filter = Self::with_capacity(items.len().max(1) as u64, DEFAULT_FPP)
-            .expect("ε = 1% is valid and any in-memory collection fits");
-        filter.extend(items);
-        filter
-    }
-}
+crate::filter::collection_impls!(
+    /// Collects items into a filter sized for their number at ε = 1% with the default regions.
+    /// (The items are buffered to count them.)
+    ///
+    /// ```
+    /// use bloomkit::DeletableBloomFilter;
+    /// let filter: DeletableBloomFilter = ["a", "b", "c"].into_iter().collect();
+    /// assert!(filter.contains("b"));
+    /// assert_eq!(filter.capacity(), 3);
+    /// ```
+    DeletableBloomFilter
+);
 
 impl fmt::Debug for DeletableBloomFilter {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {

@@ -185,3 +185,32 @@ pub trait Mergeable: Filter {
     /// intersection alone.
     fn intersect(&mut self, other: &Self) -> Result<(), Error>;
 }
+
+/// `Extend` (insert every item) and `FromIterator` (buffer the items, size a filter for
+/// their number at ε = 1% with `with_capacity`, insert them) for a kind whose `insert`
+/// cannot fail. The attributes given before the kind (a doc comment with an example)
+/// go on the `FromIterator` impl.
+macro_rules! collection_impls {
+    ($(#[$attr:meta])* $kind:ty) => {
+        impl<I: $crate::hash::Item> Extend<I> for $kind {
+            fn extend<T: IntoIterator<Item = I>>(&mut self, iter: T) {
+                for item in iter {
+                    self.insert(&item);
+                }
+            }
+        }
+
+        $(#[$attr])*
+        impl<I: $crate::hash::Item> FromIterator<I> for $kind {
+            fn from_iter<T: IntoIterator<Item = I>>(iter: T) -> Self {
+                let items: Vec<I> = iter.into_iter().collect();
+                let mut filter =
+                    <$kind>::with_capacity(items.len().max(1) as u64, $crate::bloom::DEFAULT_FPP)
+                        .expect("ε = 1% is valid and any in-memory collection fits");
+                filter.extend(items);
+                filter
+            }
+        }
+    };
+}
+pub(crate) use collection_impls;

@@ -142,6 +142,17 @@ pub fn estimate_items(set_bits: u64, num_bits: u64, num_hashes: u32) -> f64 {
     -(m / num_hashes as f64) * (-(set_bits as f64) / m).ln_1p()
 }
 
+/// An item count from an estimate such as [`estimate_items`], for the `len` of a filter
+/// whose exact count is lost (after a union or intersection): rounded, and `u64::MAX` for a
+/// full filter's infinite estimate.
+pub fn count_from_estimate(estimate: f64) -> u64 {
+    if estimate.is_finite() {
+        estimate.round() as u64
+    } else {
+        u64::MAX
+    }
+}
+
 /// The expected number of set bits after `items` insertions: `m (1 − (1 − 1/m)^(kn))`.
 pub fn expected_set_bits(num_bits: u64, num_hashes: u32, items: u64) -> f64 {
     let m = num_bits as f64;

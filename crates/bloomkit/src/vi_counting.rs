@@ -535,43 +535,24 @@ impl Mergeable for VariableIncrementBloomFilter {
         self.check_compatible(other)?;
         self.counters.min_with(&other.counters);
         let estimate = Filter::estimated_len(self);
-        self.len = if estimate.is_finite() {
-            estimate.round() as u64
-        } else {
-            u64::MAX
-        };
+        self.len = crate::params::count_from_estimate(estimate);
         Ok(())
     }
 }
 
-impl<I: Item> Extend<I> for VariableIncrementBloomFilter {
-    fn extend<T: IntoIterator<Item = I>>(&mut self, iter: T) {
-        for item in iter {
-            self.insert(&item);
-        }
-    }
-}
-
-/// Collects items into a filter sized for their number at ε = 1% (L = 4, 8-bit counters).
-/// (The items are buffered to count them; use
-/// [`VariableIncrementBloomFilter::with_capacity`] and `extend` to choose ε or to stream.)
-///
-/// ```
-/// use bloomkit::VariableIncrementBloomFilter;
-/// let filter: VariableIncrementBloomFilter = ["a", "b", "c"].into_iter().collect();
-/// assert!(filter.contains("b"));
-/// assert_eq!(filter.capacity(), 3);
-/// ```
-impl<I: Item> FromIterator<I> for VariableIncrementBloomFilter {
-    fn from_iter<T: IntoIterator<Item = I>>(iter: T) -> Self {
-        let items: Vec<I> = iter.into_iter().collect();
-        let mut filter =
-            VariableIncrementBloomFilter::with_capacity(items.len().max(1) as u64, DEFAULT_FPP)
-                .expect("ε = 1% is valid and any in-memory collection fits");
-        filter.extend(items);
-        filter
-    }
-}
+crate::filter::collection_impls!(
+    /// Collects items into a filter sized for their number at ε = 1% (L = 4, 8-bit counters).
+    /// (The items are buffered to count them; use
+    /// [`VariableIncrementBloomFilter::with_capacity`] and `extend` to choose ε or to stream.)
+    ///
+    /// ```
+    /// use bloomkit::VariableIncrementBloomFilter;
+    /// let filter: VariableIncrementBloomFilter = ["a", "b", "c"].into_iter().collect();
+    /// assert!(filter.contains("b"));
+    /// assert_eq!(filter.capacity(), 3);
+    /// ```
+    VariableIncrementBloomFilter
+);
 
 impl fmt::Debug for VariableIncrementBloomFilter {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
