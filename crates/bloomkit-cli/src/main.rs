@@ -1,5 +1,5 @@
-//! `bloomkit`: create, fill, query, inspect and merge filter files, and rerun the seed
-//! studies.
+//! `bloomkit`: create, fill, query, remove from, inspect and merge filter files, and rerun
+//! the seed studies.
 //!
 //! This file only parses the command line and dispatches; each verb lives in
 //! [`commands`], each study in [`experiments`].
@@ -34,14 +34,26 @@ enum Command {
     /// Create an empty filter file sized for a capacity and false-positive probability.
     Create(commands::create::CreateArgs),
     /// Add items (arguments, lines of standard input, or lines of a file) to a filter file.
+    ///
+    /// If an insert fails (a cuckoo filter that is full, a scalable filter at its layer
+    /// limit), the items added before the failure are saved with the old ones, and the error
+    /// says how many were added and which item failed (exit code 2).
     Add(commands::add::AddArgs),
     /// Build a filter file from a file of lines, sized for the number of lines.
     Build(commands::build::BuildArgs),
     /// Ask a filter whether items may be in it ("maybe") or are certainly not ("no").
     Check(commands::check::CheckArgs),
+    /// Remove items from a filter file (counting, vi-counting, deletable and cuckoo filters).
+    ///
+    /// Prints `ITEM<TAB>removed`, `ITEM<TAB>kept` (a deletable filter could not clear any of
+    /// its bits: still reported present) or `ITEM<TAB>absent` (certainly not in the filter;
+    /// nothing changed) for each item, then a summary on standard error. Remove only items
+    /// that were added: removing a false positive can take other items out.
+    Remove(commands::remove::RemoveArgs),
     /// Show a filter's parameters and current state.
     Info(commands::info::InfoArgs),
-    /// Write the union of two filters with the same parameters.
+    /// Write the union of two filters of the same kind and parameters (bloom, counting,
+    /// vi-counting, deletable).
     Merge(commands::merge::MergeArgs),
     /// Rerun the seed studies and print (and optionally save) their tables.
     #[command(subcommand)]
@@ -55,6 +67,7 @@ fn main() -> ExitCode {
         Command::Add(args) => commands::add::run(args).map(|()| ExitCode::SUCCESS),
         Command::Build(args) => commands::build::run(args).map(|()| ExitCode::SUCCESS),
         Command::Check(args) => commands::check::run(args),
+        Command::Remove(args) => commands::remove::run(args).map(|()| ExitCode::SUCCESS),
         Command::Info(args) => commands::info::run(args).map(|()| ExitCode::SUCCESS),
         Command::Merge(args) => commands::merge::run(args).map(|()| ExitCode::SUCCESS),
         Command::Experiment(command) => experiments::run(command).map(|()| ExitCode::SUCCESS),

@@ -5,6 +5,7 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 
+use bloomkit::{AnyFilter, Filter, Persist};
 use tempfile::TempDir;
 
 /// Runs `bloomkit` with `args` in `dir`, feeding `stdin` (empty if `None`).
@@ -377,7 +378,38 @@ fn bad_parameters_are_errors_not_panics() {
             "--capacity",
             "10",
             "--kind",
-            "cuckoo",
+            "no-such-kind",
+            "-o",
+            "f.bk",
+        ],
+        // Beyond what 16-bit fingerprints reach: the library's error, not a panic.
+        &[
+            "create", "--kind", "cuckoo", "-n", "10", "--fpp", "1e-5", "-o", "f.bk",
+        ],
+        &[
+            "create", "--kind", "scalable", "-n", "10", "--growth", "3", "-o", "f.bk",
+        ],
+        &[
+            "create",
+            "--kind",
+            "vi-counting",
+            "-n",
+            "10",
+            "--increment-base",
+            "8",
+            "--counter-width",
+            "4",
+            "-o",
+            "f.bk",
+        ],
+        &[
+            "create",
+            "--kind",
+            "deletable",
+            "--bits",
+            "10",
+            "--regions",
+            "6",
             "-o",
             "f.bk",
         ],
@@ -399,6 +431,556 @@ fn bad_parameters_are_errors_not_panics() {
         assert!(!stderr(&output).contains("panicked"), "{args:?}");
     }
     assert!(!d.join("f.bk").exists());
+}
+
+/// Every kind, by its name on the command line.
+const KINDS: [&str; 7] = [
+    "bloom",
+    "counting",
+    "vi-counting",
+    "deletable",
+    "scalable",
+    "stable",
+    "cuckoo",
+];
+
+/// The kinds that can remove items.
+const REMOVABLE: [&str; 4] = ["counting", "vi-counting", "deletable", "cuckoo"];
+
+/// Runs a command with `stdin` that must succeed and returns its standard output.
+fn ok_with_stdin(dir: &Path, args: &[&str], stdin: &[u8]) -> String {
+    let output = run_with_stdin(dir, args, Some(stdin));
+    assert_eq!(
+        output.status.code(),
+        Some(0),
+        "bloomkit {args:?} failed: {}",
+        stderr(&output)
+    );
+    stdout(&output)
+}
+
+/// Lines `prefix-0` to `prefix-(n-1)`, each ended by a newline.
+fn numbered(prefix: &str, n: usize) -> String {
+    (0..n).map(|i| format!("{prefix}-{i}\n")).collect()
+}
+
+/// A filter of `kind` for 1000 items at ε = 1% in `dir`, holding `items`.
+fn kind_with(dir: &Path, kind: &str, name: &str, items: &[&str]) -> PathBuf {
+    ok(
+        dir,
+        &[
+            "create", "--kind", kind, "-n", "1000", "-e", "0.01", "-o", name,
+        ],
+    );
+    if !items.is_empty() {
+        let mut args = vec!["add", name];
+        args.extend_from_slice(items);
+        ok(dir, &args);
+    }
+    dir.join(name)
+}
+
+#[test]
+fn every_kind_creates_adds_checks_and_reports_info() {
+    let dir = temp();
+    let d = dir.path();
+    let items = numbered("item", 200);
+    let others = numbered("other", 2000);
+    for kind in KINDS {
+        let name = format!("{kind}.bk");
+        let created = ok(
+            d,
+            &[
+                "create", "--kind", kind, "-n", "1000", "-e", "0.01", "-o", &name,
+            ],
+        );
+        assert!(
+            created.starts_with(&format!("created {name}: {kind} filter: ")),
+            "{created}"
+        );
+        let added = ok_with_stdin(d, &["add", &name], items.as_bytes());
+        assert!(
+            added.contains("added 200, already present 0"),
+            "{kind}: {added}"
+        );
+
+        // Every item added is found; items never added are mostly not (ε = 1% at
+        // capacity, far less with 200 items in).
+        let absent = ok_with_stdin(d, &["check", &name, "--absent"], items.as_bytes());
+        assert_eq!(absent, "", "{kind}: items lost");
+        let checked = ok_with_stdin(d, &["check", &name], items.as_bytes());
+        assert_eq!(checked.matches("\tmaybe\n").count(), 200, "{kind}");
+        let found = ok_with_stdin(d, &["check", &name, "--present"], others.as_bytes());
+        let false_positives = found.lines().count();
+        assert!(
+            false_positives < 20,
+            "{kind}: {false_positives} false positives"
+        );
+
+        // info: the kind, its memory and bits per item, and every one of its properties.
+        let filter = AnyFilter::load(d.join(&name)).expect("the file loads");
+        let info = ok(d, &["info", &name]);
+        let line = |label: &str, value: &str| format!("{:<38}{value}\n", format!("{label}:"));
+        let memory = filter.memory_bytes();
+        for expected in [
+            line("Kind", kind),
+            line("Bits per item", &format!("{:.2}", filter.bits_per_item())),
+        ] {
+            assert!(
+                info.contains(&expected),
+                "{kind}: no {expected:?} in\n{info}"
+            );
+        }
+        let size = format!("{:<38}{memory} (", "Size in bytes:");
+        assert!(info.contains(&size), "{kind}: no {size:?} in\n{info}");
+        assert!(memory > 0, "{kind}");
+        let properties = filter.properties();
+        assert!(!properties.is_empty(), "{kind} has no properties");
+        if kind == "bloom" {
+            // The classic filter's properties are the seeds' PARAMETERS block.
+            assert!(info.starts_with("----- PARAMETERS -----\n"), "{info}");
+            assert!(info.contains("Filter size:                          9586\n"));
+            assert!(info.contains("Fill ratio:"), "{info}");
+        } else {
+            for (label, value) in &properties {
+                let mut label = label.to_string();
+                label[..1].make_ascii_uppercase();
+                assert!(
+                    info.contains(&line(&label, value)),
+                    "{kind}: no {label} = {value} in\n{info}"
+                );
+            }
+        }
+        let json = ok(d, &["info", "--json", &name]);
+        assert!(json.contains(&format!("\"kind\": \"{kind}\"")), "{json}");
+        assert!(
+            json.contains(&format!("\"memory_bytes\": {memory},")),
+            "{json}"
+        );
+        assert!(json.contains("\"bits_per_item\": "), "{json}");
+        for (label, value) in &properties {
+            assert!(
+                json.contains(&format!("    \"{label}\": \"{value}\"")),
+                "{kind}: no {label} in\n{json}"
+            );
+        }
+    }
+}
+
+#[test]
+fn removable_kinds_remove_added_items_and_report_absent_ones() {
+    let dir = temp();
+    let d = dir.path();
+    for kind in REMOVABLE {
+        let name = format!("{kind}.bk");
+        kind_with(d, kind, &name, &["alpha", "beta", "gamma"]);
+
+        let output = run(d, &["remove", &name, "alpha"]);
+        assert_eq!(output.status.code(), Some(0), "{kind}: {}", stderr(&output));
+        let answer = stdout(&output);
+        let check = run(d, &["check", &name, "alpha"]);
+        if kind == "deletable" && answer == "alpha\tkept\n" {
+            // Every bit in a collided region: still reported present.
+            assert_eq!(check.status.code(), Some(0), "{kind}");
+            assert!(stderr(&output).contains("kept 1"), "{}", stderr(&output));
+        } else {
+            assert_eq!(answer, "alpha\tremoved\n", "{kind}");
+            assert_eq!(stdout(&check), "alpha\tno\n", "{kind}");
+            assert_eq!(check.status.code(), Some(1), "{kind}");
+            assert!(
+                stderr(&output).contains(&format!("{name}: removed 1, kept 0, absent 0")),
+                "{}",
+                stderr(&output)
+            );
+        }
+        // The other items are still there.
+        assert_eq!(
+            ok(d, &["check", &name, "beta", "gamma"]),
+            "beta\tmaybe\ngamma\tmaybe\n",
+            "{kind}"
+        );
+
+        // An item that was never added: absent, and the file is untouched.
+        let before = std::fs::read(d.join(&name)).unwrap();
+        let output = run_with_stdin(d, &["remove", &name], Some(b"delta\nepsilon\n"));
+        assert_eq!(output.status.code(), Some(0), "{kind}: {}", stderr(&output));
+        assert_eq!(
+            stdout(&output),
+            "delta\tabsent\nepsilon\tabsent\n",
+            "{kind}"
+        );
+        assert!(
+            stderr(&output).contains("removed 0, kept 0, absent 2 (file unchanged)"),
+            "{}",
+            stderr(&output)
+        );
+        assert_eq!(std::fs::read(d.join(&name)).unwrap(), before, "{kind}");
+
+        // Several items at once, from a file: one removed, one absent.
+        std::fs::write(d.join("gone.txt"), b"beta\nzeta\n").unwrap();
+        let output = ok(d, &["remove", &name, "--from", "gone.txt"]);
+        assert!(
+            output == "beta\tremoved\nzeta\tabsent\n" || output == "beta\tkept\nzeta\tabsent\n",
+            "{kind}: {output}"
+        );
+        assert_eq!(ok(d, &["check", &name, "gamma"]), "gamma\tmaybe\n");
+    }
+}
+
+#[test]
+fn a_deletable_filter_keeps_items_whose_regions_all_collided() {
+    let dir = temp();
+    let d = dir.path();
+    // One region: the first collision marks it, and no bit can be cleared after that.
+    ok(
+        d,
+        &[
+            "create",
+            "--kind",
+            "deletable",
+            "--bits",
+            "64",
+            "--hashes",
+            "3",
+            "--regions",
+            "1",
+            "-o",
+            "d.bk",
+        ],
+    );
+    ok_with_stdin(d, &["add", "d.bk"], numbered("item", 20).as_bytes());
+    let before = std::fs::read(d.join("d.bk")).unwrap();
+    let output = run(d, &["remove", "d.bk", "item-3"]);
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    assert_eq!(stdout(&output), "item-3\tkept\n");
+    assert!(stderr(&output).contains("removed 0, kept 1, absent 0"));
+    assert_eq!(ok(d, &["check", "d.bk", "item-3"]), "item-3\tmaybe\n");
+    assert_eq!(std::fs::read(d.join("d.bk")).unwrap(), before);
+}
+
+#[test]
+fn kinds_that_cannot_remove_refuse_and_keep_the_file() {
+    let dir = temp();
+    let d = dir.path();
+    for kind in ["bloom", "scalable", "stable"] {
+        let name = format!("{kind}.bk");
+        let path = kind_with(d, kind, &name, &["alpha"]);
+        let before = std::fs::read(&path).unwrap();
+        let output = run_with_stdin(d, &["remove", &name], Some(b"alpha\n"));
+        assert_eq!(output.status.code(), Some(2), "{kind}");
+        assert!(
+            stderr(&output).contains(&format!(
+                "a {kind} filter cannot remove; use --kind counting, vi-counting, deletable \
+                 or cuckoo"
+            )),
+            "{}",
+            stderr(&output)
+        );
+        assert_eq!(stdout(&output), "");
+        assert_eq!(std::fs::read(&path).unwrap(), before, "{kind}");
+        assert_eq!(ok(d, &["check", &name, "alpha"]), "alpha\tmaybe\n");
+    }
+
+    // A damaged file of a removable kind: an error, and the file stays as it was.
+    let path = kind_with(d, "counting", "c.bk", &["alpha"]);
+    let mut bytes = std::fs::read(&path).unwrap();
+    let middle = bytes.len() / 2;
+    bytes[middle] ^= 0x01;
+    std::fs::write(&path, &bytes).unwrap();
+    let output = run(d, &["remove", "c.bk", "alpha"]);
+    assert_eq!(output.status.code(), Some(2));
+    assert!(
+        stderr(&output).contains("checksum mismatch"),
+        "{}",
+        stderr(&output)
+    );
+    assert_eq!(std::fs::read(&path).unwrap(), bytes);
+}
+
+#[test]
+fn kind_specific_options_apply_to_their_kinds_only() {
+    let dir = temp();
+    let d = dir.path();
+    for (kind, option, value, for_kinds) in [
+        ("bloom", "--counter-width", "8", "counting or vi-counting"),
+        ("deletable", "--increment-base", "2", "vi-counting"),
+        ("counting", "--regions", "10", "deletable"),
+        ("bloom", "--growth", "4", "scalable"),
+        ("cuckoo", "--tightening", "0.8", "scalable"),
+        ("stable", "--max-layers", "3", "scalable"),
+        ("counting", "--cell-width", "2", "stable"),
+        ("scalable", "--decrements", "5", "stable"),
+        ("bloom", "--bucket-size", "8", "cuckoo"),
+        ("vi-counting", "--fingerprint-bits", "16", "cuckoo"),
+        ("stable", "--max-kicks", "100", "cuckoo"),
+        (
+            "cuckoo",
+            "--scheme",
+            "seeded",
+            "bloom, counting, vi-counting, deletable, scalable or stable",
+        ),
+        (
+            "scalable",
+            "--hashes",
+            "3",
+            "bloom, counting, vi-counting, deletable or stable",
+        ),
+        (
+            "cuckoo",
+            "--bits",
+            "1024",
+            "bloom, counting, vi-counting, deletable or stable",
+        ),
+    ] {
+        let args = [
+            "create", "--kind", kind, "-n", "100", option, value, "-o", "f.bk",
+        ];
+        let output = run(d, &args);
+        assert_eq!(output.status.code(), Some(2), "{args:?}");
+        let message = stderr(&output);
+        assert!(
+            message.contains(&format!("{option} does not apply to a {kind} filter"))
+                && message.contains(&format!("it is for --kind {for_kinds}")),
+            "{args:?}: {message}"
+        );
+        // build refuses them the same way.
+        std::fs::write(d.join("lines.txt"), b"a\nb\n").unwrap();
+        let output = run(
+            d,
+            &[
+                "build",
+                "lines.txt",
+                "--kind",
+                kind,
+                option,
+                value,
+                "-o",
+                "f.bk",
+            ],
+        );
+        assert_eq!(output.status.code(), Some(2), "build {args:?}");
+        assert!(!d.join("f.bk").exists(), "{args:?}");
+    }
+
+    // Each option does what it says for its own kinds.
+    for (args, expected) in [
+        (
+            &["--kind", "counting", "-n", "100", "--counter-width", "8"][..],
+            &["Counter width:                        8 bits\n"][..],
+        ),
+        (
+            &["--kind", "counting", "--bits", "5000", "--hashes", "4"],
+            &[
+                "Counters (m):                         5000\n",
+                "Hash functions (k):                   4\n",
+            ],
+        ),
+        (
+            &[
+                "--kind",
+                "vi-counting",
+                "-n",
+                "100",
+                "--counter-width",
+                "4",
+                "--increment-base",
+                "2",
+            ],
+            &[
+                "Counter width:                        4 bits\n",
+                "Increments (D_L):                     L = 2: 2..=3\n",
+            ],
+        ),
+        (
+            &["--kind", "deletable", "-n", "100", "--regions", "100"],
+            &["Regions (r):                          100\n"],
+        ),
+        (
+            &[
+                "--kind",
+                "scalable",
+                "-n",
+                "100",
+                "--growth",
+                "4",
+                "--tightening",
+                "0.8",
+                "--max-layers",
+                "3",
+                "--scheme",
+                "seeded",
+            ],
+            &[
+                "Growth factor (s):                    4\n",
+                "Tightening ratio (r):                 0.8\n",
+                "Max layers:                           3\n",
+                "Index scheme:                         seeded-k\n",
+            ],
+        ),
+        (
+            &[
+                "--kind",
+                "stable",
+                "--bits",
+                "5000",
+                "--hashes",
+                "3",
+                "--cell-width",
+                "2",
+                "--decrements",
+                "5",
+            ],
+            &[
+                "Cells (m):                            5000\n",
+                "Cell width (d):                       2\n",
+                "Decrements per insertion (P):         5\n",
+            ],
+        ),
+        (
+            &[
+                "--kind",
+                "cuckoo",
+                "-n",
+                "100",
+                "--bucket-size",
+                "8",
+                "--fingerprint-bits",
+                "16",
+                "--max-kicks",
+                "100",
+                "--hash",
+                "xxh3",
+                "--seed",
+                "9",
+            ],
+            &[
+                "Bucket size (b):                      8\n",
+                "Fingerprint bits (f):                 16\n",
+                "Max kicks:                            100\n",
+                "Hash function:                        xxh3-128\n",
+                "Seed:                                 9\n",
+            ],
+        ),
+    ] {
+        let mut create = vec!["create", "-o", "f.bk"];
+        create.extend_from_slice(args);
+        ok(d, &create);
+        let info = ok(d, &["info", "f.bk"]);
+        for line in expected {
+            assert!(info.contains(line), "{args:?}: no {line:?} in\n{info}");
+        }
+    }
+}
+
+#[test]
+fn a_full_filter_keeps_the_items_added_before_the_failure() {
+    let dir = temp();
+    let d = dir.path();
+    // One bucket of 4 slots: the fifth item goes to the victim slot, the sixth fails.
+    ok(d, &["create", "--kind", "cuckoo", "-n", "1", "-o", "c.bk"]);
+    let output = run_with_stdin(d, &["add", "c.bk"], Some(b"1\n2\n3\n4\n5\n6\n7\n8\n"));
+    assert_eq!(output.status.code(), Some(2));
+    let message = stderr(&output);
+    assert!(
+        message.contains("c.bk: could not add \"6\": the cuckoo filter is full")
+            && message.contains("Saved, from before it: 5 added, 0 already present"),
+        "{message}"
+    );
+    assert_eq!(
+        ok(d, &["check", "c.bk", "1", "2", "3", "4", "5"]),
+        "1\tmaybe\n2\tmaybe\n3\tmaybe\n4\tmaybe\n5\tmaybe\n"
+    );
+    // Full from the first item: an error, and the file is untouched.
+    let before = std::fs::read(d.join("c.bk")).unwrap();
+    let output = run(d, &["add", "c.bk", "9"]);
+    assert_eq!(output.status.code(), Some(2));
+    assert!(
+        stderr(&output).contains("Nothing was added"),
+        "{}",
+        stderr(&output)
+    );
+    assert_eq!(std::fs::read(d.join("c.bk")).unwrap(), before);
+    // A remove makes room again.
+    assert_eq!(ok(d, &["remove", "c.bk", "1"]), "1\tremoved\n");
+    ok(d, &["add", "c.bk", "9"]);
+
+    // A scalable filter at its layer limit: the same.
+    ok(
+        d,
+        &[
+            "create",
+            "--kind",
+            "scalable",
+            "-n",
+            "2",
+            "--max-layers",
+            "1",
+            "-o",
+            "s.bk",
+        ],
+    );
+    ok(d, &["add", "s.bk", "old"]);
+    let output = run_with_stdin(d, &["add", "s.bk"], Some(b"old\nnew\nnewer\n"));
+    assert_eq!(output.status.code(), Some(2));
+    let message = stderr(&output);
+    assert!(
+        message.contains("could not add \"newer\": the scalable filter is full")
+            && message.contains("Saved, from before it: 1 added, 1 already present"),
+        "{message}"
+    );
+    assert_eq!(
+        ok(d, &["check", "s.bk", "old", "new"]),
+        "old\tmaybe\nnew\tmaybe\n"
+    );
+}
+
+#[test]
+fn merge_works_for_mergeable_kinds_only() {
+    let dir = temp();
+    let d = dir.path();
+    kind_with(d, "counting", "a.bk", &["apple", "apricot"]);
+    kind_with(d, "counting", "b.bk", &["banana"]);
+    let merged = ok(d, &["merge", "a.bk", "b.bk", "-o", "c.bk"]);
+    assert!(merged.contains("counting filter"), "{merged}");
+    assert_eq!(
+        ok(
+            d,
+            &["check", "c.bk", "apple", "apricot", "banana", "cherry"]
+        ),
+        "apple\tmaybe\napricot\tmaybe\nbanana\tmaybe\ncherry\tno\n"
+    );
+    // Counters add up: removing one item leaves the others.
+    assert_eq!(ok(d, &["remove", "c.bk", "apple"]), "apple\tremoved\n");
+    assert_eq!(
+        ok(d, &["check", "c.bk", "apple", "apricot", "banana"]),
+        "apple\tno\napricot\tmaybe\nbanana\tmaybe\n"
+    );
+
+    for kind in ["scalable", "stable", "cuckoo"] {
+        kind_with(d, kind, "x.bk", &["apple"]);
+        kind_with(d, kind, "y.bk", &["banana"]);
+        let output = run(d, &["merge", "x.bk", "y.bk", "-o", "z.bk"]);
+        assert_eq!(output.status.code(), Some(2), "{kind}");
+        assert!(
+            stderr(&output).contains(&format!(
+                "cannot merge x.bk and y.bk: a {kind} filter cannot merge; merge works for \
+                 bloom, counting, vi-counting or deletable filters"
+            )),
+            "{}",
+            stderr(&output)
+        );
+        assert!(!d.join("z.bk").exists());
+    }
+
+    // Two kinds that do not match.
+    kind_with(d, "bloom", "p.bk", &["apple"]);
+    let output = run(d, &["merge", "p.bk", "a.bk", "-o", "z.bk"]);
+    assert_eq!(output.status.code(), Some(2));
+    assert!(
+        stderr(&output).contains("a bloom filter cannot be merged with a counting filter"),
+        "{}",
+        stderr(&output)
+    );
 }
 
 /// Parses the study's CSV into its header and rows of numbers.

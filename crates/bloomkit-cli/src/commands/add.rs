@@ -1,9 +1,13 @@
 //! `bloomkit add`: add items to a filter file.
+//!
+//! Some kinds can refuse an item: a cuckoo filter that is full, a scalable filter at its
+//! layer or memory limit. Then nothing is lost: the items added before the failure are saved
+//! with the old ones, and the error says how many were added and which item failed (exit 2).
 
 use std::io::Write;
 use std::path::PathBuf;
 
-use anyhow::Result;
+use anyhow::{anyhow, bail, Result};
 use bloomkit::Filter;
 use clap::Args;
 
@@ -13,7 +17,8 @@ use super::store;
 /// Arguments of `bloomkit add`.
 #[derive(Debug, Args)]
 pub struct AddArgs {
-    /// The filter file; it is replaced atomically once every item is in.
+    /// The filter file; it is replaced atomically once every item is in (or, if an insert
+    /// fails, with the items added before the failure).
     #[arg(value_name = "FILE")]
     pub filter: PathBuf,
 
@@ -25,16 +30,40 @@ pub struct AddArgs {
 pub fn run(args: AddArgs) -> Result<()> {
     let mut filter = store::open(&args.filter)?;
     let (mut added, mut present) = (0u64, 0u64);
-    input::for_each_item(args.items.source(), "adding", |item| {
+    // The item whose insert failed, and why.
+    let mut refused: Option<(Vec<u8>, bloomkit::Error)> = None;
+    let read = input::for_each_item(args.items.source(), "adding", |item| {
         let before = filter.len();
-        filter.try_insert(item)?;
+        if let Err(error) = filter.try_insert(item) {
+            refused = Some((item.to_vec(), error));
+            return Err(anyhow!("an insert failed"));
+        }
         if filter.len() > before {
             added += 1;
         } else {
             present += 1;
         }
         Ok(())
-    })?;
+    });
+    if let Some((item, error)) = refused {
+        // Every insert before this one succeeded (and a failed insert changes nothing):
+        // keep them.
+        if added + present > 0 {
+            store::save(&filter, &args.filter)?;
+        }
+        let item = String::from_utf8_lossy(&item);
+        let file = args.filter.display();
+        if added + present == 0 {
+            bail!(
+                "{file}: could not add {item:?}: {error}. Nothing was added; the file is unchanged"
+            );
+        }
+        bail!(
+            "{file}: could not add {item:?}: {error}. Saved, from before it: {added} added, \
+             {present} already present; {item:?} and the items after it were not added"
+        );
+    }
+    read?;
     store::save(&filter, &args.filter)?;
     let mut out = std::io::stdout().lock();
     writeln!(

@@ -12,7 +12,7 @@ use bloomkit::Filter;
 use clap::Args;
 
 use super::input;
-use super::store::{self, HashingArgs, KindArg, Sizing};
+use super::store::{self, HashingArgs, KindArg, KindOptions, Sizing};
 
 /// Arguments of `bloomkit build`.
 #[derive(Debug, Args)]
@@ -31,6 +31,9 @@ pub struct BuildArgs {
 
     #[command(flatten)]
     pub hashing: HashingArgs,
+
+    #[command(flatten)]
+    pub options: KindOptions,
 
     /// The filter file to write (replaced if it exists).
     #[arg(short, long, value_name = "FILE")]
@@ -62,7 +65,7 @@ pub fn run(args: BuildArgs) -> Result<()> {
         fpp: Some(args.fpp),
         ..Sizing::default()
     };
-    let mut filter = store::new_filter(args.kind, sizing, &args.hashing)?;
+    let mut filter = store::new_filter(args.kind, sizing, &args.hashing, &args.options)?;
 
     let (file, size) = input::open_input(path)?;
     let progress = input::byte_progress(Some(size), "inserting");

@@ -6,7 +6,7 @@ use std::path::PathBuf;
 use anyhow::Result;
 use clap::{ArgGroup, Args};
 
-use super::store::{self, HashingArgs, KindArg, Sizing};
+use super::store::{self, HashingArgs, KindArg, KindOptions, Sizing};
 
 /// Arguments of `bloomkit create`.
 #[derive(Debug, Args)]
@@ -24,16 +24,22 @@ pub struct CreateArgs {
     #[arg(short = 'e', long, value_name = "E")]
     pub fpp: Option<f64>,
 
-    /// m, the number of bits, instead of deriving it from the capacity and ε.
+    /// m, instead of deriving it from the capacity and ε: the number of bits (bloom;
+    /// deletable, collision bitmap included), counters (counting, vi-counting) or cells
+    /// (stable). Not for scalable or cuckoo filters.
     #[arg(short = 'm', long, value_name = "M")]
     pub bits: Option<u64>,
 
-    /// k, the number of hash functions, instead of the optimal one.
+    /// k, the number of hash functions, instead of the optimal one. Not for scalable or
+    /// cuckoo filters.
     #[arg(short = 'k', long, value_name = "K")]
     pub hashes: Option<u32>,
 
     #[command(flatten)]
     pub hashing: HashingArgs,
+
+    #[command(flatten)]
+    pub options: KindOptions,
 
     /// The filter file to write (replaced if it exists).
     #[arg(short, long, value_name = "FILE")]
@@ -48,7 +54,7 @@ pub fn run(args: CreateArgs) -> Result<()> {
         bits: args.bits,
         hashes: args.hashes,
     };
-    let filter = store::new_filter(args.kind, sizing, &args.hashing)?;
+    let filter = store::new_filter(args.kind, sizing, &args.hashing, &args.options)?;
     store::save(&filter, &args.output)?;
     let mut out = std::io::stdout().lock();
     writeln!(

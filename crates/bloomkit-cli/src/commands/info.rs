@@ -1,16 +1,20 @@
-//! `bloomkit info`: a filter's parameters and current state.
+//! `bloomkit info`: a filter's parameters and current state, for every kind.
 //!
-//! The first block is the seeds' `PARAMETERS` block, exactly as their program printed it;
-//! more lines follow, aligned with it.
+//! For the kinds sized like the classic filter — one array of m slots (bits or counters)
+//! and k hash functions, for n items at ε: bloom, counting, vi-counting, deletable — the
+//! first block is the seeds' `PARAMETERS` block, exactly as their program printed it. Then
+//! come the lines every kind has (kind, memory, bits per item), the kind's own facts
+//! ([`Filter::properties`]), the hashing, and the state now (items, estimated items,
+//! expected FPP), aligned with the block.
 
 use std::io::Write;
 use std::path::PathBuf;
 
 use anyhow::Result;
-use bloomkit::{AnyFilter, Filter};
+use bloomkit::{AnyFilter, Filter, Kind};
 use clap::Args;
 
-use super::store::{self, human_bytes, probability};
+use super::store::{self, can_remove, human_bytes, probability};
 
 /// Arguments of `bloomkit info`.
 #[derive(Debug, Args)]
@@ -19,7 +23,7 @@ pub struct InfoArgs {
     #[arg(value_name = "FILE")]
     pub filter: PathBuf,
 
-    /// Print one JSON object instead of text.
+    /// Print one JSON object instead of text (the kind's facts under "properties").
     #[arg(long)]
     pub json: bool,
 }
@@ -54,25 +58,36 @@ pub fn run(args: InfoArgs) -> Result<()> {
 
 /// Everything `info` reports about a filter.
 struct Facts {
-    kind: String,
-    /// The Bloom parameters (n, ε, k, m), for the kinds that have them.
+    kind: Kind,
+    /// The seeds' parameters (n, ε, k, m), for the kinds sized like the classic filter.
+    parameters: Option<Parameters>,
+    /// The classic filter's own facts, as the seeds' program reported them.
     bloom: Option<BloomFacts>,
-    /// The kind's own facts, for the kinds without the Bloom parameters.
+    /// The kind's facts ([`Filter::properties`]).
     properties: Vec<(&'static str, String)>,
     capacity: u64,
     bits_per_item: f64,
     memory_bytes: u64,
     file_bytes: Option<u64>,
     hash_function: &'static str,
-    index_scheme: &'static str,
+    /// `None` for the kinds that derive no positions (the cuckoo filter).
+    index_scheme: Option<&'static str>,
     seed: u64,
     len: u64,
     estimated_len: f64,
     expected_fpp: f64,
 }
 
-struct BloomFacts {
+/// n, ε, k and m: the seeds' `PARAMETERS` block.
+struct Parameters {
     capacity: u64,
+    target_fpp: f64,
+    num_hashes: u32,
+    /// Bits (bloom; deletable, bitmap included) or counters.
+    size: u64,
+}
+
+struct BloomFacts {
     target_fpp: f64,
     num_hashes: u32,
     num_bits: u64,
@@ -81,9 +96,39 @@ struct BloomFacts {
 
 impl Facts {
     fn of(filter: &AnyFilter, file_bytes: Option<u64>) -> Self {
+        let parameters = |capacity, target_fpp, num_hashes, size| {
+            Some(Parameters {
+                capacity,
+                target_fpp,
+                num_hashes,
+                size,
+            })
+        };
+        let parameters = match filter {
+            AnyFilter::Bloom(f) => {
+                parameters(f.capacity(), f.target_fpp(), f.num_hashes(), f.num_bits())
+            }
+            AnyFilter::Counting(f) => parameters(
+                f.capacity(),
+                f.target_fpp(),
+                f.num_hashes(),
+                f.num_counters(),
+            ),
+            AnyFilter::VariableIncrement(f) => parameters(
+                f.capacity(),
+                f.target_fpp(),
+                f.num_hashes(),
+                f.num_counters(),
+            ),
+            AnyFilter::Deletable(f) => {
+                parameters(f.capacity(), f.target_fpp(), f.num_hashes(), f.num_bits())
+            }
+            // The others are not one array for n items at ε: a stack of layers (scalable),
+            // a stream's stable point (stable), buckets of fingerprints (cuckoo).
+            _ => None,
+        };
         let bloom = match filter {
             AnyFilter::Bloom(f) => Some(BloomFacts {
-                capacity: f.capacity(),
                 target_fpp: f.target_fpp(),
                 num_hashes: f.num_hashes(),
                 num_bits: f.num_bits(),
@@ -91,22 +136,19 @@ impl Facts {
             }),
             _ => None,
         };
-        let properties = if bloom.is_some() {
-            Vec::new()
-        } else {
-            filter.properties()
-        };
         let hashing = filter.hashing();
+        let kind = filter.kind();
         Facts {
-            kind: filter.kind().name().to_owned(),
+            kind,
+            parameters,
             bloom,
-            properties,
+            properties: filter.properties(),
             capacity: filter.capacity(),
             bits_per_item: filter.bits_per_item(),
             memory_bytes: filter.memory_bytes() as u64,
             file_bytes,
             hash_function: hashing.function.name(),
-            index_scheme: hashing.scheme.name(),
+            index_scheme: (kind != Kind::Cuckoo).then(|| hashing.scheme.name()),
             seed: hashing.seed,
             len: filter.len(),
             estimated_len: filter.estimated_len(),
@@ -116,18 +158,18 @@ impl Facts {
 
     fn text(&self) -> String {
         let mut text = String::new();
-        if let Some(b) = &self.bloom {
+        if let Some(p) = &self.parameters {
             text.push_str(&parameters_block(
-                b.capacity,
-                b.target_fpp,
-                b.num_hashes,
-                b.num_bits,
+                p.capacity,
+                p.target_fpp,
+                p.num_hashes,
+                p.size,
             ));
         }
         let mut line = |label: &str, value: String| {
             text.push_str(&format!("{:<38}{value}\n", format!("{label}:")));
         };
-        line("Kind", self.kind.clone());
+        line("Kind", self.kind.name().to_owned());
         line(
             "Size in bytes",
             format!("{} ({})", self.memory_bytes, human_bytes(self.memory_bytes)),
@@ -135,17 +177,30 @@ impl Facts {
         if let Some(bytes) = self.file_bytes {
             line("File size in bytes", bytes.to_string());
         }
-        if self.bloom.is_none() {
+        if self.parameters.is_none() {
             line("Capacity", self.capacity.to_string());
         }
         line("Bits per item", format!("{:.2}", self.bits_per_item));
-        for (label, value) in &self.properties {
-            line(&capitalized(label), value.clone());
+        // The classic filter's facts are the block above and its fill ratio, below.
+        if self.bloom.is_none() {
+            for (label, value) in &self.properties {
+                line(&capitalized(label), value.clone());
+            }
         }
         line("Hash function", self.hash_function.to_owned());
-        line("Index scheme", self.index_scheme.to_owned());
+        line(
+            "Index scheme",
+            self.index_scheme
+                .unwrap_or("none (bucket and fingerprint from one digest)")
+                .to_owned(),
+        );
         line("Seed", self.seed.to_string());
-        line("Items inserted", self.len.to_string());
+        let items = if can_remove(self.kind) {
+            "Items held (inserted - removed)"
+        } else {
+            "Items inserted"
+        };
+        line(items, self.len.to_string());
         if let Some(b) = &self.bloom {
             line("Fill ratio", format!("{:.6}", b.fill_ratio));
         }
@@ -154,13 +209,17 @@ impl Facts {
         } else {
             "unbounded (every bit is set)".to_owned()
         };
-        line("Estimated items (Swamidass-Baldi)", estimate);
+        let method = match self.kind {
+            Kind::Cuckoo => "Estimated items (fingerprints held)",
+            _ => "Estimated items (Swamidass-Baldi)",
+        };
+        line(method, estimate);
         line("Expected FPP now", probability(self.expected_fpp));
         text
     }
 
     fn json(&self) -> String {
-        let mut fields: Vec<(&str, String)> = vec![("kind", json_string(&self.kind))];
+        let mut fields: Vec<(&str, String)> = vec![("kind", json_string(self.kind.name()))];
         if let Some(b) = &self.bloom {
             fields.extend([
                 ("target_fpp", json_number(b.target_fpp)),
@@ -169,9 +228,16 @@ impl Facts {
                 ("fill_ratio", json_number(b.fill_ratio)),
             ]);
         }
-        for (label, value) in &self.properties {
-            fields.push((label, json_string(value)));
-        }
+        let properties: Vec<String> = self
+            .properties
+            .iter()
+            .map(|(label, value)| format!("    {}: {}", json_string(label), json_string(value)))
+            .collect();
+        let properties = if properties.is_empty() {
+            "{}".to_owned()
+        } else {
+            format!("{{\n{}\n  }}", properties.join(",\n"))
+        };
         fields.extend([
             ("capacity", self.capacity.to_string()),
             ("bits_per_item", json_number(self.bits_per_item)),
@@ -181,11 +247,15 @@ impl Facts {
                 self.file_bytes.map_or("null".to_owned(), |b| b.to_string()),
             ),
             ("hash_function", json_string(self.hash_function)),
-            ("index_scheme", json_string(self.index_scheme)),
+            (
+                "index_scheme",
+                self.index_scheme.map_or("null".to_owned(), json_string),
+            ),
             ("seed", self.seed.to_string()),
             ("len", self.len.to_string()),
             ("estimated_len", json_number(self.estimated_len)),
             ("expected_fpp", json_number(self.expected_fpp)),
+            ("properties", properties),
         ]);
         let body: Vec<String> = fields
             .iter()
@@ -260,7 +330,4 @@ mod tests {
         assert_eq!(json_number(0.5), "0.5");
         assert_eq!(json_number(3.5e-42), "3.5e-42");
     }
-
-    #[test]
-    fn small_probabilities_stay_visible() {}
 }

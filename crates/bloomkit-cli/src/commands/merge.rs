@@ -1,9 +1,10 @@
-//! `bloomkit merge`: the union of two filter files.
+//! `bloomkit merge`: the union of two filter files of a mergeable kind (bloom, counting,
+//! vi-counting, deletable), with the same parameters.
 
 use std::io::Write;
 use std::path::PathBuf;
 
-use anyhow::{Context, Result};
+use anyhow::{bail, Context, Result};
 use clap::Args;
 
 use super::store;
@@ -28,13 +29,21 @@ pub struct MergeArgs {
 pub fn run(args: MergeArgs) -> Result<()> {
     let mut merged = store::open(&args.first)?;
     let other = store::open(&args.second)?;
-    merged.union(&other).with_context(|| {
+    let cannot = || {
         format!(
             "cannot merge {} and {}",
             args.first.display(),
             args.second.display()
         )
-    })?;
+    };
+    match merged.union(&other) {
+        Err(error @ bloomkit::Error::Unsupported { .. }) => bail!(
+            "{}: {error}; merge works for {} filters",
+            cannot(),
+            store::kinds_that(store::can_merge)
+        ),
+        result => result.with_context(cannot)?,
+    }
     store::save(&merged, &args.output)?;
     let mut out = std::io::stdout().lock();
     writeln!(

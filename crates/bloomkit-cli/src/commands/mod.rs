@@ -9,6 +9,7 @@ pub mod create;
 pub mod info;
 pub mod input;
 pub mod merge;
+pub mod remove;
 pub mod store;
 
 /// The exit code of every error, distinct from `check`'s 1 for "definitely absent".

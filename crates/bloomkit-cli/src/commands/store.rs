@@ -1,21 +1,101 @@
-//! Filter options shared by the verbs (kind, hashing), and creating, opening, saving and
-//! describing filters.
+//! Filter options shared by the verbs (kind, hashing, kind-specific options), and
+//! creating, opening, saving and describing filters.
 //!
-//! Every verb works on [`AnyFilter`], so a new filter kind plugs in by adding a variant to
-//! [`KindArg`] and an arm to [`new_filter`] (and to the kind-specific parts of `info`).
+//! Every verb works on [`AnyFilter`]. The kind → builder logic lives in one place,
+//! [`new_filter`]; a new kind (the blocked filter is next) plugs in with a variant of
+//! [`KindArg`], its arm in [`KindArg::kind`] and [`new_filter`], its entry in the lists of
+//! [`kind_only_options`], and a line in [`describe`].
 
 use std::path::Path;
 
-use anyhow::{bail, Result};
-use bloomkit::{AnyFilter, BloomFilter, Filter, HashFunction, IndexScheme, Persist};
+use anyhow::{bail, Context, Result};
+use bloomkit::{
+    AnyFilter, BloomFilter, BloomFilterBuilder, CountingBloomFilter, CountingBloomFilterBuilder,
+    CuckooFilter, CuckooFilterBuilder, DeletableBloomFilter, DeletableBloomFilterBuilder, Filter,
+    HashFunction, IndexScheme, Kind, Persist, ScalableBloomFilter, ScalableBloomFilterBuilder,
+    StableBloomFilter, StableBloomFilterBuilder, VariableIncrementBloomFilter,
+    VariableIncrementBloomFilterBuilder,
+};
 use clap::{Args, ValueEnum};
 
 /// The kinds of filter the CLI can create.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, ValueEnum)]
 pub enum KindArg {
-    /// The classic Bloom filter.
+    /// The classic Bloom filter: no remove; union.
     #[default]
     Bloom,
+    /// Counting Bloom filter (Fan et al. 2000): saturating counters; remove, union.
+    Counting,
+    /// Variable-increment counting Bloom filter (Rottenstreich et al. 2014): remove, union,
+    /// fewer false positives than `counting` in the same memory.
+    #[value(name = "vi-counting")]
+    ViCounting,
+    /// Deletable Bloom filter (Rothenberg et al. 2010): removes the items whose bits lie in
+    /// collision-free regions; union.
+    Deletable,
+    /// Scalable Bloom filter (Almeida et al. 2007): grows past its capacity and keeps ε.
+    Scalable,
+    /// Stable Bloom filter (Deng & Rafiei 2006): duplicate detection on streams; forgets old
+    /// items (false negatives by design).
+    Stable,
+    /// Cuckoo filter (Fan et al. 2014): fingerprints in buckets; remove; can become full.
+    Cuckoo,
+    // The blocked Bloom filter goes here once it exists (`Blocked`).
+}
+
+impl KindArg {
+    /// The library's kind.
+    pub fn kind(self) -> Kind {
+        match self {
+            KindArg::Bloom => Kind::Bloom,
+            KindArg::Counting => Kind::Counting,
+            KindArg::ViCounting => Kind::VariableIncrement,
+            KindArg::Deletable => Kind::Deletable,
+            KindArg::Scalable => Kind::Scalable,
+            KindArg::Stable => Kind::Stable,
+            KindArg::Cuckoo => Kind::Cuckoo,
+        }
+    }
+
+    /// The name on the command line (the same as the library's [`Kind::name`]).
+    pub fn name(self) -> &'static str {
+        self.kind().name()
+    }
+}
+
+/// Whether filters of `kind` can remove items (the kinds that implement `Removable`).
+pub fn can_remove(kind: Kind) -> bool {
+    matches!(
+        kind,
+        Kind::Counting | Kind::VariableIncrement | Kind::Deletable | Kind::Cuckoo
+    )
+}
+
+/// Whether two filters of `kind` can be merged (the kinds that implement `Mergeable`).
+pub fn can_merge(kind: Kind) -> bool {
+    matches!(
+        kind,
+        Kind::Bloom | Kind::Counting | Kind::VariableIncrement | Kind::Deletable
+    )
+}
+
+/// "`a`, `b` or `c`": the names of the kinds that pass `test`.
+pub fn kinds_that(test: impl Fn(Kind) -> bool) -> String {
+    let names: Vec<&str> = KindArg::value_variants()
+        .iter()
+        .filter(|k| test(k.kind()))
+        .map(|k| k.name())
+        .collect();
+    or_list(&names)
+}
+
+/// "a", "a or b", "a, b or c".
+fn or_list(names: &[&str]) -> String {
+    match names {
+        [] => String::new(),
+        [one] => (*one).to_owned(),
+        [rest @ .., last] => format!("{} or {last}", rest.join(", ")),
+    }
 }
 
 /// The 128-bit hash function, as named on the command line.
@@ -57,15 +137,16 @@ impl From<SchemeArg> for IndexScheme {
 }
 
 /// The hashing options of `create` and `build`.
-#[derive(Debug, Args)]
+#[derive(Debug, Args, Default)]
 pub struct HashingArgs {
     /// The 128-bit hash function.
     #[arg(long = "hash", value_enum, default_value_t)]
     pub function: HashArg,
 
-    /// How the k bit positions are derived from an item.
-    #[arg(long, value_enum, default_value_t)]
-    pub scheme: SchemeArg,
+    /// How the k bit positions are derived from an item [default: double]. Not for cuckoo
+    /// filters, which take their bucket and fingerprint from one digest.
+    #[arg(long, value_enum)]
+    pub scheme: Option<SchemeArg>,
 
     /// The per-filter hash seed (default 0).
     #[arg(long, value_name = "N", conflicts_with = "random_seed")]
@@ -76,6 +157,64 @@ pub struct HashingArgs {
     pub random_seed: bool,
 }
 
+/// The heading of the kind-specific options in `--help`.
+const KIND_OPTIONS: &str = "Options of some kinds";
+
+/// The options of `create` and `build` that only some kinds use. Each is an error for the
+/// other kinds; the library validates the values.
+#[derive(Debug, Args, Default)]
+pub struct KindOptions {
+    /// counting, vi-counting: bits per counter, 1 to 16 [default: 4 for counting, 8 for
+    /// vi-counting].
+    #[arg(long, help_heading = KIND_OPTIONS, value_name = "W")]
+    pub counter_width: Option<u32>,
+
+    /// vi-counting: L, the smallest increment; increments are L to 2L − 1, and 2L − 1 must
+    /// stay below the counter maximum [default: 4].
+    #[arg(long, help_heading = KIND_OPTIONS, value_name = "L")]
+    pub increment_base: Option<u32>,
+
+    /// deletable: r, the number of regions (and of collision-bitmap bits) [default: one per
+    /// 8 data bits].
+    #[arg(long, help_heading = KIND_OPTIONS, value_name = "R")]
+    pub regions: Option<u64>,
+
+    /// scalable: s, the factor by which each layer's capacity grows: 2 or 4 [default: 2].
+    #[arg(long, help_heading = KIND_OPTIONS, value_name = "S")]
+    pub growth: Option<u32>,
+
+    /// scalable: r, the factor by which each layer's error shrinks, strictly between 0 and 1
+    /// [default: 0.5].
+    #[arg(long, help_heading = KIND_OPTIONS, value_name = "R")]
+    pub tightening: Option<f64>,
+
+    /// scalable: the most layers the filter may have; past them `add` fails [default: no
+    /// limit].
+    #[arg(long, help_heading = KIND_OPTIONS, value_name = "N")]
+    pub max_layers: Option<u32>,
+
+    /// stable: d, the bits per cell, 1 to 16 [default: 3].
+    #[arg(long, help_heading = KIND_OPTIONS, value_name = "D")]
+    pub cell_width: Option<u32>,
+
+    /// stable: P, the cells decremented per insertion [default: derived from ε].
+    #[arg(long, help_heading = KIND_OPTIONS, value_name = "P")]
+    pub decrements: Option<u64>,
+
+    /// cuckoo: b, the slots per bucket: 2, 4 or 8 [default: 4].
+    #[arg(long, help_heading = KIND_OPTIONS, value_name = "B")]
+    pub bucket_size: Option<u32>,
+
+    /// cuckoo: f, the fingerprint width: 8, 12 or 16 bits [default: the smallest that reaches
+    /// ε].
+    #[arg(long, help_heading = KIND_OPTIONS, value_name = "F")]
+    pub fingerprint_bits: Option<u32>,
+
+    /// cuckoo: the most evictions per insert before the filter counts as full [default: 500].
+    #[arg(long, help_heading = KIND_OPTIONS, value_name = "N")]
+    pub max_kicks: Option<u32>,
+}
+
 /// How big a new filter is: from a capacity and ε, or explicit bits and hashes (the
 /// library fills in whatever is left out).
 #[derive(Debug, Clone, Copy, Default)]
@@ -84,40 +223,199 @@ pub struct Sizing {
     pub capacity: Option<u64>,
     /// ε, the false-positive probability wanted at capacity.
     pub fpp: Option<f64>,
-    /// m, the number of bits.
+    /// m: bits (bloom, deletable), counters (counting, vi-counting) or cells (stable).
     pub bits: Option<u64>,
     /// k, the number of hash functions.
     pub hashes: Option<u32>,
 }
 
-/// A new, empty filter of `kind`.
-pub fn new_filter(kind: KindArg, sizing: Sizing, hashing: &HashingArgs) -> Result<AnyFilter> {
-    match kind {
-        KindArg::Bloom => {
-            let mut builder = BloomFilter::builder()
-                .hash_function(hashing.function.into())
-                .index_scheme(hashing.scheme.into());
-            if let Some(n) = sizing.capacity {
-                builder = builder.capacity(n);
-            }
-            if let Some(fpp) = sizing.fpp {
-                builder = builder.fpp(fpp);
-            }
-            if let Some(m) = sizing.bits {
-                builder = builder.num_bits(m);
-            }
-            if let Some(k) = sizing.hashes {
-                builder = builder.num_hashes(k);
-            }
-            if let Some(seed) = hashing.seed {
-                builder = builder.seed(seed);
-            }
-            if hashing.random_seed {
-                builder = builder.random_seed();
-            }
-            Ok(builder.build()?.into())
+/// An option that only some kinds use.
+struct KindOnly {
+    /// The option as written on the command line.
+    flag: &'static str,
+    /// Whether it was given.
+    given: bool,
+    /// The kinds that use it.
+    kinds: &'static [KindArg],
+}
+
+/// Every option that only some kinds use, whether it was given, and which kinds use it.
+fn kind_only_options(sizing: &Sizing, hashing: &HashingArgs, o: &KindOptions) -> [KindOnly; 14] {
+    use KindArg::*;
+    // The kinds with one array of m slots and k hash functions.
+    const SIZED: &[KindArg] = &[Bloom, Counting, ViCounting, Deletable, Stable];
+    // Every kind that derives k positions from an item.
+    const POSITIONS: &[KindArg] = &[Bloom, Counting, ViCounting, Deletable, Scalable, Stable];
+    let only = |flag, given, kinds| KindOnly { flag, given, kinds };
+    [
+        only("--bits", sizing.bits.is_some(), SIZED),
+        only("--hashes", sizing.hashes.is_some(), SIZED),
+        only("--scheme", hashing.scheme.is_some(), POSITIONS),
+        only(
+            "--counter-width",
+            o.counter_width.is_some(),
+            &[Counting, ViCounting],
+        ),
+        only(
+            "--increment-base",
+            o.increment_base.is_some(),
+            &[ViCounting],
+        ),
+        only("--regions", o.regions.is_some(), &[Deletable]),
+        only("--growth", o.growth.is_some(), &[Scalable]),
+        only("--tightening", o.tightening.is_some(), &[Scalable]),
+        only("--max-layers", o.max_layers.is_some(), &[Scalable]),
+        only("--cell-width", o.cell_width.is_some(), &[Stable]),
+        only("--decrements", o.decrements.is_some(), &[Stable]),
+        only("--bucket-size", o.bucket_size.is_some(), &[Cuckoo]),
+        only(
+            "--fingerprint-bits",
+            o.fingerprint_bits.is_some(),
+            &[Cuckoo],
+        ),
+        only("--max-kicks", o.max_kicks.is_some(), &[Cuckoo]),
+    ]
+}
+
+/// Refuses an option that `kind` does not use, rather than ignoring it.
+fn check_options(
+    kind: KindArg,
+    sizing: &Sizing,
+    hashing: &HashingArgs,
+    options: &KindOptions,
+) -> Result<()> {
+    for option in kind_only_options(sizing, hashing, options) {
+        if option.given && !option.kinds.contains(&kind) {
+            let why = match (option.flag, kind) {
+                ("--scheme", KindArg::Cuckoo) => {
+                    " (a cuckoo filter takes its bucket and fingerprint from one digest; there \
+                     are no positions to derive)"
+                }
+                ("--bits" | "--hashes", KindArg::Scalable) => {
+                    " (its layers are sized from --capacity and --fpp)"
+                }
+                ("--bits" | "--hashes", KindArg::Cuckoo) => {
+                    " (it is sized from --capacity and --fpp, with --bucket-size and \
+                     --fingerprint-bits)"
+                }
+                _ => "",
+            };
+            let names: Vec<&str> = option.kinds.iter().map(|k| k.name()).collect();
+            bail!(
+                "{} does not apply to a {} filter{why}; it is for --kind {}",
+                option.flag,
+                kind.name(),
+                or_list(&names)
+            );
         }
     }
+    Ok(())
+}
+
+/// `builder.method(value)` when the value was given, else the builder unchanged.
+fn set<B, T>(builder: B, value: Option<T>, method: impl FnOnce(B, T) -> B) -> B {
+    match value {
+        Some(value) => method(builder, value),
+        None => builder,
+    }
+}
+
+/// Applies what every builder shares: capacity, ε, hash function, seed.
+macro_rules! common {
+    ($builder:expr, $sizing:expr, $hashing:expr) => {{
+        let mut builder = $builder.hash_function($hashing.function.into());
+        if let Some(n) = $sizing.capacity {
+            builder = builder.capacity(n);
+        }
+        if let Some(fpp) = $sizing.fpp {
+            builder = builder.fpp(fpp);
+        }
+        if let Some(seed) = $hashing.seed {
+            builder = builder.seed(seed);
+        }
+        if $hashing.random_seed {
+            builder = builder.random_seed();
+        }
+        builder
+    }};
+}
+
+/// A new, empty filter of `kind`, from its builder. Options that `kind` does not use are an
+/// error; values the kind cannot take are the library's errors.
+pub fn new_filter(
+    kind: KindArg,
+    sizing: Sizing,
+    hashing: &HashingArgs,
+    options: &KindOptions,
+) -> Result<AnyFilter> {
+    check_options(kind, &sizing, hashing, options)?;
+    let scheme = hashing.scheme.map(IndexScheme::from);
+    let o = options;
+    let built: Result<AnyFilter, bloomkit::Error> = match kind {
+        KindArg::Bloom => {
+            let b = common!(BloomFilter::builder(), sizing, hashing);
+            let b = set(b, scheme, BloomFilterBuilder::index_scheme);
+            let b = set(b, sizing.bits, BloomFilterBuilder::num_bits);
+            let b = set(b, sizing.hashes, BloomFilterBuilder::num_hashes);
+            b.build().map(AnyFilter::from)
+        }
+        KindArg::Counting => {
+            type B = CountingBloomFilterBuilder;
+            let b = common!(CountingBloomFilter::builder(), sizing, hashing);
+            let b = set(b, scheme, B::index_scheme);
+            let b = set(b, sizing.bits, B::num_counters);
+            let b = set(b, sizing.hashes, B::num_hashes);
+            let b = set(b, o.counter_width, B::counter_width);
+            b.build().map(AnyFilter::from)
+        }
+        KindArg::ViCounting => {
+            type B = VariableIncrementBloomFilterBuilder;
+            let b = common!(VariableIncrementBloomFilter::builder(), sizing, hashing);
+            let b = set(b, scheme, B::index_scheme);
+            let b = set(b, sizing.bits, B::num_counters);
+            let b = set(b, sizing.hashes, B::num_hashes);
+            let b = set(b, o.counter_width, B::counter_width);
+            let b = set(b, o.increment_base, B::increment_base);
+            b.build().map(AnyFilter::from)
+        }
+        KindArg::Deletable => {
+            type B = DeletableBloomFilterBuilder;
+            let b = common!(DeletableBloomFilter::builder(), sizing, hashing);
+            let b = set(b, scheme, B::index_scheme);
+            let b = set(b, sizing.bits, B::num_bits);
+            let b = set(b, sizing.hashes, B::num_hashes);
+            let b = set(b, o.regions, B::regions);
+            b.build().map(AnyFilter::from)
+        }
+        KindArg::Scalable => {
+            type B = ScalableBloomFilterBuilder;
+            let b = common!(ScalableBloomFilter::builder(), sizing, hashing);
+            let b = set(b, scheme, B::index_scheme);
+            let b = set(b, o.growth, B::growth_factor);
+            let b = set(b, o.tightening, B::tightening_ratio);
+            let b = set(b, o.max_layers, B::max_layers);
+            b.build().map(AnyFilter::from)
+        }
+        KindArg::Stable => {
+            type B = StableBloomFilterBuilder;
+            let b = common!(StableBloomFilter::builder(), sizing, hashing);
+            let b = set(b, scheme, B::index_scheme);
+            let b = set(b, sizing.bits, B::num_cells);
+            let b = set(b, sizing.hashes, B::num_hashes);
+            let b = set(b, o.cell_width, B::cell_width);
+            let b = set(b, o.decrements, B::decrements);
+            b.build().map(AnyFilter::from)
+        }
+        KindArg::Cuckoo => {
+            type B = CuckooFilterBuilder;
+            let b = common!(CuckooFilter::builder(), sizing, hashing);
+            let b = set(b, o.bucket_size, B::bucket_size);
+            let b = set(b, o.fingerprint_bits, B::fingerprint_bits);
+            let b = set(b, o.max_kicks, B::max_kicks);
+            b.build().map(AnyFilter::from)
+        }
+    };
+    built.with_context(|| format!("cannot create a {} filter", kind.name()))
 }
 
 /// Reads a filter file of any kind. The library's error already names the file and what is
@@ -137,22 +435,84 @@ pub fn save(filter: &AnyFilter, path: &Path) -> Result<()> {
 /// A one-line description of a filter's parameters.
 pub fn describe(filter: &AnyFilter) -> String {
     let hashing = filter.hashing();
+    let scheme = match filter.kind() {
+        Kind::Cuckoo => String::new(),
+        _ => format!("{}, ", hashing.scheme.name()),
+    };
     let common = format!(
-        "{}, {}, seed {}, {} in memory",
+        "{}, {scheme}seed {}, {} in memory",
         hashing.function.name(),
-        hashing.scheme.name(),
         hashing.seed,
         human_bytes(filter.memory_bytes() as u64)
     );
+    let at = |capacity: u64, fpp: f64| format!("capacity {capacity} at ε = {}", probability(fpp));
     match filter {
         AnyFilter::Bloom(f) => format!(
-            "bloom filter: m = {} bits, k = {}, capacity {} at ε = {}, {common}",
+            "bloom filter: m = {} bits, k = {}, {}, {common}",
             f.num_bits(),
             f.num_hashes(),
+            at(f.capacity(), f.target_fpp())
+        ),
+        AnyFilter::Counting(f) => format!(
+            "counting filter: m = {} counters of {} bits, k = {}, {}, {common}",
+            f.num_counters(),
+            f.counter_width(),
+            f.num_hashes(),
+            at(f.capacity(), f.target_fpp())
+        ),
+        AnyFilter::VariableIncrement(f) => format!(
+            "vi-counting filter: m = {} counters of {} bits, k = {}, increments {}..={}, {}, \
+             {common}",
+            f.num_counters(),
+            f.counter_width(),
+            f.num_hashes(),
+            f.increment_base(),
+            2 * f.increment_base() - 1,
+            at(f.capacity(), f.target_fpp())
+        ),
+        AnyFilter::Deletable(f) => format!(
+            "deletable filter: m = {} bits in {} regions, k = {}, {}, {common}",
+            f.num_bits(),
+            f.regions(),
+            f.num_hashes(),
+            at(f.capacity(), f.target_fpp())
+        ),
+        AnyFilter::Scalable(f) => format!(
+            "scalable filter: {}, first layer capacity {}, growth {}, tightening {}, \
+             ε ≤ {}, {common}",
+            count(f.num_layers() as u64, "layer"),
+            f.initial_capacity(),
+            f.growth_factor(),
+            f.tightening_ratio(),
+            probability(f.target_fpp())
+        ),
+        AnyFilter::Stable(f) => format!(
+            "stable filter: m = {} cells of {} bits, K = {}, P = {}, capacity {} at stable ε = \
+             {}, {common}",
+            f.num_cells(),
+            f.cell_width(),
+            f.num_hashes(),
+            f.decrements(),
             f.capacity(),
             probability(f.target_fpp())
         ),
+        AnyFilter::Cuckoo(f) => format!(
+            "cuckoo filter: {} of {} slots, {}-bit fingerprints, {}, {common}",
+            count(f.num_buckets(), "bucket"),
+            f.bucket_size(),
+            f.fingerprint_bits(),
+            at(f.capacity(), f.target_fpp())
+        ),
         other => format!("{} filter: {common}", other.kind()),
+    }
+}
+
+/// "1 layer", "2 layers".
+fn count(n: u64, noun: &str) -> String {
+    if n == 1 {
+        format!("1 {noun}")
+    } else {
+        format!("{n} {noun}s")
     }
 }
 
@@ -191,6 +551,25 @@ mod tests {
         assert_eq!(human_bytes(1023), "1023 B");
         assert_eq!(human_bytes(1536), "1.5 KiB");
         assert_eq!(human_bytes(12 << 20), "12.0 MiB");
+    }
+
+    #[test]
+    fn lists_read_as_english() {
+        assert_eq!(or_list(&["a"]), "a");
+        assert_eq!(or_list(&["a", "b"]), "a or b");
+        assert_eq!(or_list(&["a", "b", "c"]), "a, b or c");
+        assert_eq!(
+            kinds_that(can_remove),
+            "counting, vi-counting, deletable or cuckoo"
+        );
+    }
+
+    #[test]
+    fn every_kind_has_a_name_on_the_command_line() {
+        for kind in KindArg::value_variants() {
+            let value = kind.to_possible_value().expect("no kind is hidden");
+            assert_eq!(value.get_name(), kind.name());
+        }
     }
 
     #[test]

@@ -1,0 +1,93 @@
+//! `bloomkit remove`: remove items from a filter file of a kind that can delete (counting,
+//! vi-counting, deletable, cuckoo).
+//!
+//! Output, one line per item:
+//!
+//! * `ITEM<TAB>removed` — taken out of the filter;
+//! * `ITEM<TAB>kept` — a deletable filter could not take it out (every one of its bits lies
+//!   in a region with collisions): it is still reported present;
+//! * `ITEM<TAB>absent` — certainly not in the filter; nothing changed.
+//!
+//! Then a summary on standard error. The file is replaced atomically once every item has
+//! been processed, and only if something was removed. Remove only items that were added:
+//! removing a false positive takes away what belongs to other items.
+
+use std::io::{BufWriter, Write};
+use std::path::PathBuf;
+
+use anyhow::{anyhow, bail, Context, Result};
+use bloomkit::{Error, Filter};
+use clap::Args;
+
+use super::input::{self, ItemArgs};
+use super::store;
+
+/// Arguments of `bloomkit remove`.
+#[derive(Debug, Args)]
+pub struct RemoveArgs {
+    /// The filter file (counting, vi-counting, deletable or cuckoo); it is replaced
+    /// atomically once every item has been processed.
+    #[arg(value_name = "FILE")]
+    pub filter: PathBuf,
+
+    #[command(flatten)]
+    pub items: ItemArgs,
+}
+
+/// Loads the filter, removes the items, prints what happened to each and saves the filter.
+pub fn run(args: RemoveArgs) -> Result<()> {
+    let mut filter = store::open(&args.filter)?;
+    let kind = filter.kind();
+    if !store::can_remove(kind) {
+        bail!(
+            "{}: a {kind} filter cannot remove; use --kind {}",
+            args.filter.display(),
+            store::kinds_that(store::can_remove)
+        );
+    }
+    let (mut removed, mut kept, mut absent) = (0u64, 0u64, 0u64);
+    let mut out = BufWriter::with_capacity(1 << 16, std::io::stdout().lock());
+    input::for_each_item(args.items.source(), "removing", |item| {
+        let answer: &[u8] = match filter.remove(item) {
+            Ok(true) => {
+                removed += 1;
+                b"\tremoved\n"
+            }
+            Ok(false) => {
+                kept += 1;
+                b"\tkept\n"
+            }
+            Err(Error::NotPresent) => {
+                absent += 1;
+                b"\tabsent\n"
+            }
+            Err(e) => return Err(e.into()),
+        };
+        out.write_all(item)
+            .and_then(|()| out.write_all(answer))
+            .map_err(standard_output)
+    })
+    .and_then(|_| out.flush().map_err(standard_output))
+    .with_context(|| format!("{} is unchanged", args.filter.display()))?;
+    if removed > 0 {
+        store::save(&filter, &args.filter)?;
+    }
+    let unchanged = if removed == 0 {
+        " (file unchanged)"
+    } else {
+        ""
+    };
+    let mut err = std::io::stderr().lock();
+    writeln!(
+        err,
+        "{}: removed {removed}, kept {kept}, absent {absent}{unchanged}",
+        args.filter.display()
+    )?;
+    Ok(())
+}
+
+/// A failed write of the answers. Unlike for `check`, a closed pipe is an error here: the
+/// filter is then not saved, and the exit code must say so.
+fn standard_output(error: std::io::Error) -> anyhow::Error {
+    anyhow!("writing to standard output: {error}")
+}
