@@ -464,12 +464,15 @@ impl Filter for ScalableBloomFilter {
 
     /// `1 − Π (1 − pᵢ)`, with each layer's pᵢ from its fill (a query is a false positive when
     /// some layer answers "maybe").
+    /// `1 − Π(1 − pᵢ)` over the layers, computed as `−expm1(Σ ln(1 − pᵢ))` so that rates
+    /// far below 10⁻¹⁶ do not round to 0.
     fn expected_fpp(&self) -> f64 {
-        1.0 - self
+        let log_all_negative: f64 = self
             .layers
             .iter()
-            .map(|l| 1.0 - l.expected_fpp())
-            .product::<f64>()
+            .map(|l| (-l.expected_fpp()).ln_1p())
+            .sum();
+        -log_all_negative.exp_m1()
     }
 }
 
