@@ -30,6 +30,10 @@
 //!   the item count estimated from the fill.
 //! * [`filter`] — the traits [`Filter`], [`Removable`], [`Mergeable`].
 //! * [`bloom`] — the classic [`BloomFilter`].
+//! * [`concurrent`] — [`ConcurrentBloomFilter`], the classic filter shared between threads
+//!   (insert and query through `&self`, no lock).
+//! * `parallel` (cargo feature `rayon`) — `BloomFilter::insert_parallel`: inserting on
+//!   all cores, bit for bit the sequential result.
 //! * [`codec`] — the file format ([`Persist`]), with atomic saves.
 //! * [`stats`] — confidence intervals used to judge measured rates.
 #![forbid(unsafe_code)]
@@ -39,15 +43,19 @@ pub mod any;
 pub mod bits;
 pub mod bloom;
 pub mod codec;
+pub mod concurrent;
 pub mod error;
 pub mod filter;
 pub mod hash;
+#[cfg(feature = "rayon")]
+pub mod parallel;
 pub mod params;
 pub mod stats;
 
 pub use any::AnyFilter;
 pub use bloom::{BloomFilter, BloomFilterBuilder};
 pub use codec::Persist;
+pub use concurrent::ConcurrentBloomFilter;
 pub use error::{DecodeError, Error};
 pub use filter::{Filter, Kind, Mergeable, Removable};
 pub use hash::{HashFunction, Hashed, Hashing, IndexScheme, Item};

@@ -1,15 +1,21 @@
 //! `bloomkit build`: a filter sized for, and filled with, the lines of a file.
 //!
 //! The input is read twice: once to count its lines (the filter's capacity), once to
-//! insert them. Both passes read 1 MiB at a time and show a progress bar by bytes.
+//! insert them. Both passes read it in blocks of [`input::BLOCK_SIZE`] bytes and show a
+//! progress bar by bytes. A classic filter is filled on all cores: each block is cut into
+//! pieces of whole lines that rayon's threads insert into the filter's atomic form
+//! ([`ConcurrentBloomFilter`]), which gives bit for bit the filter of a sequential build.
+//! (The count of lines "new to the filter" can differ from a sequential build's by a few
+//! lines whose bits other threads set at about the same time; see `bloomkit::parallel`.)
 
 use std::io::Write;
 use std::path::PathBuf;
 use std::time::Instant;
 
 use anyhow::{bail, Context, Result};
-use bloomkit::Filter;
+use bloomkit::{AnyFilter, ConcurrentBloomFilter, Filter};
 use clap::Args;
+use indicatif::ProgressBar;
 
 use super::input;
 use super::store::{self, HashingArgs, KindArg, Sizing};
@@ -62,13 +68,13 @@ pub fn run(args: BuildArgs) -> Result<()> {
         fpp: Some(args.fpp),
         ..Sizing::default()
     };
-    let mut filter = store::new_filter(args.kind, sizing, &args.hashing)?;
+    let filter = store::new_filter(args.kind, sizing, &args.hashing)?;
 
     let (file, size) = input::open_input(path)?;
     let progress = input::byte_progress(Some(size), "inserting");
-    let inserted = input::for_each_line(file, &progress, |line| Ok(filter.try_insert(line)?));
+    let filled = insert_lines(filter, file, &progress);
     progress.finish_and_clear();
-    let inserted = inserted.with_context(|| format!("reading {}", path.display()))?;
+    let (filter, inserted) = filled.with_context(|| format!("reading {}", path.display()))?;
     if inserted != count {
         bail!(
             "{} changed while it was read: {count} lines counted, then {inserted} read",
@@ -90,4 +96,27 @@ pub fn run(args: BuildArgs) -> Result<()> {
     )?;
     out.flush()?;
     Ok(())
+}
+
+/// Inserts every line of `reader` into `filter`; returns the filter and the number of lines.
+/// The classic filter is filled on all cores, other kinds line by line.
+fn insert_lines(
+    filter: AnyFilter,
+    reader: impl std::io::Read,
+    progress: &ProgressBar,
+) -> Result<(AnyFilter, u64)> {
+    match filter {
+        AnyFilter::Bloom(bloom) => {
+            let concurrent = ConcurrentBloomFilter::from_bloom(bloom);
+            let lines = input::for_each_block(reader, progress, |block| {
+                concurrent.insert_parallel(input::par_lines(block));
+                Ok(())
+            })?;
+            Ok((concurrent.into_bloom().into(), lines))
+        }
+        mut other => {
+            let lines = input::for_each_line(reader, progress, |line| Ok(other.try_insert(line)?))?;
+            Ok((other, lines))
+        }
+    }
 }
