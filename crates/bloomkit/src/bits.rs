@@ -76,6 +76,13 @@ impl BitVec {
         self.words.fill(0);
     }
 
+    /// The words, for code that splits the vector into disjoint ranges (bit `i` is bit
+    /// `i % 64` of word `i / 64`). Callers must leave the padding bits past `len` zero.
+    #[cfg_attr(not(feature = "rayon"), allow(dead_code))]
+    pub(crate) fn words_mut(&mut self) -> &mut [u64] {
+        &mut self.words
+    }
+
     /// Bitwise OR with another vector of the same length.
     pub fn union_with(&mut self, other: &BitVec) {
         debug_assert_eq!(self.len, other.len);

@@ -2,20 +2,19 @@
 //!
 //! The input is read twice: once to count its lines (the filter's capacity), once to
 //! insert them. Both passes read it in blocks of [`input::BLOCK_SIZE`] bytes and show a
-//! progress bar by bytes. A classic filter is filled on all cores: each block is cut into
-//! pieces of whole lines that rayon's threads insert into the filter's atomic form
-//! ([`ConcurrentBloomFilter`]), which gives bit for bit the filter of a sequential build.
-//! (The count of lines "new to the filter" can differ from a sequential build's by a few
-//! lines whose bits other threads set at about the same time; see `bloomkit::parallel`.)
+//! progress bar by bytes. A classic filter is filled on all cores: each block is split into
+//! lines by rayon's threads and handed to [`insert_parallel`](bloomkit::BloomFilter::insert_parallel), whose result —
+//! bits and count — is exactly that of inserting the lines one by one.
 
 use std::io::Write;
 use std::path::PathBuf;
 use std::time::Instant;
 
 use anyhow::{bail, Context, Result};
-use bloomkit::{AnyFilter, ConcurrentBloomFilter, Filter};
+use bloomkit::{AnyFilter, Filter};
 use clap::Args;
 use indicatif::ProgressBar;
+use rayon::prelude::*;
 
 use super::input;
 use super::store::{self, HashingArgs, KindArg, Sizing};
@@ -106,13 +105,13 @@ fn insert_lines(
     progress: &ProgressBar,
 ) -> Result<(AnyFilter, u64)> {
     match filter {
-        AnyFilter::Bloom(bloom) => {
-            let concurrent = ConcurrentBloomFilter::from_bloom(bloom);
+        AnyFilter::Bloom(mut bloom) => {
             let lines = input::for_each_block(reader, progress, |block| {
-                concurrent.insert_parallel(input::par_lines(block));
+                let lines: Vec<&[u8]> = input::par_lines(block).collect();
+                bloom.insert_parallel(&lines);
                 Ok(())
             })?;
-            Ok((concurrent.into_bloom().into(), lines))
+            Ok((bloom.into(), lines))
         }
         mut other => {
             let lines = input::for_each_line(reader, progress, |line| Ok(other.try_insert(line)?))?;
