@@ -1106,3 +1106,89 @@ fn fpr_study_rejects_a_missing_word_list() {
     assert_eq!(output.status.code(), Some(2));
     assert!(stderr(&output).contains("no-such-words.txt"));
 }
+
+/// `build` fills the classic filter on all cores, a block of lines at a time; the file it
+/// writes must be exactly the filter of inserting every line, one by one, with the library.
+#[test]
+fn build_writes_the_filter_the_library_builds_from_the_same_lines() {
+    use bloomkit::{BloomFilter, Filter, HashFunction, IndexScheme, Persist};
+
+    let dir = temp();
+    let d = dir.path();
+    // Awkward lines: CRLF endings, empty lines, bytes that are not UTF-8, a lone \r inside
+    // a line, duplicates, and a last line without a newline.
+    let mut input = Vec::new();
+    for i in 0..30_000u32 {
+        match i % 6 {
+            0 => input.extend_from_slice(format!("crlf-{i}\r\n").as_bytes()),
+            1 => input.extend_from_slice(b"\n"),
+            2 => input.extend_from_slice(&[0xff, 0x80 | (i % 128) as u8, b'\r', b'x', b'\n']),
+            3 => input.extend_from_slice(format!("dup-{}\n", i % 100).as_bytes()),
+            _ => input.extend_from_slice(format!("{i:08x}\n").as_bytes()),
+        }
+    }
+    input.extend_from_slice(b"the end");
+    std::fs::write(d.join("in.txt"), &input).unwrap();
+    let mut lines: Vec<&[u8]> = input.split(|&b| b == b'\n').collect();
+    for line in &mut lines {
+        *line = line.strip_suffix(b"\r").unwrap_or(line);
+    }
+
+    for (hash, scheme, function, index_scheme) in [
+        (
+            "murmur3",
+            "double",
+            HashFunction::Murmur3,
+            IndexScheme::EnhancedDoubleHashing,
+        ),
+        (
+            "xxh3",
+            "seeded",
+            HashFunction::Xxh3,
+            IndexScheme::SeededHashes,
+        ),
+    ] {
+        let built = ok(
+            d,
+            &[
+                "build", "in.txt", "-o", "f.bk", "--fpp", "0.001", "--hash", hash, "--scheme",
+                scheme, "--seed", "42",
+            ],
+        );
+        assert!(built.contains("from 30001 lines"), "{built}");
+        let from_cli = BloomFilter::load(d.join("f.bk")).unwrap();
+
+        let mut expected = BloomFilter::builder()
+            .capacity(lines.len() as u64)
+            .fpp(0.001)
+            .hash_function(function)
+            .index_scheme(index_scheme)
+            .seed(42)
+            .build()
+            .unwrap();
+        for line in &lines {
+            expected.insert(*line);
+        }
+        // The same bits, parameters and count of new lines: the same file, byte for byte.
+        assert_eq!(Filter::len(&from_cli), Filter::len(&expected));
+        assert!(
+            std::fs::read(d.join("f.bk")).unwrap() == expected.to_bytes(),
+            "{hash}/{scheme}"
+        );
+        assert!(
+            built.contains(&format!("({} of them new", Filter::len(&expected))),
+            "{built}"
+        );
+
+        // `check` answers on all cores too, and keeps the order of the lines.
+        let checked = run(d, &["check", "f.bk", "--from", "in.txt"]);
+        assert_eq!(checked.status.code(), Some(0));
+        let mut answers = Vec::new();
+        for line in &lines {
+            answers.extend_from_slice(line);
+            let maybe = expected.contains(*line);
+            answers.extend_from_slice(if maybe { b"\tmaybe\n" } else { b"\tno\n" });
+        }
+        assert!(checked.stdout == answers, "{hash}/{scheme}: check output");
+    }
+}

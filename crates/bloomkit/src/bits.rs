@@ -1,13 +1,28 @@
 //! Bit storage shared by the filters.
 
+use std::sync::atomic::{AtomicU64, Ordering};
+
 use crate::error::Error;
+
+/// `count` zero words, or [`Error::OutOfMemory`] if they cannot be allocated.
+fn zero_words(count: u64) -> Result<Vec<u64>, Error> {
+    let bytes = count.saturating_mul(8);
+    let count = usize::try_from(count).map_err(|_| Error::OutOfMemory { bytes })?;
+    let mut storage = Vec::new();
+    storage
+        .try_reserve_exact(count)
+        .map_err(|_| Error::OutOfMemory { bytes })?;
+    storage.resize(count, 0);
+    Ok(storage)
+}
 
 /// A fixed-size array of bits, stored in 64-bit words.
 ///
 /// Bit `i` is bit `i % 64` of word `i / 64`; on disk the words are little-endian, so the
 /// byte layout is the same on every platform. Bits past `len` in the last word are always
 /// zero (every operation keeps them so), which makes `count_ones` and equality exact.
-#[derive(Clone, PartialEq, Eq)]
+/// The default is the empty vector.
+#[derive(Clone, PartialEq, Eq, Default)]
 pub struct BitVec {
     words: Vec<u64>,
     len: u64,
@@ -16,16 +31,8 @@ pub struct BitVec {
 impl BitVec {
     /// A vector of `len` zero bits. Allocation failure is an error, not an abort.
     pub fn zeros(len: u64) -> Result<Self, Error> {
-        let words = len.div_ceil(64);
-        let bytes = words.saturating_mul(8);
-        let count = usize::try_from(words).map_err(|_| Error::OutOfMemory { bytes })?;
-        let mut storage = Vec::new();
-        storage
-            .try_reserve_exact(count)
-            .map_err(|_| Error::OutOfMemory { bytes })?;
-        storage.resize(count, 0);
         Ok(Self {
-            words: storage,
+            words: zero_words(len.div_ceil(64))?,
             len,
         })
     }
@@ -78,6 +85,13 @@ impl BitVec {
     /// Sets every bit to 0.
     pub fn clear(&mut self) {
         self.words.fill(0);
+    }
+
+    /// The words, for code that splits the vector into disjoint ranges (bit `i` is bit
+    /// `i % 64` of word `i / 64`). Callers must leave the padding bits past `len` zero.
+    #[cfg_attr(not(feature = "rayon"), allow(dead_code))]
+    pub(crate) fn words_mut(&mut self) -> &mut [u64] {
+        &mut self.words
     }
 
     /// Bitwise OR with another vector of the same length.
@@ -148,6 +162,143 @@ impl std::fmt::Debug for BitVec {
     }
 }
 
+/// A fixed-size array of bits that many threads can set at once, through `&self`.
+///
+/// The layout is [`BitVec`]'s (bit `i` is bit `i % 64` of word `i / 64`, padding bits
+/// zero), and the two convert into each other without copying bits one by one: the words
+/// move from one vector to the other in a single pass, in place where `u64` and `AtomicU64`
+/// have the same layout (as on every 64-bit target), so the conversion allocates nothing.
+///
+/// # Memory ordering
+///
+/// Every operation is `Relaxed`. Bits are only ever set (never cleared through `&self`),
+/// so each bit changes at most once, from 0 to 1, and an atomic `fetch_or` can never lose
+/// another thread's bit in the same word. What `Relaxed` gives up is ordering *between*
+/// different bits or words: a thread that sees one bit of another thread's insert need not
+/// see its other bits yet. So a reader is guaranteed to see a bit when the `set` of that
+/// bit *happens before* the `get` — for instance when the reader joined the setting
+/// thread, received a message it sent afterwards (a channel, a mutex, an `Arc` handed over,
+/// a `Release` store read with `Acquire`), or is the setting thread itself (program
+/// order). A `get` racing with the `set` may see 0 or 1; it eventually sees 1. Stronger
+/// orderings would cost a fence on every operation and buy nothing a set-only vector can
+/// use, since no reader reasons about *which* bits were set in which order.
+///
+/// ```
+/// use bloomkit::bits::{AtomicBitVec, BitVec};
+///
+/// let bits = AtomicBitVec::zeros(1000)?;
+/// std::thread::scope(|s| {
+///     s.spawn(|| bits.set(3));
+///     s.spawn(|| bits.set(900));
+/// });
+/// // Both threads were joined, so both bits are visible.
+/// assert!(bits.get(3) && bits.get(900));
+/// let plain: BitVec = bits.into();
+/// assert_eq!(plain.count_ones(), 2);
+/// # Ok::<(), bloomkit::Error>(())
+/// ```
+pub struct AtomicBitVec {
+    words: Vec<AtomicU64>,
+    len: u64,
+}
+
+impl AtomicBitVec {
+    /// A vector of `len` zero bits. Allocation failure is an error, not an abort.
+    pub fn zeros(len: u64) -> Result<Self, Error> {
+        BitVec::zeros(len).map(Self::from)
+    }
+
+    /// The number of bits.
+    #[inline]
+    pub fn len(&self) -> u64 {
+        self.len
+    }
+
+    /// Whether the vector has no bits at all.
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// Sets bit `index` and returns whether it was 0 before. Of several threads setting
+    /// the same bit at once, exactly one sees `true`.
+    #[inline]
+    pub fn set(&self, index: u64) -> bool {
+        debug_assert!(index < self.len);
+        let mask = 1u64 << (index & 63);
+        self.words[(index >> 6) as usize].fetch_or(mask, Ordering::Relaxed) & mask == 0
+    }
+
+    /// Whether bit `index` is 1 (see the type's docs for which `set`s a `get` sees).
+    #[inline]
+    pub fn get(&self, index: u64) -> bool {
+        debug_assert!(index < self.len);
+        self.words[(index >> 6) as usize].load(Ordering::Relaxed) & (1u64 << (index & 63)) != 0
+    }
+
+    /// The number of bits that are 1. While other threads set bits, the count is some
+    /// value between the counts before and after their sets.
+    pub fn count_ones(&self) -> u64 {
+        self.words
+            .iter()
+            .map(|w| w.load(Ordering::Relaxed).count_ones() as u64)
+            .sum()
+    }
+
+    /// Sets every bit to 0 (`&mut self`: no other thread can be setting bits meanwhile).
+    pub fn clear(&mut self) {
+        for word in &mut self.words {
+            *word.get_mut() = 0;
+        }
+    }
+
+    /// A plain copy of the current bits, taken word by word while other threads may go on
+    /// setting bits (each word is read atomically; bits set meanwhile may or may not be in).
+    pub fn snapshot(&self) -> BitVec {
+        BitVec {
+            words: self
+                .words
+                .iter()
+                .map(|w| w.load(Ordering::Relaxed))
+                .collect(),
+            len: self.len,
+        }
+    }
+
+    /// The size of the storage in bytes.
+    pub fn memory_bytes(&self) -> usize {
+        self.words.len() * 8
+    }
+}
+
+impl From<BitVec> for AtomicBitVec {
+    /// Moves the words over, in place where the layouts agree.
+    fn from(bits: BitVec) -> Self {
+        Self {
+            words: bits.words.into_iter().map(AtomicU64::new).collect(),
+            len: bits.len,
+        }
+    }
+}
+
+impl From<AtomicBitVec> for BitVec {
+    /// Moves the words back, in place where the layouts agree.
+    fn from(bits: AtomicBitVec) -> Self {
+        Self {
+            words: bits.words.into_iter().map(AtomicU64::into_inner).collect(),
+            len: bits.len,
+        }
+    }
+}
+
+impl std::fmt::Debug for AtomicBitVec {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("AtomicBitVec")
+            .field("len", &self.len)
+            .field("ones", &self.count_ones())
+            .finish()
+    }
+}
+
 /// An array of small unsigned counters of `width` bits each (1 to 16), packed into 64-bit
 /// words. A counter never straddles two words: each word holds `⌊64 / width⌋` counters, so
 /// widths that divide 64 (1, 2, 4, 8, 16) waste nothing and the others waste at most a few
@@ -171,16 +322,8 @@ impl PackedCounters {
             return Err(Error::InvalidCounterWidth(width));
         }
         let per_word = (64 / width) as u64;
-        let words = len.div_ceil(per_word);
-        let bytes = words.saturating_mul(8);
-        let count = usize::try_from(words).map_err(|_| Error::OutOfMemory { bytes })?;
-        let mut storage = Vec::new();
-        storage
-            .try_reserve_exact(count)
-            .map_err(|_| Error::OutOfMemory { bytes })?;
-        storage.resize(count, 0);
         Ok(Self {
-            words: storage,
+            words: zero_words(len.div_ceil(per_word))?,
             len,
             width,
             per_word,
@@ -460,5 +603,59 @@ mod tests {
             BitVec::zeros(u64::MAX),
             Err(Error::OutOfMemory { .. })
         ));
+        assert!(matches!(
+            AtomicBitVec::zeros(u64::MAX),
+            Err(Error::OutOfMemory { .. })
+        ));
+    }
+
+    #[test]
+    fn atomic_set_reports_whether_the_bit_was_clear() {
+        let v = AtomicBitVec::zeros(130).unwrap();
+        assert!(v.set(129));
+        assert!(!v.set(129));
+        assert!(v.get(129));
+        assert!(!v.get(128));
+        assert_eq!(v.count_ones(), 1);
+        assert_eq!((v.len(), v.memory_bytes()), (130, 24));
+    }
+
+    #[test]
+    fn conversions_keep_every_bit_and_reuse_the_allocation() {
+        let mut plain = BitVec::zeros(200).unwrap();
+        for i in [0, 63, 64, 127, 199] {
+            plain.set(i);
+        }
+        let address = plain.words.as_ptr() as usize;
+        let atomic = AtomicBitVec::from(plain.clone());
+        assert!((0..200).all(|i| atomic.get(i) == plain.get(i)));
+        assert_eq!(atomic.snapshot(), plain);
+        atomic.set(5);
+        let back = BitVec::from(atomic);
+        assert_eq!(back.count_ones(), 6);
+        assert!(back.get(5));
+        // Moving the words does not copy them into a new allocation (where the layouts agree).
+        #[cfg(target_pointer_width = "64")]
+        let moved = BitVec::from(AtomicBitVec::from(plain));
+        #[cfg(target_pointer_width = "64")]
+        assert_eq!(moved.words.as_ptr() as usize, address);
+        let _ = address;
+    }
+
+    #[test]
+    fn threads_setting_the_same_word_lose_no_bit_and_one_claims_each() {
+        let v = AtomicBitVec::zeros(256).unwrap();
+        let claimed: u64 = std::thread::scope(|s| {
+            let handles: Vec<_> = (0..4)
+                .map(|t| {
+                    let v = &v;
+                    // Every thread sets every bit, starting at a different place.
+                    s.spawn(move || (0..256).filter(|i| v.set((i + 64 * t) % 256)).count())
+                })
+                .collect();
+            handles.into_iter().map(|h| h.join().unwrap() as u64).sum()
+        });
+        assert_eq!(claimed, 256);
+        assert_eq!(v.count_ones(), 256);
     }
 }

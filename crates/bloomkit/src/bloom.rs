@@ -37,12 +37,13 @@ use crate::params::{self, MAX_NUM_BITS, MAX_NUM_HASHES};
 /// ```
 #[derive(Clone, PartialEq)]
 pub struct BloomFilter {
-    bits: BitVec,
-    num_hashes: u32,
-    hashing: Hashing,
-    capacity: u64,
-    target_fpp: f64,
-    inserted: u64,
+    // pub(crate) for the concurrent filter, which shares this layout.
+    pub(crate) bits: BitVec,
+    pub(crate) num_hashes: u32,
+    pub(crate) hashing: Hashing,
+    pub(crate) capacity: u64,
+    pub(crate) target_fpp: f64,
+    pub(crate) inserted: u64,
 }
 
 impl BloomFilter {

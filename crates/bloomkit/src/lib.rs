@@ -40,6 +40,10 @@
 //! * [`scalable`] — the [`ScalableBloomFilter`]: a stack of classic filters that grows and
 //!   keeps its false-positive bound.
 //! * [`cuckoo`] — the [`CuckooFilter`]: fingerprints in buckets, with remove.
+//! * [`concurrent`] — [`ConcurrentBloomFilter`], the classic filter shared between threads
+//!   (insert and query through `&self`, no lock).
+//! * `parallel` (cargo feature `rayon`) — `BloomFilter::insert_parallel`: inserting on
+//!   all cores, bit for bit the sequential result.
 //! * [`codec`] — the file format ([`Persist`]), with atomic saves.
 //! * [`stats`] — confidence intervals used to judge measured rates.
 #![forbid(unsafe_code)]
@@ -49,12 +53,15 @@ pub mod any;
 pub mod bits;
 pub mod bloom;
 pub mod codec;
+pub mod concurrent;
 pub mod counting;
 pub mod cuckoo;
 pub mod deletable;
 pub mod error;
 pub mod filter;
 pub mod hash;
+#[cfg(feature = "rayon")]
+pub mod parallel;
 pub mod params;
 pub mod scalable;
 pub mod stable;
@@ -64,6 +71,7 @@ pub mod vi_counting;
 pub use any::AnyFilter;
 pub use bloom::{BloomFilter, BloomFilterBuilder};
 pub use codec::Persist;
+pub use concurrent::ConcurrentBloomFilter;
 pub use counting::{CountingBloomFilter, CountingBloomFilterBuilder};
 pub use cuckoo::{CuckooFilter, CuckooFilterBuilder};
 pub use deletable::{DeletableBloomFilter, DeletableBloomFilterBuilder};

@@ -1,15 +1,20 @@
 //! `bloomkit build`: a filter sized for, and filled with, the lines of a file.
 //!
 //! The input is read twice: once to count its lines (the filter's capacity), once to
-//! insert them. Both passes read 1 MiB at a time and show a progress bar by bytes.
+//! insert them. Both passes read it in blocks of [`input::BLOCK_SIZE`] bytes and show a
+//! progress bar by bytes. A classic filter is filled on all cores: each block is split into
+//! lines by rayon's threads and handed to [`insert_parallel`](bloomkit::BloomFilter::insert_parallel), whose result —
+//! bits and count — is exactly that of inserting the lines one by one.
 
 use std::io::Write;
 use std::path::PathBuf;
 use std::time::Instant;
 
 use anyhow::{bail, Context, Result};
-use bloomkit::Filter;
+use bloomkit::{AnyFilter, Filter};
 use clap::Args;
+use indicatif::ProgressBar;
+use rayon::prelude::*;
 
 use super::input;
 use super::store::{self, HashingArgs, KindArg, KindOptions, Sizing};
@@ -65,13 +70,13 @@ pub fn run(args: BuildArgs) -> Result<()> {
         fpp: Some(args.fpp),
         ..Sizing::default()
     };
-    let mut filter = store::new_filter(args.kind, sizing, &args.hashing, &args.options)?;
+    let filter = store::new_filter(args.kind, sizing, &args.hashing, &args.options)?;
 
     let (file, size) = input::open_input(path)?;
     let progress = input::byte_progress(Some(size), "inserting");
-    let inserted = input::for_each_line(file, &progress, |line| Ok(filter.try_insert(line)?));
+    let filled = insert_lines(filter, file, &progress);
     progress.finish_and_clear();
-    let inserted = inserted.with_context(|| format!("reading {}", path.display()))?;
+    let (filter, inserted) = filled.with_context(|| format!("reading {}", path.display()))?;
     if inserted != count {
         bail!(
             "{} changed while it was read: {count} lines counted, then {inserted} read",
@@ -93,4 +98,34 @@ pub fn run(args: BuildArgs) -> Result<()> {
     )?;
     out.flush()?;
     Ok(())
+}
+
+/// Inserts every line of `reader` into `filter`; returns the filter and the number of lines.
+/// The classic filter is filled on all cores, other kinds line by line. The file is read
+/// as a set: a line the filter already reports present is not inserted again, so repeated
+/// lines neither fill a cuckoo filter nor count twice in a counting one.
+fn insert_lines(
+    filter: AnyFilter,
+    reader: impl std::io::Read,
+    progress: &ProgressBar,
+) -> Result<(AnyFilter, u64)> {
+    match filter {
+        AnyFilter::Bloom(mut bloom) => {
+            let lines = input::for_each_block(reader, progress, |block| {
+                let lines: Vec<&[u8]> = input::par_lines(block).collect();
+                bloom.insert_parallel(&lines);
+                Ok(())
+            })?;
+            Ok((bloom.into(), lines))
+        }
+        mut other => {
+            let lines = input::for_each_line(reader, progress, |line| {
+                if !other.contains(line) {
+                    other.try_insert(line)?;
+                }
+                Ok(())
+            })?;
+            Ok((other, lines))
+        }
+    }
 }

@@ -11,6 +11,7 @@ use std::process::ExitCode;
 use anyhow::Result;
 use bloomkit::Filter;
 use clap::Args;
+use rayon::prelude::*;
 
 use super::input::{self, ItemArgs, ItemSource};
 use super::store;
@@ -36,30 +37,79 @@ pub struct CheckArgs {
 
 /// Answers for every item. For a single item given as an argument the exit code is the
 /// answer: success for "maybe", 1 for "no".
+///
+/// Lines from a file or standard input are answered on all cores, a block at a time: the
+/// block is cut into pieces of whole lines, each piece's answers are written to a buffer of
+/// its own, and the buffers are written out in order, so the output is the same as a
+/// line-by-line loop would give.
 pub fn run(args: CheckArgs) -> Result<ExitCode> {
     let filter = store::open(&args.filter)?;
-    let source = args.items.source();
-    let single = matches!(&source, ItemSource::Args(items) if items.len() == 1);
+    let format = Format {
+        present: args.present,
+        absent: args.absent,
+    };
     let mut out = BufWriter::with_capacity(1 << 16, std::io::stdout().lock());
-    let mut last_answer = true;
-    input::for_each_item(source, "checking", |item| {
-        let maybe = filter.contains(item);
-        last_answer = maybe;
-        if args.present || args.absent {
-            if maybe == args.present {
-                out.write_all(item)?;
-                out.write_all(b"\n")?;
+    let file = match args.items.source() {
+        ItemSource::Args(items) => {
+            let (mut buffer, mut answer) = (Vec::new(), true);
+            for item in &items {
+                answer = filter.contains(item.as_encoded_bytes());
+                format.append(item.as_encoded_bytes(), answer, &mut buffer);
             }
-        } else {
-            out.write_all(item)?;
-            out.write_all(if maybe { b"\tmaybe\n" } else { b"\tno\n" })?;
+            out.write_all(&buffer)?;
+            out.flush()?;
+            let single_no = items.len() == 1 && !answer;
+            return Ok(if single_no {
+                ExitCode::from(1)
+            } else {
+                ExitCode::SUCCESS
+            });
         }
-        Ok(())
+        ItemSource::File(path) => Some(path),
+        ItemSource::Stdin => None,
+    };
+    let threads = rayon::current_num_threads();
+    input::with_line_input(file.as_deref(), "checking", |reader, progress| {
+        input::for_each_block(reader, progress, |block| {
+            let answers: Vec<Vec<u8>> = input::pieces(block, 4 * threads)
+                .into_par_iter()
+                .map(|piece| {
+                    let mut buffer = Vec::with_capacity(piece.len() + piece.len() / 2);
+                    for item in input::lines(piece) {
+                        format.append(item, filter.contains(item), &mut buffer);
+                    }
+                    buffer
+                })
+                .collect();
+            for answer in answers {
+                out.write_all(&answer)?;
+            }
+            Ok(())
+        })
     })?;
     out.flush()?;
-    Ok(if single && !last_answer {
-        ExitCode::from(1)
-    } else {
-        ExitCode::SUCCESS
-    })
+    Ok(ExitCode::SUCCESS)
+}
+
+/// What is printed for an item: `ITEM<TAB>maybe` / `ITEM<TAB>no`, or with `--present` /
+/// `--absent` only the matching items.
+#[derive(Clone, Copy)]
+struct Format {
+    present: bool,
+    absent: bool,
+}
+
+impl Format {
+    /// Appends the output for `item`, whose answer is `maybe`.
+    fn append(self, item: &[u8], maybe: bool, out: &mut Vec<u8>) {
+        if self.present || self.absent {
+            if maybe == self.present {
+                out.extend_from_slice(item);
+                out.push(b'\n');
+            }
+        } else {
+            out.extend_from_slice(item);
+            out.extend_from_slice(if maybe { b"\tmaybe\n" } else { b"\tno\n" });
+        }
+    }
 }

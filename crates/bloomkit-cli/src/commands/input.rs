@@ -7,18 +7,17 @@
 
 use std::ffi::OsString;
 use std::fs::File;
-use std::io::{self, BufRead, BufReader, IsTerminal, Read, Write};
+use std::io::{self, IsTerminal, Read, Write};
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result};
 use clap::Args;
 use indicatif::{ProgressBar, ProgressStyle};
+use rayon::prelude::*;
 
-/// Buffer size for reading lines: large reads keep system calls rare.
-pub const READ_BUFFER: usize = 1 << 20;
-
-/// How often, in bytes read, a progress bar is moved on (moving it takes a lock).
-const PROGRESS_STEP: u64 = 1 << 20;
+/// The size of the blocks input is read in: large reads keep system calls rare, and a
+/// block of lines gives every core enough work to share.
+pub const BLOCK_SIZE: usize = 8 << 20;
 
 /// Where a command's items come from: its arguments, else `--from FILE`, else standard input.
 #[derive(Debug, Args)]
@@ -69,15 +68,32 @@ pub fn for_each_item(
             }
             Ok(items.len() as u64)
         }
-        ItemSource::File(path) => {
-            let (file, size) = open_input(&path)?;
+        ItemSource::File(path) => with_line_input(Some(&path), label, |reader, progress| {
+            for_each_line(reader, progress, f)
+        }),
+        ItemSource::Stdin => with_line_input(None, label, |reader, progress| {
+            for_each_line(reader, progress, f)
+        }),
+    }
+}
+
+/// Calls `f` with the lines of a file (`Some`) or of standard input (`None`) as a reader,
+/// with a progress bar labelled `label` (cleared afterwards); errors name the input.
+pub fn with_line_input<T>(
+    file: Option<&Path>,
+    label: &str,
+    f: impl FnOnce(&mut dyn Read, &ProgressBar) -> Result<T>,
+) -> Result<T> {
+    match file {
+        Some(path) => {
+            let (mut file, size) = open_input(path)?;
             let progress = byte_progress(Some(size), label);
-            let result = for_each_line(file, &progress, f)
-                .with_context(|| format!("reading {}", path.display()));
+            let result =
+                f(&mut file, &progress).with_context(|| format!("reading {}", path.display()));
             progress.finish_and_clear();
             result
         }
-        ItemSource::Stdin => {
+        None => {
             let stdin = io::stdin();
             if stdin.is_terminal() {
                 let _ = writeln!(
@@ -86,8 +102,7 @@ pub fn for_each_item(
                 );
             }
             let progress = byte_progress(None, label);
-            let result =
-                for_each_line(stdin.lock(), &progress, f).context("reading standard input");
+            let result = f(&mut stdin.lock(), &progress).context("reading standard input");
             progress.finish_and_clear();
             result
         }
@@ -111,54 +126,127 @@ pub fn for_each_line(
     progress: &ProgressBar,
     mut f: impl FnMut(&[u8]) -> Result<()>,
 ) -> Result<u64> {
-    let mut reader = BufReader::with_capacity(READ_BUFFER, reader);
-    let mut line = Vec::new();
-    let (mut lines, mut bytes, mut shown) = (0u64, 0u64, 0u64);
-    loop {
-        line.clear();
-        let read = reader.read_until(b'\n', &mut line)?;
-        if read == 0 {
-            break;
-        }
-        bytes += read as u64;
-        lines += 1;
-        f(strip_line_ending(&line))?;
-        if bytes - shown >= PROGRESS_STEP {
-            progress.set_position(bytes);
-            shown = bytes;
-        }
-    }
-    progress.set_position(bytes);
-    Ok(lines)
+    for_each_block(reader, progress, |block| lines(block).try_for_each(&mut f))
 }
 
-/// Counts the lines of `reader` as [`for_each_line`] would see them, reading it in large
-/// chunks without splitting it.
-pub fn count_lines(mut reader: impl Read, progress: &ProgressBar) -> io::Result<u64> {
-    let mut buffer = vec![0u8; READ_BUFFER];
-    let (mut newlines, mut bytes) = (0u64, 0u64);
-    let mut last = b'\n';
+/// Counts the lines of `reader` as [`for_each_line`] would see them.
+pub fn count_lines(reader: impl Read, progress: &ProgressBar) -> Result<u64> {
+    for_each_block(reader, progress, |_| Ok(()))
+}
+
+/// Calls `f` with consecutive blocks of whole lines of `reader`, each about
+/// [`BLOCK_SIZE`] bytes, and moves `progress` on by the bytes read. Returns the number of
+/// lines.
+///
+/// A block ends just after a newline, except the last block of the input when the input
+/// does not end with one; the partial line at the end of a read is carried over to the
+/// next block. (A line longer than a block makes the block grow to hold it.) Split a
+/// block with [`lines`] or [`par_lines`].
+pub fn for_each_block(
+    reader: impl Read,
+    progress: &ProgressBar,
+    f: impl FnMut(&[u8]) -> Result<()>,
+) -> Result<u64> {
+    blocks_of_size(reader, BLOCK_SIZE, progress, f)
+}
+
+/// [`for_each_block`] with blocks of `block_size` bytes.
+fn blocks_of_size(
+    mut reader: impl Read,
+    block_size: usize,
+    progress: &ProgressBar,
+    mut f: impl FnMut(&[u8]) -> Result<()>,
+) -> Result<u64> {
+    let mut buffer = vec![0u8; block_size.max(1)];
+    let (mut filled, mut lines, mut bytes) = (0usize, 0u64, 0u64);
     loop {
-        let read = match reader.read(&mut buffer) {
-            Ok(0) => break,
-            Ok(read) => read,
-            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
-            Err(e) => return Err(e),
+        let read = fill(&mut reader, &mut buffer[filled..])?;
+        bytes += read as u64;
+        filled += read;
+        // `fill` stops short of a full buffer only at the end of the input.
+        let at_end = filled < buffer.len();
+        let block_end = if at_end {
+            filled
+        } else {
+            match memchr::memrchr(b'\n', &buffer[..filled]) {
+                Some(newline) => newline + 1,
+                None => {
+                    // One line fills the whole buffer: make room for the rest of it.
+                    buffer.resize(buffer.len() * 2, 0);
+                    continue;
+                }
+            }
         };
-        let chunk = &buffer[..read];
-        newlines += chunk.iter().filter(|&&b| b == b'\n').count() as u64;
-        last = chunk[read - 1];
-        bytes += read as u64;
+        if block_end > 0 {
+            let block = &buffer[..block_end];
+            let newlines = memchr::memchr_iter(b'\n', block).count() as u64;
+            // A last line without a newline is a line too.
+            lines += newlines + u64::from(block[block_end - 1] != b'\n');
+            f(block)?;
+        }
         progress.set_position(bytes);
+        if at_end {
+            return Ok(lines);
+        }
+        buffer.copy_within(block_end..filled, 0);
+        filled -= block_end;
     }
-    // A last line without a newline is a line too.
-    Ok(newlines + u64::from(last != b'\n'))
 }
 
-/// The line without its trailing `\n` or `\r\n`.
-pub fn strip_line_ending(line: &[u8]) -> &[u8] {
-    let line = line.strip_suffix(b"\n").unwrap_or(line);
-    line.strip_suffix(b"\r").unwrap_or(line)
+/// Reads until `buffer` is full or the input ends; returns the number of bytes read.
+fn fill(reader: &mut impl Read, buffer: &mut [u8]) -> io::Result<usize> {
+    let mut filled = 0;
+    while filled < buffer.len() {
+        match reader.read(&mut buffer[filled..]) {
+            Ok(0) => break,
+            Ok(read) => filled += read,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(filled)
+}
+
+/// The lines of a block (see [`for_each_block`]), without their line endings.
+pub fn lines(block: &[u8]) -> impl Iterator<Item = &[u8]> {
+    let mut rest = block;
+    std::iter::from_fn(move || {
+        if rest.is_empty() {
+            return None;
+        }
+        let (line, next) = match memchr::memchr(b'\n', rest) {
+            Some(newline) => (&rest[..newline], &rest[newline + 1..]),
+            None => (rest, &rest[rest.len()..]),
+        };
+        rest = next;
+        Some(line.strip_suffix(b"\r").unwrap_or(line))
+    })
+}
+
+/// The lines of a block as a parallel iterator: the block is cut at newlines into a few
+/// pieces per thread, and each piece is split into lines by the thread that takes it.
+pub fn par_lines(block: &[u8]) -> impl ParallelIterator<Item = &[u8]> {
+    pieces(block, 4 * rayon::current_num_threads())
+        .into_par_iter()
+        .flat_map_iter(lines)
+}
+
+/// `block` cut into about `count` pieces of whole lines (each cut is just after a newline),
+/// in order.
+pub fn pieces(block: &[u8], count: usize) -> Vec<&[u8]> {
+    let target = block.len().div_ceil(count.max(1)).max(1);
+    let mut pieces = Vec::with_capacity(count + 1);
+    let mut rest = block;
+    while rest.len() > target {
+        let cut = memchr::memchr(b'\n', &rest[target - 1..]).map_or(rest.len(), |i| target + i);
+        let (piece, next) = rest.split_at(cut);
+        pieces.push(piece);
+        rest = next;
+    }
+    if !rest.is_empty() {
+        pieces.push(rest);
+    }
+    pieces
 }
 
 /// A progress bar on standard error that counts bytes: a bar when the total is known, a
@@ -232,5 +320,89 @@ mod tests {
     #[test]
     fn a_lone_carriage_return_is_part_of_the_item() {
         assert_eq!(lines_of(b"a\rb\n"), vec![b"a\rb".to_vec()]);
+    }
+
+    /// The lines of `input` the simple way: split at every newline, drop the empty piece
+    /// after a final newline, strip one trailing `\r`.
+    fn reference_lines(input: &[u8]) -> Vec<Vec<u8>> {
+        let mut lines: Vec<&[u8]> = input.split(|&b| b == b'\n').collect();
+        if input.is_empty() || input.ends_with(b"\n") {
+            lines.pop();
+        }
+        lines
+            .into_iter()
+            .map(|l| l.strip_suffix(b"\r").unwrap_or(l).to_vec())
+            .collect()
+    }
+
+    const AWKWARD: &[&[u8]] = &[
+        b"",
+        b"\n",
+        b"\n\n\n",
+        b"a",
+        b"a\r\nbb\r\n\r\nccc\n",
+        b"one\ntwo\nthree without newline",
+        b"x\r",
+        b"a long line that is longer than every small block size tried here\nshort\n",
+        b"\xff\xfe\n\x00\n\r\r\n",
+    ];
+
+    #[test]
+    fn blocks_of_every_size_give_the_same_lines_and_count() {
+        for input in AWKWARD {
+            let expected = reference_lines(input);
+            for block_size in 1..=24 {
+                let mut seen = Vec::new();
+                let mut blocks = 0;
+                let count = blocks_of_size(*input, block_size, &ProgressBar::hidden(), |block| {
+                    blocks += 1;
+                    assert!(!block.is_empty());
+                    seen.extend(lines(block).map(<[u8]>::to_vec));
+                    Ok(())
+                })
+                .unwrap();
+                assert_eq!(seen, expected, "{input:?} in blocks of {block_size}");
+                assert_eq!(count as usize, expected.len(), "{input:?} / {block_size}");
+                assert!(blocks <= input.len(), "{blocks} blocks for {input:?}");
+            }
+        }
+    }
+
+    #[test]
+    fn every_block_but_the_last_ends_with_a_newline() {
+        let input: Vec<u8> = (0..500)
+            .flat_map(|i| format!("{i}\n").into_bytes())
+            .collect();
+        let mut blocks: Vec<Vec<u8>> = Vec::new();
+        blocks_of_size(&input[..input.len() - 1], 64, &ProgressBar::hidden(), |b| {
+            blocks.push(b.to_vec());
+            Ok(())
+        })
+        .unwrap();
+        let (last, rest) = blocks.split_last().unwrap();
+        assert!(rest.iter().all(|b| b.ends_with(b"\n") && b.len() <= 64));
+        assert_eq!(last.last(), Some(&b'9'));
+        assert_eq!(blocks.concat(), &input[..input.len() - 1]);
+    }
+
+    #[test]
+    fn pieces_cut_only_after_newlines_and_cover_the_block() {
+        for input in AWKWARD {
+            for count in 1..=8 {
+                let cut = pieces(input, count);
+                assert_eq!(cut.concat(), *input);
+                assert!(cut.iter().all(|p| !p.is_empty()));
+                let (_, before_last) = cut.split_last().unwrap_or((&&b""[..], &[]));
+                assert!(before_last.iter().all(|p| p.ends_with(b"\n")), "{cut:?}");
+                let parallel: Vec<Vec<u8>> = cut
+                    .iter()
+                    .flat_map(|p| lines(p))
+                    .map(<[u8]>::to_vec)
+                    .collect();
+                assert_eq!(parallel, reference_lines(input));
+            }
+            let parallel: Vec<Vec<u8>> = par_lines(input).map(<[u8]>::to_vec).collect();
+            assert_eq!(parallel, reference_lines(input));
+        }
     }
 }
