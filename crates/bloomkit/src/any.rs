@@ -1,6 +1,7 @@
 //! A filter of any kind, for code that learns the kind at run time (such as the CLI
 //! reading a file).
 
+use crate::blocked::BlockedBloomFilter;
 use crate::bloom::BloomFilter;
 use crate::codec::{Parts, Persist};
 use crate::error::{DecodeError, Error};
@@ -24,6 +25,8 @@ use crate::hash::{Hashing, Item};
 pub enum AnyFilter {
     /// A classic Bloom filter.
     Bloom(BloomFilter),
+    /// A blocked Bloom filter.
+    Blocked(BlockedBloomFilter),
 }
 
 /// Calls `$body` with `$f` bound to the inner filter, whatever its kind.
@@ -31,6 +34,7 @@ macro_rules! dispatch {
     ($self:expr, $f:ident => $body:expr) => {
         match $self {
             AnyFilter::Bloom($f) => $body,
+            AnyFilter::Blocked($f) => $body,
         }
     };
 }
@@ -38,6 +42,12 @@ macro_rules! dispatch {
 impl From<BloomFilter> for AnyFilter {
     fn from(filter: BloomFilter) -> Self {
         AnyFilter::Bloom(filter)
+    }
+}
+
+impl From<BlockedBloomFilter> for AnyFilter {
+    fn from(filter: BlockedBloomFilter) -> Self {
+        AnyFilter::Blocked(filter)
     }
 }
 
@@ -93,6 +103,7 @@ impl Persist for AnyFilter {
     fn decode_parts(parts: &Parts<'_>) -> Result<Self, DecodeError> {
         match parts.kind {
             Kind::Bloom => BloomFilter::decode_parts(parts).map(AnyFilter::Bloom),
+            Kind::Blocked => BlockedBloomFilter::decode_parts(parts).map(AnyFilter::Blocked),
         }
     }
 }
@@ -104,6 +115,7 @@ impl AnyFilter {
         #[allow(unreachable_patterns)] // one arm per mergeable kind; the last arm for the rest
         match (self, other) {
             (AnyFilter::Bloom(a), AnyFilter::Bloom(b)) => a.union(b),
+            (AnyFilter::Blocked(a), AnyFilter::Blocked(b)) => a.union(b),
             (a, b) if a.kind() != b.kind() => Err(Error::Incompatible(format!(
                 "a {} filter cannot be merged with a {} filter",
                 a.kind(),

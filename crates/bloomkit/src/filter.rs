@@ -23,11 +23,13 @@ use crate::hash::{Hashing, Item};
 pub enum Kind {
     /// The classic Bloom filter, [`BloomFilter`](crate::BloomFilter).
     Bloom = 1,
+    /// The cache-line-blocked Bloom filter, [`BlockedBloomFilter`](crate::BlockedBloomFilter).
+    Blocked = 2,
 }
 
 impl Kind {
     /// Every kind this build knows.
-    pub const ALL: &'static [Kind] = &[Kind::Bloom];
+    pub const ALL: &'static [Kind] = &[Kind::Bloom, Kind::Blocked];
 
     /// The tag stored in files.
     pub fn tag(self) -> u8 {
@@ -43,6 +45,7 @@ impl Kind {
     pub fn name(self) -> &'static str {
         match self {
             Kind::Bloom => "bloom",
+            Kind::Blocked => "blocked",
         }
     }
 }

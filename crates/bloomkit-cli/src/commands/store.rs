@@ -7,7 +7,9 @@
 use std::path::Path;
 
 use anyhow::{bail, Result};
-use bloomkit::{AnyFilter, BloomFilter, Filter, HashFunction, IndexScheme, Persist};
+use bloomkit::{
+    AnyFilter, BlockedBloomFilter, BloomFilter, Filter, HashFunction, IndexScheme, Persist,
+};
 use clap::{Args, ValueEnum};
 
 /// The kinds of filter the CLI can create.
@@ -16,6 +18,8 @@ pub enum KindArg {
     /// The classic Bloom filter.
     #[default]
     Bloom,
+    /// The blocked Bloom filter: all bits of an item in one 64-byte cache line.
+    Blocked,
 }
 
 /// The 128-bit hash function, as named on the command line.
@@ -117,6 +121,34 @@ pub fn new_filter(kind: KindArg, sizing: Sizing, hashing: &HashingArgs) -> Resul
             }
             Ok(builder.build()?.into())
         }
+        KindArg::Blocked => {
+            if hashing.scheme == SchemeArg::Seeded {
+                bail!(
+                    "the blocked filter derives all positions from one digest; \
+                     --scheme seeded is not available for it"
+                );
+            }
+            let mut builder = BlockedBloomFilter::builder().hash_function(hashing.function.into());
+            if let Some(n) = sizing.capacity {
+                builder = builder.capacity(n);
+            }
+            if let Some(fpp) = sizing.fpp {
+                builder = builder.fpp(fpp);
+            }
+            if let Some(m) = sizing.bits {
+                builder = builder.num_bits(m);
+            }
+            if let Some(k) = sizing.hashes {
+                builder = builder.num_hashes(k);
+            }
+            if let Some(seed) = hashing.seed {
+                builder = builder.seed(seed);
+            }
+            if hashing.random_seed {
+                builder = builder.random_seed();
+            }
+            Ok(builder.build()?.into())
+        }
     }
 }
 
@@ -147,6 +179,15 @@ pub fn describe(filter: &AnyFilter) -> String {
     match filter {
         AnyFilter::Bloom(f) => format!(
             "bloom filter: m = {} bits, k = {}, capacity {} at ε = {}, {common}",
+            f.num_bits(),
+            f.num_hashes(),
+            f.capacity(),
+            probability(f.target_fpp())
+        ),
+        AnyFilter::Blocked(f) => format!(
+            "blocked filter: {} blocks of 512 bits (m = {}), k = {}, capacity {} at ε = {}, \
+             {common}",
+            f.num_blocks(),
             f.num_bits(),
             f.num_hashes(),
             f.capacity(),
