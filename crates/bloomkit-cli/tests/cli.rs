@@ -434,8 +434,9 @@ fn bad_parameters_are_errors_not_panics() {
 }
 
 /// Every kind, by its name on the command line.
-const KINDS: [&str; 7] = [
+const KINDS: [&str; 8] = [
     "bloom",
+    "blocked",
     "counting",
     "vi-counting",
     "deletable",
@@ -723,13 +724,13 @@ fn kind_specific_options_apply_to_their_kinds_only() {
             "scalable",
             "--hashes",
             "3",
-            "bloom, counting, vi-counting, deletable or stable",
+            "bloom, blocked, counting, vi-counting, deletable or stable",
         ),
         (
             "cuckoo",
             "--bits",
             "1024",
-            "bloom, counting, vi-counting, deletable or stable",
+            "bloom, blocked, counting, vi-counting, deletable or stable",
         ),
     ] {
         let args = [
@@ -964,7 +965,7 @@ fn merge_works_for_mergeable_kinds_only() {
         assert!(
             stderr(&output).contains(&format!(
                 "cannot merge x.bk and y.bk: a {kind} filter cannot merge; merge works for \
-                 bloom, counting, vi-counting or deletable filters"
+                 bloom, blocked, counting, vi-counting or deletable filters"
             )),
             "{}",
             stderr(&output)

@@ -1,6 +1,10 @@
 //! The classic Bloom filter at n = 1 000 000, ε = 0.01 (m ≈ 9.6 Mbit = 1.2 MB, k = 7):
 //! insert, positive query and negative query, per item, for u64 keys and 16-byte string
-//! keys, under both hash functions and both index schemes.
+//! keys, under both hash functions and both index schemes. Then the blocked filter at the
+//! same n and ε (u64 keys: the Item path and the integer fast path), and the batch
+//! queries of both kinds (`batch-query-*`).
+//!
+//! For the side-by-side comparison with the peer crates see `benches/peers.rs`.
 //!
 //! Each iteration handles a batch of keys taken in turn from a million pre-generated
 //! ones, so the accesses spread over the whole filter as they do in use; the throughput
@@ -15,7 +19,7 @@
 use std::hint::black_box;
 use std::time::Duration;
 
-use bloomkit::{BloomFilter, HashFunction, IndexScheme, Item};
+use bloomkit::{BlockedBloomFilter, BloomFilter, HashFunction, IndexScheme, Item};
 use criterion::measurement::WallTime;
 use criterion::{criterion_group, criterion_main, BenchmarkGroup, Criterion, Throughput};
 
@@ -143,9 +147,87 @@ fn bench_key_type<K: Item>(c: &mut Criterion, key_name: &str, keys: &Keys<K>) {
     }
 }
 
+/// The blocked filter (u64 keys) and the batch queries of both kinds.
+fn blocked_and_batches(c: &mut Criterion, keys: &Keys<u64>) {
+    let fresh = || BlockedBloomFilter::with_capacity(ITEMS, FPP).expect("valid parameters");
+    let mut group = group_for(c, "insert", "u64");
+    let mut filter = fresh();
+    let mut cursor = 0;
+    group.bench_function("blocked/item", |b| {
+        b.iter(|| {
+            for k in next_batch(&keys.present, &mut cursor) {
+                black_box(filter.insert(k));
+            }
+        })
+    });
+    let mut filter = fresh();
+    group.bench_function("blocked/u64-fast-path", |b| {
+        b.iter(|| {
+            for &k in next_batch(&keys.present, &mut cursor) {
+                black_box(filter.insert_u64(k));
+            }
+        })
+    });
+    let mut filter = fresh();
+    group.bench_function("blocked/batch-u64", |b| {
+        b.iter(|| filter.insert_batch_u64(next_batch(&keys.present, &mut cursor)))
+    });
+    group.finish();
+
+    let mut blocked = fresh();
+    blocked.insert_batch_u64(&keys.present);
+    let mut classic = build(HashFunction::Murmur3, IndexScheme::EnhancedDoubleHashing);
+    classic.insert_batch(&keys.present);
+    for (op, queried) in [("positive", &keys.present), ("negative", &keys.absent)] {
+        let mut group = group_for(c, &format!("query-{op}"), "u64");
+        group.bench_function("blocked/item", |b| {
+            b.iter(|| {
+                let batch = next_batch(queried, &mut cursor);
+                batch
+                    .iter()
+                    .filter(|k| blocked.contains(black_box(*k)))
+                    .count()
+            })
+        });
+        group.bench_function("blocked/u64-fast-path", |b| {
+            b.iter(|| {
+                let batch = next_batch(queried, &mut cursor);
+                batch
+                    .iter()
+                    .filter(|&&k| blocked.contains_u64(black_box(k)))
+                    .count()
+            })
+        });
+        group.finish();
+
+        let mut group = group_for(c, &format!("batch-query-{op}"), "u64");
+        let mut out = Vec::with_capacity(BATCH);
+        group.bench_function("classic/item", |b| {
+            b.iter(|| {
+                classic.contains_batch_into(next_batch(queried, &mut cursor), &mut out);
+                out.iter().filter(|&&x| x).count()
+            })
+        });
+        group.bench_function("blocked/item", |b| {
+            b.iter(|| {
+                blocked.contains_batch_into(next_batch(queried, &mut cursor), &mut out);
+                out.iter().filter(|&&x| x).count()
+            })
+        });
+        group.bench_function("blocked/u64-fast-path", |b| {
+            b.iter(|| {
+                blocked.contains_batch_u64(next_batch(queried, &mut cursor), &mut out);
+                out.iter().filter(|&&x| x).count()
+            })
+        });
+        group.finish();
+    }
+}
+
 fn bloom(c: &mut Criterion) {
     let integers = Keys::new(key);
     bench_key_type(c, "u64", &integers);
+    blocked_and_batches(c, &integers);
     drop(integers);
 
     // 16-byte strings: the key in hexadecimal.

@@ -1,6 +1,7 @@
 //! A filter of any kind, for code that learns the kind at run time (such as the CLI
 //! reading a file).
 
+use crate::blocked::BlockedBloomFilter;
 use crate::bloom::BloomFilter;
 use crate::codec::{Parts, Persist};
 use crate::counting::CountingBloomFilter;
@@ -42,6 +43,8 @@ pub enum AnyFilter {
     Scalable(ScalableBloomFilter),
     /// A cuckoo filter.
     Cuckoo(CuckooFilter),
+    /// A blocked Bloom filter.
+    Blocked(BlockedBloomFilter),
 }
 
 /// Calls `$body` with `$f` bound to the inner filter, whatever its kind.
@@ -55,6 +58,7 @@ macro_rules! dispatch {
             AnyFilter::Stable($f) => $body,
             AnyFilter::Scalable($f) => $body,
             AnyFilter::Cuckoo($f) => $body,
+            AnyFilter::Blocked($f) => $body,
         }
     };
 }
@@ -72,6 +76,7 @@ macro_rules! from_kinds {
 
 from_kinds!(
     Bloom(BloomFilter),
+    Blocked(BlockedBloomFilter),
     Counting(CountingBloomFilter),
     VariableIncrement(VariableIncrementBloomFilter),
     Deletable(DeletableBloomFilter),
@@ -140,6 +145,7 @@ impl Persist for AnyFilter {
             Kind::Stable => StableBloomFilter::decode_parts(parts).map(AnyFilter::Stable),
             Kind::Scalable => ScalableBloomFilter::decode_parts(parts).map(AnyFilter::Scalable),
             Kind::Cuckoo => CuckooFilter::decode_parts(parts).map(AnyFilter::Cuckoo),
+            Kind::Blocked => BlockedBloomFilter::decode_parts(parts).map(AnyFilter::Blocked),
         }
     }
 }
@@ -153,6 +159,7 @@ impl AnyFilter {
             (AnyFilter::Counting(a), AnyFilter::Counting(b)) => a.union(b),
             (AnyFilter::VariableIncrement(a), AnyFilter::VariableIncrement(b)) => a.union(b),
             (AnyFilter::Deletable(a), AnyFilter::Deletable(b)) => a.union(b),
+            (AnyFilter::Blocked(a), AnyFilter::Blocked(b)) => a.union(b),
             (a, b) if a.kind() != b.kind() => Err(Error::Incompatible(format!(
                 "a {} filter cannot be merged with a {} filter",
                 a.kind(),

@@ -36,12 +36,15 @@ pub enum Kind {
     Scalable = 6,
     /// The cuckoo filter, [`CuckooFilter`](crate::CuckooFilter).
     Cuckoo = 8,
+    /// The cache-line-blocked Bloom filter, [`BlockedBloomFilter`](crate::BlockedBloomFilter).
+    Blocked = 2,
 }
 
 impl Kind {
     /// Every kind this build knows.
     pub const ALL: &'static [Kind] = &[
         Kind::Bloom,
+        Kind::Blocked,
         Kind::Counting,
         Kind::VariableIncrement,
         Kind::Deletable,
@@ -70,6 +73,7 @@ impl Kind {
             Kind::Stable => "stable",
             Kind::Scalable => "scalable",
             Kind::Cuckoo => "cuckoo",
+            Kind::Blocked => "blocked",
         }
     }
 }

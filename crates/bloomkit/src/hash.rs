@@ -361,6 +361,48 @@ pub fn random_seed() -> Result<u64, Error> {
     Ok(u64::from_le_bytes(bytes))
 }
 
+/// The digest of an integer key's little-endian bytes, `function.digest(&key.to_le_bytes(),
+/// seed)`, without going through a byte slice: the integer fast path of the filters
+/// (`BlockedBloomFilter::insert_u64` …). It returns exactly what the [`Item`] path returns
+/// for a `u64`, so a key inserted through either path is found through either.
+///
+/// For MurmurHash3 the 8-byte case of the reference is written out (no block loop, the
+/// tail read as one word); XXH3 has its own short-input path already.
+///
+/// ```
+/// use bloomkit::hash::digest_u64;
+/// use bloomkit::HashFunction;
+/// for f in [HashFunction::Murmur3, HashFunction::Xxh3] {
+///     assert_eq!(digest_u64(f, 42, 7), f.digest(&42u64.to_le_bytes(), 7));
+/// }
+/// ```
+#[inline]
+pub fn digest_u64(function: HashFunction, key: u64, seed: u64) -> u128 {
+    match function {
+        HashFunction::Murmur3 => murmur3_x64_128_u64(key, seed),
+        HashFunction::Xxh3 => xxhash_rust::xxh3::xxh3_128_with_seed(&key.to_le_bytes(), seed),
+    }
+}
+
+/// [`murmur3_x64_128`] of the 8 little-endian bytes of `key`: the reference with its
+/// empty block loop dropped and its tail (k1 = the key, no k2) read at once.
+#[inline]
+fn murmur3_x64_128_u64(key: u64, seed: u64) -> u128 {
+    const C1: u64 = 0x87c3_7b91_1142_53d5;
+    const C2: u64 = 0x4cf5_ad43_2745_937f;
+    let mut h1 = seed ^ key.wrapping_mul(C1).rotate_left(31).wrapping_mul(C2);
+    let mut h2 = seed;
+    h1 ^= 8;
+    h2 ^= 8;
+    h1 = h1.wrapping_add(h2);
+    h2 = h2.wrapping_add(h1);
+    h1 = fmix64(h1);
+    h2 = fmix64(h2);
+    h1 = h1.wrapping_add(h2);
+    h2 = h2.wrapping_add(h1);
+    (h1 as u128) | ((h2 as u128) << 64)
+}
+
 // ---------------------------------------------------------------------------------------
 // Items
 // ---------------------------------------------------------------------------------------
@@ -778,5 +820,23 @@ mod tests {
         }
         assert!(HashFunction::from_id(0).is_err());
         assert!(IndexScheme::from_id(77).is_err());
+    }
+
+    #[test]
+    fn the_integer_fast_path_digests_exactly_like_the_item_path() {
+        for function in [HashFunction::Murmur3, HashFunction::Xxh3] {
+            for (i, key) in [0u64, 1, 42, u64::MAX, 0x0123_4567_89ab_cdef]
+                .into_iter()
+                .chain((0..1000).map(|i: u64| i.wrapping_mul(0x9e37_79b9_7f4a_7c15)))
+                .enumerate()
+            {
+                let seed = (i as u64).wrapping_mul(0xdead_beef_1234_5678);
+                assert_eq!(
+                    digest_u64(function, key, seed),
+                    key.with_bytes(|b| function.digest(b, seed)),
+                    "{function:?} key {key} seed {seed}"
+                );
+            }
+        }
     }
 }

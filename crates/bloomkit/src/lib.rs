@@ -44,6 +44,8 @@
 //!   (insert and query through `&self`, no lock).
 //! * `parallel` (cargo feature `rayon`) — `BloomFilter::insert_parallel`: inserting on
 //!   all cores, bit for bit the sequential result.
+//! * [`blocked`] — the [`BlockedBloomFilter`]: all k bits of an item in one 64-byte cache
+//!   line, one cache miss per query; integer fast path and batched queries.
 //! * [`codec`] — the file format ([`Persist`]), with atomic saves.
 //! * [`stats`] — confidence intervals used to judge measured rates.
 #![forbid(unsafe_code)]
@@ -51,6 +53,7 @@
 
 pub mod any;
 pub mod bits;
+pub mod blocked;
 pub mod bloom;
 pub mod codec;
 pub mod concurrent;
@@ -69,6 +72,7 @@ pub mod stats;
 pub mod vi_counting;
 
 pub use any::AnyFilter;
+pub use blocked::{BlockedBloomFilter, BlockedBloomFilterBuilder};
 pub use bloom::{BloomFilter, BloomFilterBuilder};
 pub use codec::Persist;
 pub use concurrent::ConcurrentBloomFilter;

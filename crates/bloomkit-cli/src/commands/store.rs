@@ -10,11 +10,11 @@ use std::path::Path;
 
 use anyhow::{bail, Context, Result};
 use bloomkit::{
-    AnyFilter, BloomFilter, BloomFilterBuilder, CountingBloomFilter, CountingBloomFilterBuilder,
-    CuckooFilter, CuckooFilterBuilder, DeletableBloomFilter, DeletableBloomFilterBuilder, Filter,
-    HashFunction, IndexScheme, Kind, Persist, ScalableBloomFilter, ScalableBloomFilterBuilder,
-    StableBloomFilter, StableBloomFilterBuilder, VariableIncrementBloomFilter,
-    VariableIncrementBloomFilterBuilder,
+    AnyFilter, BlockedBloomFilter, BlockedBloomFilterBuilder, BloomFilter, BloomFilterBuilder,
+    CountingBloomFilter, CountingBloomFilterBuilder, CuckooFilter, CuckooFilterBuilder,
+    DeletableBloomFilter, DeletableBloomFilterBuilder, Filter, HashFunction, IndexScheme, Kind,
+    Persist, ScalableBloomFilter, ScalableBloomFilterBuilder, StableBloomFilter,
+    StableBloomFilterBuilder, VariableIncrementBloomFilter, VariableIncrementBloomFilterBuilder,
 };
 use clap::{Args, ValueEnum};
 
@@ -24,6 +24,9 @@ pub enum KindArg {
     /// The classic Bloom filter: no remove; union.
     #[default]
     Bloom,
+    /// Blocked Bloom filter: all k bits of an item in one 64-byte cache line (one cache
+    /// miss per query); union.
+    Blocked,
     /// Counting Bloom filter (Fan et al. 2000): saturating counters; remove, union.
     Counting,
     /// Variable-increment counting Bloom filter (Rottenstreich et al. 2014): remove, union,
@@ -40,7 +43,6 @@ pub enum KindArg {
     Stable,
     /// Cuckoo filter (Fan et al. 2014): fingerprints in buckets; remove; can become full.
     Cuckoo,
-    // The blocked Bloom filter goes here once it exists (`Blocked`).
 }
 
 impl KindArg {
@@ -48,6 +50,7 @@ impl KindArg {
     pub fn kind(self) -> Kind {
         match self {
             KindArg::Bloom => Kind::Bloom,
+            KindArg::Blocked => Kind::Blocked,
             KindArg::Counting => Kind::Counting,
             KindArg::ViCounting => Kind::VariableIncrement,
             KindArg::Deletable => Kind::Deletable,
@@ -75,7 +78,7 @@ pub fn can_remove(kind: Kind) -> bool {
 pub fn can_merge(kind: Kind) -> bool {
     matches!(
         kind,
-        Kind::Bloom | Kind::Counting | Kind::VariableIncrement | Kind::Deletable
+        Kind::Bloom | Kind::Blocked | Kind::Counting | Kind::VariableIncrement | Kind::Deletable
     )
 }
 
@@ -243,7 +246,7 @@ struct KindOnly {
 fn kind_only_options(sizing: &Sizing, hashing: &HashingArgs, o: &KindOptions) -> [KindOnly; 14] {
     use KindArg::*;
     // The kinds with one array of m slots and k hash functions.
-    const SIZED: &[KindArg] = &[Bloom, Counting, ViCounting, Deletable, Stable];
+    const SIZED: &[KindArg] = &[Bloom, Blocked, Counting, ViCounting, Deletable, Stable];
     // Every kind that derives k positions from an item.
     const POSITIONS: &[KindArg] = &[Bloom, Counting, ViCounting, Deletable, Scalable, Stable];
     let only = |flag, given, kinds| KindOnly { flag, given, kinds };
@@ -287,6 +290,10 @@ fn check_options(
     for option in kind_only_options(sizing, hashing, options) {
         if option.given && !option.kinds.contains(&kind) {
             let why = match (option.flag, kind) {
+                ("--scheme", KindArg::Blocked) => {
+                    " (a blocked filter derives all its positions inside one block from one \
+                     digest)"
+                }
                 ("--scheme", KindArg::Cuckoo) => {
                     " (a cuckoo filter takes its bucket and fingerprint from one digest; there \
                      are no positions to derive)"
@@ -357,6 +364,13 @@ pub fn new_filter(
             let b = set(b, scheme, BloomFilterBuilder::index_scheme);
             let b = set(b, sizing.bits, BloomFilterBuilder::num_bits);
             let b = set(b, sizing.hashes, BloomFilterBuilder::num_hashes);
+            b.build().map(AnyFilter::from)
+        }
+        KindArg::Blocked => {
+            type B = BlockedBloomFilterBuilder;
+            let b = common!(BlockedBloomFilter::builder(), sizing, hashing);
+            let b = set(b, sizing.bits, B::num_bits);
+            let b = set(b, sizing.hashes, B::num_hashes);
             b.build().map(AnyFilter::from)
         }
         KindArg::Counting => {
@@ -449,6 +463,13 @@ pub fn describe(filter: &AnyFilter) -> String {
     match filter {
         AnyFilter::Bloom(f) => format!(
             "bloom filter: m = {} bits, k = {}, {}, {common}",
+            f.num_bits(),
+            f.num_hashes(),
+            at(f.capacity(), f.target_fpp())
+        ),
+        AnyFilter::Blocked(f) => format!(
+            "blocked filter: {} blocks of 512 bits (m = {}), k = {}, {}, {common}",
+            f.num_blocks(),
             f.num_bits(),
             f.num_hashes(),
             at(f.capacity(), f.target_fpp())

@@ -1,0 +1,570 @@
+//! bloomkit's classic and blocked filters side by side with the Rust peers, on the same u64
+//! keys at the same requested ε, with the floor no query can beat: random 64-byte reads
+//! from a buffer as large as the filter.
+//!
+//! ```text
+//! cargo bench -p bloomkit --bench peers                                # n = 10⁶, ε = 1% and 0.1%
+//! BLOOMKIT_BENCH_N=100000000 cargo bench -p bloomkit --bench peers     # n = 10⁸ (about 15 min)
+//! BLOOMKIT_BENCH_FPP=0.01 BLOOMKIT_BENCH_REPEAT=7 cargo bench -p bloomkit --bench peers
+//! ```
+//!
+//! Environment: `BLOOMKIT_BENCH_N` (items, default 1 000 000), `BLOOMKIT_BENCH_FPP`
+//! (comma-separated ε, default `0.01,0.001`), `BLOOMKIT_BENCH_QUERIES` (queries per
+//! measurement, default min(n, 1 000 000)), `BLOOMKIT_BENCH_REPEAT` (repetitions of every
+//! measurement, the median is reported; default 5, or 3 past n = 10⁷ for the queries and
+//! 1 for the inserts), `BLOOMKIT_BENCH_ONLY` (comma-separated substrings of the filter
+//! names to run).
+//!
+//! This is a plain timing harness (`harness = false`), not criterion: at n = 10⁸ each
+//! filter takes tens of seconds to build and criterion's sampling of every function would
+//! make one run last hours. Each figure is the median over the repetitions of one timed
+//! loop over all the keys (`Instant` around the loop, divided by the count).
+//!
+//! What is measured, per filter:
+//! * **insert**: building the filter from all n keys, per key (fresh filter each time;
+//!   for xorf BinaryFuse8, which is static, the construction from the key slice);
+//! * **positive** / **negative query**: `contains` of Q inserted / never-inserted keys, one
+//!   call per key, in a plain loop (the CPU overlaps what it can);
+//! * **batch** (bloomkit only): `contains_batch` over the same Q keys;
+//! * **floor**: Q random 64-byte-line reads (one load each, the line indexes computed
+//!   beforehand) from a buffer of the filter's size, in one loop of independent loads;
+//! * **FPR**: the measured false-positive rate over the Q negative keys;
+//! * **bits/key**: the filter's heap memory (its bit or fingerprint array) · 8 / n.
+//!
+//! Keys are SplitMix64 outputs of 0..n (inserted) and n..n+Q (absent): distinct by
+//! construction. Peers use their default hashers (fastbloom, bloomfilter, cuckoofilter,
+//! growable-bloom-filter: SipHash-1-3, seeded), sbbf-rs-safe (which takes a hash) gets
+//! XXH3-64 of the key's bytes, xorf takes the keys themselves.
+
+use std::hint::black_box;
+use std::time::Instant;
+
+use bloomkit::params::{fpp_blocked, BLOCK_BITS};
+use bloomkit::{BlockedBloomFilter, BloomFilter, Filter};
+use xorf::Filter as _;
+
+/// SplitMix64: distinct, well-spread keys from a counter.
+fn key(i: u64) -> u64 {
+    let mut z = i.wrapping_add(0x9e37_79b9_7f4a_7c15);
+    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+    z ^ (z >> 31)
+}
+
+fn env_or<T: std::str::FromStr>(name: &str, default: T) -> T {
+    match std::env::var(name) {
+        Ok(v) => v
+            .replace('_', "")
+            .parse()
+            .unwrap_or_else(|_| panic!("{name}={v} is not valid")),
+        Err(_) => default,
+    }
+}
+
+fn median(mut v: Vec<f64>) -> f64 {
+    v.sort_by(|a, b| a.partial_cmp(b).unwrap());
+    let n = v.len();
+    if n % 2 == 1 {
+        v[n / 2]
+    } else {
+        (v[n / 2 - 1] + v[n / 2]) / 2.0
+    }
+}
+
+/// Median ns per operation of `reps` runs of `f`, which performs `ops` operations.
+fn time_ns(reps: usize, ops: usize, mut f: impl FnMut() -> u64) -> f64 {
+    let samples = (0..reps.max(1))
+        .map(|_| {
+            let start = Instant::now();
+            black_box(f());
+            start.elapsed().as_nanos() as f64 / ops as f64
+        })
+        .collect();
+    median(samples)
+}
+
+/// A filter under test: built from keys, queried one key at a time.
+trait Subject: Sized {
+    fn build(keys: &[u64], fpp: f64) -> Self;
+    fn contains(&self, key: u64) -> bool;
+    fn memory_bytes(&self) -> usize;
+    /// `contains` of every key into `out`, when the filter has a batch call.
+    fn batch(&self, _keys: &[u64], _out: &mut Vec<bool>) -> bool {
+        false
+    }
+    /// Bits per item k, when the filter has one.
+    fn hashes(&self) -> Option<u32> {
+        None
+    }
+}
+
+struct BlockedFast(BlockedBloomFilter);
+impl Subject for BlockedFast {
+    fn build(keys: &[u64], fpp: f64) -> Self {
+        let mut f = BlockedBloomFilter::with_capacity(keys.len() as u64, fpp).unwrap();
+        for &k in keys {
+            f.insert_u64(k);
+        }
+        Self(f)
+    }
+    fn contains(&self, key: u64) -> bool {
+        self.0.contains_u64(key)
+    }
+    fn memory_bytes(&self) -> usize {
+        self.0.memory_bytes()
+    }
+    fn batch(&self, keys: &[u64], out: &mut Vec<bool>) -> bool {
+        self.0.contains_batch_u64(keys, out);
+        true
+    }
+    fn hashes(&self) -> Option<u32> {
+        Some(self.0.num_hashes())
+    }
+}
+
+struct BlockedItem(BlockedBloomFilter);
+impl Subject for BlockedItem {
+    fn build(keys: &[u64], fpp: f64) -> Self {
+        let mut f = BlockedBloomFilter::with_capacity(keys.len() as u64, fpp).unwrap();
+        for k in keys {
+            f.insert(k);
+        }
+        Self(f)
+    }
+    fn contains(&self, key: u64) -> bool {
+        self.0.contains(&key)
+    }
+    fn memory_bytes(&self) -> usize {
+        self.0.memory_bytes()
+    }
+    fn batch(&self, keys: &[u64], out: &mut Vec<bool>) -> bool {
+        self.0.contains_batch_into(keys, out);
+        true
+    }
+    fn hashes(&self) -> Option<u32> {
+        Some(self.0.num_hashes())
+    }
+}
+
+struct Classic(BloomFilter);
+impl Subject for Classic {
+    fn build(keys: &[u64], fpp: f64) -> Self {
+        let mut f = BloomFilter::with_capacity(keys.len() as u64, fpp).unwrap();
+        for k in keys {
+            f.insert(k);
+        }
+        Self(f)
+    }
+    fn contains(&self, key: u64) -> bool {
+        self.0.contains(&key)
+    }
+    fn memory_bytes(&self) -> usize {
+        self.0.memory_bytes()
+    }
+    fn batch(&self, keys: &[u64], out: &mut Vec<bool>) -> bool {
+        self.0.contains_batch_into(keys, out);
+        true
+    }
+    fn hashes(&self) -> Option<u32> {
+        Some(self.0.num_hashes())
+    }
+}
+
+struct FastBloom(fastbloom::BloomFilter);
+impl Subject for FastBloom {
+    fn build(keys: &[u64], fpp: f64) -> Self {
+        let mut f = fastbloom::BloomFilter::with_false_pos(fpp)
+            .seed(&42)
+            .expected_items(keys.len());
+        for k in keys {
+            f.insert(k);
+        }
+        Self(f)
+    }
+    fn contains(&self, key: u64) -> bool {
+        self.0.contains(&key)
+    }
+    fn memory_bytes(&self) -> usize {
+        self.0.num_bits() / 8
+    }
+    fn hashes(&self) -> Option<u32> {
+        Some(self.0.num_hashes())
+    }
+}
+
+fn xxh3(key: u64) -> u64 {
+    xxhash_rust::xxh3::xxh3_64(&key.to_le_bytes())
+}
+
+/// sbbf-rs-safe with the memory of bloomkit's blocked filter at the same ε (its
+/// `bits_per_key` is an integer: the blocked filter's bits per key rounded up).
+struct SbbfSameMemory(sbbf_rs_safe::Filter);
+impl Subject for SbbfSameMemory {
+    fn build(keys: &[u64], fpp: f64) -> Self {
+        let blocked = BlockedBloomFilter::with_capacity(keys.len() as u64, fpp).unwrap();
+        let bits = (blocked.num_bits() as f64 / keys.len() as f64).ceil() as usize;
+        let mut f = sbbf_rs_safe::Filter::new(bits, keys.len());
+        for &k in keys {
+            f.insert_hash(xxh3(k));
+        }
+        Self(f)
+    }
+    fn contains(&self, key: u64) -> bool {
+        self.0.contains_hash(xxh3(key))
+    }
+    fn memory_bytes(&self) -> usize {
+        self.0.as_bytes().len()
+    }
+    fn hashes(&self) -> Option<u32> {
+        Some(8)
+    }
+}
+
+/// The FPR of a split-block filter (Parquet's: 256-bit blocks of eight 32-bit words, one bit
+/// per word) at `bits_per_key`, by the Putze et al. sum with the split block's own in-block
+/// rate `(1 − (1 − 1/32)^i)^8`.
+fn sbbf_fpr(bits_per_key: f64) -> f64 {
+    let lambda = 256.0 / bits_per_key;
+    let (mut ln_p, mut sum) = (-lambda, 0.0);
+    for i in 1..(lambda * 4.0 + 60.0) as u64 {
+        ln_p += lambda.ln() - (i as f64).ln();
+        sum += ln_p.exp() * (1.0 - (1.0 - 1.0 / 32.0f64).powi(i as i32)).powi(8);
+    }
+    sum
+}
+
+/// sbbf-rs-safe with the fewest whole bits per key that meet ε by its own formula.
+struct SbbfMeetsEps(sbbf_rs_safe::Filter);
+impl Subject for SbbfMeetsEps {
+    fn build(keys: &[u64], fpp: f64) -> Self {
+        let bits = (1..64).find(|&b| sbbf_fpr(b as f64) <= fpp).unwrap_or(64);
+        let mut f = sbbf_rs_safe::Filter::new(bits, keys.len());
+        for &k in keys {
+            f.insert_hash(xxh3(k));
+        }
+        Self(f)
+    }
+    fn contains(&self, key: u64) -> bool {
+        self.0.contains_hash(xxh3(key))
+    }
+    fn memory_bytes(&self) -> usize {
+        self.0.as_bytes().len()
+    }
+    fn hashes(&self) -> Option<u32> {
+        Some(8)
+    }
+}
+
+struct BloomfilterCrate(bloomfilter::Bloom<u64>);
+impl Subject for BloomfilterCrate {
+    fn build(keys: &[u64], fpp: f64) -> Self {
+        let mut f =
+            bloomfilter::Bloom::new_for_fp_rate_with_seed(keys.len(), fpp, &[7; 32]).unwrap();
+        for k in keys {
+            f.set(k);
+        }
+        Self(f)
+    }
+    fn contains(&self, key: u64) -> bool {
+        self.0.check(&key)
+    }
+    fn memory_bytes(&self) -> usize {
+        (self.0.len() / 8) as usize
+    }
+    fn hashes(&self) -> Option<u32> {
+        Some(self.0.number_of_hash_functions())
+    }
+}
+
+struct Fuse8(xorf::BinaryFuse8);
+impl Subject for Fuse8 {
+    fn build(keys: &[u64], _fpp: f64) -> Self {
+        Self(xorf::BinaryFuse8::try_from(keys).unwrap())
+    }
+    fn contains(&self, key: u64) -> bool {
+        self.0.contains(&key)
+    }
+    fn memory_bytes(&self) -> usize {
+        self.0.fingerprints.len()
+    }
+}
+
+struct Cuckoo(
+    cuckoofilter::CuckooFilter<std::collections::hash_map::DefaultHasher>,
+    u64,
+);
+impl Subject for Cuckoo {
+    fn build(keys: &[u64], _fpp: f64) -> Self {
+        let mut f = cuckoofilter::CuckooFilter::with_capacity(keys.len());
+        let mut failed = 0;
+        for k in keys {
+            failed += f.add(k).is_err() as u64;
+        }
+        Self(f, failed)
+    }
+    fn contains(&self, key: u64) -> bool {
+        self.0.contains(&key)
+    }
+    fn memory_bytes(&self) -> usize {
+        self.0.memory_usage()
+    }
+}
+
+struct Growable(growable_bloom_filter::GrowableBloom, f64);
+impl Subject for Growable {
+    fn build(keys: &[u64], fpp: f64) -> Self {
+        let mut f = growable_bloom_filter::GrowableBloom::new(fpp, keys.len());
+        for k in keys {
+            f.insert(k);
+        }
+        Self(f, fpp)
+    }
+    fn contains(&self, key: u64) -> bool {
+        self.0.contains(key)
+    }
+    fn memory_bytes(&self) -> usize {
+        // The crate exposes no size. n items fill exactly its first stage, which its own
+        // sizing makes ⌈log₂(1/ε)⌉ slices of ⌈n / ln 2⌉ bits.
+        // (One stage: the capacity is the n it was created for, and it never grew.)
+        let slices = (1.0 / self.1).log2().ceil();
+        let slice_bits = (self.0.capacity() as f64 / std::f64::consts::LN_2).ceil();
+        (slices * slice_bits / 8.0).ceil() as usize
+    }
+}
+
+/// One row of the table.
+struct Row {
+    name: String,
+    bits_per_key: f64,
+    k: Option<u32>,
+    insert: f64,
+    positive: f64,
+    negative: f64,
+    batch_positive: Option<f64>,
+    batch_negative: Option<f64>,
+    floor: f64,
+    fpr: f64,
+    note: String,
+}
+
+struct Setup {
+    n: usize,
+    present: Vec<u64>,
+    positive: Vec<u64>,
+    negative: Vec<u64>,
+    reps: usize,
+    insert_reps: usize,
+}
+
+/// Q random 64-byte reads from a buffer of `bytes` bytes, in one loop: ns per read.
+fn floor_ns(bytes: usize, queries: &[u64], reps: usize) -> f64 {
+    let lines = bytes.div_ceil(64).max(1);
+    // Written, so that every page is really mapped (a zeroed allocation may share a page).
+    let buffer: Vec<u64> = (0..lines as u64 * 8).map(|i| i | 1).collect();
+    let index: Vec<usize> = queries
+        .iter()
+        .map(|&q| (((q as u128 * lines as u128) >> 64) as usize) * 8)
+        .collect();
+    time_ns(reps, index.len(), || {
+        let mut sum = 0u64;
+        for &i in &index {
+            sum = sum.wrapping_add(buffer[i]);
+        }
+        sum
+    })
+}
+
+fn run<S: Subject>(name: &str, setup: &Setup, fpp: f64, note: impl Fn(&S) -> String) -> Row {
+    let mut filter = None;
+    let insert = time_ns(setup.insert_reps, setup.n, || {
+        filter = None; // free the previous one first
+        filter = Some(S::build(&setup.present, fpp));
+        1
+    });
+    let filter = filter.unwrap();
+    let count = |keys: &[u64]| keys.iter().filter(|&&k| filter.contains(k)).count() as u64;
+    let positive = time_ns(setup.reps, setup.positive.len(), || count(&setup.positive));
+    let negative = time_ns(setup.reps, setup.negative.len(), || count(&setup.negative));
+    assert_eq!(
+        count(&setup.positive),
+        setup.positive.len() as u64,
+        "{name}: false negative"
+    );
+    let false_positives = count(&setup.negative);
+    let mut out = Vec::with_capacity(setup.negative.len());
+    let (batch_positive, batch_negative) = if filter.batch(&setup.positive[..1], &mut out) {
+        let mut batch = |keys: &[u64]| {
+            time_ns(setup.reps, keys.len(), || {
+                filter.batch(keys, &mut out);
+                out.iter().filter(|&&b| b).count() as u64
+            })
+        };
+        let p = batch(&setup.positive);
+        let q = batch(&setup.negative);
+        filter.batch(&setup.negative, &mut out);
+        assert_eq!(
+            out.iter().filter(|&&b| b).count() as u64,
+            false_positives,
+            "{name}: batch answers differ"
+        );
+        (Some(p), Some(q))
+    } else {
+        (None, None)
+    };
+    let memory = filter.memory_bytes();
+    let floor = floor_ns(memory, &setup.negative, setup.reps);
+    let row = Row {
+        name: name.to_string(),
+        bits_per_key: memory as f64 * 8.0 / setup.n as f64,
+        k: filter.hashes(),
+        insert,
+        positive,
+        negative,
+        batch_positive,
+        batch_negative,
+        floor,
+        fpr: false_positives as f64 / setup.negative.len() as f64,
+        note: note(&filter),
+    };
+    eprintln!(
+        "  {name}: insert {:.1} ns, +query {:.1} ns, -query {:.1} ns, floor {:.1} ns, fpr {:.5}",
+        row.insert, row.positive, row.negative, row.floor, row.fpr
+    );
+    row
+}
+
+fn opt(v: Option<f64>) -> String {
+    v.map_or("—".into(), |x| format!("{x:.1}"))
+}
+
+fn ratio(v: Option<f64>, floor: f64) -> String {
+    v.map_or("—".into(), |x| format!("{:.2}", x / floor))
+}
+
+fn print_table(fpp: f64, setup: &Setup, rows: &[Row]) {
+    println!();
+    println!(
+        "### n = {}, ε = {fpp}, {} queries, median of {} runs ({} for inserts)",
+        setup.n,
+        setup.negative.len(),
+        setup.reps,
+        setup.insert_reps
+    );
+    println!();
+    println!(
+        "| filter | bits/key | k | insert ns | +query ns | −query ns | batch + ns | batch − ns \
+         | floor ns | +/floor | −/floor | batch −/floor | measured FPR | FPR/ε | note |"
+    );
+    println!("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|");
+    for r in rows {
+        println!(
+            "| {} | {:.2} | {} | {:.1} | {:.1} | {:.1} | {} | {} | {:.1} | {:.2} | {:.2} | {} | {:.5} | {:.2} | {} |",
+            r.name,
+            r.bits_per_key,
+            r.k.map_or("—".into(), |k| k.to_string()),
+            r.insert,
+            r.positive,
+            r.negative,
+            opt(r.batch_positive),
+            opt(r.batch_negative),
+            r.floor,
+            r.positive / r.floor,
+            r.negative / r.floor,
+            ratio(r.batch_negative, r.floor),
+            r.fpr,
+            r.fpr / fpp,
+            r.note
+        );
+    }
+}
+
+fn main() {
+    // `cargo bench` passes `--bench`; `cargo test --benches` runs the binary without it:
+    // then only check that it builds and runs on a tiny size.
+    let benching = std::env::args().any(|a| a == "--bench");
+    let n: usize = if benching {
+        env_or("BLOOMKIT_BENCH_N", 1_000_000)
+    } else {
+        10_000
+    };
+    let queries: usize = env_or("BLOOMKIT_BENCH_QUERIES", n.min(1_000_000));
+    let big = n > 10_000_000;
+    let reps: usize = env_or("BLOOMKIT_BENCH_REPEAT", if big { 3 } else { 5 });
+    let insert_reps = if big { 1 } else { reps };
+    let fpps: Vec<f64> = std::env::var("BLOOMKIT_BENCH_FPP")
+        .unwrap_or_else(|_| "0.01,0.001".into())
+        .split(',')
+        .map(|s| {
+            s.trim()
+                .parse()
+                .expect("BLOOMKIT_BENCH_FPP: comma-separated numbers")
+        })
+        .collect();
+    let only: Vec<String> = std::env::var("BLOOMKIT_BENCH_ONLY")
+        .map(|s| s.split(',').map(|x| x.trim().to_string()).collect())
+        .unwrap_or_default();
+    let wanted = |name: &str| only.is_empty() || only.iter().any(|o| name.contains(o.as_str()));
+
+    eprintln!("generating {n} keys and {queries} queries");
+    let present: Vec<u64> = (0..n as u64).map(key).collect();
+    // Inserted keys in an order unrelated to insertion: a stride through all of them.
+    let stride = 0x9e37_79b9u64 | 1;
+    let positive: Vec<u64> = (0..queries as u64)
+        .map(|j| present[((j.wrapping_mul(stride)) % n as u64) as usize])
+        .collect();
+    let negative: Vec<u64> = (n as u64..(n + queries) as u64).map(key).collect();
+    let setup = Setup {
+        n,
+        present,
+        positive,
+        negative,
+        reps,
+        insert_reps,
+    };
+
+    println!("## Peers: n = {n}");
+    for &fpp in &fpps {
+        eprintln!("ε = {fpp}");
+        let mut rows = Vec::new();
+        macro_rules! subject {
+            ($name:expr, $t:ty) => {
+                subject!($name, $t, |_: &$t| String::new())
+            };
+            ($name:expr, $t:ty, $note:expr) => {
+                if wanted($name) {
+                    rows.push(run::<$t>($name, &setup, fpp, $note));
+                }
+            };
+        }
+        subject!(
+            "bloomkit blocked (u64 fast path)",
+            BlockedFast,
+            |f: &BlockedFast| {
+                format!(
+                    "theory {:.5}",
+                    fpp_blocked(f.0.num_blocks(), BLOCK_BITS, f.0.num_hashes(), n as u64)
+                )
+            }
+        );
+        subject!("bloomkit blocked (Item path)", BlockedItem);
+        subject!("bloomkit classic", Classic, |f: &Classic| {
+            format!("m = {}", f.0.num_bits())
+        });
+        subject!("fastbloom 0.17", FastBloom);
+        subject!("sbbf-rs-safe 0.3 (same memory)", SbbfSameMemory);
+        subject!("sbbf-rs-safe 0.3 (meets ε)", SbbfMeetsEps);
+        subject!("bloomfilter 3", BloomfilterCrate, |f: &BloomfilterCrate| {
+            format!("m = {}", f.0.len())
+        });
+        subject!("xorf BinaryFuse8 0.13", Fuse8, |_: &Fuse8| {
+            "static; ε fixed ≈ 1/256".into()
+        });
+        subject!("cuckoofilter 0.5", Cuckoo, |f: &Cuckoo| {
+            format!("ε fixed (8-bit fingerprints); {} inserts failed", f.1)
+        });
+        subject!("growable-bloom-filter 2", Growable, |_: &Growable| {
+            "bits/key from its sizing formula".into()
+        });
+        print_table(fpp, &setup, &rows);
+    }
+}
