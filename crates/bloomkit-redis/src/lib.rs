@@ -18,6 +18,7 @@
 //!   which start real `redis-server` processes.
 
 pub mod bf;
+pub mod cf;
 pub mod config;
 
 // The Redis side: a global allocator that calls into Redis, so it is compiled out of unit
@@ -33,8 +34,9 @@ mod module {
     use redis_module::{redis_module, Context, RedisString, Status};
 
     use crate::commands::bf::*;
+    use crate::commands::cf::*;
     use crate::config;
-    use crate::types::BLOOM_TYPE;
+    use crate::types::{BLOOM_TYPE, CUCKOO_TYPE};
 
     fn init(ctx: &Context, args: &[RedisString]) -> Status {
         match config::parse(args.iter().map(RedisString::as_slice)) {
@@ -56,7 +58,7 @@ mod module {
         name: "bf",
         version: 20400,
         allocator: (redis_module::alloc::RedisAlloc, redis_module::alloc::RedisAlloc),
-        data_types: [BLOOM_TYPE],
+        data_types: [BLOOM_TYPE, CUCKOO_TYPE],
         init: init,
         commands: [
             ["bf.reserve", bf_reserve, "write deny-oom", 1, 1, 1, ""],
@@ -70,6 +72,20 @@ mod module {
             ["bf.debug", bf_debug, "readonly fast", 1, 1, 1, ""],
             ["bf.scandump", bf_scandump, "readonly", 1, 1, 1, ""],
             ["bf.loadchunk", bf_loadchunk, "write deny-oom", 1, 1, 1, ""],
+            ["cf.reserve", cf_reserve, "write deny-oom", 1, 1, 1, ""],
+            ["cf.add", cf_add, "write deny-oom", 1, 1, 1, ""],
+            ["cf.addnx", cf_addnx, "write deny-oom", 1, 1, 1, ""],
+            ["cf.insert", cf_insert, "write deny-oom", 1, 1, 1, ""],
+            ["cf.insertnx", cf_insertnx, "write deny-oom", 1, 1, 1, ""],
+            ["cf.exists", cf_exists, "readonly fast", 1, 1, 1, ""],
+            ["cf.mexists", cf_mexists, "readonly fast", 1, 1, 1, ""],
+            ["cf.count", cf_count, "readonly fast", 1, 1, 1, ""],
+            ["cf.del", cf_del, "write fast", 1, 1, 1, ""],
+            ["cf.compact", cf_compact, "write", 1, 1, 1, ""],
+            ["cf.info", cf_info, "readonly fast", 1, 1, 1, ""],
+            ["cf.debug", cf_debug, "readonly fast", 1, 1, 1, ""],
+            ["cf.scandump", cf_scandump, "readonly", 1, 1, 1, ""],
+            ["cf.loadchunk", cf_loadchunk, "write deny-oom", 1, 1, 1, ""],
         ],
     }
 }

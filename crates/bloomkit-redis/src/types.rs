@@ -12,6 +12,7 @@ use redis_module::native_types::RedisType;
 use redis_module::raw;
 
 use crate::bf::{Chain, Layer};
+use crate::cf::Cuckoo;
 
 /// RedisBloom 2.4's encoding version for both types.
 pub const ENCODING_VERSION: i32 = 4;
@@ -58,6 +59,20 @@ pub static BLOOM_TYPE: RedisType = RedisType::new(
         Some(bloom_mem_usage),
         Some(free::<Chain>),
         Some(copy::<Chain>),
+    ),
+);
+
+/// RedisBloom's cuckoo filter type.
+pub static CUCKOO_TYPE: RedisType = RedisType::new(
+    "MBbloomCF",
+    ENCODING_VERSION,
+    methods(
+        Some(cuckoo_rdb_load),
+        Some(cuckoo_rdb_save),
+        Some(cuckoo_aof_rewrite),
+        Some(cuckoo_mem_usage),
+        Some(free::<Cuckoo>),
+        Some(copy::<Cuckoo>),
     ),
 );
 
@@ -188,6 +203,82 @@ unsafe extern "C" fn bloom_aof_rewrite(
     let mut iter = 1;
     while let Some((next, data)) = chain.chunk(iter) {
         emit_loadchunk(aof, "BF.LOADCHUNK", key, next, &data);
+        iter = next;
+    }
+}
+
+unsafe extern "C" fn cuckoo_mem_usage(value: *const c_void) -> usize {
+    // SAFETY: `value` is a live Cuckoo owned by a key for the duration of the call.
+    let cf = unsafe { &*value.cast::<Cuckoo>() };
+    cf.memory_bytes() as usize
+}
+
+/// RDB: sub-filters, buckets, items, deletes, bucket size, max iterations, expansion; per
+/// sub-filter its bucket count and buffer.
+unsafe extern "C" fn cuckoo_rdb_save(rdb: *mut raw::RedisModuleIO, value: *mut c_void) {
+    // SAFETY: `value` is a live Cuckoo owned by a key for the duration of the call.
+    let cf = unsafe { &*value.cast::<Cuckoo>() };
+    raw::save_unsigned(rdb, cf.filters().len() as u64);
+    raw::save_unsigned(rdb, cf.num_buckets());
+    raw::save_unsigned(rdb, cf.num_items());
+    raw::save_unsigned(rdb, cf.num_deletes());
+    raw::save_unsigned(rdb, cf.bucket_size() as u64);
+    raw::save_unsigned(rdb, cf.max_iterations() as u64);
+    raw::save_unsigned(rdb, cf.expansion() as u64);
+    for f in cf.filters() {
+        raw::save_unsigned(rdb, f.num_buckets());
+        raw::save_slice(rdb, f.data());
+    }
+}
+
+fn load_cuckoo(rdb: *mut raw::RedisModuleIO) -> Option<Cuckoo> {
+    let num_filters = raw::load_unsigned(rdb).ok()?;
+    let num_buckets = raw::load_unsigned(rdb).ok()?;
+    let num_items = raw::load_unsigned(rdb).ok()?;
+    let num_deletes = raw::load_unsigned(rdb).ok()?;
+    let bucket_size = raw::load_unsigned(rdb).ok()?;
+    let max_iterations = raw::load_unsigned(rdb).ok()?;
+    let expansion = raw::load_unsigned(rdb).ok()?;
+    let mut filters = Vec::new();
+    for _ in 0..num_filters.min(u16::MAX as u64 + 1) {
+        let buckets = raw::load_unsigned(rdb).ok()?;
+        let data = raw::load_string_buffer(rdb).ok()?;
+        filters.push((buckets, data.as_ref().to_vec()));
+    }
+    Cuckoo::from_parts(
+        num_filters,
+        num_buckets,
+        num_items,
+        num_deletes,
+        bucket_size,
+        max_iterations,
+        expansion,
+        filters,
+    )
+}
+
+unsafe extern "C" fn cuckoo_rdb_load(rdb: *mut raw::RedisModuleIO, encver: c_int) -> *mut c_void {
+    if encver != ENCODING_VERSION {
+        return std::ptr::null_mut();
+    }
+    match load_cuckoo(rdb) {
+        Some(cf) => Box::into_raw(Box::new(cf)).cast(),
+        None => std::ptr::null_mut(),
+    }
+}
+
+unsafe extern "C" fn cuckoo_aof_rewrite(
+    aof: *mut raw::RedisModuleIO,
+    key: *mut raw::RedisModuleString,
+    value: *mut c_void,
+) {
+    // SAFETY: `value` is a live Cuckoo owned by the key for the duration of the call.
+    let cf = unsafe { &*value.cast::<Cuckoo>() };
+    // Unlike SCANDUMP, the rewrite also keeps empty filters (their parameters matter).
+    emit_loadchunk(aof, "CF.LOADCHUNK", key, 1, &cf.header());
+    let mut iter = 1;
+    while let Some((next, data)) = cf.chunk(iter) {
+        emit_loadchunk(aof, "CF.LOADCHUNK", key, next, data);
         iter = next;
     }
 }

@@ -1,6 +1,7 @@
 //! Command handlers: argument parsing, key access, replies and replication.
 
 pub mod bf;
+pub mod cf;
 
 use redis_module::{RedisError, RedisString};
 

@@ -21,7 +21,29 @@ pub fn write_filters(c: &mut Connection) {
         args.extend(items("in-", 0..500));
         q::<Value, _>(c, &args);
     }
+    q::<String, _>(
+        c,
+        &[
+            "CF.RESERVE",
+            "cf:grown",
+            "64",
+            "BUCKETSIZE",
+            "4",
+            "EXPANSION",
+            "2",
+        ],
+    );
+    q::<String, _>(c, &["CF.RESERVE", "cf:empty", "1000", "MAXITERATIONS", "7"]);
+    for key in ["cf:grown", "cf:auto"] {
+        let mut args = vec!["CF.INSERT".to_string(), key.to_string(), "ITEMS".into()];
+        args.extend(items("in-", 0..500));
+        q::<Value, _>(c, &args);
+        q::<i64, _>(c, &["CF.DEL", key, "in-7"]);
+    }
 }
+
+/// The keys [`write_filters`] makes.
+pub const KEYS: usize = 6;
 
 /// Every answer: membership of inserted and absent items, INFO, the whole dump.
 pub fn read_answers(c: &mut Connection) -> Vec<Value> {
@@ -47,6 +69,28 @@ pub fn read_answers(c: &mut Connection) -> Vec<Value> {
             iter = next;
         }
     }
+    for key in ["cf:grown", "cf:empty", "cf:auto"] {
+        let mut args = vec!["CF.MEXISTS".to_string(), key.to_string()];
+        args.extend(items("in-", 0..500));
+        args.extend(items("out-", 0..500));
+        out.push(v(c, &args));
+        out.push(v(c, &["CF.COUNT", key, "in-1"]));
+        out.push(v(c, &["CF.INFO", key]));
+        out.push(v(c, &["CF.DEBUG", key]));
+        let mut iter = 0i64;
+        loop {
+            let (next, data): (i64, Value) = redis::cmd("CF.SCANDUMP")
+                .arg(key)
+                .arg(iter)
+                .query(c)
+                .unwrap();
+            out.push(data);
+            if next == 0 {
+                break;
+            }
+            iter = next;
+        }
+    }
     out
 }
 
@@ -61,7 +105,7 @@ fn rdb_save_and_restart_keep_every_answer() {
     };
     s.restart();
     let c = &mut s.conn();
-    assert_eq!(q::<i64, _>(c, &["DBSIZE"]), 3, "{}", s.log());
+    assert_eq!(q::<i64, _>(c, &["DBSIZE"]), KEYS as i64, "{}", s.log());
     assert_eq!(read_answers(c), before);
 }
 
