@@ -3,6 +3,7 @@
 
 mod bf;
 mod cf;
+mod distributed;
 mod harness;
 mod persistence;
 mod util;
