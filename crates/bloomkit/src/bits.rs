@@ -128,6 +128,89 @@ impl BitVec {
         }
     }
 
+    /// Copies the bytes `offset .. offset + out.len()` of the little-endian byte image (the
+    /// bytes [`BitVec::write_le_bytes`] writes) into `out`, without building the whole image:
+    /// for dumping a large vector in chunks. `None` if the range passes the end.
+    ///
+    /// ```
+    /// use bloomkit::bits::BitVec;
+    /// let mut v = BitVec::zeros(128).unwrap();
+    /// v.set(9);
+    /// let mut out = [0u8; 2];
+    /// v.read_le_bytes_at(1, &mut out).unwrap();
+    /// assert_eq!(out, [0b10, 0]);
+    /// assert!(v.read_le_bytes_at(15, &mut out).is_none());
+    /// ```
+    pub fn read_le_bytes_at(&self, offset: u64, out: &mut [u8]) -> Option<()> {
+        let end = offset.checked_add(out.len() as u64)?;
+        if end > self.words.len() as u64 * 8 {
+            return None;
+        }
+        for (j, byte) in out.iter_mut().enumerate() {
+            let at = offset + j as u64;
+            *byte = (self.words[(at >> 3) as usize] >> ((at & 7) * 8)) as u8;
+        }
+        Some(())
+    }
+
+    /// Overwrites the bytes `offset .. offset + bytes.len()` of the little-endian byte image
+    /// with `bytes`: for restoring a vector chunk by chunk. Fails, changing nothing, if the
+    /// range passes the end or would set a padding bit past `len`.
+    ///
+    /// ```
+    /// use bloomkit::bits::BitVec;
+    /// let mut v = BitVec::zeros(70).unwrap();
+    /// v.write_le_bytes_at(1, &[0b10]).unwrap();
+    /// assert!(v.get(9));
+    /// assert!(v.write_le_bytes_at(8, &[0x80]).is_err()); // bit 71 is past the end
+    /// assert!(v.write_le_bytes_at(16, &[1]).is_err());
+    /// ```
+    pub fn write_le_bytes_at(
+        &mut self,
+        offset: u64,
+        bytes: &[u8],
+    ) -> Result<(), crate::error::DecodeError> {
+        use crate::error::DecodeError;
+        let image = self.words.len() as u64 * 8;
+        let end = offset
+            .checked_add(bytes.len() as u64)
+            .filter(|&e| e <= image);
+        let Some(end) = end else {
+            return Err(DecodeError::InvalidField {
+                field: "offset",
+                reason: format!(
+                    "{} bytes at offset {offset} pass the end of a {image}-byte bit array",
+                    bytes.len()
+                ),
+            });
+        };
+        let tail_bits = self.len % 64;
+        if tail_bits != 0 && end > image - 8 {
+            // The range reaches the last word: its bits past `len` must stay zero.
+            let mut last = self.words[self.words.len() - 1];
+            for (j, &byte) in bytes.iter().enumerate() {
+                let at = offset + j as u64;
+                if at >= image - 8 {
+                    let shift = (at & 7) * 8;
+                    last = (last & !(0xff << shift)) | ((byte as u64) << shift);
+                }
+            }
+            if last >> tail_bits != 0 {
+                return Err(DecodeError::InvalidField {
+                    field: "payload",
+                    reason: "bits set past the end of the bit array".into(),
+                });
+            }
+        }
+        for (j, &byte) in bytes.iter().enumerate() {
+            let at = offset + j as u64;
+            let shift = (at & 7) * 8;
+            let word = &mut self.words[(at >> 3) as usize];
+            *word = (*word & !(0xff << shift)) | ((byte as u64) << shift);
+        }
+        Ok(())
+    }
+
     /// Reads `len` bits from exactly [`BitVec::encoded_len`]`(len)` little-endian bytes.
     /// Fails if the length is wrong or if a padding bit past `len` is set.
     pub fn from_le_bytes(len: u64, bytes: &[u8]) -> Result<Self, crate::error::DecodeError> {
@@ -579,6 +662,32 @@ mod tests {
         bytes[8] |= 0x80; // bit 71, past the end
         assert!(BitVec::from_le_bytes(70, &bytes).is_err());
         assert!(BitVec::from_le_bytes(70, &bytes[..8]).is_err());
+    }
+
+    #[test]
+    fn byte_ranges_match_the_whole_image() {
+        let mut v = BitVec::zeros(200).unwrap();
+        for i in [0, 7, 8, 63, 64, 100, 199] {
+            v.set(i);
+        }
+        let mut whole = Vec::new();
+        v.write_le_bytes(&mut whole);
+        for offset in 0..whole.len() {
+            for len in 0..=(whole.len() - offset) {
+                let mut out = vec![0u8; len];
+                v.read_le_bytes_at(offset as u64, &mut out).unwrap();
+                assert_eq!(out, whole[offset..offset + len]);
+            }
+        }
+        let mut w = BitVec::zeros(200).unwrap();
+        w.write_le_bytes_at(5, &whole[5..17]).unwrap();
+        w.write_le_bytes_at(0, &whole[..5]).unwrap();
+        w.write_le_bytes_at(17, &whole[17..]).unwrap();
+        assert_eq!(w, v);
+        let mut bad = whole[24..].to_vec();
+        bad[1] |= 0x80; // bit 207: padding
+        assert!(w.write_le_bytes_at(24, &bad).is_err());
+        assert_eq!(w, v, "a refused write changes nothing");
     }
 
     #[test]

@@ -57,6 +57,11 @@ pub enum HashFunction {
     Murmur3 = 1,
     /// XXH3 128-bit.
     Xxh3 = 2,
+    /// RedisBloom's pair of MurmurHash64A values: `a = MurmurHash64A(item, seed)` in the low
+    /// 64 bits and `b = MurmurHash64A(item, a)` in the high 64 bits. With the seed
+    /// [`REDISBLOOM_SEED`] and [`IndexScheme::DoubleHashing`] a [`crate::BloomFilter`] sets
+    /// exactly the bits a RedisBloom filter of the same size sets.
+    Murmur64APair = 3,
 }
 
 impl HashFunction {
@@ -70,6 +75,7 @@ impl HashFunction {
         match id {
             1 => Ok(Self::Murmur3),
             2 => Ok(Self::Xxh3),
+            3 => Ok(Self::Murmur64APair),
             other => Err(Error::UnknownHashFunction(other)),
         }
     }
@@ -79,6 +85,7 @@ impl HashFunction {
         match self {
             Self::Murmur3 => "murmur3-x64-128",
             Self::Xxh3 => "xxh3-128",
+            Self::Murmur64APair => "murmur64a-pair",
         }
     }
 
@@ -88,6 +95,11 @@ impl HashFunction {
         match self {
             Self::Murmur3 => murmur3_x64_128(bytes, seed),
             Self::Xxh3 => xxhash_rust::xxh3::xxh3_128_with_seed(bytes, seed),
+            Self::Murmur64APair => {
+                let a = murmur64a(bytes, seed);
+                let b = murmur64a(bytes, a);
+                (a as u128) | ((b as u128) << 64)
+            }
         }
     }
 }
@@ -103,6 +115,11 @@ pub enum IndexScheme {
     EnhancedDoubleHashing = 1,
     /// k independent digests, one seed each (the seeds' construction; k passes).
     SeededHashes = 2,
+    /// Plain double hashing with modulo reduction, RedisBloom's scheme: from the digest's
+    /// halves `a` (low) and `b` (high), position i is `(a + i·b) mod m` (wrapping 64-bit
+    /// arithmetic before the modulo). Weaker than the enhanced scheme when `b` is small; it
+    /// exists for data compatibility with RedisBloom.
+    DoubleHashing = 3,
 }
 
 impl IndexScheme {
@@ -116,6 +133,7 @@ impl IndexScheme {
         match id {
             1 => Ok(Self::EnhancedDoubleHashing),
             2 => Ok(Self::SeededHashes),
+            3 => Ok(Self::DoubleHashing),
             other => Err(Error::UnknownIndexScheme(other)),
         }
     }
@@ -125,6 +143,7 @@ impl IndexScheme {
         match self {
             Self::EnhancedDoubleHashing => "enhanced-double",
             Self::SeededHashes => "seeded-k",
+            Self::DoubleHashing => "double-mod",
         }
     }
 }
@@ -164,6 +183,25 @@ impl Hashing {
         })
     }
 
+    /// RedisBloom's Bloom hashing: [`HashFunction::Murmur64APair`] with the seed
+    /// [`REDISBLOOM_SEED`] and [`IndexScheme::DoubleHashing`].
+    ///
+    /// ```
+    /// use bloomkit::hash::{murmur64a, Hashing, REDISBLOOM_SEED};
+    /// let a = murmur64a(b"item", REDISBLOOM_SEED);
+    /// let b = murmur64a(b"item", a);
+    /// let got: Vec<u64> = Hashing::redisbloom().positions(b"item", 3, 1152).collect();
+    /// let want: Vec<u64> = (0..3u64).map(|i| a.wrapping_add(i.wrapping_mul(b)) % 1152).collect();
+    /// assert_eq!(got, want);
+    /// ```
+    pub fn redisbloom() -> Self {
+        Self {
+            function: HashFunction::Murmur64APair,
+            scheme: IndexScheme::DoubleHashing,
+            seed: REDISBLOOM_SEED,
+        }
+    }
+
     /// The 128-bit digest of an item's bytes under this configuration's function and seed.
     #[inline]
     pub fn digest(&self, bytes: &[u8]) -> u128 {
@@ -182,6 +220,13 @@ impl Hashing {
                 PositionState::Double {
                     g: digest as u64,
                     delta: (digest >> 64) as u64,
+                }
+            }
+            IndexScheme::DoubleHashing => {
+                let digest = self.digest(bytes);
+                PositionState::PlainDouble {
+                    a: digest as u64,
+                    b: (digest >> 64) as u64,
                 }
             }
             IndexScheme::SeededHashes => PositionState::Seeded {
@@ -299,6 +344,10 @@ enum PositionState<'a> {
         g: u64,
         delta: u64,
     },
+    PlainDouble {
+        a: u64,
+        b: u64,
+    },
     Seeded {
         bytes: &'a [u8],
         function: HashFunction,
@@ -323,6 +372,10 @@ impl Iterator for Positions<'_> {
                 *g = g.wrapping_add(*delta);
                 *delta = delta.wrapping_add(i as u64);
                 current
+            }
+            PositionState::PlainDouble { a, b } => {
+                // RedisBloom: (a + i·b) mod m, reduced by modulo, not multiply-shift.
+                return Some(a.wrapping_add((i as u64).wrapping_mul(*b)) % self.num_bits);
             }
             PositionState::Seeded {
                 bytes,
@@ -381,6 +434,7 @@ pub fn digest_u64(function: HashFunction, key: u64, seed: u64) -> u128 {
     match function {
         HashFunction::Murmur3 => murmur3_x64_128_u64(key, seed),
         HashFunction::Xxh3 => xxhash_rust::xxh3::xxh3_128_with_seed(&key.to_le_bytes(), seed),
+        HashFunction::Murmur64APair => function.digest(&key.to_le_bytes(), seed),
     }
 }
 
@@ -624,6 +678,44 @@ pub fn murmur3_x64_128(bytes: &[u8], seed: u64) -> u128 {
     (h1 as u128) | ((h2 as u128) << 64)
 }
 
+/// The seed RedisBloom hashes Bloom filter items with (MurmurHash64A's own multiplier).
+pub const REDISBLOOM_SEED: u64 = 0xc6a4_a793_5bd1_e995;
+
+/// MurmurHash64A (Appleby's MurmurHash2 for 64-bit platforms) of `bytes` with a 64-bit
+/// seed, reading 8-byte blocks little-endian as the reference does on x86-64. RedisBloom
+/// hashes Bloom items with it (see [`Hashing::redisbloom`]) and cuckoo items with seed 0.
+/// Checked against SMHasher's verification value in the tests.
+///
+/// ```
+/// use bloomkit::hash::murmur64a;
+/// assert_eq!(murmur64a(b"", 0), 0);
+/// ```
+pub fn murmur64a(bytes: &[u8], seed: u64) -> u64 {
+    const M: u64 = 0xc6a4_a793_5bd1_e995;
+    const R: u32 = 47;
+    let mut h = seed ^ (bytes.len() as u64).wrapping_mul(M);
+    let mut blocks = bytes.chunks_exact(8);
+    for block in &mut blocks {
+        let mut k = u64::from_le_bytes(block.try_into().expect("8-byte block"));
+        k = k.wrapping_mul(M);
+        k ^= k >> R;
+        k = k.wrapping_mul(M);
+        h ^= k;
+        h = h.wrapping_mul(M);
+    }
+    let tail = blocks.remainder();
+    if !tail.is_empty() {
+        for (i, &byte) in tail.iter().enumerate() {
+            h ^= (byte as u64) << (8 * i);
+        }
+        h = h.wrapping_mul(M);
+    }
+    h ^= h >> R;
+    h = h.wrapping_mul(M);
+    h ^= h >> R;
+    h
+}
+
 /// MurmurHash3's 64-bit finalizer: every input bit affects every output bit.
 #[inline]
 fn fmix64(mut k: u64) -> u64 {
@@ -658,6 +750,35 @@ mod tests {
         let verification =
             u32::from_le_bytes((final_digest as u64).to_le_bytes()[..4].try_into().unwrap());
         assert_eq!(verification, 0x6384_BA69);
+    }
+
+    /// SMHasher's VerificationTest for MurmurHash64A ("Murmur2B"): keys {}, {0}, … {0..254}
+    /// hashed with seed 256 − len, the 8-byte outputs concatenated and hashed with seed 0;
+    /// the first four bytes, little-endian, are the published 0x1F0D3804.
+    #[test]
+    fn murmur64a_passes_smhasher_verification() {
+        let mut all = Vec::with_capacity(256 * 8);
+        let mut key = Vec::with_capacity(256);
+        for len in 0..256usize {
+            key.clear();
+            key.extend((0..len).map(|i| i as u8));
+            all.extend_from_slice(&murmur64a(&key, (256 - len) as u64).to_le_bytes());
+        }
+        let verification = murmur64a(&all, 0) as u32;
+        assert_eq!(verification, 0x1F0D_3804);
+    }
+
+    #[test]
+    fn redisbloom_pair_chains_the_seeds_and_positions_use_modulo() {
+        let h = Hashing::redisbloom();
+        let a = murmur64a(b"foo", REDISBLOOM_SEED);
+        let b = murmur64a(b"foo", a);
+        assert_eq!(h.digest(b"foo"), (a as u128) | ((b as u128) << 64));
+        let got: Vec<u64> = h.positions(b"foo", 5, 1000).collect();
+        let want: Vec<u64> = (0..5u64)
+            .map(|i| a.wrapping_add(i.wrapping_mul(b)) % 1000)
+            .collect();
+        assert_eq!(got, want);
     }
 
     /// Known outputs, as printed by the Python `mmh3` package (`mmh3.hash128(s, seed,
@@ -809,12 +930,17 @@ mod tests {
 
     #[test]
     fn stored_identifiers_round_trip_and_unknown_ones_are_errors() {
-        for f in [HashFunction::Murmur3, HashFunction::Xxh3] {
+        for f in [
+            HashFunction::Murmur3,
+            HashFunction::Xxh3,
+            HashFunction::Murmur64APair,
+        ] {
             assert_eq!(HashFunction::from_id(f.id()).unwrap(), f);
         }
         for s in [
             IndexScheme::EnhancedDoubleHashing,
             IndexScheme::SeededHashes,
+            IndexScheme::DoubleHashing,
         ] {
             assert_eq!(IndexScheme::from_id(s.id()).unwrap(), s);
         }

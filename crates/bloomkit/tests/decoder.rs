@@ -399,17 +399,22 @@ fn unknown_kind_tags_are_unknown_kinds() {
 #[test]
 fn unknown_hash_function_and_index_scheme_ids_are_invalid_fields() {
     let base = Layout::of_small_filter();
-    for id in [0u8, 3, 255] {
+    for id in [0u8, 4, 255] {
         let error = base.with(|l| l.function = id).decode_error();
         assert!(is_field(&error, "hash function"), "id {id}: {error:?}");
         let error = base.with(|l| l.scheme = id).decode_error();
         assert!(is_field(&error, "index scheme"), "id {id}: {error:?}");
     }
     // Every known pair decodes, and the filter keeps it.
-    for function in [HashFunction::Murmur3, HashFunction::Xxh3] {
+    for function in [
+        HashFunction::Murmur3,
+        HashFunction::Xxh3,
+        HashFunction::Murmur64APair,
+    ] {
         for scheme in [
             IndexScheme::EnhancedDoubleHashing,
             IndexScheme::SeededHashes,
+            IndexScheme::DoubleHashing,
         ] {
             let filter = base
                 .with(|l| {

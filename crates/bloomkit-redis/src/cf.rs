@@ -1,0 +1,797 @@
+//! RedisBloom 2.4's cuckoo filter, byte for byte: one-byte fingerprints, its bucket and
+//! alternate-index rules, growth by sub-filters, eviction with rollback, compaction, and
+//! the SCANDUMP header and chunks.
+//!
+//! Why not the library's [`bloomkit::CuckooFilter`]: RedisBloom's table differs in every
+//! stored detail — fingerprints are `h mod 255 + 1` in whole bytes, the alternate index is
+//! `i ⊕ fp·0x5bd1e995`, bucket sizes run from 1 to 255, evictions are deterministic (the
+//! slot index cycles) and are rolled back instead of using a victim slot, and a full
+//! filter grows by adding sub-filters. A dump made by RedisBloom must load and answer the
+//! same, so the layout is kept here as it is; only the hash (MurmurHash64A, from the
+//! library's [`bloomkit::hash`]) is shared.
+
+use bloomkit::hash::murmur64a;
+
+use crate::bf::ByteReader;
+
+/// `CF.ADD` on a missing key creates a filter of this capacity.
+pub const DEFAULT_CAPACITY: u64 = 1024;
+/// Default and limits of the options.
+pub const DEFAULT_BUCKET_SIZE: u16 = 2;
+/// Default number of evictions before an insert gives up on a sub-filter.
+pub const DEFAULT_MAX_ITERATIONS: u16 = 20;
+/// Default expansion (sub-filter j has buckets · expansionʲ buckets).
+pub const DEFAULT_EXPANSION: u16 = 1;
+/// The largest bucket size.
+pub const MAX_BUCKET_SIZE: u16 = 255;
+/// The largest MAXITERATIONS.
+pub const MAX_ITERATIONS: u16 = 65535;
+/// The largest EXPANSION.
+pub const MAX_EXPANSION: u16 = 32768;
+
+/// The size of the SCANDUMP header.
+pub const HEADER_BYTES: usize = 38;
+/// The largest data chunk SCANDUMP returns.
+pub const MAX_CHUNK_BYTES: u64 = 16 * 1024 * 1024;
+
+/// RedisBloom's `sizeof(CuckooFilter)` and `sizeof(SubCF)`, counted by `CF.INFO Size`.
+const FILTER_STRUCT_BYTES: u64 = 40;
+const SUBFILTER_STRUCT_BYTES: u64 = 16;
+
+/// The empty slot.
+const EMPTY: u8 = 0;
+
+/// The result of an insert.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Insert {
+    /// Stored.
+    Inserted,
+    /// Already there (only for unique inserts).
+    Exists,
+    /// No room, and the filter may not grow (EXPANSION 0).
+    NoSpace,
+    /// No room, and the filter already has the most sub-filters allowed.
+    MaxExpansions,
+    /// Growing would pass the per-key memory limit.
+    TooLarge {
+        /// Bytes the filter would need.
+        needed: u64,
+        /// The limit.
+        limit: u64,
+    },
+}
+
+/// Why a filter cannot be created.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CreateError {
+    /// Capacity below 2 × bucket size, or a size that does not fit in memory.
+    Invalid,
+    /// The filter would pass the per-key memory limit.
+    TooLarge {
+        /// Bytes the filter would need.
+        needed: u64,
+        /// The limit.
+        limit: u64,
+    },
+}
+
+/// An item's lookup parameters: its hash, the alternate hash, and its fingerprint.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Lookup {
+    h1: u64,
+    h2: u64,
+    fp: u8,
+}
+
+impl Lookup {
+    /// `h = MurmurHash64A(item, 0)`, `fp = h mod 255 + 1`, `h2 = alt(fp, h)`.
+    pub fn of(item: &[u8]) -> Self {
+        let h1 = murmur64a(item, 0);
+        let fp = (h1 % 255 + 1) as u8;
+        Self {
+            h1,
+            h2: alt_hash(fp, h1),
+            fp,
+        }
+    }
+
+    /// The fingerprint.
+    pub fn fingerprint(&self) -> u8 {
+        self.fp
+    }
+}
+
+/// The alternate index: `index ⊕ fp·0x5bd1e995`, the product taken as C computes it for a
+/// byte times an `int` constant (32-bit, then widened with its sign). Modulo a power of two
+/// up to 2³² — every table the memory limit allows — this is `index ⊕ (fp·0x5bd1e995 mod
+/// buckets)`, as documented.
+pub fn alt_hash(fp: u8, index: u64) -> u64 {
+    index ^ ((fp as i32).wrapping_mul(0x5bd1_e995) as i64 as u64)
+}
+
+/// The next power of two ≥ n, with 0 → 0 (RedisBloom's `getNextN2`).
+fn next_pow2(n: u64) -> u64 {
+    if n == 0 {
+        0
+    } else {
+        n.checked_next_power_of_two().unwrap_or(0)
+    }
+}
+
+/// One sub-filter: `num_buckets` buckets of `bucket_size` one-byte slots.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SubFilter {
+    num_buckets: u64,
+    data: Vec<u8>,
+}
+
+impl SubFilter {
+    fn zeroed(num_buckets: u64, bucket_size: u16) -> Option<Self> {
+        let len = usize::try_from(num_buckets.checked_mul(bucket_size as u64)?).ok()?;
+        let mut data = Vec::new();
+        data.try_reserve_exact(len).ok()?;
+        data.resize(len, EMPTY);
+        Some(Self { num_buckets, data })
+    }
+
+    /// The number of buckets.
+    pub fn num_buckets(&self) -> u64 {
+        self.num_buckets
+    }
+
+    /// The slots, bucket after bucket.
+    pub fn data(&self) -> &[u8] {
+        &self.data
+    }
+
+    fn bucket_range(&self, hash: u64, bucket_size: u16) -> std::ops::Range<usize> {
+        let start = ((hash % self.num_buckets) * bucket_size as u64) as usize;
+        start..start + bucket_size as usize
+    }
+
+    fn bucket(&self, hash: u64, bucket_size: u16) -> &[u8] {
+        &self.data[self.bucket_range(hash, bucket_size)]
+    }
+
+    fn contains(&self, p: &Lookup, bs: u16) -> bool {
+        self.bucket(p.h1, bs).contains(&p.fp) || self.bucket(p.h2, bs).contains(&p.fp)
+    }
+
+    fn count(&self, p: &Lookup, bs: u16) -> u64 {
+        let count = |b: &[u8]| b.iter().filter(|&&s| s == p.fp).count() as u64;
+        count(self.bucket(p.h1, bs)) + count(self.bucket(p.h2, bs))
+    }
+
+    /// The index of a free slot in the item's first bucket, else its second.
+    fn find_available(&self, p: &Lookup, bs: u16) -> Option<usize> {
+        [p.h1, p.h2].into_iter().find_map(|h| {
+            let range = self.bucket_range(h, bs);
+            let start = range.start;
+            self.data[range]
+                .iter()
+                .position(|&s| s == EMPTY)
+                .map(|i| start + i)
+        })
+    }
+
+    fn delete(&mut self, p: &Lookup, bs: u16) -> bool {
+        for h in [p.h1, p.h2] {
+            let range = self.bucket_range(h, bs);
+            if let Some(slot) = self.data[range].iter_mut().find(|s| **s == p.fp) {
+                *slot = EMPTY;
+                return true;
+            }
+        }
+        false
+    }
+
+    /// Evicts fingerprints along the item's cuckoo path, up to `max_iterations` times;
+    /// when that fails, walks the path back so that the table is as it was.
+    fn kick_insert(&mut self, p: &Lookup, bs: u16, max_iterations: u16) -> bool {
+        let n = self.num_buckets;
+        let bs64 = bs as u64;
+        let mut fp = p.fp;
+        let mut victim = 0u64;
+        let mut index = p.h1 % n;
+        for _ in 0..max_iterations {
+            std::mem::swap(&mut self.data[(index * bs64 + victim) as usize], &mut fp);
+            index = alt_hash(fp, index) % n;
+            let start = (index * bs64) as usize;
+            if let Some(slot) = self.data[start..start + bs as usize]
+                .iter_mut()
+                .find(|s| **s == EMPTY)
+            {
+                *slot = fp;
+                return true;
+            }
+            victim = (victim + 1) % bs64;
+        }
+        for _ in 0..max_iterations {
+            victim = (victim + bs64 - 1) % bs64;
+            index = alt_hash(fp, index) % n;
+            std::mem::swap(&mut self.data[(index * bs64 + victim) as usize], &mut fp);
+        }
+        false
+    }
+}
+
+/// RedisBloom's cuckoo filter (its `CuckooFilter`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Cuckoo {
+    num_buckets: u64,
+    num_items: u64,
+    num_deletes: u64,
+    bucket_size: u16,
+    max_iterations: u16,
+    expansion: u16,
+    filters: Vec<SubFilter>,
+}
+
+impl Cuckoo {
+    /// A filter as `CF.RESERVE key capacity BUCKETSIZE b MAXITERATIONS i EXPANSION e`
+    /// makes it: nextpow2(capacity / b) buckets, the expansion rounded up to a power of two.
+    pub fn new(
+        capacity: u64,
+        bucket_size: u16,
+        max_iterations: u16,
+        expansion: u16,
+        limit: u64,
+    ) -> Result<Self, CreateError> {
+        if bucket_size == 0 || capacity < bucket_size as u64 * 2 {
+            return Err(CreateError::Invalid);
+        }
+        let num_buckets = next_pow2(capacity / bucket_size as u64).max(1);
+        let needed = (num_buckets as u128 * bucket_size as u128)
+            + (FILTER_STRUCT_BYTES + SUBFILTER_STRUCT_BYTES) as u128;
+        let needed = u64::try_from(needed).unwrap_or(u64::MAX);
+        if num_buckets == 0 || needed > limit {
+            return Err(CreateError::TooLarge { needed, limit });
+        }
+        let first = SubFilter::zeroed(num_buckets, bucket_size).ok_or(CreateError::Invalid)?;
+        Ok(Self {
+            num_buckets,
+            num_items: 0,
+            num_deletes: 0,
+            bucket_size,
+            max_iterations,
+            expansion: next_pow2(expansion as u64) as u16,
+            filters: vec![first],
+        })
+    }
+
+    /// The buckets of sub-filter `index`: buckets · expansion^index, if representable.
+    fn sub_filter_buckets(&self, index: usize) -> Option<u64> {
+        let growth = (self.expansion as u64).checked_pow(u32::try_from(index).ok()?)?;
+        self.num_buckets.checked_mul(growth)
+    }
+
+    /// Whether the item may be in the filter.
+    pub fn contains(&self, item: &[u8]) -> bool {
+        let p = Lookup::of(item);
+        self.filters
+            .iter()
+            .any(|f| f.contains(&p, self.bucket_size))
+    }
+
+    /// How many copies of the item's fingerprint are in its buckets (an upper bound on how
+    /// often it was added).
+    pub fn count(&self, item: &[u8]) -> u64 {
+        let p = Lookup::of(item);
+        self.filters
+            .iter()
+            .map(|f| f.count(&p, self.bucket_size))
+            .sum()
+    }
+
+    /// Adds an item (again, if it is there already).
+    pub fn insert(&mut self, item: &[u8], limit: u64, max_filters: u64) -> Insert {
+        let p = Lookup::of(item);
+        self.insert_lookup(&p, limit, max_filters)
+    }
+
+    /// Adds an item unless it may be there already.
+    pub fn insert_unique(&mut self, item: &[u8], limit: u64, max_filters: u64) -> Insert {
+        let p = Lookup::of(item);
+        if self
+            .filters
+            .iter()
+            .any(|f| f.contains(&p, self.bucket_size))
+        {
+            return Insert::Exists;
+        }
+        self.insert_lookup(&p, limit, max_filters)
+    }
+
+    fn insert_lookup(&mut self, p: &Lookup, limit: u64, max_filters: u64) -> Insert {
+        let bs = self.bucket_size;
+        loop {
+            for f in self.filters.iter_mut().rev() {
+                if let Some(slot) = f.find_available(p, bs) {
+                    f.data[slot] = p.fp;
+                    self.num_items += 1;
+                    return Insert::Inserted;
+                }
+            }
+            let last = self.filters.last_mut().expect("a filter has a sub-filter");
+            if last.kick_insert(p, bs, self.max_iterations) {
+                self.num_items += 1;
+                return Insert::Inserted;
+            }
+            if self.expansion == 0 {
+                return Insert::NoSpace;
+            }
+            if self.filters.len() as u64 >= max_filters {
+                return Insert::MaxExpansions;
+            }
+            let buckets = self.sub_filter_buckets(self.filters.len());
+            let bytes = buckets.and_then(|b| b.checked_mul(bs as u64));
+            let needed = bytes
+                .and_then(|b| b.checked_add(self.memory_bytes() + SUBFILTER_STRUCT_BYTES))
+                .unwrap_or(u64::MAX);
+            if needed > limit {
+                return Insert::TooLarge { needed, limit };
+            }
+            match buckets.and_then(|b| SubFilter::zeroed(b, bs)) {
+                Some(f) => self.filters.push(f),
+                None => return Insert::TooLarge { needed, limit },
+            }
+        }
+    }
+
+    /// Removes one copy of the item's fingerprint, newest sub-filter first; compacts when
+    /// there is more than one sub-filter and deletes pass 10% of the items.
+    pub fn delete(&mut self, item: &[u8]) -> bool {
+        let p = Lookup::of(item);
+        let bs = self.bucket_size;
+        for i in (0..self.filters.len()).rev() {
+            if self.filters[i].delete(&p, bs) {
+                self.num_items -= 1;
+                self.num_deletes += 1;
+                if self.filters.len() > 1 && self.num_deletes as f64 > self.num_items as f64 * 0.10
+                {
+                    self.compact(false);
+                }
+                return true;
+            }
+        }
+        false
+    }
+
+    /// Moves fingerprints from newer sub-filters into free slots of older ones, newest
+    /// first, and drops the newest when it is emptied. With `cont`, goes on past a
+    /// sub-filter that could not be emptied. Resets the delete count.
+    pub fn compact(&mut self, cont: bool) {
+        for index in (1..self.filters.len()).rev() {
+            if !self.compact_one(index) && !cont {
+                break;
+            }
+        }
+        self.num_deletes = 0;
+    }
+
+    fn compact_one(&mut self, index: usize) -> bool {
+        let bs = self.bucket_size;
+        let (older, newer) = self.filters.split_at_mut(index);
+        let current = &mut newer[0];
+        let mut all_moved = true;
+        for bucket in 0..current.num_buckets {
+            for slot in 0..bs as u64 {
+                let at = (bucket * bs as u64 + slot) as usize;
+                let fp = current.data[at];
+                if fp == EMPTY {
+                    continue;
+                }
+                let p = Lookup {
+                    h1: bucket,
+                    h2: alt_hash(fp, bucket),
+                    fp,
+                };
+                let target = older
+                    .iter_mut()
+                    .find_map(|f| f.find_available(&p, bs).map(|s| (f, s)));
+                match target {
+                    Some((f, s)) => {
+                        f.data[s] = fp;
+                        current.data[at] = EMPTY;
+                    }
+                    None => all_moved = false,
+                }
+            }
+        }
+        if all_moved && index == self.filters.len() - 1 {
+            self.filters.pop();
+        }
+        all_moved
+    }
+
+    /// `CF.INFO Size` and `MEMORY USAGE`'s part: 40 + 16·sub-filters + Σ buckets · size.
+    pub fn memory_bytes(&self) -> u64 {
+        FILTER_STRUCT_BYTES
+            + self
+                .filters
+                .iter()
+                .map(|f| SUBFILTER_STRUCT_BYTES + f.data.len() as u64)
+                .sum::<u64>()
+    }
+
+    /// Buckets of the first sub-filter.
+    pub fn num_buckets(&self) -> u64 {
+        self.num_buckets
+    }
+    /// Items in the filter.
+    pub fn num_items(&self) -> u64 {
+        self.num_items
+    }
+    /// Deletes since the last compaction.
+    pub fn num_deletes(&self) -> u64 {
+        self.num_deletes
+    }
+    /// Slots per bucket.
+    pub fn bucket_size(&self) -> u16 {
+        self.bucket_size
+    }
+    /// Evictions before giving up on a sub-filter.
+    pub fn max_iterations(&self) -> u16 {
+        self.max_iterations
+    }
+    /// The expansion factor (a power of two, or 0).
+    pub fn expansion(&self) -> u16 {
+        self.expansion
+    }
+    /// The sub-filters, oldest first.
+    pub fn filters(&self) -> &[SubFilter] {
+        &self.filters
+    }
+
+    /// `CF.DEBUG`'s line.
+    pub fn debug_line(&self) -> String {
+        format!(
+            "bktsize:{} buckets:{} items:{} deletes:{} filters:{} max_iterations:{} expansion:{}",
+            self.bucket_size,
+            self.num_buckets,
+            self.num_items,
+            self.num_deletes,
+            self.filters.len(),
+            self.max_iterations,
+            self.expansion
+        )
+    }
+
+    /// The 38-byte SCANDUMP header.
+    pub fn header(&self) -> Vec<u8> {
+        let mut out = Vec::with_capacity(HEADER_BYTES);
+        out.extend_from_slice(&self.num_items.to_le_bytes());
+        out.extend_from_slice(&self.num_buckets.to_le_bytes());
+        out.extend_from_slice(&self.num_deletes.to_le_bytes());
+        out.extend_from_slice(&(self.filters.len() as u64).to_le_bytes());
+        out.extend_from_slice(&self.bucket_size.to_le_bytes());
+        out.extend_from_slice(&self.max_iterations.to_le_bytes());
+        out.extend_from_slice(&self.expansion.to_le_bytes());
+        out
+    }
+
+    /// Parameters shared by a header and an RDB record, checked, and the memory they need.
+    #[allow(clippy::too_many_arguments)]
+    fn shell(
+        num_items: u64,
+        num_buckets: u64,
+        num_deletes: u64,
+        num_filters: u64,
+        bucket_size: u64,
+        max_iterations: u64,
+        expansion: u64,
+    ) -> Option<(Self, Vec<u64>, u64)> {
+        let valid = num_buckets.is_power_of_two()
+            && (1..=MAX_BUCKET_SIZE as u64).contains(&bucket_size)
+            && (1..=MAX_ITERATIONS as u64).contains(&max_iterations)
+            && (expansion == 0 || expansion.is_power_of_two())
+            && expansion <= MAX_EXPANSION as u64
+            && (1..=u16::MAX as u64).contains(&num_filters)
+            && (num_filters == 1 || expansion > 0);
+        if !valid {
+            return None;
+        }
+        let shell = Self {
+            num_buckets,
+            num_items,
+            num_deletes,
+            bucket_size: bucket_size as u16,
+            max_iterations: max_iterations as u16,
+            expansion: expansion as u16,
+            filters: Vec::new(),
+        };
+        let mut needed = FILTER_STRUCT_BYTES;
+        let mut sizes = Vec::new();
+        for j in 0..num_filters as usize {
+            let buckets = shell.sub_filter_buckets(j)?;
+            needed = needed
+                .checked_add(SUBFILTER_STRUCT_BYTES)?
+                .checked_add(buckets.checked_mul(bucket_size)?)?;
+            sizes.push(buckets);
+        }
+        let slots = sizes
+            .iter()
+            .try_fold(0u64, |a, b| a.checked_add(b * bucket_size))?;
+        if num_items > slots {
+            return None;
+        }
+        Some((shell, sizes, needed))
+    }
+
+    /// A filter with empty sub-filters from a SCANDUMP header; checks it and the memory it
+    /// asks for before allocating.
+    pub fn from_header(header: &[u8], limit: u64) -> Result<Self, CreateError> {
+        if header.len() != HEADER_BYTES {
+            return Err(CreateError::Invalid);
+        }
+        let mut r = ByteReader(header);
+        let mut u64s = [0u64; 4];
+        for v in &mut u64s {
+            *v = r.u64().ok_or(CreateError::Invalid)?;
+        }
+        let mut u16s = [0u64; 3];
+        for v in &mut u16s {
+            *v = r.u16().ok_or(CreateError::Invalid)? as u64;
+        }
+        let [items, buckets, deletes, filters] = u64s;
+        let [bucket_size, max_iterations, expansion] = u16s;
+        let (mut cf, sizes, needed) = Self::shell(
+            items,
+            buckets,
+            deletes,
+            filters,
+            bucket_size,
+            max_iterations,
+            expansion,
+        )
+        .ok_or(CreateError::Invalid)?;
+        if needed > limit {
+            return Err(CreateError::TooLarge { needed, limit });
+        }
+        for b in sizes {
+            cf.filters
+                .push(SubFilter::zeroed(b, cf.bucket_size).ok_or(CreateError::Invalid)?);
+        }
+        Ok(cf)
+    }
+
+    /// A filter from an RDB record; `None` if inconsistent.
+    #[allow(clippy::too_many_arguments)]
+    pub fn from_parts(
+        num_filters: u64,
+        num_buckets: u64,
+        num_items: u64,
+        num_deletes: u64,
+        bucket_size: u64,
+        max_iterations: u64,
+        expansion: u64,
+        filters: Vec<(u64, Vec<u8>)>,
+    ) -> Option<Self> {
+        let (mut cf, sizes, _) = Self::shell(
+            num_items,
+            num_buckets,
+            num_deletes,
+            num_filters,
+            bucket_size,
+            max_iterations,
+            expansion,
+        )?;
+        if filters.len() != sizes.len() {
+            return None;
+        }
+        for ((buckets, data), want) in filters.into_iter().zip(sizes) {
+            if buckets != want || data.len() as u64 != buckets * bucket_size {
+                return None;
+            }
+            cf.filters.push(SubFilter {
+                num_buckets: buckets,
+                data,
+            });
+        }
+        Some(cf)
+    }
+
+    /// The data chunk at SCANDUMP iterator `iter` ≥ 1 and the next iterator, or `None` past
+    /// the end. A chunk never crosses a sub-filter.
+    pub fn chunk(&self, iter: u64) -> Option<(u64, &[u8])> {
+        let mut offset = iter.checked_sub(1)?;
+        for f in &self.filters {
+            let len = f.data.len() as u64;
+            if offset < len {
+                let n = (len - offset).min(MAX_CHUNK_BYTES);
+                let start = offset as usize;
+                return Some((iter + n, &f.data[start..start + n as usize]));
+            }
+            offset -= len;
+        }
+        None
+    }
+
+    /// Writes a data chunk that SCANDUMP returned with iterator `iter` (it starts at byte
+    /// `iter − len − 1`); false, changing nothing, if it does not fit one sub-filter.
+    pub fn load_chunk(&mut self, iter: u64, data: &[u8]) -> bool {
+        let Some(mut offset) = iter.checked_sub(data.len() as u64 + 1) else {
+            return false;
+        };
+        if data.is_empty() {
+            return false;
+        }
+        for f in &mut self.filters {
+            let len = f.data.len() as u64;
+            if offset < len {
+                if offset + data.len() as u64 > len {
+                    return false;
+                }
+                let start = offset as usize;
+                f.data[start..start + data.len()].copy_from_slice(data);
+                return true;
+            }
+            offset -= len;
+        }
+        false
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const NO_LIMIT: u64 = u64::MAX;
+
+    #[test]
+    fn default_shape_and_documented_formulas() {
+        let cf = Cuckoo::new(1024, 2, 20, 1, NO_LIMIT).unwrap();
+        assert_eq!(cf.num_buckets(), 512);
+        assert_eq!(cf.memory_bytes(), 40 + 16 + 1024);
+        assert_eq!(
+            cf.debug_line(),
+            "bktsize:2 buckets:512 items:0 deletes:0 filters:1 max_iterations:20 expansion:1"
+        );
+        assert_eq!(
+            Cuckoo::new(1000, 4, 20, 3, NO_LIMIT).unwrap().num_buckets(),
+            256
+        );
+        assert_eq!(
+            Cuckoo::new(1000, 4, 20, 3, NO_LIMIT).unwrap().expansion(),
+            4
+        );
+        assert_eq!(
+            Cuckoo::new(3, 2, 20, 1, NO_LIMIT),
+            Err(CreateError::Invalid)
+        );
+        let p = Lookup::of(b"item");
+        let h = murmur64a(b"item", 0);
+        assert_eq!(p.fingerprint() as u64, h % 255 + 1);
+        // The alternate bucket of the alternate bucket is the first one.
+        for n in [1u64, 2, 512, 1 << 20] {
+            let i1 = h % n;
+            let i2 = alt_hash(p.fp, i1) % n;
+            assert_eq!(alt_hash(p.fp, i2) % n, i1);
+            assert_eq!(i2, (i1 ^ ((p.fp as u64 * 0x5bd1_e995) % n)) % n);
+        }
+    }
+
+    #[test]
+    fn inserts_are_found_counted_and_deleted() {
+        let mut cf = Cuckoo::new(1000, 2, 20, 1, NO_LIMIT).unwrap();
+        for i in 0..800u32 {
+            assert_eq!(cf.insert(&i.to_le_bytes(), NO_LIMIT, 32), Insert::Inserted);
+        }
+        assert!((0..800u32).all(|i| cf.contains(&i.to_le_bytes())));
+        assert_eq!(cf.insert(b"twice", NO_LIMIT, 32), Insert::Inserted);
+        assert_eq!(cf.insert(b"twice", NO_LIMIT, 32), Insert::Inserted);
+        assert!(cf.count(b"twice") >= 2);
+        assert_eq!(cf.insert_unique(b"twice", NO_LIMIT, 32), Insert::Exists);
+        assert!(cf.delete(b"twice"));
+        assert!(cf.contains(b"twice"));
+        assert!(cf.delete(b"twice"));
+        assert_eq!(cf.num_items(), 800);
+        assert_eq!(cf.num_deletes(), 2);
+    }
+
+    #[test]
+    fn a_full_filter_grows_by_sub_filters_then_stops() {
+        let mut cf = Cuckoo::new(8, 2, 5, 2, NO_LIMIT).unwrap();
+        let mut i = 0u32;
+        while cf.filters().len() < 3 {
+            assert_eq!(cf.insert(&i.to_le_bytes(), NO_LIMIT, 3), Insert::Inserted);
+            i += 1;
+        }
+        let sizes: Vec<u64> = cf.filters().iter().map(SubFilter::num_buckets).collect();
+        assert_eq!(sizes, [4, 8, 16]);
+        let status = loop {
+            match cf.insert(&i.to_le_bytes(), NO_LIMIT, 3) {
+                Insert::Inserted => i += 1,
+                other => break other,
+            }
+        };
+        assert_eq!(status, Insert::MaxExpansions);
+        assert!(
+            (0..i).all(|i| cf.contains(&i.to_le_bytes())),
+            "nothing lost"
+        );
+        assert_eq!(cf.num_items(), i as u64);
+
+        let mut fixed = Cuckoo::new(8, 2, 5, 0, NO_LIMIT).unwrap();
+        let mut j = 0u32;
+        let before = loop {
+            let snapshot = fixed.clone();
+            match fixed.insert(&j.to_le_bytes(), NO_LIMIT, 32) {
+                Insert::Inserted => j += 1,
+                Insert::NoSpace => break snapshot,
+                other => panic!("{other:?}"),
+            }
+        };
+        assert_eq!(fixed, before, "a failed insert rolls its evictions back");
+    }
+
+    #[test]
+    fn deletes_compact_into_older_sub_filters() {
+        let mut cf = Cuckoo::new(16, 2, 5, 1, NO_LIMIT).unwrap();
+        let mut i = 0u32;
+        while cf.filters().len() < 2 {
+            cf.insert(&i.to_le_bytes(), NO_LIMIT, 32);
+            i += 1;
+        }
+        // Delete most items: compaction moves the rest down and drops the second filter.
+        for k in 0..i - 2 {
+            assert!(cf.delete(&k.to_le_bytes()));
+        }
+        assert_eq!(cf.filters().len(), 1);
+        assert!(cf.contains(&(i - 1).to_le_bytes()));
+        assert!(cf.contains(&(i - 2).to_le_bytes()));
+    }
+
+    #[test]
+    fn header_and_chunks_round_trip_and_bad_ones_are_refused() {
+        let mut cf = Cuckoo::new(64, 4, 10, 2, NO_LIMIT).unwrap();
+        for i in 0..300u32 {
+            cf.insert(&i.to_le_bytes(), NO_LIMIT, 32);
+        }
+        assert!(cf.filters().len() > 1);
+        let header = cf.header();
+        assert_eq!(header.len(), 38);
+        let mut copy = Cuckoo::from_header(&header, NO_LIMIT).unwrap();
+        let mut iter = 1;
+        while let Some((next, data)) = cf.chunk(iter) {
+            assert!(copy.load_chunk(next, data));
+            iter = next;
+        }
+        assert_eq!(copy, cf);
+        assert_eq!(
+            Cuckoo::from_header(&header[..37], NO_LIMIT),
+            Err(CreateError::Invalid)
+        );
+        let mut bad = header.clone();
+        bad[8] = 3; // 3 buckets: not a power of two
+        assert_eq!(
+            Cuckoo::from_header(&bad, NO_LIMIT),
+            Err(CreateError::Invalid)
+        );
+        assert!(matches!(
+            Cuckoo::from_header(&header, 100),
+            Err(CreateError::TooLarge { .. })
+        ));
+        assert!(!copy.load_chunk(1 << 40, &[1]));
+        assert_eq!(copy.filters()[0].data().len(), 64);
+        assert!(
+            !copy.load_chunk(63 + 2 + 1, &[1, 2]),
+            "crosses a sub-filter"
+        );
+        assert_eq!(copy, cf);
+    }
+
+    #[test]
+    fn growth_stops_at_the_memory_limit() {
+        let mut cf = Cuckoo::new(64, 2, 5, 1, 200).unwrap();
+        let mut i = 0u32;
+        let status = loop {
+            match cf.insert(&i.to_le_bytes(), 200, 32) {
+                Insert::Inserted => i += 1,
+                other => break other,
+            }
+        };
+        assert!(matches!(status, Insert::TooLarge { limit: 200, .. }));
+        assert!(cf.memory_bytes() <= 200);
+    }
+}

@@ -1,0 +1,112 @@
+//! Module arguments: `--loadmodule libbloomkit_redis.so [NAME value]…`.
+//!
+//! | name | meaning | default |
+//! |---|---|---|
+//! | `ERROR_RATE` | error rate of Bloom filters made by `BF.ADD`/`BF.INSERT` | 0.01 |
+//! | `INITIAL_SIZE` | capacity of Bloom filters made by `BF.ADD`/`BF.INSERT` | 100 |
+//! | `CF_MAX_EXPANSIONS` | the most sub-filters a cuckoo filter may have | 32 |
+//! | `MAX_KEY_MEMORY` | the most bytes one filter may use (creation, growth, loading) | 134217728 |
+
+use std::sync::RwLock;
+
+/// The module's settings.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Config {
+    /// Default Bloom error rate.
+    pub error_rate: f64,
+    /// Default Bloom capacity.
+    pub initial_size: u64,
+    /// The most sub-filters of a cuckoo filter.
+    pub cf_max_expansions: u64,
+    /// The per-key memory limit in bytes.
+    pub max_key_memory: u64,
+}
+
+/// The defaults, as RedisBloom's (and valkey-bloom's 128 MiB memory limit).
+pub const DEFAULT: Config = Config {
+    error_rate: 0.01,
+    initial_size: 100,
+    cf_max_expansions: 32,
+    max_key_memory: 128 << 20,
+};
+
+static CONFIG: RwLock<Config> = RwLock::new(DEFAULT);
+
+/// The settings in force.
+pub fn get() -> Config {
+    *CONFIG.read().unwrap_or_else(|e| e.into_inner())
+}
+
+/// Parses `NAME value` pairs (names case-insensitive) over the defaults.
+pub fn parse<'a>(args: impl IntoIterator<Item = &'a [u8]>) -> Result<Config, String> {
+    let mut config = DEFAULT;
+    let mut args = args.into_iter();
+    while let Some(name) = args.next() {
+        let name = String::from_utf8_lossy(name).to_ascii_uppercase();
+        let value = args
+            .next()
+            .ok_or_else(|| format!("module argument {name} needs a value"))?;
+        let text = std::str::from_utf8(value)
+            .map_err(|_| format!("module argument {name}: the value is not text"))?;
+        let bad = |what: &str| format!("module argument {name}: {text:?} is not {what}");
+        match name.as_str() {
+            "ERROR_RATE" => {
+                config.error_rate = text
+                    .parse::<f64>()
+                    .ok()
+                    .filter(|e| *e > 0.0 && *e < 1.0)
+                    .ok_or_else(|| bad("a number strictly between 0 and 1"))?
+            }
+            "INITIAL_SIZE" => {
+                config.initial_size = text
+                    .parse::<u64>()
+                    .ok()
+                    .filter(|n| *n > 0)
+                    .ok_or_else(|| bad("a positive integer"))?
+            }
+            "CF_MAX_EXPANSIONS" => {
+                config.cf_max_expansions = text
+                    .parse::<u64>()
+                    .ok()
+                    .filter(|n| (1..=65535).contains(n))
+                    .ok_or_else(|| bad("an integer from 1 to 65535"))?
+            }
+            "MAX_KEY_MEMORY" => {
+                config.max_key_memory = text
+                    .parse::<u64>()
+                    .ok()
+                    .filter(|n| *n >= 1024)
+                    .ok_or_else(|| bad("a number of bytes, at least 1024"))?
+            }
+            _ => {
+                return Err(format!(
+                    "unknown module argument {name} (known: ERROR_RATE, INITIAL_SIZE, \
+                     CF_MAX_EXPANSIONS, MAX_KEY_MEMORY)"
+                ))
+            }
+        }
+    }
+    Ok(config)
+}
+
+/// Replaces the settings (at module load).
+pub fn set(config: Config) {
+    *CONFIG.write().unwrap_or_else(|e| e.into_inner()) = config;
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn arguments_override_defaults_and_bad_ones_are_refused() {
+        let c = parse([&b"error_rate"[..], b"0.001", b"MAX_KEY_MEMORY", b"4096"]).unwrap();
+        assert_eq!(c.error_rate, 0.001);
+        assert_eq!(c.max_key_memory, 4096);
+        assert_eq!(c.initial_size, 100);
+        assert!(parse([&b"ERROR_RATE"[..], b"2"]).is_err());
+        assert!(parse([&b"ERROR_RATE"[..]]).is_err());
+        assert!(parse([&b"NOPE"[..], b"1"]).is_err());
+        assert!(parse([&b"INITIAL_SIZE"[..], b"0"]).is_err());
+    }
+}

@@ -1,0 +1,9 @@
+//! Integration tests: real `redis-server` processes (Debian's 7.0) with the module loaded,
+//! on free loopback ports, started and killed by the tests themselves (see `harness`).
+
+mod bf;
+mod cf;
+mod distributed;
+mod harness;
+mod persistence;
+mod util;
