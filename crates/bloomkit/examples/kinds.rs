@@ -5,14 +5,18 @@
 
 use bloomkit::BloomFilter;
 use bloomkit::{
-    AnyFilter, CountingBloomFilter, CuckooFilter, DeletableBloomFilter, Error, Filter,
-    ScalableBloomFilter, StableBloomFilter, VariableIncrementBloomFilter,
+    AnyFilter, BlockedBloomFilter, CountingBloomFilter, CuckooFilter, DeletableBloomFilter, Error,
+    Filter, ScalableBloomFilter, StableBloomFilter, VariableIncrementBloomFilter,
 };
 
 fn main() -> Result<(), Error> {
     let (n, fpp) = (1_000_000u64, 0.01);
     let kinds: Vec<(&str, AnyFilter)> = vec![
         ("BloomFilter", BloomFilter::with_capacity(n, fpp)?.into()),
+        (
+            "BlockedBloomFilter",
+            BlockedBloomFilter::with_capacity(n, fpp)?.into(),
+        ),
         (
             "CountingBloomFilter",
             CountingBloomFilter::with_capacity(n, fpp)?.into(),
