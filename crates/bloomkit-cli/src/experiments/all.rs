@@ -52,7 +52,7 @@ pub fn study(name: &str, common: &StudyArgs) -> Result<Report> {
         "variants" => variants::study(&variants::VariantsArgs { common }),
         "deletion" => deletion::study(&deletion::DeletionArgs { common }),
         "hashing" => hashing::study(&hashing::HashingArgs { common }),
-        "sstable" => sstable::study(&sstable::SstableArgs { common }),
+        "sstable" => sstable::study(&sstable::SstableArgs::with_common(common)),
         other => anyhow::bail!("no study named {other}"),
     }
 }

@@ -49,6 +49,20 @@ const PER_BLOCK: usize = BLOCK / RECORD;
 pub struct SstableArgs {
     #[command(flatten)]
     pub common: StudyArgs,
+
+    /// How the runs' blocks are read.
+    #[arg(long, value_enum, default_value_t)]
+    pub cache: CacheArg,
+}
+
+impl SstableArgs {
+    /// The study's defaults with these common options.
+    pub fn with_common(common: StudyArgs) -> Self {
+        SstableArgs {
+            common,
+            cache: CacheArg::default(),
+        }
+    }
 }
 
 /// One sorted run on disk.
@@ -67,6 +81,7 @@ impl Run {
         path: &Path,
         mut keys: Vec<u64>,
         seed: u64,
+        cache: CacheArg,
         direct: Option<bool>,
     ) -> Result<(Run, bool)> {
         keys.sort_unstable();
@@ -92,7 +107,7 @@ impl Run {
         }
         let direct = match direct {
             Some(direct) => direct,
-            None => choose_cache(CacheArg::Direct, path).0,
+            None => choose_cache(cache, path).0,
         };
         let file =
             open_for_reads(path, direct).with_context(|| format!("opening {}", path.display()))?;
@@ -279,10 +294,11 @@ pub fn study(args: &SstableArgs) -> Result<Report> {
                 &path,
                 chunk.to_vec(),
                 corpus::subseed(seed, &[71, r as u64]),
+                args.cache,
                 direct,
             )?;
             if direct.is_none() {
-                cache_note = choose_cache(CacheArg::Direct, &path).1;
+                cache_note = choose_cache(args.cache, &path).1;
             }
             direct = Some(used);
             runs.push(run);
