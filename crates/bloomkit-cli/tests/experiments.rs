@@ -137,6 +137,7 @@ const STUDIES: &[Study] = &[
             (
                 "",
                 &[
+                    "scheme",
                     "regions_choice",
                     "r",
                     "m",
@@ -173,7 +174,11 @@ const STUDIES: &[Study] = &[
                 ],
             ),
         ],
-        figures: &["deletion_fraction", "deletion_saturation"],
+        figures: &[
+            "deletion_fraction",
+            "deletion_fraction_seeded",
+            "deletion_saturation",
+        ],
     },
     Study {
         name: "hashing",

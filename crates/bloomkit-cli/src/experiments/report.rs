@@ -183,7 +183,18 @@ impl Report {
                 title = escape(&table.title),
                 csv = escape(&self.csv_name(table)),
             );
-            html.push_str(&table_html(&table.display));
+            // Long tables fold away; the CSV has them whole.
+            if table.display.rows.len() > 40 {
+                let _ = writeln!(
+                    html,
+                    "<details><summary>{} rows (show)</summary>",
+                    table.display.rows.len()
+                );
+                html.push_str(&table_html(&table.display));
+                html.push_str("</details>\n");
+            } else {
+                html.push_str(&table_html(&table.display));
+            }
         }
         html.push_str("</section>\n");
         html
