@@ -125,8 +125,8 @@ struct Run {
 pub fn run(args: FprArgs) -> Result<()> {
     let start = super::stopwatch();
     let run = measure_all(&args)?;
+    // The seed's blocks first; the report after them repeats the facts with the table.
     let mut out = std::io::stdout().lock();
-    writeln!(out, "{}\n", run.facts.join("\n"))?;
     for m in &run.measurements {
         write!(
             out,
