@@ -90,6 +90,41 @@ pub fn builtin() -> Vec<Vec<u8>> {
     words
 }
 
+/// `count` distinct random user names: a lowercase letter, then 5 to 11 lowercase letters
+/// and digits, drawn from a SplitMix64 generator started at `seed` (the same names for the
+/// same seed, on every platform).
+pub fn random_names(count: usize, seed: u64) -> Vec<Vec<u8>> {
+    const FIRST: &[u8] = b"abcdefghijklmnopqrstuvwxyz";
+    const REST: &[u8] = b"abcdefghijklmnopqrstuvwxyz0123456789";
+    let mut rng = SplitMix64::new(seed);
+    let mut seen = HashSet::with_capacity(count);
+    let mut names = Vec::with_capacity(count);
+    while names.len() < count {
+        let len = 6 + rng.below(7);
+        let mut name = Vec::with_capacity(len);
+        name.push(FIRST[rng.below(FIRST.len())]);
+        for _ in 1..len {
+            name.push(REST[rng.below(REST.len())]);
+        }
+        if seen.insert(name.clone()) {
+            names.push(name);
+        }
+    }
+    names
+}
+
+/// A seed for one part of a study, mixed from the study's seed and the part's numbers, so
+/// that parts draw unrelated random values.
+pub fn subseed(seed: u64, parts: &[u64]) -> u64 {
+    let mut rng = SplitMix64::new(seed);
+    let mut state = rng.next_u64();
+    for &part in parts {
+        let mut mix = SplitMix64::new(state ^ part.wrapping_mul(0x9E37_79B9_7F4A_7C15));
+        state = mix.next_u64();
+    }
+    state
+}
+
 /// Reads a word list: one word per line, surrounding whitespace trimmed, empty lines
 /// skipped, duplicates dropped (the first occurrence is kept). Words are bytes; they need
 /// not be UTF-8.
@@ -173,6 +208,24 @@ mod tests {
     fn word_lists_are_trimmed_and_deduplicated_in_order() {
         let words = distinct_words(b"  b\r\na\n\n b \n\t\nc\xe9\na");
         assert_eq!(words, vec![b"b".to_vec(), b"a".to_vec(), b"c\xe9".to_vec()]);
+    }
+
+    #[test]
+    fn random_names_are_distinct_name_like_and_fixed() {
+        let names = random_names(5_000, 7);
+        let distinct: HashSet<&Vec<u8>> = names.iter().collect();
+        assert_eq!(distinct.len(), 5_000);
+        for name in &names {
+            assert!((6..=12).contains(&name.len()));
+            assert!(name[0].is_ascii_lowercase());
+            assert!(name
+                .iter()
+                .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit()));
+        }
+        assert_eq!(random_names(5_000, 7), names);
+        assert_ne!(random_names(10, 8), names[..10].to_vec());
+        assert_ne!(subseed(1, &[2, 3]), subseed(1, &[3, 2]));
+        assert_eq!(subseed(1, &[2, 3]), subseed(1, &[2, 3]));
     }
 
     #[test]

@@ -12,12 +12,14 @@ use std::io::Write;
 use std::path::PathBuf;
 
 use anyhow::{bail, Result};
-use bloomkit::params::fpp_exact;
+use bloomkit::params::{fpp_exact, optimal_num_bits, optimal_num_hashes};
 use bloomkit::stats::{wilson_interval, Z_95};
 use bloomkit::{BloomFilter, Hashing};
 use clap::Args;
 
-use super::{corpus, OutputArgs, Table};
+use super::plot::{self, Axis, Figure, Legend, Point, Series, Style};
+use super::report::{Report, ReportTable};
+use super::{agreement, corpus, Size, StudyArgs, Table};
 use crate::commands::input::step_progress;
 use crate::commands::store::{HashArg, SchemeArg};
 
@@ -30,6 +32,9 @@ pub const SHIFT: u8 = 2;
 /// How many steps pass between two moves of a progress bar.
 const PROGRESS_STEP: u64 = 1 << 12;
 
+/// How many words `--tiny` keeps.
+const TINY_WORDS: usize = 2_000;
+
 /// Arguments of `bloomkit experiment fpr`.
 #[derive(Debug, Args)]
 pub struct FprArgs {
@@ -38,7 +43,7 @@ pub struct FprArgs {
     pub words: Option<PathBuf>,
 
     #[command(flatten)]
-    pub output: OutputArgs,
+    pub common: StudyArgs,
 
     /// How the k bit positions are derived from a word.
     #[arg(long, value_enum, default_value_t)]
@@ -51,6 +56,19 @@ pub struct FprArgs {
     /// Use only the first N words (to keep tests fast).
     #[arg(long, value_name = "N", hide = true)]
     pub limit: Option<usize>,
+}
+
+impl FprArgs {
+    /// The study's defaults with these common options.
+    pub fn with_common(common: StudyArgs) -> Self {
+        FprArgs {
+            words: None,
+            common,
+            scheme: SchemeArg::default(),
+            function: HashArg::default(),
+            limit: None,
+        }
+    }
 }
 
 /// What one filter showed.
@@ -97,8 +115,42 @@ impl Measurement {
     }
 }
 
+/// The study's inputs and measurements.
+struct Run {
+    facts: Vec<String>,
+    measurements: Vec<Measurement>,
+}
+
 /// Runs the study and prints the seed's blocks and the table.
 pub fn run(args: FprArgs) -> Result<()> {
+    let start = super::stopwatch();
+    let run = measure_all(&args)?;
+    // The seed's blocks first; the report after them repeats the facts with the table.
+    let mut out = std::io::stdout().lock();
+    for m in &run.measurements {
+        write!(
+            out,
+            "{}\n{}\n",
+            crate::commands::info::parameters_block(m.words, m.fpp, m.num_hashes, m.num_bits),
+            results_block(m.false_positives, m.measured())
+        )?;
+    }
+    drop(out);
+    let mut report = to_report(run, &args);
+    report.seconds = start.elapsed().as_secs_f64();
+    super::finish(report, &args.common)
+}
+
+/// Runs the study and returns its report.
+pub fn study(args: &FprArgs) -> Result<Report> {
+    let start = super::stopwatch();
+    let run = measure_all(args)?;
+    let mut report = to_report(run, args);
+    report.seconds = start.elapsed().as_secs_f64();
+    Ok(report)
+}
+
+fn measure_all(args: &FprArgs) -> Result<Run> {
     let (mut words, source) = match &args.words {
         Some(path) => (corpus::load_words(path)?, path.display().to_string()),
         None => (
@@ -106,50 +158,139 @@ pub fn run(args: FprArgs) -> Result<()> {
             "built-in corpus of pseudo-words".to_owned(),
         ),
     };
-    if let Some(limit) = args.limit {
-        if limit == 0 {
-            bail!("--limit must be at least 1");
-        }
+    let limit = match (args.limit, args.common.size()) {
+        (Some(0), _) => bail!("--limit must be at least 1"),
+        (Some(limit), _) => Some(limit),
+        (None, Size::Tiny) => Some(TINY_WORDS),
+        (None, _) => None,
+    };
+    if let Some(limit) = limit {
         words.truncate(limit);
     }
     let hashing = Hashing {
         function: args.function.into(),
         scheme: args.scheme.into(),
-        seed: 0,
+        seed: args.common.seed,
     };
     let negatives = negatives(&words);
-
-    let mut out = std::io::stdout().lock();
-    writeln!(
-        out,
-        "Words: {} distinct, from {source}\n\
-         Negatives: {} (Caesar shift by {SHIFT} of each word, less those that are words)\n\
-         Hashing: {}, {}, seed {}\n",
-        words.len(),
-        negatives.len(),
-        hashing.function.name(),
-        hashing.scheme.name(),
-        hashing.seed
-    )?;
-
+    let facts = vec![
+        format!("Words: {} distinct, from {source}", words.len()),
+        format!(
+            "Negatives: {} (Caesar shift by {SHIFT} of each word, less those that are words)",
+            negatives.len()
+        ),
+        format!(
+            "Hashing: {}, {}, seed {}",
+            hashing.function.name(),
+            hashing.scheme.name(),
+            hashing.seed
+        ),
+    ];
     let mut measurements = Vec::with_capacity(FPPS.len());
     for fpp in FPPS {
-        let m = measure(&words, &negatives, fpp, hashing)?;
-        write!(
-            out,
-            "{}\n{}\n",
-            crate::commands::info::parameters_block(m.words, m.fpp, m.num_hashes, m.num_bits),
-            results_block(m.false_positives, m.measured())
-        )?;
-        measurements.push(m);
+        measurements.push(measure(&words, &negatives, fpp, hashing)?);
     }
+    Ok(Run {
+        facts,
+        measurements,
+    })
+}
 
-    write!(out, "{}", display_table(&measurements).render())?;
-    out.flush()?;
-    if let Some(path) = &args.output.csv {
-        csv_table(&measurements).write_csv(path)?;
+fn to_report(run: Run, args: &FprArgs) -> Report {
+    let ms = &run.measurements;
+    let n = ms.first().map_or(1, |m| m.words);
+    let inside = ms.iter().filter(|m| m.theory_inside()).count();
+    let grid = plot::geometric(5e-5, 0.5, 60);
+    let figure = Figure {
+        name: "fpr_measured".into(),
+        title: format!("Seed 000: measured against requested ε (n = {n} words)"),
+        caption: "Measured false-positive rate (95% Wilson intervals) against the ε the filter \
+                  was sized for, over the exact theory for the m and k that sizing gives."
+            .into(),
+        x: Axis::log("requested ε"),
+        y: Axis::log("false-positive rate"),
+        series: vec![
+            Series::curve("requested = measured", 7, grid.iter().copied(), |e| e)
+                .with_style(Style::Reference),
+            Series::curve(
+                "theory (1 − (1 − 1/m)^kn)^k",
+                0,
+                grid.iter().copied(),
+                |e| {
+                    optimal_num_bits(n, e)
+                        .map(|m| fpp_exact(m, optimal_num_hashes(m, n), n))
+                        .unwrap_or(f64::NAN)
+                },
+            ),
+            Series::new(
+                "measured",
+                Style::Measured,
+                0,
+                ms.iter()
+                    .map(|m| {
+                        let (low, high) = m.interval();
+                        Point::with_bar(m.fpp, m.measured(), low, high)
+                    })
+                    .collect(),
+            ),
+        ],
+        legend: Legend::UpperLeft,
+    };
+    let theory_ratio = |e: f64| {
+        optimal_num_bits(n, e)
+            .map(|m| fpp_exact(m, optimal_num_hashes(m, n), n) / e)
+            .unwrap_or(f64::NAN)
+    };
+    let ratio = Figure {
+        name: "fpr_ratio".into(),
+        title: "Seed 000: measured ÷ requested ε".into(),
+        caption: "The same measurements as a ratio to the requested ε (95% Wilson intervals): \
+                  the theory line wiggles because k is rounded to an integer and m up."
+            .into(),
+        x: Axis::log("requested ε"),
+        y: Axis::linear("false-positive rate ÷ requested ε").from(0.0),
+        series: vec![
+            Series::curve("requested", 7, grid.iter().copied(), |_| 1.0)
+                .with_style(Style::Reference),
+            Series::curve("theory ÷ ε", 0, grid.iter().copied(), theory_ratio),
+            Series::new(
+                "measured ÷ ε",
+                Style::Measured,
+                0,
+                ms.iter()
+                    .map(|m| {
+                        let (low, high) = m.interval();
+                        Point::with_bar(m.fpp, m.measured() / m.fpp, low / m.fpp, high / m.fpp)
+                    })
+                    .collect(),
+            ),
+        ],
+        legend: Legend::UpperLeft,
+    };
+    Report {
+        study: "fpr",
+        title: "fpr — seed 000: measured against requested false-positive rate".into(),
+        summary: "A Bloom filter sized for the word list at each ε, every word inserted; the \
+                  Caesar shifts by 2 that are not words are asked, and the \"maybe\"s counted."
+            .into(),
+        command: args.common.command("fpr"),
+        facts: run.facts,
+        tables: vec![ReportTable {
+            name: "main".into(),
+            title: "False positives among the shifted words, per requested ε".into(),
+            display: display_table(ms),
+            csv: csv_table(ms),
+        }],
+        figures: vec![figure, ratio],
+        notes: vec![agreement(
+            "Measured rate against (1 − (1 − 1/m)^kn)^k",
+            inside,
+            ms.len(),
+            "The word list or the hashing breaks the model's assumption of independent, \
+             uniform positions.",
+        )],
+        seconds: 0.0,
     }
-    Ok(())
 }
 
 /// The words' Caesar shifts that are not themselves words: items certainly not inserted.

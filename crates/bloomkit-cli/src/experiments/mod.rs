@@ -1,17 +1,42 @@
 //! The seed studies, rerun on this crate's filters.
 //!
-//! Each study is a subcommand of `bloomkit experiment` with its own module: it prints what
-//! it measured as a [`Table`] on standard output and, with `--csv FILE`, writes the same
-//! data as CSV. A new study adds a variant to [`ExperimentCommand`] and a module.
+//! Each study is a subcommand of `bloomkit experiment` with its own module. It returns a
+//! [`report::Report`]: tables (printed on standard output; with `--csv FILE` the main one
+//! is also written as CSV), figures (with `--out DIR`, every table is written there as CSV
+//! and every figure as SVG and PNG, see [`plot`]) and notes on how the measurements compare
+//! with theory. `bloomkit experiment all --out DIR` runs them all and writes
+//! `DIR/index.html`.
+//!
+//! Every study takes the same common options ([`StudyArgs`]): `--seed N` (everything random
+//! is drawn from it, so counts and rates repeat exactly), `--full` for the seeds' own sizes
+//! (default sizes run in seconds), and a hidden `--tiny` for the tests.
+//!
+//! A new study adds a module with `study(&Args) -> Result<Report>`, a variant to
+//! [`ExperimentCommand`] and a line to [`all`].
 
+pub mod all;
 pub mod corpus;
+pub mod deletion;
+pub mod disk;
 pub mod fpr;
+pub mod hashing;
+pub mod kinds;
+pub mod plot;
+pub mod report;
+pub mod rho;
+pub mod sstable;
+pub mod timing;
+pub mod variants;
 
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
+use std::time::Instant;
 
 use anyhow::{Context, Result};
 use clap::{Args, Subcommand};
+use indicatif::{ProgressBar, ProgressStyle};
+
+use report::Report;
 
 /// The studies.
 #[derive(Debug, Subcommand)]
@@ -19,20 +44,250 @@ pub enum ExperimentCommand {
     /// Seed 000: measured against calibrated false-positive rates, on a word list and its
     /// Caesar-shifted words.
     Fpr(fpr::FprArgs),
+    /// Seed 002, figures 1 and 4: the false-positive rate against ρ = m/n, measured over
+    /// repetitions, over its theoretical curve.
+    Rho(rho::RhoArgs),
+    /// Seed 002, figures 2, 3 and 5: the forgotten-password scenario, a filter in front of
+    /// a file on disk: disk reads done and saved, filter size, query times.
+    Disk(disk::DiskArgs),
+    /// Seed 004: insert time per item against the number of items, for every kind.
+    Timing(timing::TimingArgs),
+    /// Seed 004: false-positive rate against items inserted, every kind side by side,
+    /// filled to twice its capacity.
+    Variants(variants::VariantsArgs),
+    /// Removal: deletable fraction of the deletable filter, false negatives after removes,
+    /// counter saturation.
+    Deletion(deletion::DeletionArgs),
+    /// Hashing: seeded k hashes against double hashing, MurmurHash3 against XXH3: false
+    /// positives down to ε = 10⁻⁶ and the cost per item.
+    Hashing(hashing::HashingArgs),
+    /// The seeds' Bigtable example: sorted runs on disk with a filter each; disk reads per
+    /// lookup with and without the filters.
+    Sstable(sstable::SstableArgs),
+    /// Every study, into DIR (CSV, SVG, PNG) with DIR/index.html showing them all.
+    All(all::AllArgs),
 }
 
-/// Options every study has.
-#[derive(Debug, Args)]
-pub struct OutputArgs {
-    /// Also write the results table to FILE as CSV (with a header row).
-    #[arg(long, value_name = "FILE")]
-    pub csv: Option<PathBuf>,
-}
-
-/// Runs a study.
+/// Runs a study (or all of them).
 pub fn run(command: ExperimentCommand) -> Result<()> {
     match command {
         ExperimentCommand::Fpr(args) => fpr::run(args),
+        ExperimentCommand::Rho(args) => finish(rho::study(&args)?, &args.common),
+        ExperimentCommand::Disk(args) => finish(disk::study(&args)?, &args.common),
+        ExperimentCommand::Timing(args) => finish(timing::study(&args)?, &args.common),
+        ExperimentCommand::Variants(args) => finish(variants::study(&args)?, &args.common),
+        ExperimentCommand::Deletion(args) => finish(deletion::study(&args)?, &args.common),
+        ExperimentCommand::Hashing(args) => finish(hashing::study(&args)?, &args.common),
+        ExperimentCommand::Sstable(args) => finish(sstable::study(&args)?, &args.common),
+        ExperimentCommand::All(args) => all::run(args),
+    }
+}
+
+/// How big a study runs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Size {
+    /// For the tests: a second or less.
+    Tiny,
+    /// The default: seconds, enough for the figures to be clear.
+    Default,
+    /// The seeds' own sizes (`--full`): minutes.
+    Full,
+}
+
+impl Size {
+    /// One of three values, by size.
+    pub fn pick<T>(self, tiny: T, default: T, full: T) -> T {
+        match self {
+            Size::Tiny => tiny,
+            Size::Default => default,
+            Size::Full => full,
+        }
+    }
+}
+
+/// Options every study has.
+#[derive(Debug, Clone, Default, Args)]
+pub struct StudyArgs {
+    /// Also write the main results table to FILE as CSV (with a header row).
+    #[arg(long, value_name = "FILE")]
+    pub csv: Option<PathBuf>,
+
+    /// Write every table as CSV and every figure as SVG and PNG into DIR (created if
+    /// needed).
+    #[arg(long, value_name = "DIR")]
+    pub out: Option<PathBuf>,
+
+    /// Run at the seed papers' sizes (minutes instead of seconds).
+    #[arg(long, conflicts_with = "tiny")]
+    pub full: bool,
+
+    /// Run at a tiny size (for tests; the figures are not meaningful).
+    #[arg(long, hide = true)]
+    pub tiny: bool,
+
+    /// The seed every random choice is drawn from.
+    #[arg(long, value_name = "N", default_value_t = 0)]
+    pub seed: u64,
+
+    /// A TrueType font for the figures' text [default: DejaVu Sans, or $BLOOMKIT_FONT].
+    #[arg(long, value_name = "FILE")]
+    pub font: Option<PathBuf>,
+}
+
+impl StudyArgs {
+    /// The size chosen.
+    pub fn size(&self) -> Size {
+        if self.tiny {
+            Size::Tiny
+        } else if self.full {
+            Size::Full
+        } else {
+            Size::Default
+        }
+    }
+
+    /// The command that runs `study` with these options and writes into `--out`.
+    pub fn command(&self, study: &str) -> String {
+        let mut command = format!("bloomkit experiment {study}");
+        match self.size() {
+            Size::Tiny => command.push_str(" --tiny"),
+            Size::Full => command.push_str(" --full"),
+            Size::Default => {}
+        }
+        if self.seed != 0 {
+            let _ = write!(command, " --seed {}", self.seed);
+        }
+        if let Some(dir) = &self.out {
+            let _ = write!(
+                command,
+                " --out {}",
+                shell_quote(&dir.display().to_string())
+            );
+        }
+        command
+    }
+}
+
+/// A word quoted for a POSIX shell when it needs to be.
+pub fn shell_quote(word: &str) -> String {
+    let plain = !word.is_empty()
+        && word
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b"-_./=:,+@%".contains(&b));
+    if plain {
+        word.to_owned()
+    } else {
+        format!("'{}'", word.replace('\'', "'\\''"))
+    }
+}
+
+/// The command line this process was started with, as one would type it.
+pub fn this_command() -> String {
+    let mut words: Vec<String> = std::env::args().map(|a| shell_quote(&a)).collect();
+    if let Some(first) = words.first_mut() {
+        let name = Path::new(first.as_str())
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        if name == "bloomkit" {
+            *first = name;
+        }
+    }
+    words.join(" ")
+}
+
+/// Prints a study's report and writes its files, as a standalone subcommand does.
+pub fn finish(mut report: Report, common: &StudyArgs) -> Result<()> {
+    report.command = this_command();
+    report.print()?;
+    let written = report.write(
+        common.csv.as_deref(),
+        common.out.as_deref(),
+        common.font.as_deref(),
+    )?;
+    let mut err = std::io::stderr().lock();
+    use std::io::Write as _;
+    for path in written.csv.iter().chain(&written.figures) {
+        writeln!(err, "wrote {}", path.display())?;
+    }
+    if let Some(why) = written.figures_skipped {
+        writeln!(err, "warning: {why}")?;
+    } else if common.out.is_none() && !report.figures.is_empty() {
+        writeln!(
+            err,
+            "({} figure(s) not drawn: add --out DIR to write them with the CSV files)",
+            report.figures.len()
+        )?;
+    }
+    Ok(())
+}
+
+/// A progress bar on standard error (hidden when it is not a terminal), labelled `label`.
+pub fn progress(total: u64, label: &str) -> ProgressBar {
+    let bar = ProgressBar::new(total);
+    let style = ProgressStyle::with_template("{msg:>22} [{bar:40}] {pos}/{len} ({eta})")
+        .map(|s| s.progress_chars("=> "))
+        .unwrap_or_else(|_| ProgressStyle::default_bar());
+    bar.set_style(style);
+    bar.set_message(label.to_owned());
+    bar
+}
+
+/// A stopwatch for a report's `seconds`.
+pub fn stopwatch() -> Instant {
+    Instant::now()
+}
+
+/// Mean and sample standard deviation (0 for fewer than two values).
+pub fn mean_sd(values: &[f64]) -> (f64, f64) {
+    if values.is_empty() {
+        return (0.0, 0.0);
+    }
+    let n = values.len() as f64;
+    let mean = values.iter().sum::<f64>() / n;
+    if values.len() < 2 {
+        return (mean, 0.0);
+    }
+    let var = values.iter().map(|v| (v - mean).powi(2)).sum::<f64>() / (n - 1.0);
+    (mean, var.sqrt())
+}
+
+/// A note on how many measured points have their theoretical value inside their 95%
+/// interval, with `why` appended when clearly fewer do than chance allows.
+pub fn agreement(what: &str, inside: usize, total: usize, why: &str) -> String {
+    if total == 0 {
+        return format!("{what}: nothing to compare.");
+    }
+    // With 95% intervals about one in twenty misses by chance; allow for that generously
+    // (binomial 99.9% upper bound of the misses).
+    let expected_misses = 0.05 * total as f64;
+    let allowed =
+        (expected_misses + 3.3 * (total as f64 * 0.05 * 0.95).sqrt() + 1.0).floor() as usize;
+    let misses = total - inside;
+    if misses <= allowed {
+        format!(
+            "{what}: the points sit on theory — {inside} of {total} have the theoretical value \
+             inside their 95% interval (about 1 in 20 is expected outside by chance)."
+        )
+    } else {
+        format!(
+            "{what}: {misses} of {total} points do NOT have the theoretical value inside their \
+             95% interval (chance explains about {expected_misses:.0}). {why}"
+        )
+    }
+}
+
+/// `x` written with `digits` significant digits, in scientific notation when small.
+pub fn sig(x: f64, digits: usize) -> String {
+    if x == 0.0 || !x.is_finite() {
+        return format!("{x}");
+    }
+    let magnitude = x.abs().log10().floor() as i32;
+    if !(-3..6).contains(&magnitude) {
+        format!("{x:.prec$e}", prec = digits.saturating_sub(1))
+    } else {
+        let decimals = (digits as i32 - 1 - magnitude).max(0) as usize;
+        format!("{x:.decimals$}")
     }
 }
 
@@ -130,6 +385,36 @@ mod tests {
     #[test]
     fn csv_quotes_only_where_needed() {
         assert_eq!(sample().to_csv(), "name,value\na,1\n\"b, \"\"c\"\"\",22\n");
+    }
+
+    #[test]
+    fn shell_words_are_quoted_only_when_needed() {
+        assert_eq!(shell_quote("report/dir-1"), "report/dir-1");
+        assert_eq!(shell_quote("my report"), "'my report'");
+        assert_eq!(shell_quote("it's"), "'it'\\''s'");
+        assert_eq!(shell_quote(""), "''");
+    }
+
+    #[test]
+    fn mean_and_sd() {
+        assert_eq!(mean_sd(&[]), (0.0, 0.0));
+        assert_eq!(mean_sd(&[2.0]), (2.0, 0.0));
+        let (m, s) = mean_sd(&[1.0, 2.0, 3.0]);
+        assert_eq!(m, 2.0);
+        assert!((s - 1.0).abs() < 1e-12);
+    }
+
+    #[test]
+    fn agreement_allows_chance_misses() {
+        assert!(agreement("x", 19, 20, "why").contains("sit on theory"));
+        assert!(agreement("x", 5, 20, "because").contains("because"));
+    }
+
+    #[test]
+    fn significant_digits() {
+        assert_eq!(sig(0.012345, 3), "0.0123");
+        assert_eq!(sig(123.456, 3), "123");
+        assert_eq!(sig(1.5e-5, 2), "1.5e-5");
     }
 
     #[test]

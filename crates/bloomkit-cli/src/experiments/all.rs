@@ -1,0 +1,112 @@
+//! `bloomkit experiment all --out DIR`: every study at one size and seed, its tables and
+//! figures written into DIR, and DIR/index.html showing them all, each with the one-line
+//! description of what it shows and the command that remakes it alone.
+
+use std::io::Write;
+use std::path::PathBuf;
+
+use anyhow::Result;
+use clap::Args;
+
+use super::report::{write_index, Report};
+use super::{deletion, disk, fpr, hashing, plot, rho, sstable, timing, variants, Size, StudyArgs};
+
+/// Arguments of `bloomkit experiment all`.
+#[derive(Debug, Args)]
+pub struct AllArgs {
+    /// The directory for the report: index.html, and every table (CSV) and figure (SVG,
+    /// PNG). Created if needed; files of the same names are replaced.
+    #[arg(long, value_name = "DIR")]
+    pub out: PathBuf,
+
+    /// Run every study at the seed papers' sizes (long).
+    #[arg(long, conflicts_with = "tiny")]
+    pub full: bool,
+
+    /// Run every study at a tiny size (for tests).
+    #[arg(long, hide = true)]
+    pub tiny: bool,
+
+    /// The seed every random choice is drawn from.
+    #[arg(long, value_name = "N", default_value_t = 0)]
+    pub seed: u64,
+
+    /// A TrueType font for the figures' text [default: DejaVu Sans, or $BLOOMKIT_FONT].
+    #[arg(long, value_name = "FILE")]
+    pub font: Option<PathBuf>,
+}
+
+/// The studies in the order of the report.
+pub const STUDIES: [&str; 8] = [
+    "fpr", "rho", "disk", "timing", "variants", "deletion", "hashing", "sstable",
+];
+
+/// Runs one study by name with the common options.
+pub fn study(name: &str, common: &StudyArgs) -> Result<Report> {
+    let common = common.clone();
+    match name {
+        "fpr" => fpr::study(&fpr::FprArgs::with_common(common)),
+        "rho" => rho::study(&rho::RhoArgs { common }),
+        "disk" => disk::study(&disk::DiskArgs::with_common(common)),
+        "timing" => timing::study(&timing::TimingArgs { common }),
+        "variants" => variants::study(&variants::VariantsArgs { common }),
+        "deletion" => deletion::study(&deletion::DeletionArgs { common }),
+        "hashing" => hashing::study(&hashing::HashingArgs { common }),
+        "sstable" => sstable::study(&sstable::SstableArgs::with_common(common)),
+        other => anyhow::bail!("no study named {other}"),
+    }
+}
+
+/// Runs every study and writes the report.
+pub fn run(args: AllArgs) -> Result<()> {
+    let start = super::stopwatch();
+    let common = StudyArgs {
+        csv: None,
+        out: Some(args.out.clone()),
+        full: args.full,
+        tiny: args.tiny,
+        seed: args.seed,
+        font: args.font.clone(),
+    };
+    // Fail early on a bad --font; warn once when there is none.
+    let figures_drawn = plot::load_font(args.font.as_deref())?.is_some();
+    if !figures_drawn {
+        eprintln!("warning: {}", plot::font_missing_message());
+    }
+    let mut command = String::from("bloomkit experiment all");
+    match common.size() {
+        Size::Tiny => command.push_str(" --tiny"),
+        Size::Full => command.push_str(" --full"),
+        Size::Default => {}
+    }
+    if args.seed != 0 {
+        command.push_str(&format!(" --seed {}", args.seed));
+    }
+    command.push_str(&format!(
+        " --out {}",
+        super::shell_quote(&args.out.display().to_string())
+    ));
+
+    let mut reports = Vec::with_capacity(STUDIES.len());
+    for (index, name) in STUDIES.iter().enumerate() {
+        eprintln!("[{}/{}] {name}", index + 1, STUDIES.len());
+        let report = study(name, &common)?;
+        report.print()?;
+        println!();
+        report.write(None, common.out.as_deref(), common.font.as_deref())?;
+        reports.push(report);
+    }
+    let seconds = start.elapsed().as_secs_f64();
+    let index = write_index(&args.out, &reports, &command, seconds, figures_drawn)?;
+    let mut out = std::io::stdout().lock();
+    writeln!(
+        out,
+        "All {} studies in {seconds:.1} s; report: {}",
+        reports.len(),
+        index.display()
+    )?;
+    for report in &reports {
+        writeln!(out, "  {:>9}  {:6.1} s", report.study, report.seconds)?;
+    }
+    Ok(())
+}

@@ -1,0 +1,622 @@
+//! Removal: what the kinds that can delete actually delete.
+//!
+//! 1. **Deletable fraction** — deletable Bloom filters sized for C items at ε = 1% with 12
+//!    and 16 regions (seed 004) and with 4 and 8 data bits per region take items up to
+//!    1.5 C; at checkpoints the share of the inserted items that could be removed (one of
+//!    their bits in a collision-free region) is counted, over repetitions, against
+//!    [`bloomkit::params::deletable_probability`] — once with the library's default
+//!    positions (enhanced double hashing) and once with k seeded hashes, the independent
+//!    positions the formula assumes.
+//! 2. **False negatives after removes** — each removable kind takes C items, a random half
+//!    is removed, and the other half is asked: every one must still be found (zero false
+//!    negatives is the kinds' promise). Also counted: removes that could not take the item
+//!    out, and removed items still reported present.
+//! 3. **Saturation** — counting (4-bit) and VI (8-bit) filters sized for C are filled to
+//!    1, 2, 4, 8 and 16 times C; saturated counters are counted, next to Fan et al.'s bound
+//!    on the probability that any counter saturates.
+
+use anyhow::Result;
+use bloomkit::params::{counter_overflow_bound, deletable_probability};
+use bloomkit::stats::{wilson_interval, wilson_interval_clustered, Z_95};
+use bloomkit::{AnyFilter, DeletableBloomFilter, Error, Filter, IndexScheme};
+use clap::Args;
+
+use super::corpus::{self, SplitMix64};
+use super::kinds::Variant;
+use super::plot::{self, Axis, Figure, Legend, Point, Series, Style};
+use super::report::{Report, ReportTable};
+use super::{agreement, progress, sig, StudyArgs, Table};
+
+/// The false-positive probability every filter is sized for.
+pub const FPP: f64 = 0.01;
+
+/// Arguments of `bloomkit experiment deletion`.
+#[derive(Debug, Args)]
+pub struct DeletionArgs {
+    #[command(flatten)]
+    pub common: StudyArgs,
+}
+
+/// How a deletable filter's regions are chosen.
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Regions {
+    /// A fixed number of regions.
+    Count(u64),
+    /// A fixed number of data bits per region.
+    Bits(u64),
+}
+
+impl Regions {
+    fn label(self) -> String {
+        match self {
+            Regions::Count(r) => format!("{r} regions"),
+            Regions::Bits(b) => format!("{b} bits per region"),
+        }
+    }
+}
+
+/// The index schemes compared: the default, and the k independent hashes the theory
+/// assumes.
+const SCHEMES: [IndexScheme; 2] = [
+    IndexScheme::EnhancedDoubleHashing,
+    IndexScheme::SeededHashes,
+];
+
+/// A scheme's name in tables and legends.
+fn scheme_label(scheme: IndexScheme) -> &'static str {
+    match scheme {
+        IndexScheme::EnhancedDoubleHashing | IndexScheme::DoubleHashing => "double hashing",
+        IndexScheme::SeededHashes => "k seeded hashes",
+    }
+}
+
+/// The region choices compared.
+const REGIONS: [Regions; 4] = [
+    Regions::Count(12),
+    Regions::Count(16),
+    Regions::Bits(8),
+    Regions::Bits(4),
+];
+
+/// Checkpoints of the deletable study from 0.2 C to 1.5 C (ten more below 0.2 C).
+const CHECKPOINTS: u64 = 26;
+
+/// One checkpoint of the deletable-fraction study, pooled over repetitions.
+#[derive(Debug, Clone)]
+struct Fraction {
+    scheme: IndexScheme,
+    regions: Regions,
+    r: u64,
+    m: u64,
+    k: u32,
+    n: u64,
+    /// (deletable, inserted) per repetition.
+    reps: Vec<(u64, u64)>,
+}
+
+impl Fraction {
+    fn measured(&self) -> f64 {
+        let (d, t) = self.reps.iter().fold((0, 0), |a, r| (a.0 + r.0, a.1 + r.1));
+        d as f64 / t.max(1) as f64
+    }
+    fn interval(&self) -> (f64, f64) {
+        wilson_interval_clustered(&self.reps, Z_95)
+    }
+    fn theory(&self) -> f64 {
+        deletable_probability(self.m, self.k, self.n, self.r)
+    }
+    fn inside(&self) -> bool {
+        let (low, high) = self.interval();
+        (low..=high).contains(&self.theory())
+    }
+}
+
+/// What removing half the items did to one kind.
+#[derive(Debug, Clone, Default)]
+struct Removal {
+    kind: String,
+    inserted: u64,
+    removed: u64,
+    kept: u64,
+    errors: u64,
+    false_negatives: u64,
+    still_present: u64,
+}
+
+/// Saturated counters at one load.
+#[derive(Debug, Clone)]
+struct Saturation {
+    kind: &'static str,
+    width: u32,
+    load: u64,
+    counters: u64,
+    saturated: u64,
+    bound: Option<f64>,
+}
+
+/// Runs the study.
+pub fn study(args: &DeletionArgs) -> Result<Report> {
+    let start = super::stopwatch();
+    let size = args.common.size();
+    let seed = args.common.seed;
+    let capacity: u64 = size.pick(300, 2_000, 10_000);
+    let reps: u64 = size.pick(2, 20, 50);
+    let loads: Vec<u64> = size.pick(vec![1, 4, 16], vec![1, 2, 4, 8, 16], vec![1, 2, 4, 8, 16]);
+
+    let total = 2 * REGIONS.len() as u64 * reps + 4 + 2 * loads.len() as u64;
+    let bar = progress(total, "deletion: filters");
+    let mut fractions = Vec::new();
+    for scheme in SCHEMES {
+        fractions.extend(deletable_fractions(capacity, reps, seed, scheme, &|| {
+            bar.inc(1)
+        })?);
+    }
+    let mut removals = Vec::new();
+    for variant in [
+        Variant::Counting,
+        Variant::ViCounting,
+        Variant::Deletable(None),
+        Variant::Cuckoo,
+    ] {
+        removals.push(remove_half(variant, capacity, seed)?);
+        bar.inc(1);
+    }
+    let mut saturation = Vec::new();
+    for &load in &loads {
+        for variant in [Variant::Counting, Variant::ViCounting] {
+            saturation.push(saturate(variant, capacity, load, seed)?);
+            bar.inc(1);
+        }
+    }
+    bar.finish_and_clear();
+
+    let false_negatives: u64 = removals.iter().map(|r| r.false_negatives).sum();
+    let mut notes = Vec::new();
+    for scheme in SCHEMES {
+        let own: Vec<&Fraction> = fractions.iter().filter(|f| f.scheme == scheme).collect();
+        let inside = own.iter().filter(|f| f.inside()).count();
+        notes.push(agreement(
+            &format!(
+                "Deletable fraction with {} against deletable_probability(m, k, n, r)",
+                scheme_label(scheme)
+            ),
+            inside,
+            own.len(),
+            match scheme {
+                IndexScheme::EnhancedDoubleHashing | IndexScheme::DoubleHashing => {
+                    "The formula assumes k independent positions; enhanced double hashing \
+                     derives them from one digest, and its correlated positions (an item whose \
+                     positions repeat collides with itself; its positions share a region more \
+                     often) make fewer items deletable. Compare the k-seeded-hashes figure: the \
+                     same filters with independent positions sit on the curve, which pins the \
+                     cause on the positions, not on the formula."
+                }
+                IndexScheme::SeededHashes => {
+                    "With independent positions only the formula's own approximations remain \
+                     (cells and regions treated as independent, equal region sizes)."
+                }
+            },
+        ));
+        let off: Vec<&&Fraction> = own.iter().filter(|f| !f.inside()).collect();
+        if let Some(worst) = off.iter().max_by(|a, b| {
+            let gap = |f: &Fraction| (f.theory() - f.measured()).abs();
+            gap(a).total_cmp(&gap(b))
+        }) {
+            let below = off.iter().filter(|f| f.measured() < f.theory()).count();
+            notes.push(format!(
+                "With {}: {} point(s) off theory, {below} of them below it; the largest gap is \
+                 {} ({}, n = {}: measured {}, theory {}).",
+                scheme_label(scheme),
+                off.len(),
+                sig((worst.theory() - worst.measured()).abs(), 2),
+                worst.regions.label(),
+                worst.n,
+                sig(worst.measured(), 4),
+                sig(worst.theory(), 4),
+            ));
+        }
+    }
+    notes.push(if false_negatives == 0 {
+        "False negatives after removing half the items: zero for every removable kind, as \
+         promised."
+            .into()
+    } else {
+        format!(
+            "FALSE NEGATIVES after removes: {false_negatives} — a removable kind broke its \
+             promise; see the table."
+        )
+    });
+    notes.push(
+        "Saturation has no curve: the bound of Fan et al. is on the probability that any counter \
+         saturates (table), which is 1 long before counters actually saturate in numbers."
+            .into(),
+    );
+
+    let mut report = Report {
+        study: "deletion",
+        title: "deletion — removal: deletable fraction, false negatives, saturation".into(),
+        summary: "How much the deletable filter can remove as it fills (against theory), whether \
+                  removes ever cause false negatives in the kinds that remove, and how counters \
+                  saturate when counting filters are overfilled."
+            .into(),
+        command: args.common.command("deletion"),
+        facts: vec![format!(
+            "C = {capacity} items at ε = {FPP}; {reps} repetitions of the deletable-fraction \
+             study; seed {seed}."
+        )],
+        tables: vec![
+            ReportTable {
+                name: "main".into(),
+                title: "Deletable fraction of the inserted items against load".into(),
+                display: fraction_table(&fractions, false),
+                csv: fraction_table(&fractions, true),
+            },
+            ReportTable {
+                name: "removes".into(),
+                title: "Removing a random half of C items: false negatives must be zero".into(),
+                display: removal_table(&removals),
+                csv: removal_table(&removals),
+            },
+            ReportTable {
+                name: "saturation".into(),
+                title: "Saturated counters when filled past capacity".into(),
+                display: saturation_table(&saturation, false),
+                csv: saturation_table(&saturation, true),
+            },
+        ],
+        figures: vec![
+            fraction_figure(&fractions, capacity, IndexScheme::EnhancedDoubleHashing),
+            fraction_figure(&fractions, capacity, IndexScheme::SeededHashes),
+            saturation_figure(&saturation),
+        ],
+        notes,
+        seconds: 0.0,
+    };
+    report.seconds = start.elapsed().as_secs_f64();
+    Ok(report)
+}
+
+fn deletable_fractions(
+    capacity: u64,
+    reps: u64,
+    seed: u64,
+    scheme: IndexScheme,
+    tick: &dyn Fn(),
+) -> Result<Vec<Fraction>> {
+    // Dense where few regions lose deletability (below 0.2 C), then every 0.05 C to 1.5 C.
+    let last = capacity * 3 / 2;
+    let mut checkpoints: Vec<u64> = (1..=10).map(|i| capacity * i / 50).collect();
+    checkpoints
+        .extend((1..=CHECKPOINTS).map(|i| capacity / 5 + (last - capacity / 5) * i / CHECKPOINTS));
+    checkpoints.dedup();
+    checkpoints.retain(|&n| n > 0);
+    let mut fractions = Vec::new();
+    for regions in REGIONS {
+        let mut rows: Vec<Fraction> = Vec::new();
+        for rep in 0..reps {
+            let builder = DeletableBloomFilter::builder()
+                .capacity(capacity)
+                .fpp(FPP)
+                .index_scheme(scheme)
+                .seed(corpus::subseed(seed, &[60, rep]));
+            let mut filter = match regions {
+                Regions::Count(r) => builder.regions(r),
+                Regions::Bits(b) => builder.region_bits(b),
+            }
+            .build()?;
+            let mut rng = SplitMix64::new(corpus::subseed(seed, &[61, rep]));
+            let keys: Vec<u64> = (0..last).map(|_| rng.next_u64()).collect();
+            let mut inserted = 0usize;
+            for (i, &until) in checkpoints.iter().enumerate() {
+                for key in &keys[inserted..until as usize] {
+                    filter.insert(key);
+                }
+                inserted = until as usize;
+                let deletable = keys[..inserted]
+                    .iter()
+                    .filter(|k| filter.is_deletable(*k))
+                    .count() as u64;
+                if rep == 0 {
+                    rows.push(Fraction {
+                        scheme,
+                        regions,
+                        r: filter.regions(),
+                        m: filter.num_bits(),
+                        k: filter.num_hashes(),
+                        n: until,
+                        reps: Vec::new(),
+                    });
+                }
+                rows[i].reps.push((deletable, until));
+            }
+            tick();
+        }
+        fractions.extend(rows);
+    }
+    Ok(fractions)
+}
+
+fn remove_half(variant: Variant, capacity: u64, seed: u64) -> Result<Removal> {
+    let mut filter = variant.build(capacity, FPP, corpus::subseed(seed, &[62]))?;
+    let mut rng = SplitMix64::new(corpus::subseed(seed, &[63]));
+    let keys: Vec<u64> = (0..capacity).map(|_| rng.next_u64()).collect();
+    let mut result = Removal {
+        kind: variant.label(),
+        ..Removal::default()
+    };
+    let mut accepted = Vec::with_capacity(keys.len());
+    for key in &keys {
+        if filter.try_insert(key).is_ok() {
+            accepted.push(*key);
+        }
+    }
+    result.inserted = accepted.len() as u64;
+    // A random half, chosen by a coin per key.
+    let (gone, kept): (Vec<u64>, Vec<u64>) = accepted.iter().partition(|_| rng.next_u64() & 1 == 1);
+    for key in &gone {
+        match filter.remove(key) {
+            Ok(true) => result.removed += 1,
+            Ok(false) => result.kept += 1,
+            Err(Error::NotPresent) | Err(_) => result.errors += 1,
+        }
+    }
+    result.false_negatives = kept.iter().filter(|k| !filter.contains(*k)).count() as u64;
+    result.still_present = gone.iter().filter(|k| filter.contains(*k)).count() as u64;
+    Ok(result)
+}
+
+fn saturate(variant: Variant, capacity: u64, load: u64, seed: u64) -> Result<Saturation> {
+    let mut filter = variant.build(capacity, FPP, corpus::subseed(seed, &[64]))?;
+    let mut rng = SplitMix64::new(corpus::subseed(seed, &[65, load]));
+    for _ in 0..capacity * load {
+        filter.try_insert(&rng.next_u64())?;
+    }
+    Ok(match &filter {
+        AnyFilter::Counting(f) => Saturation {
+            kind: "counting",
+            width: f.counter_width(),
+            load,
+            counters: f.num_counters(),
+            saturated: f.saturated_counters(),
+            bound: Some(counter_overflow_bound(
+                f.num_counters(),
+                f.num_hashes(),
+                capacity * load,
+                (1u32 << f.counter_width()) - 1,
+            )),
+        },
+        AnyFilter::VariableIncrement(f) => Saturation {
+            kind: "vi-counting",
+            width: f.counter_width(),
+            load,
+            counters: f.num_counters(),
+            saturated: f.saturated_counters(),
+            bound: None,
+        },
+        other => anyhow::bail!("no counters in a {} filter", other.kind()),
+    })
+}
+
+fn fraction_figure(fractions: &[Fraction], capacity: u64, scheme: IndexScheme) -> Figure {
+    let fractions: Vec<&Fraction> = fractions.iter().filter(|f| f.scheme == scheme).collect();
+    let mut series = Vec::new();
+    for (i, regions) in REGIONS.iter().enumerate() {
+        let Some(first) = fractions.iter().find(|f| f.regions == *regions) else {
+            continue;
+        };
+        let (m, k, r) = (first.m, first.k, first.r);
+        let last = capacity * 3 / 2;
+        let grid = plot::linear(1.0, last as f64, 150);
+        series.push(Series::curve(
+            if i == 0 {
+                "theory (deletable_probability)"
+            } else {
+                ""
+            },
+            i,
+            grid,
+            |n| deletable_probability(m, k, n.round() as u64, r),
+        ));
+        // Re-scale x to load after the fact.
+        if let Some(curve) = series.last_mut() {
+            for p in &mut curve.points {
+                p.x /= capacity as f64;
+            }
+        }
+    }
+    for (i, regions) in REGIONS.iter().enumerate() {
+        let points = fractions
+            .iter()
+            .filter(|f| f.regions == *regions)
+            .map(|f| {
+                let (low, high) = f.interval();
+                Point::with_bar(f.n as f64 / capacity as f64, f.measured(), low, high)
+            })
+            .collect();
+        series.push(Series::new(regions.label(), Style::Measured, i, points));
+    }
+    let (name, why) = match scheme {
+        IndexScheme::EnhancedDoubleHashing | IndexScheme::DoubleHashing => (
+            "deletion_fraction",
+            "the library's default positions (enhanced double hashing)",
+        ),
+        IndexScheme::SeededHashes => (
+            "deletion_fraction_seeded",
+            "k independent seeded hashes, as the formula assumes",
+        ),
+    };
+    Figure {
+        name: name.into(),
+        title: format!(
+            "Deletable fraction against load, {} (C = {capacity}, ε = {FPP})",
+            scheme_label(scheme)
+        ),
+        caption: format!(
+            "Share of the inserted items that can be removed, against items ÷ capacity, for 12 \
+             and 16 regions (seed 004) and 8 and 4 data bits per region, with {why}: measured \
+             over repetitions (95% clustered intervals) over deletable_probability."
+        ),
+        x: Axis::linear("items inserted ÷ capacity").range(0.0, 1.55),
+        y: Axis::linear("deletable fraction").range(0.0, 1.02),
+        series,
+        legend: Legend::UpperRight,
+    }
+}
+
+fn saturation_figure(saturation: &[Saturation]) -> Figure {
+    let series = ["counting", "vi-counting"]
+        .iter()
+        .enumerate()
+        .map(|(i, kind)| {
+            let points = saturation
+                .iter()
+                .filter(|s| s.kind == *kind)
+                .map(|s| {
+                    let (low, high) = wilson_interval(s.saturated, s.counters, Z_95);
+                    // The second kind a little to the right, so that equal bars stay apart.
+                    Point::with_bar(
+                        s.load as f64 * 1.06f64.powi(i as i32),
+                        s.saturated as f64 / s.counters as f64,
+                        low,
+                        high,
+                    )
+                })
+                .collect();
+            let width = saturation
+                .iter()
+                .find(|s| s.kind == *kind)
+                .map_or(0, |s| s.width);
+            Series::new(
+                format!("{kind} ({width}-bit counters)"),
+                Style::MeasuredLine,
+                i,
+                points,
+            )
+        })
+        .collect();
+    Figure {
+        name: "deletion_saturation".into(),
+        title: "Saturated counters when overfilled".into(),
+        caption: "Share of counters stuck at their maximum against items ÷ capacity (zero counts \
+                  drawn as their 95% upper bound alone). Saturated counters are never \
+                  decremented, so removal stays safe but those cells stay set."
+            .into(),
+        x: Axis::log("items inserted ÷ capacity").range(0.8, 20.0),
+        y: Axis::log("saturated share of counters").range(1e-6, 1.0),
+        series,
+        legend: Legend::UpperLeft,
+    }
+}
+
+fn fraction_table(fractions: &[Fraction], csv: bool) -> Table {
+    let mut table = if csv {
+        Table::new([
+            "scheme",
+            "regions_choice",
+            "r",
+            "m",
+            "k",
+            "n",
+            "repetitions",
+            "measured",
+            "ci_low",
+            "ci_high",
+            "theory",
+        ])
+    } else {
+        Table::new([
+            "positions",
+            "regions",
+            "r",
+            "m",
+            "k",
+            "n",
+            "measured",
+            "95% interval",
+            "theory",
+            "inside",
+        ])
+    };
+    for f in fractions {
+        let (low, high) = f.interval();
+        table.push(if csv {
+            vec![
+                f.scheme.name().to_owned(),
+                f.regions.label(),
+                f.r.to_string(),
+                f.m.to_string(),
+                f.k.to_string(),
+                f.n.to_string(),
+                f.reps.len().to_string(),
+                f.measured().to_string(),
+                low.to_string(),
+                high.to_string(),
+                f.theory().to_string(),
+            ]
+        } else {
+            vec![
+                scheme_label(f.scheme).to_owned(),
+                f.regions.label(),
+                f.r.to_string(),
+                f.m.to_string(),
+                f.k.to_string(),
+                f.n.to_string(),
+                sig(f.measured(), 3),
+                format!("[{}, {}]", sig(low, 3), sig(high, 3)),
+                sig(f.theory(), 3),
+                if f.inside() { "yes" } else { "no" }.into(),
+            ]
+        });
+    }
+    table
+}
+
+fn removal_table(removals: &[Removal]) -> Table {
+    let mut table = Table::new([
+        "kind",
+        "inserted",
+        "removed",
+        "kept",
+        "errors",
+        "false_negatives",
+        "removed_still_present",
+    ]);
+    for r in removals {
+        table.push(vec![
+            r.kind.clone(),
+            r.inserted.to_string(),
+            r.removed.to_string(),
+            r.kept.to_string(),
+            r.errors.to_string(),
+            r.false_negatives.to_string(),
+            r.still_present.to_string(),
+        ]);
+    }
+    table
+}
+
+fn saturation_table(saturation: &[Saturation], csv: bool) -> Table {
+    let mut table = Table::new([
+        "kind",
+        "counter_bits",
+        "load",
+        "counters",
+        "saturated",
+        "any_saturated_bound",
+    ]);
+    for s in saturation {
+        table.push(vec![
+            s.kind.to_owned(),
+            s.width.to_string(),
+            s.load.to_string(),
+            s.counters.to_string(),
+            s.saturated.to_string(),
+            match s.bound {
+                Some(b) if csv => b.to_string(),
+                Some(b) => sig(b, 3),
+                None => String::new(),
+            },
+        ]);
+    }
+    table
+}

@@ -1,0 +1,313 @@
+//! What a study hands back — its tables, figures and findings as a [`Report`] — and the
+//! ways a report goes out: printed, written as CSV, SVG and PNG, and gathered with the
+//! others into `index.html` by `bloomkit experiment all`.
+
+use std::fmt::Write as _;
+use std::io::Write as _;
+use std::path::{Path, PathBuf};
+
+use anyhow::{Context, Result};
+
+use super::plot::{self, Figure};
+use super::Table;
+
+/// A table of a report: shown as text and HTML, written as CSV.
+#[derive(Debug, Clone)]
+pub struct ReportTable {
+    /// The CSV file's name part: the study's main table (the first) is `STUDY.csv`, the
+    /// others `STUDY_NAME.csv`.
+    pub name: String,
+    /// One line on what the table shows.
+    pub title: String,
+    /// The table as printed (rounded, readable).
+    pub display: Table,
+    /// The table as written to CSV (full precision, one value per column).
+    pub csv: Table,
+}
+
+/// Everything a study found.
+#[derive(Debug, Clone)]
+pub struct Report {
+    /// The subcommand (`rho`), also the prefix of every file the study writes.
+    pub study: &'static str,
+    /// The heading.
+    pub title: String,
+    /// One paragraph on what the study does and shows.
+    pub summary: String,
+    /// The exact command that reproduces this report's files.
+    pub command: String,
+    /// Conditions worth stating next to the numbers (sizes, seed, cache state, …).
+    pub facts: Vec<String>,
+    /// The tables; the first is the main one (the one `--csv` writes).
+    pub tables: Vec<ReportTable>,
+    /// The figures.
+    pub figures: Vec<Figure>,
+    /// Findings: whether the measured points sit on their theory, and why not where not.
+    pub notes: Vec<String>,
+    /// Wall-clock time the study took, in seconds.
+    pub seconds: f64,
+}
+
+/// Which files a report was written to.
+#[derive(Debug, Clone, Default)]
+pub struct Written {
+    /// The CSV files.
+    pub csv: Vec<PathBuf>,
+    /// The figure files (SVG and PNG), empty when no font was found.
+    pub figures: Vec<PathBuf>,
+    /// Why the figures were not drawn, if they were not.
+    pub figures_skipped: Option<String>,
+}
+
+impl Report {
+    /// Prints the report's facts, tables and notes on standard output.
+    pub fn print(&self) -> Result<()> {
+        let mut out = std::io::stdout().lock();
+        writeln!(out, "== {} ==", self.title)?;
+        for fact in &self.facts {
+            writeln!(out, "{fact}")?;
+        }
+        for table in &self.tables {
+            write!(out, "\n{}\n{}", table.title, table.display.render())?;
+        }
+        if !self.notes.is_empty() {
+            writeln!(out)?;
+        }
+        for note in &self.notes {
+            writeln!(out, "* {note}")?;
+        }
+        writeln!(out, "({:.1} s)", self.seconds)?;
+        out.flush()?;
+        Ok(())
+    }
+
+    /// Writes the main table to `csv` (when given) and, when `out` is given, every table as
+    /// CSV and every figure as SVG and PNG into that directory (created if needed).
+    pub fn write(
+        &self,
+        csv: Option<&Path>,
+        out: Option<&Path>,
+        font: Option<&Path>,
+    ) -> Result<Written> {
+        let mut written = Written::default();
+        if let (Some(path), Some(main)) = (csv, self.tables.first()) {
+            main.csv.write_csv(path)?;
+            written.csv.push(path.to_path_buf());
+        }
+        let Some(dir) = out else {
+            return Ok(written);
+        };
+        std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
+        for table in &self.tables {
+            let path = dir.join(self.csv_name(table));
+            table.csv.write_csv(&path)?;
+            written.csv.push(path);
+        }
+        if plot::load_font(font)?.is_some() {
+            for figure in &self.figures {
+                written.figures.extend(plot::write(figure, dir)?);
+            }
+        } else if !self.figures.is_empty() {
+            written.figures_skipped = Some(plot::font_missing_message());
+        }
+        Ok(written)
+    }
+
+    /// The CSV file name of one of this report's tables.
+    pub fn csv_name(&self, table: &ReportTable) -> String {
+        if self
+            .tables
+            .first()
+            .is_some_and(|main| main.name == table.name)
+        {
+            format!("{}.csv", self.study)
+        } else {
+            format!("{}_{}.csv", self.study, table.name)
+        }
+    }
+
+    /// The report as a section of the HTML page.
+    pub fn html(&self, figures_drawn: bool) -> String {
+        let mut html = String::new();
+        let _ = writeln!(
+            html,
+            "<section id=\"{study}\">\n<h2>{title}</h2>\n<p>{summary}</p>\n\
+             <p class=\"cmd\">Made by <code>{command}</code> ({seconds:.1} s).</p>",
+            study = self.study,
+            title = escape(&self.title),
+            summary = escape(&self.summary),
+            command = escape(&self.command),
+            seconds = self.seconds,
+        );
+        if !self.facts.is_empty() {
+            html.push_str("<ul class=\"facts\">\n");
+            for fact in &self.facts {
+                let _ = writeln!(html, "<li>{}</li>", escape(fact));
+            }
+            html.push_str("</ul>\n");
+        }
+        if !self.notes.is_empty() {
+            html.push_str("<div class=\"notes\"><b>Against theory:</b><ul>\n");
+            for note in &self.notes {
+                let _ = writeln!(html, "<li>{}</li>", escape(note));
+            }
+            html.push_str("</ul></div>\n");
+        }
+        for figure in &self.figures {
+            let name = escape(&figure.name);
+            if figures_drawn {
+                let _ = writeln!(
+                    html,
+                    "<figure><a href=\"{name}.png\"><img src=\"{name}.svg\" alt=\"{alt}\" \
+                     width=\"{w}\" height=\"{h}\"></a>\n<figcaption>{caption} \
+                     (<a href=\"{name}.svg\">SVG</a>, <a href=\"{name}.png\">PNG</a>)\
+                     </figcaption></figure>",
+                    alt = escape(&figure.title),
+                    w = plot::SIZE.0,
+                    h = plot::SIZE.1,
+                    caption = escape(&figure.caption),
+                );
+            } else {
+                let _ = writeln!(
+                    html,
+                    "<p class=\"missing\">Figure {name} not drawn: {} — {}</p>",
+                    escape(&plot::font_missing_message()),
+                    escape(&figure.caption)
+                );
+            }
+        }
+        for table in &self.tables {
+            let _ = writeln!(
+                html,
+                "<h3>{title}</h3>\n<p class=\"csv\"><a href=\"{csv}\">{csv}</a></p>",
+                title = escape(&table.title),
+                csv = escape(&self.csv_name(table)),
+            );
+            // Long tables fold away; the CSV has them whole.
+            if table.display.rows.len() > 40 {
+                let _ = writeln!(
+                    html,
+                    "<details><summary>{} rows (show)</summary>",
+                    table.display.rows.len()
+                );
+                html.push_str(&table_html(&table.display));
+                html.push_str("</details>\n");
+            } else {
+                html.push_str(&table_html(&table.display));
+            }
+        }
+        html.push_str("</section>\n");
+        html
+    }
+}
+
+/// A table as HTML.
+fn table_html(table: &Table) -> String {
+    let mut html = String::from("<div class=\"table\"><table>\n<tr>");
+    for cell in &table.header {
+        let _ = write!(html, "<th>{}</th>", escape(cell));
+    }
+    html.push_str("</tr>\n");
+    for row in &table.rows {
+        html.push_str("<tr>");
+        for cell in row {
+            let _ = write!(html, "<td>{}</td>", escape(cell));
+        }
+        html.push_str("</tr>\n");
+    }
+    html.push_str("</table></div>\n");
+    html
+}
+
+/// Text made safe for HTML.
+pub fn escape(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            '\'' => out.push_str("&#39;"),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+/// Writes `dir/index.html`: every report's section, after a header naming the command
+/// that made the page.
+pub fn write_index(
+    dir: &Path,
+    reports: &[Report],
+    command: &str,
+    seconds: f64,
+    figures_drawn: bool,
+) -> Result<PathBuf> {
+    let mut html = String::from(
+        "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n\
+         <title>bloomkit: the seed studies</title>\n<style>\n\
+         body { font-family: sans-serif; max-width: 1100px; margin: 2em auto; padding: 0 1em; \
+         color: #222; line-height: 1.45; }\n\
+         code { background: #f3f3f3; padding: 0 0.25em; }\n\
+         figure { margin: 1.5em 0; } img { max-width: 100%; height: auto; border: 1px solid #ddd; }\n\
+         figcaption { font-size: 0.95em; color: #444; }\n\
+         .table { overflow-x: auto; } table { border-collapse: collapse; font-size: 0.85em; }\n\
+         th, td { border: 1px solid #ccc; padding: 0.15em 0.5em; text-align: right; }\n\
+         th { background: #f0f0f0; }\n\
+         .notes { background: #fffbe6; border-left: 4px solid #e0c000; padding: 0.3em 1em; }\n\
+         .missing { color: #a00; } .facts { color: #444; }\n\
+         </style>\n</head>\n<body>\n<h1>bloomkit: the seed studies</h1>\n",
+    );
+    let _ = writeln!(
+        html,
+        "<p>Made by <code>{}</code> in {seconds:.0} s. Every study is deterministic by its \
+         seed (counts, rates and figures of rates repeat exactly); times are measurements of \
+         this machine and vary from run to run. Each section names the command that remakes \
+         its files alone.</p>",
+        escape(command)
+    );
+    if !figures_drawn {
+        let _ = writeln!(
+            html,
+            "<p class=\"missing\">{}</p>",
+            escape(&plot::font_missing_message())
+        );
+    }
+    html.push_str("<ul>\n");
+    for report in reports {
+        let _ = writeln!(
+            html,
+            "<li><a href=\"#{}\">{}</a></li>",
+            report.study,
+            escape(&report.title)
+        );
+    }
+    html.push_str("</ul>\n");
+    for report in reports {
+        html.push_str(&report.html(figures_drawn));
+    }
+    html.push_str("</body>\n</html>\n");
+    let path = dir.join("index.html");
+    std::fs::write(&path, html).with_context(|| format!("writing {}", path.display()))?;
+    Ok(path)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn html_is_escaped() {
+        assert_eq!(escape("a<b & \"c\"'"), "a&lt;b &amp; &quot;c&quot;&#39;");
+    }
+
+    #[test]
+    fn tables_become_html_rows() {
+        let mut table = Table::new(["ε", "m"]);
+        table.push(vec!["0.01".into(), "<9>".into()]);
+        let html = table_html(&table);
+        assert!(html.contains("<th>ε</th><th>m</th>"));
+        assert!(html.contains("<td>0.01</td><td>&lt;9&gt;</td>"));
+    }
+}
