@@ -2,10 +2,10 @@
 //! as a function of the number of items, from [`bloomkit::params`].
 
 use anyhow::Result;
-use bloomkit::params::{cuckoo_fpp, fpp_exact, stable_fpp, vi_fpp};
+use bloomkit::params::{cuckoo_fpp, fpp_blocked, fpp_exact, stable_fpp, vi_fpp};
 use bloomkit::{
-    AnyFilter, BloomFilter, CountingBloomFilter, CuckooFilter, DeletableBloomFilter,
-    ScalableBloomFilter, StableBloomFilter, VariableIncrementBloomFilter,
+    AnyFilter, BlockedBloomFilter, BloomFilter, CountingBloomFilter, CuckooFilter,
+    DeletableBloomFilter, ScalableBloomFilter, StableBloomFilter, VariableIncrementBloomFilter,
 };
 
 /// A kind with the choices a study makes for it.
@@ -13,6 +13,8 @@ use bloomkit::{
 pub enum Variant {
     /// The classic Bloom filter.
     Bloom,
+    /// The blocked Bloom filter (512-bit blocks).
+    Blocked,
     /// The counting Bloom filter (4-bit counters).
     Counting,
     /// The variable-increment counting Bloom filter (L = 4, 8-bit counters).
@@ -30,8 +32,9 @@ pub enum Variant {
 
 impl Variant {
     /// One of each kind, with the library's defaults.
-    pub const EVERY: [Variant; 7] = [
+    pub const EVERY: [Variant; 8] = [
         Variant::Bloom,
+        Variant::Blocked,
         Variant::Counting,
         Variant::ViCounting,
         Variant::Deletable(None),
@@ -44,6 +47,7 @@ impl Variant {
     pub fn label(self) -> String {
         match self {
             Variant::Bloom => "bloom".into(),
+            Variant::Blocked => "blocked".into(),
             Variant::Counting => "counting".into(),
             Variant::ViCounting => "vi-counting".into(),
             Variant::Deletable(None) => "deletable".into(),
@@ -58,6 +62,12 @@ impl Variant {
     pub fn build(self, capacity: u64, fpp: f64, seed: u64) -> Result<AnyFilter> {
         Ok(match self {
             Variant::Bloom => BloomFilter::builder()
+                .capacity(capacity)
+                .fpp(fpp)
+                .seed(seed)
+                .build()?
+                .into(),
+            Variant::Blocked => BlockedBloomFilter::builder()
                 .capacity(capacity)
                 .fpp(fpp)
                 .seed(seed)
@@ -112,6 +122,8 @@ impl Variant {
 pub enum Theory {
     /// `fpp_exact(m, k, n)` (classic, counting, and the deletable filter's data bits).
     Bloom { m: u64, k: u32 },
+    /// `fpp_blocked(blocks, 512, k, n)` (Putze et al.'s Poisson sum, exact per block).
+    Blocked { blocks: u64, k: u32 },
     /// `vi_fpp(m, k, n, L)`.
     Vi { m: u64, k: u32, base: u32 },
     /// One classic layer per (m, k, capacity), filled in turn.
@@ -139,6 +151,10 @@ impl Theory {
         Some(match filter {
             AnyFilter::Bloom(f) => Theory::Bloom {
                 m: f.num_bits(),
+                k: f.num_hashes(),
+            },
+            AnyFilter::Blocked(f) => Theory::Blocked {
+                blocks: f.num_blocks(),
                 k: f.num_hashes(),
             },
             AnyFilter::Counting(f) => Theory::Bloom {
@@ -181,6 +197,7 @@ impl Theory {
     pub fn fpp(&self, n: u64) -> f64 {
         match *self {
             Theory::Bloom { m, k } => fpp_exact(m, k, n),
+            Theory::Blocked { blocks, k } => fpp_blocked(blocks, 512, k, n),
             Theory::Vi { m, k, base } => vi_fpp(m, k, n, base),
             Theory::Scalable { ref layers } => {
                 // Layers fill in turn; a query is a false positive when any layer says maybe.
