@@ -122,12 +122,6 @@ impl Filter for AnyFilter {
 }
 
 impl Persist for AnyFilter {
-    fn file_kind(&self) -> Kind {
-        self.kind()
-    }
-    fn file_hashing(&self) -> Hashing {
-        self.hashing()
-    }
     fn encode_params(&self, out: &mut Vec<u8>) {
         dispatch!(self, f => f.encode_params(out))
     }

@@ -764,14 +764,6 @@ impl BlockedBloomFilterBuilder {
 // inserted u64 (36 bytes). Payload: the blocks in order, each as 8 little-endian u64 words
 // (64 bytes per block).
 impl Persist for BlockedBloomFilter {
-    fn file_kind(&self) -> Kind {
-        Kind::Blocked
-    }
-
-    fn file_hashing(&self) -> Hashing {
-        self.hashing
-    }
-
     fn encode_params(&self, out: &mut Vec<u8>) {
         out.extend_from_slice(&self.num_blocks().to_le_bytes());
         out.extend_from_slice(&self.num_hashes.to_le_bytes());

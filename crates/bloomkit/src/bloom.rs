@@ -476,14 +476,6 @@ impl BloomFilterBuilder {
 // Parameters on disk: num_bits u64, num_hashes u32, capacity u64, target_fpp f64,
 // inserted u64 (36 bytes). Payload: the bit array, 64-bit little-endian words.
 impl Persist for BloomFilter {
-    fn file_kind(&self) -> Kind {
-        Kind::Bloom
-    }
-
-    fn file_hashing(&self) -> Hashing {
-        self.hashing
-    }
-
     fn encode_params(&self, out: &mut Vec<u8>) {
         out.extend_from_slice(&self.num_bits().to_le_bytes());
         out.extend_from_slice(&self.num_hashes.to_le_bytes());

@@ -28,7 +28,7 @@ use std::io::Write;
 use std::path::Path;
 
 use crate::error::{DecodeError, Error};
-use crate::filter::Kind;
+use crate::filter::{Filter, Kind};
 use crate::hash::{HashFunction, Hashing, IndexScheme};
 
 /// The eight bytes every bloomkit filter file starts with.
@@ -51,13 +51,7 @@ const HEADER_LEN: usize = 28;
 /// assert!(BloomFilter::from_bytes(&bytes[..bytes.len() - 1]).is_err());
 /// # Ok::<(), bloomkit::Error>(())
 /// ```
-pub trait Persist: Sized {
-    /// The kind tag the file carries.
-    fn file_kind(&self) -> Kind;
-
-    /// The hashing configuration written into the header.
-    fn file_hashing(&self) -> Hashing;
-
+pub trait Persist: Filter + Sized {
     /// Appends the kind-specific parameters.
     fn encode_params(&self, out: &mut Vec<u8>);
 
@@ -74,8 +68,8 @@ pub trait Persist: Sized {
         let mut out = Vec::with_capacity(HEADER_LEN + params.len() + 16);
         out.extend_from_slice(MAGIC);
         out.extend_from_slice(&FORMAT_VERSION.to_le_bytes());
-        out.push(self.file_kind().tag());
-        let hashing = self.file_hashing();
+        out.push(self.kind().tag());
+        let hashing = self.hashing();
         out.push(hashing.function.id());
         out.push(hashing.scheme.id());
         out.extend_from_slice(&[0, 0, 0]);

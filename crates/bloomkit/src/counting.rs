@@ -554,14 +554,6 @@ impl CountingBloomFilterBuilder {
 // target_fpp f64, len u64 (40 bytes). Payload: the packed counters, 64-bit little-endian
 // words of ⌊64/width⌋ counters each (see `PackedCounters`).
 impl Persist for CountingBloomFilter {
-    fn file_kind(&self) -> Kind {
-        Kind::Counting
-    }
-
-    fn file_hashing(&self) -> Hashing {
-        self.hashing
-    }
-
     fn encode_params(&self, out: &mut Vec<u8>) {
         out.extend_from_slice(&self.num_counters().to_le_bytes());
         out.extend_from_slice(&self.num_hashes.to_le_bytes());

@@ -802,14 +802,6 @@ fn check_table_size(
 // Payload: the table, `PackedCounters` words (little-endian u64), slot j of bucket i at
 // counter i·b + j, ⌊64/f⌋ slots per word from the low bits up.
 impl Persist for CuckooFilter {
-    fn file_kind(&self) -> Kind {
-        Kind::Cuckoo
-    }
-
-    fn file_hashing(&self) -> Hashing {
-        self.hashing
-    }
-
     fn encode_params(&self, out: &mut Vec<u8>) {
         let victim = self.victim.unwrap_or(Victim {
             bucket: 0,

@@ -696,14 +696,6 @@ impl DeletableBloomFilterBuilder {
 // capacity u64, target_fpp f64, inserted u64 (44 bytes). Payload: the m-bit array (bitmap
 // in bits 0 … r−1, data after it), 64-bit little-endian words.
 impl Persist for DeletableBloomFilter {
-    fn file_kind(&self) -> Kind {
-        Kind::Deletable
-    }
-
-    fn file_hashing(&self) -> Hashing {
-        self.hashing
-    }
-
     fn encode_params(&self, out: &mut Vec<u8>) {
         out.extend_from_slice(&self.num_bits().to_le_bytes());
         out.extend_from_slice(&self.num_hashes.to_le_bytes());

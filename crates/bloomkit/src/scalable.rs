@@ -674,14 +674,6 @@ fn check_tightening(tightening: f64) -> Result<f64, Error> {
 // Payload: for each layer, oldest first, the layer as the classic filter encodes itself:
 // parameter length u32, parameters, payload length u64, payload (see `BloomFilter`).
 impl Persist for ScalableBloomFilter {
-    fn file_kind(&self) -> Kind {
-        Kind::Scalable
-    }
-
-    fn file_hashing(&self) -> Hashing {
-        self.hashing
-    }
-
     fn encode_params(&self, out: &mut Vec<u8>) {
         out.extend_from_slice(&self.initial_capacity.to_le_bytes());
         out.extend_from_slice(&self.fpp.to_le_bytes());

@@ -619,14 +619,6 @@ impl StableBloomFilterBuilder {
 // capacity u64, target_fpp f64, inserted u64, insertions u64, rng_state u64 (64 bytes).
 // Payload: the cells, packed `⌊64/d⌋` to a 64-bit little-endian word (PackedCounters).
 impl Persist for StableBloomFilter {
-    fn file_kind(&self) -> Kind {
-        Kind::Stable
-    }
-
-    fn file_hashing(&self) -> Hashing {
-        self.hashing
-    }
-
     fn encode_params(&self, out: &mut Vec<u8>) {
         out.extend_from_slice(&self.num_cells().to_le_bytes());
         out.extend_from_slice(&self.cell_width().to_le_bytes());

@@ -725,14 +725,6 @@ impl VariableIncrementBloomFilterBuilder {
 // u32, capacity u64, target_fpp f64, len u64 (44 bytes). Payload: the packed counters,
 // 64-bit little-endian words of ⌊64/width⌋ counters each (see `PackedCounters`).
 impl Persist for VariableIncrementBloomFilter {
-    fn file_kind(&self) -> Kind {
-        Kind::VariableIncrement
-    }
-
-    fn file_hashing(&self) -> Hashing {
-        self.hashing
-    }
-
     fn encode_params(&self, out: &mut Vec<u8>) {
         out.extend_from_slice(&self.num_counters().to_le_bytes());
         out.extend_from_slice(&self.num_hashes.to_le_bytes());
