@@ -25,8 +25,9 @@ use super::{agreement, progress, sig, StudyArgs, Table};
 pub const FPPS: [f64; 2] = [0.01, 0.05];
 
 /// The kinds compared, in legend order.
-pub const VARIANTS: [Variant; 9] = [
+pub const VARIANTS: [Variant; 10] = [
     Variant::Bloom,
+    Variant::Blocked,
     Variant::Counting,
     Variant::ViCounting,
     Variant::Deletable(Some(12)),
