@@ -285,6 +285,40 @@ impl<'a> Reader<'a> {
     }
 }
 
+/// Decoding check shared by the kinds: k is in `1..=MAX_NUM_HASHES`.
+pub fn check_num_hashes(num_hashes: u32) -> Result<(), DecodeError> {
+    use crate::params::MAX_NUM_HASHES;
+    if num_hashes == 0 || num_hashes > MAX_NUM_HASHES {
+        return Err(DecodeError::InvalidField {
+            field: "num_hashes",
+            reason: format!("{num_hashes} is not in 1..={MAX_NUM_HASHES}"),
+        });
+    }
+    Ok(())
+}
+
+/// Decoding check shared by the kinds: a capacity of at least one item.
+pub fn check_capacity(capacity: u64) -> Result<(), DecodeError> {
+    if capacity == 0 {
+        return Err(DecodeError::InvalidField {
+            field: "capacity",
+            reason: "must be at least 1".into(),
+        });
+    }
+    Ok(())
+}
+
+/// Decoding check shared by the kinds: a target false-positive probability in (0, 1).
+pub fn check_target_fpp(target_fpp: f64) -> Result<(), DecodeError> {
+    if !(target_fpp > 0.0 && target_fpp < 1.0) {
+        return Err(DecodeError::InvalidField {
+            field: "target_fpp",
+            reason: format!("{target_fpp} is not in (0, 1)"),
+        });
+    }
+    Ok(())
+}
+
 /// Writes `bytes` to `path` through a temporary file in the same directory: write, fsync,
 /// rename over the target, fsync the directory. Readers see the old file or the new one,
 /// never a mix; on failure the temporary file is removed and the old file is untouched.

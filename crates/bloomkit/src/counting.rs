@@ -592,21 +592,9 @@ impl Persist for CountingBloomFilter {
                 ),
             ));
         }
-        if num_hashes == 0 || num_hashes > MAX_NUM_HASHES {
-            return Err(invalid(
-                "num_hashes",
-                format!("{num_hashes} is not in 1..={MAX_NUM_HASHES}"),
-            ));
-        }
-        if capacity == 0 {
-            return Err(invalid("capacity", "must be at least 1".into()));
-        }
-        if !(target_fpp > 0.0 && target_fpp < 1.0) {
-            return Err(invalid(
-                "target_fpp",
-                format!("{target_fpp} is not in (0, 1)"),
-            ));
-        }
+        crate::codec::check_num_hashes(num_hashes)?;
+        crate::codec::check_capacity(capacity)?;
+        crate::codec::check_target_fpp(target_fpp)?;
         // from_le_bytes checks the payload length against m and the width before it
         // allocates anything.
         let counters = PackedCounters::from_le_bytes(num_counters, width, parts.payload)?;

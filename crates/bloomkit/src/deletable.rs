@@ -726,12 +726,7 @@ impl Persist for DeletableBloomFilter {
                 format!("{num_bits} is not in 2..={MAX_NUM_BITS}"),
             ));
         }
-        if num_hashes == 0 || num_hashes > MAX_NUM_HASHES {
-            return Err(invalid(
-                "num_hashes",
-                format!("{num_hashes} is not in 1..={MAX_NUM_HASHES}"),
-            ));
-        }
+        crate::codec::check_num_hashes(num_hashes)?;
         if regions == 0 || regions > num_bits / 2 {
             return Err(invalid(
                 "regions",
@@ -741,15 +736,8 @@ impl Persist for DeletableBloomFilter {
                 ),
             ));
         }
-        if capacity == 0 {
-            return Err(invalid("capacity", "must be at least 1".into()));
-        }
-        if !(target_fpp > 0.0 && target_fpp < 1.0) {
-            return Err(invalid(
-                "target_fpp",
-                format!("{target_fpp} is not in (0, 1)"),
-            ));
-        }
+        crate::codec::check_capacity(capacity)?;
+        crate::codec::check_target_fpp(target_fpp)?;
         // from_le_bytes checks the payload length against num_bits before it allocates.
         let bits = BitVec::from_le_bytes(num_bits, parts.payload)?;
         Ok(DeletableBloomFilter {

@@ -655,12 +655,7 @@ impl Persist for StableBloomFilter {
                 format!("{cell_width} is not in 1..=16"),
             ));
         }
-        if num_hashes == 0 || num_hashes > MAX_NUM_HASHES {
-            return Err(invalid(
-                "num_hashes",
-                format!("{num_hashes} is not in 1..={MAX_NUM_HASHES}"),
-            ));
-        }
+        crate::codec::check_num_hashes(num_hashes)?;
         if num_cells <= num_hashes as u64
             || num_cells.saturating_mul(cell_width as u64) > MAX_NUM_BITS
         {
@@ -678,9 +673,7 @@ impl Persist for StableBloomFilter {
                 format!("{decrements} is not in 1..={num_cells}"),
             ));
         }
-        if capacity == 0 {
-            return Err(invalid("capacity", "must be at least 1".into()));
-        }
+        crate::codec::check_capacity(capacity)?;
         // A target derived from explicit parameters is the stable-point formula's value,
         // which can round to 0 or 1 for extreme parameters; NaN and the rest are invalid.
         if !(0.0..=1.0).contains(&target_fpp) {
