@@ -438,22 +438,18 @@ impl BlockedBloomFilter {
     }
 
     fn check_compatible(&self, other: &Self) -> Result<(), Error> {
-        if self.num_blocks() != other.num_blocks()
-            || self.num_hashes != other.num_hashes
-            || self.hashing != other.hashing
-        {
-            return Err(Error::Incompatible(format!(
-                "(b = {}, k = {}, {}) vs (b = {}, k = {}, {}); only blocked filters with the \
-                 same number of blocks, k and hashing can be combined",
-                self.num_blocks(),
-                self.num_hashes,
-                self.hashing,
-                other.num_blocks(),
-                other.num_hashes,
-                other.hashing
-            )));
-        }
-        Ok(())
+        crate::filter::require_same_layout(self.kind(), self.layout(), other.layout())
+    }
+
+    /// The parameters that decide where an item lands, and the hashing, for
+    /// [`require_same_layout`](crate::filter::require_same_layout).
+    fn layout(&self) -> String {
+        format!(
+            "b = {}, k = {}, {}",
+            self.num_blocks(),
+            self.num_hashes,
+            self.hashing
+        )
     }
 
     fn recount(&mut self) {

@@ -206,22 +206,12 @@ impl BloomFilter {
     }
 
     fn check_compatible(&self, other: &Self) -> Result<(), Error> {
-        if self.num_bits() != other.num_bits()
-            || self.num_hashes != other.num_hashes
-            || self.hashing != other.hashing
-        {
-            return Err(Error::Incompatible(format!(
-                "({}) vs ({}); only filters with the same size, number of hashes and hashing \
-                 can be combined",
-                self.describe_layout(),
-                other.describe_layout()
-            )));
-        }
-        Ok(())
+        crate::filter::require_same_layout(Kind::Bloom, self.layout(), other.layout())
     }
 
-    /// "m = …, k = …, hash, scheme, seed" for error messages.
-    fn describe_layout(&self) -> String {
+    /// The parameters that decide where an item lands, and the hashing, for
+    /// [`require_same_layout`](crate::filter::require_same_layout).
+    fn layout(&self) -> String {
         format!(
             "m = {}, k = {}, {}",
             self.num_bits(),

@@ -241,26 +241,19 @@ impl CountingBloomFilter {
     }
 
     fn check_compatible(&self, other: &Self) -> Result<(), Error> {
-        if self.num_counters() != other.num_counters()
-            || self.num_hashes != other.num_hashes
-            || self.counter_width() != other.counter_width()
-            || self.hashing != other.hashing
-        {
-            return Err(Error::Incompatible(format!(
-                "(m = {}, k = {}, {}-bit counters, {:?}) vs (m = {}, k = {}, {}-bit counters, \
-                 {:?}); only counting filters with the same size, number of hashes, counter \
-                 width and hashing can be combined",
-                self.num_counters(),
-                self.num_hashes,
-                self.counter_width(),
-                self.hashing,
-                other.num_counters(),
-                other.num_hashes,
-                other.counter_width(),
-                other.hashing
-            )));
-        }
-        Ok(())
+        crate::filter::require_same_layout(self.kind(), self.layout(), other.layout())
+    }
+
+    /// The parameters that decide where an item lands, and the hashing, for
+    /// [`require_same_layout`](crate::filter::require_same_layout).
+    fn layout(&self) -> String {
+        format!(
+            "m = {}, k = {}, {}-bit counters, {}",
+            self.num_counters(),
+            self.num_hashes,
+            self.counter_width(),
+            self.hashing
+        )
     }
 }
 

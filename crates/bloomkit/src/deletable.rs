@@ -347,26 +347,19 @@ impl DeletableBloomFilter {
     }
 
     fn check_compatible(&self, other: &Self) -> Result<(), Error> {
-        if self.num_bits() != other.num_bits()
-            || self.regions != other.regions
-            || self.num_hashes != other.num_hashes
-            || self.hashing != other.hashing
-        {
-            return Err(Error::Incompatible(format!(
-                "(m = {}, r = {}, k = {}, {:?}) vs (m = {}, r = {}, k = {}, {:?}); only \
-                 filters with the same size, regions, number of hashes and hashing can be \
-                 combined",
-                self.num_bits(),
-                self.regions,
-                self.num_hashes,
-                self.hashing,
-                other.num_bits(),
-                other.regions,
-                other.num_hashes,
-                other.hashing
-            )));
-        }
-        Ok(())
+        crate::filter::require_same_layout(self.kind(), self.layout(), other.layout())
+    }
+
+    /// The parameters that decide where an item lands, and the hashing, for
+    /// [`require_same_layout`](crate::filter::require_same_layout).
+    fn layout(&self) -> String {
+        format!(
+            "m = {}, r = {}, k = {}, {}",
+            self.num_bits(),
+            self.regions,
+            self.num_hashes,
+            self.hashing
+        )
     }
 
     /// Re-counts the items from the fill after a union or intersection.

@@ -218,3 +218,18 @@ macro_rules! collection_impls {
     };
 }
 pub(crate) use collection_impls;
+
+/// The check behind every `Mergeable` impl: two filters combine only when their layouts —
+/// every parameter that decides where an item lands, and the hashing — are equal. Each kind
+/// describes its layout as text ("m = …, k = …, murmur3-x64-128, …"); equal descriptions
+/// mean equal parameters, and the descriptions make the error say what differs.
+pub(crate) fn require_same_layout(kind: Kind, ours: String, theirs: String) -> Result<(), Error> {
+    if ours == theirs {
+        Ok(())
+    } else {
+        Err(Error::Incompatible(format!(
+            "({ours}) vs ({theirs}); only {kind} filters with the same parameters and hashing \
+             can be combined"
+        )))
+    }
+}

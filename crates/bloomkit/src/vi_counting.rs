@@ -384,29 +384,20 @@ impl VariableIncrementBloomFilter {
     }
 
     fn check_compatible(&self, other: &Self) -> Result<(), Error> {
-        if self.num_counters() != other.num_counters()
-            || self.num_hashes != other.num_hashes
-            || self.counter_width() != other.counter_width()
-            || self.base != other.base
-            || self.hashing != other.hashing
-        {
-            return Err(Error::Incompatible(format!(
-                "(m = {}, k = {}, L = {}, {}-bit counters, {:?}) vs (m = {}, k = {}, L = {}, \
-                 {}-bit counters, {:?}); only filters with the same size, number of hashes, \
-                 increments, counter width and hashing can be combined",
-                self.num_counters(),
-                self.num_hashes,
-                self.base,
-                self.counter_width(),
-                self.hashing,
-                other.num_counters(),
-                other.num_hashes,
-                other.base,
-                other.counter_width(),
-                other.hashing
-            )));
-        }
-        Ok(())
+        crate::filter::require_same_layout(self.kind(), self.layout(), other.layout())
+    }
+
+    /// The parameters that decide where an item lands, and the hashing, for
+    /// [`require_same_layout`](crate::filter::require_same_layout).
+    fn layout(&self) -> String {
+        format!(
+            "m = {}, k = {}, L = {}, {}-bit counters, {}",
+            self.num_counters(),
+            self.num_hashes,
+            self.base,
+            self.counter_width(),
+            self.hashing
+        )
     }
 }
 
