@@ -6,12 +6,14 @@
 //! lines by rayon's threads and handed to [`insert_parallel`](bloomkit::BloomFilter::insert_parallel), whose result —
 //! bits and count — is exactly that of inserting the lines one by one.
 
+use std::collections::HashSet;
+use std::hash::{BuildHasherDefault, Hasher};
 use std::io::Write;
 use std::path::PathBuf;
 use std::time::Instant;
 
 use anyhow::{bail, Context, Result};
-use bloomkit::{AnyFilter, Filter};
+use bloomkit::{AnyFilter, Filter, HashFunction};
 use clap::Args;
 use indicatif::ProgressBar;
 use rayon::prelude::*;
@@ -101,9 +103,15 @@ pub fn run(args: BuildArgs) -> Result<()> {
 }
 
 /// Inserts every line of `reader` into `filter`; returns the filter and the number of lines.
-/// The classic filter is filled on all cores, other kinds line by line. The file is read
-/// as a set: a line the filter already reports present is not inserted again, so repeated
-/// lines neither fill a cuckoo filter nor count twice in a counting one.
+///
+/// The file is read as a set: every distinct line is inserted exactly once. The classic
+/// filter needs no help for that (setting a bit twice changes nothing, and its count comes
+/// from the bits), so it is filled on all cores. Every other kind goes through [`Distinct`],
+/// an exact set of the lines' 128-bit digests. The filter's own "maybe" must never decide
+/// what is a repeat: a line that happens to be a false positive when it is read would then
+/// never be inserted, and removing another line that shares its counters (or its
+/// fingerprint) would make it answer "no" — a false negative the removable kinds promise
+/// never to give.
 fn insert_lines(
     filter: AnyFilter,
     reader: impl std::io::Read,
@@ -119,13 +127,49 @@ fn insert_lines(
             Ok((bloom.into(), lines))
         }
         mut other => {
+            let mut seen = Distinct::default();
             let lines = input::for_each_line(reader, progress, |line| {
-                if !other.contains(line) {
+                if seen.first_time(line) {
                     other.try_insert(line)?;
                 }
                 Ok(())
             })?;
             Ok((other, lines))
         }
+    }
+}
+
+/// The exact set of lines seen so far, kept as 128-bit XXH3 digests (16 bytes a line, not
+/// the line itself). Two distinct lines share a digest with probability about d²/2¹²⁹ for d
+/// distinct lines — below 10⁻¹⁸ for a billion lines — which is what "exact" means here.
+#[derive(Default)]
+struct Distinct(HashSet<u128, BuildHasherDefault<DigestHasher>>);
+
+impl Distinct {
+    /// Whether `line` is new; remembers it.
+    fn first_time(&mut self, line: &[u8]) -> bool {
+        self.0.insert(HashFunction::Xxh3.digest(line, 0))
+    }
+}
+
+/// A `Hasher` for keys that are already uniform digests: it keeps 64 of their bits instead
+/// of hashing them again.
+#[derive(Default)]
+struct DigestHasher(u64);
+
+impl Hasher for DigestHasher {
+    fn write(&mut self, bytes: &[u8]) {
+        // Only reached for keys other than u128 (none here); fold the bytes in anyway.
+        for &b in bytes {
+            self.0 = (self.0.rotate_left(8) ^ u64::from(b)).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+        }
+    }
+
+    fn write_u128(&mut self, digest: u128) {
+        self.0 = digest as u64;
+    }
+
+    fn finish(&self) -> u64 {
+        self.0
     }
 }
