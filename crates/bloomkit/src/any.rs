@@ -92,7 +92,7 @@ impl Filter for AnyFilter {
     fn hashing(&self) -> Hashing {
         dispatch!(self, f => f.hashing())
     }
-    fn try_insert<I: Item + ?Sized>(&mut self, item: &I) -> Result<(), Error> {
+    fn try_insert<I: Item + ?Sized>(&mut self, item: &I) -> Result<bool, Error> {
         dispatch!(self, f => f.try_insert(item))
     }
     fn contains<I: Item + ?Sized>(&self, item: &I) -> bool {

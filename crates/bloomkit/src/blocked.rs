@@ -471,9 +471,8 @@ impl Filter for BlockedBloomFilter {
         self.hashing
     }
 
-    fn try_insert<I: Item + ?Sized>(&mut self, item: &I) -> Result<(), Error> {
-        self.insert(item);
-        Ok(())
+    fn try_insert<I: Item + ?Sized>(&mut self, item: &I) -> Result<bool, Error> {
+        Ok(self.insert(item))
     }
 
     fn contains<I: Item + ?Sized>(&self, item: &I) -> bool {

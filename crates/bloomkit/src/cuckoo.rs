@@ -147,7 +147,7 @@ struct Victim {
 /// let mut inserted = Vec::new();
 /// for i in 0u32.. {
 ///     match filter.insert(&i) {
-///         Ok(()) => inserted.push(i),
+///         Ok(_) => inserted.push(i),
 ///         Err(Error::Full { .. }) => break,
 ///         Err(e) => return Err(e),
 ///     }
@@ -199,19 +199,22 @@ impl CuckooFilter {
         CuckooFilterBuilder::default()
     }
 
-    /// Adds one copy of an item.
+    /// Adds one copy of an item. `Ok(true)` if the item was certainly new (its fingerprint
+    /// was in neither of its buckets), `Ok(false)` if it was already reported present — a
+    /// copy is added either way, so that each `remove` takes one out.
     ///
     /// An error ([`Error::Full`]) while an evicted fingerprint waits in the victim slot;
     /// the filter is then unchanged. An insert that runs out of kicks still succeeds (its
     /// item is in) and fills the victim slot, so the *next* insert fails.
-    pub fn insert<I: Item + ?Sized>(&mut self, item: &I) -> Result<(), Error> {
+    pub fn insert<I: Item + ?Sized>(&mut self, item: &I) -> Result<bool, Error> {
         if self.victim.is_some() {
             return Err(self.full_error());
         }
         let (bucket, fingerprint) = item.with_bytes(|bytes| self.locate(bytes));
+        let new = !self.holds(bucket, fingerprint);
         self.len += 1;
         self.place(bucket, fingerprint);
-        Ok(())
+        Ok(new)
     }
 
     /// `false` if the item is certainly absent, `true` if it may be present (its
@@ -219,6 +222,12 @@ impl CuckooFilter {
     #[inline]
     pub fn contains<I: Item + ?Sized>(&self, item: &I) -> bool {
         let (i1, fingerprint) = item.with_bytes(|bytes| self.locate(bytes));
+        self.holds(i1, fingerprint)
+    }
+
+    /// Whether `fingerprint` is in bucket `i1`, in its alternate bucket or in the victim slot.
+    #[inline]
+    fn holds(&self, i1: u64, fingerprint: u32) -> bool {
         let i2 = self.alt_bucket(i1, fingerprint);
         self.find_in_bucket(i1, fingerprint).is_some()
             || self.find_in_bucket(i2, fingerprint).is_some()
@@ -226,17 +235,20 @@ impl CuckooFilter {
     }
 
     /// Removes one copy of an item, then tries to move a waiting victim into the table.
+    /// `Ok(true)` when a copy was taken out (a cuckoo filter can always take it out: the
+    /// `bool` is there for the contract every removable kind shares, see
+    /// [`Removable::remove`]).
     ///
     /// [`Error::NotPresent`], with the filter unchanged, if the item is certainly absent.
     /// Remove only items that were inserted: removing a false positive deletes another
     /// item's fingerprint (see the module documentation).
-    pub fn remove<I: Item + ?Sized>(&mut self, item: &I) -> Result<(), Error> {
+    pub fn remove<I: Item + ?Sized>(&mut self, item: &I) -> Result<bool, Error> {
         let (i1, fingerprint) = item.with_bytes(|bytes| self.locate(bytes));
         let i2 = self.alt_bucket(i1, fingerprint);
         if self.victim_matches(i1, i2, fingerprint) {
             self.victim = None;
             self.len -= 1;
-            return Ok(());
+            return Ok(true);
         }
         let slot = self
             .find_in_bucket(i1, fingerprint)
@@ -249,7 +261,7 @@ impl CuckooFilter {
             // a path). If not, some fingerprint ends up in the victim slot again.
             self.place(victim.bucket, victim.fingerprint);
         }
-        Ok(())
+        Ok(true)
     }
 
     /// The number of copies of the item's fingerprint in its two buckets and the victim
@@ -263,31 +275,6 @@ impl CuckooFilter {
             copies += self.count_in_bucket(i2, fingerprint);
         }
         copies + self.victim_matches(i1, i2, fingerprint) as u32
-    }
-
-    /// Inserts every item, stopping at the first error: the items before it are in, the
-    /// failing one and the rest are not. Returns how many were inserted.
-    ///
-    /// This filter has no `Extend`: an insert can fail when the filter is full, and
-    /// `extend` could only panic or silently drop items.
-    ///
-    /// ```
-    /// use bloomkit::{CuckooFilter, Filter};
-    /// let mut filter = CuckooFilter::with_capacity(100, 0.01)?;
-    /// assert_eq!(filter.try_extend(0..100u32)?, 100);
-    /// assert_eq!(filter.len(), 100);
-    /// # Ok::<(), bloomkit::Error>(())
-    /// ```
-    pub fn try_extend<I: Item, T: IntoIterator<Item = I>>(
-        &mut self,
-        items: T,
-    ) -> Result<u64, Error> {
-        let mut added = 0;
-        for item in items {
-            self.insert(&item)?;
-            added += 1;
-        }
-        Ok(added)
     }
 
     /// B, the number of buckets (a power of two).
@@ -465,7 +452,7 @@ impl Filter for CuckooFilter {
         self.hashing
     }
 
-    fn try_insert<I: Item + ?Sized>(&mut self, item: &I) -> Result<(), Error> {
+    fn try_insert<I: Item + ?Sized>(&mut self, item: &I) -> Result<bool, Error> {
         self.insert(item)
     }
 
@@ -531,7 +518,7 @@ impl Filter for CuckooFilter {
 impl Removable for CuckooFilter {
     /// Removes one copy; always `Ok(true)` when it succeeds (see [`CuckooFilter::remove`]).
     fn remove<I: Item + ?Sized>(&mut self, item: &I) -> Result<bool, Error> {
-        CuckooFilter::remove(self, item).map(|()| true)
+        CuckooFilter::remove(self, item)
     }
 }
 

@@ -109,9 +109,44 @@ pub trait Filter {
     /// The hashing configuration (function, index scheme, seed).
     fn hashing(&self) -> Hashing;
 
-    /// Adds an item. Kinds that can fill up (such as the cuckoo filter) return an error
-    /// and keep every item already in; the other kinds always succeed.
-    fn try_insert<I: Item + ?Sized>(&mut self, item: &I) -> Result<(), Error>;
+    /// Adds an item; says whether it was new.
+    ///
+    /// * `Ok(true)`: the item was certainly not in the filter before (the filter would have
+    ///   answered "no"); it is now.
+    /// * `Ok(false)`: the filter already reported the item present. Set-like kinds (the
+    ///   classic, blocked, deletable, scalable and stable filters) count it once; multiset
+    ///   kinds (counting, variable-increment, cuckoo) still add a copy, so that a later
+    ///   `remove` takes exactly one out.
+    /// * `Err(_)`: the kind could not take the item — only the kinds that can fill up (the
+    ///   cuckoo filter, a scalable filter at its limits); every item already in is kept.
+    ///   The other kinds always return `Ok`.
+    fn try_insert<I: Item + ?Sized>(&mut self, item: &I) -> Result<bool, Error>;
+
+    /// Inserts every item with [`try_insert`](Filter::try_insert), stopping at the first
+    /// error (the items before it are in; the failing one and the rest are not). Returns
+    /// how many were new.
+    ///
+    /// This is the one way to fill a kind whose insert can fail: those kinds (cuckoo,
+    /// scalable) do not implement [`Extend`], which has no way to report an error. The
+    /// kinds whose insert cannot fail implement `Extend` as well.
+    ///
+    /// ```
+    /// use bloomkit::{CuckooFilter, Filter};
+    /// let mut filter = CuckooFilter::with_capacity(1_000, 0.01)?;
+    /// assert_eq!(filter.try_extend(["a", "b", "a"])?, 2);
+    /// assert_eq!(filter.len(), 3); // a multiset kind keeps both copies of "a"
+    /// # Ok::<(), bloomkit::Error>(())
+    /// ```
+    fn try_extend<I: Item, T: IntoIterator<Item = I>>(&mut self, items: T) -> Result<u64, Error>
+    where
+        Self: Sized,
+    {
+        let mut new = 0;
+        for item in items {
+            new += u64::from(self.try_insert(&item)?);
+        }
+        Ok(new)
+    }
 
     /// `false` if the item is certainly not in the filter; `true` if it may be.
     ///

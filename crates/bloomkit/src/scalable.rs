@@ -236,19 +236,6 @@ impl ScalableBloomFilter {
         item.with_bytes(|bytes| self.layers.iter().rev().any(|layer| layer.contains(bytes)))
     }
 
-    /// Inserts every item, stopping at the first error (the items before it are in, the
-    /// failing one and the rest are not). Returns how many items were added.
-    pub fn try_extend<I: Item, T: IntoIterator<Item = I>>(
-        &mut self,
-        items: T,
-    ) -> Result<u64, Error> {
-        let mut added = 0;
-        for item in items {
-            added += self.insert(&item)? as u64;
-        }
-        Ok(added)
-    }
-
     /// The number of layers, at least 1.
     pub fn num_layers(&self) -> usize {
         self.layers.len()
@@ -390,8 +377,8 @@ impl Filter for ScalableBloomFilter {
         self.hashing
     }
 
-    fn try_insert<I: Item + ?Sized>(&mut self, item: &I) -> Result<(), Error> {
-        self.insert(item).map(|_| ())
+    fn try_insert<I: Item + ?Sized>(&mut self, item: &I) -> Result<bool, Error> {
+        self.insert(item)
     }
 
     fn contains<I: Item + ?Sized>(&self, item: &I) -> bool {
@@ -476,24 +463,12 @@ impl Filter for ScalableBloomFilter {
     }
 }
 
-/// Inserts every item.
-///
-/// # Panics
-///
-/// When the filter cannot grow any more: past its `max_layers` or `max_bits`, or past
-/// [`params::MAX_NUM_BITS`] in total (as `Vec::extend` panics past its maximum capacity).
-/// Use [`ScalableBloomFilter::try_extend`] to get an error instead.
-impl<I: Item> Extend<I> for ScalableBloomFilter {
-    fn extend<T: IntoIterator<Item = I>>(&mut self, iter: T) {
-        if let Err(e) = self.try_extend(iter) {
-            panic!("ScalableBloomFilter::extend: {e}");
-        }
-    }
-}
+// No `Extend`: an insert can fail (past `max_layers`, `max_bits` or the crate's size limit)
+// and `Extend` cannot say so. Use `Filter::try_extend`, which stops at the first error.
 
-/// Collects items into a scalable filter at ε = 1% whose first layer holds as many items
-/// as the iterator says it has at least (or [`DEFAULT_INITIAL_CAPACITY`]). The filter grows
-/// as needed, so nothing is buffered.
+/// Collects items into a scalable filter at ε = 1% whose first layer holds them all (at
+/// least [`DEFAULT_INITIAL_CAPACITY`]), so collecting never needs to grow and cannot fail;
+/// the filter grows on later inserts.
 ///
 /// ```
 /// use bloomkit::ScalableBloomFilter;
@@ -503,11 +478,13 @@ impl<I: Item> Extend<I> for ScalableBloomFilter {
 /// ```
 impl<I: Item> FromIterator<I> for ScalableBloomFilter {
     fn from_iter<T: IntoIterator<Item = I>>(iter: T) -> Self {
-        let iter = iter.into_iter();
-        let initial = (iter.size_hint().0 as u64).max(DEFAULT_INITIAL_CAPACITY);
+        let items: Vec<I> = iter.into_iter().collect();
+        let initial = (items.len() as u64).max(DEFAULT_INITIAL_CAPACITY);
         let mut filter = ScalableBloomFilter::with_capacity(initial, DEFAULT_FPP)
             .expect("ε = 1% is valid and any in-memory collection fits");
-        filter.extend(iter);
+        filter
+            .try_extend(items)
+            .expect("one layer holds every item, so nothing grows");
         filter
     }
 }
@@ -1049,13 +1026,17 @@ mod tests {
     }
 
     #[test]
-    #[should_panic(expected = "ScalableBloomFilter::extend")]
-    fn extend_panics_only_when_the_filter_cannot_grow() {
+    fn try_extend_stops_at_the_first_item_that_does_not_fit() {
         let mut f = ScalableBloomFilter::builder()
             .capacity(10)
             .max_layers(1)
             .build()
             .unwrap();
-        f.extend(0..100u32);
+        let err = f.try_extend(0..100u32).unwrap_err();
+        assert!(matches!(err, Error::Full { .. }), "{err}");
+        // The ten that fit are in; the rest are not (the one layer is full).
+        assert_eq!(Filter::len(&f), 10);
+        assert!((0..10u32).all(|i| f.contains(&i)));
+        assert_eq!(f.try_insert(&1000u32), Err(err));
     }
 }

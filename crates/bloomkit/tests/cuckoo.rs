@@ -12,7 +12,7 @@ fn fill_until_full(mut filter: CuckooFilter) -> (CuckooFilter, u64) {
     let mut next = 0u64;
     loop {
         match filter.insert(&next) {
-            Ok(()) => next += 1,
+            Ok(_) => next += 1,
             Err(Error::Full {
                 kind: Kind::Cuckoo, ..
             }) => return (filter, next),
@@ -211,7 +211,7 @@ proptest! {
                 Op::Insert(item) => {
                     let before = filter.clone();
                     match filter.insert(&item) {
-                        Ok(()) => *model.entry(item).or_default() += 1,
+                        Ok(_) => *model.entry(item).or_default() += 1,
                         Err(Error::Full { .. }) => {
                             prop_assert!(before.is_full());
                             prop_assert_eq!(&filter, &before, "a failed insert changed the filter");

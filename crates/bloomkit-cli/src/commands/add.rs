@@ -33,15 +33,13 @@ pub fn run(args: AddArgs) -> Result<()> {
     // The item whose insert failed, and why.
     let mut refused: Option<(Vec<u8>, bloomkit::Error)> = None;
     let read = input::for_each_item(args.items.source(), "adding", |item| {
-        let before = filter.len();
-        if let Err(error) = filter.try_insert(item) {
-            refused = Some((item.to_vec(), error));
-            return Err(anyhow!("an insert failed"));
-        }
-        if filter.len() > before {
-            added += 1;
-        } else {
-            present += 1;
+        match filter.try_insert(item) {
+            Ok(true) => added += 1,
+            Ok(false) => present += 1,
+            Err(error) => {
+                refused = Some((item.to_vec(), error));
+                return Err(anyhow!("an insert failed"));
+            }
         }
         Ok(())
     });
