@@ -2,7 +2,7 @@
 //! the seed studies.
 //!
 //! This file only parses the command line and dispatches; each verb lives in
-//! [`commands`], each study in [`experiments`].
+//! [`commands`], and `experiment` calls the seed studies' crate, [`bloomkit_experiments`].
 //!
 //! Exit codes: 0 on success; 1 when `check` was asked about a single item that is
 //! definitely absent; 2 on any error (bad arguments, unreadable or corrupted files, …).
@@ -10,7 +10,6 @@
 #![warn(missing_docs)]
 
 mod commands;
-mod experiments;
 
 use std::io::Write;
 use std::process::ExitCode;
@@ -57,7 +56,7 @@ enum Command {
     Merge(commands::merge::MergeArgs),
     /// Rerun the seed studies and print (and optionally save) their tables.
     #[command(subcommand)]
-    Experiment(experiments::ExperimentCommand),
+    Experiment(bloomkit_experiments::ExperimentCommand),
 }
 
 fn main() -> ExitCode {
@@ -70,7 +69,9 @@ fn main() -> ExitCode {
         Command::Remove(args) => commands::remove::run(args).map(|()| ExitCode::SUCCESS),
         Command::Info(args) => commands::info::run(args).map(|()| ExitCode::SUCCESS),
         Command::Merge(args) => commands::merge::run(args).map(|()| ExitCode::SUCCESS),
-        Command::Experiment(command) => experiments::run(command).map(|()| ExitCode::SUCCESS),
+        Command::Experiment(command) => {
+            bloomkit_experiments::run(command).map(|()| ExitCode::SUCCESS)
+        }
     };
     result.unwrap_or_else(report)
 }

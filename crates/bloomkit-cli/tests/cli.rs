@@ -1060,14 +1060,13 @@ fn fpr_study_on_the_builtin_corpus_writes_plausible_rates() {
 
 #[test]
 fn fpr_study_on_the_system_word_list_agrees_with_theory() {
+    // Not skipped when missing: scripts/test installs it (Debian's wamerican).
     let words = Path::new("/usr/share/dict/words");
-    if !words.exists() {
-        println!(
-            "note: {} not found; skipping the word-list study",
-            words.display()
-        );
-        return;
-    }
+    assert!(
+        words.is_file(),
+        "{} is missing: install Debian's wamerican (scripts/test does)",
+        words.display()
+    );
     let dir = temp();
     let d = dir.path();
     let printed = ok(

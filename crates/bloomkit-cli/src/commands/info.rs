@@ -12,6 +12,7 @@ use std::path::PathBuf;
 
 use anyhow::Result;
 use bloomkit::{AnyFilter, Filter, Kind};
+use bloomkit_experiments::fpr::parameters_block;
 use clap::Args;
 
 use super::store::{self, can_remove, human_bytes, probability};
@@ -26,18 +27,6 @@ pub struct InfoArgs {
     /// Print one JSON object instead of text (the kind's facts under "properties").
     #[arg(long)]
     pub json: bool,
-}
-
-/// The seeds' parameter block: n, ε, k and m of a Bloom filter.
-pub fn parameters_block(capacity: u64, fpp: f64, num_hashes: u32, num_bits: u64) -> String {
-    format!(
-        "----- PARAMETERS -----\n\
-         Number of elements in filter:          {capacity}\n\
-         Calibrated probability of false positives: {fpp:.6}\n\
-         Amount of hash functions:             {num_hashes}\n\
-         Filter size:                          {num_bits}\n\
-         -----\n"
-    )
 }
 
 /// Prints the filter's description.
@@ -305,17 +294,6 @@ fn json_string(s: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn parameters_block_matches_the_seed() {
-        let expected = "----- PARAMETERS -----\n\
-            Number of elements in filter:          58110\n\
-            Calibrated probability of false positives: 0.001000\n\
-            Amount of hash functions:             10\n\
-            Filter size:                          835481\n\
-            -----\n";
-        assert_eq!(parameters_block(58_110, 0.001, 10, 835_481), expected);
-    }
 
     #[test]
     fn labels_are_capitalized() {

@@ -271,17 +271,6 @@ pub fn byte_progress(total: Option<u64>, label: &str) -> ProgressBar {
     bar
 }
 
-/// A progress bar on standard error that counts steps (hidden when not a terminal).
-pub fn step_progress(total: u64, label: &str) -> ProgressBar {
-    let bar = ProgressBar::new(total);
-    let style = ProgressStyle::with_template("{msg:>14} [{bar:40}] {pos}/{len} ({eta})")
-        .map(|s| s.progress_chars("=> "))
-        .unwrap_or_else(|_| ProgressStyle::default_bar());
-    bar.set_style(style);
-    bar.set_message(label.to_owned());
-    bar
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -12,11 +12,15 @@ use anyhow::{bail, Context, Result};
 use bloomkit::{
     AnyFilter, BlockedBloomFilter, BlockedBloomFilterBuilder, BloomFilter, BloomFilterBuilder,
     CountingBloomFilter, CountingBloomFilterBuilder, CuckooFilter, CuckooFilterBuilder,
-    DeletableBloomFilter, DeletableBloomFilterBuilder, Filter, HashFunction, IndexScheme, Kind,
-    Persist, ScalableBloomFilter, ScalableBloomFilterBuilder, StableBloomFilter,
-    StableBloomFilterBuilder, VariableIncrementBloomFilter, VariableIncrementBloomFilterBuilder,
+    DeletableBloomFilter, DeletableBloomFilterBuilder, Filter, IndexScheme, Kind, Persist,
+    ScalableBloomFilter, ScalableBloomFilterBuilder, StableBloomFilter, StableBloomFilterBuilder,
+    VariableIncrementBloomFilter, VariableIncrementBloomFilterBuilder,
 };
 use clap::{Args, ValueEnum};
+
+/// The hash function and index scheme as named on the command line, shared with `bloomkit
+/// experiment fpr`.
+pub use bloomkit_experiments::{HashArg, SchemeArg};
 
 /// The kinds of filter the CLI can create.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, ValueEnum)]
@@ -98,44 +102,6 @@ fn or_list(names: &[&str]) -> String {
         [] => String::new(),
         [one] => (*one).to_owned(),
         [rest @ .., last] => format!("{} or {last}", rest.join(", ")),
-    }
-}
-
-/// The 128-bit hash function, as named on the command line.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, ValueEnum)]
-pub enum HashArg {
-    /// MurmurHash3 x64_128 (the seeds' hash).
-    #[default]
-    Murmur3,
-    /// XXH3-128 (faster on long items).
-    Xxh3,
-}
-
-impl From<HashArg> for HashFunction {
-    fn from(arg: HashArg) -> Self {
-        match arg {
-            HashArg::Murmur3 => HashFunction::Murmur3,
-            HashArg::Xxh3 => HashFunction::Xxh3,
-        }
-    }
-}
-
-/// How the k positions of an item are derived, as named on the command line.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, ValueEnum)]
-pub enum SchemeArg {
-    /// One digest, k positions by enhanced double hashing.
-    #[default]
-    Double,
-    /// k independent seeded digests (the seeds' construction).
-    Seeded,
-}
-
-impl From<SchemeArg> for IndexScheme {
-    fn from(arg: SchemeArg) -> Self {
-        match arg {
-            SchemeArg::Double => IndexScheme::EnhancedDoubleHashing,
-            SchemeArg::Seeded => IndexScheme::SeededHashes,
-        }
     }
 }
 

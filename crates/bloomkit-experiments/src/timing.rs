@@ -45,6 +45,7 @@ fn quartiles(values: &[f64]) -> (f64, f64, f64) {
 /// Arguments of `bloomkit experiment timing`.
 #[derive(Debug, Args)]
 pub struct TimingArgs {
+    /// The options every study has.
     #[command(flatten)]
     pub common: StudyArgs,
 }

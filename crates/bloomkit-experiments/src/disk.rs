@@ -55,6 +55,7 @@ pub enum CacheArg {
 /// Arguments of `bloomkit experiment disk`.
 #[derive(Debug, Args)]
 pub struct DiskArgs {
+    /// The options every study has.
     #[command(flatten)]
     pub common: StudyArgs,
 

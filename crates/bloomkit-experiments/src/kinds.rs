@@ -118,6 +118,8 @@ impl Variant {
 }
 
 /// The parameters of a built filter that its theory needs.
+// The fields are the letters of the formula each variant names.
+#[allow(missing_docs)]
 #[derive(Clone, Debug, PartialEq)]
 pub enum Theory {
     /// `fpp_exact(m, k, n)` (classic, counting, and the deletable filter's data bits).

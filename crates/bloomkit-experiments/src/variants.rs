@@ -44,6 +44,7 @@ const CHECKPOINTS: u64 = 20;
 /// Arguments of `bloomkit experiment variants`.
 #[derive(Debug, Args)]
 pub struct VariantsArgs {
+    /// The options every study has.
     #[command(flatten)]
     pub common: StudyArgs,
 }

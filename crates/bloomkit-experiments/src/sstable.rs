@@ -49,6 +49,7 @@ const PER_BLOCK: usize = BLOCK / RECORD;
 /// Arguments of `bloomkit experiment sstable`.
 #[derive(Debug, Args)]
 pub struct SstableArgs {
+    /// The options every study has.
     #[command(flatten)]
     pub common: StudyArgs,
 

@@ -33,6 +33,7 @@ pub const FPP: f64 = 0.01;
 /// Arguments of `bloomkit experiment deletion`.
 #[derive(Debug, Args)]
 pub struct DeletionArgs {
+    /// The options every study has.
     #[command(flatten)]
     pub common: StudyArgs,
 }

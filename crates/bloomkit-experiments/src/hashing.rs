@@ -34,6 +34,7 @@ pub const CONFIGS: [(HashFunction, IndexScheme); 4] = [
 /// Arguments of `bloomkit experiment hashing`.
 #[derive(Debug, Args)]
 pub struct HashingArgs {
+    /// The options every study has.
     #[command(flatten)]
     pub common: StudyArgs,
 }

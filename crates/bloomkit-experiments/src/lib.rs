@@ -1,4 +1,5 @@
-//! The seed studies, rerun on this crate's filters.
+//! The seed studies, rerun on the `bloomkit` library's filters: the library behind
+//! `bloomkit experiment` (the CLI parses [`ExperimentCommand`] and calls [`run`]).
 //!
 //! Each study is a subcommand of `bloomkit experiment` with its own module. It returns a
 //! [`report::Report`]: tables (printed on standard output; with `--csv FILE` the main one
@@ -13,6 +14,11 @@
 //!
 //! A new study adds a module with `study(&Args) -> Result<Report>`, a variant to
 //! [`ExperimentCommand`] and a line to [`all`].
+//!
+//! What the studies write is generated output: `scripts/run` writes `report/`, which git
+//! ignores.
+#![forbid(unsafe_code)]
+#![warn(missing_docs)]
 
 pub mod all;
 pub mod corpus;
@@ -33,7 +39,8 @@ use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use anyhow::{Context, Result};
-use clap::{Args, Subcommand};
+use bloomkit::{HashFunction, IndexScheme};
+use clap::{Args, Subcommand, ValueEnum};
 use indicatif::{ProgressBar, ProgressStyle};
 
 use report::Report;
@@ -101,6 +108,46 @@ impl Size {
             Size::Tiny => tiny,
             Size::Default => default,
             Size::Full => full,
+        }
+    }
+}
+
+/// The 128-bit hash function, as named on the command line (`experiment fpr --hash`, and
+/// the CLI's `create` and `build`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, ValueEnum)]
+pub enum HashArg {
+    /// MurmurHash3 x64_128 (the seeds' hash).
+    #[default]
+    Murmur3,
+    /// XXH3-128 (faster on long items).
+    Xxh3,
+}
+
+impl From<HashArg> for HashFunction {
+    fn from(arg: HashArg) -> Self {
+        match arg {
+            HashArg::Murmur3 => HashFunction::Murmur3,
+            HashArg::Xxh3 => HashFunction::Xxh3,
+        }
+    }
+}
+
+/// How the k positions of an item are derived, as named on the command line
+/// (`experiment fpr --scheme`, and the CLI's `create` and `build`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, ValueEnum)]
+pub enum SchemeArg {
+    /// One digest, k positions by enhanced double hashing.
+    #[default]
+    Double,
+    /// k independent seeded digests (the seeds' construction).
+    Seeded,
+}
+
+impl From<SchemeArg> for IndexScheme {
+    fn from(arg: SchemeArg) -> Self {
+        match arg {
+            SchemeArg::Double => IndexScheme::EnhancedDoubleHashing,
+            SchemeArg::Seeded => IndexScheme::SeededHashes,
         }
     }
 }
@@ -224,8 +271,19 @@ pub fn finish(mut report: Report, common: &StudyArgs) -> Result<()> {
 
 /// A progress bar on standard error (hidden when it is not a terminal), labelled `label`.
 pub fn progress(total: u64, label: &str) -> ProgressBar {
+    labelled_progress(total, label, 22)
+}
+
+/// A progress bar with a narrower label, for the fpr study's steps (`ε = 0.01`).
+pub fn step_progress(total: u64, label: &str) -> ProgressBar {
+    labelled_progress(total, label, 14)
+}
+
+/// A progress bar whose label is right-aligned in `width` columns.
+fn labelled_progress(total: u64, label: &str, width: usize) -> ProgressBar {
     let bar = ProgressBar::new(total);
-    let style = ProgressStyle::with_template("{msg:>22} [{bar:40}] {pos}/{len} ({eta})")
+    let template = format!("{{msg:>{width}}} [{{bar:40}}] {{pos}}/{{len}} ({{eta}})");
+    let style = ProgressStyle::with_template(&template)
         .map(|s| s.progress_chars("=> "))
         .unwrap_or_else(|_| ProgressStyle::default_bar());
     bar.set_style(style);

@@ -19,9 +19,7 @@ use clap::Args;
 
 use super::plot::{self, Axis, Figure, Legend, Point, Series, Style};
 use super::report::{Report, ReportTable};
-use super::{agreement, corpus, Size, StudyArgs, Table};
-use crate::commands::input::step_progress;
-use crate::commands::store::{HashArg, SchemeArg};
+use super::{agreement, corpus, step_progress, HashArg, SchemeArg, Size, StudyArgs, Table};
 
 /// The false-positive probabilities of the seed's table.
 pub const FPPS: [f64; 5] = [0.2, 0.05, 0.01, 0.001, 0.0001];
@@ -42,6 +40,7 @@ pub struct FprArgs {
     #[arg(long, value_name = "FILE")]
     pub words: Option<PathBuf>,
 
+    /// The options every study has.
     #[command(flatten)]
     pub common: StudyArgs,
 
@@ -131,7 +130,7 @@ pub fn run(args: FprArgs) -> Result<()> {
         write!(
             out,
             "{}\n{}\n",
-            crate::commands::info::parameters_block(m.words, m.fpp, m.num_hashes, m.num_bits),
+            parameters_block(m.words, m.fpp, m.num_hashes, m.num_bits),
             results_block(m.false_positives, m.measured())
         )?;
     }
@@ -360,6 +359,19 @@ pub fn measure(
     })
 }
 
+/// The seed's parameter block: n, ε, k and m of a Bloom filter (also `bloomkit info`'s
+/// first lines for the classic kinds).
+pub fn parameters_block(capacity: u64, fpp: f64, num_hashes: u32, num_bits: u64) -> String {
+    format!(
+        "----- PARAMETERS -----\n\
+         Number of elements in filter:          {capacity}\n\
+         Calibrated probability of false positives: {fpp:.6}\n\
+         Amount of hash functions:             {num_hashes}\n\
+         Filter size:                          {num_bits}\n\
+         -----\n"
+    )
+}
+
 /// The seed's results block.
 pub fn results_block(false_positives: u64, rate: f64) -> String {
     format!(
@@ -433,6 +445,17 @@ pub fn csv_table(measurements: &[Measurement]) -> Table {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn parameters_block_matches_the_seed() {
+        let expected = "----- PARAMETERS -----\n\
+            Number of elements in filter:          58110\n\
+            Calibrated probability of false positives: 0.001000\n\
+            Amount of hash functions:             10\n\
+            Filter size:                          835481\n\
+            -----\n";
+        assert_eq!(parameters_block(58_110, 0.001, 10, 835_481), expected);
+    }
 
     #[test]
     fn negatives_skip_shifted_words_that_are_words() {

@@ -30,6 +30,7 @@ pub const RHOS: [f64; 14] = [
 /// Arguments of `bloomkit experiment rho`.
 #[derive(Debug, Args)]
 pub struct RhoArgs {
+    /// The options every study has.
     #[command(flatten)]
     pub common: StudyArgs,
 }
