@@ -2,10 +2,10 @@
 //! as a function of the number of items, from [`bloomkit::params`].
 
 use anyhow::Result;
-use bloomkit::params::{cuckoo_fpp, fpp_blocked, fpp_exact, stable_fpp, vi_fpp};
 use bloomkit::{
     AnyFilter, BlockedBloomFilter, BloomFilter, CountingBloomFilter, CuckooFilter,
-    DeletableBloomFilter, ScalableBloomFilter, StableBloomFilter, VariableIncrementBloomFilter,
+    DeletableBloomFilter, Filter, ScalableBloomFilter, StableBloomFilter,
+    VariableIncrementBloomFilter,
 };
 
 /// A kind with the choices a study makes for it.
@@ -117,129 +117,39 @@ impl Variant {
     }
 }
 
-/// The parameters of a built filter that its theory needs.
-// The fields are the letters of the formula each variant names.
-#[allow(missing_docs)]
-#[derive(Clone, Debug, PartialEq)]
-pub enum Theory {
-    /// `fpp_exact(m, k, n)` (classic, counting, and the deletable filter's data bits).
-    Bloom { m: u64, k: u32 },
-    /// `fpp_blocked(blocks, 512, k, n)` (Putze et al.'s Poisson sum, exact per block).
-    Blocked { blocks: u64, k: u32 },
-    /// `vi_fpp(m, k, n, L)`.
-    Vi { m: u64, k: u32, base: u32 },
-    /// One classic layer per (m, k, capacity), filled in turn.
-    Scalable { layers: Vec<(u64, u32, u64)> },
-    /// The stable point `stable_fpp(m, K, P, Max)`, reached after enough insertions.
-    Stable {
-        m: u64,
-        k: u32,
-        decrements: u64,
-        max: u32,
-    },
-    /// `cuckoo_fpp(f, b, α)` with α the load after `min(n, accepted)` items.
-    Cuckoo {
-        f: u32,
-        b: u32,
-        slots: u64,
-        accepted: u64,
-    },
+/// The theory of a built filter: the library's [`Filter::fpp_at`] — each kind's formula,
+/// kept next to its code — for the filter's parameters, with n capped at the items the
+/// filter accepted (a cuckoo filter refuses items once full; the rest hold what they took).
+#[derive(Clone, Debug)]
+pub struct Theory {
+    filter: AnyFilter,
+    accepted: u64,
 }
 
 impl Theory {
-    /// The theory of a filter as built (for the scalable filter, of the layers it has;
-    /// for the cuckoo filter, with the number of items it accepted).
+    /// The theory of a filter as built, which accepted `accepted` items.
     pub fn of(filter: &AnyFilter, accepted: u64) -> Option<Theory> {
-        Some(match filter {
-            AnyFilter::Bloom(f) => Theory::Bloom {
-                m: f.num_bits(),
-                k: f.num_hashes(),
-            },
-            AnyFilter::Blocked(f) => Theory::Blocked {
-                blocks: f.num_blocks(),
-                k: f.num_hashes(),
-            },
-            AnyFilter::Counting(f) => Theory::Bloom {
-                m: f.num_counters(),
-                k: f.num_hashes(),
-            },
-            AnyFilter::VariableIncrement(f) => Theory::Vi {
-                m: f.num_counters(),
-                k: f.num_hashes(),
-                base: f.increment_base(),
-            },
-            AnyFilter::Deletable(f) => Theory::Bloom {
-                m: f.data_bits(),
-                k: f.num_hashes(),
-            },
-            AnyFilter::Scalable(f) => Theory::Scalable {
-                layers: f
-                    .layers()
-                    .iter()
-                    .map(|l| (l.num_bits(), l.num_hashes(), l.capacity()))
-                    .collect(),
-            },
-            AnyFilter::Stable(f) => Theory::Stable {
-                m: f.num_cells(),
-                k: f.num_hashes(),
-                decrements: f.decrements(),
-                max: f.max_value(),
-            },
-            AnyFilter::Cuckoo(f) => Theory::Cuckoo {
-                f: f.fingerprint_bits(),
-                b: f.bucket_size(),
-                slots: f.num_slots(),
-                accepted,
-            },
-            _ => return None,
+        Some(Theory {
+            filter: filter.clone(),
+            accepted,
         })
     }
 
     /// The false-positive probability after `n` insertions of distinct items.
     pub fn fpp(&self, n: u64) -> f64 {
-        match *self {
-            Theory::Bloom { m, k } => fpp_exact(m, k, n),
-            Theory::Blocked { blocks, k } => fpp_blocked(blocks, 512, k, n),
-            Theory::Vi { m, k, base } => vi_fpp(m, k, n, base),
-            Theory::Scalable { ref layers } => {
-                // Layers fill in turn; a query is a false positive when any layer says maybe.
-                let mut left = n;
-                let mut pass = 1.0;
-                for &(m, k, capacity) in layers {
-                    let here = left.min(capacity);
-                    pass *= 1.0 - fpp_exact(m, k, here);
-                    left -= here;
-                    if left == 0 {
-                        break;
-                    }
-                }
-                1.0 - pass
-            }
-            Theory::Stable {
-                m,
-                k,
-                decrements,
-                max,
-            } => stable_fpp(m, k, decrements, max),
-            Theory::Cuckoo {
-                f,
-                b,
-                slots,
-                accepted,
-            } => cuckoo_fpp(f, b, n.min(accepted) as f64 / slots.max(1) as f64),
-        }
+        self.filter.fpp_at(n.min(self.accepted))
     }
 
     /// Whether the formula describes every n (the stable filter's is a limit only).
     pub fn is_exact_in_n(&self) -> bool {
-        !matches!(self, Theory::Stable { .. })
+        !self.filter.kind().forgets()
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use bloomkit::Filter;
+    use bloomkit::params::fpp_exact;
 
     #[test]
     fn every_kind_builds_and_has_a_theory() {
@@ -259,11 +169,20 @@ mod tests {
 
     #[test]
     fn scalable_theory_adds_layers() {
-        let theory = Theory::Scalable {
-            layers: vec![(1000, 7, 100), (3000, 8, 200)],
+        // Layer 0 holds n₀ items at ε₀ = ε(1 − r); layer 1 holds 2n₀ at ε₀·r. Past n₀ the
+        // rate is that of both layers, each at its own fill.
+        let filter = Variant::Scalable.build(100, 0.01, 1).unwrap();
+        let theory = Theory::of(&filter, u64::MAX).unwrap();
+        let AnyFilter::Scalable(f) = &filter else {
+            unreachable!()
         };
-        assert!((theory.fpp(50) - fpp_exact(1000, 7, 50)).abs() < 1e-15);
-        let both = 1.0 - (1.0 - fpp_exact(1000, 7, 100)) * (1.0 - fpp_exact(3000, 8, 50));
-        assert!((theory.fpp(150) - both).abs() < 1e-15);
+        let first = &f.layers()[0];
+        let one = fpp_exact(first.num_bits(), first.num_hashes(), 50);
+        assert!((theory.fpp(50) - one).abs() < 1e-15);
+        assert!(theory.fpp(150) > theory.fpp(100));
+        assert!(
+            theory.fpp(1_000) <= 0.01,
+            "the bound holds at 10× the capacity"
+        );
     }
 }

@@ -549,7 +549,28 @@ impl Filter for BlockedBloomFilter {
             .sum();
         sum / self.num_blocks() as f64
     }
+
+    fn target_fpp(&self) -> f64 {
+        BlockedBloomFilter::target_fpp(self)
+    }
+
+    fn fpp_at(&self, n: u64) -> f64 {
+        params::fpp_blocked(self.num_blocks(), params::BLOCK_BITS, self.num_hashes(), n)
+    }
 }
+
+crate::registry::registered!(
+    BlockedBloomFilter,
+    crate::registry::Abilities {
+        name: "blocked",
+        summary: "Blocked Bloom filter: all k bits of an item in one 64-byte cache line (one cache miss per query); union.",
+        remove: false,
+        merge: true,
+        grow: false,
+        forgets: false,
+        index_scheme: true,
+    }, merge
+);
 
 impl Mergeable for BlockedBloomFilter {
     /// Bitwise OR: exactly the filter that inserting both sets would have built.

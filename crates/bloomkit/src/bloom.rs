@@ -278,7 +278,29 @@ impl Filter for BloomFilter {
     fn expected_fpp(&self) -> f64 {
         params::fpp_from_fill(self.count_ones(), self.num_bits(), self.num_hashes)
     }
+
+    fn target_fpp(&self) -> f64 {
+        BloomFilter::target_fpp(self)
+    }
+
+    fn fpp_at(&self, n: u64) -> f64 {
+        params::fpp_exact(self.num_bits(), self.num_hashes(), n)
+    }
 }
+
+crate::registry::registered!(
+    BloomFilter,
+    crate::registry::Abilities {
+        name: "bloom",
+        summary: "The classic Bloom filter: no remove; union.",
+        remove: false,
+        merge: true,
+        grow: false,
+        forgets: false,
+        index_scheme: true,
+    },
+    merge
+);
 
 impl Mergeable for BloomFilter {
     /// Bitwise OR: exactly the filter that inserting both sets would have built.

@@ -308,6 +308,14 @@ impl Filter for ConcurrentBloomFilter {
     fn expected_fpp(&self) -> f64 {
         params::fpp_from_fill(self.count_ones(), self.num_bits(), self.num_hashes)
     }
+
+    fn target_fpp(&self) -> f64 {
+        ConcurrentBloomFilter::target_fpp(self)
+    }
+
+    fn fpp_at(&self, n: u64) -> f64 {
+        params::fpp_exact(self.num_bits(), self.num_hashes, n)
+    }
 }
 
 impl<I: Item> Extend<I> for ConcurrentBloomFilter {

@@ -339,7 +339,30 @@ impl Filter for CountingBloomFilter {
             self.num_hashes,
         )
     }
+
+    fn target_fpp(&self) -> f64 {
+        CountingBloomFilter::target_fpp(self)
+    }
+
+    fn fpp_at(&self, n: u64) -> f64 {
+        params::fpp_exact(self.num_counters(), self.num_hashes(), n)
+    }
 }
+
+crate::registry::registered!(
+    CountingBloomFilter,
+    crate::registry::Abilities {
+        name: "counting",
+        summary: "Counting Bloom filter (Fan et al. 2000): saturating counters; remove, union.",
+        remove: true,
+        merge: true,
+        grow: false,
+        forgets: false,
+        index_scheme: true,
+    },
+    remove,
+    merge
+);
 
 impl Removable for CountingBloomFilter {
     fn remove<I: Item + ?Sized>(&mut self, item: &I) -> Result<bool, Error> {

@@ -513,7 +513,34 @@ impl Filter for CuckooFilter {
     fn expected_fpp(&self) -> f64 {
         params::cuckoo_fpp(self.fingerprint_bits, self.bucket_size, self.load_factor())
     }
+
+    fn target_fpp(&self) -> f64 {
+        CuckooFilter::target_fpp(self)
+    }
+
+    fn fpp_at(&self, n: u64) -> f64 {
+        params::cuckoo_fpp(
+            self.fingerprint_bits(),
+            self.bucket_size(),
+            n.min(self.num_slots()) as f64 / self.num_slots().max(1) as f64,
+        )
+    }
 }
+
+crate::registry::registered!(
+    CuckooFilter,
+    crate::registry::Abilities {
+        name: "cuckoo",
+        summary:
+            "Cuckoo filter (Fan et al. 2014): fingerprints in buckets; remove; can become full.",
+        remove: true,
+        merge: false,
+        grow: false,
+        forgets: false,
+        index_scheme: false,
+    },
+    remove
+);
 
 impl Removable for CuckooFilter {
     /// Removes one copy; always `Ok(true)` when it succeeds (see [`CuckooFilter::remove`]).

@@ -438,7 +438,28 @@ impl Filter for DeletableBloomFilter {
     fn expected_fpp(&self) -> f64 {
         params::fpp_from_fill(self.count_ones(), self.data_len(), self.num_hashes)
     }
+
+    fn target_fpp(&self) -> f64 {
+        DeletableBloomFilter::target_fpp(self)
+    }
+
+    fn fpp_at(&self, n: u64) -> f64 {
+        params::fpp_exact(self.data_bits(), self.num_hashes(), n)
+    }
 }
+
+crate::registry::registered!(
+    DeletableBloomFilter,
+    crate::registry::Abilities {
+        name: "deletable",
+        summary: "Deletable Bloom filter (Rothenberg et al. 2010): removes the items whose bits lie in collision-free regions; union.",
+        remove: true,
+        merge: true,
+        grow: false,
+        forgets: false,
+        index_scheme: true,
+    }, remove, merge
+);
 
 impl Removable for DeletableBloomFilter {
     fn remove<I: Item + ?Sized>(&mut self, item: &I) -> Result<bool, Error> {

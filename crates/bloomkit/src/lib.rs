@@ -66,6 +66,7 @@ pub mod hash;
 #[cfg(feature = "rayon")]
 pub mod parallel;
 pub mod params;
+pub mod registry;
 pub mod scalable;
 pub mod stable;
 pub mod stats;

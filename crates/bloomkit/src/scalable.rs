@@ -461,7 +461,49 @@ impl Filter for ScalableBloomFilter {
             .sum();
         -log_all_negative.exp_m1()
     }
+
+    fn target_fpp(&self) -> f64 {
+        ScalableBloomFilter::target_fpp(self)
+    }
+
+    /// The layers fill in turn — n₀ items into the first, n₀·s into the second, … — and a
+    /// query is a false positive when any layer says "maybe":
+    /// `1 − Π (1 − FPP_exact(mᵢ, kᵢ, items in layer i))`, over the layers that n items
+    /// open (shaped as [`layer_shape`] shapes them when the filter grows).
+    fn fpp_at(&self, n: u64) -> f64 {
+        let (mut left, mut pass, mut index) = (n, 1.0, 0);
+        while left > 0 {
+            let Ok(shape) = layer_shape(
+                self.initial_capacity,
+                self.fpp,
+                self.growth,
+                self.tightening,
+                index,
+            ) else {
+                break; // no further layer can exist: the filter refuses the rest
+            };
+            let here = left.min(shape.capacity);
+            pass *= 1.0 - params::fpp_exact(shape.num_bits, shape.num_hashes, here);
+            left -= here;
+            index += 1;
+        }
+        1.0 - pass
+    }
 }
+
+crate::registry::registered!(
+    ScalableBloomFilter,
+    crate::registry::Abilities {
+        name: "scalable",
+        summary:
+            "Scalable Bloom filter (Almeida et al. 2007): grows past its capacity and keeps ε.",
+        remove: false,
+        merge: false,
+        grow: true,
+        forgets: false,
+        index_scheme: true,
+    }
+);
 
 // No `Extend`: an insert can fail (past `max_layers`, `max_bits` or the crate's size limit)
 // and `Extend` cannot say so. Use `Filter::try_extend`, which stops at the first error.

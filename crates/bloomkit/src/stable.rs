@@ -412,7 +412,35 @@ impl Filter for StableBloomFilter {
             self.num_hashes,
         )
     }
+
+    fn target_fpp(&self) -> f64 {
+        StableBloomFilter::target_fpp(self)
+    }
+
+    /// The stable point's rate (Deng & Rafiei's limit as the stream goes on): it does not
+    /// depend on how many items came, once the filter has seen enough to forget.
+    fn fpp_at(&self, _n: u64) -> f64 {
+        params::stable_fpp(
+            self.num_cells(),
+            self.num_hashes(),
+            self.decrements(),
+            self.max_value(),
+        )
+    }
 }
+
+crate::registry::registered!(
+    StableBloomFilter,
+    crate::registry::Abilities {
+        name: "stable",
+        summary: "Stable Bloom filter (Deng & Rafiei 2006): duplicate detection on streams; forgets old items (false negatives by design).",
+        remove: false,
+        merge: false,
+        grow: false,
+        forgets: true,
+        index_scheme: true,
+    }
+);
 
 impl<I: Item> Extend<I> for StableBloomFilter {
     fn extend<T: IntoIterator<Item = I>>(&mut self, iter: T) {

@@ -15,7 +15,7 @@ use bloomkit::{AnyFilter, Filter, Kind};
 use bloomkit_experiments::fpr::parameters_block;
 use clap::Args;
 
-use super::store::{self, can_remove, human_bytes, probability};
+use super::store::{self, human_bytes, probability};
 
 /// Arguments of `bloomkit info`.
 #[derive(Debug, Args)]
@@ -137,7 +137,7 @@ impl Facts {
             memory_bytes: filter.memory_bytes() as u64,
             file_bytes,
             hash_function: hashing.function.name(),
-            index_scheme: (kind != Kind::Cuckoo).then(|| hashing.scheme.name()),
+            index_scheme: kind.uses_index_scheme().then(|| hashing.scheme.name()),
             seed: hashing.seed,
             len: filter.len(),
             estimated_len: filter.estimated_len(),
@@ -184,7 +184,7 @@ impl Facts {
                 .to_owned(),
         );
         line("Seed", self.seed.to_string());
-        let items = if can_remove(self.kind) {
+        let items = if self.kind.can_remove() {
             "Items held (inserted - removed)"
         } else {
             "Items inserted"

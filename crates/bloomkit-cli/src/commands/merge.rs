@@ -40,7 +40,7 @@ pub fn run(args: MergeArgs) -> Result<()> {
         Err(error @ bloomkit::Error::Unsupported { .. }) => bail!(
             "{}: {error}; merge works for {} filters",
             cannot(),
-            store::kinds_that(store::can_merge)
+            store::kinds_that(bloomkit::Kind::can_merge)
         ),
         result => result.with_context(cannot)?,
     }

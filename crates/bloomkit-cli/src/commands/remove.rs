@@ -38,11 +38,11 @@ pub struct RemoveArgs {
 pub fn run(args: RemoveArgs) -> Result<()> {
     let mut filter = store::open(&args.filter)?;
     let kind = filter.kind();
-    if !store::can_remove(kind) {
+    if !kind.can_remove() {
         bail!(
             "{}: a {kind} filter cannot remove; use --kind {}",
             args.filter.display(),
-            store::kinds_that(store::can_remove)
+            store::kinds_that(bloomkit::Kind::can_remove)
         );
     }
     let (mut removed, mut kept, mut absent) = (0u64, 0u64, 0u64);

@@ -1,10 +1,10 @@
 //! Filter options shared by the verbs (kind, hashing, kind-specific options), and
 //! creating, opening, saving and describing filters.
 //!
-//! Every verb works on [`AnyFilter`]. The kind → builder logic lives in one place,
-//! [`new_filter`]; a new kind (the blocked filter is next) plugs in with a variant of
-//! [`KindArg`], its arm in [`KindArg::kind`] and [`new_filter`], its entry in the lists of
-//! [`kind_only_options`], and a line in [`describe`].
+//! Every verb works on [`AnyFilter`]. The kinds come from the library's registry
+//! ([`Kind::ALL`]): `--kind` accepts every name there, and what a kind can do is asked of
+//! [`Kind`]. A new kind needs nothing here unless it has options of its own: then an arm
+//! in [`new_filter`] (its builder), and its flags in [`kind_only_options`].
 
 use std::path::Path;
 
@@ -22,75 +22,47 @@ use clap::{Args, ValueEnum};
 /// experiment fpr`.
 pub use bloomkit_experiments::{HashArg, SchemeArg};
 
-/// The kinds of filter the CLI can create.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, ValueEnum)]
-pub enum KindArg {
-    /// The classic Bloom filter: no remove; union.
-    #[default]
-    Bloom,
-    /// Blocked Bloom filter: all k bits of an item in one 64-byte cache line (one cache
-    /// miss per query); union.
-    Blocked,
-    /// Counting Bloom filter (Fan et al. 2000): saturating counters; remove, union.
-    Counting,
-    /// Variable-increment counting Bloom filter (Rottenstreich et al. 2014): remove, union,
-    /// fewer false positives than `counting` in the same memory.
-    #[value(name = "vi-counting")]
-    ViCounting,
-    /// Deletable Bloom filter (Rothenberg et al. 2010): removes the items whose bits lie in
-    /// collision-free regions; union.
-    Deletable,
-    /// Scalable Bloom filter (Almeida et al. 2007): grows past its capacity and keeps ε.
-    Scalable,
-    /// Stable Bloom filter (Deng & Rafiei 2006): duplicate detection on streams; forgets old
-    /// items (false negatives by design).
-    Stable,
-    /// Cuckoo filter (Fan et al. 2014): fingerprints in buckets; remove; can become full.
-    Cuckoo,
+/// `--kind`: any kind of the library's registry, by its name; the help lists each with
+/// its one-line summary. Nothing here names a kind: a kind added to the registry appears
+/// on the command line by itself.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct KindArg(pub Kind);
+
+impl Default for KindArg {
+    fn default() -> Self {
+        KindArg(Kind::Bloom)
+    }
+}
+
+impl std::fmt::Display for KindArg {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.0.name())
+    }
+}
+
+impl ValueEnum for KindArg {
+    fn value_variants<'a>() -> &'a [Self] {
+        static ALL: std::sync::OnceLock<Vec<KindArg>> = std::sync::OnceLock::new();
+        ALL.get_or_init(|| Kind::ALL.iter().copied().map(KindArg).collect())
+    }
+
+    fn to_possible_value(&self) -> Option<clap::builder::PossibleValue> {
+        Some(clap::builder::PossibleValue::new(self.0.name()).help(self.0.summary()))
+    }
 }
 
 impl KindArg {
-    /// The library's kind.
-    pub fn kind(self) -> Kind {
-        match self {
-            KindArg::Bloom => Kind::Bloom,
-            KindArg::Blocked => Kind::Blocked,
-            KindArg::Counting => Kind::Counting,
-            KindArg::ViCounting => Kind::VariableIncrement,
-            KindArg::Deletable => Kind::Deletable,
-            KindArg::Scalable => Kind::Scalable,
-            KindArg::Stable => Kind::Stable,
-            KindArg::Cuckoo => Kind::Cuckoo,
-        }
-    }
-
-    /// The name on the command line (the same as the library's [`Kind::name`]).
+    /// The name on the command line (the library's [`Kind::name`]).
     pub fn name(self) -> &'static str {
-        self.kind().name()
+        self.0.name()
     }
-}
-
-/// Whether filters of `kind` can remove items (the kinds that implement `Removable`).
-pub fn can_remove(kind: Kind) -> bool {
-    matches!(
-        kind,
-        Kind::Counting | Kind::VariableIncrement | Kind::Deletable | Kind::Cuckoo
-    )
-}
-
-/// Whether two filters of `kind` can be merged (the kinds that implement `Mergeable`).
-pub fn can_merge(kind: Kind) -> bool {
-    matches!(
-        kind,
-        Kind::Bloom | Kind::Blocked | Kind::Counting | Kind::VariableIncrement | Kind::Deletable
-    )
 }
 
 /// "`a`, `b` or `c`": the names of the kinds that pass `test`.
 pub fn kinds_that(test: impl Fn(Kind) -> bool) -> String {
-    let names: Vec<&str> = KindArg::value_variants()
+    let names: Vec<&str> = Kind::ALL
         .iter()
-        .filter(|k| test(k.kind()))
+        .filter(|k| test(**k))
         .map(|k| k.name())
         .collect();
     or_list(&names)
@@ -205,16 +177,17 @@ struct KindOnly {
     /// Whether it was given.
     given: bool,
     /// The kinds that use it.
-    kinds: &'static [KindArg],
+    kinds: &'static [Kind],
 }
 
 /// Every option that only some kinds use, whether it was given, and which kinds use it.
 fn kind_only_options(sizing: &Sizing, hashing: &HashingArgs, o: &KindOptions) -> [KindOnly; 14] {
-    use KindArg::*;
+    use Kind::{Blocked, Bloom, Counting, Cuckoo, Deletable, Scalable, Stable};
+    const VI: Kind = Kind::VariableIncrement;
     // The kinds with one array of m slots and k hash functions.
-    const SIZED: &[KindArg] = &[Bloom, Blocked, Counting, ViCounting, Deletable, Stable];
+    const SIZED: &[Kind] = &[Bloom, Blocked, Counting, VI, Deletable, Stable];
     // Every kind that derives k positions from an item.
-    const POSITIONS: &[KindArg] = &[Bloom, Counting, ViCounting, Deletable, Scalable, Stable];
+    const POSITIONS: &[Kind] = &[Bloom, Counting, VI, Deletable, Scalable, Stable];
     let only = |flag, given, kinds| KindOnly { flag, given, kinds };
     [
         only("--bits", sizing.bits.is_some(), SIZED),
@@ -223,13 +196,9 @@ fn kind_only_options(sizing: &Sizing, hashing: &HashingArgs, o: &KindOptions) ->
         only(
             "--counter-width",
             o.counter_width.is_some(),
-            &[Counting, ViCounting],
+            &[Counting, VI],
         ),
-        only(
-            "--increment-base",
-            o.increment_base.is_some(),
-            &[ViCounting],
-        ),
+        only("--increment-base", o.increment_base.is_some(), &[VI]),
         only("--regions", o.regions.is_some(), &[Deletable]),
         only("--growth", o.growth.is_some(), &[Scalable]),
         only("--tightening", o.tightening.is_some(), &[Scalable]),
@@ -254,20 +223,20 @@ fn check_options(
     options: &KindOptions,
 ) -> Result<()> {
     for option in kind_only_options(sizing, hashing, options) {
-        if option.given && !option.kinds.contains(&kind) {
-            let why = match (option.flag, kind) {
-                ("--scheme", KindArg::Blocked) => {
+        if option.given && !option.kinds.contains(&kind.0) {
+            let why = match (option.flag, kind.0) {
+                ("--scheme", Kind::Blocked) => {
                     " (a blocked filter derives all its positions inside one block from one \
                      digest)"
                 }
-                ("--scheme", KindArg::Cuckoo) => {
+                ("--scheme", Kind::Cuckoo) => {
                     " (a cuckoo filter takes its bucket and fingerprint from one digest; there \
                      are no positions to derive)"
                 }
-                ("--bits" | "--hashes", KindArg::Scalable) => {
+                ("--bits" | "--hashes", Kind::Scalable) => {
                     " (its layers are sized from --capacity and --fpp)"
                 }
-                ("--bits" | "--hashes", KindArg::Cuckoo) => {
+                ("--bits" | "--hashes", Kind::Cuckoo) => {
                     " (it is sized from --capacity and --fpp, with --bucket-size and \
                      --fingerprint-bits)"
                 }
@@ -324,22 +293,22 @@ pub fn new_filter(
     check_options(kind, &sizing, hashing, options)?;
     let scheme = hashing.scheme.map(IndexScheme::from);
     let o = options;
-    let built: Result<AnyFilter, bloomkit::Error> = match kind {
-        KindArg::Bloom => {
+    let built: Result<AnyFilter, bloomkit::Error> = match kind.0 {
+        Kind::Bloom => {
             let b = common!(BloomFilter::builder(), sizing, hashing);
             let b = set(b, scheme, BloomFilterBuilder::index_scheme);
             let b = set(b, sizing.bits, BloomFilterBuilder::num_bits);
             let b = set(b, sizing.hashes, BloomFilterBuilder::num_hashes);
             b.build().map(AnyFilter::from)
         }
-        KindArg::Blocked => {
+        Kind::Blocked => {
             type B = BlockedBloomFilterBuilder;
             let b = common!(BlockedBloomFilter::builder(), sizing, hashing);
             let b = set(b, sizing.bits, B::num_bits);
             let b = set(b, sizing.hashes, B::num_hashes);
             b.build().map(AnyFilter::from)
         }
-        KindArg::Counting => {
+        Kind::Counting => {
             type B = CountingBloomFilterBuilder;
             let b = common!(CountingBloomFilter::builder(), sizing, hashing);
             let b = set(b, scheme, B::index_scheme);
@@ -348,7 +317,7 @@ pub fn new_filter(
             let b = set(b, o.counter_width, B::counter_width);
             b.build().map(AnyFilter::from)
         }
-        KindArg::ViCounting => {
+        Kind::VariableIncrement => {
             type B = VariableIncrementBloomFilterBuilder;
             let b = common!(VariableIncrementBloomFilter::builder(), sizing, hashing);
             let b = set(b, scheme, B::index_scheme);
@@ -358,7 +327,7 @@ pub fn new_filter(
             let b = set(b, o.increment_base, B::increment_base);
             b.build().map(AnyFilter::from)
         }
-        KindArg::Deletable => {
+        Kind::Deletable => {
             type B = DeletableBloomFilterBuilder;
             let b = common!(DeletableBloomFilter::builder(), sizing, hashing);
             let b = set(b, scheme, B::index_scheme);
@@ -367,7 +336,7 @@ pub fn new_filter(
             let b = set(b, o.regions, B::regions);
             b.build().map(AnyFilter::from)
         }
-        KindArg::Scalable => {
+        Kind::Scalable => {
             type B = ScalableBloomFilterBuilder;
             let b = common!(ScalableBloomFilter::builder(), sizing, hashing);
             let b = set(b, scheme, B::index_scheme);
@@ -376,7 +345,7 @@ pub fn new_filter(
             let b = set(b, o.max_layers, B::max_layers);
             b.build().map(AnyFilter::from)
         }
-        KindArg::Stable => {
+        Kind::Stable => {
             type B = StableBloomFilterBuilder;
             let b = common!(StableBloomFilter::builder(), sizing, hashing);
             let b = set(b, scheme, B::index_scheme);
@@ -386,7 +355,7 @@ pub fn new_filter(
             let b = set(b, o.decrements, B::decrements);
             b.build().map(AnyFilter::from)
         }
-        KindArg::Cuckoo => {
+        Kind::Cuckoo => {
             type B = CuckooFilterBuilder;
             let b = common!(CuckooFilter::builder(), sizing, hashing);
             let b = set(b, o.bucket_size, B::bucket_size);
@@ -394,6 +363,11 @@ pub fn new_filter(
             let b = set(b, o.max_kicks, B::max_kicks);
             b.build().map(AnyFilter::from)
         }
+        // A kind with no options of its own: sized by the registry.
+        other => match sizing.capacity {
+            Some(n) => AnyFilter::with_capacity(other, n, sizing.fpp.unwrap_or(0.01)),
+            None => Err(bloomkit::Error::ZeroCapacity),
+        },
     };
     built.with_context(|| format!("cannot create a {} filter", kind.name()))
 }
@@ -415,9 +389,10 @@ pub fn save(filter: &AnyFilter, path: &Path) -> Result<()> {
 /// A one-line description of a filter's parameters.
 pub fn describe(filter: &AnyFilter) -> String {
     let hashing = filter.hashing();
-    let scheme = match filter.kind() {
-        Kind::Cuckoo => String::new(),
-        _ => format!("{}, ", hashing.scheme.name()),
+    let scheme = if filter.kind().uses_index_scheme() {
+        format!("{}, ", hashing.scheme.name())
+    } else {
+        String::new()
     };
     let common = format!(
         "{}, {scheme}seed {}, {} in memory",
@@ -546,17 +521,23 @@ mod tests {
         assert_eq!(or_list(&["a", "b"]), "a or b");
         assert_eq!(or_list(&["a", "b", "c"]), "a, b or c");
         assert_eq!(
-            kinds_that(can_remove),
+            kinds_that(Kind::can_remove),
             "counting, vi-counting, deletable or cuckoo"
         );
     }
 
     #[test]
     fn every_kind_has_a_name_on_the_command_line() {
-        for kind in KindArg::value_variants() {
-            let value = kind.to_possible_value().expect("no kind is hidden");
-            assert_eq!(value.get_name(), kind.name());
-        }
+        let names: Vec<String> = KindArg::value_variants()
+            .iter()
+            .map(|kind| {
+                let value = kind.to_possible_value().expect("no kind is hidden");
+                assert_eq!(value.get_name(), kind.name());
+                value.get_name().to_owned()
+            })
+            .collect();
+        let registry: Vec<String> = Kind::ALL.iter().map(|k| k.name().to_owned()).collect();
+        assert_eq!(names, registry);
     }
 
     #[test]

@@ -1,0 +1,413 @@
+//! The kind registry: every filter kind of the crate, listed once.
+//!
+//! The one [`kinds!`] invocation at the bottom of this file is the whole list. From it come
+//! the [`Kind`] enum (with the tag each kind has in the file format), [`Kind::ALL`], the
+//! [`AnyFilter`](crate::AnyFilter) enum with its `From` impls, and the dispatch from a
+//! stored kind tag to the kind's decoder. What a kind can do — its name, whether it can
+//! remove, merge or grow, whether it forgets — is said by the kind itself, in its own file,
+//! as the [`Abilities`] of its [`Registered`] impl; `Kind` only looks them up.
+//!
+//! Adding a kind therefore touches its own file (the type, its `Filter`, `Persist` and
+//! `Registered` impls) and one line here. The CLI, the studies and the Redis module ask
+//! `Kind` and `AnyFilter` instead of matching on kinds.
+
+use crate::codec::{Parts, Persist};
+use crate::error::{DecodeError, Error};
+use crate::filter::Filter;
+
+/// What a kind is and can do, as its own file declares it ([`Registered::ABILITIES`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Abilities {
+    /// The name on the command line and in `info` (`bloom`, `vi-counting`, …).
+    pub name: &'static str,
+    /// One line for help texts: the structure, its paper, what it offers.
+    pub summary: &'static str,
+    /// Whether the kind implements [`Removable`](crate::Removable).
+    pub remove: bool,
+    /// Whether the kind implements [`Mergeable`](crate::Mergeable).
+    pub merge: bool,
+    /// Whether the kind grows past its capacity and keeps its error bound.
+    pub grow: bool,
+    /// Whether the kind forgets inserted items by design (false negatives).
+    pub forgets: bool,
+    /// Whether positions come from an [`IndexScheme`](crate::IndexScheme) (a cuckoo filter
+    /// takes a bucket and a fingerprint from one digest instead).
+    pub index_scheme: bool,
+}
+
+/// A kind in the registry: its abilities, and the run-time forms of `remove` and `union`
+/// that [`AnyFilter`](crate::AnyFilter) dispatches to. The defaults refuse with
+/// [`Error::Unsupported`]; a kind that can remove or merge forwards to its
+/// [`Removable`](crate::Removable) or [`Mergeable`](crate::Mergeable) impl. A test holds
+/// [`Abilities::remove`] and [`Abilities::merge`] to what these methods do.
+pub trait Registered: Filter + Persist + Clone {
+    /// What the kind is and can do.
+    const ABILITIES: Abilities;
+
+    /// A filter of the kind for `capacity` items at false-positive probability `fpp`, sized
+    /// by the kind's own `with_capacity`.
+    fn with_capacity(capacity: u64, fpp: f64) -> Result<Self, Error>;
+
+    /// [`Removable::remove`](crate::Removable::remove) where the kind has it.
+    fn remove_bytes(&mut self, item: &[u8]) -> Result<bool, Error> {
+        let _ = item;
+        Err(Error::Unsupported {
+            kind: self.kind(),
+            operation: "remove",
+        })
+    }
+
+    /// [`Mergeable::union`](crate::Mergeable::union) where the kind has it.
+    fn union_same(&mut self, other: &Self) -> Result<(), Error> {
+        let _ = other;
+        Err(Error::Unsupported {
+            kind: self.kind(),
+            operation: "merge",
+        })
+    }
+}
+
+/// Forwards [`Registered::remove_bytes`] and [`Registered::union_same`] to a kind's
+/// `Removable` / `Mergeable` impls: `registered!(Type, abilities, remove, merge)`.
+macro_rules! registered {
+    ($ty:ty, $abilities:expr $(, $op:ident)*) => {
+        impl $crate::registry::Registered for $ty {
+            const ABILITIES: $crate::registry::Abilities = $abilities;
+            fn with_capacity(capacity: u64, fpp: f64) -> Result<Self, $crate::error::Error> {
+                <$ty>::with_capacity(capacity, fpp)
+            }
+            $($crate::registry::registered!(@op $op);)*
+        }
+    };
+    (@op remove) => {
+        fn remove_bytes(&mut self, item: &[u8]) -> Result<bool, $crate::error::Error> {
+            $crate::filter::Removable::remove(self, item)
+        }
+    };
+    (@op merge) => {
+        fn union_same(&mut self, other: &Self) -> Result<(), $crate::error::Error> {
+            $crate::filter::Mergeable::union(self, other)
+        }
+    };
+}
+pub(crate) use registered;
+
+/// Generates [`Kind`], [`AnyFilter`](crate::AnyFilter) and the dispatch between them from
+/// the list of kinds.
+macro_rules! kinds {
+    ($($(#[$doc:meta])* $variant:ident($ty:ty) = $tag:literal,)*) => {
+        /// The kinds of filter, with the tag that identifies each in the file format.
+        ///
+        /// Tags are stable: a tag once given is never reused for another kind. What a kind
+        /// can do is asked here ([`can_remove`](Kind::can_remove), …), not matched on.
+        ///
+        /// ```
+        /// use bloomkit::Kind;
+        /// let removable: Vec<&str> =
+        ///     Kind::ALL.iter().filter(|k| k.can_remove()).map(|k| k.name()).collect();
+        /// assert_eq!(removable, ["counting", "vi-counting", "deletable", "cuckoo"]);
+        /// assert_eq!(Kind::from_name("scalable"), Some(Kind::Scalable));
+        /// assert!(Kind::Scalable.can_grow() && !Kind::Scalable.can_merge());
+        /// ```
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+        #[non_exhaustive]
+        #[repr(u8)]
+        pub enum Kind {
+            $($(#[$doc])* $variant = $tag,)*
+        }
+
+        impl Kind {
+            /// Every kind this build knows, in the order of the registry.
+            pub const ALL: &'static [Kind] = &[$(Kind::$variant),*];
+
+            /// What the kind declares about itself.
+            pub fn abilities(self) -> &'static Abilities {
+                match self {
+                    $(Kind::$variant => &<$ty as Registered>::ABILITIES,)*
+                }
+            }
+        }
+
+        /// One of the crate's filter kinds, chosen at run time.
+        ///
+        /// ```
+        /// use bloomkit::{AnyFilter, BloomFilter, Filter, Persist};
+        ///
+        /// let mut bloom = BloomFilter::with_capacity(100, 0.01)?;
+        /// bloom.insert("dist");
+        /// let any = AnyFilter::from_bytes(&bloom.to_bytes())?;
+        /// assert_eq!(any.kind().name(), "bloom");
+        /// assert!(any.contains("dist"));
+        /// # Ok::<(), bloomkit::Error>(())
+        /// ```
+        #[derive(Clone, Debug)]
+        #[non_exhaustive]
+        pub enum AnyFilter {
+            $($(#[$doc])* $variant($ty),)*
+        }
+
+        $(impl From<$ty> for AnyFilter {
+            fn from(filter: $ty) -> Self {
+                AnyFilter::$variant(filter)
+            }
+        })*
+
+        impl AnyFilter {
+            /// The filter, whatever its kind, as the object-safe [`Erased`] view.
+            pub(crate) fn erased(&self) -> &dyn Erased {
+                match self {
+                    $(AnyFilter::$variant(f) => f,)*
+                }
+            }
+
+            /// The filter, whatever its kind, as the mutable [`Erased`] view.
+            pub(crate) fn erased_mut(&mut self) -> &mut dyn Erased {
+                match self {
+                    $(AnyFilter::$variant(f) => f,)*
+                }
+            }
+
+            /// `union` of two filters of the same kind; `None` when the kinds differ.
+            pub(crate) fn union_same_kind(&mut self, other: &AnyFilter) -> Option<Result<(), Error>> {
+                match (self, other) {
+                    $((AnyFilter::$variant(a), AnyFilter::$variant(b)) => Some(a.union_same(b)),)*
+                    _ => None,
+                }
+            }
+
+            /// A filter of `kind` for `capacity` items at false-positive probability `fpp`,
+            /// as that kind's `with_capacity` sizes it.
+            ///
+            /// ```
+            /// use bloomkit::{AnyFilter, Filter, Kind};
+            /// for &kind in Kind::ALL {
+            ///     let mut filter = AnyFilter::with_capacity(kind, 1_000, 0.01)?;
+            ///     filter.try_insert("dist")?;
+            ///     assert!(filter.contains("dist"));
+            ///     assert_eq!(filter.kind(), kind);
+            /// }
+            /// # Ok::<(), bloomkit::Error>(())
+            /// ```
+            pub fn with_capacity(kind: Kind, capacity: u64, fpp: f64) -> Result<AnyFilter, Error> {
+                match kind {
+                    $(Kind::$variant => <$ty as Registered>::with_capacity(capacity, fpp).map(AnyFilter::$variant),)*
+                }
+            }
+
+            /// Decodes the parts of a file with the decoder of the kind its tag names.
+            pub(crate) fn decode_kind(parts: &Parts<'_>) -> Result<AnyFilter, DecodeError> {
+                match parts.kind {
+                    $(Kind::$variant => <$ty>::decode_parts(parts).map(AnyFilter::$variant),)*
+                }
+            }
+        }
+    };
+}
+
+/// The object-safe part of a filter that [`AnyFilter`](crate::AnyFilter) forwards to: the
+/// [`Filter`] methods on bytes, the file format, and the registry's `remove`. Every
+/// registered kind has it through the blanket impl.
+pub(crate) trait Erased {
+    fn filter_kind(&self) -> crate::Kind;
+    fn filter_hashing(&self) -> crate::Hashing;
+    fn try_insert_bytes(&mut self, item: &[u8]) -> Result<bool, Error>;
+    fn contains_bytes(&self, item: &[u8]) -> bool;
+    fn remove_bytes(&mut self, item: &[u8]) -> Result<bool, Error>;
+    fn clear_all(&mut self);
+    fn count(&self) -> u64;
+    fn estimated_count(&self) -> f64;
+    fn memory(&self) -> usize;
+    fn sized_for(&self) -> u64;
+    fn facts(&self) -> Vec<(&'static str, String)>;
+    fn fpp_now(&self) -> f64;
+    fn fpp_target(&self) -> f64;
+    fn fpp_after(&self, n: u64) -> f64;
+    fn params_into(&self, out: &mut Vec<u8>);
+    fn payload_into(&self, out: &mut Vec<u8>);
+}
+
+impl<T: Registered> Erased for T {
+    fn filter_kind(&self) -> crate::Kind {
+        self.kind()
+    }
+    fn filter_hashing(&self) -> crate::Hashing {
+        self.hashing()
+    }
+    fn try_insert_bytes(&mut self, item: &[u8]) -> Result<bool, Error> {
+        self.try_insert(item)
+    }
+    fn contains_bytes(&self, item: &[u8]) -> bool {
+        Filter::contains(self, item)
+    }
+    fn remove_bytes(&mut self, item: &[u8]) -> Result<bool, Error> {
+        Registered::remove_bytes(self, item)
+    }
+    fn clear_all(&mut self) {
+        self.clear()
+    }
+    fn count(&self) -> u64 {
+        self.len()
+    }
+    fn estimated_count(&self) -> f64 {
+        self.estimated_len()
+    }
+    fn memory(&self) -> usize {
+        self.memory_bytes()
+    }
+    fn sized_for(&self) -> u64 {
+        Filter::capacity(self)
+    }
+    fn facts(&self) -> Vec<(&'static str, String)> {
+        self.properties()
+    }
+    fn fpp_now(&self) -> f64 {
+        self.expected_fpp()
+    }
+    fn fpp_target(&self) -> f64 {
+        Filter::target_fpp(self)
+    }
+    fn fpp_after(&self, n: u64) -> f64 {
+        Filter::fpp_at(self, n)
+    }
+    fn params_into(&self, out: &mut Vec<u8>) {
+        self.encode_params(out)
+    }
+    fn payload_into(&self, out: &mut Vec<u8>) {
+        self.encode_payload(out)
+    }
+}
+
+impl Kind {
+    /// The tag stored in files.
+    pub fn tag(self) -> u8 {
+        self as u8
+    }
+
+    /// The kind with a stored tag, if this build knows it.
+    pub fn from_tag(tag: u8) -> Option<Kind> {
+        Self::ALL.iter().copied().find(|k| k.tag() == tag)
+    }
+
+    /// The name used on the command line and in `info` (`bloom`, …).
+    pub fn name(self) -> &'static str {
+        self.abilities().name
+    }
+
+    /// The kind with this name (as [`Kind::name`] gives it), if any.
+    pub fn from_name(name: &str) -> Option<Kind> {
+        Self::ALL.iter().copied().find(|k| k.name() == name)
+    }
+
+    /// One line describing the kind, for help texts.
+    pub fn summary(self) -> &'static str {
+        self.abilities().summary
+    }
+
+    /// Whether filters of this kind can remove items (implement `Removable`).
+    pub fn can_remove(self) -> bool {
+        self.abilities().remove
+    }
+
+    /// Whether two filters of this kind can be merged (implement `Mergeable`).
+    pub fn can_merge(self) -> bool {
+        self.abilities().merge
+    }
+
+    /// Whether filters of this kind grow past their capacity.
+    pub fn can_grow(self) -> bool {
+        self.abilities().grow
+    }
+
+    /// Whether filters of this kind forget items by design (false negatives).
+    pub fn forgets(self) -> bool {
+        self.abilities().forgets
+    }
+
+    /// Whether positions come from an index scheme (every kind but the cuckoo filter).
+    pub fn uses_index_scheme(self) -> bool {
+        self.abilities().index_scheme
+    }
+}
+
+impl std::fmt::Display for Kind {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+use crate::{
+    BlockedBloomFilter, BloomFilter, CountingBloomFilter, CuckooFilter, DeletableBloomFilter,
+    ScalableBloomFilter, StableBloomFilter, VariableIncrementBloomFilter,
+};
+
+kinds! {
+    /// The classic Bloom filter, [`BloomFilter`](crate::BloomFilter).
+    Bloom(BloomFilter) = 1,
+    /// The cache-line-blocked Bloom filter, [`BlockedBloomFilter`](crate::BlockedBloomFilter).
+    Blocked(BlockedBloomFilter) = 2,
+    /// The counting Bloom filter, [`CountingBloomFilter`](crate::CountingBloomFilter).
+    Counting(CountingBloomFilter) = 3,
+    /// The variable-increment counting Bloom filter,
+    /// [`VariableIncrementBloomFilter`](crate::VariableIncrementBloomFilter).
+    VariableIncrement(VariableIncrementBloomFilter) = 4,
+    /// The deletable Bloom filter, [`DeletableBloomFilter`](crate::DeletableBloomFilter).
+    Deletable(DeletableBloomFilter) = 5,
+    /// The scalable Bloom filter, [`ScalableBloomFilter`](crate::ScalableBloomFilter).
+    Scalable(ScalableBloomFilter) = 6,
+    /// The stable Bloom filter for streams, [`StableBloomFilter`](crate::StableBloomFilter).
+    Stable(StableBloomFilter) = 7,
+    /// The cuckoo filter, [`CuckooFilter`](crate::CuckooFilter).
+    Cuckoo(CuckooFilter) = 8,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::Filter;
+
+    /// A small filter of every kind, with one item in.
+    fn one_of_each() -> Vec<AnyFilter> {
+        Kind::ALL
+            .iter()
+            .map(|&kind| {
+                let mut filter = AnyFilter::with_capacity(kind, 100, 0.01).unwrap();
+                filter.try_insert("x").unwrap();
+                filter
+            })
+            .collect()
+    }
+
+    #[test]
+    fn declared_abilities_match_what_remove_and_union_do() {
+        for (mut a, b) in one_of_each().into_iter().zip(one_of_each()) {
+            let kind = a.kind();
+            let removed = a.remove("x");
+            assert_eq!(
+                !matches!(removed, Err(Error::Unsupported { .. })),
+                kind.can_remove(),
+                "{kind}: remove gave {removed:?}"
+            );
+            let merged = a.union(&b);
+            assert_eq!(
+                merged.is_ok(),
+                kind.can_merge(),
+                "{kind}: union gave {merged:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn tags_and_names_are_unique_and_round_trip() {
+        for &kind in Kind::ALL {
+            assert_eq!(Kind::from_tag(kind.tag()), Some(kind));
+            assert_eq!(Kind::from_name(kind.name()), Some(kind));
+            assert!(!kind.summary().is_empty());
+        }
+        let mut tags: Vec<u8> = Kind::ALL.iter().map(|k| k.tag()).collect();
+        tags.sort_unstable();
+        tags.dedup();
+        assert_eq!(tags.len(), Kind::ALL.len());
+        assert_eq!(Kind::from_tag(0), None);
+        assert_eq!(Kind::from_name("nope"), None);
+    }
+}
