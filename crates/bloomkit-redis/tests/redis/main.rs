@@ -5,5 +5,7 @@ mod bf;
 mod cf;
 mod distributed;
 mod harness;
+mod payload;
 mod persistence;
+mod safety;
 mod util;
