@@ -903,7 +903,10 @@ mod tests {
         ));
         assert_eq!(copy.load_chunk(1 << 40, &[0]), Err(ChunkError::NoLink));
         let first = chain.layers()[0].bytes();
-        assert_eq!(copy.load_chunk(first as i64 + 2, &[0, 0]), Err(ChunkError::TooBig));
+        assert_eq!(
+            copy.load_chunk(first as i64 + 2, &[0, 0]),
+            Err(ChunkError::TooBig)
+        );
     }
 
     #[test]

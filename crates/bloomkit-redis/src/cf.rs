@@ -612,8 +612,7 @@ impl Cuckoo {
         let num_filters = src.unsigned()?;
         let num_buckets = src.unsigned()?;
         let num_items = src.unsigned()?;
-        let [num_deletes, bucket_size, max_iterations, expansion] = if encver < ENCODING_VERSION
-        {
+        let [num_deletes, bucket_size, max_iterations, expansion] = if encver < ENCODING_VERSION {
             [
                 0,
                 DEFAULT_BUCKET_SIZE as u64,

@@ -5,6 +5,7 @@ mod bf;
 mod cf;
 mod distributed;
 mod harness;
+mod older;
 mod payload;
 mod persistence;
 mod safety;

@@ -21,7 +21,11 @@ pub fn crc64(data: &[u8]) -> u64 {
         for (i, slot) in t.iter_mut().enumerate() {
             let mut c = i as u64;
             for _ in 0..8 {
-                c = if c & 1 != 0 { (c >> 1) ^ REFLECTED } else { c >> 1 };
+                c = if c & 1 != 0 {
+                    (c >> 1) ^ REFLECTED
+                } else {
+                    c >> 1
+                };
             }
             *slot = c;
         }
@@ -192,7 +196,9 @@ impl Pipe {
             }
             "*" if number() < 0 => Reply::Array(None),
             "*" => Reply::Array(Some(
-                (0..number()).map(|_| self.read()).collect::<Result<_, _>>()?,
+                (0..number())
+                    .map(|_| self.read())
+                    .collect::<Result<_, _>>()?,
             )),
             _ => panic!("unexpected reply line {line:?}"),
         })

@@ -16,11 +16,7 @@ fn dump(c: &mut Connection, key: &str) -> Vec<u8> {
 }
 
 fn restore(c: &mut Connection, key: &str, payload: &[u8]) -> redis::RedisResult<String> {
-    redis::cmd("RESTORE")
-        .arg(key)
-        .arg(0)
-        .arg(payload)
-        .query(c)
+    redis::cmd("RESTORE").arg(key).arg(0).arg(payload).query(c)
 }
 
 #[test]
@@ -57,23 +53,55 @@ fn small_layouts(c: &mut Connection) -> Vec<&'static str> {
         ),
         (
             "cf:b1",
-            &["CF.RESERVE", "cf:b1", "2", "BUCKETSIZE", "1", "MAXITERATIONS", "3"],
+            &[
+                "CF.RESERVE",
+                "cf:b1",
+                "2",
+                "BUCKETSIZE",
+                "1",
+                "MAXITERATIONS",
+                "3",
+            ],
             12,
         ),
         ("cf:b2", &["CF.RESERVE", "cf:b2", "8"], 30),
         (
             "cf:b4e2",
-            &["CF.RESERVE", "cf:b4e2", "8", "BUCKETSIZE", "4", "EXPANSION", "2"],
+            &[
+                "CF.RESERVE",
+                "cf:b4e2",
+                "8",
+                "BUCKETSIZE",
+                "4",
+                "EXPANSION",
+                "2",
+            ],
             40,
         ),
         (
             "cf:e0",
-            &["CF.RESERVE", "cf:e0", "8", "EXPANSION", "0", "MAXITERATIONS", "5"],
+            &[
+                "CF.RESERVE",
+                "cf:e0",
+                "8",
+                "EXPANSION",
+                "0",
+                "MAXITERATIONS",
+                "5",
+            ],
             12,
         ),
         (
             "cf:b3e4",
-            &["CF.RESERVE", "cf:b3e4", "6", "BUCKETSIZE", "3", "EXPANSION", "4"],
+            &[
+                "CF.RESERVE",
+                "cf:b3e4",
+                "6",
+                "BUCKETSIZE",
+                "3",
+                "EXPANSION",
+                "4",
+            ],
             30,
         ),
     ];
@@ -183,12 +211,19 @@ fn every_mutation_and_truncation_of_every_layout_is_refused_or_reloads() {
         accepted += ok.len();
         let commands: Vec<_> = ok.iter().flat_map(|k| exercise(k)).collect();
         let replies = pipe.run(&commands).unwrap_or_else(|e| {
-            panic!("{key}: the server died on a restored value ({e}); log:\n{}", s.log())
+            panic!(
+                "{key}: the server died on a restored value ({e}); log:\n{}",
+                s.log()
+            )
         });
         let per_key = exercise(b"k").len();
         let dumps: Vec<&[u8]> = replies
             .chunks(per_key)
-            .map(|r| r.last().and_then(Reply::bytes).expect("DUMP of a loaded value"))
+            .map(|r| {
+                r.last()
+                    .and_then(Reply::bytes)
+                    .expect("DUMP of a loaded value")
+            })
             .collect();
         let again: Vec<_> = ok
             .iter()
@@ -200,7 +235,11 @@ fn every_mutation_and_truncation_of_every_layout_is_refused_or_reloads() {
             .collect();
         let replies = pipe.run(&again).expect("the server answers");
         for (pair, d) in replies.chunks(2).zip(&dumps) {
-            assert_eq!(pair[0], Reply::Status("OK".into()), "a DUMP the module made");
+            assert_eq!(
+                pair[0],
+                Reply::Status("OK".into()),
+                "a DUMP the module made"
+            );
             assert_eq!(pair[1].bytes(), Some(*d), "DUMP → RESTORE → DUMP is stable");
         }
         assert_eq!(q::<String, _>(c, &["PING"]), "PONG");
@@ -295,7 +334,10 @@ fn write_every_path(c: &mut Connection) -> Vec<String> {
     };
     // Bloom: RESERVE (scaling, expansion, nonscaling), ADD/MADD/INSERT with creation,
     // growth, LOADCHUNK of a dump and of forged headers.
-    q::<String, _>(c, &["BF.RESERVE", &k("bf:r"), "0.01", "10", "EXPANSION", "3"]);
+    q::<String, _>(
+        c,
+        &["BF.RESERVE", &k("bf:r"), "0.01", "10", "EXPANSION", "3"],
+    );
     q::<String, _>(c, &["BF.RESERVE", &k("bf:n"), "0.001", "20", "NONSCALING"]);
     q::<i64, _>(c, &["BF.ADD", &k("bf:add"), "one"]);
     let mut madd = vec!["BF.MADD".to_string(), k("bf:madd")];
@@ -334,7 +376,12 @@ fn write_every_path(c: &mut Connection) -> Vec<String> {
         }
         q::<String, _>(
             c,
-            &[&b"BF.LOADCHUNK"[..], copy.as_bytes(), iter.to_string().as_bytes(), bytes],
+            &[
+                &b"BF.LOADCHUNK"[..],
+                copy.as_bytes(),
+                iter.to_string().as_bytes(),
+                bytes,
+            ],
         );
     }
     // Counts at the top of their range: the add saturates instead of wrapping.
@@ -345,7 +392,10 @@ fn write_every_path(c: &mut Connection) -> Vec<String> {
         ("bf:huge-capacity", vec![(0, max), (0, max)]),
     ] {
         let header = forged_bloom_header(&layers);
-        q::<String, _>(c, &[&b"BF.LOADCHUNK"[..], k(name).as_bytes(), b"1", &header]);
+        q::<String, _>(
+            c,
+            &[&b"BF.LOADCHUNK"[..], k(name).as_bytes(), b"1", &header],
+        );
         for item in ["a", "b", "c"] {
             q::<i64, _>(c, &["BF.ADD", name, item]);
         }
@@ -356,19 +406,36 @@ fn write_every_path(c: &mut Connection) -> Vec<String> {
     assert_eq!(q::<i64, _>(c, &["BF.CARD", "bf:full-count"]), -1);
     assert_eq!(q::<i64, _>(c, &["BF.CARD", "bf:near-full-count"]), -1);
     assert_eq!(q::<i64, _>(c, &["BF.CARD", "bf:huge-capacity"]), 3);
-    assert_eq!(q::<Vec<i64>, _>(c, &["BF.INFO", "bf:huge-capacity", "CAPACITY"]), [-1]);
+    assert_eq!(
+        q::<Vec<i64>, _>(c, &["BF.INFO", "bf:huge-capacity", "CAPACITY"]),
+        [-1]
+    );
     q::<i64, _>(c, &["COPY", "bf:madd", &k("bf:copied")]);
 
     // Cuckoo: RESERVE, ADD/ADDNX/INSERT/INSERTNX with creation, growth, DEL (with the
     // compaction it triggers), COMPACT, LOADCHUNK of forged headers.
     q::<String, _>(
         c,
-        &["CF.RESERVE", &k("cf:r"), "16", "BUCKETSIZE", "4", "EXPANSION", "2"],
+        &[
+            "CF.RESERVE",
+            &k("cf:r"),
+            "16",
+            "BUCKETSIZE",
+            "4",
+            "EXPANSION",
+            "2",
+        ],
     );
     q::<i64, _>(c, &["CF.ADD", &k("cf:add"), "one"]);
     q::<i64, _>(c, &["CF.ADDNX", &k("cf:addnx"), "one"]);
     for (cmd, key) in [("CF.INSERT", k("cf:ins")), ("CF.INSERTNX", k("cf:insnx"))] {
-        let mut args = vec![cmd.to_string(), key, "CAPACITY".into(), "8".into(), "ITEMS".into()];
+        let mut args = vec![
+            cmd.to_string(),
+            key,
+            "CAPACITY".into(),
+            "8".into(),
+            "ITEMS".into(),
+        ];
         args.extend(items("i", 0..80));
         q::<Value, _>(c, &args);
     }
@@ -383,11 +450,19 @@ fn write_every_path(c: &mut Connection) -> Vec<String> {
     for (name, header, adds, dels) in [
         // The issue's case: 4 slots, 4 items claimed, then one more.
         ("cf:forged", forged_cuckoo_header(4, 2, 0, 1), 1, 0),
-        ("cf:max-items", forged_cuckoo_header(u64::MAX, 4, u64::MAX, 1), 3, 0),
+        (
+            "cf:max-items",
+            forged_cuckoo_header(u64::MAX, 4, u64::MAX, 1),
+            3,
+            0,
+        ),
         ("cf:no-items", forged_cuckoo_header(0, 4, 0, 2), 5, 0),
         ("cf:zero-then-del", forged_cuckoo_header(0, 4, 0, 1), 0, 0),
     ] {
-        q::<String, _>(c, &[&b"CF.LOADCHUNK"[..], k(name).as_bytes(), b"1", &header]);
+        q::<String, _>(
+            c,
+            &[&b"CF.LOADCHUNK"[..], k(name).as_bytes(), b"1", &header],
+        );
         for item in items("a", 0..adds) {
             q::<Value, _>(c, &["CF.ADD", name, &item]);
         }
@@ -397,7 +472,15 @@ fn write_every_path(c: &mut Connection) -> Vec<String> {
     }
     // A chunk with fingerprints the count does not know of, then deletes: the count stays
     // at 0 instead of wrapping.
-    q::<String, _>(c, &["CF.LOADCHUNK", "cf:zero-then-del", "9", "\x01\x02\x03\x04\x05\x06\x07\x08"]);
+    q::<String, _>(
+        c,
+        &[
+            "CF.LOADCHUNK",
+            "cf:zero-then-del",
+            "9",
+            "\x01\x02\x03\x04\x05\x06\x07\x08",
+        ],
+    );
     for fp in 0..300u32 {
         let _ = q::<i64, _>(c, &["CF.DEL", "cf:zero-then-del", &format!("d{fp}")]);
     }
@@ -453,15 +536,30 @@ fn loadchunk_and_scandump_errors_follow_redisbloom() {
         err(c, &["BF.SCANDUMP", "b", "x"]),
         "Second argument must be numeric"
     );
-    assert_eq!(err(c, &["BF.LOADCHUNK", "b", "0", "xx"]), "ERR received bad data");
-    assert_eq!(err(c, &["BF.LOADCHUNK", "b", "-5", "xx"]), "ERR received bad data");
-    assert_eq!(err(c, &["BF.LOADCHUNK", "b", "1", "xx"]), "ERR received bad data");
+    assert_eq!(
+        err(c, &["BF.LOADCHUNK", "b", "0", "xx"]),
+        "ERR received bad data"
+    );
+    assert_eq!(
+        err(c, &["BF.LOADCHUNK", "b", "-5", "xx"]),
+        "ERR received bad data"
+    );
+    assert_eq!(
+        err(c, &["BF.LOADCHUNK", "b", "1", "xx"]),
+        "ERR received bad data"
+    );
     assert_eq!(
         err(c, &["BF.LOADCHUNK", "b", "1", "x"]),
         "ERR invalid offset - no link found"
     );
-    assert_eq!(err(c, &["BF.LOADCHUNK", "missing", "0", "xx"]), "ERR not found");
-    assert_eq!(err(c, &["BF.LOADCHUNK", "new", "1", "xx"]), "ERR received bad data");
+    assert_eq!(
+        err(c, &["BF.LOADCHUNK", "missing", "0", "xx"]),
+        "ERR not found"
+    );
+    assert_eq!(
+        err(c, &["BF.LOADCHUNK", "new", "1", "xx"]),
+        "ERR received bad data"
+    );
 
     let header = forged_cuckoo_header(0, 0, 0, 1);
     assert_eq!(
@@ -472,14 +570,31 @@ fn loadchunk_and_scandump_errors_follow_redisbloom() {
         err(c, &[&b"CF.LOADCHUNK"[..], b"c", b"1", &header[..37]]),
         "Invalid header"
     );
-    assert_eq!(err(c, &["CF.LOADCHUNK", "c", "0", "xx"]), "Invalid position");
-    q::<String, _>(c, &[&b"CF.LOADCHUNK"[..], b"c", b"1", &forged_cuckoo_header(1, 4, 0, 1)]);
+    assert_eq!(
+        err(c, &["CF.LOADCHUNK", "c", "0", "xx"]),
+        "Invalid position"
+    );
+    q::<String, _>(
+        c,
+        &[
+            &b"CF.LOADCHUNK"[..],
+            b"c",
+            b"1",
+            &forged_cuckoo_header(1, 4, 0, 1),
+        ],
+    );
     assert_eq!(
         err(c, &[&b"CF.LOADCHUNK"[..], b"c", b"1", &header]),
         "ERR item exists"
     );
-    assert_eq!(err(c, &["CF.LOADCHUNK", "c", "-3", "x"]), "Couldn't load chunk!");
+    assert_eq!(
+        err(c, &["CF.LOADCHUNK", "c", "-3", "x"]),
+        "Couldn't load chunk!"
+    );
     // A chunk past the end is refused (RedisBloom would write it over the last sub-filter).
-    assert_eq!(err(c, &["CF.LOADCHUNK", "c", "100", "xx"]), "Couldn't load chunk!");
+    assert_eq!(
+        err(c, &["CF.LOADCHUNK", "c", "100", "xx"]),
+        "Couldn't load chunk!"
+    );
     assert_eq!(q::<String, _>(c, &["CF.LOADCHUNK", "c", "3", "xx"]), "OK");
 }
