@@ -598,3 +598,45 @@ fn loadchunk_and_scandump_errors_follow_redisbloom() {
     );
     assert_eq!(q::<String, _>(c, &["CF.LOADCHUNK", "c", "3", "xx"]), "OK");
 }
+
+/// The default per-key limit refuses only what cannot fit: with no `maxmemory`, what
+/// RedisBloom's own tests build (a 1.13 GB BF.RESERVE, a 4 GiB cuckoo header) is
+/// accepted on a machine of 24 GiB; with `maxmemory` set (read again after CONFIG SET)
+/// a filter larger than it is refused, as with the module argument.
+#[test]
+fn the_default_memory_limit_refuses_only_what_cannot_fit() {
+    let s = Server::start();
+    let c = &mut s.conn();
+    // ≈ 1.2 GB: 5·10⁸ items at 0.01 % error.
+    q::<String, _>(c, &["BF.RESERVE", "big", "0.0001", "500000000"]);
+    let size: Vec<i64> = q(c, &["BF.INFO", "big", "SIZE"]);
+    assert!(size[0] > 1_130_000_000, "{size:?}");
+    q::<i64, _>(c, &["DEL", "big"]);
+    // 2³¹ buckets of 2 slots: 4 GiB, zeroed lazily.
+    let header = forged_cuckoo_header(1, 1 << 31, 0, 1);
+    q::<String, _>(c, &[&b"CF.LOADCHUNK"[..], b"huge", b"1", &header]);
+    q::<i64, _>(c, &["DEL", "huge"]);
+
+    q::<String, _>(c, &["CONFIG", "SET", "maxmemory", "100mb"]);
+    let e = err(c, &["BF.RESERVE", "over", "0.0001", "50000000"]);
+    assert!(e.contains("per-key limit of 104857600 bytes"), "{e}");
+    let e = err(c, &[&b"CF.LOADCHUNK"[..], b"over", b"1", &header]);
+    assert!(e.contains("per-key limit"), "{e}");
+    q::<String, _>(c, &["BF.RESERVE", "under", "0.01", "1000000"]);
+    q::<String, _>(c, &["CONFIG", "SET", "maxmemory", "0"]);
+    q::<String, _>(c, &["BF.RESERVE", "over", "0.0001", "50000000"]);
+
+    let fixed = Server::start_with(&["MAX_KEY_MEMORY", "4096"], &[]);
+    let c = &mut fixed.conn();
+    let e = err(c, &["BF.RESERVE", "k", "0.01", "10000"]);
+    assert!(e.contains("per-key limit of 4096 bytes"), "{e}");
+    // An RDB value over the limit is refused before its bytes are read.
+    let big = {
+        let s2 = Server::start();
+        let c2 = &mut s2.conn();
+        q::<String, _>(c2, &["BF.RESERVE", "k", "0.01", "10000"]);
+        dump(c2, "k")
+    };
+    assert!(restore(c, "k", &big).is_err());
+    assert_eq!(q::<String, _>(c, &["PING"]), "PONG");
+}
