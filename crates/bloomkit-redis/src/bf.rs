@@ -909,6 +909,175 @@ mod tests {
         );
     }
 
+    use crate::rdb::{Field, Fields};
+
+    /// A chain's RDB record, read back as fields.
+    fn saved(chain: &Chain) -> Fields {
+        let mut out = Fields::default();
+        chain.save(&mut out);
+        Fields::new(out.fields)
+    }
+
+    #[test]
+    fn what_is_saved_loads_back_and_truncations_are_refused() {
+        let mut chain = Chain::new(20, 0.01, 3, false, u64::MAX).unwrap();
+        for i in 0..200u32 {
+            chain.add(&i.to_le_bytes(), u64::MAX).unwrap();
+        }
+        let fields = saved(&chain).fields;
+        let back = Chain::load(&mut Fields::new(fields.clone()), ENCODING_VERSION, u64::MAX);
+        assert_eq!(back.as_ref(), Some(&chain));
+        for len in 0..fields.len() {
+            let mut short = Fields::new(fields[..len].to_vec());
+            assert_eq!(Chain::load(&mut short, ENCODING_VERSION, u64::MAX), None);
+        }
+        // The memory limit refuses the record before its layers' bytes are taken.
+        assert_eq!(
+            Chain::load(&mut Fields::new(fields.clone()), ENCODING_VERSION, 200),
+            None
+        );
+        assert_eq!(Chain::load(&mut Fields::new(fields), 5, u64::MAX), None);
+    }
+
+    #[test]
+    fn counts_saturate_and_sums_never_overflow() {
+        // Layer counts u64::MAX - 1 and 0 (capacity 100): the chain's count is their sum.
+        let mut chain = Chain::new(100, 0.01, 2, false, u64::MAX).unwrap();
+        let mut second = chain.layers[0].clone();
+        chain.layers[0].size = u64::MAX - 1;
+        chain.layers[0].entries = 1;
+        second.entries = u64::MAX;
+        chain.layers.push(second);
+        chain.size = u64::MAX - 1;
+        assert_eq!(chain.add(b"a", u64::MAX), Ok(true));
+        assert_eq!((chain.size(), chain.layers[1].size()), (u64::MAX, 1));
+        assert_eq!(chain.add(b"b", u64::MAX), Ok(true));
+        assert_eq!((chain.size(), chain.layers[1].size()), (u64::MAX, 1));
+        assert!(chain.contains(b"b"));
+        assert_eq!(chain.capacity(), u64::MAX);
+        // Still loadable: the count is still the sum of the layers' counts.
+        let back = Chain::load(&mut saved(&chain), ENCODING_VERSION, u64::MAX);
+        assert_eq!(back, Some(chain.clone()));
+        assert!(Chain::from_header(&chain.header(), u64::MAX).is_ok());
+        // A full layer whose next capacity overflows is refused before anything changes.
+        chain.layers[1].size = u64::MAX;
+        chain.layers[0].size = 0;
+        let before = chain.clone();
+        assert_eq!(chain.add(b"c", u64::MAX), Err(BfError::CannotGrow));
+        assert_eq!(chain, before);
+    }
+
+    /// A layer's fields in an old record: entries, error, hashes, bpe, [bits, n2], bytes,
+    /// size.
+    fn old_layer(
+        encver: i32,
+        entries: u64,
+        bpe: f64,
+        bits: u64,
+        n2: u64,
+        data: Vec<u8>,
+    ) -> Vec<Field> {
+        let mut f = vec![
+            Field::Unsigned(entries),
+            Field::Double(0.01),
+            Field::Unsigned((LN2 * bpe).ceil() as u64),
+            Field::Double(bpe),
+        ];
+        if encver > 0 {
+            f.extend([Field::Unsigned(bits), Field::Unsigned(n2)]);
+        }
+        f.extend([Field::Buffer(data), Field::Unsigned(0)]);
+        f
+    }
+
+    #[test]
+    fn older_encodings_decode_with_their_defaults() {
+        // Version 0: no options (32-bit), no growth (2), bits = entries * bpe.
+        let mut fields = vec![Field::Unsigned(0), Field::Unsigned(1)];
+        fields.extend(old_layer(0, 128, 8.0, 0, 0, vec![0; 128]));
+        let chain = Chain::load(&mut Fields::new(fields), 0, u64::MAX).unwrap();
+        assert_eq!((chain.options(), chain.growth()), (0, 2));
+        assert_eq!(chain.layers()[0].num_bits(), 1024);
+        assert!(chain.debug_lines()[1].contains("hashwidth:32"));
+        // Version 0 whose entries * bpe is not the buffer's bits: refused, as RedisBloom.
+        let mut fields = vec![Field::Unsigned(0), Field::Unsigned(1)];
+        fields.extend(old_layer(0, 100, 8.0, 0, 0, vec![0; 128]));
+        assert_eq!(Chain::load(&mut Fields::new(fields), 0, u64::MAX), None);
+        // Version 1: a power-of-two layer stored with bits 0 gets bits = bytes * 8.
+        let mut fields = vec![Field::Unsigned(0), Field::Unsigned(1)];
+        fields.extend(old_layer(1, 100, 9.0, 0, 10, vec![0; 128]));
+        let chain = Chain::load(&mut Fields::new(fields.clone()), 1, u64::MAX).unwrap();
+        assert_eq!(
+            (chain.layers()[0].num_bits(), chain.layers()[0].n2()),
+            (1024, 10)
+        );
+        // ... but not in version 4, nor with fewer bytes than 2^n2 bits.
+        let v4: Vec<Field> = [
+            Field::Unsigned(0),
+            Field::Unsigned(1),
+            Field::Unsigned(4),
+            Field::Unsigned(2),
+        ]
+        .into_iter()
+        .chain(fields[2..].iter().cloned())
+        .collect();
+        assert_eq!(Chain::load(&mut Fields::new(v4), 4, u64::MAX), None);
+        let mut fields = vec![Field::Unsigned(0), Field::Unsigned(1)];
+        fields.extend(old_layer(1, 100, 9.0, 0, 11, vec![0; 128]));
+        assert_eq!(Chain::load(&mut Fields::new(fields), 1, u64::MAX), None);
+        // Version 3: options stored, growth not.
+        let mut fields = vec![Field::Unsigned(0), Field::Unsigned(1), Field::Unsigned(4)];
+        fields.extend(old_layer(3, 100, 9.0, 0, 10, vec![0; 128]));
+        let mut chain = Chain::load(&mut Fields::new(fields), 3, u64::MAX).unwrap();
+        assert_eq!((chain.options(), chain.growth()), (OPT_FORCE64, 2));
+        // It grows by power-of-two layers (no NOROUND), answers, and saves as version 4.
+        for i in 0..500u32 {
+            chain.add(&i.to_le_bytes(), u64::MAX).unwrap();
+        }
+        assert!(chain.layers().len() > 1);
+        assert!(chain.layers()[1..]
+            .iter()
+            .all(|l| l.n2() > 0 && l.num_bits().is_power_of_two()));
+        assert!((0..500u32).all(|i| chain.contains(&i.to_le_bytes())));
+        let back = Chain::load(&mut saved(&chain), ENCODING_VERSION, u64::MAX);
+        assert_eq!(back, Some(chain));
+    }
+
+    #[test]
+    fn power_of_two_layers_grow_as_bloom_init_rounds() {
+        // floor(log2(100 * 9.585)) + 1 = 10: 1024 bits, 100 + (1024 - 958.5) / 9.585 entries.
+        let (bits, hashes, bpe, entries, n2) = layer_for(100, 0.01, OPT_FORCE64).unwrap();
+        assert_eq!((bits, hashes, n2), (1024, 7, 10));
+        assert_eq!(
+            entries,
+            100 + ((1024.0 - 100.0 * bpe) as u64 as f64 / bpe) as u64
+        );
+        // ENTS_IS_BITS: entries is log2 of the bits.
+        let (bits, _, bpe, entries, n2) = layer_for(12, 0.01, OPT_ENTS_IS_BITS).unwrap();
+        assert_eq!((bits, n2, entries), (4096, 12, (4096.0 / bpe) as u64));
+        assert_eq!(layer_for(64, 0.01, OPT_ENTS_IS_BITS), None);
+        // NOROUND: as layer_shape.
+        let (bits, hashes, bpe) = layer_shape(100, 0.01).unwrap();
+        assert_eq!(
+            layer_for(100, 0.01, OPT_NOROUND | OPT_FORCE64),
+            Some((bits, hashes, bpe, 100, 0))
+        );
+    }
+
+    #[test]
+    fn legacy_positions_use_32_bit_murmur2_and_the_power_of_two_modulus() {
+        let (a, b) = hash_pair(0, b"item");
+        let a32 = murmur2(b"item", 0x9747_b28c);
+        assert_eq!((a, b), (a32 as u64, murmur2(b"item", a32) as u64));
+        let mut chain = Chain::new(100, 0.01, 2, false, u64::MAX).unwrap();
+        chain.layers[0].n2 = 9;
+        let got: Vec<u64> = chain.layers[0].positions((a, b)).collect();
+        let want: Vec<u64> = (0..chain.layers[0].hashes() as u64)
+            .map(|i| a.wrapping_add(i * b) % 512)
+            .collect();
+        assert_eq!(got, want);
+    }
+
     #[test]
     fn percent_g_formatting() {
         for (x, s) in [

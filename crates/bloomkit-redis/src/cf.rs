@@ -852,6 +852,86 @@ mod tests {
         assert_eq!(copy, cf);
     }
 
+    use crate::rdb::{Field, Fields};
+
+    #[test]
+    fn counts_saturate_and_any_count_loads_back() {
+        // 4 slots claiming 4 items (a forged header): one more add, and it still loads.
+        let mut header = Vec::new();
+        for v in [4u64, 2, 0, 1] {
+            header.extend_from_slice(&v.to_le_bytes());
+        }
+        for v in [2u16, 20, 1] {
+            header.extend_from_slice(&v.to_le_bytes());
+        }
+        let mut cf = Cuckoo::from_header(&header, NO_LIMIT).unwrap();
+        assert_eq!(cf.insert(b"a", NO_LIMIT, 32), Insert::Inserted);
+        assert_eq!(cf.num_items(), 5);
+        let mut out = Fields::default();
+        cf.save(&mut out);
+        assert_eq!(
+            Cuckoo::load(&mut Fields::new(out.fields), ENCODING_VERSION, NO_LIMIT).as_ref(),
+            Some(&cf)
+        );
+        assert!(Cuckoo::from_header(&cf.header(), NO_LIMIT).is_ok());
+        // At the ends of the range the counts stay put.
+        cf.num_items = u64::MAX;
+        cf.num_deletes = u64::MAX;
+        assert_eq!(cf.insert(b"b", NO_LIMIT, 32), Insert::Inserted);
+        assert_eq!(cf.num_items(), u64::MAX);
+        cf.num_items = 0;
+        assert!(cf.delete(b"b"));
+        assert_eq!((cf.num_items(), cf.num_deletes()), (0, u64::MAX));
+    }
+
+    #[test]
+    fn what_is_saved_loads_back_and_truncations_are_refused() {
+        let mut cf = Cuckoo::new(16, 4, 10, 2, NO_LIMIT).unwrap();
+        for i in 0..100u32 {
+            cf.insert(&i.to_le_bytes(), NO_LIMIT, 32);
+        }
+        let mut out = Fields::default();
+        cf.save(&mut out);
+        let fields = out.fields;
+        let back = Cuckoo::load(&mut Fields::new(fields.clone()), ENCODING_VERSION, NO_LIMIT);
+        assert_eq!(back.as_ref(), Some(&cf));
+        for len in 0..fields.len() {
+            let mut short = Fields::new(fields[..len].to_vec());
+            assert_eq!(Cuckoo::load(&mut short, ENCODING_VERSION, NO_LIMIT), None);
+        }
+        assert_eq!(
+            Cuckoo::load(&mut Fields::new(fields), ENCODING_VERSION, 100),
+            None
+        );
+    }
+
+    #[test]
+    fn older_encodings_decode_with_redisbloom_defaults() {
+        let mut cf = Cuckoo::new(32, 2, 20, 1, NO_LIMIT).unwrap();
+        for i in 0..60u32 {
+            cf.insert(&i.to_le_bytes(), NO_LIMIT, 32);
+        }
+        assert!(cf.filters().len() > 1);
+        // Version 3: sub-filters, buckets, items, then the slots only.
+        let mut fields = vec![
+            Field::Unsigned(cf.filters().len() as u64),
+            Field::Unsigned(cf.num_buckets()),
+            Field::Unsigned(cf.num_items()),
+        ];
+        fields.extend(
+            cf.filters()
+                .iter()
+                .map(|f| Field::Buffer(f.data().to_vec())),
+        );
+        for encver in 0..ENCODING_VERSION {
+            let back = Cuckoo::load(&mut Fields::new(fields.clone()), encver, NO_LIMIT);
+            assert_eq!(back.as_ref(), Some(&cf), "version {encver}");
+        }
+        // A buffer of another size than the buckets give is refused.
+        fields[3] = Field::Buffer(vec![0; 3]);
+        assert_eq!(Cuckoo::load(&mut Fields::new(fields), 3, NO_LIMIT), None);
+    }
+
     #[test]
     fn growth_stops_at_the_memory_limit() {
         let mut cf = Cuckoo::new(64, 2, 5, 1, 200).unwrap();
