@@ -17,7 +17,9 @@ use crate::payload::{module_payload, Field};
 use crate::util::{items, q, v};
 
 const FORCE64: u64 = 4;
-const LN2: f64 = 0.693147180559945;
+/// libbloom's ln 2 as written there (k rounds with it).
+#[allow(clippy::approx_constant)]
+pub const LN2: f64 = 0.693147180559945;
 const LN2_SQUARED: f64 = 0.480453013918201;
 
 /// One layer as stored: its capacity, error, `n2`, stored bits field and bytes.

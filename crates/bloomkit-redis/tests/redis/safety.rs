@@ -317,7 +317,7 @@ fn forged_bloom_header(layers: &[(u64, u64)]) -> Vec<u8> {
         h.extend_from_slice(&count.to_le_bytes());
         h.extend_from_slice(&0.01f64.to_le_bytes());
         h.extend_from_slice(&bpe.to_le_bytes());
-        h.extend_from_slice(&((0.693147180559945 * bpe).ceil() as u32).to_le_bytes());
+        h.extend_from_slice(&((crate::older::LN2 * bpe).ceil() as u32).to_le_bytes());
         h.extend_from_slice(&entries.to_le_bytes());
         h.push(0);
     }
