@@ -74,6 +74,7 @@ unsafe extern "C" fn on_config_change(
 /// subscription.
 pub fn start(ctx: &Context) -> bool {
     refresh();
+    // SAFETY: reading the API pointer, set by RedisModule_Init before `init` runs.
     let Some(subscribe) = (unsafe { raw::RedisModule_SubscribeToServerEvent }) else {
         return false;
     };
@@ -119,6 +120,8 @@ unsafe impl GlobalAlloc for Allocator {
         // SAFETY: RedisModule_Calloc is set before any allocation of the module's code
         // (the global allocator is only used once Redis has loaded the module).
         match unsafe { raw::RedisModule_Calloc } {
+            // SAFETY: calloc returns zeroed memory of at least the rounded size, aligned
+            // as the size class of a size that is a multiple of the alignment.
             Some(calloc) => unsafe { calloc(1, aligned_size(layout)).cast() },
             // SAFETY: forwarded with the same contract.
             None => unsafe { redis_module::alloc::RedisAlloc.alloc_zeroed(layout) },
