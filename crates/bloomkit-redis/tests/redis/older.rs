@@ -137,7 +137,7 @@ fn mexists(c: &mut Connection, key: &str) -> Vec<i64> {
 /// Every older Bloom layout: version 0 (no bits field: bits = ⌊entries · bpe⌋), version 1
 /// (RedisBloom 1.0: power-of-two layers stored with bits 0, 32-bit hashing), version 2
 /// (options stored), version 3 (RedisBloom 1.1–2.0: FORCE64 without NOROUND).
-fn older_bloom_cases() -> Vec<(&'static str, Vec<u8>, Vec<i64>, &'static str)> {
+pub fn older_bloom_cases() -> Vec<(&'static str, Vec<u8>, Vec<i64>, &'static str)> {
     let mut cases = Vec::new();
     // Version 0: 128 entries at 8 bits per entry, exactly 1024 bits.
     let mut l = layer(128, 0.01, 0, 0, 128);
@@ -259,6 +259,18 @@ fn older_bloom_encodings_load_and_answer_as_redisbloom() {
         assert_eq!(q::<String, _>(c, &["DEBUG", "RELOAD"]), "OK", "{}", s.log());
         let after: Vec<Vec<i64>> = cases.iter().map(|(n, ..)| mexists(c, n)).collect();
         assert_eq!(after, before);
+        assert_eq!(q::<String, _>(c, &["SAVE"]), "OK");
+    }
+    // And from the RDB file after a restart.
+    let before: Vec<Vec<i64>> = {
+        let c = &mut s.conn();
+        cases.iter().map(|(n, ..)| mexists(c, n)).collect()
+    };
+    s.restart();
+    {
+        let c = &mut s.conn();
+        let after: Vec<Vec<i64>> = cases.iter().map(|(n, ..)| mexists(c, n)).collect();
+        assert_eq!(after, before, "{}", s.log());
     }
     if let Some(r) = reference {
         let c = &mut r.conn();
@@ -287,7 +299,6 @@ fn older_bloom_encodings_load_and_answer_as_redisbloom() {
             assert_eq!(v(c, &["BF.INFO", name]), mine.3, "{name}");
         }
     }
-    s.restart();
 }
 
 /// A cuckoo filter of RedisBloom 1.x (encoding version 3: sub-filter count, buckets,

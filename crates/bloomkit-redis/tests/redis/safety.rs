@@ -168,11 +168,17 @@ fn every_mutation_and_truncation_of_every_layout_is_refused_or_reloads() {
     );
     let c = &mut s.conn();
     let keys = small_layouts(c);
+    // The older encodings, hand-built, with power-of-two and 32-bit-hash layers.
+    let mut payloads: Vec<(String, Vec<u8>)> =
+        keys.iter().map(|k| (k.to_string(), dump(c, k))).collect();
+    for (name, payload, ..) in crate::older::older_bloom_cases() {
+        payloads.push((format!("old:{name}"), payload));
+    }
     let mut pipe = Pipe::connect(s.port);
     let mut accepted = 0usize;
     let mut tried = 0usize;
-    for key in keys {
-        let (body, version) = unseal(&dump(c, key));
+    for (key, payload) in &payloads {
+        let (body, version) = unseal(payload);
         let mut mutants = Vec::new();
         for i in 0..body.len() {
             for flip in [0x01u8, 0x80, 0xff] {
@@ -256,13 +262,19 @@ fn every_mutation_and_truncation_of_every_layout_is_refused_or_reloads() {
     assert_eq!(q::<i64, _>(c, &["DBSIZE"]), before, "{}", s.log());
 }
 
-/// The cuckoo header of the issue: 2 buckets of 2 slots (4 slots) claiming 4 items.
+/// A cuckoo header with any counts, bucket size 2, 20 iterations and expansion 1.
 fn forged_cuckoo_header(items: u64, buckets: u64, deletes: u64, filters: u64) -> Vec<u8> {
+    cuckoo_header([items, buckets, deletes, filters], [2, 20, 1])
+}
+
+/// A cuckoo header: items, buckets, deletes, sub-filters; bucket size, max iterations,
+/// expansion.
+fn cuckoo_header(counts: [u64; 4], params: [u16; 3]) -> Vec<u8> {
     let mut h = Vec::new();
-    for v in [items, buckets, deletes, filters] {
+    for v in counts {
         h.extend_from_slice(&v.to_le_bytes());
     }
-    for v in [2u16, 20, 1] {
+    for v in params {
         h.extend_from_slice(&v.to_le_bytes());
     }
     h
@@ -458,6 +470,14 @@ fn write_every_path(c: &mut Connection) -> Vec<String> {
         ),
         ("cf:no-items", forged_cuckoo_header(0, 4, 0, 2), 5, 0),
         ("cf:zero-then-del", forged_cuckoo_header(0, 4, 0, 1), 0, 0),
+        // An expansion that is not a power of two (RedisBloom accepts it in a header):
+        // sub-filters of 2, 6, 18… buckets, and growth by the same rule.
+        (
+            "cf:expansion3",
+            cuckoo_header([0, 2, 0, 2], [1, 2, 3]),
+            40,
+            20,
+        ),
     ] {
         q::<String, _>(
             c,
@@ -616,6 +636,33 @@ fn the_default_memory_limit_refuses_only_what_cannot_fit() {
     let header = forged_cuckoo_header(1, 1 << 31, 0, 1);
     q::<String, _>(c, &[&b"CF.LOADCHUNK"[..], b"huge", b"1", &header]);
     q::<i64, _>(c, &["DEL", "huge"]);
+
+    // A full 128 MiB cuckoo filter (2²⁶ buckets of 2 slots, every slot taken, one
+    // iteration) grows by a second 128 MiB sub-filter.
+    let header = cuckoo_header([1 << 27, 1 << 26, 0, 1], [2, 1, 1]);
+    q::<String, _>(c, &[&b"CF.LOADCHUNK"[..], b"grows", b"1", &header]);
+    let chunk = vec![1u8; 16 << 20];
+    for i in 0..8i64 {
+        let iter = 1 + (i + 1) * chunk.len() as i64;
+        q::<String, _>(
+            c,
+            &[
+                &b"CF.LOADCHUNK"[..],
+                b"grows",
+                iter.to_string().as_bytes(),
+                &chunk,
+            ],
+        );
+    }
+    assert_eq!(q::<i64, _>(c, &["CF.ADD", "grows", "one more"]), 1);
+    let info: Vec<Value> = q(c, &["CF.INFO", "grows"]);
+    assert_eq!(info[5], Value::Int(2), "two sub-filters: {info:?}");
+    assert!(
+        matches!(info[1], Value::Int(n) if n > 256 << 20),
+        "{info:?}"
+    );
+    q::<i64, _>(c, &["DEL", "grows"]);
+    let header = forged_cuckoo_header(1, 1 << 31, 0, 1);
 
     q::<String, _>(c, &["CONFIG", "SET", "maxmemory", "100mb"]);
     let e = err(c, &["BF.RESERVE", "over", "0.0001", "50000000"]);
