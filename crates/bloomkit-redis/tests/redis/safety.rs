@@ -540,6 +540,29 @@ fn every_write_path_survives_debug_reload_and_restart_bit_for_bit() {
     let c = &mut s.conn();
     let after: Vec<_> = keys.iter().map(|k| state(c, k)).collect();
     assert_eq!(after, before, "restart on the RDB; log:\n{}", s.log());
+
+    // The same values through an AOF rewrite (a LOADCHUNK sequence each) and a restart.
+    let mut aof = Server::start_with(
+        &[],
+        &["--appendonly", "yes", "--aof-use-rdb-preamble", "no"],
+    );
+    {
+        let c = &mut aof.conn();
+        for (k, (d, _)) in keys.iter().zip(&before) {
+            restore(c, k, d).unwrap();
+        }
+        q::<String, _>(c, &["BGREWRITEAOF"]);
+        crate::persistence::wait_for_rewrite(c);
+    }
+    aof.restart();
+    let c = &mut aof.conn();
+    let after: Vec<_> = keys.iter().map(|k| state(c, k)).collect();
+    assert_eq!(
+        after,
+        before,
+        "restart on the rewritten AOF; log:\n{}",
+        aof.log()
+    );
 }
 
 #[test]
