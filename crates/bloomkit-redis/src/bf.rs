@@ -12,12 +12,41 @@
 //! * layers loaded from a dump keep whatever parameters they were stored with (the
 //!   library's scalable filter derives every layer's shape from its parameters, so it
 //!   cannot hold a dump of a filter made elsewhere).
+//!
+//! # Older data
+//!
+//! RedisBloom before 2.2 wrote other layouts, which 2.4 still loads and queries; so does
+//! this module ([`Chain::load`]):
+//!
+//! * encoding versions 0–3 of the RDB record: version 0 stores no `bits` and `n2` (bits are
+//!   `⌊entries · bpe⌋`), versions below 2 no options (0: 32-bit hashing), versions below 4
+//!   no growth (2);
+//! * chains without `FORCE64` hash with 32-bit MurmurHash2 ([`bloomkit::hash::murmur2`]): `a = h(item,
+//!   0x9747b28c)`, `b = h(item, a)`;
+//! * layers with `n2 > 0` (their size was rounded up to a power of two, `2ⁿ²` bits) take
+//!   positions modulo `2ⁿ²` instead of modulo `bits`; such layers were written with
+//!   `bits = 0` before 2.2, and are loaded with `bits = bytes · 8` (what 2.2 and later
+//!   write, and what RedisBloom 2.4's own integrity check asks for);
+//! * chains without `NOROUND` add power-of-two layers when they grow ([`layer_for`]).
+//!
+//! # Counts
+//!
+//! The stored counts must survive every command: whatever the module saves, it loads. The
+//! chain's item count is the sum of its layers' counts (checked on every load, so a
+//! SCANDUMP/AOF rewrite always loads back); an add past `u64::MAX` items leaves both counts
+//! as they are (saturates) rather than breaking that sum. Sums over layers (capacity,
+//! bytes) saturate.
 
 use bloomkit::bits::BitVec;
-use bloomkit::Hashing;
+use bloomkit::hash::{murmur2, murmur64a, REDISBLOOM_SEED};
+
+use crate::config::Limit;
+use crate::rdb::{Sink, Source};
 
 /// `BLOOM_OPT_NOROUND`: bits are not rounded to a power of two.
 pub const OPT_NOROUND: u32 = 1;
+/// `BLOOM_OPT_ENTS_IS_BITS`: a new layer's "entries" is log₂ of its bits.
+pub const OPT_ENTS_IS_BITS: u32 = 2;
 /// `BLOOM_OPT_FORCE64`: 64-bit hashing.
 pub const OPT_FORCE64: u32 = 4;
 /// `BLOOM_OPT_NO_SCALING`: the filter never adds a layer.
@@ -35,8 +64,38 @@ pub const HEADER_LAYER_BYTES: usize = 53;
 pub const MAX_CHUNK_BYTES: u64 = 16 * 1024 * 1024;
 
 /// The most hash functions a layer may have: ⌈ln 2 · bpe⌉ for the smallest positive error
-/// (4.9·10⁻³²⁴) is 1075; more can only come from corrupted data.
+/// (4.9·10⁻³²⁴) is 1075; more can only come from corrupted data (and would make every
+/// query loop for billions of steps, so it is refused).
 pub const MAX_HASHES: u32 = 1100;
+
+/// The newest RDB encoding version of `MBbloom--` (2.2 and later: with growth).
+pub const ENCODING_VERSION: i32 = 4;
+/// From this version on the record holds the options.
+const MIN_OPTIONS_ENCODING: i32 = 2;
+
+/// The seed of the first 32-bit hash of chains without `FORCE64`.
+const LEGACY_SEED: u32 = 0x9747_b28c;
+
+/// An item's hash pair `(a, b)` under a chain's options: with `FORCE64` MurmurHash64A with
+/// seed [`REDISBLOOM_SEED`] then seed `a`; without it 32-bit [`murmur2`] with seed
+/// 0x9747b28c then seed `a`. Bit `i` of a layer is `(a + i·b) mod 2⁶⁴ mod m`.
+pub fn hash_pair(options: u32, item: &[u8]) -> (u64, u64) {
+    if options & OPT_FORCE64 != 0 {
+        let a = murmur64a(item, REDISBLOOM_SEED);
+        (a, murmur64a(item, a))
+    } else {
+        let a = murmur2(item, LEGACY_SEED);
+        (a as u64, murmur2(item, a) as u64)
+    }
+}
+
+/// The number of hash functions RedisBloom derives from bits per entry, `⌈ln 2 · bpe⌉`
+/// (C's `(int)ceil(…)`), or `None` where that is negative, not a number or above
+/// [`MAX_HASHES`].
+fn hashes_for(bpe: f64) -> Option<u32> {
+    let k = (LN2 * bpe).ceil();
+    (k >= 0.0 && k <= MAX_HASHES as f64).then_some(k as u32)
+}
 
 /// libbloom's constants, which RedisBloom's sizing uses: ln²2 and ln 2 to 15 digits. Kept
 /// as written (not `std::f64::consts::LN_2`) so that bpe and k round exactly as there.
@@ -56,7 +115,8 @@ pub enum BfError {
     },
     /// A NONSCALING filter's only layer is full.
     NonScalingFull,
-    /// The next layer's parameters are not representable (capacity overflow, error 0).
+    /// The next layer's parameters are not representable (capacity overflow, error 0,
+    /// growth 0).
     CannotGrow,
     /// The allocation failed.
     OutOfMemory,
@@ -94,9 +154,54 @@ pub fn layer_shape(entries: u64, error: f64) -> Option<(u64, u32, f64)> {
     Some((bytes * 8, hashes.max(1.0) as u32, bpe))
 }
 
+/// A new layer's shape under a chain's options, as RedisBloom's `bloom_init`: `(bits,
+/// hashes, bpe, entries, n2)` — `entries` may grow and `n2` is set when the size is rounded
+/// to a power of two. `None` where the parameters are out of range.
+///
+/// * `NOROUND` (what 2.2 and later write): [`layer_shape`].
+/// * `ENTS_IS_BITS`: `entries` (≤ 63 here) is `n2`; the layer has `2ⁿ²` bits and
+///   `⌊2ⁿ² / bpe⌋` entries.
+/// * neither (RedisBloom 1.x): `n2 = ⌊log₂(entries · bpe)⌋ + 1`, `2ⁿ²` bits, and the entries
+///   grow by the items the extra bits hold, `⌊⌊2ⁿ² − entries · bpe⌋ / bpe⌋`.
+///
+/// Either way the bits are padded to a multiple of 64.
+pub fn layer_for(entries: u64, error: f64, options: u32) -> Option<(u64, u32, f64, u64, u8)> {
+    if options & (OPT_ENTS_IS_BITS | OPT_NOROUND) == OPT_NOROUND {
+        let (bits, hashes, bpe) = layer_shape(entries, error)?;
+        return Some((bits, hashes, bpe, entries, 0));
+    }
+    if entries == 0 || !(error > 0.0 && error < 1.0) {
+        return None;
+    }
+    let bpe = -error.ln() / LN2_SQUARED;
+    let (n2, entries) = if options & OPT_ENTS_IS_BITS != 0 {
+        if entries > 63 {
+            return None;
+        }
+        (entries as u8, ((1u64 << entries) as f64 / bpe) as u64)
+    } else {
+        let x = entries as f64 * bpe;
+        if !x.is_normal() {
+            return None;
+        }
+        // logb: the binary exponent of a normal double, exactly.
+        let exponent = ((x.to_bits() >> 52) & 0x7ff) as i64 - 1023;
+        if !(-1..=62).contains(&exponent) {
+            return None;
+        }
+        let n2 = (exponent + 1) as u8;
+        let spare_bits = ((1u64 << n2) as f64 - x) as u64;
+        let extra = (spare_bits as f64 / bpe) as u64;
+        (n2, entries.checked_add(extra)?)
+    };
+    let bits = (1u64 << n2).div_ceil(64) * 64;
+    Some((bits, hashes_for(bpe)?, bpe, entries, n2))
+}
+
 impl Layer {
-    fn new(entries: u64, error: f64) -> Result<Self, BfError> {
-        let (bits, hashes, bpe) = layer_shape(entries, error).ok_or(BfError::CannotGrow)?;
+    fn new(entries: u64, error: f64, options: u32) -> Result<Self, BfError> {
+        let (bits, hashes, bpe, entries, n2) =
+            layer_for(entries, error, options).ok_or(BfError::CannotGrow)?;
         let bits = BitVec::zeros(bits).map_err(|_| BfError::OutOfMemory)?;
         Ok(Self {
             bits,
@@ -105,7 +210,7 @@ impl Layer {
             error,
             bpe,
             size: 0,
-            n2: 0,
+            n2,
         })
     }
 
@@ -144,9 +249,19 @@ impl Layer {
         self.size
     }
 
-    /// log₂ of the bits when rounded to a power of two; 0 (RedisBloom 2.4 never rounds).
+    /// log₂ of the bits when rounded to a power of two (layers of RedisBloom 1.x); 0
+    /// otherwise (2.2 and later never round).
     pub fn n2(&self) -> u8 {
         self.n2
+    }
+
+    /// What bit positions are taken modulo: `2ⁿ²` for power-of-two layers, else the bits.
+    fn modulus(&self) -> u64 {
+        if self.n2 > 0 {
+            1 << self.n2
+        } else {
+            self.bits.len()
+        }
     }
 
     /// The bit array.
@@ -154,46 +269,33 @@ impl Layer {
         &self.bits
     }
 
-    /// The bit positions of an item in this layer.
-    pub fn positions<'a>(&self, item: &'a [u8]) -> impl Iterator<Item = u64> + 'a {
-        Hashing::redisbloom().positions(item, self.hashes, self.bits.len())
+    /// The bit positions of a hash pair ([`hash_pair`]) in this layer: `(a + i·b) mod 2⁶⁴
+    /// mod m` for `i < hashes`, `m` = `2ⁿ²` or the bits. Always below the bits: `2ⁿ² ≤
+    /// bits` is checked when a layer is loaded.
+    pub fn positions(&self, (a, b): (u64, u64)) -> impl Iterator<Item = u64> {
+        let m = self.modulus();
+        (0..self.hashes as u64).map(move |i| a.wrapping_add(i.wrapping_mul(b)) % m)
     }
 
-    fn contains(&self, item: &[u8]) -> bool {
-        self.positions(item).all(|p| self.bits.get(p))
+    fn contains(&self, hash: (u64, u64)) -> bool {
+        self.positions(hash).all(|p| self.bits.get(p))
     }
 
-    fn insert(&mut self, item: &[u8]) {
-        let bits = &mut self.bits;
-        for p in Hashing::redisbloom().positions(item, self.hashes, bits.len()) {
-            bits.set(p);
+    fn insert(&mut self, hash: (u64, u64)) {
+        let m = self.modulus();
+        let (a, b) = hash;
+        for i in 0..self.hashes as u64 {
+            self.bits.set(a.wrapping_add(i.wrapping_mul(b)) % m);
         }
     }
 
-    /// A layer from stored parameters and bit bytes (RDB). `None` if they are inconsistent.
-    #[allow(clippy::too_many_arguments)]
-    pub fn from_stored(
-        entries: u64,
-        error: f64,
-        hashes: u64,
-        bpe: f64,
-        bits: u64,
-        n2: u64,
-        data: &[u8],
-        size: u64,
-    ) -> Option<Self> {
-        let mut layer = Self::zeroed(&LayerRecord {
-            bytes: data.len() as u64,
-            bits,
-            size,
-            error,
-            bpe,
-            hashes: u32::try_from(hashes).ok()?,
-            entries,
-            n2: u8::try_from(n2).ok()?,
-        })?;
-        layer.bits.write_le_bytes_at(0, data).ok()?;
-        Some(layer)
+    /// The bit array's bytes (exactly [`Layer::bytes`] of them).
+    pub fn data(&self) -> Vec<u8> {
+        let mut data = vec![0u8; self.bytes() as usize];
+        self.bits
+            .read_le_bytes_at(0, &mut data)
+            .expect("a layer's bytes are within its words");
+        data
     }
 
     /// An all-zero layer with a header record's parameters, after checking them.
@@ -213,7 +315,7 @@ impl Layer {
     }
 }
 
-/// One layer's record in the SCANDUMP header.
+/// One layer's record in the SCANDUMP header (and the same fields of the RDB record).
 #[derive(Clone, Copy, Debug, PartialEq)]
 struct LayerRecord {
     bytes: u64,
@@ -227,26 +329,27 @@ struct LayerRecord {
 }
 
 impl LayerRecord {
-    /// Whether the record describes a layer this module can use (64-bit hashing, bits a
-    /// multiple of 64, no power-of-two rounding, sane parameters).
+    /// RedisBloom 2.4's integrity check of a layer (`bloom_validate_integrity`), which is
+    /// also what memory safety needs: bits = bytes · 8 and non-zero, `n2` ≤ 63 with `2ⁿ²` ≤
+    /// bits (every position falls inside the array), the error in (0, 1), and `hashes =
+    /// ⌈ln 2 · bpe⌉` — here also at most [`MAX_HASHES`]. The capacity and the count are
+    /// any numbers: they only decide when the chain grows.
     fn is_consistent(&self) -> bool {
-        self.bits > 0
-            && self.bits % 64 == 0
+        self.bits != 0
             && self.bytes.checked_mul(8) == Some(self.bits)
-            && (1..=MAX_HASHES).contains(&self.hashes)
-            && self.entries > 0
+            && self.n2 <= 63
+            && (self.n2 == 0 || self.bits >= 1 << self.n2)
             && self.error > 0.0
             && self.error < 1.0
-            && self.bpe.is_finite()
-            && self.bpe > 0.0
-            && self.n2 == 0
+            && hashes_for(self.bpe) == Some(self.hashes)
     }
 }
 
-/// Options RedisBloom 2.4 writes: NOROUND | FORCE64, with or without NO_SCALING.
+/// Options RedisBloom 2.4 accepts in a header: any of NOROUND, ENTS_IS_BITS, FORCE64 and
+/// NO_SCALING. The RDB loader asks the same, so that what it loads can be dumped (and
+/// AOF-rewritten) as a header that loads again.
 fn valid_options(options: u32) -> bool {
-    options & !(OPT_NOROUND | OPT_FORCE64 | OPT_NO_SCALING) == 0
-        && options & (OPT_NOROUND | OPT_FORCE64) == OPT_NOROUND | OPT_FORCE64
+    options & !(OPT_NOROUND | OPT_ENTS_IS_BITS | OPT_FORCE64 | OPT_NO_SCALING) == 0
 }
 
 /// Why a SCANDUMP header was refused.
@@ -280,19 +383,20 @@ impl Chain {
         error: f64,
         growth: u32,
         nonscaling: bool,
-        limit: u64,
+        limit: impl Limit,
     ) -> Result<Self, BfError> {
         let first_error = if nonscaling { error } else { error * 0.5 };
         let (bits, _, _) = layer_shape(capacity, first_error).ok_or(BfError::CannotGrow)?;
         let needed = CHAIN_STRUCT_BYTES + LINK_STRUCT_BYTES + bits / 8;
+        let limit = limit.bytes();
         if needed > limit {
             return Err(BfError::TooLarge { needed, limit });
         }
-        let layer = Layer::new(capacity, first_error)?;
         let mut options = OPT_NOROUND | OPT_FORCE64;
         if nonscaling {
             options |= OPT_NO_SCALING;
         }
+        let layer = Layer::new(capacity, first_error, options)?;
         Ok(Self {
             layers: vec![layer],
             size: 0,
@@ -303,13 +407,16 @@ impl Chain {
 
     /// Whether the item may be in the filter.
     pub fn contains(&self, item: &[u8]) -> bool {
-        self.layers.iter().rev().any(|l| l.contains(item))
+        let hash = hash_pair(self.options, item);
+        self.layers.iter().rev().any(|l| l.contains(hash))
     }
 
     /// Adds an item: `Ok(true)` if added, `Ok(false)` if some layer already has it. Adds a
     /// layer first when the newest is full; that layer may not pass `limit` bytes in total.
-    pub fn add(&mut self, item: &[u8], limit: u64) -> Result<bool, BfError> {
-        if self.contains(item) {
+    /// At `u64::MAX` items the counts stay as they are (the item's bits are still set).
+    pub fn add(&mut self, item: &[u8], limit: impl Limit) -> Result<bool, BfError> {
+        let hash = hash_pair(self.options, item);
+        if self.layers.iter().rev().any(|l| l.contains(hash)) {
             return Ok(false);
         }
         let newest = self.layers.last().expect("a chain has a layer");
@@ -322,18 +429,25 @@ impl Chain {
                 .checked_mul(self.growth as u64)
                 .ok_or(BfError::CannotGrow)?;
             let error = newest.error * 0.5;
-            let (bits, _, _) = layer_shape(entries, error).ok_or(BfError::CannotGrow)?;
-            let needed = self.memory_bytes() + LINK_STRUCT_BYTES + bits / 8;
+            let (bits, ..) = layer_for(entries, error, self.options).ok_or(BfError::CannotGrow)?;
+            let needed = self
+                .memory_bytes()
+                .saturating_add(LINK_STRUCT_BYTES + bits / 8);
+            let limit = limit.bytes();
             if needed > limit {
                 return Err(BfError::TooLarge { needed, limit });
             }
-            let layer = Layer::new(entries, error)?;
+            let layer = Layer::new(entries, error, self.options)?;
             self.layers.push(layer);
         }
         let newest = self.layers.last_mut().expect("a chain has a layer");
-        newest.insert(item);
-        newest.size += 1;
-        self.size += 1;
+        newest.insert(hash);
+        // Each layer's count is at most the total (their sum), so when the total can take
+        // one more, so can the layer; at u64::MAX neither moves and the sum still holds.
+        if self.size < u64::MAX {
+            newest.size += 1;
+            self.size += 1;
+        }
         Ok(true)
     }
 
@@ -342,9 +456,11 @@ impl Chain {
         self.size
     }
 
-    /// The sum of the layers' capacities (`BF.INFO Capacity`).
+    /// The sum of the layers' capacities (`BF.INFO Capacity`), saturating.
     pub fn capacity(&self) -> u64 {
-        self.layers.iter().map(|l| l.entries).sum()
+        self.layers
+            .iter()
+            .fold(0u64, |sum, l| sum.saturating_add(l.entries))
     }
 
     /// The layers, oldest first.
@@ -352,7 +468,8 @@ impl Chain {
         &self.layers
     }
 
-    /// The options bit set (`NOROUND | FORCE64`, plus `NO_SCALING`).
+    /// The options bit set (`NOROUND | FORCE64`, plus `NO_SCALING`; older data may have
+    /// others, see [`layer_for`]).
     pub fn options(&self) -> u32 {
         self.options
     }
@@ -369,20 +486,22 @@ impl Chain {
 
     /// `BF.INFO Size` and `MEMORY USAGE`'s part: 32 + 64·layers + Σ layer bytes.
     pub fn memory_bytes(&self) -> u64 {
-        CHAIN_STRUCT_BYTES
-            + self
-                .layers
-                .iter()
-                .map(|l| LINK_STRUCT_BYTES + l.bytes())
-                .sum::<u64>()
+        self.layers.iter().fold(CHAIN_STRUCT_BYTES, |sum, l| {
+            sum.saturating_add(LINK_STRUCT_BYTES + l.bytes())
+        })
     }
 
     /// `BF.DEBUG`'s lines.
     pub fn debug_lines(&self) -> Vec<String> {
         let mut lines = vec![format!("size:{}", self.size)];
+        let width = if self.options & OPT_FORCE64 != 0 {
+            64
+        } else {
+            32
+        };
         for l in &self.layers {
             lines.push(format!(
-                "bytes:{} bits:{} hashes:{} hashwidth:64 capacity:{} size:{} ratio:{}",
+                "bytes:{} bits:{} hashes:{} hashwidth:{width} capacity:{} size:{} ratio:{}",
                 l.bytes(),
                 l.num_bits(),
                 l.hashes,
@@ -417,7 +536,7 @@ impl Chain {
 
     /// A filter with all bits zero from a SCANDUMP header. Checks the whole header, and
     /// the memory it asks for against `limit`, before allocating anything.
-    pub fn from_header(header: &[u8], limit: u64) -> Result<Self, HeaderError> {
+    pub fn from_header(header: &[u8], limit: impl Limit) -> Result<Self, HeaderError> {
         use HeaderError::Invalid;
         let mut r = ByteReader(header);
         let size = r.u64().ok_or(Invalid)?;
@@ -451,6 +570,7 @@ impl Chain {
         if sizes != size || records.iter().any(|r| !r.is_consistent()) {
             return Err(Invalid);
         }
+        let limit = limit.bytes();
         if needed > limit {
             return Err(HeaderError::TooLarge { needed, limit });
         }
@@ -467,13 +587,106 @@ impl Chain {
         })
     }
 
-    /// Builds a chain from RDB parts; `None` if inconsistent.
-    pub fn from_parts(size: u64, options: u32, growth: u32, layers: Vec<Layer>) -> Option<Self> {
-        let sizes = layers.iter().try_fold(0u64, |a, l| a.checked_add(l.size))?;
-        if layers.is_empty() || !valid_options(options) || sizes != size {
+    /// Writes the RDB record of encoding version [`ENCODING_VERSION`]: size, layers,
+    /// options, growth; per layer entries, error, hashes, bpe, bits, n2, the bit bytes,
+    /// size.
+    pub fn save(&self, out: &mut impl Sink) {
+        out.unsigned(self.size);
+        out.unsigned(self.layers.len() as u64);
+        out.unsigned(self.options as u64);
+        out.unsigned(self.growth as u64);
+        for l in &self.layers {
+            out.unsigned(l.entries);
+            out.double(l.error);
+            out.unsigned(l.hashes as u64);
+            out.double(l.bpe);
+            out.unsigned(l.num_bits());
+            out.unsigned(l.n2 as u64);
+            out.buffer(&l.data());
+            out.unsigned(l.size);
+        }
+    }
+
+    /// Reads an RDB record of encoding version `encver` (0 to [`ENCODING_VERSION`], see
+    /// the module docs for the older layouts). `None` — and nothing kept — at the first
+    /// short read, on an inconsistent record (the same checks as a SCANDUMP header), or
+    /// when the layers would pass `limit` bytes: that is checked before each layer's bytes
+    /// are read.
+    pub fn load(src: &mut impl Source, encver: i32, limit: impl Limit) -> Option<Self> {
+        if !(0..=ENCODING_VERSION).contains(&encver) {
             return None;
         }
-        Some(Self {
+        let size = src.unsigned()?;
+        let num_layers = src.unsigned()?;
+        let options = if encver >= MIN_OPTIONS_ENCODING {
+            u32::try_from(src.unsigned()?).ok()?
+        } else {
+            0
+        };
+        let growth = if encver >= ENCODING_VERSION {
+            u32::try_from(src.unsigned()?).ok()?
+        } else {
+            2
+        };
+        if num_layers == 0 || !valid_options(options) {
+            return None;
+        }
+        let limit = limit.bytes();
+        let mut needed = CHAIN_STRUCT_BYTES;
+        let mut layers = Vec::new();
+        let mut sizes = 0u64;
+        for _ in 0..num_layers {
+            let entries = src.unsigned()?;
+            let error = src.double()?;
+            let hashes = u32::try_from(src.unsigned()?).ok()?;
+            let bpe = src.double()?;
+            let (mut bits, n2) = if encver == 0 {
+                // Version 0 stored no bits: ⌊entries · bpe⌋, as C converts the product.
+                let bits = entries as f64 * bpe;
+                if !(0.0..18_446_744_073_709_551_616.0).contains(&bits) {
+                    return None;
+                }
+                (bits as u64, 0)
+            } else {
+                (src.unsigned()?, u8::try_from(src.unsigned()?).ok()?)
+            };
+            // The least the bytes can be (2ⁿ² bits for the old power-of-two layers, which
+            // stored bits = 0), checked before Redis is asked to read them.
+            let least = if bits == 0 && n2 > 0 && n2 <= 63 {
+                (1u64 << n2).div_ceil(8)
+            } else {
+                bits.div_ceil(8)
+            };
+            if needed.saturating_add(LINK_STRUCT_BYTES + least) > limit {
+                return None;
+            }
+            let data = src.buffer()?;
+            if encver < ENCODING_VERSION && bits == 0 && n2 > 0 {
+                bits = (data.len() as u64).saturating_mul(8);
+            }
+            let record = LayerRecord {
+                bytes: data.len() as u64,
+                bits,
+                size: src.unsigned()?,
+                error,
+                bpe,
+                hashes,
+                entries,
+                n2,
+            };
+            needed = needed.saturating_add(LINK_STRUCT_BYTES + record.bytes);
+            if needed > limit {
+                return None;
+            }
+            sizes = sizes.checked_add(record.size)?;
+            let mut layer = Layer::zeroed(&record)?;
+            layer.bits.write_le_bytes_at(0, &data).ok()?;
+            layers.push(layer);
+        }
+        // The count is the sum of the layers' counts: every writer keeps it so, and a
+        // chain that broke it would dump a header that no LOADCHUNK (RedisBloom's either)
+        // loads back.
+        (sizes == size).then_some(Self {
             layers,
             size,
             options,
@@ -499,14 +712,20 @@ impl Chain {
     }
 
     /// Writes a data chunk that SCANDUMP returned with iterator `iter` (so it starts at byte
-    /// `iter − len − 1`).
-    pub fn load_chunk(&mut self, iter: u64, data: &[u8]) -> Result<(), ChunkError> {
-        let mut offset = iter
-            .checked_sub(data.len() as u64 + 1)
+    /// `iter − len − 1`), with RedisBloom's checks in its order: `iter` ≤ 0 or below the
+    /// length is bad data; an offset before the first or past the last layer has no link;
+    /// a chunk that crosses the end of its layer is too big. Nothing changes on an error.
+    pub fn load_chunk(&mut self, iter: i64, data: &[u8]) -> Result<(), ChunkError> {
+        let len = data.len() as u64;
+        if iter <= 0 || (iter as u64) < len {
+            return Err(ChunkError::BadData);
+        }
+        let mut offset = (iter as u64 - len)
+            .checked_sub(1)
             .ok_or(ChunkError::NoLink)?;
         for l in &mut self.layers {
             if offset < l.bytes() {
-                if offset + data.len() as u64 > l.bytes() {
+                if len > l.bytes() - offset {
                     return Err(ChunkError::TooBig);
                 }
                 return l
@@ -523,6 +742,8 @@ impl Chain {
 /// Why LOADCHUNK refused a data chunk.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ChunkError {
+    /// The iterator is not positive or is below the chunk's length.
+    BadData,
     /// The offset is past every layer.
     NoLink,
     /// The chunk crosses the end of its layer.
@@ -668,7 +889,7 @@ mod tests {
         let mut copy = Chain::from_header(&header, u64::MAX).unwrap();
         let mut iter = 1;
         while let Some((next, data)) = chain.chunk(iter) {
-            copy.load_chunk(next, &data).unwrap();
+            copy.load_chunk(next as i64, &data).unwrap();
             iter = next;
         }
         assert_eq!(copy, chain);
@@ -682,7 +903,179 @@ mod tests {
         ));
         assert_eq!(copy.load_chunk(1 << 40, &[0]), Err(ChunkError::NoLink));
         let first = chain.layers()[0].bytes();
-        assert_eq!(copy.load_chunk(first + 2, &[0, 0]), Err(ChunkError::TooBig));
+        assert_eq!(
+            copy.load_chunk(first as i64 + 2, &[0, 0]),
+            Err(ChunkError::TooBig)
+        );
+    }
+
+    use crate::rdb::{Field, Fields};
+
+    /// A chain's RDB record, read back as fields.
+    fn saved(chain: &Chain) -> Fields {
+        let mut out = Fields::default();
+        chain.save(&mut out);
+        Fields::new(out.fields)
+    }
+
+    #[test]
+    fn what_is_saved_loads_back_and_truncations_are_refused() {
+        let mut chain = Chain::new(20, 0.01, 3, false, u64::MAX).unwrap();
+        for i in 0..200u32 {
+            chain.add(&i.to_le_bytes(), u64::MAX).unwrap();
+        }
+        let fields = saved(&chain).fields;
+        let back = Chain::load(&mut Fields::new(fields.clone()), ENCODING_VERSION, u64::MAX);
+        assert_eq!(back.as_ref(), Some(&chain));
+        for len in 0..fields.len() {
+            let mut short = Fields::new(fields[..len].to_vec());
+            assert_eq!(Chain::load(&mut short, ENCODING_VERSION, u64::MAX), None);
+        }
+        // The memory limit refuses the record before its layers' bytes are taken.
+        assert_eq!(
+            Chain::load(&mut Fields::new(fields.clone()), ENCODING_VERSION, 200),
+            None
+        );
+        assert_eq!(Chain::load(&mut Fields::new(fields), 5, u64::MAX), None);
+    }
+
+    #[test]
+    fn counts_saturate_and_sums_never_overflow() {
+        // Layer counts u64::MAX - 1 and 0 (capacity 100): the chain's count is their sum.
+        let mut chain = Chain::new(100, 0.01, 2, false, u64::MAX).unwrap();
+        let mut second = chain.layers[0].clone();
+        chain.layers[0].size = u64::MAX - 1;
+        chain.layers[0].entries = 1;
+        second.entries = u64::MAX;
+        chain.layers.push(second);
+        chain.size = u64::MAX - 1;
+        assert_eq!(chain.add(b"a", u64::MAX), Ok(true));
+        assert_eq!((chain.size(), chain.layers[1].size()), (u64::MAX, 1));
+        assert_eq!(chain.add(b"b", u64::MAX), Ok(true));
+        assert_eq!((chain.size(), chain.layers[1].size()), (u64::MAX, 1));
+        assert!(chain.contains(b"b"));
+        assert_eq!(chain.capacity(), u64::MAX);
+        // Still loadable: the count is still the sum of the layers' counts.
+        let back = Chain::load(&mut saved(&chain), ENCODING_VERSION, u64::MAX);
+        assert_eq!(back, Some(chain.clone()));
+        assert!(Chain::from_header(&chain.header(), u64::MAX).is_ok());
+        // A full layer whose next capacity overflows is refused before anything changes.
+        chain.layers[1].size = u64::MAX;
+        chain.layers[0].size = 0;
+        let before = chain.clone();
+        assert_eq!(chain.add(b"c", u64::MAX), Err(BfError::CannotGrow));
+        assert_eq!(chain, before);
+    }
+
+    /// A layer's fields in an old record: entries, error, hashes, bpe, [bits, n2], bytes,
+    /// size.
+    fn old_layer(
+        encver: i32,
+        entries: u64,
+        bpe: f64,
+        bits: u64,
+        n2: u64,
+        data: Vec<u8>,
+    ) -> Vec<Field> {
+        let mut f = vec![
+            Field::Unsigned(entries),
+            Field::Double(0.01),
+            Field::Unsigned((LN2 * bpe).ceil() as u64),
+            Field::Double(bpe),
+        ];
+        if encver > 0 {
+            f.extend([Field::Unsigned(bits), Field::Unsigned(n2)]);
+        }
+        f.extend([Field::Buffer(data), Field::Unsigned(0)]);
+        f
+    }
+
+    #[test]
+    fn older_encodings_decode_with_their_defaults() {
+        // Version 0: no options (32-bit), no growth (2), bits = entries * bpe.
+        let mut fields = vec![Field::Unsigned(0), Field::Unsigned(1)];
+        fields.extend(old_layer(0, 128, 8.0, 0, 0, vec![0; 128]));
+        let chain = Chain::load(&mut Fields::new(fields), 0, u64::MAX).unwrap();
+        assert_eq!((chain.options(), chain.growth()), (0, 2));
+        assert_eq!(chain.layers()[0].num_bits(), 1024);
+        assert!(chain.debug_lines()[1].contains("hashwidth:32"));
+        // Version 0 whose entries * bpe is not the buffer's bits: refused, as RedisBloom.
+        let mut fields = vec![Field::Unsigned(0), Field::Unsigned(1)];
+        fields.extend(old_layer(0, 100, 8.0, 0, 0, vec![0; 128]));
+        assert_eq!(Chain::load(&mut Fields::new(fields), 0, u64::MAX), None);
+        // Version 1: a power-of-two layer stored with bits 0 gets bits = bytes * 8.
+        let mut fields = vec![Field::Unsigned(0), Field::Unsigned(1)];
+        fields.extend(old_layer(1, 100, 9.0, 0, 10, vec![0; 128]));
+        let chain = Chain::load(&mut Fields::new(fields.clone()), 1, u64::MAX).unwrap();
+        assert_eq!(
+            (chain.layers()[0].num_bits(), chain.layers()[0].n2()),
+            (1024, 10)
+        );
+        // ... but not in version 4, nor with fewer bytes than 2^n2 bits.
+        let v4: Vec<Field> = [
+            Field::Unsigned(0),
+            Field::Unsigned(1),
+            Field::Unsigned(4),
+            Field::Unsigned(2),
+        ]
+        .into_iter()
+        .chain(fields[2..].iter().cloned())
+        .collect();
+        assert_eq!(Chain::load(&mut Fields::new(v4), 4, u64::MAX), None);
+        let mut fields = vec![Field::Unsigned(0), Field::Unsigned(1)];
+        fields.extend(old_layer(1, 100, 9.0, 0, 11, vec![0; 128]));
+        assert_eq!(Chain::load(&mut Fields::new(fields), 1, u64::MAX), None);
+        // Version 3: options stored, growth not.
+        let mut fields = vec![Field::Unsigned(0), Field::Unsigned(1), Field::Unsigned(4)];
+        fields.extend(old_layer(3, 100, 9.0, 0, 10, vec![0; 128]));
+        let mut chain = Chain::load(&mut Fields::new(fields), 3, u64::MAX).unwrap();
+        assert_eq!((chain.options(), chain.growth()), (OPT_FORCE64, 2));
+        // It grows by power-of-two layers (no NOROUND), answers, and saves as version 4.
+        for i in 0..500u32 {
+            chain.add(&i.to_le_bytes(), u64::MAX).unwrap();
+        }
+        assert!(chain.layers().len() > 1);
+        assert!(chain.layers()[1..]
+            .iter()
+            .all(|l| l.n2() > 0 && l.num_bits().is_power_of_two()));
+        assert!((0..500u32).all(|i| chain.contains(&i.to_le_bytes())));
+        let back = Chain::load(&mut saved(&chain), ENCODING_VERSION, u64::MAX);
+        assert_eq!(back, Some(chain));
+    }
+
+    #[test]
+    fn power_of_two_layers_grow_as_bloom_init_rounds() {
+        // floor(log2(100 * 9.585)) + 1 = 10: 1024 bits, 100 + (1024 - 958.5) / 9.585 entries.
+        let (bits, hashes, bpe, entries, n2) = layer_for(100, 0.01, OPT_FORCE64).unwrap();
+        assert_eq!((bits, hashes, n2), (1024, 7, 10));
+        assert_eq!(
+            entries,
+            100 + ((1024.0 - 100.0 * bpe) as u64 as f64 / bpe) as u64
+        );
+        // ENTS_IS_BITS: entries is log2 of the bits.
+        let (bits, _, bpe, entries, n2) = layer_for(12, 0.01, OPT_ENTS_IS_BITS).unwrap();
+        assert_eq!((bits, n2, entries), (4096, 12, (4096.0 / bpe) as u64));
+        assert_eq!(layer_for(64, 0.01, OPT_ENTS_IS_BITS), None);
+        // NOROUND: as layer_shape.
+        let (bits, hashes, bpe) = layer_shape(100, 0.01).unwrap();
+        assert_eq!(
+            layer_for(100, 0.01, OPT_NOROUND | OPT_FORCE64),
+            Some((bits, hashes, bpe, 100, 0))
+        );
+    }
+
+    #[test]
+    fn legacy_positions_use_32_bit_murmur2_and_the_power_of_two_modulus() {
+        let (a, b) = hash_pair(0, b"item");
+        let a32 = murmur2(b"item", 0x9747_b28c);
+        assert_eq!((a, b), (a32 as u64, murmur2(b"item", a32) as u64));
+        let mut chain = Chain::new(100, 0.01, 2, false, u64::MAX).unwrap();
+        chain.layers[0].n2 = 9;
+        let got: Vec<u64> = chain.layers[0].positions((a, b)).collect();
+        let want: Vec<u64> = (0..chain.layers[0].hashes() as u64)
+            .map(|i| a.wrapping_add(i * b) % 512)
+            .collect();
+        assert_eq!(got, want);
     }
 
     #[test]

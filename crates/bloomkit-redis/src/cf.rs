@@ -13,6 +13,8 @@
 use bloomkit::hash::murmur64a;
 
 use crate::bf::ByteReader;
+use crate::config::Limit;
+use crate::rdb::{Sink, Source};
 
 /// `CF.ADD` on a missing key creates a filter of this capacity.
 pub const DEFAULT_CAPACITY: u64 = 1024;
@@ -28,6 +30,16 @@ pub const MAX_BUCKET_SIZE: u16 = 255;
 pub const MAX_ITERATIONS: u16 = 65535;
 /// The largest EXPANSION.
 pub const MAX_EXPANSION: u16 = 32768;
+
+/// The newest RDB encoding version of `MBbloomCF` (2.2 and later: with deletes, bucket
+/// size, max iterations, expansion and per-sub-filter bucket counts). Versions 0–3
+/// (RedisBloom 1.x) hold sub-filter count, buckets and items, then the sub-filters'
+/// buffers; the rest is RedisBloom's defaults then (bucket size 2, 20 iterations,
+/// expansion 1, no deletes).
+pub const ENCODING_VERSION: i32 = 4;
+
+/// RedisBloom's largest bucket count of a sub-filter (a 56-bit field there).
+const MAX_NUM_BUCKETS: u64 = (1 << 56) - 1;
 
 /// The size of the SCANDUMP header.
 pub const HEADER_BYTES: usize = 38;
@@ -126,12 +138,15 @@ pub struct SubFilter {
 }
 
 impl SubFilter {
+    /// An empty sub-filter. The caller has checked its size against the memory limit (an
+    /// allocation Redis cannot serve aborts the server, so the limit is the only guard);
+    /// the zeroed allocation lets the allocator hand out fresh pages without writing them.
     fn zeroed(num_buckets: u64, bucket_size: u16) -> Option<Self> {
         let len = usize::try_from(num_buckets.checked_mul(bucket_size as u64)?).ok()?;
-        let mut data = Vec::new();
-        data.try_reserve_exact(len).ok()?;
-        data.resize(len, EMPTY);
-        Some(Self { num_buckets, data })
+        Some(Self {
+            num_buckets,
+            data: vec![EMPTY; len],
+        })
     }
 
     /// The number of buckets.
@@ -216,6 +231,11 @@ impl SubFilter {
 }
 
 /// RedisBloom's cuckoo filter (its `CuckooFilter`).
+///
+/// The counts of items and deletes are counters, not facts about the table: a header may
+/// claim any numbers, and no command can check them against the slots. They are only
+/// reported and decide when a delete compacts, so loads accept any value and every change
+/// saturates (an add at `u64::MAX` items, a delete at 0) instead of wrapping.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Cuckoo {
     num_buckets: u64,
@@ -235,7 +255,7 @@ impl Cuckoo {
         bucket_size: u16,
         max_iterations: u16,
         expansion: u16,
-        limit: u64,
+        limit: impl Limit,
     ) -> Result<Self, CreateError> {
         if bucket_size == 0 || capacity < bucket_size as u64 * 2 {
             return Err(CreateError::Invalid);
@@ -244,6 +264,7 @@ impl Cuckoo {
         let needed = (num_buckets as u128 * bucket_size as u128)
             + (FILTER_STRUCT_BYTES + SUBFILTER_STRUCT_BYTES) as u128;
         let needed = u64::try_from(needed).unwrap_or(u64::MAX);
+        let limit = limit.bytes();
         if num_buckets == 0 || needed > limit {
             return Err(CreateError::TooLarge { needed, limit });
         }
@@ -284,13 +305,13 @@ impl Cuckoo {
     }
 
     /// Adds an item (again, if it is there already).
-    pub fn insert(&mut self, item: &[u8], limit: u64, max_filters: u64) -> Insert {
+    pub fn insert(&mut self, item: &[u8], limit: impl Limit, max_filters: u64) -> Insert {
         let p = Lookup::of(item);
         self.insert_lookup(&p, limit, max_filters)
     }
 
     /// Adds an item unless it may be there already.
-    pub fn insert_unique(&mut self, item: &[u8], limit: u64, max_filters: u64) -> Insert {
+    pub fn insert_unique(&mut self, item: &[u8], limit: impl Limit, max_filters: u64) -> Insert {
         let p = Lookup::of(item);
         if self
             .filters
@@ -302,19 +323,19 @@ impl Cuckoo {
         self.insert_lookup(&p, limit, max_filters)
     }
 
-    fn insert_lookup(&mut self, p: &Lookup, limit: u64, max_filters: u64) -> Insert {
+    fn insert_lookup(&mut self, p: &Lookup, limit: impl Limit, max_filters: u64) -> Insert {
         let bs = self.bucket_size;
         loop {
             for f in self.filters.iter_mut().rev() {
                 if let Some(slot) = f.find_available(p, bs) {
                     f.data[slot] = p.fp;
-                    self.num_items += 1;
+                    self.num_items = self.num_items.saturating_add(1);
                     return Insert::Inserted;
                 }
             }
             let last = self.filters.last_mut().expect("a filter has a sub-filter");
             if last.kick_insert(p, bs, self.max_iterations) {
-                self.num_items += 1;
+                self.num_items = self.num_items.saturating_add(1);
                 return Insert::Inserted;
             }
             if self.expansion == 0 {
@@ -328,6 +349,7 @@ impl Cuckoo {
             let needed = bytes
                 .and_then(|b| b.checked_add(self.memory_bytes() + SUBFILTER_STRUCT_BYTES))
                 .unwrap_or(u64::MAX);
+            let limit = limit.bytes();
             if needed > limit {
                 return Insert::TooLarge { needed, limit };
             }
@@ -345,8 +367,8 @@ impl Cuckoo {
         let bs = self.bucket_size;
         for i in (0..self.filters.len()).rev() {
             if self.filters[i].delete(&p, bs) {
-                self.num_items -= 1;
-                self.num_deletes += 1;
+                self.num_items = self.num_items.saturating_sub(1);
+                self.num_deletes = self.num_deletes.saturating_add(1);
                 if self.filters.len() > 1 && self.num_deletes as f64 > self.num_items as f64 * 0.10
                 {
                     self.compact(false);
@@ -470,7 +492,16 @@ impl Cuckoo {
         out
     }
 
-    /// Parameters shared by a header and an RDB record, checked, and the memory they need.
+    /// Parameters shared by a header and an RDB record, checked, the bucket counts of the
+    /// sub-filters, and the memory they need.
+    ///
+    /// The checks are RedisBloom 2.4's (`CuckooFilter_ValidateIntegrity`), which are also
+    /// what memory safety needs: buckets a power of two (at most 2⁵⁶ − 1), bucket size 1 to
+    /// 255, at least one iteration, 1 to 65535 sub-filters, and more than one only with an
+    /// expansion (sub-filter j has buckets · expansionʲ buckets, representable). The
+    /// expansion is any 16-bit number as there (`CF.RESERVE` rounds it to a power of two;
+    /// a header may not). The counts of items and deletes are not checked (see
+    /// [`Cuckoo`]).
     #[allow(clippy::too_many_arguments)]
     fn shell(
         num_items: u64,
@@ -482,10 +513,10 @@ impl Cuckoo {
         expansion: u64,
     ) -> Option<(Self, Vec<u64>, u64)> {
         let valid = num_buckets.is_power_of_two()
+            && num_buckets <= MAX_NUM_BUCKETS
             && (1..=MAX_BUCKET_SIZE as u64).contains(&bucket_size)
             && (1..=MAX_ITERATIONS as u64).contains(&max_iterations)
-            && (expansion == 0 || expansion.is_power_of_two())
-            && expansion <= MAX_EXPANSION as u64
+            && expansion <= u16::MAX as u64
             && (1..=u16::MAX as u64).contains(&num_filters)
             && (num_filters == 1 || expansion > 0);
         if !valid {
@@ -503,24 +534,21 @@ impl Cuckoo {
         let mut needed = FILTER_STRUCT_BYTES;
         let mut sizes = Vec::new();
         for j in 0..num_filters as usize {
-            let buckets = shell.sub_filter_buckets(j)?;
+            let buckets = shell
+                .sub_filter_buckets(j)
+                .filter(|&b| b <= MAX_NUM_BUCKETS)?;
             needed = needed
                 .checked_add(SUBFILTER_STRUCT_BYTES)?
                 .checked_add(buckets.checked_mul(bucket_size)?)?;
             sizes.push(buckets);
         }
-        let slots = sizes
-            .iter()
-            .try_fold(0u64, |a, b| a.checked_add(b * bucket_size))?;
-        if num_items > slots {
-            return None;
-        }
         Some((shell, sizes, needed))
     }
 
     /// A filter with empty sub-filters from a SCANDUMP header; checks it and the memory it
-    /// asks for before allocating.
-    pub fn from_header(header: &[u8], limit: u64) -> Result<Self, CreateError> {
+    /// asks for before allocating. `Invalid` for a header of the wrong length or with
+    /// parameters that do not make a filter.
+    pub fn from_header(header: &[u8], limit: impl Limit) -> Result<Self, CreateError> {
         if header.len() != HEADER_BYTES {
             return Err(CreateError::Invalid);
         }
@@ -545,6 +573,7 @@ impl Cuckoo {
             expansion,
         )
         .ok_or(CreateError::Invalid)?;
+        let limit = limit.bytes();
         if needed > limit {
             return Err(CreateError::TooLarge { needed, limit });
         }
@@ -555,19 +584,50 @@ impl Cuckoo {
         Ok(cf)
     }
 
-    /// A filter from an RDB record; `None` if inconsistent.
-    #[allow(clippy::too_many_arguments)]
-    pub fn from_parts(
-        num_filters: u64,
-        num_buckets: u64,
-        num_items: u64,
-        num_deletes: u64,
-        bucket_size: u64,
-        max_iterations: u64,
-        expansion: u64,
-        filters: Vec<(u64, Vec<u8>)>,
-    ) -> Option<Self> {
-        let (mut cf, sizes, _) = Self::shell(
+    /// Writes the RDB record of encoding version [`ENCODING_VERSION`]: sub-filters,
+    /// buckets, items, deletes, bucket size, max iterations, expansion; per sub-filter its
+    /// bucket count and slots.
+    pub fn save(&self, out: &mut impl Sink) {
+        out.unsigned(self.filters.len() as u64);
+        out.unsigned(self.num_buckets);
+        out.unsigned(self.num_items);
+        out.unsigned(self.num_deletes);
+        out.unsigned(self.bucket_size as u64);
+        out.unsigned(self.max_iterations as u64);
+        out.unsigned(self.expansion as u64);
+        for f in &self.filters {
+            out.unsigned(f.num_buckets);
+            out.buffer(&f.data);
+        }
+    }
+
+    /// Reads an RDB record of encoding version `encver` (0 to [`ENCODING_VERSION`]).
+    /// `None` — and nothing kept — at the first short read, on parameters a header would
+    /// not be accepted with, on sub-filters of another size than the parameters give, or
+    /// when the filter would pass `limit` bytes: that is checked before any slot is read.
+    pub fn load(src: &mut impl Source, encver: i32, limit: impl Limit) -> Option<Self> {
+        if !(0..=ENCODING_VERSION).contains(&encver) {
+            return None;
+        }
+        let num_filters = src.unsigned()?;
+        let num_buckets = src.unsigned()?;
+        let num_items = src.unsigned()?;
+        let [num_deletes, bucket_size, max_iterations, expansion] = if encver < ENCODING_VERSION {
+            [
+                0,
+                DEFAULT_BUCKET_SIZE as u64,
+                DEFAULT_MAX_ITERATIONS as u64,
+                DEFAULT_EXPANSION as u64,
+            ]
+        } else {
+            [
+                src.unsigned()?,
+                src.unsigned()?,
+                src.unsigned()?,
+                src.unsigned()?,
+            ]
+        };
+        let (mut cf, sizes, needed) = Self::shell(
             num_items,
             num_buckets,
             num_deletes,
@@ -576,10 +636,16 @@ impl Cuckoo {
             max_iterations,
             expansion,
         )?;
-        if filters.len() != sizes.len() {
+        if needed > limit.bytes() {
             return None;
         }
-        for ((buckets, data), want) in filters.into_iter().zip(sizes) {
+        for want in sizes {
+            let buckets = if encver < ENCODING_VERSION {
+                num_buckets
+            } else {
+                src.unsigned()?
+            };
+            let data = src.buffer()?;
             if buckets != want || data.len() as u64 != buckets * bucket_size {
                 return None;
             }
@@ -608,8 +674,13 @@ impl Cuckoo {
     }
 
     /// Writes a data chunk that SCANDUMP returned with iterator `iter` (it starts at byte
-    /// `iter − len − 1`); false, changing nothing, if it does not fit one sub-filter.
-    pub fn load_chunk(&mut self, iter: u64, data: &[u8]) -> bool {
+    /// `iter − len − 1`); false, changing nothing, if it is empty, `iter` is not positive,
+    /// or it does not fit one sub-filter (RedisBloom writes a chunk whose offset is past
+    /// the end into the last sub-filter, over other bytes; that is refused here).
+    pub fn load_chunk(&mut self, iter: i64, data: &[u8]) -> bool {
+        let Ok(iter) = u64::try_from(iter) else {
+            return false;
+        };
         let Some(mut offset) = iter.checked_sub(data.len() as u64 + 1) else {
             return false;
         };
@@ -754,7 +825,7 @@ mod tests {
         let mut copy = Cuckoo::from_header(&header, NO_LIMIT).unwrap();
         let mut iter = 1;
         while let Some((next, data)) = cf.chunk(iter) {
-            assert!(copy.load_chunk(next, data));
+            assert!(copy.load_chunk(next as i64, data));
             iter = next;
         }
         assert_eq!(copy, cf);
@@ -779,6 +850,86 @@ mod tests {
             "crosses a sub-filter"
         );
         assert_eq!(copy, cf);
+    }
+
+    use crate::rdb::{Field, Fields};
+
+    #[test]
+    fn counts_saturate_and_any_count_loads_back() {
+        // 4 slots claiming 4 items (a forged header): one more add, and it still loads.
+        let mut header = Vec::new();
+        for v in [4u64, 2, 0, 1] {
+            header.extend_from_slice(&v.to_le_bytes());
+        }
+        for v in [2u16, 20, 1] {
+            header.extend_from_slice(&v.to_le_bytes());
+        }
+        let mut cf = Cuckoo::from_header(&header, NO_LIMIT).unwrap();
+        assert_eq!(cf.insert(b"a", NO_LIMIT, 32), Insert::Inserted);
+        assert_eq!(cf.num_items(), 5);
+        let mut out = Fields::default();
+        cf.save(&mut out);
+        assert_eq!(
+            Cuckoo::load(&mut Fields::new(out.fields), ENCODING_VERSION, NO_LIMIT).as_ref(),
+            Some(&cf)
+        );
+        assert!(Cuckoo::from_header(&cf.header(), NO_LIMIT).is_ok());
+        // At the ends of the range the counts stay put.
+        cf.num_items = u64::MAX;
+        cf.num_deletes = u64::MAX;
+        assert_eq!(cf.insert(b"b", NO_LIMIT, 32), Insert::Inserted);
+        assert_eq!(cf.num_items(), u64::MAX);
+        cf.num_items = 0;
+        assert!(cf.delete(b"b"));
+        assert_eq!((cf.num_items(), cf.num_deletes()), (0, u64::MAX));
+    }
+
+    #[test]
+    fn what_is_saved_loads_back_and_truncations_are_refused() {
+        let mut cf = Cuckoo::new(16, 4, 10, 2, NO_LIMIT).unwrap();
+        for i in 0..100u32 {
+            cf.insert(&i.to_le_bytes(), NO_LIMIT, 32);
+        }
+        let mut out = Fields::default();
+        cf.save(&mut out);
+        let fields = out.fields;
+        let back = Cuckoo::load(&mut Fields::new(fields.clone()), ENCODING_VERSION, NO_LIMIT);
+        assert_eq!(back.as_ref(), Some(&cf));
+        for len in 0..fields.len() {
+            let mut short = Fields::new(fields[..len].to_vec());
+            assert_eq!(Cuckoo::load(&mut short, ENCODING_VERSION, NO_LIMIT), None);
+        }
+        assert_eq!(
+            Cuckoo::load(&mut Fields::new(fields), ENCODING_VERSION, 100),
+            None
+        );
+    }
+
+    #[test]
+    fn older_encodings_decode_with_redisbloom_defaults() {
+        let mut cf = Cuckoo::new(32, 2, 20, 1, NO_LIMIT).unwrap();
+        for i in 0..60u32 {
+            cf.insert(&i.to_le_bytes(), NO_LIMIT, 32);
+        }
+        assert!(cf.filters().len() > 1);
+        // Version 3: sub-filters, buckets, items, then the slots only.
+        let mut fields = vec![
+            Field::Unsigned(cf.filters().len() as u64),
+            Field::Unsigned(cf.num_buckets()),
+            Field::Unsigned(cf.num_items()),
+        ];
+        fields.extend(
+            cf.filters()
+                .iter()
+                .map(|f| Field::Buffer(f.data().to_vec())),
+        );
+        for encver in 0..ENCODING_VERSION {
+            let back = Cuckoo::load(&mut Fields::new(fields.clone()), encver, NO_LIMIT);
+            assert_eq!(back.as_ref(), Some(&cf), "version {encver}");
+        }
+        // A buffer of another size than the buckets give is refused.
+        fields[3] = Field::Buffer(vec![0; 3]);
+        assert_eq!(Cuckoo::load(&mut Fields::new(fields), 3, NO_LIMIT), None);
     }
 
     #[test]

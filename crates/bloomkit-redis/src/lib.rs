@@ -3,7 +3,8 @@
 //! A Redis module that is a drop-in, data-compatible replacement for RedisBloom 2.4's Bloom
 //! (`BF.*`) and cuckoo (`CF.*`) commands: same syntax, replies, error strings, hashing,
 //! sizing, SCANDUMP/LOADCHUNK bytes and RDB encoding (types `MBbloom--` and `MBbloomCF`,
-//! encoding version 4), so data written by RedisBloom loads here and answers the same.
+//! encoding version 4, and the older versions RedisBloom 2.4 loads), so data written by
+//! RedisBloom loads here and answers the same.
 //!
 //! ```text
 //! cargo build --release -p bloomkit-redis
@@ -20,6 +21,7 @@
 pub mod bf;
 pub mod cf;
 pub mod config;
+pub mod rdb;
 
 // The Redis side: a global allocator that calls into Redis, so it is compiled out of unit
 // tests (which run without a server). The integration tests load the cdylib into a real
@@ -27,18 +29,29 @@ pub mod config;
 #[cfg(not(test))]
 mod commands;
 #[cfg(not(test))]
+mod memory;
+#[cfg(not(test))]
 mod types;
 
 #[cfg(not(test))]
 mod module {
+    use redis_module::raw::ModuleOptions;
     use redis_module::{redis_module, Context, RedisString, Status};
 
     use crate::commands::bf::*;
     use crate::commands::cf::*;
     use crate::config;
+    use crate::memory;
     use crate::types::{BLOOM_TYPE, CUCKOO_TYPE};
 
     fn init(ctx: &Context, args: &[RedisString]) -> Status {
+        // A short read or a corrupt field in an RDB value sets Redis's I/O error flag,
+        // which the load callbacks check, instead of aborting the server.
+        ctx.set_module_options(ModuleOptions::HANDLE_IO_ERRORS);
+        if !memory::start(ctx) {
+            ctx.log_warning("bloomkit: could not subscribe to configuration changes");
+            return Status::Err;
+        }
         match config::parse(args.iter().map(RedisString::as_slice)) {
             Ok(c) => {
                 config::set(c);
@@ -57,7 +70,7 @@ mod module {
     redis_module! {
         name: "bf",
         version: 20400,
-        allocator: (redis_module::alloc::RedisAlloc, redis_module::alloc::RedisAlloc),
+        allocator: (crate::memory::Allocator, crate::memory::Allocator),
         data_types: [BLOOM_TYPE, CUCKOO_TYPE],
         init: init,
         commands: [

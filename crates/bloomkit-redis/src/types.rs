@@ -1,6 +1,13 @@
 //! The data types `MBbloom--` (Bloom) and `MBbloomCF` (cuckoo), encoding version 4, and
-//! their callbacks: RDB save/load in RedisBloom 2.4's field order, AOF rewrite as a
-//! LOADCHUNK sequence, MEMORY USAGE, COPY and free.
+//! their callbacks: RDB save/load in RedisBloom 2.4's field order (older encoding versions
+//! load too, see [`Chain::load`] and [`Cuckoo::load`]), AOF rewrite as a LOADCHUNK
+//! sequence, MEMORY USAGE, COPY and free.
+//!
+//! A load never takes the server down: the module declares
+//! `REDISMODULE_OPTIONS_HANDLE_IO_ERRORS` at load time, so a short read or a wrong type
+//! marker sets Redis's I/O error flag instead of aborting; every read checks the flag
+//! (`RedisModule_IsIOError`), and a load returns NULL at the first error or inconsistency,
+//! dropping what it had read. RESTORE then answers an error; an RDB load fails as a whole.
 //!
 //! This is the one place with `unsafe`: Redis calls these functions through C pointers
 //! and hands over values as `void *`.
@@ -11,11 +18,58 @@ use std::os::raw::{c_char, c_int, c_longlong, c_void};
 use redis_module::native_types::RedisType;
 use redis_module::raw;
 
-use crate::bf::{Chain, Layer};
+use crate::bf::Chain;
 use crate::cf::Cuckoo;
+use crate::config::Limit;
+use crate::memory::KeyLimit;
+use crate::rdb::{Sink, Source};
 
-/// RedisBloom 2.4's encoding version for both types.
-pub const ENCODING_VERSION: i32 = 4;
+/// The module API's reads and writes of one value; every read is `None` once Redis has
+/// flagged an I/O error.
+struct Io(*mut raw::RedisModuleIO);
+
+impl Source for Io {
+    fn unsigned(&mut self) -> Option<u64> {
+        raw::load_unsigned(self.0).ok()
+    }
+    fn double(&mut self) -> Option<f64> {
+        raw::load_double(self.0).ok()
+    }
+    fn buffer(&mut self) -> Option<Vec<u8>> {
+        raw::load_string_buffer(self.0)
+            .ok()
+            .map(|b| b.as_ref().to_vec())
+    }
+}
+
+impl Sink for Io {
+    fn unsigned(&mut self, value: u64) {
+        raw::save_unsigned(self.0, value);
+    }
+    fn double(&mut self, value: f64) {
+        raw::save_double(self.0, value);
+    }
+    fn buffer(&mut self, bytes: &[u8]) {
+        raw::save_slice(self.0, bytes);
+    }
+}
+
+/// A value's size, for COPY's memory check.
+trait MemoryBytes {
+    fn memory_bytes(&self) -> u64;
+}
+
+impl MemoryBytes for Chain {
+    fn memory_bytes(&self) -> u64 {
+        Chain::memory_bytes(self)
+    }
+}
+
+impl MemoryBytes for Cuckoo {
+    fn memory_bytes(&self) -> u64 {
+        Cuckoo::memory_bytes(self)
+    }
+}
 
 const fn methods(
     rdb_load: raw::RedisModuleTypeLoadFunc,
@@ -51,7 +105,7 @@ const fn methods(
 /// RedisBloom's Bloom filter type.
 pub static BLOOM_TYPE: RedisType = RedisType::new(
     "MBbloom--",
-    ENCODING_VERSION,
+    crate::bf::ENCODING_VERSION,
     methods(
         Some(bloom_rdb_load),
         Some(bloom_rdb_save),
@@ -65,7 +119,7 @@ pub static BLOOM_TYPE: RedisType = RedisType::new(
 /// RedisBloom's cuckoo filter type.
 pub static CUCKOO_TYPE: RedisType = RedisType::new(
     "MBbloomCF",
-    ENCODING_VERSION,
+    crate::cf::ENCODING_VERSION,
     methods(
         Some(cuckoo_rdb_load),
         Some(cuckoo_rdb_save),
@@ -83,14 +137,18 @@ unsafe extern "C" fn free<T>(value: *mut c_void) {
     drop(unsafe { Box::from_raw(value.cast::<T>()) });
 }
 
-/// COPY: a deep clone.
-unsafe extern "C" fn copy<T: Clone>(
+/// COPY: a deep clone, refused (NULL: Redis answers an error) when the copy would pass
+/// the per-key limit in force (it may have been lowered since the source was made).
+unsafe extern "C" fn copy<T: Clone + MemoryBytes>(
     _from: *mut raw::RedisModuleString,
     _to: *mut raw::RedisModuleString,
     value: *const c_void,
 ) -> *mut c_void {
     // SAFETY: `value` is a live T owned by the source key for the duration of the call.
     let value = unsafe { &*value.cast::<T>() };
+    if value.memory_bytes() > KeyLimit.bytes() {
+        return std::ptr::null_mut();
+    }
     Box::into_raw(Box::new(value.clone())).cast()
 }
 
@@ -100,64 +158,16 @@ unsafe extern "C" fn bloom_mem_usage(value: *const c_void) -> usize {
     chain.memory_bytes() as usize
 }
 
-/// RDB: size, layers, options, growth; per layer entries, error, hashes, bpe, bits, n2,
-/// the bit buffer, size.
+/// RDB: [`Chain::save`].
 unsafe extern "C" fn bloom_rdb_save(rdb: *mut raw::RedisModuleIO, value: *mut c_void) {
     // SAFETY: `value` is a live Chain owned by a key for the duration of the call.
     let chain = unsafe { &*value.cast::<Chain>() };
-    raw::save_unsigned(rdb, chain.size());
-    raw::save_unsigned(rdb, chain.layers().len() as u64);
-    raw::save_unsigned(rdb, chain.options() as u64);
-    raw::save_unsigned(rdb, chain.growth() as u64);
-    let mut buffer = Vec::new();
-    for l in chain.layers() {
-        raw::save_unsigned(rdb, l.entries());
-        raw::save_double(rdb, l.error());
-        raw::save_unsigned(rdb, l.hashes() as u64);
-        raw::save_double(rdb, l.bpe());
-        raw::save_unsigned(rdb, l.num_bits());
-        raw::save_unsigned(rdb, l.n2() as u64);
-        buffer.clear();
-        l.bit_vec().write_le_bytes(&mut buffer);
-        raw::save_slice(rdb, &buffer);
-        raw::save_unsigned(rdb, l.size());
-    }
+    chain.save(&mut Io(rdb));
 }
 
-fn load_chain(rdb: *mut raw::RedisModuleIO) -> Option<Chain> {
-    let size = raw::load_unsigned(rdb).ok()?;
-    let num_layers = raw::load_unsigned(rdb).ok()?;
-    let options = u32::try_from(raw::load_unsigned(rdb).ok()?).ok()?;
-    let growth = u32::try_from(raw::load_unsigned(rdb).ok()?).ok()?;
-    let mut layers = Vec::new();
-    for _ in 0..num_layers {
-        let entries = raw::load_unsigned(rdb).ok()?;
-        let error = raw::load_double(rdb).ok()?;
-        let hashes = raw::load_unsigned(rdb).ok()?;
-        let bpe = raw::load_double(rdb).ok()?;
-        let bits = raw::load_unsigned(rdb).ok()?;
-        let n2 = raw::load_unsigned(rdb).ok()?;
-        let data = raw::load_string_buffer(rdb).ok()?;
-        let layer_size = raw::load_unsigned(rdb).ok()?;
-        layers.push(Layer::from_stored(
-            entries,
-            error,
-            hashes,
-            bpe,
-            bits,
-            n2,
-            data.as_ref(),
-            layer_size,
-        )?);
-    }
-    Chain::from_parts(size, options, growth, layers)
-}
-
+/// RDB: [`Chain::load`], any encoding version RedisBloom 2.4 loads.
 unsafe extern "C" fn bloom_rdb_load(rdb: *mut raw::RedisModuleIO, encver: c_int) -> *mut c_void {
-    if encver != ENCODING_VERSION {
-        return std::ptr::null_mut();
-    }
-    match load_chain(rdb) {
+    match Chain::load(&mut Io(rdb), encver, KeyLimit) {
         Some(chain) => Box::into_raw(Box::new(chain)).cast(),
         None => std::ptr::null_mut(),
     }
@@ -213,55 +223,16 @@ unsafe extern "C" fn cuckoo_mem_usage(value: *const c_void) -> usize {
     cf.memory_bytes() as usize
 }
 
-/// RDB: sub-filters, buckets, items, deletes, bucket size, max iterations, expansion; per
-/// sub-filter its bucket count and buffer.
+/// RDB: [`Cuckoo::save`].
 unsafe extern "C" fn cuckoo_rdb_save(rdb: *mut raw::RedisModuleIO, value: *mut c_void) {
     // SAFETY: `value` is a live Cuckoo owned by a key for the duration of the call.
     let cf = unsafe { &*value.cast::<Cuckoo>() };
-    raw::save_unsigned(rdb, cf.filters().len() as u64);
-    raw::save_unsigned(rdb, cf.num_buckets());
-    raw::save_unsigned(rdb, cf.num_items());
-    raw::save_unsigned(rdb, cf.num_deletes());
-    raw::save_unsigned(rdb, cf.bucket_size() as u64);
-    raw::save_unsigned(rdb, cf.max_iterations() as u64);
-    raw::save_unsigned(rdb, cf.expansion() as u64);
-    for f in cf.filters() {
-        raw::save_unsigned(rdb, f.num_buckets());
-        raw::save_slice(rdb, f.data());
-    }
+    cf.save(&mut Io(rdb));
 }
 
-fn load_cuckoo(rdb: *mut raw::RedisModuleIO) -> Option<Cuckoo> {
-    let num_filters = raw::load_unsigned(rdb).ok()?;
-    let num_buckets = raw::load_unsigned(rdb).ok()?;
-    let num_items = raw::load_unsigned(rdb).ok()?;
-    let num_deletes = raw::load_unsigned(rdb).ok()?;
-    let bucket_size = raw::load_unsigned(rdb).ok()?;
-    let max_iterations = raw::load_unsigned(rdb).ok()?;
-    let expansion = raw::load_unsigned(rdb).ok()?;
-    let mut filters = Vec::new();
-    for _ in 0..num_filters.min(u16::MAX as u64 + 1) {
-        let buckets = raw::load_unsigned(rdb).ok()?;
-        let data = raw::load_string_buffer(rdb).ok()?;
-        filters.push((buckets, data.as_ref().to_vec()));
-    }
-    Cuckoo::from_parts(
-        num_filters,
-        num_buckets,
-        num_items,
-        num_deletes,
-        bucket_size,
-        max_iterations,
-        expansion,
-        filters,
-    )
-}
-
+/// RDB: [`Cuckoo::load`], any encoding version RedisBloom 2.4 loads.
 unsafe extern "C" fn cuckoo_rdb_load(rdb: *mut raw::RedisModuleIO, encver: c_int) -> *mut c_void {
-    if encver != ENCODING_VERSION {
-        return std::ptr::null_mut();
-    }
-    match load_cuckoo(rdb) {
+    match Cuckoo::load(&mut Io(rdb), encver, KeyLimit) {
         Some(cf) => Box::into_raw(Box::new(cf)).cast(),
         None => std::ptr::null_mut(),
     }

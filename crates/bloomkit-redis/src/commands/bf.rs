@@ -5,6 +5,7 @@ use redis_module::{Context, RedisError, RedisResult, RedisString, RedisValue};
 use super::{error, float, integer, is, wrong_type};
 use crate::bf::{BfError, Chain, ChunkError, HeaderError};
 use crate::config;
+use crate::memory::KeyLimit;
 use crate::types::BLOOM_TYPE;
 
 /// RedisBloom's default expansion.
@@ -80,7 +81,7 @@ pub fn bf_reserve(ctx: &Context, args: Vec<RedisString>) -> RedisResult {
         rate,
         expansion.unwrap_or(DEFAULT_EXPANSION),
         nonscaling,
-        config::get().max_key_memory,
+        KeyLimit,
     )
     .map_err(create_error)?;
     key.set_value(&BLOOM_TYPE, chain)?;
@@ -123,7 +124,7 @@ fn add_items(
     create: Option<Create>,
     multi: bool,
 ) -> RedisResult {
-    let limit = config::get().max_key_memory;
+    let limit = KeyLimit;
     let key = ctx.open_key_writable(key_name);
     let chain = match key.get_value::<Chain>(&BLOOM_TYPE).map_err(wrong_type)? {
         Some(chain) => chain,
@@ -346,20 +347,23 @@ pub fn bf_debug(ctx: &Context, args: Vec<RedisString>) -> RedisResult {
     })
 }
 
-/// `BF.SCANDUMP key iterator`
+/// `BF.SCANDUMP key iterator`: the key is looked up first; iterator 0 answers `[1,
+/// header]`, a position in the layers `[next, chunk]`, anything else (the end, a negative
+/// iterator) `[0, ""]`.
 pub fn bf_scandump(ctx: &Context, args: Vec<RedisString>) -> RedisResult {
     if args.len() != 3 {
         return Err(RedisError::WrongArity);
     }
-    let iter = integer(&args[2])
-        .filter(|&i| i >= 0)
-        .ok_or_else(|| error("Second argument must be numeric"))?;
     with_chain(ctx, &args[1], |chain| {
         let chain = chain.ok_or_else(|| error("ERR not found"))?;
+        let iter = integer(&args[2]).ok_or_else(|| error("Second argument must be numeric"))?;
         let (next, data) = if iter == 0 {
             (1, chain.header())
         } else {
-            chain.chunk(iter as u64).unwrap_or((0, Vec::new()))
+            u64::try_from(iter)
+                .ok()
+                .and_then(|iter| chain.chunk(iter))
+                .unwrap_or((0, Vec::new()))
         };
         Ok(RedisValue::Array(vec![
             RedisValue::Integer(next as i64),
@@ -368,7 +372,9 @@ pub fn bf_scandump(ctx: &Context, args: Vec<RedisString>) -> RedisResult {
     })
 }
 
-/// `BF.LOADCHUNK key iterator data`
+/// `BF.LOADCHUNK key iterator data`: iterator 1 on a missing key is the header; anything
+/// else writes a chunk into an existing filter (so iterator 1 on an existing key is a
+/// chunk too, and bad data unless it is at most one byte long).
 pub fn bf_loadchunk(ctx: &Context, args: Vec<RedisString>) -> RedisResult {
     if args.len() != 4 {
         return Err(RedisError::WrongArity);
@@ -376,24 +382,20 @@ pub fn bf_loadchunk(ctx: &Context, args: Vec<RedisString>) -> RedisResult {
     let iter = integer(&args[2]).ok_or_else(|| error("ERR Second argument must be numeric"))?;
     let data = args[3].as_slice();
     let key = ctx.open_key_writable(&args[1]);
-    let existing = key.get_value::<Chain>(&BLOOM_TYPE).map_err(wrong_type)?;
-    if iter == 1 {
-        if existing.is_some() {
-            return Err(error("ERR item exists"));
-        }
-        let chain =
-            Chain::from_header(data, config::get().max_key_memory).map_err(|e| match e {
+    match key.get_value::<Chain>(&BLOOM_TYPE).map_err(wrong_type)? {
+        None if iter == 1 => {
+            let chain = Chain::from_header(data, KeyLimit).map_err(|e| match e {
                 HeaderError::Invalid => error("ERR received bad data"),
                 HeaderError::TooLarge { needed, limit } => too_large(needed, limit),
             })?;
-        key.set_value(&BLOOM_TYPE, chain)?;
-    } else {
-        let chain = existing.ok_or_else(|| error("ERR not found"))?;
-        let iter = u64::try_from(iter).map_err(|_| error("ERR invalid offset - no link found"))?;
-        chain.load_chunk(iter, data).map_err(|e| match e {
+            key.set_value(&BLOOM_TYPE, chain)?;
+        }
+        None => return Err(error("ERR not found")),
+        Some(chain) => chain.load_chunk(iter, data).map_err(|e| match e {
+            ChunkError::BadData => error("ERR received bad data"),
             ChunkError::NoLink => error("ERR invalid offset - no link found"),
             ChunkError::TooBig => error("ERR invalid chunk - Too big for current filter"),
-        })?;
+        })?,
     }
     ctx.replicate_verbatim();
     Ok(RedisValue::SimpleStringStatic("OK"))

@@ -5,9 +5,10 @@ use redis_module::{Context, RedisError, RedisResult, RedisString, RedisValue};
 use super::{error, integer, is, wrong_type};
 use crate::cf::{
     CreateError, Cuckoo, Insert, DEFAULT_BUCKET_SIZE, DEFAULT_CAPACITY, DEFAULT_EXPANSION,
-    DEFAULT_MAX_ITERATIONS, MAX_BUCKET_SIZE, MAX_EXPANSION, MAX_ITERATIONS,
+    DEFAULT_MAX_ITERATIONS, HEADER_BYTES, MAX_BUCKET_SIZE, MAX_EXPANSION, MAX_ITERATIONS,
 };
 use crate::config;
+use crate::memory::KeyLimit;
 use crate::types::CUCKOO_TYPE;
 
 fn too_large(needed: u64, limit: u64) -> RedisError {
@@ -85,7 +86,7 @@ pub fn cf_reserve(ctx: &Context, args: Vec<RedisString>) -> RedisResult {
         bucket_size,
         max_iterations,
         expansion,
-        config::get().max_key_memory,
+        KeyLimit,
     )
     .map_err(create_error)?;
     key.set_value(&CUCKOO_TYPE, cf)?;
@@ -119,7 +120,7 @@ fn add_items(
                 DEFAULT_BUCKET_SIZE,
                 DEFAULT_MAX_ITERATIONS,
                 DEFAULT_EXPANSION,
-                c.max_key_memory,
+                KeyLimit,
             )
             .map_err(create_error)?;
             key.set_value(&CUCKOO_TYPE, cf)?;
@@ -130,9 +131,9 @@ fn add_items(
     let mut replies = Vec::with_capacity(items.len());
     for item in items {
         let status = if unique {
-            cf.insert_unique(item.as_slice(), c.max_key_memory, c.cf_max_expansions)
+            cf.insert_unique(item.as_slice(), KeyLimit, c.cf_max_expansions)
         } else {
-            cf.insert(item.as_slice(), c.max_key_memory, c.cf_max_expansions)
+            cf.insert(item.as_slice(), KeyLimit, c.cf_max_expansions)
         };
         replies.push(match status {
             Insert::Inserted => RedisValue::Integer(1),
@@ -387,29 +388,35 @@ pub fn cf_scandump(ctx: &Context, args: Vec<RedisString>) -> RedisResult {
     })
 }
 
-/// `CF.LOADCHUNK key iterator data`
+/// `CF.LOADCHUNK key iterator data`, with RedisBloom's checks in its order: the position
+/// (0 or not a number: "Invalid position"); at 1 the key must be missing ("ERR item
+/// exists"), the header 38 bytes long ("Invalid header") and make a filter ("Couldn't
+/// create filter!"); elsewhere the chunk must fit a sub-filter ("Couldn't load chunk!").
 pub fn cf_loadchunk(ctx: &Context, args: Vec<RedisString>) -> RedisResult {
     if args.len() != 4 {
         return Err(RedisError::WrongArity);
     }
+    let key = ctx.open_key_writable(&args[1]);
+    let existing = key.get_value::<Cuckoo>(&CUCKOO_TYPE).map_err(wrong_type);
     let iter = integer(&args[2])
-        .filter(|&i| i > 0)
+        .filter(|&i| i != 0)
         .ok_or_else(|| error("Invalid position"))?;
     let data = args[3].as_slice();
-    let key = ctx.open_key_writable(&args[1]);
-    let existing = key.get_value::<Cuckoo>(&CUCKOO_TYPE).map_err(wrong_type)?;
     if iter == 1 {
-        if existing.is_some() {
+        if existing?.is_some() {
             return Err(error("ERR item exists"));
         }
-        let cf = Cuckoo::from_header(data, config::get().max_key_memory).map_err(|e| match e {
-            CreateError::Invalid => error("Invalid header"),
+        if data.len() != HEADER_BYTES {
+            return Err(error("Invalid header"));
+        }
+        let cf = Cuckoo::from_header(data, KeyLimit).map_err(|e| match e {
+            CreateError::Invalid => error("Couldn't create filter!"),
             CreateError::TooLarge { needed, limit } => too_large(needed, limit),
         })?;
         key.set_value(&CUCKOO_TYPE, cf)?;
     } else {
-        let cf = existing.ok_or_else(|| error("ERR not found"))?;
-        if !cf.load_chunk(iter as u64, data) {
+        let cf = existing?.ok_or_else(|| error("ERR not found"))?;
+        if !cf.load_chunk(iter, data) {
             return Err(error("Couldn't load chunk!"));
         }
     }

@@ -85,6 +85,7 @@ pub struct Server {
     dir: tempfile::TempDir,
     module_args: Vec<String>,
     config: Vec<String>,
+    module: PathBuf,
 }
 
 impl Server {
@@ -96,12 +97,18 @@ impl Server {
     /// A server with module arguments (`["MAX_KEY_MEMORY", "4096"]`) and extra config
     /// directives (`["--appendonly", "yes"]`).
     pub fn start_with(module_args: &[&str], config: &[&str]) -> Self {
+        Self::start_module(module_path(), module_args, config)
+    }
+
+    /// A server with another module (a reference build of RedisBloom, say).
+    pub fn start_module(module: &Path, module_args: &[&str], config: &[&str]) -> Self {
         let mut server = Self {
             child: None,
             port: 0,
             dir: tempfile::tempdir().expect("temporary directory"),
             module_args: module_args.iter().map(|s| s.to_string()).collect(),
             config: config.iter().map(|s| s.to_string()).collect(),
+            module: module.to_path_buf(),
         };
         server.launch_on_free_port();
         server
@@ -119,10 +126,7 @@ impl Server {
 
     /// Starts the process on `self.port`; false if it exited (e.g. the port was taken).
     fn launch(&mut self) -> bool {
-        let module = module_path()
-            .to_str()
-            .expect("UTF-8 module path")
-            .to_string();
+        let module = self.module.to_str().expect("UTF-8 module path").to_string();
         let mut loadmodule = vec![module];
         loadmodule.extend(self.module_args.iter().cloned());
         let mut cmd = Command::new("redis-server");

@@ -5,5 +5,8 @@ mod bf;
 mod cf;
 mod distributed;
 mod harness;
+mod older;
+mod payload;
 mod persistence;
+mod safety;
 mod util;

@@ -109,7 +109,8 @@ fn rdb_save_and_restart_keep_every_answer() {
     assert_eq!(read_answers(c), before);
 }
 
-fn wait_for_rewrite(c: &mut Connection) {
+/// Waits until no AOF rewrite runs or is scheduled.
+pub fn wait_for_rewrite(c: &mut Connection) {
     for _ in 0..500 {
         let info: String = q(c, &["INFO", "persistence"]);
         if info.contains("aof_rewrite_in_progress:0") && info.contains("aof_rewrite_scheduled:0") {
