@@ -38,23 +38,17 @@ const CODAS: &[&str] = &[
 /// generators", OOPSLA 2014): a 64-bit counter stepped by the golden-ratio constant and
 /// scrambled by two multiply-xorshift rounds.
 #[derive(Debug, Clone)]
-pub struct SplitMix64 {
-    state: u64,
-}
+pub struct SplitMix64(bloomkit::hash::SplitMix64);
 
 impl SplitMix64 {
     /// A generator starting from `seed`.
     pub fn new(seed: u64) -> Self {
-        SplitMix64 { state: seed }
+        SplitMix64(bloomkit::hash::SplitMix64::new(seed))
     }
 
     /// The next 64-bit output.
     pub fn next_u64(&mut self) -> u64 {
-        self.state = self.state.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.state;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
+        self.0.next_u64()
     }
 
     /// A value in `[0, n)` (multiply-shift on the high bits; `n` > 0).

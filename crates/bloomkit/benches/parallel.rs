@@ -27,10 +27,7 @@ const FPP: f64 = 0.01;
 
 /// SplitMix64: distinct, well-spread keys from a counter.
 fn key(i: u64) -> u64 {
-    let mut z = i.wrapping_add(0x9e37_79b9_7f4a_7c15);
-    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-    z ^ (z >> 31)
+    bloomkit::hash::SplitMix64::new(i).next_u64()
 }
 
 fn shards(empty: &BloomFilter, keys: &[u64]) -> BloomFilter {

@@ -345,8 +345,7 @@ crate::filter::collection_impls!(
     BloomFilter
 );
 
-/// The false-positive probability used where none is given (1%).
-pub const DEFAULT_FPP: f64 = 0.01;
+pub use crate::params::DEFAULT_FPP;
 
 /// Items whose positions the batch calls compute ahead of testing them.
 pub const BATCH_GROUP: usize = 16;
@@ -603,10 +602,7 @@ mod tests {
 
     /// A short lowercase pseudo-word (4 to 10 letters) for index `i`, from a splitmix64 step.
     fn word(i: u64) -> Vec<u8> {
-        let mut x = i.wrapping_mul(0x9e37_79b9_7f4a_7c15);
-        x = (x ^ (x >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        x = (x ^ (x >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        x ^= x >> 31;
+        let x = crate::hash::mix64(i.wrapping_mul(crate::hash::GOLDEN_GAMMA));
         let len = 4 + (x % 7) as usize;
         (0..len)
             .map(|j| b'a' + ((x >> (5 * j + 3)) % 26) as u8)

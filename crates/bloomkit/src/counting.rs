@@ -74,9 +74,6 @@ use crate::params::{self, MAX_NUM_BITS, MAX_NUM_HASHES};
 /// The counter width used unless another is chosen: 4 bits, as Fan et al. recommend.
 pub const DEFAULT_COUNTER_WIDTH: u32 = 4;
 
-/// The false-positive probability used where none is given (1%).
-pub const DEFAULT_FPP: f64 = 0.01;
-
 /// A counting Bloom filter: a Bloom filter of small saturating counters that can remove.
 ///
 /// ```
@@ -510,7 +507,7 @@ impl CountingBloomFilterBuilder {
     /// capacity is the n at which m and k reach the optimal fill, `m ln 2 / k`. The total
     /// size `m · width` must stay within [`MAX_NUM_BITS`].
     pub fn build(self) -> Result<CountingBloomFilter, Error> {
-        let fpp = params::validate_fpp(self.fpp.unwrap_or(DEFAULT_FPP))?;
+        let fpp = params::validate_fpp(self.fpp.unwrap_or(params::DEFAULT_FPP))?;
         let width = self.counter_width.unwrap_or(DEFAULT_COUNTER_WIDTH);
         if !(1..=16).contains(&width) {
             return Err(Error::InvalidCounterWidth(width));

@@ -185,7 +185,7 @@ impl CuckooFilter {
     /// assert_eq!(CuckooFilter::with_capacity(1_000, 0.001)?.fingerprint_bits(), 16);
     /// assert!(matches!(
     ///     CuckooFilter::with_capacity(1_000, 1e-5),
-    ///     Err(Error::InvalidParameter { parameter: "fpp", .. })
+    ///     Err(Error::UnreachableFpp { .. })
     /// ));
     /// # Ok::<(), bloomkit::Error>(())
     /// ```
@@ -435,11 +435,10 @@ impl CuckooFilter {
     /// splitmix64 (Steele, Lea & Flood, "Fast Splittable Pseudorandom Number Generators",
     /// OOPSLA 2014).
     fn next_random(&mut self) -> u64 {
-        self.rng = self.rng.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.rng;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
+        let mut rng = crate::hash::SplitMix64::new(self.rng);
+        let out = rng.next_u64();
+        self.rng = rng.state();
+        out
     }
 }
 
@@ -686,8 +685,9 @@ impl CuckooFilterBuilder {
                 let bits = check_fingerprint_bits(bits)?;
                 let bound = params::cuckoo_fpp_bound(bits, bucket_size);
                 if self.fpp.is_some() && bound > fpp {
-                    return Err(Error::InvalidParameter {
-                        parameter: "fingerprint bits",
+                    return Err(Error::UnreachableFpp {
+                        kind: Kind::Cuckoo,
+                        fpp,
                         reason: format!(
                             "{bits}-bit fingerprints in buckets of {bucket_size} give ε up to \
                              {bound:.3e}, more than the requested {fpp}; leave the width to \
@@ -698,8 +698,9 @@ impl CuckooFilterBuilder {
                 bits
             }
             None => params::cuckoo_fingerprint_bits(fpp, bucket_size).ok_or_else(|| {
-                Error::InvalidParameter {
-                    parameter: "fpp",
+                Error::UnreachableFpp {
+                    kind: Kind::Cuckoo,
+                    fpp,
                     reason: format!(
                         "a cuckoo filter with buckets of {bucket_size} reaches at best ε = \
                          2b/2^16 = {:.3e} (16-bit fingerprints), more than the requested \
@@ -716,9 +717,8 @@ impl CuckooFilterBuilder {
         let num_buckets = match (self.num_buckets, self.capacity) {
             (Some(buckets), _) => check_num_buckets(buckets)?,
             (None, Some(n)) => params::cuckoo_num_buckets(n, bucket_size, CUCKOO_TARGET_LOAD)
-                .ok_or(Error::TooLarge {
-                    bits: u64::MAX,
-                    max: MAX_NUM_BITS,
+                .ok_or_else(|| Error::SizeOverflow {
+                    what: format!("the number of buckets for {n} items"),
                 })?,
             (None, None) => return Err(Error::ZeroCapacity),
         };
@@ -1112,8 +1112,8 @@ mod tests {
         }
         assert!(matches!(
             b().fpp(0.001).fingerprint_bits(8).build(),
-            Err(Error::InvalidParameter {
-                parameter: "fingerprint bits",
+            Err(Error::UnreachableFpp {
+                kind: Kind::Cuckoo,
                 ..
             })
         ));

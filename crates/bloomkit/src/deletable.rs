@@ -112,9 +112,6 @@ use crate::params::{self, MAX_NUM_BITS, MAX_NUM_HASHES};
 /// module documentation for the trade-off.
 pub const DEFAULT_REGION_BITS: u64 = 8;
 
-/// The false-positive probability used where none is given (1%).
-pub const DEFAULT_FPP: f64 = 0.01;
-
 /// A Bloom filter that can remove the items whose bits lie in collision-free regions.
 ///
 /// ```
@@ -627,7 +624,7 @@ impl DeletableBloomFilterBuilder {
     /// capacity, the capacity is the n at which m' and k reach the optimal fill,
     /// `m' ln 2 / k`.
     pub fn build(self) -> Result<DeletableBloomFilter, Error> {
-        let fpp = params::validate_fpp(self.fpp.unwrap_or(DEFAULT_FPP))?;
+        let fpp = params::validate_fpp(self.fpp.unwrap_or(params::DEFAULT_FPP))?;
         if self.capacity == Some(0) {
             return Err(Error::ZeroCapacity);
         }

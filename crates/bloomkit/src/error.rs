@@ -34,6 +34,24 @@ pub enum Error {
         /// The largest size allowed, in bits.
         max: u64,
     },
+    /// ε is a valid probability, but this kind cannot reach it (a cuckoo filter's widest
+    /// fingerprint, a scalable filter whose next layer's error underflows to 0).
+    #[error("a {kind} filter cannot reach ε = {fpp}: {reason}")]
+    UnreachableFpp {
+        /// The kind of the filter.
+        kind: crate::filter::Kind,
+        /// The ε asked for.
+        fpp: f64,
+        /// Why, and what would work.
+        reason: String,
+    },
+    /// A size computed from the parameters does not fit in 64 bits (so no memory could
+    /// hold it).
+    #[error("{what} overflows 64 bits; choose smaller parameters")]
+    SizeOverflow {
+        /// The quantity that overflows ("the capacity of layer 70", …).
+        what: String,
+    },
     /// Memory for the filter could not be allocated.
     #[error("could not allocate {bytes} bytes for the filter")]
     OutOfMemory {

@@ -760,6 +760,55 @@ fn fmix64(mut k: u64) -> u64 {
     k
 }
 
+/// The SplitMix64 increment γ: 2⁶⁴ divided by the golden ratio, made odd (Steele, Lea &
+/// Flood, "Fast Splittable Pseudorandom Number Generators", OOPSLA 2014).
+pub const GOLDEN_GAMMA: u64 = 0x9e37_79b9_7f4a_7c15;
+
+/// SplitMix64's output function: Stafford's "Mix13" variant of the MurmurHash3 finaliser,
+/// a bijection of 64-bit words whose every output bit depends on every input bit.
+#[inline]
+pub fn mix64(mut z: u64) -> u64 {
+    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+    z ^ (z >> 31)
+}
+
+/// The SplitMix64 generator: state += γ, output mix64(state). The one pseudo-random
+/// generator of the crate — the stable filter's decrements, the cuckoo filter's evictions,
+/// the variable-increment filter's increments, and the keys of tests, studies and benches
+/// — so that every one of them is reproducible from its seed and stored state.
+///
+/// ```
+/// use bloomkit::hash::SplitMix64;
+/// // Vigna's reference splitmix64.c, seed 0.
+/// let mut rng = SplitMix64::new(0);
+/// assert_eq!(rng.next_u64(), 0xe220_a839_7b1d_cdaf);
+/// assert_eq!(rng.state(), bloomkit::hash::GOLDEN_GAMMA);
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SplitMix64 {
+    state: u64,
+}
+
+impl SplitMix64 {
+    /// A generator whose state is `seed`.
+    pub const fn new(seed: u64) -> Self {
+        SplitMix64 { state: seed }
+    }
+
+    /// Advances the state by γ and returns the mixed state.
+    #[inline]
+    pub fn next_u64(&mut self) -> u64 {
+        self.state = self.state.wrapping_add(GOLDEN_GAMMA);
+        mix64(self.state)
+    }
+
+    /// The state (stored in the files of the kinds that keep a generator).
+    pub const fn state(&self) -> u64 {
+        self.state
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -21,6 +21,10 @@
 
 use crate::error::Error;
 
+/// ε when none is given: 1%, the rate the seeds' examples and most libraries default to
+/// (about 9.6 bits per item in a classic filter).
+pub const DEFAULT_FPP: f64 = 0.01;
+
 /// The largest filter this crate builds: 2⁴⁰ bits (128 GiB). Beyond it a size is almost
 /// certainly a mistake (an ε of 1e-300, a capacity in the quintillions).
 pub const MAX_NUM_BITS: u64 = 1 << 40;

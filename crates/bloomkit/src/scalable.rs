@@ -54,7 +54,8 @@
 //!
 //! A filter may be given a maximum number of layers and a maximum total number of bits
 //! (at most [`params::MAX_NUM_BITS`], the default). When a new layer would pass either, the
-//! insert returns an error ([`Error::Full`] or [`Error::TooLarge`]) and the filter is
+//! insert returns an error ([`Error::Full`], [`Error::TooLarge`], [`Error::SizeOverflow`] or
+//! [`Error::UnreachableFpp`]) and the filter is
 //! unchanged — an item is never silently dropped. With `max_layers(1)` the filter behaves
 //! like a classic filter that refuses to overfill.
 //!
@@ -159,17 +160,20 @@ fn layer_shape(
     tightening: f64,
     index: u32,
 ) -> Result<LayerShape, Error> {
-    let capacity = params::scalable_layer_capacity(initial_capacity, growth, index).ok_or(
-        Error::TooLarge {
-            bits: u64::MAX,
-            max: MAX_NUM_BITS,
-        },
-    )?;
+    let capacity =
+        params::scalable_layer_capacity(initial_capacity, growth, index).ok_or_else(|| {
+            Error::SizeOverflow {
+                what: format!(
+                    "the capacity of layer {index}, {initial_capacity} · {growth}^{index},"
+                ),
+            }
+        })?;
     let initial_fpp = params::scalable_initial_fpp(fpp, tightening);
     let layer_fpp = params::scalable_layer_fpp(initial_fpp, tightening, index);
     if layer_fpp <= 0.0 {
-        return Err(Error::Full {
+        return Err(Error::UnreachableFpp {
             kind: Kind::Scalable,
+            fpp: layer_fpp,
             reason: format!(
                 "layer {index} would need an error of {initial_fpp:e} · {tightening}^{index}, \
                  which is 0 in floating point; use a tightening ratio closer to 1"
@@ -955,11 +959,14 @@ mod tests {
         ));
         assert!(matches!(
             layer_shape(u64::MAX / 2, e, 4, 0.5, 1),
-            Err(Error::TooLarge { .. })
+            Err(Error::SizeOverflow { .. })
         ));
         assert!(matches!(
             layer_shape(10, e, 2, 1e-300, 3),
-            Err(Error::Full { .. })
+            Err(Error::UnreachableFpp {
+                kind: Kind::Scalable,
+                ..
+            })
         ));
     }
 

@@ -113,27 +113,24 @@ use crate::codec::{Parts, Persist, Reader};
 use crate::error::{DecodeError, Error};
 use crate::filter::{Filter, Kind};
 use crate::hash::HashingChoice;
+use crate::hash::SplitMix64;
 use crate::hash::{reduce, Hashing, Item};
 use crate::params::{self, MAX_NUM_BITS, MAX_NUM_HASHES};
 
 /// The cell width d used where none is given: 3 bits, Max = 7.
 pub const DEFAULT_CELL_WIDTH: u32 = 3;
 
-/// The false-positive probability used where none is given (1%).
-pub const DEFAULT_FPP: f64 = 0.01;
-
 /// Mixed into the hashing seed to start the decrement generator, so that it does not
 /// produce the same numbers as anything else seeded with the same value.
 const RNG_SALT: u64 = 0x5354_4142_4c45_2d31; // "STABLE-1"
 
-/// One step of SplitMix64: advances `state` and returns the next output.
+/// One step of the crate's SplitMix64 on a stored state: advances it, returns the output.
 #[inline]
 fn splitmix64(state: &mut u64) -> u64 {
-    *state = state.wrapping_add(0x9e37_79b9_7f4a_7c15);
-    let mut z = *state;
-    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-    z ^ (z >> 31)
+    let mut rng = SplitMix64::new(*state);
+    let out = rng.next_u64();
+    *state = rng.state();
+    out
 }
 
 /// A stable Bloom filter: a fixed-memory duplicate detector for streams that forgets old
@@ -549,7 +546,7 @@ impl StableBloomFilterBuilder {
     /// With neither capacity nor m, the error is [`Error::ZeroCapacity`]. With m but no
     /// capacity, K = round(log₂(1/ε)) and the capacity is `⌊m ln 2 / K⌋`.
     pub fn build(self) -> Result<StableBloomFilter, Error> {
-        let fpp = params::validate_fpp(self.fpp.unwrap_or(DEFAULT_FPP))?;
+        let fpp = params::validate_fpp(self.fpp.unwrap_or(params::DEFAULT_FPP))?;
         if self.capacity == Some(0) {
             return Err(Error::ZeroCapacity);
         }
@@ -597,8 +594,9 @@ impl StableBloomFilterBuilder {
                 let p = params::stable_decrements_for_fpp(num_cells, num_hashes, max, fpp)
                     .unwrap_or(f64::INFINITY);
                 if p > num_cells as f64 {
-                    return Err(Error::InvalidParameter {
-                        parameter: "fpp",
+                    return Err(Error::UnreachableFpp {
+                        kind: Kind::Stable,
+                        fpp,
                         reason: format!(
                             "a stable false-positive probability of {fpp} with {num_cells} \
                              cells and K = {num_hashes} needs P = {p:.0} decrements per \
@@ -864,8 +862,8 @@ mod tests {
         // One hash function cannot reach 10⁻⁹ with 100 cells: P would exceed m.
         assert!(matches!(
             b().num_cells(100).num_hashes(1).fpp(1e-9).build(),
-            Err(Error::InvalidParameter {
-                parameter: "fpp",
+            Err(Error::UnreachableFpp {
+                kind: Kind::Stable,
                 ..
             })
         ));

@@ -99,6 +99,7 @@ use crate::codec::{Parts, Persist, Reader};
 use crate::error::{DecodeError, Error};
 use crate::filter::{Filter, Kind, Mergeable, Removable};
 use crate::hash::HashingChoice;
+use crate::hash::{mix64, GOLDEN_GAMMA};
 use crate::hash::{reduce, Hashing, Item};
 use crate::params::{self, MAX_NUM_BITS, MAX_NUM_HASHES};
 
@@ -108,24 +109,9 @@ pub const DEFAULT_INCREMENT_BASE: u32 = 4;
 /// The counter width unless another is chosen: 8 bits (see the module docs).
 pub const DEFAULT_COUNTER_WIDTH: u32 = 8;
 
-/// The false-positive probability used where none is given (1%).
-pub const DEFAULT_FPP: f64 = 0.01;
-
 /// XORed into the filter's seed for the digest the increments come from, so that they are
 /// independent of the positions. Part of the file format: never change it.
 pub const INCREMENT_SEED_TWEAK: u64 = 0x5649_2d43_4246_2d4c; // "VI-CBF-L"
-
-/// The SplitMix64 increment (2⁶⁴ divided by the golden ratio, odd).
-const GOLDEN_GAMMA: u64 = 0x9e37_79b9_7f4a_7c15;
-
-/// The SplitMix64 output function (Steele, Lea & Flood 2014; the constants are Stafford's
-/// "Mix13" variant of the MurmurHash3 finaliser).
-#[inline]
-fn mix64(mut z: u64) -> u64 {
-    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-    z ^ (z >> 31)
-}
 
 /// The k increments of one item, in `D_L`; see the module docs.
 #[derive(Clone, Debug)]
@@ -678,7 +664,7 @@ impl VariableIncrementBloomFilterBuilder {
     ///
     /// The total size `m · width` must stay within [`MAX_NUM_BITS`].
     pub fn build(self) -> Result<VariableIncrementBloomFilter, Error> {
-        let fpp = params::validate_fpp(self.fpp.unwrap_or(DEFAULT_FPP))?;
+        let fpp = params::validate_fpp(self.fpp.unwrap_or(params::DEFAULT_FPP))?;
         let width = self.counter_width.unwrap_or(DEFAULT_COUNTER_WIDTH);
         if !(1..=16).contains(&width) {
             return Err(Error::InvalidCounterWidth(width));
