@@ -19,7 +19,8 @@ use crate::error::{DecodeError, Error};
 use crate::filter::{Filter, Kind, Mergeable};
 use crate::hash::HashingChoice;
 use crate::hash::{Hashing, Item};
-use crate::params::{self, MAX_NUM_BITS, MAX_NUM_HASHES};
+use crate::params::{self, MAX_NUM_BITS};
+use crate::sizing;
 
 /// The classic Bloom filter.
 ///
@@ -434,50 +435,14 @@ impl BloomFilterBuilder {
     /// With neither capacity nor m, the error is [`Error::ZeroCapacity`]. With m but no
     /// capacity, the capacity is the n at which m and k reach the optimal fill, `m ln 2 / k`.
     pub fn build(self) -> Result<BloomFilter, Error> {
-        let fpp = params::validate_fpp(self.fpp.unwrap_or(DEFAULT_FPP))?;
-        let num_bits = match (self.num_bits, self.capacity) {
-            (Some(0), _) => return Err(Error::ZeroBits),
-            (Some(m), _) if m > MAX_NUM_BITS => {
-                return Err(Error::TooLarge {
-                    bits: m,
-                    max: MAX_NUM_BITS,
-                })
-            }
-            (Some(m), _) => m,
-            (None, Some(n)) => params::optimal_num_bits(n, fpp)?,
-            (None, None) => return Err(Error::ZeroCapacity),
-        };
-        if self.capacity == Some(0) {
-            return Err(Error::ZeroCapacity);
-        }
-        let num_hashes = match (self.num_hashes, self.capacity) {
-            (Some(0), _) => return Err(Error::ZeroHashes),
-            (Some(k), _) if k > MAX_NUM_HASHES => {
-                return Err(Error::TooManyHashes {
-                    got: k as u64,
-                    max: MAX_NUM_HASHES,
-                })
-            }
-            (Some(k), _) => k,
-            (None, Some(n)) => params::optimal_num_hashes(num_bits, n),
-            // m alone: the k that is optimal when the filter is sized for ε.
-            (None, None) => ((-fpp.log2()).round() as u32).clamp(1, MAX_NUM_HASHES),
-        };
-        let capacity = self.capacity.unwrap_or_else(|| {
-            ((num_bits as f64 * std::f64::consts::LN_2 / num_hashes as f64).floor() as u64).max(1)
-        });
-        let target_fpp = if self.num_bits.is_none() && self.num_hashes.is_none() {
-            fpp
-        } else {
-            params::fpp_exact(num_bits, num_hashes, capacity)
-        };
+        let d = sizing::dimensions(self.capacity, self.fpp, self.num_bits, self.num_hashes, 1)?;
         let hashing = self.hashing.resolve()?;
         Ok(BloomFilter {
-            bits: BitVec::zeros(num_bits)?,
-            num_hashes,
+            bits: BitVec::zeros(d.num_cells)?,
+            num_hashes: d.num_hashes,
             hashing,
-            capacity,
-            target_fpp,
+            capacity: d.capacity,
+            target_fpp: d.target_fpp,
             inserted: 0,
         })
     }

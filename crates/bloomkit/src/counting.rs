@@ -70,6 +70,7 @@ use crate::filter::{Filter, Kind, Mergeable, Removable};
 use crate::hash::HashingChoice;
 use crate::hash::{Hashing, Item};
 use crate::params::{self, MAX_NUM_BITS, MAX_NUM_HASHES};
+use crate::sizing;
 
 /// The counter width used unless another is chosen: 4 bits, as Fan et al. recommend.
 pub const DEFAULT_COUNTER_WIDTH: u32 = 4;
@@ -507,56 +508,24 @@ impl CountingBloomFilterBuilder {
     /// capacity is the n at which m and k reach the optimal fill, `m ln 2 / k`. The total
     /// size `m · width` must stay within [`MAX_NUM_BITS`].
     pub fn build(self) -> Result<CountingBloomFilter, Error> {
-        let fpp = params::validate_fpp(self.fpp.unwrap_or(params::DEFAULT_FPP))?;
         let width = self.counter_width.unwrap_or(DEFAULT_COUNTER_WIDTH);
         if !(1..=16).contains(&width) {
             return Err(Error::InvalidCounterWidth(width));
         }
-        if self.capacity == Some(0) {
-            return Err(Error::ZeroCapacity);
-        }
-        let num_counters = match (self.num_counters, self.capacity) {
-            (Some(0), _) => return Err(Error::ZeroBits),
-            (Some(m), _) => m,
-            (None, Some(n)) => params::optimal_num_bits(n, fpp)?,
-            (None, None) => return Err(Error::ZeroCapacity),
-        };
-        let total_bits = num_counters.saturating_mul(width as u64);
-        if total_bits > MAX_NUM_BITS {
-            return Err(Error::TooLarge {
-                bits: total_bits,
-                max: MAX_NUM_BITS,
-            });
-        }
-        let num_hashes = match (self.num_hashes, self.capacity) {
-            (Some(0), _) => return Err(Error::ZeroHashes),
-            (Some(k), _) if k > MAX_NUM_HASHES => {
-                return Err(Error::TooManyHashes {
-                    got: k as u64,
-                    max: MAX_NUM_HASHES,
-                })
-            }
-            (Some(k), _) => k,
-            (None, Some(n)) => params::optimal_num_hashes(num_counters, n),
-            // m alone: the k that is optimal when the filter is sized for ε.
-            (None, None) => ((-fpp.log2()).round() as u32).clamp(1, MAX_NUM_HASHES),
-        };
-        let capacity = self.capacity.unwrap_or_else(|| {
-            ((num_counters as f64 * std::f64::consts::LN_2 / num_hashes as f64).floor() as u64)
-                .max(1)
-        });
-        let target_fpp = if self.num_counters.is_none() && self.num_hashes.is_none() {
-            fpp
-        } else {
-            params::fpp_exact(num_counters, num_hashes, capacity)
-        };
+        let d = sizing::dimensions(
+            self.capacity,
+            self.fpp,
+            self.num_counters,
+            self.num_hashes,
+            width,
+        )?;
         let hashing = self.hashing.resolve()?;
         Ok(CountingBloomFilter {
-            counters: PackedCounters::zeros(num_counters, width)?,
-            num_hashes,
+            counters: PackedCounters::zeros(d.num_cells, width)?,
+            num_hashes: d.num_hashes,
             hashing,
-            capacity,
-            target_fpp,
+            capacity: d.capacity,
+            target_fpp: d.target_fpp,
             len: 0,
         })
     }

@@ -106,7 +106,8 @@ use crate::error::{DecodeError, Error};
 use crate::filter::{Filter, Kind, Mergeable, Removable};
 use crate::hash::HashingChoice;
 use crate::hash::{Hashing, Item};
-use crate::params::{self, MAX_NUM_BITS, MAX_NUM_HASHES};
+use crate::params::{self, MAX_NUM_BITS};
+use crate::sizing;
 
 /// Data bits per region when neither a region count nor a region size is given. See the
 /// module documentation for the trade-off.
@@ -624,10 +625,8 @@ impl DeletableBloomFilterBuilder {
     /// capacity, the capacity is the n at which m' and k reach the optimal fill,
     /// `m' ln 2 / k`.
     pub fn build(self) -> Result<DeletableBloomFilter, Error> {
-        let fpp = params::validate_fpp(self.fpp.unwrap_or(params::DEFAULT_FPP))?;
-        if self.capacity == Some(0) {
-            return Err(Error::ZeroCapacity);
-        }
+        let fpp = sizing::fpp(self.fpp)?;
+        sizing::check_capacity(self.capacity)?;
         let region_bits = self.region_bits.unwrap_or(DEFAULT_REGION_BITS);
         if region_bits == 0 {
             return Err(Error::InvalidParameter {
@@ -669,26 +668,11 @@ impl DeletableBloomFilterBuilder {
             });
         }
         let data = num_bits - regions;
-        let num_hashes = match (self.num_hashes, self.capacity) {
-            (Some(0), _) => return Err(Error::ZeroHashes),
-            (Some(k), _) if k > MAX_NUM_HASHES => {
-                return Err(Error::TooManyHashes {
-                    got: k as u64,
-                    max: MAX_NUM_HASHES,
-                })
-            }
-            (Some(k), _) => k,
-            (None, Some(n)) => params::optimal_num_hashes(data, n),
-            (None, None) => ((-fpp.log2()).round() as u32).clamp(1, MAX_NUM_HASHES),
-        };
-        let capacity = self.capacity.unwrap_or_else(|| {
-            ((data as f64 * std::f64::consts::LN_2 / num_hashes as f64).floor() as u64).max(1)
-        });
-        let target_fpp = if self.num_bits.is_none() && self.num_hashes.is_none() {
-            fpp
-        } else {
-            params::fpp_exact(data, num_hashes, capacity)
-        };
+        // The rules of every array-shaped kind, on the data bits (the bitmap is not probed).
+        let num_hashes = sizing::num_hashes(self.num_hashes, data, self.capacity, fpp)?;
+        let capacity = sizing::capacity(self.capacity, data, num_hashes);
+        let fixed = self.num_bits.is_some() || self.num_hashes.is_some();
+        let target_fpp = sizing::target_fpp(fixed, fpp, data, num_hashes, capacity);
         let hashing = self.hashing.resolve()?;
         Ok(DeletableBloomFilter {
             bits: BitVec::zeros(num_bits)?,

@@ -68,6 +68,7 @@ pub mod parallel;
 pub mod params;
 pub mod registry;
 pub mod scalable;
+mod sizing;
 pub mod stable;
 pub mod stats;
 pub mod vi_counting;

@@ -115,7 +115,8 @@ use crate::filter::{Filter, Kind};
 use crate::hash::HashingChoice;
 use crate::hash::SplitMix64;
 use crate::hash::{reduce, Hashing, Item};
-use crate::params::{self, MAX_NUM_BITS, MAX_NUM_HASHES};
+use crate::params::{self, MAX_NUM_BITS};
+use crate::sizing;
 
 /// The cell width d used where none is given: 3 bits, Max = 7.
 pub const DEFAULT_CELL_WIDTH: u32 = 3;
@@ -546,38 +547,20 @@ impl StableBloomFilterBuilder {
     /// With neither capacity nor m, the error is [`Error::ZeroCapacity`]. With m but no
     /// capacity, K = round(log₂(1/ε)) and the capacity is `⌊m ln 2 / K⌋`.
     pub fn build(self) -> Result<StableBloomFilter, Error> {
-        let fpp = params::validate_fpp(self.fpp.unwrap_or(params::DEFAULT_FPP))?;
-        if self.capacity == Some(0) {
-            return Err(Error::ZeroCapacity);
-        }
         let width = self.cell_width.unwrap_or(DEFAULT_CELL_WIDTH);
         if !(1..=16).contains(&width) {
             return Err(Error::InvalidCounterWidth(width));
         }
-        let num_cells = match (self.num_cells, self.capacity) {
-            (Some(m), _) => m,
-            (None, Some(n)) => params::optimal_num_bits(n, fpp)?,
-            (None, None) => return Err(Error::ZeroCapacity),
-        };
-        let bits = num_cells.saturating_mul(width as u64);
-        if bits > MAX_NUM_BITS {
-            return Err(Error::TooLarge {
-                bits,
-                max: MAX_NUM_BITS,
-            });
-        }
-        let num_hashes = match (self.num_hashes, self.capacity) {
-            (Some(0), _) => return Err(Error::ZeroHashes),
-            (Some(k), _) if k > MAX_NUM_HASHES => {
-                return Err(Error::TooManyHashes {
-                    got: k as u64,
-                    max: MAX_NUM_HASHES,
-                })
-            }
-            (Some(k), _) => k,
-            (None, Some(n)) => params::optimal_num_hashes(num_cells, n),
-            (None, None) => ((-fpp.log2()).round() as u32).clamp(1, MAX_NUM_HASHES),
-        };
+        // m and K by the rules of every array-shaped kind; the capacity and ε of a stable
+        // filter are its own (the stable point), below.
+        let d = sizing::dimensions(
+            self.capacity,
+            self.fpp,
+            self.num_cells,
+            self.num_hashes,
+            width,
+        )?;
+        let (fpp, num_cells, num_hashes) = (d.fpp, d.num_cells, d.num_hashes);
         if num_cells <= num_hashes as u64 {
             return Err(Error::InvalidParameter {
                 parameter: "cells",
@@ -805,13 +788,8 @@ mod tests {
             b().num_cells(100).capacity(0).build().unwrap_err(),
             Error::ZeroCapacity
         );
-        assert!(matches!(
-            b().num_cells(0).build(),
-            Err(Error::InvalidParameter {
-                parameter: "cells",
-                ..
-            })
-        ));
+        // Zero cells is the same error in every kind.
+        assert_eq!(b().num_cells(0).build().unwrap_err(), Error::ZeroBits);
         assert!(matches!(
             b().num_cells(5).num_hashes(5).build(),
             Err(Error::InvalidParameter { .. })

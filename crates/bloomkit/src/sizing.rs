@@ -1,0 +1,186 @@
+//! What the builders of the array-shaped kinds share: resolving m, k, the capacity and the
+//! target ε from what the user gave (written once; the classic, counting, deletable and
+//! stable builders call it).
+//!
+//! A builder may be given the capacity n, ε, the number of cells m, the number of hash
+//! functions k, or any mix. The rules:
+//!
+//! * **ε**: as given, or [`DEFAULT_FPP`]; strictly between 0 and 1.
+//! * **m**: as given (at least 1, and at most [`MAX_NUM_BITS`] bits of storage), else the
+//!   seeds' `m = ⌈−n ln ε / (ln 2)²⌉` for n. Neither m nor n is an error: there is nothing
+//!   to size from.
+//! * **k**: as given (1 to [`MAX_NUM_HASHES`]), else the optimum for m and n,
+//!   `k = round((m/n) ln 2)`; with m alone, the k that is optimal for ε itself,
+//!   `k = log₂(1/ε)` rounded (a filter sized for ε at the optimum has `(m/n) ln 2 =
+//!   log₂(1/ε)`).
+//! * **capacity**: as given, else the n for which m and k are optimal, `⌊m ln 2 / k⌋`.
+//! * **target ε**: the ε asked for when the builder sized the filter itself; the exact
+//!   rate `(1 − (1 − 1/m)^{kn})^k` of the m, k and capacity when the user fixed m or k,
+//!   since the ε asked for then need not be what these dimensions give.
+
+use crate::error::Error;
+use crate::params::{self, DEFAULT_FPP, MAX_NUM_BITS, MAX_NUM_HASHES};
+
+/// ε as given, or the default; checked.
+pub(crate) fn fpp(given: Option<f64>) -> Result<f64, Error> {
+    params::validate_fpp(given.unwrap_or(DEFAULT_FPP))
+}
+
+/// A capacity of 0 is refused before anything else.
+pub(crate) fn check_capacity(capacity: Option<u64>) -> Result<(), Error> {
+    match capacity {
+        Some(0) => Err(Error::ZeroCapacity),
+        _ => Ok(()),
+    }
+}
+
+/// m: the cells given, else sized for the capacity at ε; `cell_bits` bits each must fit in
+/// [`MAX_NUM_BITS`].
+pub(crate) fn num_cells(
+    given: Option<u64>,
+    capacity: Option<u64>,
+    fpp: f64,
+    cell_bits: u32,
+) -> Result<u64, Error> {
+    let m = match (given, capacity) {
+        (Some(0), _) => return Err(Error::ZeroBits),
+        (Some(m), _) => m,
+        (None, Some(n)) => params::optimal_num_bits(n, fpp)?,
+        (None, None) => return Err(Error::ZeroCapacity),
+    };
+    let bits = m.saturating_mul(u64::from(cell_bits));
+    if bits > MAX_NUM_BITS {
+        return Err(Error::TooLarge {
+            bits,
+            max: MAX_NUM_BITS,
+        });
+    }
+    Ok(m)
+}
+
+/// k: as given (checked), else optimal for m cells and the capacity, else for ε alone.
+pub(crate) fn num_hashes(
+    given: Option<u32>,
+    cells: u64,
+    capacity: Option<u64>,
+    fpp: f64,
+) -> Result<u32, Error> {
+    Ok(match (given, capacity) {
+        (Some(0), _) => return Err(Error::ZeroHashes),
+        (Some(k), _) if k > MAX_NUM_HASHES => {
+            return Err(Error::TooManyHashes {
+                got: u64::from(k),
+                max: MAX_NUM_HASHES,
+            })
+        }
+        (Some(k), _) => k,
+        (None, Some(n)) => params::optimal_num_hashes(cells, n),
+        (None, None) => ((-fpp.log2()).round() as u32).clamp(1, MAX_NUM_HASHES),
+    })
+}
+
+/// The capacity given, or the n at which m cells and k hashes are optimal.
+pub(crate) fn capacity(given: Option<u64>, cells: u64, hashes: u32) -> u64 {
+    given.unwrap_or_else(|| {
+        ((cells as f64 * std::f64::consts::LN_2 / f64::from(hashes)).floor() as u64).max(1)
+    })
+}
+
+/// The ε the filter answers for: `fpp` when the builder chose m and k, else the exact
+/// rate of the dimensions the user fixed, at the capacity.
+pub(crate) fn target_fpp(user_fixed_dimensions: bool, fpp: f64, m: u64, k: u32, n: u64) -> f64 {
+    if user_fixed_dimensions {
+        params::fpp_exact(m, k, n)
+    } else {
+        fpp
+    }
+}
+
+/// The dimensions of a kind that is one array of m cells probed by k hash functions.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(crate) struct Dimensions {
+    /// m.
+    pub num_cells: u64,
+    /// k.
+    pub num_hashes: u32,
+    /// n.
+    pub capacity: u64,
+    /// ε at n.
+    pub target_fpp: f64,
+    /// The ε asked for (or the default), validated.
+    pub fpp: f64,
+}
+
+/// Every rule above at once, for an array of m cells of `cell_bits` bits each.
+pub(crate) fn dimensions(
+    capacity: Option<u64>,
+    fpp: Option<f64>,
+    cells: Option<u64>,
+    hashes: Option<u32>,
+    cell_bits: u32,
+) -> Result<Dimensions, Error> {
+    let fixed = cells.is_some() || hashes.is_some();
+    let fpp = self::fpp(fpp)?;
+    check_capacity(capacity)?;
+    let m = num_cells(cells, capacity, fpp, cell_bits)?;
+    let k = num_hashes(hashes, m, capacity, fpp)?;
+    let n = self::capacity(capacity, m, k);
+    Ok(Dimensions {
+        num_cells: m,
+        num_hashes: k,
+        capacity: n,
+        target_fpp: target_fpp(fixed, fpp, m, k, n),
+        fpp,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sized_for_n_and_epsilon_as_the_seeds_say() {
+        // Seed 000's row ε = 0.001 for its 58,110 words: m = 835,482 bits, k = 10.
+        let d = dimensions(Some(58_110), Some(0.001), None, None, 1).unwrap();
+        assert_eq!(
+            (d.num_cells, d.num_hashes, d.capacity),
+            (835_482, 10, 58_110)
+        );
+        assert_eq!(d.target_fpp, 0.001);
+    }
+
+    #[test]
+    fn fixed_dimensions_report_their_own_rate() {
+        let d = dimensions(None, Some(0.01), Some(1_000), None, 1).unwrap();
+        // k = log₂(100) ≈ 6.64 → 7; n = ⌊1000 ln 2 / 7⌋ = 99.
+        assert_eq!((d.num_hashes, d.capacity), (7, 99));
+        assert_eq!(d.target_fpp, params::fpp_exact(1_000, 7, 99));
+        let d = dimensions(Some(100), None, None, Some(3), 1).unwrap();
+        assert_eq!(d.target_fpp, params::fpp_exact(d.num_cells, 3, 100));
+    }
+
+    #[test]
+    fn bad_requests_are_errors() {
+        let e = |c, f, m, k, w| dimensions(c, f, m, k, w).unwrap_err();
+        assert_eq!(e(Some(0), None, None, None, 1), Error::ZeroCapacity);
+        assert_eq!(e(None, None, None, None, 1), Error::ZeroCapacity);
+        assert_eq!(e(None, None, Some(0), None, 1), Error::ZeroBits);
+        assert_eq!(e(Some(10), None, None, Some(0), 1), Error::ZeroHashes);
+        assert!(matches!(
+            e(Some(10), None, None, Some(MAX_NUM_HASHES + 1), 1),
+            Error::TooManyHashes { .. }
+        ));
+        assert!(matches!(
+            e(Some(10), Some(1.0), None, None, 1),
+            Error::InvalidFpp(_)
+        ));
+        assert_eq!(
+            e(None, None, Some(MAX_NUM_BITS / 4 + 1), None, 4),
+            Error::TooLarge {
+                bits: (MAX_NUM_BITS / 4 + 1) * 4,
+                max: MAX_NUM_BITS
+            }
+        );
+        assert!(dimensions(None, None, Some(MAX_NUM_BITS / 4), None, 4).is_ok());
+    }
+}
