@@ -35,7 +35,7 @@ macro_rules! filter_suite {
             use super::*;
 
             proptest! {
-                #![proptest_config(config(48))]
+                #![proptest_config(config(128))]
 
                 #[test]
                 fn inserts_keep_the_contract(shape in shape(), items in items(300)) {
@@ -116,7 +116,7 @@ macro_rules! removable_suite {
             use super::*;
 
             proptest! {
-                #![proptest_config(config(64))]
+                #![proptest_config(config(128))]
 
                 #[test]
                 fn removes_keep_every_item_still_held(
@@ -138,7 +138,7 @@ macro_rules! mergeable_suite {
             use super::*;
 
             proptest! {
-                #![proptest_config(config(48))]
+                #![proptest_config(config(128))]
 
                 #[test]
                 fn merges_keep_their_items_and_refuse_other_parameters(
@@ -183,7 +183,7 @@ mod concurrent {
     use super::*;
 
     proptest! {
-        #![proptest_config(config(48))]
+        #![proptest_config(config(128))]
 
         #[test]
         fn inserts_keep_the_contract(shape in shape(), items in items(300)) {
@@ -232,6 +232,16 @@ fn try_extend_stops_when_a_cuckoo_filter_is_full() {
             "knob {knob}: {error:?}"
         );
     }
+}
+
+/// A full cuckoo filter's encoding holds the victim slot too: every flipped byte and cut
+/// of it is refused as well.
+#[test]
+fn corruption_of_a_full_cuckoo_filter_is_refused() {
+    let mut filter = CuckooFilter::make(&small_shape(0));
+    let _ = filter.try_extend(0..2_000u32);
+    assert!(filter.is_full());
+    corruption_is_refused(&filter);
 }
 
 /// A scalable filter limited to two layers refuses the item that would need a third.
