@@ -11,53 +11,18 @@ mod conformance;
 use bloomkit::params::{fpp_blocked, fpp_exact, BLOCK_BITS};
 use bloomkit::stats::{binomial_acceptance, wilson_interval, Z_99_9};
 use bloomkit::{BlockedBloomFilter, DecodeError, Error, Filter, HashFunction, Persist};
-use conformance::{config, key, reseal};
+use conformance::{config, key, reseal, shape, Build};
 use proptest::collection::vec;
 use proptest::prelude::*;
-
-#[derive(Clone, Copy, Debug)]
-struct Params {
-    capacity: u64,
-    fpp: f64,
-    function: HashFunction,
-    seed: u64,
-}
-
-impl Params {
-    fn build(self) -> BlockedBloomFilter {
-        BlockedBloomFilter::builder()
-            .capacity(self.capacity)
-            .fpp(self.fpp)
-            .hash_function(self.function)
-            .seed(self.seed)
-            .build()
-            .expect("capacity in 1..5000 and fpp in [1e-4, 0.5] are valid")
-    }
-}
-
-fn params() -> impl Strategy<Value = Params> {
-    (
-        1u64..5000,
-        (1e-4f64.ln()..=0.5f64.ln()).prop_map(|x| x.exp().clamp(1e-4, 0.5)),
-        prop_oneof![Just(HashFunction::Murmur3), Just(HashFunction::Xxh3)],
-        any::<u64>(),
-    )
-        .prop_map(|(capacity, fpp, function, seed)| Params {
-            capacity,
-            fpp,
-            function,
-            seed,
-        })
-}
 
 proptest! {
     #![proptest_config(config(200))]
 
     #[test]
-    fn integer_keys_are_found_through_every_path(p in params(), keys in vec(any::<u64>(), 0..300)) {
-        let mut by_fast = p.build();
-        let mut by_item = p.build();
-        let mut by_batch = p.build();
+    fn integer_keys_are_found_through_every_path(p in shape(), keys in vec(any::<u64>(), 0..300)) {
+        let mut by_fast = BlockedBloomFilter::make(&p);
+        let mut by_item = BlockedBloomFilter::make(&p);
+        let mut by_batch = BlockedBloomFilter::make(&p);
         for &k in &keys {
             by_fast.insert_u64(k);
             by_item.insert(&k);
@@ -75,11 +40,11 @@ proptest! {
 
     #[test]
     fn batch_answers_equal_single_answers(
-        p in params(),
+        p in shape(),
         inserted in vec(any::<u64>(), 0..400),
         queried in vec(any::<u64>(), 0..400),
     ) {
-        let mut filter = p.build();
+        let mut filter = BlockedBloomFilter::make(&p);
         let changed = filter.insert_batch(&inserted);
         prop_assert_eq!(changed, Filter::len(&filter));
         let single: Vec<bool> = queried.iter().map(|k| filter.contains(k)).collect();

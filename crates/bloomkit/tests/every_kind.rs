@@ -213,24 +213,32 @@ mod concurrent {
 // The errors the suite must see, on purpose
 // ---------------------------------------------------------------------------------------
 
-/// A cuckoo filter stops taking items once its victim slot is taken; `try_extend` stops
-/// there and keeps everything before.
+/// `try_extend` stops at the first refused item and keeps everything before it: a cuckoo
+/// filter once its victim slot is taken, a scalable filter limited to two layers at the
+/// item that would need a third.
 #[test]
-fn try_extend_stops_when_a_cuckoo_filter_is_full() {
+fn try_extend_stops_when_the_filter_is_full() {
+    let items: Vec<u32> = (0..2_000).collect();
     for knob in 0..9 {
-        let filter = CuckooFilter::make(&small_shape(knob));
-        let items: Vec<u32> = (0..2_000).collect();
-        let error = try_extend_stops_at_the_first_error(&filter, &items).unwrap();
-        assert!(
-            matches!(
-                error,
-                Some(Error::Full {
-                    kind: Kind::Cuckoo,
-                    ..
-                })
+        let cuckoo = CuckooFilter::make(&small_shape(knob));
+        let scalable = ScalableBloomFilter::make(&small_shape(knob * 3));
+        assert_eq!(scalable.max_layers(), Some(2), "knob {knob}");
+        for (kind, error) in [
+            (
+                Kind::Cuckoo,
+                try_extend_stops_at_the_first_error(&cuckoo, &items),
             ),
-            "knob {knob}: {error:?}"
-        );
+            (
+                Kind::Scalable,
+                try_extend_stops_at_the_first_error(&scalable, &items),
+            ),
+        ] {
+            let error = error.unwrap();
+            assert!(
+                matches!(error, Some(Error::Full { kind: k, .. }) if k == kind),
+                "{kind}, knob {knob}: {error:?}"
+            );
+        }
     }
 }
 

@@ -13,54 +13,9 @@ mod conformance;
 use bloomkit::{
     AnyFilter, BloomFilter, Error, Filter, HashFunction, IndexScheme, Kind, Mergeable, Persist,
 };
-use conformance::{config, reseal};
+use conformance::{config, reseal, shape, Build, Shape};
 use proptest::collection::vec;
 use proptest::prelude::*;
-
-/// The parameters a filter is built from.
-#[derive(Clone, Copy, Debug)]
-struct Params {
-    capacity: u64,
-    fpp: f64,
-    function: HashFunction,
-    scheme: IndexScheme,
-    seed: u64,
-}
-
-impl Params {
-    fn build(self) -> BloomFilter {
-        BloomFilter::builder()
-            .capacity(self.capacity)
-            .fpp(self.fpp)
-            .hash_function(self.function)
-            .index_scheme(self.scheme)
-            .seed(self.seed)
-            .build()
-            .expect("capacity in 1..5000 and fpp in [1e-4, 0.5] are valid")
-    }
-}
-
-/// Capacity 1..5000, ε log-uniform in [1e-4, 0.5], both hash functions, both index
-/// schemes, any seed.
-fn params() -> impl Strategy<Value = Params> {
-    (
-        1u64..5000,
-        (1e-4f64.ln()..=0.5f64.ln()).prop_map(|x| x.exp().clamp(1e-4, 0.5)),
-        prop_oneof![Just(HashFunction::Murmur3), Just(HashFunction::Xxh3)],
-        prop_oneof![
-            Just(IndexScheme::EnhancedDoubleHashing),
-            Just(IndexScheme::SeededHashes)
-        ],
-        any::<u64>(),
-    )
-        .prop_map(|(capacity, fpp, function, scheme, seed)| Params {
-            capacity,
-            fpp,
-            function,
-            scheme,
-            seed,
-        })
-}
 
 /// Byte-string items, the empty one included.
 fn item() -> impl Strategy<Value = Vec<u8>> {
@@ -71,8 +26,8 @@ fn items(max: usize) -> impl Strategy<Value = Vec<Vec<u8>>> {
     vec(item(), 0..max)
 }
 
-fn filled(p: Params, items: &[Vec<u8>]) -> BloomFilter {
-    let mut filter = p.build();
+fn filled(p: Shape, items: &[Vec<u8>]) -> BloomFilter {
+    let mut filter = BloomFilter::make(&p);
     for it in items {
         filter.insert(it.as_slice());
     }
@@ -89,11 +44,11 @@ proptest! {
     #![proptest_config(config(256))]
 
     #[test]
-    fn extend_and_try_insert_find_every_item_like_insert(p in params(), items in items(200)) {
+    fn extend_and_try_insert_find_every_item_like_insert(p in shape(), items in items(200)) {
         let by_insert = filled(p, &items);
-        let mut by_extend = p.build();
+        let mut by_extend = BloomFilter::make(&p);
         by_extend.extend(items.iter().map(Vec::as_slice));
-        let mut by_try = p.build();
+        let mut by_try = BloomFilter::make(&p);
         for it in &items {
             by_try.try_insert(it.as_slice()).unwrap();
         }
@@ -106,7 +61,7 @@ proptest! {
 
     #[test]
     fn intersection_reports_every_item_common_to_both_inputs(
-        p in params(),
+        p in shape(),
         common in items(150),
         only_left in items(150),
         only_right in items(150),
@@ -178,12 +133,13 @@ fn small_encoding() -> impl Strategy<Value = Vec<u8>> {
         items(20),
     )
         .prop_map(|(capacity, fpp, items)| {
-            let p = Params {
+            let p = Shape {
                 capacity,
                 fpp,
                 function: HashFunction::Xxh3,
                 scheme: IndexScheme::EnhancedDoubleHashing,
                 seed: 7,
+                knob: 0,
             };
             filled(p, &items).to_bytes()
         })

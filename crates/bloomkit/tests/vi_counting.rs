@@ -10,7 +10,7 @@ use bloomkit::stats::{binomial_acceptance, wilson_interval, Z_99_9};
 use bloomkit::{
     AnyFilter, CountingBloomFilter, Error, Filter, Persist, Removable, VariableIncrementBloomFilter,
 };
-use conformance::{config, raw_file};
+use conformance::{config, is_invalid_field, raw_file};
 use proptest::prelude::*;
 
 /// Parameters in the VI filter's layout.
@@ -52,10 +52,7 @@ proptest! {
 #[test]
 fn hostile_fields_are_typed_errors_before_any_allocation() {
     let invalid = |p: Vec<u8>, payload: &[u8]| {
-        matches!(
-            VariableIncrementBloomFilter::from_bytes(&raw_file(4, &p, payload)),
-            Err(Error::Decode(bloomkit::DecodeError::InvalidField { .. }))
-        )
+        is_invalid_field::<VariableIncrementBloomFilter>(&raw_file(4, &p, payload))
     };
     assert!(invalid(params(1 << 37, 3, 8, 4, 10, 0.01), &[0; 8]));
     assert!(invalid(params(u64::MAX, 3, 8, 4, 10, 0.01), &[0; 8]));
@@ -97,25 +94,12 @@ fn hostile_fields_are_typed_errors_before_any_allocation() {
 /// reported present.
 #[test]
 fn saturated_counters_never_decrement() {
-    let mut filter = VariableIncrementBloomFilter::builder()
+    let filter = VariableIncrementBloomFilter::builder()
         .capacity(1000)
         .counter_width(4)
         .build()
         .unwrap();
-    for _ in 0..20 {
-        filter.insert("hot");
-    }
-    let saturated = filter.saturated_counters();
-    assert!(saturated >= 1);
-    for _ in 0..20 {
-        assert_eq!(filter.remove("hot"), Ok(true));
-    }
-    assert!(filter.contains("hot"));
-    assert_eq!(filter.saturated_counters(), saturated);
-    assert!(filter
-        .properties()
-        .iter()
-        .any(|(label, value)| *label == "saturated counters" && *value == saturated.to_string()));
+    conformance::saturated_counters_never_decrement(filter, 20);
 }
 
 /// An item rejected only by the variable-increment rule (all its counters are non-zero) is

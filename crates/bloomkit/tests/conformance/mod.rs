@@ -32,8 +32,9 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use bloomkit::codec::Persist;
 use bloomkit::{
     AnyFilter, BlockedBloomFilter, BloomFilter, ConcurrentBloomFilter, CountingBloomFilter,
-    CuckooFilter, DeletableBloomFilter, Error, Filter, HashFunction, IndexScheme, Kind, Mergeable,
-    Removable, ScalableBloomFilter, StableBloomFilter, VariableIncrementBloomFilter,
+    CuckooFilter, DecodeError, DeletableBloomFilter, Error, Filter, HashFunction, IndexScheme,
+    Kind, Mergeable, Removable, ScalableBloomFilter, StableBloomFilter,
+    VariableIncrementBloomFilter,
 };
 use proptest::prelude::*;
 use proptest::test_runner::{Config, RngSeed, TestCaseError};
@@ -677,27 +678,63 @@ pub fn resealed_corruption<F: Subject + Persist>(
         bytes[at.index(body)] = *value;
     }
     reseal(&mut bytes);
-    match F::from_bytes(&bytes) {
-        Ok(mut decoded) => {
+    canonical_and_usable(F::from_bytes(&bytes), &bytes, kind)?;
+    canonical_and_usable(AnyFilter::from_bytes(&bytes), &bytes, kind)?;
+    Ok(())
+}
+
+/// A decoding result: a decode error, or a filter that encodes to exactly `bytes` and can
+/// be used.
+fn canonical_and_usable<G: Subject + Persist>(
+    decoded: Result<G, Error>,
+    bytes: &[u8],
+    kind: Kind,
+) -> Result<(), TestCaseError> {
+    match decoded {
+        Ok(mut filter) => {
             prop_assert!(
-                decoded.to_bytes() == bytes,
+                filter.to_bytes() == bytes,
                 "{kind}: accepted a non-canonical encoding"
             );
-            exercise(&mut decoded)?;
+            exercise(&mut filter)
         }
-        Err(e) => prop_assert!(matches!(e, Error::Decode(_)), "{kind}: {e:?}"),
-    }
-    match AnyFilter::from_bytes(&bytes) {
-        Ok(mut decoded) => {
-            prop_assert!(
-                decoded.to_bytes() == bytes,
-                "{kind}: AnyFilter, non-canonical"
-            );
-            exercise(&mut decoded)?;
+        Err(e) => {
+            prop_assert!(matches!(e, Error::Decode(_)), "{kind}: {e:?}");
+            Ok(())
         }
-        Err(e) => prop_assert!(matches!(e, Error::Decode(_)), "{kind}: {e:?}"),
     }
-    Ok(())
+}
+
+/// Whether `bytes` are refused by the kind's decoder as an invalid field.
+pub fn is_invalid_field<F: Persist + Debug>(bytes: &[u8]) -> bool {
+    matches!(
+        F::from_bytes(bytes),
+        Err(Error::Decode(DecodeError::InvalidField { .. }))
+    )
+}
+
+/// Counters that reached their maximum never go down (their true value is unknown): an
+/// item inserted `times` times — enough to saturate its counters — is still reported
+/// after as many removes, each `Ok(true)`, and the number of saturated counters reported
+/// by `properties` does not change.
+pub fn saturated_counters_never_decrement<F: Removable>(mut filter: F, times: u32) {
+    let saturated = |f: &F| {
+        f.properties()
+            .into_iter()
+            .find(|(label, _)| *label == "saturated counters")
+            .map(|(_, value)| value.parse::<u64>().unwrap())
+            .expect("a counting kind reports its saturated counters")
+    };
+    for _ in 0..times {
+        filter.try_insert("hot").unwrap();
+    }
+    let before = saturated(&filter);
+    assert!(before >= 1, "{}: nothing saturated", filter.kind());
+    for _ in 0..times {
+        assert_eq!(filter.remove("hot"), Ok(true));
+    }
+    assert!(filter.contains("hot"));
+    assert_eq!(saturated(&filter), before);
 }
 
 /// Merges of filters built alike from `shape`: the union answers "maybe" for every item of
