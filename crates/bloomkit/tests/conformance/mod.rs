@@ -341,10 +341,12 @@ impl Build for VariableIncrementBloomFilter {
 }
 
 impl Build for DeletableBloomFilter {
+    /// Regions of 1 to 32 data bits: from many collision-free regions to few.
     fn make(s: &Shape) -> Self {
         DeletableBloomFilter::builder()
             .capacity(s.capacity)
             .fpp(s.fpp)
+            .region_bits([1, 4, 8, 32][s.knob as usize % 4])
             .hash_function(s.function)
             .index_scheme(s.scheme)
             .seed(s.seed)
