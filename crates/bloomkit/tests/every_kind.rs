@@ -174,6 +174,29 @@ mergeable_suite!(deletable_merges, DeletableBloomFilter);
 
 filter_suite!(stable, StableBloomFilter);
 
+/// What the stable filter promises instead of "no false negatives": an insertion sets the
+/// item's cells to Max and decrements P ≤ m cells, each at most once, so an item's cells
+/// are still non-zero Max − 1 insertions later: the last Max items are always found.
+mod stable_horizon {
+    use super::*;
+
+    proptest! {
+        #![proptest_config(config(128))]
+
+        #[test]
+        fn the_last_max_items_are_always_found(shape in shape(), items in items(300)) {
+            let mut filter = StableBloomFilter::make(&shape);
+            let horizon = filter.max_value() as usize;
+            for (i, x) in items.iter().enumerate() {
+                filter.insert(x);
+                for y in &items[(i + 1).saturating_sub(horizon)..=i] {
+                    prop_assert!(filter.contains(y), "{} lost within the last {} items", y, horizon);
+                }
+            }
+        }
+    }
+}
+
 filter_suite!(scalable, ScalableBloomFilter);
 
 filter_suite!(cuckoo, CuckooFilter);
