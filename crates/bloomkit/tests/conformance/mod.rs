@@ -29,11 +29,10 @@ use std::fmt::Debug;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicU64, Ordering};
 
-use bloomkit::codec::Persist;
 use bloomkit::{
     AnyFilter, BlockedBloomFilter, BloomFilter, ConcurrentBloomFilter, CountingBloomFilter,
     CuckooFilter, DecodeError, DeletableBloomFilter, Error, Filter, HashFunction, IndexScheme,
-    Kind, Mergeable, Removable, ScalableBloomFilter, StableBloomFilter,
+    Kind, Mergeable, Persist, Removable, ScalableBloomFilter, StableBloomFilter,
     VariableIncrementBloomFilter,
 };
 use proptest::prelude::*;
