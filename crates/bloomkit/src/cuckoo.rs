@@ -1058,17 +1058,35 @@ mod tests {
         assert_eq!(Filter::len(&f), 3);
     }
 
+    /// The generator chooses which bucket a kick starts from and which fingerprint it
+    /// evicts. Its state is the filter seed's (two seeds, two states, one of them the same
+    /// after `clear`), it moves with every kick, and it decides where fingerprints end up:
+    /// the same items into the same table from another generator state give another table.
     #[test]
-    fn the_eviction_generator_is_seeded_from_the_filter_seed() {
+    fn the_eviction_generator_is_seeded_from_the_filter_seed_and_steers_the_kicks() {
         let seeded = |seed| {
             CuckooFilter::builder()
-                .capacity(10)
+                .num_buckets(1 << 4)
+                .fingerprint_bits(8)
                 .seed(seed)
                 .build()
                 .unwrap()
         };
-        assert_eq!(seeded(1).rng, seeded(1).rng);
         assert_ne!(seeded(1).rng, seeded(2).rng);
+        let fill = |mut f: CuckooFilter| {
+            let _ = f.try_extend(0..1000u32);
+            assert!(f.is_full(), "the table must need kicks");
+            f
+        };
+        let start = seeded(1).rng;
+        let mut a = fill(seeded(1));
+        assert_ne!(a.rng, start, "kicks draw from the generator");
+        let mut other_state = seeded(1);
+        other_state.rng ^= 0x5555;
+        let b = fill(other_state);
+        assert_ne!(a.table, b.table, "the generator does not steer the kicks");
+        a.clear();
+        assert_eq!(a.rng, start, "clear restarts the generator");
     }
 
     #[test]

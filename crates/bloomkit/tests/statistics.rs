@@ -5,9 +5,12 @@
 //! one in a thousand configurations; the seeds are fixed, so the outcome never changes
 //! from run to run, and a broken hash or index scheme is off by many standard deviations.
 
+mod conformance;
+
 use bloomkit::params::{fpp_exact, fpp_from_fill};
 use bloomkit::stats::{binomial_acceptance, Z_99_9};
 use bloomkit::{BloomFilter, Filter, HashFunction, IndexScheme};
+use conformance::key;
 
 const CAPACITY: u64 = 100_000;
 const FPP: f64 = 0.01;
@@ -19,15 +22,6 @@ const SCHEMES: [IndexScheme; 2] = [
     IndexScheme::EnhancedDoubleHashing,
     IndexScheme::SeededHashes,
 ];
-
-/// Item `i` of a fixed pseudo-random sequence of distinct keys: the SplitMix64 finaliser
-/// is a bijection of u64, so distinct `i` give distinct keys.
-fn key(i: u64) -> u64 {
-    let mut z = i.wrapping_add(0x9e37_79b9_7f4a_7c15);
-    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-    z ^ (z >> 31)
-}
 
 /// A filter sized for `CAPACITY` at `FPP`, holding keys `0..CAPACITY`.
 fn full_filter(function: HashFunction, scheme: IndexScheme) -> BloomFilter {

@@ -1,40 +1,17 @@
 //! Property, behaviour and paper tests of the variable-increment counting Bloom filter.
+//!
+//! The contract every kind keeps (no false negatives, removes keep the others, round trip,
+//! corrupt bytes refused, merges) is checked by the conformance suite, `every_kind.rs`.
 
-use std::collections::HashMap;
+mod conformance;
 
 use bloomkit::params::{fpp_exact, optimal_num_hashes, vi_fpp, vi_optimal_num_hashes};
 use bloomkit::stats::{binomial_acceptance, wilson_interval, Z_99_9};
 use bloomkit::{
-    AnyFilter, CountingBloomFilter, Error, Filter, Kind, Mergeable, Persist, Removable,
-    VariableIncrementBloomFilter,
+    AnyFilter, CountingBloomFilter, Error, Filter, Persist, Removable, VariableIncrementBloomFilter,
 };
+use conformance::{config, is_invalid_field, raw_file};
 use proptest::prelude::*;
-use proptest::test_runner::{Config, RngSeed};
-
-fn config(cases: u32) -> Config {
-    Config {
-        cases,
-        rng_seed: RngSeed::Fixed(0x0041_c8f0),
-        failure_persistence: None,
-        ..Config::default()
-    }
-}
-
-/// An encoded filter with any kind tag, parameters and payload, and a valid checksum: what
-/// a hostile writer can produce.
-fn raw_file(kind: u8, params: &[u8], payload: &[u8]) -> Vec<u8> {
-    let mut out = b"BLOOMKIT".to_vec();
-    out.extend_from_slice(&1u16.to_le_bytes());
-    out.extend_from_slice(&[kind, 1, 1, 0, 0, 0]);
-    out.extend_from_slice(&0u64.to_le_bytes());
-    out.extend_from_slice(&(params.len() as u32).to_le_bytes());
-    out.extend_from_slice(params);
-    out.extend_from_slice(&(payload.len() as u64).to_le_bytes());
-    out.extend_from_slice(payload);
-    let sum = xxhash_rust::xxh3::xxh3_64(&out);
-    out.extend_from_slice(&sum.to_le_bytes());
-    out
-}
 
 /// Parameters in the VI filter's layout.
 fn params(m: u64, k: u32, width: u32, base: u32, capacity: u64, fpp: f64) -> Vec<u8> {
@@ -49,151 +26,8 @@ fn params(m: u64, k: u32, width: u32, base: u32, capacity: u64, fpp: f64) -> Vec
     p
 }
 
-#[derive(Clone, Debug)]
-enum Op {
-    Insert(u8),
-    /// Remove the model item at this index (modulo the number present), if any.
-    Remove(usize),
-}
-
-fn ops() -> impl Strategy<Value = Vec<Op>> {
-    prop::collection::vec(
-        prop_oneof![
-            3 => (0u8..40).prop_map(Op::Insert),
-            2 => any::<usize>().prop_map(Op::Remove),
-        ],
-        0..200,
-    )
-}
-
-/// (counter width, L) pairs that fit: one increment below the counter maximum.
-fn width_and_base() -> impl Strategy<Value = (u32, u32)> {
-    prop::sample::select(vec![
-        (2, 1),
-        (4, 1),
-        (4, 4),
-        (4, 7),
-        (5, 3),
-        (8, 4),
-        (8, 8),
-        (8, 127),
-        (16, 4),
-        (16, 1000),
-    ])
-}
-
 proptest! {
     #![proptest_config(config(300))]
-
-    /// Random insert/remove sequences on small filters (repeated positions, saturation):
-    /// after every step each item the model multiset holds is reported present, removing
-    /// an item the model holds succeeds, and len is the model's size.
-    #[test]
-    fn removes_never_break_the_membership_of_items_still_in(
-        m in 1u64..120,
-        k in 1u32..8,
-        (width, base) in width_and_base(),
-        seed in any::<u64>(),
-        ops in ops(),
-    ) {
-        let mut filter = VariableIncrementBloomFilter::builder()
-            .num_counters(m)
-            .num_hashes(k)
-            .counter_width(width)
-            .increment_base(base)
-            .seed(seed)
-            .build()
-            .unwrap();
-        let mut model: HashMap<u8, u32> = HashMap::new();
-        let mut size = 0u64;
-        for op in ops {
-            match op {
-                Op::Insert(x) => {
-                    filter.insert(&x);
-                    *model.entry(x).or_default() += 1;
-                    size += 1;
-                }
-                Op::Remove(i) => {
-                    let mut present: Vec<u8> = model.keys().copied().collect();
-                    if present.is_empty() {
-                        continue;
-                    }
-                    present.sort_unstable();
-                    let x = present[i % present.len()];
-                    prop_assert_eq!(filter.remove(&x), Ok(true));
-                    let c = model.get_mut(&x).unwrap();
-                    *c -= 1;
-                    if *c == 0 {
-                        model.remove(&x);
-                    }
-                    size -= 1;
-                }
-            }
-            for x in model.keys() {
-                prop_assert!(filter.contains(x), "{} lost", x);
-            }
-            prop_assert_eq!(filter.len(), size);
-        }
-    }
-
-    /// A filter sized for a random set finds every member.
-    #[test]
-    fn no_false_negatives(items in prop::collection::hash_set(any::<u64>(), 1..500), fpp in 0.001f64..0.5) {
-        let mut filter = VariableIncrementBloomFilter::with_capacity(items.len() as u64, fpp).unwrap();
-        filter.extend(items.iter());
-        prop_assert!(items.iter().all(|x| filter.contains(x)));
-    }
-
-    /// Union and intersection keep the items they must, and those stay removable.
-    #[test]
-    fn merges_keep_their_items(
-        left in prop::collection::hash_set(0u16..2000, 0..200),
-        right in prop::collection::hash_set(0u16..2000, 0..200),
-    ) {
-        let mut a = VariableIncrementBloomFilter::builder().num_counters(700).num_hashes(4).build().unwrap();
-        let mut b = a.clone();
-        a.extend(left.iter());
-        b.extend(right.iter());
-        let mut union = a.clone();
-        union.union(&b).unwrap();
-        prop_assert!(left.union(&right).all(|x| union.contains(x)));
-        let mut both = a.clone();
-        both.intersect(&b).unwrap();
-        let common: Vec<u16> = left.intersection(&right).copied().collect();
-        prop_assert!(common.iter().all(|x| both.contains(x)));
-        for (i, x) in common.iter().enumerate() {
-            prop_assert_eq!(both.remove(x), Ok(true));
-            prop_assert!(common[i + 1..].iter().all(|y| both.contains(y)));
-        }
-    }
-
-    /// Encoding and decoding keeps the filter and every answer.
-    #[test]
-    fn encode_decode_keeps_every_answer(
-        items in prop::collection::vec(any::<u32>(), 0..300),
-        (width, base) in width_and_base(),
-        seed in any::<u64>(),
-    ) {
-        let mut filter = VariableIncrementBloomFilter::builder()
-            .capacity(200)
-            .counter_width(width)
-            .increment_base(base)
-            .seed(seed)
-            .build()
-            .unwrap();
-        filter.extend(items.iter());
-        let bytes = filter.to_bytes();
-        let back = VariableIncrementBloomFilter::from_bytes(&bytes).unwrap();
-        prop_assert_eq!(&back, &filter);
-        prop_assert!((0..2000u32).all(|x| back.contains(&x) == filter.contains(&x)));
-        prop_assert_eq!(back.to_bytes(), bytes);
-    }
-
-    /// Arbitrary bytes are an error, never a panic.
-    #[test]
-    fn arbitrary_bytes_are_rejected(bytes in prop::collection::vec(any::<u8>(), 0..200)) {
-        prop_assert!(VariableIncrementBloomFilter::from_bytes(&bytes).is_err());
-    }
 
     /// Arbitrary parameters and payload behind a valid header and checksum: the decoder
     /// validates every field and never panics or allocates what the input does not hold.
@@ -216,35 +50,9 @@ proptest! {
 }
 
 #[test]
-fn every_flipped_byte_and_every_cut_is_an_error() {
-    let mut filter = VariableIncrementBloomFilter::builder()
-        .num_counters(20)
-        .num_hashes(3)
-        .build()
-        .unwrap();
-    filter.extend(["a", "b", "c"]);
-    let bytes = filter.to_bytes();
-    for i in 0..bytes.len() {
-        let mut bad = bytes.clone();
-        bad[i] ^= 0x5a;
-        assert!(
-            VariableIncrementBloomFilter::from_bytes(&bad).is_err(),
-            "flip at {i}"
-        );
-        assert!(
-            VariableIncrementBloomFilter::from_bytes(&bytes[..i]).is_err(),
-            "cut at {i}"
-        );
-    }
-}
-
-#[test]
 fn hostile_fields_are_typed_errors_before_any_allocation() {
     let invalid = |p: Vec<u8>, payload: &[u8]| {
-        matches!(
-            VariableIncrementBloomFilter::from_bytes(&raw_file(4, &p, payload)),
-            Err(Error::Decode(bloomkit::DecodeError::InvalidField { .. }))
-        )
+        is_invalid_field::<VariableIncrementBloomFilter>(&raw_file(4, &p, payload))
     };
     assert!(invalid(params(1 << 37, 3, 8, 4, 10, 0.01), &[0; 8]));
     assert!(invalid(params(u64::MAX, 3, 8, 4, 10, 0.01), &[0; 8]));
@@ -286,37 +94,21 @@ fn hostile_fields_are_typed_errors_before_any_allocation() {
 /// reported present.
 #[test]
 fn saturated_counters_never_decrement() {
-    let mut filter = VariableIncrementBloomFilter::builder()
+    let filter = VariableIncrementBloomFilter::builder()
         .capacity(1000)
         .counter_width(4)
         .build()
         .unwrap();
-    for _ in 0..20 {
-        filter.insert("hot");
-    }
-    let saturated = filter.saturated_counters();
-    assert!(saturated >= 1);
-    for _ in 0..20 {
-        assert_eq!(filter.remove("hot"), Ok(true));
-    }
-    assert!(filter.contains("hot"));
-    assert_eq!(filter.saturated_counters(), saturated);
-    assert!(filter
-        .properties()
-        .iter()
-        .any(|(label, value)| *label == "saturated counters" && *value == saturated.to_string()));
+    conformance::saturated_counters_never_decrement(filter, 20);
 }
 
+/// An item rejected only by the variable-increment rule (all its counters are non-zero) is
+/// certainly absent too: removing it is refused and changes nothing.
 #[test]
-fn removing_an_absent_item_is_an_error_and_changes_nothing() {
+fn removing_an_item_ruled_out_by_the_increments_changes_nothing() {
     let mut filter = VariableIncrementBloomFilter::with_capacity(1000, 0.01).unwrap();
     filter.extend(0..500u32);
     let before = filter.to_bytes();
-    let absent = (1000u32..).find(|x| !filter.contains(x)).unwrap();
-    assert_eq!(filter.remove(&absent), Err(Error::NotPresent));
-    assert_eq!(filter.to_bytes(), before);
-    // An item rejected only by the variable-increment rule (all its counters are
-    // non-zero) is also refused.
     let subtle = (1000u32..)
         .find(|x| {
             !filter.contains(x) && filter.slots(x).iter().all(|&(p, _)| filter.counter(p) > 0)
@@ -327,24 +119,6 @@ fn removing_an_absent_item_is_an_error_and_changes_nothing() {
         Err(Error::NotPresent)
     );
     assert_eq!(filter.to_bytes(), before);
-}
-
-#[test]
-fn any_filter_reads_removes_and_merges_vi_filters() {
-    let mut a = VariableIncrementBloomFilter::with_capacity(100, 0.01).unwrap();
-    let mut b = a.clone();
-    a.insert("left");
-    b.insert("right");
-    let mut any = AnyFilter::from_bytes(&a.to_bytes()).unwrap();
-    assert_eq!(any.kind(), Kind::VariableIncrement);
-    assert_eq!(any.kind().name(), "vi-counting");
-    assert_eq!(Kind::from_tag(4), Some(Kind::VariableIncrement));
-    any.union(&AnyFilter::from(b)).unwrap();
-    assert!(any.contains("left") && any.contains("right"));
-    assert_eq!(any.remove("left"), Ok(true));
-    assert_eq!(any.remove("left"), Err(Error::NotPresent));
-    let counting = AnyFilter::from(CountingBloomFilter::with_capacity(100, 0.01).unwrap());
-    assert!(matches!(any.union(&counting), Err(Error::Incompatible(_))));
 }
 
 /// Counts the false positives of `contains` over `queries` items never inserted.

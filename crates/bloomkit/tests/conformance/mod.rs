@@ -1,0 +1,888 @@
+//! The contract every filter kind keeps, written once and run by every kind
+//! (`tests/every_kind.rs`), and the helpers the kind-specific test files share.
+//!
+//! Each check is a generic function over [`Subject`] (a filter the suite can build, copy
+//! and snapshot) and the traits the kind implements: [`Filter`], [`Persist`],
+//! [`Removable`], [`Mergeable`]. They return `Err(TestCaseError)` so that proptest can
+//! shrink a failing case; the random cases come from fixed seeds ([`config`]), so every
+//! run checks the same cases.
+//!
+//! * [`inserts`] — `try_insert`'s answer is `Ok(!contains before)`, the item is found right
+//!   after, `len` follows the kind's counting rule, a refused insert changes nothing, and no
+//!   inserted item is ever reported absent (except by the stable filter, which forgets);
+//! * [`round_trip`] — `to_bytes` → `from_bytes`, directly and through [`AnyFilter`], gives
+//!   the same answers, length and bytes, and the copy continues exactly as the original;
+//! * [`corruption_is_refused`] — every flipped byte, every cut and a trailing byte are
+//!   typed decode errors; [`resealed_corruption`] — edits behind a valid checksum decode to
+//!   an error or to a canonical, usable filter;
+//! * [`merges`] — union holds both inputs (it is the filter that inserting both builds),
+//!   intersection keeps the common items, and filters of another size or hashing are
+//!   refused with [`Error::Incompatible`], unchanged;
+//! * [`removes`] — removing a random sub-multiset of what was inserted keeps every item
+//!   still held; removing a certainly absent item is [`Error::NotPresent`], unchanged;
+//! * [`try_extend_stops_at_the_first_error`] — `try_extend` is `try_insert` item by item,
+//!   stopping at the first error with the items before it kept.
+#![allow(dead_code)] // each test file uses the part it needs
+
+use std::collections::HashMap;
+use std::fmt::Debug;
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use bloomkit::{
+    AnyFilter, BlockedBloomFilter, BloomFilter, ConcurrentBloomFilter, CountingBloomFilter,
+    CuckooFilter, DecodeError, DeletableBloomFilter, Error, Filter, HashFunction, IndexScheme,
+    Kind, Mergeable, Persist, Removable, ScalableBloomFilter, StableBloomFilter,
+    VariableIncrementBloomFilter,
+};
+use proptest::prelude::*;
+use proptest::test_runner::{Config, RngSeed, TestCaseError};
+
+// ---------------------------------------------------------------------------------------
+// Helpers shared by the test files
+// ---------------------------------------------------------------------------------------
+
+/// `cases` random cases from a fixed seed (every run checks the same cases); failures are
+/// reported with their inputs, not written to files.
+pub fn config(cases: u32) -> Config {
+    Config {
+        cases,
+        rng_seed: RngSeed::Fixed(0xb100_c0de),
+        failure_persistence: None,
+        ..Config::default()
+    }
+}
+
+/// Recomputes the trailing checksum after a deliberate change, so that decoding reaches
+/// the field checks instead of stopping at the checksum.
+pub fn reseal(bytes: &mut [u8]) {
+    if bytes.len() >= 8 {
+        let n = bytes.len();
+        let sum = xxhash_rust::xxh3::xxh3_64(&bytes[..n - 8]);
+        bytes[n - 8..].copy_from_slice(&sum.to_le_bytes());
+    }
+}
+
+/// An encoded filter with any kind tag, parameters and payload (hashing: MurmurHash3,
+/// enhanced double hashing, seed 0) and a valid checksum: what a hostile writer can
+/// produce.
+pub fn raw_file(kind: u8, params: &[u8], payload: &[u8]) -> Vec<u8> {
+    let mut out = b"BLOOMKIT".to_vec();
+    out.extend_from_slice(&1u16.to_le_bytes());
+    out.extend_from_slice(&[kind, 1, 1, 0, 0, 0]);
+    out.extend_from_slice(&0u64.to_le_bytes());
+    out.extend_from_slice(&(params.len() as u32).to_le_bytes());
+    out.extend_from_slice(params);
+    out.extend_from_slice(&(payload.len() as u64).to_le_bytes());
+    out.extend_from_slice(payload);
+    let sum = xxhash_rust::xxh3::xxh3_64(&out);
+    out.extend_from_slice(&sum.to_le_bytes());
+    out
+}
+
+/// Item `i` of a fixed pseudo-random sequence of distinct keys: the SplitMix64 finaliser
+/// is a bijection of u64, so distinct `i` give distinct keys.
+pub fn key(i: u64) -> u64 {
+    let mut z = i.wrapping_add(0x9e37_79b9_7f4a_7c15);
+    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+    z ^ (z >> 31)
+}
+
+/// The payload (the kind's storage) of a filter, as its encoder writes it.
+pub fn payload<F: Persist>(filter: &F) -> Vec<u8> {
+    let mut out = Vec::new();
+    filter.encode_payload(&mut out);
+    out
+}
+
+/// A fresh path in a directory of its own, removed when dropped.
+pub struct TempPath {
+    pub dir: PathBuf,
+    pub path: PathBuf,
+}
+
+impl TempPath {
+    pub fn new(name: &str) -> Self {
+        static NEXT: AtomicU64 = AtomicU64::new(0);
+        let dir = std::env::temp_dir().join(format!(
+            "bloomkit-tests-{}-{}",
+            std::process::id(),
+            NEXT.fetch_add(1, Ordering::Relaxed)
+        ));
+        std::fs::create_dir_all(&dir).expect("create a temporary directory");
+        let path = dir.join(name);
+        Self { dir, path }
+    }
+}
+
+impl Drop for TempPath {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.dir);
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+// What the suite needs of a kind
+// ---------------------------------------------------------------------------------------
+
+/// The parameters of a filter, for any kind: each kind reads what applies to it and maps
+/// `knob` to its own choices (counter width, bucket size, growth, …).
+#[derive(Clone, Copy, Debug)]
+pub struct Shape {
+    pub capacity: u64,
+    pub fpp: f64,
+    pub function: HashFunction,
+    pub scheme: IndexScheme,
+    pub seed: u64,
+    pub knob: u8,
+}
+
+impl Shape {
+    /// The same shape with another seed.
+    pub fn reseeded(self) -> Shape {
+        Shape {
+            seed: self.seed.wrapping_add(1),
+            ..self
+        }
+    }
+
+    /// The same shape with another hash function.
+    pub fn rehashed(self) -> Shape {
+        let function = match self.function {
+            HashFunction::Murmur3 => HashFunction::Xxh3,
+            _ => HashFunction::Murmur3,
+        };
+        Shape { function, ..self }
+    }
+
+    /// The same shape sized for many more items: a larger filter.
+    pub fn resized(self) -> Shape {
+        Shape {
+            capacity: self.capacity * 2 + 2_000,
+            ..self
+        }
+    }
+}
+
+/// Small shapes (capacity 1 to 2 000, so tiny filters with repeated positions and
+/// saturated counters too), ε log-uniform in [10⁻³, 0.5], every hash function and index
+/// scheme, any seed.
+pub fn shape() -> impl Strategy<Value = Shape> {
+    (
+        prop_oneof![1u64..20, 1u64..2_000],
+        (1e-3f64.ln()..=0.5f64.ln()).prop_map(|x| x.exp().clamp(1e-3, 0.5)),
+        prop_oneof![
+            Just(HashFunction::Murmur3),
+            Just(HashFunction::Xxh3),
+            Just(HashFunction::Murmur64APair)
+        ],
+        prop_oneof![
+            Just(IndexScheme::EnhancedDoubleHashing),
+            Just(IndexScheme::SeededHashes),
+            Just(IndexScheme::DoubleHashing)
+        ],
+        any::<u64>(),
+        any::<u8>(),
+    )
+        .prop_map(|(capacity, fpp, function, scheme, seed, knob)| Shape {
+            capacity,
+            fpp,
+            function,
+            scheme,
+            seed,
+            knob,
+        })
+}
+
+/// Items: small numbers, so that the same item comes several times.
+pub fn items(max: usize) -> impl Strategy<Value = Vec<u32>> {
+    prop::collection::vec(0u32..400, 0..max)
+}
+
+/// Items never drawn by [`items`].
+pub fn fresh(n: u32) -> impl Iterator<Item = u32> {
+    1_000_000..1_000_000 + n
+}
+
+/// A kind the suite can build from a [`Shape`].
+pub trait Build: Sized {
+    fn make(shape: &Shape) -> Self;
+}
+
+/// What the suite needs beyond [`Filter`]: a copy, and the whole state as bytes to tell
+/// whether an operation changed the filter.
+pub trait Subject: Filter + Debug + Sized {
+    fn copy(&self) -> Self;
+    fn state(&self) -> Vec<u8>;
+}
+
+macro_rules! subject_by_persist {
+    ($($kind:ty),*) => {$(
+        impl Subject for $kind {
+            fn copy(&self) -> Self {
+                self.clone()
+            }
+            fn state(&self) -> Vec<u8> {
+                self.to_bytes()
+            }
+        }
+    )*};
+}
+
+subject_by_persist!(
+    BloomFilter,
+    BlockedBloomFilter,
+    CountingBloomFilter,
+    VariableIncrementBloomFilter,
+    DeletableBloomFilter,
+    StableBloomFilter,
+    ScalableBloomFilter,
+    CuckooFilter,
+    AnyFilter
+);
+
+impl Subject for ConcurrentBloomFilter {
+    fn copy(&self) -> Self {
+        ConcurrentBloomFilter::from_bloom(self.snapshot())
+    }
+    fn state(&self) -> Vec<u8> {
+        self.snapshot().to_bytes()
+    }
+}
+
+/// Kinds that keep a copy per insertion (`Ok(false)` still adds one, and each `remove`
+/// takes one out); the others hold a set.
+pub fn is_multiset(kind: Kind) -> bool {
+    matches!(
+        kind,
+        Kind::Counting | Kind::VariableIncrement | Kind::Cuckoo
+    )
+}
+
+/// The stable filter forgets old items by design: it promises no absence of false
+/// negatives, only that an item just inserted is found.
+pub fn forgets(kind: Kind) -> bool {
+    kind == Kind::Stable
+}
+
+impl Build for BloomFilter {
+    fn make(s: &Shape) -> Self {
+        BloomFilter::builder()
+            .capacity(s.capacity)
+            .fpp(s.fpp)
+            .hash_function(s.function)
+            .index_scheme(s.scheme)
+            .seed(s.seed)
+            .build()
+            .unwrap()
+    }
+}
+
+impl Build for ConcurrentBloomFilter {
+    fn make(s: &Shape) -> Self {
+        ConcurrentBloomFilter::from_bloom(BloomFilter::make(s))
+    }
+}
+
+impl Build for BlockedBloomFilter {
+    fn make(s: &Shape) -> Self {
+        BlockedBloomFilter::builder()
+            .capacity(s.capacity)
+            .fpp(s.fpp)
+            .hash_function(s.function)
+            .seed(s.seed)
+            .build()
+            .unwrap()
+    }
+}
+
+impl Build for CountingBloomFilter {
+    fn make(s: &Shape) -> Self {
+        const WIDTHS: [u32; 6] = [1, 2, 3, 4, 8, 16];
+        CountingBloomFilter::builder()
+            .capacity(s.capacity)
+            .fpp(s.fpp)
+            .counter_width(WIDTHS[s.knob as usize % WIDTHS.len()])
+            .hash_function(s.function)
+            .index_scheme(s.scheme)
+            .seed(s.seed)
+            .build()
+            .unwrap()
+    }
+}
+
+impl Build for VariableIncrementBloomFilter {
+    fn make(s: &Shape) -> Self {
+        // (counter width, L): 2L − 1 below the counter maximum.
+        const CHOICES: [(u32, u32); 8] = [
+            (2, 1),
+            (4, 1),
+            (4, 4),
+            (4, 7),
+            (5, 3),
+            (8, 4),
+            (8, 127),
+            (16, 1000),
+        ];
+        let (width, base) = CHOICES[s.knob as usize % CHOICES.len()];
+        VariableIncrementBloomFilter::builder()
+            .capacity(s.capacity)
+            .fpp(s.fpp)
+            .counter_width(width)
+            .increment_base(base)
+            .hash_function(s.function)
+            .index_scheme(s.scheme)
+            .seed(s.seed)
+            .build()
+            .unwrap()
+    }
+}
+
+impl Build for DeletableBloomFilter {
+    /// Regions of 1 to 32 data bits: from many collision-free regions to few.
+    fn make(s: &Shape) -> Self {
+        DeletableBloomFilter::builder()
+            .capacity(s.capacity)
+            .fpp(s.fpp)
+            .region_bits([1, 4, 8, 32][s.knob as usize % 4])
+            .hash_function(s.function)
+            .index_scheme(s.scheme)
+            .seed(s.seed)
+            .build()
+            .unwrap()
+    }
+}
+
+impl Build for StableBloomFilter {
+    /// Cell widths 1 to 3. A stable filter needs enough cells for the decrements its ε asks
+    /// for; where the shape has too few, the filter is sized for 1 000 items at ε = 1%.
+    fn make(s: &Shape) -> Self {
+        let build = |capacity: u64, fpp: f64| {
+            StableBloomFilter::builder()
+                .capacity(capacity)
+                .fpp(fpp)
+                .cell_width(1 + s.knob as u32 % 3)
+                .hash_function(s.function)
+                .index_scheme(s.scheme)
+                .seed(s.seed)
+                .build()
+        };
+        build(s.capacity, s.fpp)
+            .or_else(|_| build(s.capacity.max(1_000), 0.01))
+            .unwrap()
+    }
+}
+
+impl Build for ScalableBloomFilter {
+    /// A third of the shapes may not grow past two layers, so that inserts are refused.
+    fn make(s: &Shape) -> Self {
+        let mut builder = ScalableBloomFilter::builder()
+            .capacity(s.capacity)
+            .fpp(s.fpp.min(0.2))
+            .growth_factor([2, 4][s.knob as usize % 2])
+            .tightening_ratio([0.5, 0.9][s.knob as usize / 2 % 2])
+            .hash_function(s.function)
+            .index_scheme(s.scheme)
+            .seed(s.seed);
+        if s.knob % 3 == 0 {
+            builder = builder.max_layers(2);
+        }
+        builder.build().unwrap()
+    }
+}
+
+impl Build for CuckooFilter {
+    /// Small tables fill: inserts are refused once the victim slot is taken.
+    fn make(s: &Shape) -> Self {
+        CuckooFilter::builder()
+            .capacity(s.capacity)
+            .fpp(s.fpp.clamp(0.01, 0.5))
+            .bucket_size([2, 4, 8][s.knob as usize % 3])
+            .max_kicks([0, 3, 500][s.knob as usize / 3 % 3])
+            .hash_function(s.function)
+            .seed(s.seed)
+            .build()
+            .unwrap()
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+// The properties
+// ---------------------------------------------------------------------------------------
+
+/// Inserts `items` one at a time and checks the insert contract at every step:
+///
+/// * `Ok(new)` with `new == !contains(item)` just before (both directions: `Ok(true)` only
+///   for an item reported absent, `Ok(false)` only for one reported present);
+/// * the item is found right after (every kind, the stable filter included);
+/// * `len` grows by one per insertion in a multiset kind, by `new` in a set-like kind;
+/// * an error is `Full` or `TooLarge` and leaves the filter unchanged;
+///
+/// and at the end that no accepted item is reported absent (not for the stable filter,
+/// which forgets: it is checked right after each insertion only). Returns the accepted
+/// items, in order, with repeats.
+pub fn inserts<F: Subject>(filter: &mut F, items: &[u32]) -> Result<Vec<u32>, TestCaseError> {
+    let kind = filter.kind();
+    let mut accepted = Vec::new();
+    for x in items {
+        let (before, len, state) = (filter.contains(x), filter.len(), filter.state());
+        match filter.try_insert(x) {
+            Ok(new) => {
+                prop_assert_eq!(
+                    new,
+                    !before,
+                    "{}: try_insert({}) vs contains before",
+                    kind,
+                    x
+                );
+                prop_assert!(
+                    filter.contains(x),
+                    "{kind}: {x} not found right after insert"
+                );
+                let grown = if is_multiset(kind) { 1 } else { new as u64 };
+                prop_assert_eq!(
+                    filter.len(),
+                    len + grown,
+                    "{}: len after inserting {}",
+                    kind,
+                    x
+                );
+                accepted.push(*x);
+            }
+            Err(e) => {
+                prop_assert!(
+                    matches!(e, Error::Full { .. } | Error::TooLarge { .. }),
+                    "{kind}: insert refused with {e:?}"
+                );
+                prop_assert!(
+                    filter.state() == state,
+                    "{kind}: a refused insert changed it"
+                );
+            }
+        }
+    }
+    if !forgets(kind) {
+        for x in &accepted {
+            prop_assert!(filter.contains(x), "{kind}: false negative for {x}");
+        }
+    }
+    Ok(accepted)
+}
+
+/// `try_extend` is `try_insert` item by item: the same filter afterwards (byte for byte),
+/// the number of new items, or the first error with every item before it in. Returns the
+/// error, if any.
+pub fn try_extend_stops_at_the_first_error<F: Subject>(
+    filter: &F,
+    items: &[u32],
+) -> Result<Option<Error>, TestCaseError> {
+    let kind = filter.kind();
+    let mut one_by_one = filter.copy();
+    let (mut new, mut failed) = (0u64, None);
+    let mut kept = 0;
+    for x in items {
+        match one_by_one.try_insert(x) {
+            Ok(n) => {
+                new += n as u64;
+                kept += 1;
+            }
+            Err(e) => {
+                failed = Some(e);
+                break;
+            }
+        }
+    }
+    let mut extended = filter.copy();
+    let result = extended.try_extend(items.iter());
+    match &failed {
+        None => prop_assert_eq!(result, Ok(new), "{}", kind),
+        Some(e) => prop_assert_eq!(result, Err(e.clone()), "{}", kind),
+    }
+    prop_assert!(
+        extended.state() == one_by_one.state(),
+        "{kind}: try_extend built another filter than try_insert item by item"
+    );
+    if !forgets(kind) {
+        for x in &items[..kept] {
+            prop_assert!(extended.contains(x), "{kind}: {x}, before the error, lost");
+        }
+    }
+    Ok(failed)
+}
+
+/// Checks that `copy` answers as `original` on `inserted` and `fresh` items, with the same
+/// kind, hashing and length.
+fn same_answers<F: Filter, G: Filter>(
+    original: &F,
+    copy: &G,
+    inserted: &[u32],
+    what: &str,
+) -> Result<(), TestCaseError> {
+    let kind = original.kind();
+    prop_assert_eq!(copy.kind(), kind, "{}", what);
+    prop_assert_eq!(copy.hashing(), original.hashing(), "{}: {}", kind, what);
+    prop_assert_eq!(copy.len(), original.len(), "{}: {}", kind, what);
+    for x in inserted.iter().copied().chain(fresh(300)) {
+        prop_assert_eq!(
+            copy.contains(&x),
+            original.contains(&x),
+            "{}: {} answers differently for {}",
+            kind,
+            what,
+            x
+        );
+    }
+    Ok(())
+}
+
+/// `to_bytes` → `from_bytes`, directly and through [`AnyFilter`]: the same answers on the
+/// inserted and on fresh items, the same length and hashing, the same bytes again; and
+/// the decoded filter continues exactly as the original (generator states included).
+pub fn round_trip<F: Subject + Persist>(filter: &F, inserted: &[u32]) -> Result<(), TestCaseError> {
+    let kind = filter.kind();
+    let bytes = filter.to_bytes();
+    let back = F::from_bytes(&bytes).map_err(|e| TestCaseError::fail(format!("{kind}: {e}")))?;
+    same_answers(filter, &back, inserted, "the decoded copy")?;
+    prop_assert!(
+        back.to_bytes() == bytes,
+        "{kind}: re-encoding changed the bytes"
+    );
+    let any =
+        AnyFilter::from_bytes(&bytes).map_err(|e| TestCaseError::fail(format!("{kind}: {e}")))?;
+    same_answers(filter, &any, inserted, "AnyFilter")?;
+    prop_assert!(
+        any.to_bytes() == bytes,
+        "{kind}: AnyFilter re-encoded differently"
+    );
+    // The copy goes on as the original would.
+    let (mut original, mut copy) = (filter.copy(), back);
+    for x in fresh(50).chain(inserted.iter().copied()) {
+        prop_assert_eq!(copy.try_insert(&x), original.try_insert(&x), "{}", kind);
+    }
+    prop_assert!(
+        copy.state() == original.state(),
+        "{kind}: the copy diverged"
+    );
+    Ok(())
+}
+
+/// Saving to a file and loading it back gives the same bytes, directly and through
+/// [`AnyFilter`]; saving over it replaces it and leaves no other file.
+pub fn save_and_load<F: Subject + Persist>(filter: &F) {
+    let kind = filter.kind();
+    let tmp = TempPath::new("filter.bloom");
+    filter.save(&tmp.path).unwrap();
+    assert_eq!(
+        std::fs::read(&tmp.path).unwrap(),
+        filter.to_bytes(),
+        "{kind}"
+    );
+    assert_eq!(
+        F::load(&tmp.path).unwrap().to_bytes(),
+        filter.to_bytes(),
+        "{kind}"
+    );
+    assert_eq!(
+        AnyFilter::load(&tmp.path).unwrap().to_bytes(),
+        filter.to_bytes(),
+        "{kind}"
+    );
+    let mut other = filter.copy();
+    let _ = other.try_insert("one more");
+    other.clear();
+    other.save(&tmp.path).unwrap();
+    assert_eq!(
+        F::load(&tmp.path).unwrap().to_bytes(),
+        other.to_bytes(),
+        "{kind}"
+    );
+    assert_eq!(std::fs::read_dir(&tmp.dir).unwrap().count(), 1, "{kind}");
+    std::fs::write(&tmp.path, b"BLOOMKIT").unwrap();
+    assert!(
+        matches!(F::load(&tmp.path), Err(Error::InvalidFile { .. })),
+        "{kind}"
+    );
+}
+
+/// Every flipped byte (three masks), every cut and one byte appended: a typed decode error
+/// from the kind's decoder and from [`AnyFilter`], never a filter and never a panic.
+pub fn corruption_is_refused<F: Persist + Debug>(filter: &F) {
+    let kind = filter.kind();
+    let bytes = filter.to_bytes();
+    let refused = |bad: &[u8], what: &str| {
+        let direct = F::from_bytes(bad);
+        assert!(
+            matches!(direct, Err(Error::Decode(_))),
+            "{kind}, {what}: {direct:?}"
+        );
+        let any = AnyFilter::from_bytes(bad);
+        assert!(
+            matches!(any, Err(Error::Decode(_))),
+            "{kind}, {what}: AnyFilter gave {any:?}"
+        );
+    };
+    for i in 0..bytes.len() {
+        for mask in [0x01u8, 0x80, 0xff] {
+            let mut bad = bytes.clone();
+            bad[i] ^= mask;
+            refused(&bad, &format!("byte {i} ^ {mask:#04x}"));
+        }
+        refused(&bytes[..i], &format!("cut at {i}"));
+    }
+    let mut longer = bytes.clone();
+    longer.push(0);
+    refused(&longer, "one byte appended");
+}
+
+/// Uses a filter in every way, to show that whatever decodes does not panic later, and
+/// that `clear` empties it: afterwards no item is reported and `len` is 0.
+pub fn exercise<F: Subject + Persist>(filter: &mut F) -> Result<(), TestCaseError> {
+    let kind = filter.kind();
+    let _ = (
+        filter.properties(),
+        filter.expected_fpp(),
+        filter.estimated_len(),
+        filter.bits_per_item(),
+        filter.capacity(),
+        format!("{filter:?}"),
+    );
+    for x in 0..100u32 {
+        let _ = filter.try_insert(&x);
+    }
+    let back = F::from_bytes(&filter.to_bytes());
+    prop_assert!(
+        back.is_ok(),
+        "{kind}: a used filter does not decode: {back:?}"
+    );
+    filter.clear();
+    prop_assert_eq!(filter.len(), 0, "{}: len after clear", kind);
+    prop_assert!(filter.is_empty());
+    for x in (0..100u32).chain(fresh(100)) {
+        prop_assert!(!filter.contains(&x), "{kind}: {x} reported after clear");
+    }
+    Ok(())
+}
+
+/// Edits a valid encoding at `edits` (position, new byte) and repairs the checksum, so
+/// that the kind's field checks run: the result is a decode error, or a filter whose
+/// encoding is exactly the input (nothing accepted is silently changed) and that can be
+/// used.
+pub fn resealed_corruption<F: Subject + Persist>(
+    filter: &F,
+    edits: &[(prop::sample::Index, u8)],
+) -> Result<(), TestCaseError> {
+    let kind = filter.kind();
+    let mut bytes = filter.to_bytes();
+    let body = bytes.len() - 8;
+    for (at, value) in edits {
+        bytes[at.index(body)] = *value;
+    }
+    reseal(&mut bytes);
+    canonical_and_usable(F::from_bytes(&bytes), &bytes, kind)?;
+    canonical_and_usable(AnyFilter::from_bytes(&bytes), &bytes, kind)?;
+    Ok(())
+}
+
+/// A decoding result: a decode error, or a filter that encodes to exactly `bytes` and can
+/// be used.
+fn canonical_and_usable<G: Subject + Persist>(
+    decoded: Result<G, Error>,
+    bytes: &[u8],
+    kind: Kind,
+) -> Result<(), TestCaseError> {
+    match decoded {
+        Ok(mut filter) => {
+            prop_assert!(
+                filter.to_bytes() == bytes,
+                "{kind}: accepted a non-canonical encoding"
+            );
+            exercise(&mut filter)
+        }
+        Err(e) => {
+            prop_assert!(matches!(e, Error::Decode(_)), "{kind}: {e:?}");
+            Ok(())
+        }
+    }
+}
+
+/// Whether `bytes` are refused by the kind's decoder as an invalid field.
+pub fn is_invalid_field<F: Persist + Debug>(bytes: &[u8]) -> bool {
+    matches!(
+        F::from_bytes(bytes),
+        Err(Error::Decode(DecodeError::InvalidField { .. }))
+    )
+}
+
+/// Counters that reached their maximum never go down (their true value is unknown): an
+/// item inserted `times` times — enough to saturate its counters — is still reported
+/// after as many removes, each `Ok(true)`, and the number of saturated counters reported
+/// by `properties` does not change.
+pub fn saturated_counters_never_decrement<F: Removable>(mut filter: F, times: u32) {
+    let saturated = |f: &F| {
+        f.properties()
+            .into_iter()
+            .find(|(label, _)| *label == "saturated counters")
+            .map(|(_, value)| value.parse::<u64>().unwrap())
+            .expect("a counting kind reports its saturated counters")
+    };
+    for _ in 0..times {
+        filter.try_insert("hot").unwrap();
+    }
+    let before = saturated(&filter);
+    assert!(before >= 1, "{}: nothing saturated", filter.kind());
+    for _ in 0..times {
+        assert_eq!(filter.remove("hot"), Ok(true));
+    }
+    assert!(filter.contains("hot"));
+    assert_eq!(saturated(&filter), before);
+}
+
+/// Merges of filters built alike from `shape`: the union answers "maybe" for every item of
+/// both and stores exactly what inserting both sets stores; the intersection keeps every
+/// common item; filters of another seed, hash function or size are refused with
+/// `Incompatible` by union and intersection, both ways, and nothing changes.
+pub fn merges<F: Subject + Persist + Mergeable + Build>(
+    shape: &Shape,
+    common: &[u32],
+    only_left: &[u32],
+    only_right: &[u32],
+) -> Result<(), TestCaseError> {
+    let build = |parts: &[&[u32]]| {
+        let mut f = F::make(shape);
+        for x in parts.iter().flat_map(|p| p.iter()) {
+            f.try_insert(x).unwrap();
+        }
+        f
+    };
+    let left = build(&[common, only_left]);
+    let right = build(&[common, only_right]);
+    let both = build(&[common, only_left, common, only_right]);
+    let kind = left.kind();
+
+    let mut union = left.copy();
+    union.union(&right).unwrap();
+    for x in common.iter().chain(only_left).chain(only_right) {
+        prop_assert!(union.contains(x), "{kind}: union lost {x}");
+    }
+    prop_assert!(
+        payload(&union) == payload(&both),
+        "{kind}: the union is not the filter that inserting both builds"
+    );
+
+    let mut meet = left.copy();
+    meet.intersect(&right).unwrap();
+    for x in common {
+        prop_assert!(meet.contains(x), "{kind}: intersection lost {x}");
+    }
+
+    for (what, other) in [
+        ("seed", shape.reseeded()),
+        ("hash function", shape.rehashed()),
+        ("size", shape.resized()),
+    ] {
+        let mut other = F::make(&other);
+        for x in only_right {
+            other.try_insert(x).unwrap();
+        }
+        if what == "size" {
+            prop_assert_ne!(other.memory_bytes(), left.memory_bytes());
+        }
+        for (a, b) in [(&left, &other), (&other, &left)] {
+            let mut merged = a.copy();
+            let r = merged.union(b);
+            prop_assert!(
+                matches!(r, Err(Error::Incompatible(_))),
+                "{kind}, {what}: union gave {r:?}"
+            );
+            let r = merged.intersect(b);
+            prop_assert!(
+                matches!(r, Err(Error::Incompatible(_))),
+                "{kind}, {what}: intersect gave {r:?}"
+            );
+            prop_assert!(
+                merged.state() == a.state(),
+                "{kind}, {what}: a refused merge changed it"
+            );
+        }
+    }
+    Ok(())
+}
+
+/// Inserts `ops`' items, then removes those flagged `true` in a shuffled order: a random
+/// sub-multiset of what went in. Checks at every removal that
+///
+/// * removing an item still held is never `NotPresent`; it is `Ok(true)` in a multiset kind;
+///   `Ok(false)` keeps the item held (and reported);
+/// * `len` drops by one on `Ok(true)`, stays on `Ok(false)`;
+/// * every item still held is reported present;
+///
+/// and, on the empty filter, after the inserts and at the end, that removing an item
+/// reported absent is `Err(NotPresent)` with the filter unchanged.
+pub fn removes<F: Subject + Removable>(
+    mut filter: F,
+    ops: &[(u32, bool)],
+    order: &[prop::sample::Index],
+) -> Result<(), TestCaseError> {
+    let kind = filter.kind();
+    let multiset = is_multiset(kind);
+    absent_removes_change_nothing(&mut filter)?;
+    let mut held: HashMap<u32, u32> = HashMap::new();
+    let mut to_remove = Vec::new();
+    for &(x, remove) in ops {
+        if filter.try_insert(&x).is_ok() {
+            let copies = held.entry(x).or_default();
+            *copies = if multiset { *copies + 1 } else { 1 };
+            if remove {
+                to_remove.push(x);
+            }
+        }
+    }
+    absent_removes_change_nothing(&mut filter)?;
+    for at in order {
+        if to_remove.is_empty() {
+            break;
+        }
+        let x = to_remove.swap_remove(at.index(to_remove.len()));
+        if held.get(&x).copied().unwrap_or(0) == 0 {
+            continue; // a set-like kind already took it out
+        }
+        let len = filter.len();
+        match filter.remove(&x) {
+            Ok(true) => {
+                prop_assert_eq!(filter.len(), len.saturating_sub(1), "{}: len", kind);
+                let copies = held.get_mut(&x).unwrap();
+                *copies = if multiset { *copies - 1 } else { 0 };
+            }
+            Ok(false) => {
+                prop_assert!(!multiset, "{kind}: Ok(false) removing {x}, which it holds");
+                prop_assert_eq!(filter.len(), len, "{}: len", kind);
+            }
+            Err(e) => prop_assert!(false, "{kind}: removing {x}, which it holds: {e:?}"),
+        }
+        for (y, &copies) in &held {
+            if copies > 0 {
+                prop_assert!(filter.contains(y), "{kind}: removing {x} lost {y}");
+            }
+        }
+    }
+    absent_removes_change_nothing(&mut filter)
+}
+
+/// Removing items reported absent: `Err(NotPresent)` and the filter unchanged.
+fn absent_removes_change_nothing<F: Subject + Removable>(
+    filter: &mut F,
+) -> Result<(), TestCaseError> {
+    let kind = filter.kind();
+    let state = filter.state();
+    for x in fresh(50) {
+        if !filter.contains(&x) {
+            prop_assert_eq!(filter.remove(&x), Err(Error::NotPresent), "{}: {}", kind, x);
+        }
+    }
+    prop_assert!(
+        filter.state() == state,
+        "{kind}: removing absent items changed it"
+    );
+    Ok(())
+}

@@ -1,0 +1,384 @@
+//! The conformance suite (`conformance/mod.rs`) run by every kind: each kind gets a module
+//! with the properties of `Filter` + `Persist`, plus those of `Removable` and `Mergeable`
+//! where the kind has them. `AnyFilter` runs the insert contract and the round trip for
+//! every kind it wraps; `ConcurrentBloomFilter` the insert contract.
+//!
+//! Kind-specific checks (the theory, the statistics, hostile fields of one layout) stay
+//! in the kind's own test file.
+
+mod conformance;
+
+use bloomkit::{
+    AnyFilter, BlockedBloomFilter, BloomFilter, ConcurrentBloomFilter, CountingBloomFilter,
+    CuckooFilter, DeletableBloomFilter, Error, Filter, HashFunction, IndexScheme, Kind, Persist,
+    ScalableBloomFilter, StableBloomFilter, VariableIncrementBloomFilter,
+};
+use conformance::*;
+use proptest::prelude::*;
+
+/// A small shape for the fixed tests: a filter of a few dozen items.
+fn small_shape(knob: u8) -> Shape {
+    Shape {
+        capacity: 20,
+        fpp: 0.1,
+        function: HashFunction::Xxh3,
+        scheme: IndexScheme::EnhancedDoubleHashing,
+        seed: 0x5eed,
+        knob,
+    }
+}
+
+/// The properties of `Filter` + `Persist`, for a kind built by `Build`.
+macro_rules! filter_suite {
+    ($name:ident, $kind:ty) => {
+        mod $name {
+            use super::*;
+
+            proptest! {
+                #![proptest_config(config(128))]
+
+                #[test]
+                fn inserts_keep_the_contract(shape in shape(), items in items(300)) {
+                    inserts(&mut <$kind>::make(&shape), &items)?;
+                }
+
+                #[test]
+                fn inserts_through_any_filter_keep_the_contract(shape in shape(), items in items(200)) {
+                    inserts(&mut AnyFilter::from(<$kind>::make(&shape)), &items)?;
+                }
+
+                #[test]
+                fn try_extend_is_try_insert_until_the_first_error(
+                    shape in shape(),
+                    before in items(100),
+                    items in items(300),
+                ) {
+                    let mut filter = <$kind>::make(&shape);
+                    let _ = filter.try_extend(before.iter());
+                    try_extend_stops_at_the_first_error(&filter, &items)?;
+                }
+
+                #[test]
+                fn encoding_round_trips(shape in shape(), items in items(300)) {
+                    let mut filter = <$kind>::make(&shape);
+                    let inserted = inserts(&mut filter, &items)?;
+                    round_trip(&filter, &inserted)?;
+                }
+
+                #[test]
+                fn resealed_corruption_is_an_error_or_a_canonical_usable_filter(
+                    shape in shape(),
+                    items in items(60),
+                    edits in prop::collection::vec((any::<prop::sample::Index>(), any::<u8>()), 1..4),
+                ) {
+                    let mut filter = <$kind>::make(&shape);
+                    let _ = filter.try_extend(items.iter());
+                    resealed_corruption(&filter, &edits)?;
+                }
+
+                #[test]
+                fn arbitrary_bytes_are_an_error(bytes in prop::collection::vec(any::<u8>(), 0..300)) {
+                    prop_assert!(matches!(<$kind>::from_bytes(&bytes), Err(Error::Decode(_))));
+                }
+            }
+
+            #[test]
+            fn every_flipped_byte_and_every_cut_is_refused() {
+                for knob in 0..3 {
+                    let mut filter = <$kind>::make(&small_shape(knob));
+                    let _ = filter.try_extend(0..30u32);
+                    corruption_is_refused(&filter);
+                }
+            }
+
+            #[test]
+            fn save_and_load_keep_the_filter() {
+                let mut filter = <$kind>::make(&small_shape(1));
+                let _ = filter.try_extend(0..30u32);
+                save_and_load(&filter);
+            }
+
+            #[test]
+            fn an_empty_filter_round_trips_and_holds_nothing() {
+                let filter = <$kind>::make(&small_shape(1));
+                assert!(filter.is_empty());
+                assert!((0..1000u32).all(|x| !filter.contains(&x)));
+                round_trip(&filter, &[]).unwrap();
+            }
+        }
+    };
+}
+
+/// The properties of `Removable`.
+macro_rules! removable_suite {
+    ($name:ident, $kind:ty) => {
+        mod $name {
+            use super::*;
+
+            proptest! {
+                #![proptest_config(config(128))]
+
+                #[test]
+                fn removes_keep_every_item_still_held(
+                    shape in shape(),
+                    ops in prop::collection::vec((0u32..300, any::<bool>()), 0..300),
+                    order in prop::collection::vec(any::<prop::sample::Index>(), 300),
+                ) {
+                    removes(<$kind>::make(&shape), &ops, &order)?;
+                }
+            }
+        }
+    };
+}
+
+/// The properties of `Mergeable`.
+macro_rules! mergeable_suite {
+    ($name:ident, $kind:ty) => {
+        mod $name {
+            use super::*;
+
+            proptest! {
+                #![proptest_config(config(128))]
+
+                #[test]
+                fn merges_keep_their_items_and_refuse_other_parameters(
+                    shape in shape(),
+                    common in items(100),
+                    only_left in items(100),
+                    only_right in items(100),
+                ) {
+                    merges::<$kind>(&shape, &common, &only_left, &only_right)?;
+                }
+            }
+        }
+    };
+}
+
+filter_suite!(bloom, BloomFilter);
+mergeable_suite!(bloom_merges, BloomFilter);
+
+filter_suite!(blocked, BlockedBloomFilter);
+mergeable_suite!(blocked_merges, BlockedBloomFilter);
+
+filter_suite!(counting, CountingBloomFilter);
+removable_suite!(counting_removes, CountingBloomFilter);
+mergeable_suite!(counting_merges, CountingBloomFilter);
+
+filter_suite!(vi_counting, VariableIncrementBloomFilter);
+removable_suite!(vi_counting_removes, VariableIncrementBloomFilter);
+mergeable_suite!(vi_counting_merges, VariableIncrementBloomFilter);
+
+filter_suite!(deletable, DeletableBloomFilter);
+removable_suite!(deletable_removes, DeletableBloomFilter);
+mergeable_suite!(deletable_merges, DeletableBloomFilter);
+
+filter_suite!(stable, StableBloomFilter);
+
+/// What the stable filter promises instead of "no false negatives": an insertion sets the
+/// item's cells to Max and decrements P ≤ m cells, each at most once, so an item's cells
+/// are still non-zero Max − 1 insertions later: the last Max items are always found.
+mod stable_horizon {
+    use super::*;
+
+    proptest! {
+        #![proptest_config(config(128))]
+
+        #[test]
+        fn the_last_max_items_are_always_found(shape in shape(), items in items(300)) {
+            let mut filter = StableBloomFilter::make(&shape);
+            let horizon = filter.max_value() as usize;
+            for (i, x) in items.iter().enumerate() {
+                filter.insert(x);
+                for y in &items[(i + 1).saturating_sub(horizon)..=i] {
+                    prop_assert!(filter.contains(y), "{} lost within the last {} items", y, horizon);
+                }
+            }
+        }
+    }
+}
+
+filter_suite!(scalable, ScalableBloomFilter);
+
+filter_suite!(cuckoo, CuckooFilter);
+removable_suite!(cuckoo_removes, CuckooFilter);
+
+mod concurrent {
+    use super::*;
+
+    proptest! {
+        #![proptest_config(config(128))]
+
+        #[test]
+        fn inserts_keep_the_contract(shape in shape(), items in items(300)) {
+            inserts(&mut ConcurrentBloomFilter::make(&shape), &items)?;
+        }
+
+        #[test]
+        fn try_extend_is_try_insert_item_by_item(shape in shape(), items in items(300)) {
+            try_extend_stops_at_the_first_error(&ConcurrentBloomFilter::make(&shape), &items)?;
+        }
+
+        /// Its snapshot is the classic filter that the same inserts build.
+        #[test]
+        fn snapshot_is_the_classic_filter_of_the_same_items(shape in shape(), items in items(300)) {
+            let concurrent = ConcurrentBloomFilter::make(&shape);
+            let mut classic = BloomFilter::make(&shape);
+            for x in &items {
+                concurrent.insert(x);
+                classic.insert(x);
+            }
+            prop_assert_eq!(concurrent.snapshot().to_bytes(), classic.to_bytes());
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+// The errors the suite must see, on purpose
+// ---------------------------------------------------------------------------------------
+
+/// `try_extend` stops at the first refused item and keeps everything before it: a cuckoo
+/// filter once its victim slot is taken, a scalable filter limited to two layers at the
+/// item that would need a third.
+#[test]
+fn try_extend_stops_when_the_filter_is_full() {
+    let items: Vec<u32> = (0..2_000).collect();
+    for knob in 0..9 {
+        let cuckoo = CuckooFilter::make(&small_shape(knob));
+        let scalable = ScalableBloomFilter::make(&small_shape(knob * 3));
+        assert_eq!(scalable.max_layers(), Some(2), "knob {knob}");
+        for (kind, error) in [
+            (
+                Kind::Cuckoo,
+                try_extend_stops_at_the_first_error(&cuckoo, &items),
+            ),
+            (
+                Kind::Scalable,
+                try_extend_stops_at_the_first_error(&scalable, &items),
+            ),
+        ] {
+            let error = error.unwrap();
+            assert!(
+                matches!(error, Some(Error::Full { kind: k, .. }) if k == kind),
+                "{kind}, knob {knob}: {error:?}"
+            );
+        }
+    }
+}
+
+/// A full cuckoo filter's encoding holds the victim slot too: every flipped byte and cut
+/// of it is refused as well.
+#[test]
+fn corruption_of_a_full_cuckoo_filter_is_refused() {
+    let mut filter = CuckooFilter::make(&small_shape(0));
+    let _ = filter.try_extend(0..2_000u32);
+    assert!(filter.is_full());
+    corruption_is_refused(&filter);
+}
+
+/// A scalable filter limited to two layers refuses the item that would need a third.
+#[test]
+fn try_extend_stops_when_a_scalable_filter_may_not_grow() {
+    for knob in [0u8, 3, 6, 9] {
+        let filter = ScalableBloomFilter::make(&small_shape(knob));
+        assert_eq!(filter.max_layers(), Some(2), "knob {knob}");
+        let items: Vec<u32> = (0..2_000).collect();
+        let error = try_extend_stops_at_the_first_error(&filter, &items).unwrap();
+        assert!(
+            matches!(
+                error,
+                Some(Error::Full {
+                    kind: Kind::Scalable,
+                    ..
+                })
+            ),
+            "knob {knob}: {error:?}"
+        );
+    }
+}
+
+/// The insert contract also holds once the filter refuses items: a full cuckoo filter and
+/// a scalable filter at its limit answer `Full`, unchanged, and keep every item.
+#[test]
+fn refused_inserts_keep_the_contract() {
+    let items: Vec<u32> = (0..2_000).collect();
+    let mut cuckoo = CuckooFilter::make(&small_shape(0));
+    let accepted = inserts(&mut cuckoo, &items).unwrap();
+    assert!(accepted.len() < items.len());
+    let mut scalable = ScalableBloomFilter::make(&small_shape(0));
+    let accepted = inserts(&mut scalable, &items).unwrap();
+    assert!(accepted.len() < items.len());
+}
+
+/// `AnyFilter` removes and merges exactly for the kinds that can, and never across kinds.
+#[test]
+fn any_filter_removes_and_merges_only_what_the_kind_can() {
+    let shape = small_shape(1);
+    let all: Vec<AnyFilter> = vec![
+        BloomFilter::make(&shape).into(),
+        BlockedBloomFilter::make(&shape).into(),
+        CountingBloomFilter::make(&shape).into(),
+        VariableIncrementBloomFilter::make(&shape).into(),
+        DeletableBloomFilter::make(&shape).into(),
+        StableBloomFilter::make(&shape).into(),
+        ScalableBloomFilter::make(&shape).into(),
+        CuckooFilter::make(&shape).into(),
+    ];
+    assert_eq!(all.len(), Kind::ALL.len());
+    for filter in &all {
+        let kind = filter.kind();
+        assert_eq!(Kind::from_tag(kind.tag()), Some(kind));
+        let removable = matches!(
+            kind,
+            Kind::Counting | Kind::VariableIncrement | Kind::Deletable | Kind::Cuckoo
+        );
+        let mergeable = matches!(
+            kind,
+            Kind::Bloom
+                | Kind::Blocked
+                | Kind::Counting
+                | Kind::VariableIncrement
+                | Kind::Deletable
+        );
+        let mut f = filter.clone();
+        f.try_insert("x").unwrap();
+        match f.remove("x") {
+            Ok(_) => assert!(removable, "{kind}"),
+            Err(Error::Unsupported {
+                operation: "remove",
+                ..
+            }) => assert!(!removable, "{kind}"),
+            other => panic!("{kind}: {other:?}"),
+        }
+        if removable {
+            assert_eq!(f.remove("never"), Err(Error::NotPresent), "{kind}");
+        }
+        for other in &all {
+            let mut f = filter.clone();
+            f.try_insert("x").unwrap();
+            let before = f.to_bytes();
+            let result = f.union(other);
+            if other.kind() != kind {
+                assert!(
+                    matches!(result, Err(Error::Incompatible(_))),
+                    "{kind}: {result:?}"
+                );
+            } else if mergeable {
+                assert_eq!(result, Ok(()), "{kind}");
+                assert!(f.contains("x"));
+                continue;
+            } else {
+                assert!(
+                    matches!(
+                        result,
+                        Err(Error::Unsupported {
+                            operation: "merge",
+                            ..
+                        })
+                    ),
+                    "{kind}: {result:?}"
+                );
+            }
+            assert_eq!(f.to_bytes(), before, "{kind}: a refused merge changed it");
+        }
+    }
+}
