@@ -42,7 +42,8 @@ enum Command {
     Build(commands::build::BuildArgs),
     /// Ask a filter whether items may be in it ("maybe") or are certainly not ("no").
     Check(commands::check::CheckArgs),
-    /// Remove items from a filter file (counting, vi-counting, deletable and cuckoo filters).
+    /// Remove items from a filter file (the kinds that can: counting, vi-counting, deletable,
+    /// cuckoo).
     ///
     /// Prints `ITEM<TAB>removed`, `ITEM<TAB>kept` (a deletable filter could not clear any of
     /// its bits: still reported present) or `ITEM<TAB>absent` (certainly not in the filter;
@@ -51,8 +52,8 @@ enum Command {
     Remove(commands::remove::RemoveArgs),
     /// Show a filter's parameters and current state.
     Info(commands::info::InfoArgs),
-    /// Write the union of two filters of the same kind and parameters (bloom, counting,
-    /// vi-counting, deletable).
+    /// Write the union of two filters of the same kind and parameters (the kinds that can:
+    /// bloom, blocked, counting, vi-counting, deletable).
     Merge(commands::merge::MergeArgs),
     /// Rerun the seed studies and print (and optionally save) their tables.
     #[command(subcommand)]

@@ -2,7 +2,8 @@
 //!
 //! * [`Filter`] — what every approximate-membership structure can do: insert, ask,
 //!   clear, and report its size and expected false-positive probability.
-//! * [`Removable`] — only for kinds that can delete (counting, deletable, cuckoo). The
+//! * [`Removable`] — only for kinds that can delete (counting, variable-increment,
+//!   deletable, cuckoo: the kinds whose [`Kind::can_remove`] is true). The
 //!   classic [`BloomFilter`](crate::BloomFilter) does not implement it: a remove that the
 //!   structure cannot honour is absent from the type instead of failing at run time.
 //! * [`Mergeable`] — union (and intersection where it is defined) of two filters with the
@@ -91,7 +92,7 @@ pub trait Filter {
     /// The number of items the filter holds by its own count. For set-like kinds (the
     /// classic, blocked, scalable and stable filters) that is the insertions that changed
     /// the filter: the distinct items added, less the few that were already reported
-    /// present when they were added. For multiset kinds (counting, cuckoo) it is the
+    /// present when they were added. For multiset kinds (counting, variable-increment, cuckoo) it is the
     /// insertions less the removals.
     fn len(&self) -> u64;
 

@@ -43,7 +43,7 @@
 //! layer with nᵢ items is half full and has error εᵢ); counting is exact, costs nothing
 //! (the classic filter already counts the insertions that changed it), keeps the number of
 //! layers a deterministic function of the number of items ([`params::scalable_num_layers`]),
-//! and is the criterion RedisBloom uses, which a compatible layout will need later.
+//! and is the criterion RedisBloom uses (the Redis module's layers count the same way).
 //!
 //! # Insert, query, limits
 //!
@@ -453,9 +453,8 @@ impl Filter for ScalableBloomFilter {
         ]
     }
 
-    /// `1 − Π (1 − pᵢ)`, with each layer's pᵢ from its fill (a query is a false positive when
-    /// some layer answers "maybe").
-    /// `1 − Π(1 − pᵢ)` over the layers, computed as `−expm1(Σ ln(1 − pᵢ))` so that rates
+    /// `1 − Π(1 − pᵢ)`, with each layer's pᵢ from its fill (a query is a false positive when
+    /// some layer answers "maybe"), over the layers, computed as `−expm1(Σ ln(1 − pᵢ))` so that rates
     /// far below 10⁻¹⁶ do not round to 0.
     fn expected_fpp(&self) -> f64 {
         let log_all_negative: f64 = self
