@@ -14,7 +14,7 @@
 use std::fmt;
 
 use crate::bits::BitVec;
-use crate::codec::{Parts, Persist, Reader};
+use crate::codec::{invalid, Parts, Persist, Reader};
 use crate::error::{DecodeError, Error};
 use crate::filter::{Filter, Kind, Mergeable};
 use crate::hash::HashingChoice;
@@ -465,7 +465,6 @@ impl Persist for BloomFilter {
 
     fn decode_parts(parts: &Parts<'_>) -> Result<Self, DecodeError> {
         parts.expect_kind(Kind::Bloom)?;
-        let invalid = |field, reason: String| DecodeError::InvalidField { field, reason };
         let mut r = Reader::new(parts.params);
         let num_bits = r.u64()?;
         let num_hashes = r.u32()?;

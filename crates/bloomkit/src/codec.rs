@@ -285,6 +285,12 @@ impl<'a> Reader<'a> {
     }
 }
 
+/// The error for a stored field that no valid filter has: every decoder's one way to say
+/// so.
+pub(crate) fn invalid(field: &'static str, reason: String) -> DecodeError {
+    DecodeError::InvalidField { field, reason }
+}
+
 /// Decoding check shared by the kinds: k is in `1..=MAX_NUM_HASHES`.
 pub fn check_num_hashes(num_hashes: u32) -> Result<(), DecodeError> {
     use crate::params::MAX_NUM_HASHES;
@@ -299,22 +305,27 @@ pub fn check_num_hashes(num_hashes: u32) -> Result<(), DecodeError> {
 
 /// Decoding check shared by the kinds: a capacity of at least one item.
 pub fn check_capacity(capacity: u64) -> Result<(), DecodeError> {
-    if capacity == 0 {
-        return Err(DecodeError::InvalidField {
-            field: "capacity",
-            reason: "must be at least 1".into(),
-        });
-    }
-    Ok(())
+    check_positive("capacity", capacity)
 }
 
 /// Decoding check shared by the kinds: a target false-positive probability in (0, 1).
 pub fn check_target_fpp(target_fpp: f64) -> Result<(), DecodeError> {
-    if !(target_fpp > 0.0 && target_fpp < 1.0) {
-        return Err(DecodeError::InvalidField {
-            field: "target_fpp",
-            reason: format!("{target_fpp} is not in (0, 1)"),
-        });
+    check_probability("target_fpp", target_fpp)
+}
+
+/// A stored count that must be at least 1 (a capacity, under whatever name the kind's
+/// layout gives it).
+pub(crate) fn check_positive(field: &'static str, value: u64) -> Result<(), DecodeError> {
+    if value == 0 {
+        return Err(invalid(field, "must be at least 1".into()));
+    }
+    Ok(())
+}
+
+/// A stored probability that must lie strictly between 0 and 1 (NaN does not).
+pub(crate) fn check_probability(field: &'static str, value: f64) -> Result<(), DecodeError> {
+    if !(value > 0.0 && value < 1.0) {
+        return Err(invalid(field, format!("{value} is not in (0, 1)")));
     }
     Ok(())
 }

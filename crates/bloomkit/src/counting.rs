@@ -64,7 +64,7 @@
 use std::fmt;
 
 use crate::bits::PackedCounters;
-use crate::codec::{Parts, Persist, Reader};
+use crate::codec::{invalid, Parts, Persist, Reader};
 use crate::error::{DecodeError, Error};
 use crate::filter::{Filter, Kind, Mergeable, Removable};
 use crate::hash::HashingChoice;
@@ -550,7 +550,6 @@ impl Persist for CountingBloomFilter {
 
     fn decode_parts(parts: &Parts<'_>) -> Result<Self, DecodeError> {
         parts.expect_kind(Kind::Counting)?;
-        let invalid = |field, reason: String| DecodeError::InvalidField { field, reason };
         let mut r = Reader::new(parts.params);
         let num_counters = r.u64()?;
         let num_hashes = r.u32()?;

@@ -101,7 +101,7 @@ use std::fmt;
 
 use crate::bits::PackedCounters;
 use crate::bloom::DEFAULT_FPP;
-use crate::codec::{Parts, Persist, Reader};
+use crate::codec::{invalid, Parts, Persist, Reader};
 use crate::error::{DecodeError, Error};
 use crate::filter::{Filter, Kind, Removable};
 use crate::hash::HashingChoice;
@@ -839,7 +839,6 @@ impl Persist for CuckooFilter {
 
     fn decode_parts(parts: &Parts<'_>) -> Result<Self, DecodeError> {
         parts.expect_kind(Kind::Cuckoo)?;
-        let invalid = |field, reason: String| DecodeError::InvalidField { field, reason };
         if parts.hashing.scheme != IndexScheme::default() {
             return Err(invalid(
                 "index scheme",
@@ -874,10 +873,8 @@ impl Persist for CuckooFilter {
                 format!("{max_kicks} is more than {MAX_KICKS_LIMIT}"),
             ));
         }
-        if capacity == 0 {
-            return Err(invalid("capacity", "must be at least 1".into()));
-        }
-        params::validate_fpp(target_fpp).map_err(|e| invalid("target_fpp", e.to_string()))?;
+        crate::codec::check_capacity(capacity)?;
+        crate::codec::check_target_fpp(target_fpp)?;
         let victim = match victim_fingerprint {
             0 if victim_bucket == 0 => None,
             0 => return Err(invalid("victim", "a bucket without a fingerprint".into())),

@@ -101,7 +101,7 @@
 use std::fmt;
 
 use crate::bits::BitVec;
-use crate::codec::{Parts, Persist, Reader};
+use crate::codec::{invalid, Parts, Persist, Reader};
 use crate::error::{DecodeError, Error};
 use crate::filter::{Filter, Kind, Mergeable, Removable};
 use crate::hash::HashingChoice;
@@ -705,7 +705,6 @@ impl Persist for DeletableBloomFilter {
 
     fn decode_parts(parts: &Parts<'_>) -> Result<Self, DecodeError> {
         parts.expect_kind(Kind::Deletable)?;
-        let invalid = |field, reason: String| DecodeError::InvalidField { field, reason };
         let mut r = Reader::new(parts.params);
         let num_bits = r.u64()?;
         let num_hashes = r.u32()?;

@@ -92,7 +92,7 @@ use std::fmt;
 
 use crate::bits::BitVec;
 use crate::bloom::{BloomFilter, DEFAULT_FPP};
-use crate::codec::{Parts, Persist, Reader};
+use crate::codec::{invalid, Parts, Persist, Reader};
 use crate::error::{DecodeError, Error};
 use crate::filter::{Filter, Kind};
 use crate::hash::HashingChoice;
@@ -722,7 +722,6 @@ impl Persist for ScalableBloomFilter {
 
     fn decode_parts(parts: &Parts<'_>) -> Result<Self, DecodeError> {
         parts.expect_kind(Kind::Scalable)?;
-        let invalid = |field, reason: String| DecodeError::InvalidField { field, reason };
         let mut r = Reader::new(parts.params);
         let initial_capacity = r.u64()?;
         let fpp = r.f64()?;
@@ -732,10 +731,10 @@ impl Persist for ScalableBloomFilter {
         let max_bits = r.u64()?;
         let num_layers = r.u32()?;
         r.finish("parameters")?;
-        if initial_capacity == 0 {
-            return Err(invalid("initial_capacity", "must be at least 1".into()));
-        }
-        params::validate_fpp(fpp).map_err(|e| invalid("fpp", e.to_string()))?;
+        // The checks every decoder shares, on this layout's fields: the first layer's
+        // capacity, and ε.
+        crate::codec::check_positive("initial_capacity", initial_capacity)?;
+        crate::codec::check_probability("fpp", fpp)?;
         check_growth(growth).map_err(|e| invalid("growth", e.to_string()))?;
         check_tightening(tightening).map_err(|e| invalid("tightening", e.to_string()))?;
         if max_bits == 0 || max_bits > MAX_NUM_BITS {

@@ -109,7 +109,7 @@
 use std::fmt;
 
 use crate::bits::PackedCounters;
-use crate::codec::{Parts, Persist, Reader};
+use crate::codec::{invalid, Parts, Persist, Reader};
 use crate::error::{DecodeError, Error};
 use crate::filter::{Filter, Kind};
 use crate::hash::HashingChoice;
@@ -645,7 +645,6 @@ impl Persist for StableBloomFilter {
 
     fn decode_parts(parts: &Parts<'_>) -> Result<Self, DecodeError> {
         parts.expect_kind(Kind::Stable)?;
-        let invalid = |field, reason: String| DecodeError::InvalidField { field, reason };
         let mut r = Reader::new(parts.params);
         let num_cells = r.u64()?;
         let cell_width = r.u32()?;

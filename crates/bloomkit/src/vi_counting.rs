@@ -95,7 +95,7 @@
 use std::fmt;
 
 use crate::bits::PackedCounters;
-use crate::codec::{Parts, Persist, Reader};
+use crate::codec::{invalid, Parts, Persist, Reader};
 use crate::error::{DecodeError, Error};
 use crate::filter::{Filter, Kind, Mergeable, Removable};
 use crate::hash::HashingChoice;
@@ -743,7 +743,6 @@ impl Persist for VariableIncrementBloomFilter {
 
     fn decode_parts(parts: &Parts<'_>) -> Result<Self, DecodeError> {
         parts.expect_kind(Kind::VariableIncrement)?;
-        let invalid = |field, reason: String| DecodeError::InvalidField { field, reason };
         let mut r = Reader::new(parts.params);
         let num_counters = r.u64()?;
         let num_hashes = r.u32()?;
