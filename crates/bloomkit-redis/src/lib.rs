@@ -56,7 +56,7 @@ mod module {
     // refuses the module otherwise.
     redis_module! {
         name: "bf",
-        version: 20400,
+        version: 20423,
         allocator: (redis_module::alloc::RedisAlloc, redis_module::alloc::RedisAlloc),
         data_types: [BLOOM_TYPE, CUCKOO_TYPE],
         init: init,

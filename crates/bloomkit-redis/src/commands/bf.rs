@@ -2,7 +2,7 @@
 
 use redis_module::{Context, RedisError, RedisResult, RedisString, RedisValue};
 
-use super::{error, float, integer, is, wrong_type};
+use super::{arg_index, error, first_letter, float, integer, is, wrong_type};
 use crate::bf::{BfError, Chain, ChunkError, HeaderError};
 use crate::config;
 use crate::types::BLOOM_TYPE;
@@ -37,35 +37,32 @@ fn create_error(e: BfError) -> RedisError {
 }
 
 /// `BF.RESERVE key error_rate capacity [EXPANSION expansion] [NONSCALING]`
+///
+/// As RedisBloom reads it: 4 to 7 arguments; the rate, then the capacity, are checked
+/// first; `NONSCALING` and `EXPANSION` are found wherever they are (the key included, see
+/// [`arg_index`]) and anything else is ignored. The expansion is any integer, kept as C's
+/// `unsigned` keeps it (modulo 2³²): 0 makes a filter that never adds a layer, whose adds
+/// then answer 1 without storing anything, as RedisBloom's do.
 pub fn bf_reserve(ctx: &Context, args: Vec<RedisString>) -> RedisResult {
-    if args.len() < 4 {
+    if !(4..=7).contains(&args.len()) {
         return Err(RedisError::WrongArity);
     }
     let rate = float(&args[2]).ok_or_else(|| error("ERR bad error rate"))?;
-    let capacity = integer(&args[3]).ok_or_else(|| error("ERR bad capacity"))?;
     if !(rate > 0.0 && rate < 1.0) {
         return Err(error("ERR (0 < error rate range < 1) "));
     }
+    let capacity = integer(&args[3]).ok_or_else(|| error("ERR bad capacity"))?;
     if capacity <= 0 {
         return Err(error("ERR (capacity should be larger than 0)"));
     }
-    let mut expansion = None;
-    let mut nonscaling = false;
-    let mut i = 4;
-    while i < args.len() {
-        if is(&args[i], "EXPANSION") {
-            let value = args.get(i + 1).ok_or_else(|| error("ERR no expansion"))?;
-            expansion = Some(parse_expansion(value).ok_or_else(|| error("ERR bad expansion"))?);
-            i += 2;
-        } else if is(&args[i], "NONSCALING") {
-            nonscaling = true;
-            i += 1;
-        } else {
-            return Err(error("ERR unknown argument received"));
+    let nonscaling = arg_index(&args, "NONSCALING").is_some();
+    let mut expansion = DEFAULT_EXPANSION;
+    if let Some(at) = arg_index(&args, "EXPANSION") {
+        let value = args.get(at + 1).ok_or_else(|| error("ERR no expansion"))?;
+        if nonscaling {
+            return Err(error("Nonscaling filters cannot expand"));
         }
-    }
-    if nonscaling && expansion.is_some() {
-        return Err(error("Nonscaling filters cannot expand"));
+        expansion = integer(value).ok_or_else(|| error("ERR bad expansion"))? as u32;
     }
     let key = ctx.open_key_writable(&args[1]);
     if key
@@ -78,7 +75,7 @@ pub fn bf_reserve(ctx: &Context, args: Vec<RedisString>) -> RedisResult {
     let chain = Chain::new(
         capacity as u64,
         rate,
-        expansion.unwrap_or(DEFAULT_EXPANSION),
+        expansion,
         nonscaling,
         config::get().max_key_memory,
     )
@@ -86,12 +83,6 @@ pub fn bf_reserve(ctx: &Context, args: Vec<RedisString>) -> RedisResult {
     key.set_value(&BLOOM_TYPE, chain)?;
     ctx.replicate_verbatim();
     Ok(RedisValue::SimpleStringStatic("OK"))
-}
-
-fn parse_expansion(arg: &RedisString) -> Option<u32> {
-    integer(arg)
-        .filter(|&n| n >= 1)
-        .and_then(|n| u32::try_from(n).ok())
 }
 
 /// How to create a missing filter on an add.
@@ -116,6 +107,10 @@ impl Create {
 
 /// Adds items to the filter at `key` (created when missing, if `create` says how) and
 /// replies with one integer, or an array when `multi`.
+///
+/// The array stops after the first "non scaling filter is full", as RedisBloom's does. A
+/// layer that cannot be made (an expansion of 0, a capacity that overflows) answers 1 and
+/// stores nothing: RedisBloom's add returns −1 there and its reply is `!!rv`.
 fn add_items(
     ctx: &Context,
     key_name: &RedisString,
@@ -138,23 +133,28 @@ fn add_items(
                 .ok_or_else(|| error("ERR could not create filter"))?
         }
     };
-    let mut replies = Vec::with_capacity(items.len());
+    let mut replies = Vec::with_capacity(if multi { items.len() } else { 0 });
     for item in items {
-        replies.push(match chain.add(item.as_slice(), limit) {
+        let reply = match chain.add(item.as_slice(), limit) {
             Ok(added) => RedisValue::Integer(added as i64),
+            Err(BfError::CannotGrow) => RedisValue::Integer(1),
             Err(e) if multi => RedisValue::StaticError(add_error(&e)),
             Err(e) => {
                 ctx.replicate_verbatim();
                 return Err(error(add_error(&e)));
             }
-        });
+        };
+        if !multi {
+            ctx.replicate_verbatim();
+            return Ok(reply);
+        }
+        replies.push(reply);
+        if matches!(replies.last(), Some(RedisValue::StaticError(_))) {
+            break;
+        }
     }
     ctx.replicate_verbatim();
-    if multi {
-        Ok(RedisValue::Array(replies))
-    } else {
-        Ok(replies.pop().unwrap_or(RedisValue::Integer(0)))
-    }
+    Ok(RedisValue::Array(replies))
 }
 
 /// `BF.ADD key item`
@@ -174,57 +174,56 @@ pub fn bf_madd(ctx: &Context, args: Vec<RedisString>) -> RedisResult {
 }
 
 /// `BF.INSERT key [CAPACITY c] [ERROR e] [EXPANSION n] [NOCREATE] [NONSCALING] ITEMS item…`
+///
+/// Options are read left to right by their first letters, as RedisBloom does: `i…` starts
+/// the items, `c…` is the capacity, `er…` the error rate and any other `e…` the expansion,
+/// `n?c…` NOCREATE and any other `n…` NONSCALING; a repeated option's last value wins.
+/// Values are range-checked only after the items are found ("Bad argument received"), and
+/// no combination of options is refused.
 pub fn bf_insert(ctx: &Context, args: Vec<RedisString>) -> RedisResult {
     if args.len() < 4 {
         return Err(RedisError::WrongArity);
     }
     let mut create = Create::defaults();
+    let (mut capacity, mut expansion) = (create.capacity as i64, create.expansion as i64);
     let mut nocreate = false;
-    let (mut sized, mut expanded) = (false, false);
     let mut items = None;
     let mut i = 2;
-    while i < args.len() {
+    while i < args.len() && items.is_none() {
         let arg = &args[i];
-        if is(arg, "ITEMS") {
-            items = Some(i + 1);
-            break;
-        } else if is(arg, "NOCREATE") {
-            nocreate = true;
-            i += 1;
-        } else if is(arg, "NONSCALING") {
-            create.nonscaling = true;
-            i += 1;
-        } else if is(arg, "CAPACITY") || is(arg, "ERROR") || is(arg, "EXPANSION") {
-            let value = args.get(i + 1).ok_or(RedisError::WrongArity)?;
-            if is(arg, "CAPACITY") {
-                create.capacity = integer(value)
-                    .filter(|&c| c > 0)
-                    .ok_or_else(|| error("Bad capacity"))? as u64;
-                sized = true;
-            } else if is(arg, "ERROR") {
-                create.rate = float(value)
-                    .filter(|&e| e > 0.0 && e < 1.0)
-                    .ok_or_else(|| error("Bad error rate"))?;
-                sized = true;
-            } else {
-                create.expansion = parse_expansion(value).ok_or_else(|| error("Bad expansion"))?;
-                expanded = true;
+        i += 1;
+        match first_letter(arg, 0) {
+            Some(b'i') => items = Some(i),
+            Some(b'n') => {
+                if first_letter(arg, 2) == Some(b'c') {
+                    nocreate = true;
+                } else {
+                    create.nonscaling = true;
+                }
             }
-            i += 2;
-        } else {
-            return Err(error("Unknown argument received"));
+            Some(letter @ (b'c' | b'e')) => {
+                let value = args.get(i).ok_or(RedisError::WrongArity)?;
+                i += 1;
+                if letter == b'c' {
+                    capacity = integer(value).ok_or_else(|| error("Bad capacity"))?;
+                } else if first_letter(arg, 1) == Some(b'r') {
+                    create.rate = float(value).ok_or_else(|| error("Bad error rate"))?;
+                } else {
+                    expansion = integer(value).ok_or_else(|| error("Bad expansion"))?;
+                }
+            }
+            _ => return Err(error("Unknown argument received")),
         }
     }
     let items = match items {
         Some(start) if start < args.len() => &args[start..],
         _ => return Err(RedisError::WrongArity),
     };
-    if nocreate && (sized || expanded || create.nonscaling) {
+    if !(create.rate > 0.0 && create.rate < 1.0) || capacity < 1 || expansion < 1 {
         return Err(error("Bad argument received"));
     }
-    if create.nonscaling && expanded {
-        return Err(error("Nonscaling filters cannot expand"));
-    }
+    create.capacity = capacity as u64;
+    create.expansion = expansion as u32;
     add_items(ctx, &args[1], items, (!nocreate).then_some(create), true)
 }
 
@@ -239,12 +238,23 @@ fn with_chain<R>(
     f(chain)
 }
 
+/// The filter at `key` for `BF.EXISTS`/`BF.MEXISTS`: a key of another type reads as
+/// missing (every item 0), as in RedisBloom.
+fn with_chain_or_none<R>(
+    ctx: &Context,
+    key_name: &RedisString,
+    f: impl FnOnce(Option<&Chain>) -> R,
+) -> R {
+    let key = ctx.open_key(key_name);
+    f(key.get_value::<Chain>(&BLOOM_TYPE).ok().flatten())
+}
+
 /// `BF.EXISTS key item`
 pub fn bf_exists(ctx: &Context, args: Vec<RedisString>) -> RedisResult {
     if args.len() != 3 {
         return Err(RedisError::WrongArity);
     }
-    with_chain(ctx, &args[1], |chain| {
+    with_chain_or_none(ctx, &args[1], |chain| {
         Ok(RedisValue::Integer(
             chain.is_some_and(|c| c.contains(args[2].as_slice())) as i64,
         ))
@@ -256,7 +266,7 @@ pub fn bf_mexists(ctx: &Context, args: Vec<RedisString>) -> RedisResult {
     if args.len() < 3 {
         return Err(RedisError::WrongArity);
     }
-    with_chain(ctx, &args[1], |chain| {
+    with_chain_or_none(ctx, &args[1], |chain| {
         Ok(RedisValue::Array(
             args[2..]
                 .iter()

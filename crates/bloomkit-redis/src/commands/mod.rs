@@ -1,4 +1,15 @@
 //! Command handlers: argument parsing, key access, replies and replication.
+//!
+//! Arguments are read as RedisBloom 2.4 reads them, quirks included, so that every reply
+//! is the same:
+//!
+//! * `BF.RESERVE` and `CF.RESERVE` look their keywords up with [`arg_index`]: the first
+//!   argument equal to the keyword, counting from the command name, so a key or a value
+//!   spelled like a keyword is taken as that keyword, a repeated option's first value wins
+//!   and unknown arguments are ignored;
+//! * `BF.INSERT` and `CF.INSERT` read options left to right by their first letters
+//!   ([`first_letter`]), so `I`, `CAP`, `E`, `NX`, `NOC` or `ERR` are options too, and a
+//!   repeated option's last value wins.
 
 pub mod bf;
 pub mod cf;
@@ -18,6 +29,18 @@ pub fn wrong_type(_: RedisError) -> RedisError {
 /// Whether an argument equals a keyword, ignoring ASCII case.
 pub fn is(arg: &RedisString, keyword: &str) -> bool {
     arg.as_slice().eq_ignore_ascii_case(keyword.as_bytes())
+}
+
+/// The position of the first argument equal to `keyword` (ASCII case ignored), counting the
+/// command name as 0 — RedisBloom's keyword search for the RESERVE commands.
+pub fn arg_index(args: &[RedisString], keyword: &str) -> Option<usize> {
+    args.iter().position(|a| is(a, keyword))
+}
+
+/// The `n`th byte (0-based) of an argument in lower case, or `None` past its end — how
+/// RedisBloom's INSERT commands tell their options apart.
+pub fn first_letter(arg: &RedisString, n: usize) -> Option<u8> {
+    arg.as_slice().get(n).map(u8::to_ascii_lowercase)
 }
 
 /// An integer argument (Redis's own parsing), or `None`.

@@ -5,5 +5,6 @@ mod bf;
 mod cf;
 mod distributed;
 mod harness;
+mod parity;
 mod persistence;
 mod util;
