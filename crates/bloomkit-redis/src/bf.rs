@@ -62,6 +62,28 @@ pub enum BfError {
     OutOfMemory,
 }
 
+/// An item's two hashes, `a = MurmurHash64A(item, 0xc6a4a7935bd1e995)` and
+/// `b = MurmurHash64A(item, a)`: bit i of a layer of m bits is `(a + i·b) mod m` (the sum
+/// taken modulo 2⁶⁴, as [`Hashing::redisbloom`] and RedisBloom take it). Computed once per
+/// item and shared by every layer, for the check and the insert alike.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ItemHash {
+    a: u64,
+    b: u64,
+}
+
+impl ItemHash {
+    /// The hashes of an item's bytes.
+    #[inline]
+    pub fn of(item: &[u8]) -> Self {
+        let digest = Hashing::redisbloom().digest(item);
+        Self {
+            a: digest as u64,
+            b: (digest >> 64) as u64,
+        }
+    }
+}
+
 /// One layer: a classic Bloom filter with RedisBloom's parameters.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Layer {
@@ -162,14 +184,25 @@ impl Layer {
         Hashing::redisbloom().positions(item, self.hashes, self.bits.len())
     }
 
-    fn contains(&self, item: &[u8]) -> bool {
-        self.positions(item).all(|p| self.bits.get(p))
+    /// Whether every one of the item's bits is set (stops at the first clear bit).
+    fn contains_hash(&self, h: ItemHash) -> bool {
+        let num_bits = self.bits.len();
+        let mut x = h.a;
+        for _ in 0..self.hashes {
+            if !self.bits.get(x % num_bits) {
+                return false;
+            }
+            x = x.wrapping_add(h.b);
+        }
+        true
     }
 
-    fn insert(&mut self, item: &[u8]) {
-        let bits = &mut self.bits;
-        for p in Hashing::redisbloom().positions(item, self.hashes, bits.len()) {
-            bits.set(p);
+    fn insert_hash(&mut self, h: ItemHash) {
+        let num_bits = self.bits.len();
+        let mut x = h.a;
+        for _ in 0..self.hashes {
+            self.bits.set(x % num_bits);
+            x = x.wrapping_add(h.b);
         }
     }
 
@@ -306,13 +339,19 @@ impl Chain {
 
     /// Whether the item may be in the filter.
     pub fn contains(&self, item: &[u8]) -> bool {
-        self.layers.iter().rev().any(|l| l.contains(item))
+        self.contains_hash(ItemHash::of(item))
+    }
+
+    /// Whether some layer, newest first, has all of the item's bits.
+    fn contains_hash(&self, h: ItemHash) -> bool {
+        self.layers.iter().rev().any(|l| l.contains_hash(h))
     }
 
     /// Adds an item: `Ok(true)` if added, `Ok(false)` if some layer already has it. Adds a
     /// layer first when the newest is full; that layer may not pass `limit` bytes in total.
     pub fn add(&mut self, item: &[u8], limit: u64) -> Result<bool, BfError> {
-        if self.contains(item) {
+        let h = ItemHash::of(item);
+        if self.contains_hash(h) {
             return Ok(false);
         }
         let newest = self.layers.last().expect("a chain has a layer");
@@ -334,7 +373,7 @@ impl Chain {
             self.layers.push(layer);
         }
         let newest = self.layers.last_mut().expect("a chain has a layer");
-        newest.insert(item);
+        newest.insert_hash(h);
         newest.size += 1;
         self.size += 1;
         Ok(true)
@@ -622,6 +661,21 @@ mod tests {
         assert_eq!(errs, [0.005, 0.0025, 0.00125]);
         assert_eq!(chain.size(), 45);
         assert!((0..i).all(|i| chain.contains(&i.to_le_bytes())));
+    }
+
+    #[test]
+    fn adds_set_exactly_the_library_positions_of_redisbloom_hashing() {
+        let mut chain = Chain::new(1000, 0.001, 2, false, u64::MAX).unwrap();
+        let mut want = BitVec::zeros(chain.layers()[0].num_bits()).unwrap();
+        for i in 0..200u32 {
+            let item = format!("item-{i}");
+            chain.add(item.as_bytes(), u64::MAX).unwrap();
+            for p in chain.layers()[0].positions(item.as_bytes()) {
+                want.set(p);
+            }
+        }
+        assert_eq!(chain.layers()[0].bit_vec(), &want);
+        assert!((0..200).all(|i| chain.contains(format!("item-{i}").as_bytes())));
     }
 
     #[test]
