@@ -2,7 +2,9 @@
 
 use redis_module::{Context, RedisError, RedisResult, RedisString, RedisValue};
 
-use super::{arg_index, error, first_letter, float, integer, is, wrong_type};
+use std::ffi::CStr;
+
+use super::{arg_index, error, first_letter, float, integer, is, replied, wrong_type, Reply};
 use crate::bf::{BfError, Chain, ChunkError, HeaderError};
 use crate::config;
 use crate::types::BLOOM_TYPE;
@@ -11,14 +13,25 @@ use crate::types::BLOOM_TYPE;
 const DEFAULT_EXPANSION: u32 = 2;
 
 /// The reply to an add that could not be done (an error element inside MADD/INSERT arrays).
-fn add_error(e: &BfError) -> &'static str {
+fn add_error(e: &BfError) -> &'static CStr {
     match e {
-        BfError::NonScalingFull => "ERR non scaling filter is full",
+        BfError::NonScalingFull => c"ERR non scaling filter is full",
         BfError::TooLarge { .. } => {
-            "ERR adding a layer would pass the per-key memory limit (module argument MAX_KEY_MEMORY)"
+            c"ERR adding a layer would pass the per-key memory limit (module argument MAX_KEY_MEMORY)"
         }
-        BfError::CannotGrow => "ERR could not add a layer to the filter (capacity or error rate out of range)",
-        BfError::OutOfMemory => "ERR could not allocate memory for the filter",
+        BfError::CannotGrow => c"ERR could not add a layer to the filter (capacity or error rate out of range)",
+        BfError::OutOfMemory => c"ERR could not allocate memory for the filter",
+    }
+}
+
+/// One item's answer to an add: 1 added, 0 present. A layer that cannot be made (an
+/// expansion of 0, a capacity that overflows) answers 1 and stores nothing: RedisBloom's
+/// add returns −1 there and its reply is `!!rv`.
+fn add_answer(chain: &mut Chain, item: &RedisString, limit: u64) -> Result<i64, BfError> {
+    match chain.add(item.as_slice(), limit) {
+        Ok(added) => Ok(added as i64),
+        Err(BfError::CannotGrow) => Ok(1),
+        Err(e) => Err(e),
     }
 }
 
@@ -106,11 +119,8 @@ impl Create {
 }
 
 /// Adds items to the filter at `key` (created when missing, if `create` says how) and
-/// replies with one integer, or an array when `multi`.
-///
-/// The array stops after the first "non scaling filter is full", as RedisBloom's does. A
-/// layer that cannot be made (an expansion of 0, a capacity that overflows) answers 1 and
-/// stores nothing: RedisBloom's add returns −1 there and its reply is `!!rv`.
+/// replies with one integer, or an array when `multi`. The array stops after the first
+/// "non scaling filter is full", as RedisBloom's does.
 fn add_items(
     ctx: &Context,
     key_name: &RedisString,
@@ -133,28 +143,44 @@ fn add_items(
                 .ok_or_else(|| error("ERR could not create filter"))?
         }
     };
-    let mut replies = Vec::with_capacity(if multi { items.len() } else { 0 });
-    for item in items {
-        let reply = match chain.add(item.as_slice(), limit) {
-            Ok(added) => RedisValue::Integer(added as i64),
-            Err(BfError::CannotGrow) => RedisValue::Integer(1),
-            Err(e) if multi => RedisValue::StaticError(add_error(&e)),
-            Err(e) => {
-                ctx.replicate_verbatim();
-                return Err(error(add_error(&e)));
-            }
+    let reply = Reply::new(ctx);
+    if !multi {
+        let answer = add_answer(chain, &items[0], limit);
+        ctx.replicate_verbatim();
+        return match answer {
+            Ok(n) => Ok(RedisValue::Integer(n)),
+            Err(e) => Err(error(&add_error(&e).to_string_lossy())),
         };
-        if !multi {
-            ctx.replicate_verbatim();
-            return Ok(reply);
+    }
+    if chain.is_nonscaling() {
+        // The array ends at the first "full", so its length is known only at the end.
+        let mut answers = Vec::with_capacity(items.len());
+        let mut full = None;
+        for item in items {
+            match add_answer(chain, item, limit) {
+                Ok(n) => answers.push(n),
+                Err(e) => {
+                    full = Some(e);
+                    break;
+                }
+            }
         }
-        replies.push(reply);
-        if matches!(replies.last(), Some(RedisValue::StaticError(_))) {
-            break;
+        reply.array(answers.len() + full.is_some() as usize);
+        answers.into_iter().for_each(|n| reply.int(n));
+        if let Some(e) = full {
+            reply.error(add_error(&e));
+        }
+    } else {
+        reply.array(items.len());
+        for item in items {
+            match add_answer(chain, item, limit) {
+                Ok(n) => reply.int(n),
+                Err(e) => reply.error(add_error(&e)),
+            }
         }
     }
     ctx.replicate_verbatim();
-    Ok(RedisValue::Array(replies))
+    replied()
 }
 
 /// `BF.ADD key item`
@@ -267,14 +293,12 @@ pub fn bf_mexists(ctx: &Context, args: Vec<RedisString>) -> RedisResult {
         return Err(RedisError::WrongArity);
     }
     with_chain_or_none(ctx, &args[1], |chain| {
-        Ok(RedisValue::Array(
-            args[2..]
-                .iter()
-                .map(|item| {
-                    RedisValue::Integer(chain.is_some_and(|c| c.contains(item.as_slice())) as i64)
-                })
-                .collect(),
-        ))
+        let reply = Reply::new(ctx);
+        reply.array(args.len() - 2);
+        for item in &args[2..] {
+            reply.int(chain.is_some_and(|c| c.contains(item.as_slice())) as i64);
+        }
+        replied()
     })
 }
 
@@ -295,47 +319,39 @@ pub fn bf_info(ctx: &Context, args: Vec<RedisString>) -> RedisResult {
     }
     with_chain(ctx, &args[1], |chain| {
         let chain = chain.ok_or_else(|| error("ERR not found"))?;
-        let expansion = if chain.is_nonscaling() {
-            RedisValue::Null
-        } else {
-            RedisValue::Integer(chain.growth() as i64)
-        };
+        let expansion = (!chain.is_nonscaling()).then(|| chain.growth() as i64);
         let fields = [
+            (c"Capacity", "CAPACITY", Some(chain.capacity() as i64)),
+            (c"Size", "SIZE", Some(chain.memory_bytes() as i64)),
             (
-                "Capacity",
-                "CAPACITY",
-                RedisValue::Integer(chain.capacity() as i64),
-            ),
-            (
-                "Size",
-                "SIZE",
-                RedisValue::Integer(chain.memory_bytes() as i64),
-            ),
-            (
-                "Number of filters",
+                c"Number of filters",
                 "FILTERS",
-                RedisValue::Integer(chain.layers().len() as i64),
+                Some(chain.layers().len() as i64),
             ),
             (
-                "Number of items inserted",
+                c"Number of items inserted",
                 "ITEMS",
-                RedisValue::Integer(chain.size() as i64),
+                Some(chain.size() as i64),
             ),
-            ("Expansion rate", "EXPANSION", expansion),
+            (c"Expansion rate", "EXPANSION", expansion),
         ];
+        let reply = Reply::new(ctx);
+        let value = |v: Option<i64>| v.map_or_else(|| reply.null(), |n| reply.int(n));
         if let Some(wanted) = args.get(2) {
-            let (_, _, value) = fields
+            let (_, _, v) = fields
                 .into_iter()
                 .find(|(_, name, _)| is(wanted, name))
                 .ok_or_else(|| error("Invalid information value"))?;
-            return Ok(RedisValue::Array(vec![value]));
+            reply.array(1);
+            value(v);
+            return replied();
         }
-        Ok(RedisValue::Array(
-            fields
-                .into_iter()
-                .flat_map(|(label, _, value)| [RedisValue::SimpleStringStatic(label), value])
-                .collect(),
-        ))
+        reply.array(fields.len() * 2);
+        for (label, _, v) in fields {
+            reply.simple(label);
+            value(v);
+        }
+        replied()
     })
 }
 

@@ -2,7 +2,9 @@
 
 use redis_module::{Context, RedisError, RedisResult, RedisString, RedisValue};
 
-use super::{arg_index, error, first_letter, integer, wrong_type};
+use std::ffi::CStr;
+
+use super::{arg_index, error, first_letter, integer, replied, wrong_type, Reply};
 use crate::cf::{
     CreateError, Cuckoo, Insert, DEFAULT_BUCKET_SIZE, DEFAULT_CAPACITY, DEFAULT_EXPANSION,
     DEFAULT_MAX_ITERATIONS, MAX_BUCKET_SIZE, MAX_EXPANSION, MAX_ITERATIONS,
@@ -25,13 +27,13 @@ fn create_error(e: CreateError) -> RedisError {
 }
 
 /// An insert that did not store the item, as an error reply.
-fn insert_error(status: Insert) -> &'static str {
+fn insert_error(status: Insert) -> &'static CStr {
     match status {
-        Insert::NoSpace => "Filter is full",
+        Insert::NoSpace => c"Filter is full",
         Insert::TooLarge { .. } => {
-            "ERR adding a sub-filter would pass the per-key memory limit (module argument MAX_KEY_MEMORY)"
+            c"ERR adding a sub-filter would pass the per-key memory limit (module argument MAX_KEY_MEMORY)"
         }
-        Insert::CannotGrow | Insert::Inserted | Insert::Exists => "Memory allocation failure",
+        Insert::CannotGrow | Insert::Inserted | Insert::Exists => c"Memory allocation failure",
     }
 }
 
@@ -153,28 +155,33 @@ fn add_items(
     if cf.filters().len() as u64 >= c.cf_max_expansions {
         return Err(error("Maximum expansions reached"));
     }
-    let mut replies = Vec::with_capacity(if multi { items.len() } else { 0 });
-    for item in items {
-        let status = if unique {
+    let insert = |cf: &mut Cuckoo, item: &RedisString| {
+        if unique {
             cf.insert_unique(item.as_slice(), c.max_key_memory)
         } else {
             cf.insert(item.as_slice(), c.max_key_memory)
-        };
-        let reply = match status {
-            Insert::Inserted => RedisValue::Integer(1),
-            Insert::Exists => RedisValue::Integer(0),
-            Insert::NoSpace | Insert::CannotGrow if multi => RedisValue::Integer(-1),
-            other if multi => RedisValue::StaticError(insert_error(other)),
-            other => return Err(error(insert_error(other))),
-        };
-        if !multi {
-            ctx.replicate_verbatim();
-            return Ok(reply);
         }
-        replies.push(reply);
+    };
+    if !multi {
+        return match insert(cf, &items[0]) {
+            Insert::Inserted => Ok(RedisValue::Integer(1)),
+            Insert::Exists => Ok(RedisValue::Integer(0)),
+            other => Err(error(&insert_error(other).to_string_lossy())),
+        }
+        .inspect(|_| ctx.replicate_verbatim());
+    }
+    let reply = Reply::new(ctx);
+    reply.array(items.len());
+    for item in items {
+        match insert(cf, item) {
+            Insert::Inserted => reply.int(1),
+            Insert::Exists => reply.int(0),
+            Insert::NoSpace | Insert::CannotGrow => reply.int(-1),
+            other => reply.error(insert_error(other)),
+        }
     }
     ctx.replicate_verbatim();
-    Ok(RedisValue::Array(replies))
+    replied()
 }
 
 /// `CF.ADD key item`
@@ -293,12 +300,12 @@ pub fn cf_mexists(ctx: &Context, args: Vec<RedisString>) -> RedisResult {
         return Err(RedisError::WrongArity);
     }
     with_cuckoo_or_none(ctx, &args[1], |cf| {
-        Ok(RedisValue::Array(
-            args[2..]
-                .iter()
-                .map(|i| RedisValue::Integer(cf.is_some_and(|c| c.contains(i.as_slice())) as i64))
-                .collect(),
-        ))
+        let reply = Reply::new(ctx);
+        reply.array(args.len() - 2);
+        for item in &args[2..] {
+            reply.int(cf.is_some_and(|c| c.contains(item.as_slice())) as i64);
+        }
+        replied()
     })
 }
 
@@ -353,27 +360,17 @@ pub fn cf_info(ctx: &Context, args: Vec<RedisString>) -> RedisResult {
     }
     with_cuckoo(ctx, &args[1], |cf| {
         let cf = cf.ok_or_else(|| error("ERR not found"))?;
-        let fields: [(&'static str, u64); 8] = [
-            ("Size", cf.memory_bytes()),
-            ("Number of buckets", cf.num_buckets()),
-            ("Number of filters", cf.filters().len() as u64),
-            ("Number of items inserted", cf.num_items()),
-            ("Number of items deleted", cf.num_deletes()),
-            ("Bucket size", cf.bucket_size() as u64),
-            ("Expansion rate", cf.expansion() as u64),
-            ("Max iterations", cf.max_iterations() as u64),
-        ];
-        Ok(RedisValue::Array(
-            fields
-                .into_iter()
-                .flat_map(|(label, value)| {
-                    [
-                        RedisValue::SimpleStringStatic(label),
-                        RedisValue::Integer(value as i64),
-                    ]
-                })
-                .collect(),
-        ))
+        Reply::new(ctx).pairs(&[
+            (c"Size", cf.memory_bytes() as i64),
+            (c"Number of buckets", cf.num_buckets() as i64),
+            (c"Number of filters", cf.filters().len() as i64),
+            (c"Number of items inserted", cf.num_items() as i64),
+            (c"Number of items deleted", cf.num_deletes() as i64),
+            (c"Bucket size", cf.bucket_size() as i64),
+            (c"Expansion rate", cf.expansion() as i64),
+            (c"Max iterations", cf.max_iterations() as i64),
+        ]);
+        replied()
     })
 }
 
