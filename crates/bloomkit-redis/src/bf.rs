@@ -135,7 +135,8 @@ pub struct Layer {
 }
 
 /// A layer's size from its capacity and error: `(bits, hashes, bpe)`, or `None` when the
-/// parameters are out of range (error not in (0, 1), capacity 0, overflow).
+/// parameters are out of range (error not in (0, 1), capacity 0, overflow). Never fewer
+/// than 64 bits.
 pub fn layer_shape(entries: u64, error: f64) -> Option<(u64, u32, f64)> {
     if entries == 0 || !(error > 0.0 && error < 1.0) {
         return None;
@@ -145,7 +146,9 @@ pub fn layer_shape(entries: u64, error: f64) -> Option<(u64, u32, f64)> {
     if !bits.is_finite() || bits >= (1u64 << 62) as f64 {
         return None;
     }
-    let bits = bits as u64;
+    // At least one bit (a tiny bpe times a small capacity rounds down to 0), which the
+    // rounding below makes one 64-bit word: `BF.RESERVE k 0.99 3 NONSCALING` has 64 bits.
+    let bits = (bits as u64).max(1);
     let bytes = bits.div_ceil(64) * 8;
     let hashes = (LN2 * bpe).ceil();
     if bytes == 0 || hashes > MAX_HASHES as f64 {
@@ -840,6 +843,33 @@ mod tests {
         assert_eq!(errs, [0.005, 0.0025, 0.00125]);
         assert_eq!(chain.size(), 45);
         assert!((0..i).all(|i| chain.contains(&i.to_le_bytes())));
+    }
+
+    #[test]
+    fn adds_set_exactly_the_library_positions_of_redisbloom_hashing() {
+        let mut chain = Chain::new(1000, 0.001, 2, false, u64::MAX).unwrap();
+        let mut want = BitVec::zeros(chain.layers()[0].num_bits()).unwrap();
+        for i in 0..200u32 {
+            let item = format!("item-{i}");
+            chain.add(item.as_bytes(), u64::MAX).unwrap();
+            let layer = &chain.layers()[0];
+            let library = bloomkit::Hashing::redisbloom();
+            for p in library.positions(item.as_bytes(), layer.hashes(), layer.num_bits()) {
+                want.set(p);
+            }
+        }
+        assert_eq!(chain.layers()[0].bit_vec(), &want);
+        assert!((0..200).all(|i| chain.contains(format!("item-{i}").as_bytes())));
+    }
+
+    #[test]
+    fn a_layer_has_at_least_one_word_of_bits() {
+        // bpe = −ln 0.99 / ln²2 ≈ 0.021: 3 · bpe rounds down to 0 bits.
+        let chain = Chain::new(3, 0.99, 2, true, u64::MAX).unwrap();
+        let l = &chain.layers()[0];
+        assert_eq!((l.num_bits(), l.hashes(), l.bytes()), (64, 1, 8));
+        let tiny = layer_shape(100, 0.999_999_999_999_999_9).map(|(bits, k, _)| (bits, k));
+        assert_eq!(tiny, Some((64, 1)));
     }
 
     #[test]

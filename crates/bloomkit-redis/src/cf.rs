@@ -38,8 +38,10 @@ pub const MAX_EXPANSION: u16 = 32768;
 /// expansion 1, no deletes).
 pub const ENCODING_VERSION: i32 = 4;
 
-/// RedisBloom's largest bucket count of a sub-filter (a 56-bit field there).
-const MAX_NUM_BUCKETS: u64 = (1 << 56) - 1;
+/// The most buckets a sub-filter may have: RedisBloom stores the count in 56 bits.
+pub const MAX_NUM_BUCKETS: u64 = (1 << 56) - 1;
+/// The most sub-filters a filter may have: RedisBloom stores the count in 16 bits.
+pub const MAX_NUM_FILTERS: usize = u16::MAX as usize;
 
 /// The size of the SCANDUMP header.
 pub const HEADER_BYTES: usize = 38;
@@ -62,8 +64,10 @@ pub enum Insert {
     Exists,
     /// No room, and the filter may not grow (EXPANSION 0).
     NoSpace,
-    /// No room, and the filter already has the most sub-filters allowed.
-    MaxExpansions,
+    /// No room, and no sub-filter can be added: there are already 65,535 (RedisBloom's
+    /// limit, a 16-bit count) or the next would have more than 2⁵⁶ − 1 buckets (its 56-bit
+    /// field). RedisBloom calls this a failed allocation.
+    CannotGrow,
     /// Growing would pass the per-key memory limit.
     TooLarge {
         /// Bytes the filter would need.
@@ -76,7 +80,8 @@ pub enum Insert {
 /// Why a filter cannot be created.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum CreateError {
-    /// Capacity below 2 × bucket size, or a size that does not fit in memory.
+    /// Capacity below 2 × bucket size, more than [`MAX_NUM_BUCKETS`] buckets, or a size
+    /// that does not fit in memory.
     Invalid,
     /// The filter would pass the per-key memory limit.
     TooLarge {
@@ -250,6 +255,8 @@ pub struct Cuckoo {
 impl Cuckoo {
     /// A filter as `CF.RESERVE key capacity BUCKETSIZE b MAXITERATIONS i EXPANSION e`
     /// makes it: nextpow2(capacity / b) buckets, the expansion rounded up to a power of two.
+    /// More than [`MAX_NUM_BUCKETS`] buckets is [`CreateError::Invalid`] whatever the memory
+    /// limit (RedisBloom answers "Insufficient memory to create filter").
     pub fn new(
         capacity: u64,
         bucket_size: u16,
@@ -261,6 +268,9 @@ impl Cuckoo {
             return Err(CreateError::Invalid);
         }
         let num_buckets = next_pow2(capacity / bucket_size as u64).max(1);
+        if num_buckets > MAX_NUM_BUCKETS {
+            return Err(CreateError::Invalid);
+        }
         let needed = (num_buckets as u128 * bucket_size as u128)
             + (FILTER_STRUCT_BYTES + SUBFILTER_STRUCT_BYTES) as u128;
         let needed = u64::try_from(needed).unwrap_or(u64::MAX);
@@ -304,14 +314,17 @@ impl Cuckoo {
             .sum()
     }
 
-    /// Adds an item (again, if it is there already).
-    pub fn insert(&mut self, item: &[u8], limit: impl Limit, max_filters: u64) -> Insert {
+    /// Adds an item (again, if it is there already), adding sub-filters as needed. There is
+    /// no limit on sub-filters per item here: RedisBloom refuses a whole command when the
+    /// filter already has `CF_MAX_EXPANSIONS` sub-filters (the caller checks that first),
+    /// and within a command grows as far as [`MAX_NUM_FILTERS`] and `limit` bytes allow.
+    pub fn insert(&mut self, item: &[u8], limit: impl Limit) -> Insert {
         let p = Lookup::of(item);
-        self.insert_lookup(&p, limit, max_filters)
+        self.insert_lookup(&p, limit)
     }
 
     /// Adds an item unless it may be there already.
-    pub fn insert_unique(&mut self, item: &[u8], limit: impl Limit, max_filters: u64) -> Insert {
+    pub fn insert_unique(&mut self, item: &[u8], limit: impl Limit) -> Insert {
         let p = Lookup::of(item);
         if self
             .filters
@@ -320,10 +333,10 @@ impl Cuckoo {
         {
             return Insert::Exists;
         }
-        self.insert_lookup(&p, limit, max_filters)
+        self.insert_lookup(&p, limit)
     }
 
-    fn insert_lookup(&mut self, p: &Lookup, limit: impl Limit, max_filters: u64) -> Insert {
+    fn insert_lookup(&mut self, p: &Lookup, limit: impl Limit) -> Insert {
         let bs = self.bucket_size;
         loop {
             for f in self.filters.iter_mut().rev() {
@@ -341,10 +354,16 @@ impl Cuckoo {
             if self.expansion == 0 {
                 return Insert::NoSpace;
             }
-            if self.filters.len() as u64 >= max_filters {
-                return Insert::MaxExpansions;
+            if self.filters.len() >= MAX_NUM_FILTERS {
+                return Insert::CannotGrow;
             }
-            let buckets = self.sub_filter_buckets(self.filters.len());
+            let Some(buckets) = self
+                .sub_filter_buckets(self.filters.len())
+                .filter(|&b| b <= MAX_NUM_BUCKETS)
+            else {
+                return Insert::CannotGrow;
+            };
+            let buckets = Some(buckets);
             let bytes = buckets.and_then(|b| b.checked_mul(bs as u64));
             let needed = bytes
                 .and_then(|b| b.checked_add(self.memory_bytes() + SUBFILTER_STRUCT_BYTES))
@@ -746,13 +765,13 @@ mod tests {
     fn inserts_are_found_counted_and_deleted() {
         let mut cf = Cuckoo::new(1000, 2, 20, 1, NO_LIMIT).unwrap();
         for i in 0..800u32 {
-            assert_eq!(cf.insert(&i.to_le_bytes(), NO_LIMIT, 32), Insert::Inserted);
+            assert_eq!(cf.insert(&i.to_le_bytes(), NO_LIMIT), Insert::Inserted);
         }
         assert!((0..800u32).all(|i| cf.contains(&i.to_le_bytes())));
-        assert_eq!(cf.insert(b"twice", NO_LIMIT, 32), Insert::Inserted);
-        assert_eq!(cf.insert(b"twice", NO_LIMIT, 32), Insert::Inserted);
+        assert_eq!(cf.insert(b"twice", NO_LIMIT), Insert::Inserted);
+        assert_eq!(cf.insert(b"twice", NO_LIMIT), Insert::Inserted);
         assert!(cf.count(b"twice") >= 2);
-        assert_eq!(cf.insert_unique(b"twice", NO_LIMIT, 32), Insert::Exists);
+        assert_eq!(cf.insert_unique(b"twice", NO_LIMIT), Insert::Exists);
         assert!(cf.delete(b"twice"));
         assert!(cf.contains(b"twice"));
         assert!(cf.delete(b"twice"));
@@ -761,39 +780,31 @@ mod tests {
     }
 
     #[test]
-    fn a_full_filter_grows_by_sub_filters_then_stops() {
+    fn a_full_filter_grows_by_sub_filters_without_a_per_item_limit() {
         let mut cf = Cuckoo::new(8, 2, 5, 2, NO_LIMIT).unwrap();
         let mut i = 0u32;
-        while cf.filters().len() < 3 {
-            assert_eq!(cf.insert(&i.to_le_bytes(), NO_LIMIT, 3), Insert::Inserted);
+        while cf.filters().len() < 6 {
+            assert_eq!(cf.insert(&i.to_le_bytes(), NO_LIMIT), Insert::Inserted);
             i += 1;
         }
         let sizes: Vec<u64> = cf.filters().iter().map(SubFilter::num_buckets).collect();
-        assert_eq!(sizes, [4, 8, 16]);
-        let status = loop {
-            match cf.insert(&i.to_le_bytes(), NO_LIMIT, 3) {
-                Insert::Inserted => i += 1,
-                other => break other,
-            }
-        };
-        assert_eq!(status, Insert::MaxExpansions);
+        assert_eq!(sizes, [4, 8, 16, 32, 64, 128]);
         assert!(
             (0..i).all(|i| cf.contains(&i.to_le_bytes())),
             "nothing lost"
         );
-        assert_eq!(cf.num_items(), i as u64);
+    }
 
-        let mut fixed = Cuckoo::new(8, 2, 5, 0, NO_LIMIT).unwrap();
-        let mut j = 0u32;
-        let before = loop {
-            let snapshot = fixed.clone();
-            match fixed.insert(&j.to_le_bytes(), NO_LIMIT, 32) {
-                Insert::Inserted => j += 1,
-                Insert::NoSpace => break snapshot,
-                other => panic!("{other:?}"),
-            }
-        };
-        assert_eq!(fixed, before, "a failed insert rolls its evictions back");
+    #[test]
+    fn more_buckets_than_56_bits_hold_is_refused() {
+        assert_eq!(
+            Cuckoo::new(i64::MAX as u64, 2, 20, 1, u64::MAX),
+            Err(CreateError::Invalid)
+        );
+        assert_eq!(
+            Cuckoo::new((MAX_NUM_BUCKETS + 1) * 2, 2, 20, 1, u64::MAX),
+            Err(CreateError::Invalid)
+        );
     }
 
     #[test]
@@ -801,7 +812,7 @@ mod tests {
         let mut cf = Cuckoo::new(16, 2, 5, 1, NO_LIMIT).unwrap();
         let mut i = 0u32;
         while cf.filters().len() < 2 {
-            cf.insert(&i.to_le_bytes(), NO_LIMIT, 32);
+            cf.insert(&i.to_le_bytes(), NO_LIMIT);
             i += 1;
         }
         // Delete most items: compaction moves the rest down and drops the second filter.
@@ -817,7 +828,7 @@ mod tests {
     fn header_and_chunks_round_trip_and_bad_ones_are_refused() {
         let mut cf = Cuckoo::new(64, 4, 10, 2, NO_LIMIT).unwrap();
         for i in 0..300u32 {
-            cf.insert(&i.to_le_bytes(), NO_LIMIT, 32);
+            cf.insert(&i.to_le_bytes(), NO_LIMIT);
         }
         assert!(cf.filters().len() > 1);
         let header = cf.header();
@@ -865,7 +876,7 @@ mod tests {
             header.extend_from_slice(&v.to_le_bytes());
         }
         let mut cf = Cuckoo::from_header(&header, NO_LIMIT).unwrap();
-        assert_eq!(cf.insert(b"a", NO_LIMIT, 32), Insert::Inserted);
+        assert_eq!(cf.insert(b"a", NO_LIMIT), Insert::Inserted);
         assert_eq!(cf.num_items(), 5);
         let mut out = Fields::default();
         cf.save(&mut out);
@@ -877,7 +888,7 @@ mod tests {
         // At the ends of the range the counts stay put.
         cf.num_items = u64::MAX;
         cf.num_deletes = u64::MAX;
-        assert_eq!(cf.insert(b"b", NO_LIMIT, 32), Insert::Inserted);
+        assert_eq!(cf.insert(b"b", NO_LIMIT), Insert::Inserted);
         assert_eq!(cf.num_items(), u64::MAX);
         cf.num_items = 0;
         assert!(cf.delete(b"b"));
@@ -888,7 +899,7 @@ mod tests {
     fn what_is_saved_loads_back_and_truncations_are_refused() {
         let mut cf = Cuckoo::new(16, 4, 10, 2, NO_LIMIT).unwrap();
         for i in 0..100u32 {
-            cf.insert(&i.to_le_bytes(), NO_LIMIT, 32);
+            cf.insert(&i.to_le_bytes(), NO_LIMIT);
         }
         let mut out = Fields::default();
         cf.save(&mut out);
@@ -909,7 +920,7 @@ mod tests {
     fn older_encodings_decode_with_redisbloom_defaults() {
         let mut cf = Cuckoo::new(32, 2, 20, 1, NO_LIMIT).unwrap();
         for i in 0..60u32 {
-            cf.insert(&i.to_le_bytes(), NO_LIMIT, 32);
+            cf.insert(&i.to_le_bytes(), NO_LIMIT);
         }
         assert!(cf.filters().len() > 1);
         // Version 3: sub-filters, buckets, items, then the slots only.
@@ -937,7 +948,7 @@ mod tests {
         let mut cf = Cuckoo::new(64, 2, 5, 1, 200).unwrap();
         let mut i = 0u32;
         let status = loop {
-            match cf.insert(&i.to_le_bytes(), 200, 32) {
+            match cf.insert(&i.to_le_bytes(), 200) {
                 Insert::Inserted => i += 1,
                 other => break other,
             }

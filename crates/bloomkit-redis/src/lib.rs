@@ -69,7 +69,7 @@ mod module {
     // refuses the module otherwise.
     redis_module! {
         name: "bf",
-        version: 20400,
+        version: 20423,
         allocator: (crate::memory::Allocator, crate::memory::Allocator),
         data_types: [BLOOM_TYPE, CUCKOO_TYPE],
         init: init,

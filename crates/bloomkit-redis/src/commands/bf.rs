@@ -2,9 +2,11 @@
 
 use redis_module::{Context, RedisError, RedisResult, RedisString, RedisValue};
 
-use super::{error, float, integer, is, wrong_type};
+use std::ffi::CStr;
+
+use super::{arg_index, error, first_letter, float, integer, is, replied, wrong_type, Reply};
 use crate::bf::{BfError, Chain, ChunkError, HeaderError};
-use crate::config;
+use crate::config::{self, Limit};
 use crate::memory::KeyLimit;
 use crate::types::BLOOM_TYPE;
 
@@ -12,14 +14,25 @@ use crate::types::BLOOM_TYPE;
 const DEFAULT_EXPANSION: u32 = 2;
 
 /// The reply to an add that could not be done (an error element inside MADD/INSERT arrays).
-fn add_error(e: &BfError) -> &'static str {
+fn add_error(e: &BfError) -> &'static CStr {
     match e {
-        BfError::NonScalingFull => "ERR non scaling filter is full",
+        BfError::NonScalingFull => c"ERR non scaling filter is full",
         BfError::TooLarge { .. } => {
-            "ERR adding a layer would pass the per-key memory limit (module argument MAX_KEY_MEMORY)"
+            c"ERR adding a layer would pass the per-key memory limit (module argument MAX_KEY_MEMORY)"
         }
-        BfError::CannotGrow => "ERR could not add a layer to the filter (capacity or error rate out of range)",
-        BfError::OutOfMemory => "ERR could not allocate memory for the filter",
+        BfError::CannotGrow => c"ERR could not add a layer to the filter (capacity or error rate out of range)",
+        BfError::OutOfMemory => c"ERR could not allocate memory for the filter",
+    }
+}
+
+/// One item's answer to an add: 1 added, 0 present. A layer that cannot be made (an
+/// expansion of 0, a capacity that overflows) answers 1 and stores nothing: RedisBloom's
+/// add returns −1 there and its reply is `!!rv`.
+fn add_answer(chain: &mut Chain, item: &RedisString, limit: impl Limit) -> Result<i64, BfError> {
+    match chain.add(item.as_slice(), limit) {
+        Ok(added) => Ok(added as i64),
+        Err(BfError::CannotGrow) => Ok(1),
+        Err(e) => Err(e),
     }
 }
 
@@ -38,35 +51,32 @@ fn create_error(e: BfError) -> RedisError {
 }
 
 /// `BF.RESERVE key error_rate capacity [EXPANSION expansion] [NONSCALING]`
+///
+/// As RedisBloom reads it: 4 to 7 arguments; the rate, then the capacity, are checked
+/// first; `NONSCALING` and `EXPANSION` are found wherever they are (the key included, see
+/// [`arg_index`]) and anything else is ignored. The expansion is any integer, kept as C's
+/// `unsigned` keeps it (modulo 2³²): 0 makes a filter that never adds a layer, whose adds
+/// then answer 1 without storing anything, as RedisBloom's do.
 pub fn bf_reserve(ctx: &Context, args: Vec<RedisString>) -> RedisResult {
-    if args.len() < 4 {
+    if !(4..=7).contains(&args.len()) {
         return Err(RedisError::WrongArity);
     }
     let rate = float(&args[2]).ok_or_else(|| error("ERR bad error rate"))?;
-    let capacity = integer(&args[3]).ok_or_else(|| error("ERR bad capacity"))?;
     if !(rate > 0.0 && rate < 1.0) {
         return Err(error("ERR (0 < error rate range < 1) "));
     }
+    let capacity = integer(&args[3]).ok_or_else(|| error("ERR bad capacity"))?;
     if capacity <= 0 {
         return Err(error("ERR (capacity should be larger than 0)"));
     }
-    let mut expansion = None;
-    let mut nonscaling = false;
-    let mut i = 4;
-    while i < args.len() {
-        if is(&args[i], "EXPANSION") {
-            let value = args.get(i + 1).ok_or_else(|| error("ERR no expansion"))?;
-            expansion = Some(parse_expansion(value).ok_or_else(|| error("ERR bad expansion"))?);
-            i += 2;
-        } else if is(&args[i], "NONSCALING") {
-            nonscaling = true;
-            i += 1;
-        } else {
-            return Err(error("ERR unknown argument received"));
+    let nonscaling = arg_index(&args, "NONSCALING").is_some();
+    let mut expansion = DEFAULT_EXPANSION;
+    if let Some(at) = arg_index(&args, "EXPANSION") {
+        let value = args.get(at + 1).ok_or_else(|| error("ERR no expansion"))?;
+        if nonscaling {
+            return Err(error("Nonscaling filters cannot expand"));
         }
-    }
-    if nonscaling && expansion.is_some() {
-        return Err(error("Nonscaling filters cannot expand"));
+        expansion = integer(value).ok_or_else(|| error("ERR bad expansion"))? as u32;
     }
     let key = ctx.open_key_writable(&args[1]);
     if key
@@ -76,23 +86,11 @@ pub fn bf_reserve(ctx: &Context, args: Vec<RedisString>) -> RedisResult {
     {
         return Err(error("ERR item exists"));
     }
-    let chain = Chain::new(
-        capacity as u64,
-        rate,
-        expansion.unwrap_or(DEFAULT_EXPANSION),
-        nonscaling,
-        KeyLimit,
-    )
-    .map_err(create_error)?;
+    let chain =
+        Chain::new(capacity as u64, rate, expansion, nonscaling, KeyLimit).map_err(create_error)?;
     key.set_value(&BLOOM_TYPE, chain)?;
     ctx.replicate_verbatim();
     Ok(RedisValue::SimpleStringStatic("OK"))
-}
-
-fn parse_expansion(arg: &RedisString) -> Option<u32> {
-    integer(arg)
-        .filter(|&n| n >= 1)
-        .and_then(|n| u32::try_from(n).ok())
 }
 
 /// How to create a missing filter on an add.
@@ -116,7 +114,8 @@ impl Create {
 }
 
 /// Adds items to the filter at `key` (created when missing, if `create` says how) and
-/// replies with one integer, or an array when `multi`.
+/// replies with one integer, or an array when `multi`. The array stops after the first
+/// "non scaling filter is full", as RedisBloom's does.
 fn add_items(
     ctx: &Context,
     key_name: &RedisString,
@@ -139,23 +138,44 @@ fn add_items(
                 .ok_or_else(|| error("ERR could not create filter"))?
         }
     };
-    let mut replies = Vec::with_capacity(items.len());
-    for item in items {
-        replies.push(match chain.add(item.as_slice(), limit) {
-            Ok(added) => RedisValue::Integer(added as i64),
-            Err(e) if multi => RedisValue::StaticError(add_error(&e)),
-            Err(e) => {
-                ctx.replicate_verbatim();
-                return Err(error(add_error(&e)));
+    let reply = Reply::new(ctx);
+    if !multi {
+        let answer = add_answer(chain, &items[0], limit);
+        ctx.replicate_verbatim();
+        return match answer {
+            Ok(n) => Ok(RedisValue::Integer(n)),
+            Err(e) => Err(error(&add_error(&e).to_string_lossy())),
+        };
+    }
+    if chain.is_nonscaling() {
+        // The array ends at the first "full", so its length is known only at the end.
+        let mut answers = Vec::with_capacity(items.len());
+        let mut full = None;
+        for item in items {
+            match add_answer(chain, item, limit) {
+                Ok(n) => answers.push(n),
+                Err(e) => {
+                    full = Some(e);
+                    break;
+                }
             }
-        });
+        }
+        reply.array(answers.len() + full.is_some() as usize);
+        answers.into_iter().for_each(|n| reply.int(n));
+        if let Some(e) = full {
+            reply.error(add_error(&e));
+        }
+    } else {
+        reply.array(items.len());
+        for item in items {
+            match add_answer(chain, item, limit) {
+                Ok(n) => reply.int(n),
+                Err(e) => reply.error(add_error(&e)),
+            }
+        }
     }
     ctx.replicate_verbatim();
-    if multi {
-        Ok(RedisValue::Array(replies))
-    } else {
-        Ok(replies.pop().unwrap_or(RedisValue::Integer(0)))
-    }
+    replied()
 }
 
 /// `BF.ADD key item`
@@ -175,57 +195,56 @@ pub fn bf_madd(ctx: &Context, args: Vec<RedisString>) -> RedisResult {
 }
 
 /// `BF.INSERT key [CAPACITY c] [ERROR e] [EXPANSION n] [NOCREATE] [NONSCALING] ITEMS item…`
+///
+/// Options are read left to right by their first letters, as RedisBloom does: `i…` starts
+/// the items, `c…` is the capacity, `er…` the error rate and any other `e…` the expansion,
+/// `n?c…` NOCREATE and any other `n…` NONSCALING; a repeated option's last value wins.
+/// Values are range-checked only after the items are found ("Bad argument received"), and
+/// no combination of options is refused.
 pub fn bf_insert(ctx: &Context, args: Vec<RedisString>) -> RedisResult {
     if args.len() < 4 {
         return Err(RedisError::WrongArity);
     }
     let mut create = Create::defaults();
+    let (mut capacity, mut expansion) = (create.capacity as i64, create.expansion as i64);
     let mut nocreate = false;
-    let (mut sized, mut expanded) = (false, false);
     let mut items = None;
     let mut i = 2;
-    while i < args.len() {
+    while i < args.len() && items.is_none() {
         let arg = &args[i];
-        if is(arg, "ITEMS") {
-            items = Some(i + 1);
-            break;
-        } else if is(arg, "NOCREATE") {
-            nocreate = true;
-            i += 1;
-        } else if is(arg, "NONSCALING") {
-            create.nonscaling = true;
-            i += 1;
-        } else if is(arg, "CAPACITY") || is(arg, "ERROR") || is(arg, "EXPANSION") {
-            let value = args.get(i + 1).ok_or(RedisError::WrongArity)?;
-            if is(arg, "CAPACITY") {
-                create.capacity = integer(value)
-                    .filter(|&c| c > 0)
-                    .ok_or_else(|| error("Bad capacity"))? as u64;
-                sized = true;
-            } else if is(arg, "ERROR") {
-                create.rate = float(value)
-                    .filter(|&e| e > 0.0 && e < 1.0)
-                    .ok_or_else(|| error("Bad error rate"))?;
-                sized = true;
-            } else {
-                create.expansion = parse_expansion(value).ok_or_else(|| error("Bad expansion"))?;
-                expanded = true;
+        i += 1;
+        match first_letter(arg, 0) {
+            Some(b'i') => items = Some(i),
+            Some(b'n') => {
+                if first_letter(arg, 2) == Some(b'c') {
+                    nocreate = true;
+                } else {
+                    create.nonscaling = true;
+                }
             }
-            i += 2;
-        } else {
-            return Err(error("Unknown argument received"));
+            Some(letter @ (b'c' | b'e')) => {
+                let value = args.get(i).ok_or(RedisError::WrongArity)?;
+                i += 1;
+                if letter == b'c' {
+                    capacity = integer(value).ok_or_else(|| error("Bad capacity"))?;
+                } else if first_letter(arg, 1) == Some(b'r') {
+                    create.rate = float(value).ok_or_else(|| error("Bad error rate"))?;
+                } else {
+                    expansion = integer(value).ok_or_else(|| error("Bad expansion"))?;
+                }
+            }
+            _ => return Err(error("Unknown argument received")),
         }
     }
     let items = match items {
         Some(start) if start < args.len() => &args[start..],
         _ => return Err(RedisError::WrongArity),
     };
-    if nocreate && (sized || expanded || create.nonscaling) {
+    if !(create.rate > 0.0 && create.rate < 1.0) || capacity < 1 || expansion < 1 {
         return Err(error("Bad argument received"));
     }
-    if create.nonscaling && expanded {
-        return Err(error("Nonscaling filters cannot expand"));
-    }
+    create.capacity = capacity as u64;
+    create.expansion = expansion as u32;
     add_items(ctx, &args[1], items, (!nocreate).then_some(create), true)
 }
 
@@ -240,12 +259,23 @@ fn with_chain<R>(
     f(chain)
 }
 
+/// The filter at `key` for `BF.EXISTS`/`BF.MEXISTS`: a key of another type reads as
+/// missing (every item 0), as in RedisBloom.
+fn with_chain_or_none<R>(
+    ctx: &Context,
+    key_name: &RedisString,
+    f: impl FnOnce(Option<&Chain>) -> R,
+) -> R {
+    let key = ctx.open_key(key_name);
+    f(key.get_value::<Chain>(&BLOOM_TYPE).ok().flatten())
+}
+
 /// `BF.EXISTS key item`
 pub fn bf_exists(ctx: &Context, args: Vec<RedisString>) -> RedisResult {
     if args.len() != 3 {
         return Err(RedisError::WrongArity);
     }
-    with_chain(ctx, &args[1], |chain| {
+    with_chain_or_none(ctx, &args[1], |chain| {
         Ok(RedisValue::Integer(
             chain.is_some_and(|c| c.contains(args[2].as_slice())) as i64,
         ))
@@ -257,15 +287,13 @@ pub fn bf_mexists(ctx: &Context, args: Vec<RedisString>) -> RedisResult {
     if args.len() < 3 {
         return Err(RedisError::WrongArity);
     }
-    with_chain(ctx, &args[1], |chain| {
-        Ok(RedisValue::Array(
-            args[2..]
-                .iter()
-                .map(|item| {
-                    RedisValue::Integer(chain.is_some_and(|c| c.contains(item.as_slice())) as i64)
-                })
-                .collect(),
-        ))
+    with_chain_or_none(ctx, &args[1], |chain| {
+        let reply = Reply::new(ctx);
+        reply.array(args.len() - 2);
+        for item in &args[2..] {
+            reply.int(chain.is_some_and(|c| c.contains(item.as_slice())) as i64);
+        }
+        replied()
     })
 }
 
@@ -286,47 +314,39 @@ pub fn bf_info(ctx: &Context, args: Vec<RedisString>) -> RedisResult {
     }
     with_chain(ctx, &args[1], |chain| {
         let chain = chain.ok_or_else(|| error("ERR not found"))?;
-        let expansion = if chain.is_nonscaling() {
-            RedisValue::Null
-        } else {
-            RedisValue::Integer(chain.growth() as i64)
-        };
+        let expansion = (!chain.is_nonscaling()).then(|| chain.growth() as i64);
         let fields = [
+            (c"Capacity", "CAPACITY", Some(chain.capacity() as i64)),
+            (c"Size", "SIZE", Some(chain.memory_bytes() as i64)),
             (
-                "Capacity",
-                "CAPACITY",
-                RedisValue::Integer(chain.capacity() as i64),
-            ),
-            (
-                "Size",
-                "SIZE",
-                RedisValue::Integer(chain.memory_bytes() as i64),
-            ),
-            (
-                "Number of filters",
+                c"Number of filters",
                 "FILTERS",
-                RedisValue::Integer(chain.layers().len() as i64),
+                Some(chain.layers().len() as i64),
             ),
             (
-                "Number of items inserted",
+                c"Number of items inserted",
                 "ITEMS",
-                RedisValue::Integer(chain.size() as i64),
+                Some(chain.size() as i64),
             ),
-            ("Expansion rate", "EXPANSION", expansion),
+            (c"Expansion rate", "EXPANSION", expansion),
         ];
+        let reply = Reply::new(ctx);
+        let value = |v: Option<i64>| v.map_or_else(|| reply.null(), |n| reply.int(n));
         if let Some(wanted) = args.get(2) {
-            let (_, _, value) = fields
+            let (_, _, v) = fields
                 .into_iter()
                 .find(|(_, name, _)| is(wanted, name))
                 .ok_or_else(|| error("Invalid information value"))?;
-            return Ok(RedisValue::Array(vec![value]));
+            reply.array(1);
+            value(v);
+            return replied();
         }
-        Ok(RedisValue::Array(
-            fields
-                .into_iter()
-                .flat_map(|(label, _, value)| [RedisValue::SimpleStringStatic(label), value])
-                .collect(),
-        ))
+        reply.array(fields.len() * 2);
+        for (label, _, v) in fields {
+            reply.simple(label);
+            value(v);
+        }
+        replied()
     })
 }
 

@@ -2,7 +2,9 @@
 
 use redis_module::{Context, RedisError, RedisResult, RedisString, RedisValue};
 
-use super::{error, integer, is, wrong_type};
+use std::ffi::CStr;
+
+use super::{arg_index, error, first_letter, integer, replied, wrong_type, Reply};
 use crate::cf::{
     CreateError, Cuckoo, Insert, DEFAULT_BUCKET_SIZE, DEFAULT_CAPACITY, DEFAULT_EXPANSION,
     DEFAULT_MAX_ITERATIONS, HEADER_BYTES, MAX_BUCKET_SIZE, MAX_EXPANSION, MAX_ITERATIONS,
@@ -26,21 +28,33 @@ fn create_error(e: CreateError) -> RedisError {
 }
 
 /// An insert that did not store the item, as an error reply.
-fn insert_error(status: Insert) -> &'static str {
+fn insert_error(status: Insert) -> &'static CStr {
     match status {
-        Insert::NoSpace => "Filter is full",
-        Insert::MaxExpansions => "Maximum expansions reached",
+        Insert::NoSpace => c"Filter is full",
         Insert::TooLarge { .. } => {
-            "ERR adding a sub-filter would pass the per-key memory limit (module argument MAX_KEY_MEMORY)"
+            c"ERR adding a sub-filter would pass the per-key memory limit (module argument MAX_KEY_MEMORY)"
         }
-        Insert::Inserted | Insert::Exists => "Memory allocation failure",
+        Insert::CannotGrow | Insert::Inserted | Insert::Exists => c"Memory allocation failure",
     }
 }
 
-/// A ranged option value: "Couldn't parse NAME" or "NAME: value must be an integer
-/// between min and max, inclusive."
-fn option_value(arg: &RedisString, name: &str, min: i64, max: i64) -> Result<u16, RedisError> {
-    let value = integer(arg).ok_or_else(|| error(&format!("Couldn't parse {name}")))?;
+/// A ranged `CF.RESERVE` option, found as RedisBloom finds it ([`arg_index`]):
+/// "Couldn't parse NAME" or "NAME: value must be an integer between min and max,
+/// inclusive.", or `default` when the keyword is absent. A keyword in last place has no
+/// value: "Couldn't parse NAME" (RedisBloom reads past its arguments there).
+fn reserve_option(
+    args: &[RedisString],
+    name: &str,
+    (min, max): (i64, i64),
+    default: u16,
+) -> Result<u16, RedisError> {
+    let Some(at) = arg_index(args, name) else {
+        return Ok(default);
+    };
+    let value = args
+        .get(at + 1)
+        .and_then(integer)
+        .ok_or_else(|| error(&format!("Couldn't parse {name}")))?;
     if !(min..=max).contains(&value) {
         return Err(error(&format!(
             "{name}: value must be an integer between {min} and {max}, inclusive."
@@ -50,26 +64,33 @@ fn option_value(arg: &RedisString, name: &str, min: i64, max: i64) -> Result<u16
 }
 
 /// `CF.RESERVE key capacity [BUCKETSIZE b] [MAXITERATIONS i] [EXPANSION e]`
+///
+/// As RedisBloom reads it: an odd number of arguments; the capacity; then MAXITERATIONS,
+/// BUCKETSIZE and EXPANSION in that order, each the first argument spelled so (the key
+/// included); other arguments are ignored.
 pub fn cf_reserve(ctx: &Context, args: Vec<RedisString>) -> RedisResult {
     if args.len() < 3 || args.len() % 2 == 0 {
         return Err(RedisError::WrongArity);
     }
     let capacity = integer(&args[2]).ok_or_else(|| error("Bad capacity"))?;
-    let mut bucket_size = DEFAULT_BUCKET_SIZE;
-    let mut max_iterations = DEFAULT_MAX_ITERATIONS;
-    let mut expansion = DEFAULT_EXPANSION;
-    for pair in args[3..].chunks_exact(2) {
-        let (name, value) = (&pair[0], &pair[1]);
-        if is(name, "BUCKETSIZE") {
-            bucket_size = option_value(value, "BUCKETSIZE", 1, MAX_BUCKET_SIZE as i64)?;
-        } else if is(name, "MAXITERATIONS") {
-            max_iterations = option_value(value, "MAXITERATIONS", 1, MAX_ITERATIONS as i64)?;
-        } else if is(name, "EXPANSION") {
-            expansion = option_value(value, "EXPANSION", 0, MAX_EXPANSION as i64)?;
-        } else {
-            return Err(error("ERR unknown argument received"));
-        }
-    }
+    let max_iterations = reserve_option(
+        &args,
+        "MAXITERATIONS",
+        (1, MAX_ITERATIONS as i64),
+        DEFAULT_MAX_ITERATIONS,
+    )?;
+    let bucket_size = reserve_option(
+        &args,
+        "BUCKETSIZE",
+        (1, MAX_BUCKET_SIZE as i64),
+        DEFAULT_BUCKET_SIZE,
+    )?;
+    let expansion = reserve_option(
+        &args,
+        "EXPANSION",
+        (0, MAX_EXPANSION as i64),
+        DEFAULT_EXPANSION,
+    )?;
     if capacity < bucket_size as i64 * 2 {
         return Err(error("Capacity must be at least (BucketSize * 2)"));
     }
@@ -95,7 +116,11 @@ pub fn cf_reserve(ctx: &Context, args: Vec<RedisString>) -> RedisResult {
 }
 
 /// Adds items to the filter at `key`, created with `capacity` when missing (if allowed).
-/// Replies 1/0 for one item, or an array of 1 / 0 / −1 (full) for several.
+/// Replies 1/0 for one item, or an array of 1 / 0 / −1 (not stored) for several.
+///
+/// A filter that already has `CF_MAX_EXPANSIONS` sub-filters refuses the whole command
+/// ("Maximum expansions reached"), checked once before any item, as RedisBloom does; the
+/// items of one command may then grow it further.
 fn add_items(
     ctx: &Context,
     key_name: &RedisString,
@@ -113,7 +138,7 @@ fn add_items(
                 return Err(error("ERR not found"));
             };
             if capacity < DEFAULT_BUCKET_SIZE as u64 * 2 {
-                return Err(error("Capacity must be at least (BucketSize * 2)"));
+                return Err(error("ERR Could not create filter"));
             }
             let cf = Cuckoo::new(
                 capacity,
@@ -128,30 +153,39 @@ fn add_items(
                 .ok_or_else(|| error("ERR Insufficient memory to create filter"))?
         }
     };
-    let mut replies = Vec::with_capacity(items.len());
-    for item in items {
-        let status = if unique {
-            cf.insert_unique(item.as_slice(), KeyLimit, c.cf_max_expansions)
+    if cf.filters().len() as u64 >= c.cf_max_expansions {
+        return Err(error("Maximum expansions reached"));
+    }
+    let insert = |cf: &mut Cuckoo, item: &RedisString| {
+        if unique {
+            cf.insert_unique(item.as_slice(), KeyLimit)
         } else {
-            cf.insert(item.as_slice(), KeyLimit, c.cf_max_expansions)
+            cf.insert(item.as_slice(), KeyLimit)
+        }
+    };
+    if !multi {
+        let reply = match insert(cf, &items[0]) {
+            Insert::Inserted => Ok(RedisValue::Integer(1)),
+            Insert::Exists => Ok(RedisValue::Integer(0)),
+            other => Err(error(&insert_error(other).to_string_lossy())),
         };
-        replies.push(match status {
-            Insert::Inserted => RedisValue::Integer(1),
-            Insert::Exists => RedisValue::Integer(0),
-            Insert::NoSpace if multi => RedisValue::Integer(-1),
-            other if multi => RedisValue::StaticError(insert_error(other)),
-            other => {
-                ctx.replicate_verbatim();
-                return Err(error(insert_error(other)));
-            }
-        });
+        // Replicated either way, as the command ran (a refused add changes nothing, and
+        // the replica refuses it too).
+        ctx.replicate_verbatim();
+        return reply;
+    }
+    let reply = Reply::new(ctx);
+    reply.array(items.len());
+    for item in items {
+        match insert(cf, item) {
+            Insert::Inserted => reply.int(1),
+            Insert::Exists => reply.int(0),
+            Insert::NoSpace | Insert::CannotGrow => reply.int(-1),
+            other => reply.error(insert_error(other)),
+        }
     }
     ctx.replicate_verbatim();
-    if multi {
-        Ok(RedisValue::Array(replies))
-    } else {
-        Ok(replies.pop().unwrap_or(RedisValue::Integer(0)))
-    }
+    replied()
 }
 
 /// `CF.ADD key item`
@@ -184,40 +218,40 @@ pub fn cf_addnx(ctx: &Context, args: Vec<RedisString>) -> RedisResult {
     )
 }
 
+/// `CF.INSERT`/`CF.INSERTNX key [CAPACITY c] [NOCREATE] ITEMS item…`, read as RedisBloom
+/// reads them: by first letter, left to right (`c…` capacity, checked at once; `i…` the
+/// items; any `n…` NOCREATE); a repeated CAPACITY's last value wins; the capacity only
+/// matters when the key is created.
 fn insert_common(ctx: &Context, args: Vec<RedisString>, unique: bool) -> RedisResult {
     if args.len() < 4 {
         return Err(RedisError::WrongArity);
     }
-    let mut capacity = Some(DEFAULT_CAPACITY);
+    let mut capacity = DEFAULT_CAPACITY as i64;
     let mut nocreate = false;
     let mut items = None;
     let mut i = 2;
-    while i < args.len() {
-        if is(&args[i], "ITEMS") {
-            items = Some(i + 1);
-            break;
-        } else if is(&args[i], "NOCREATE") {
-            nocreate = true;
-            i += 1;
-        } else if is(&args[i], "CAPACITY") {
-            let value = args.get(i + 1).ok_or(RedisError::WrongArity)?;
-            capacity = Some(
-                integer(value)
-                    .filter(|&c| c > 0)
-                    .ok_or_else(|| error("Bad capacity"))? as u64,
-            );
-            i += 2;
-        } else {
-            return Err(error("Unknown argument received"));
+    while i < args.len() && items.is_none() {
+        let arg = &args[i];
+        i += 1;
+        match first_letter(arg, 0) {
+            Some(b'c') => {
+                let value = args.get(i).ok_or(RedisError::WrongArity)?;
+                i += 1;
+                capacity = integer(value).ok_or_else(|| error("Bad capacity"))?;
+                if capacity < DEFAULT_BUCKET_SIZE as i64 * 2 {
+                    return Err(error("Capacity must be at least (BucketSize * 2)"));
+                }
+            }
+            Some(b'i') => items = Some(i),
+            Some(b'n') => nocreate = true,
+            _ => return Err(error("Unknown argument received")),
         }
     }
     let items = match items {
         Some(start) if start < args.len() => &args[start..],
         _ => return Err(RedisError::WrongArity),
     };
-    if nocreate {
-        capacity = None;
-    }
+    let capacity = (!nocreate).then_some(capacity as u64);
     add_items(ctx, &args[1], items, capacity, unique, true)
 }
 
@@ -229,6 +263,17 @@ pub fn cf_insert(ctx: &Context, args: Vec<RedisString>) -> RedisResult {
 /// `CF.INSERTNX key [CAPACITY c] [NOCREATE] ITEMS item…`
 pub fn cf_insertnx(ctx: &Context, args: Vec<RedisString>) -> RedisResult {
     insert_common(ctx, args, true)
+}
+
+/// The filter at `key` for `CF.EXISTS`/`CF.MEXISTS`/`CF.COUNT`: a key of another type
+/// reads as missing (0), as in RedisBloom.
+fn with_cuckoo_or_none<R>(
+    ctx: &Context,
+    key_name: &RedisString,
+    f: impl FnOnce(Option<&Cuckoo>) -> R,
+) -> R {
+    let key = ctx.open_key(key_name);
+    f(key.get_value::<Cuckoo>(&CUCKOO_TYPE).ok().flatten())
 }
 
 fn with_cuckoo<R>(
@@ -246,7 +291,7 @@ pub fn cf_exists(ctx: &Context, args: Vec<RedisString>) -> RedisResult {
     if args.len() != 3 {
         return Err(RedisError::WrongArity);
     }
-    with_cuckoo(ctx, &args[1], |cf| {
+    with_cuckoo_or_none(ctx, &args[1], |cf| {
         Ok(RedisValue::Integer(
             cf.is_some_and(|c| c.contains(args[2].as_slice())) as i64,
         ))
@@ -258,13 +303,13 @@ pub fn cf_mexists(ctx: &Context, args: Vec<RedisString>) -> RedisResult {
     if args.len() < 3 {
         return Err(RedisError::WrongArity);
     }
-    with_cuckoo(ctx, &args[1], |cf| {
-        Ok(RedisValue::Array(
-            args[2..]
-                .iter()
-                .map(|i| RedisValue::Integer(cf.is_some_and(|c| c.contains(i.as_slice())) as i64))
-                .collect(),
-        ))
+    with_cuckoo_or_none(ctx, &args[1], |cf| {
+        let reply = Reply::new(ctx);
+        reply.array(args.len() - 2);
+        for item in &args[2..] {
+            reply.int(cf.is_some_and(|c| c.contains(item.as_slice())) as i64);
+        }
+        replied()
     })
 }
 
@@ -273,14 +318,14 @@ pub fn cf_count(ctx: &Context, args: Vec<RedisString>) -> RedisResult {
     if args.len() != 3 {
         return Err(RedisError::WrongArity);
     }
-    with_cuckoo(ctx, &args[1], |cf| {
+    with_cuckoo_or_none(ctx, &args[1], |cf| {
         Ok(RedisValue::Integer(
             cf.map_or(0, |c| c.count(args[2].as_slice()) as i64),
         ))
     })
 }
 
-/// `CF.DEL key item`
+/// `CF.DEL key item`: "Not found" for a missing key or a key of another type.
 pub fn cf_del(ctx: &Context, args: Vec<RedisString>) -> RedisResult {
     if args.len() != 3 {
         return Err(RedisError::WrongArity);
@@ -288,14 +333,15 @@ pub fn cf_del(ctx: &Context, args: Vec<RedisString>) -> RedisResult {
     let key = ctx.open_key_writable(&args[1]);
     let cf = key
         .get_value::<Cuckoo>(&CUCKOO_TYPE)
-        .map_err(wrong_type)?
+        .ok()
+        .flatten()
         .ok_or_else(|| error("Not found"))?;
     let deleted = cf.delete(args[2].as_slice());
     ctx.replicate_verbatim();
     Ok(RedisValue::Integer(deleted as i64))
 }
 
-/// `CF.COMPACT key`
+/// `CF.COMPACT key`: "Cuckoo filter was not found" for a missing key or another type.
 pub fn cf_compact(ctx: &Context, args: Vec<RedisString>) -> RedisResult {
     if args.len() != 2 {
         return Err(RedisError::WrongArity);
@@ -303,7 +349,8 @@ pub fn cf_compact(ctx: &Context, args: Vec<RedisString>) -> RedisResult {
     let key = ctx.open_key_writable(&args[1]);
     let cf = key
         .get_value::<Cuckoo>(&CUCKOO_TYPE)
-        .map_err(wrong_type)?
+        .ok()
+        .flatten()
         .ok_or_else(|| error("Cuckoo filter was not found"))?;
     cf.compact(true);
     ctx.replicate_verbatim();
@@ -317,27 +364,17 @@ pub fn cf_info(ctx: &Context, args: Vec<RedisString>) -> RedisResult {
     }
     with_cuckoo(ctx, &args[1], |cf| {
         let cf = cf.ok_or_else(|| error("ERR not found"))?;
-        let fields: [(&'static str, u64); 8] = [
-            ("Size", cf.memory_bytes()),
-            ("Number of buckets", cf.num_buckets()),
-            ("Number of filters", cf.filters().len() as u64),
-            ("Number of items inserted", cf.num_items()),
-            ("Number of items deleted", cf.num_deletes()),
-            ("Bucket size", cf.bucket_size() as u64),
-            ("Expansion rate", cf.expansion() as u64),
-            ("Max iterations", cf.max_iterations() as u64),
-        ];
-        Ok(RedisValue::Array(
-            fields
-                .into_iter()
-                .flat_map(|(label, value)| {
-                    [
-                        RedisValue::SimpleStringStatic(label),
-                        RedisValue::Integer(value as i64),
-                    ]
-                })
-                .collect(),
-        ))
+        Reply::new(ctx).pairs(&[
+            (c"Size", cf.memory_bytes() as i64),
+            (c"Number of buckets", cf.num_buckets() as i64),
+            (c"Number of filters", cf.filters().len() as i64),
+            (c"Number of items inserted", cf.num_items() as i64),
+            (c"Number of items deleted", cf.num_deletes() as i64),
+            (c"Bucket size", cf.bucket_size() as i64),
+            (c"Expansion rate", cf.expansion() as i64),
+            (c"Max iterations", cf.max_iterations() as i64),
+        ]);
+        replied()
     })
 }
 

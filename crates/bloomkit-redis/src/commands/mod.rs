@@ -1,9 +1,22 @@
 //! Command handlers: argument parsing, key access, replies and replication.
+//!
+//! Arguments are read as RedisBloom 2.4 reads them, quirks included, so that every reply
+//! is the same:
+//!
+//! * `BF.RESERVE` and `CF.RESERVE` look their keywords up with [`arg_index`]: the first
+//!   argument equal to the keyword, counting from the command name, so a key or a value
+//!   spelled like a keyword is taken as that keyword, a repeated option's first value wins
+//!   and unknown arguments are ignored;
+//! * `BF.INSERT` and `CF.INSERT` read options left to right by their first letters
+//!   ([`first_letter`]), so `I`, `CAP`, `E`, `NX`, `NOC` or `ERR` are options too, and a
+//!   repeated option's last value wins.
 
 pub mod bf;
 pub mod cf;
 
-use redis_module::{RedisError, RedisString};
+use std::ffi::{c_long, CStr};
+
+use redis_module::{raw, Context, RedisError, RedisResult, RedisString, RedisValue};
 
 /// An error reply with exactly this text (RedisBloom sends some without the `ERR` prefix).
 pub fn error(text: &str) -> RedisError {
@@ -20,6 +33,18 @@ pub fn is(arg: &RedisString, keyword: &str) -> bool {
     arg.as_slice().eq_ignore_ascii_case(keyword.as_bytes())
 }
 
+/// The position of the first argument equal to `keyword` (ASCII case ignored), counting the
+/// command name as 0 — RedisBloom's keyword search for the RESERVE commands.
+pub fn arg_index(args: &[RedisString], keyword: &str) -> Option<usize> {
+    args.iter().position(|a| is(a, keyword))
+}
+
+/// The `n`th byte (0-based) of an argument in lower case, or `None` past its end — how
+/// RedisBloom's INSERT commands tell their options apart.
+pub fn first_letter(arg: &RedisString, n: usize) -> Option<u8> {
+    arg.as_slice().get(n).map(u8::to_ascii_lowercase)
+}
+
 /// An integer argument (Redis's own parsing), or `None`.
 pub fn integer(arg: &RedisString) -> Option<i64> {
     arg.parse_integer().ok()
@@ -28,4 +53,57 @@ pub fn integer(arg: &RedisString) -> Option<i64> {
 /// A floating-point argument (Redis's own parsing: no NaN), or `None`.
 pub fn float(arg: &RedisString) -> Option<f64> {
     arg.parse_float().ok().filter(|f| !f.is_nan())
+}
+
+/// Replies written straight to the client through the module API, for the hot and the
+/// many-element replies: building a `RedisValue` tree instead allocates a vector for every
+/// array and a C string for every status label.
+///
+/// A handler that replies through this returns `Ok(RedisValue::NoReply)`.
+pub struct Reply<'a>(&'a Context);
+
+impl<'a> Reply<'a> {
+    /// Replies go to this command's client.
+    pub fn new(ctx: &'a Context) -> Self {
+        Self(ctx)
+    }
+
+    /// Starts an array of `len` elements (the next `len` replies).
+    pub fn array(&self, len: usize) {
+        raw::reply_with_array(self.0.ctx, len as c_long);
+    }
+
+    /// An integer.
+    pub fn int(&self, value: i64) {
+        raw::reply_with_long_long(self.0.ctx, value);
+    }
+
+    /// A status string (`+label`).
+    pub fn simple(&self, text: &'static CStr) {
+        raw::reply_with_simple_string(self.0.ctx, text.as_ptr());
+    }
+
+    /// An error (`-text`), as an element of an array or the whole reply.
+    pub fn error(&self, text: &'static CStr) {
+        raw::reply_with_error(self.0.ctx, text.as_ptr());
+    }
+
+    /// A null.
+    pub fn null(&self) {
+        raw::reply_with_null(self.0.ctx);
+    }
+
+    /// `(label, integer)` pairs as one flat array, as the INFO commands answer.
+    pub fn pairs(&self, pairs: &[(&'static CStr, i64)]) {
+        self.array(pairs.len() * 2);
+        for &(label, value) in pairs {
+            self.simple(label);
+            self.int(value);
+        }
+    }
+}
+
+/// What a handler that replied through [`Reply`] returns.
+pub fn replied() -> RedisResult {
+    Ok(RedisValue::NoReply)
 }
