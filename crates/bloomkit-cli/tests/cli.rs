@@ -434,7 +434,7 @@ fn bad_parameters_are_errors_not_panics() {
 }
 
 /// Every kind, by its name on the command line.
-const KINDS: [&str; 8] = [
+const KINDS: [&str; 9] = [
     "bloom",
     "blocked",
     "counting",
@@ -443,6 +443,7 @@ const KINDS: [&str; 8] = [
     "scalable",
     "stable",
     "cuckoo",
+    "sbbf",
 ];
 
 /// The kinds that can remove items.
@@ -730,7 +731,7 @@ fn kind_specific_options_apply_to_their_kinds_only() {
             "cuckoo",
             "--bits",
             "1024",
-            "bloom, blocked, counting, vi-counting, deletable or stable",
+            "bloom, blocked, counting, vi-counting, deletable, stable or sbbf",
         ),
     ] {
         let args = [
@@ -965,7 +966,7 @@ fn merge_works_for_mergeable_kinds_only() {
         assert!(
             stderr(&output).contains(&format!(
                 "cannot merge x.bk and y.bk: a {kind} filter cannot merge; merge works for \
-                 bloom, blocked, counting, vi-counting or deletable filters"
+                 bloom, blocked, counting, vi-counting, deletable or sbbf filters"
             )),
             "{}",
             stderr(&output)

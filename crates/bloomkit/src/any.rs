@@ -11,6 +11,7 @@ use crate::error::{DecodeError, Error};
 use crate::filter::{Filter, Kind};
 use crate::hash::{Hashing, Item};
 use crate::scalable::ScalableBloomFilter;
+use crate::split_block::SplitBlockBloomFilter;
 use crate::stable::StableBloomFilter;
 use crate::vi_counting::VariableIncrementBloomFilter;
 
@@ -45,6 +46,8 @@ pub enum AnyFilter {
     Cuckoo(CuckooFilter),
     /// A blocked Bloom filter.
     Blocked(BlockedBloomFilter),
+    /// A Parquet split block Bloom filter.
+    SplitBlock(SplitBlockBloomFilter),
 }
 
 /// Calls `$body` with `$f` bound to the inner filter, whatever its kind.
@@ -59,6 +62,7 @@ macro_rules! dispatch {
             AnyFilter::Scalable($f) => $body,
             AnyFilter::Cuckoo($f) => $body,
             AnyFilter::Blocked($f) => $body,
+            AnyFilter::SplitBlock($f) => $body,
         }
     };
 }
@@ -83,6 +87,7 @@ from_kinds!(
     Scalable(ScalableBloomFilter),
     Stable(StableBloomFilter),
     Cuckoo(CuckooFilter),
+    SplitBlock(SplitBlockBloomFilter),
 );
 
 impl Filter for AnyFilter {
@@ -140,6 +145,9 @@ impl Persist for AnyFilter {
             Kind::Scalable => ScalableBloomFilter::decode_parts(parts).map(AnyFilter::Scalable),
             Kind::Cuckoo => CuckooFilter::decode_parts(parts).map(AnyFilter::Cuckoo),
             Kind::Blocked => BlockedBloomFilter::decode_parts(parts).map(AnyFilter::Blocked),
+            Kind::SplitBlock => {
+                SplitBlockBloomFilter::decode_parts(parts).map(AnyFilter::SplitBlock)
+            }
         }
     }
 }
@@ -154,6 +162,7 @@ impl AnyFilter {
             (AnyFilter::VariableIncrement(a), AnyFilter::VariableIncrement(b)) => a.union(b),
             (AnyFilter::Deletable(a), AnyFilter::Deletable(b)) => a.union(b),
             (AnyFilter::Blocked(a), AnyFilter::Blocked(b)) => a.union(b),
+            (AnyFilter::SplitBlock(a), AnyFilter::SplitBlock(b)) => a.union(b),
             (a, b) if a.kind() != b.kind() => Err(Error::Incompatible(format!(
                 "a {} filter cannot be merged with a {} filter",
                 a.kind(),

@@ -38,6 +38,9 @@ pub enum Kind {
     Cuckoo = 8,
     /// The cache-line-blocked Bloom filter, [`BlockedBloomFilter`](crate::BlockedBloomFilter).
     Blocked = 2,
+    /// Apache Parquet's split block Bloom filter,
+    /// [`SplitBlockBloomFilter`](crate::SplitBlockBloomFilter).
+    SplitBlock = 9,
 }
 
 impl Kind {
@@ -51,6 +54,7 @@ impl Kind {
         Kind::Scalable,
         Kind::Stable,
         Kind::Cuckoo,
+        Kind::SplitBlock,
     ];
 
     /// The tag stored in files.
@@ -74,6 +78,7 @@ impl Kind {
             Kind::Scalable => "scalable",
             Kind::Cuckoo => "cuckoo",
             Kind::Blocked => "blocked",
+            Kind::SplitBlock => "sbbf",
         }
     }
 }

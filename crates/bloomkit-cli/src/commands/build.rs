@@ -118,6 +118,23 @@ fn insert_lines(
             })?;
             Ok((bloom.into(), lines))
         }
+        // The one-block kinds: partitioned by block on all cores, the sequential result.
+        AnyFilter::Blocked(mut blocked) => {
+            let lines = input::for_each_block(reader, progress, |block| {
+                let lines: Vec<&[u8]> = input::par_lines(block).collect();
+                blocked.insert_parallel(&lines);
+                Ok(())
+            })?;
+            Ok((blocked.into(), lines))
+        }
+        AnyFilter::SplitBlock(mut sbbf) => {
+            let lines = input::for_each_block(reader, progress, |block| {
+                let lines: Vec<&[u8]> = input::par_lines(block).collect();
+                sbbf.insert_parallel(&lines);
+                Ok(())
+            })?;
+            Ok((sbbf.into(), lines))
+        }
         mut other => {
             let lines = input::for_each_line(reader, progress, |line| {
                 if !other.contains(line) {

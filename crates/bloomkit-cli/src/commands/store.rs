@@ -13,8 +13,9 @@ use bloomkit::{
     AnyFilter, BlockedBloomFilter, BlockedBloomFilterBuilder, BloomFilter, BloomFilterBuilder,
     CountingBloomFilter, CountingBloomFilterBuilder, CuckooFilter, CuckooFilterBuilder,
     DeletableBloomFilter, DeletableBloomFilterBuilder, Filter, HashFunction, IndexScheme, Kind,
-    Persist, ScalableBloomFilter, ScalableBloomFilterBuilder, StableBloomFilter,
-    StableBloomFilterBuilder, VariableIncrementBloomFilter, VariableIncrementBloomFilterBuilder,
+    Persist, ScalableBloomFilter, ScalableBloomFilterBuilder, SplitBlockBloomFilter,
+    SplitBlockBloomFilterBuilder, StableBloomFilter, StableBloomFilterBuilder,
+    VariableIncrementBloomFilter, VariableIncrementBloomFilterBuilder,
 };
 use clap::{Args, ValueEnum};
 
@@ -43,6 +44,8 @@ pub enum KindArg {
     Stable,
     /// Cuckoo filter (Fan et al. 2014): fingerprints in buckets; remove; can become full.
     Cuckoo,
+    /// Apache Parquet's split block Bloom filter, bit for bit (XXH64, 256-bit blocks); union.
+    Sbbf,
 }
 
 impl KindArg {
@@ -57,6 +60,7 @@ impl KindArg {
             KindArg::Scalable => Kind::Scalable,
             KindArg::Stable => Kind::Stable,
             KindArg::Cuckoo => Kind::Cuckoo,
+            KindArg::Sbbf => Kind::SplitBlock,
         }
     }
 
@@ -78,7 +82,12 @@ pub fn can_remove(kind: Kind) -> bool {
 pub fn can_merge(kind: Kind) -> bool {
     matches!(
         kind,
-        Kind::Bloom | Kind::Blocked | Kind::Counting | Kind::VariableIncrement | Kind::Deletable
+        Kind::Bloom
+            | Kind::Blocked
+            | Kind::SplitBlock
+            | Kind::Counting
+            | Kind::VariableIncrement
+            | Kind::Deletable
     )
 }
 
@@ -247,11 +256,15 @@ fn kind_only_options(sizing: &Sizing, hashing: &HashingArgs, o: &KindOptions) ->
     use KindArg::*;
     // The kinds with one array of m slots and k hash functions.
     const SIZED: &[KindArg] = &[Bloom, Blocked, Counting, ViCounting, Deletable, Stable];
+    // The kinds sized in bits alone (k is fixed).
+    const BITS: &[KindArg] = &[
+        Bloom, Blocked, Counting, ViCounting, Deletable, Stable, Sbbf,
+    ];
     // Every kind that derives k positions from an item.
     const POSITIONS: &[KindArg] = &[Bloom, Counting, ViCounting, Deletable, Scalable, Stable];
     let only = |flag, given, kinds| KindOnly { flag, given, kinds };
     [
-        only("--bits", sizing.bits.is_some(), SIZED),
+        only("--bits", sizing.bits.is_some(), BITS),
         only("--hashes", sizing.hashes.is_some(), SIZED),
         only("--scheme", hashing.scheme.is_some(), POSITIONS),
         only(
@@ -420,6 +433,22 @@ pub fn new_filter(
             let b = set(b, o.decrements, B::decrements);
             b.build().map(AnyFilter::from)
         }
+        KindArg::Sbbf => {
+            // Parquet's hash is XXH64; --hash picks among the 128-bit functions.
+            if hashing.function != HashArg::default() {
+                bail!("--hash does not apply to an sbbf filter: it hashes with XXH64, as Parquet");
+            }
+            type B = SplitBlockBloomFilterBuilder;
+            let mut b = SplitBlockBloomFilter::builder();
+            b = set(b, sizing.capacity, B::capacity);
+            b = set(b, sizing.fpp, B::fpp);
+            b = set(b, sizing.bits, B::num_bits);
+            b = set(b, hashing.seed, B::seed);
+            if hashing.random_seed {
+                b = b.random_seed();
+            }
+            b.build().map(AnyFilter::from)
+        }
         KindArg::Cuckoo => {
             type B = CuckooFilterBuilder;
             let b = common!(CuckooFilter::builder(), sizing, hashing);
@@ -450,7 +479,7 @@ pub fn save(filter: &AnyFilter, path: &Path) -> Result<()> {
 pub fn describe(filter: &AnyFilter) -> String {
     let hashing = filter.hashing();
     let scheme = match filter.kind() {
-        Kind::Cuckoo => String::new(),
+        Kind::Cuckoo | Kind::SplitBlock => String::new(),
         _ => format!("{}, ", hashing.scheme.name()),
     };
     let common = format!(
@@ -522,6 +551,13 @@ pub fn describe(filter: &AnyFilter) -> String {
             count(f.num_buckets(), "bucket"),
             f.bucket_size(),
             f.fingerprint_bits(),
+            at(f.capacity(), f.target_fpp())
+        ),
+        AnyFilter::SplitBlock(f) => format!(
+            "sbbf filter: Parquet split block, {} blocks of 256 bits ({} bytes), k = 8, {}, \
+             {common}",
+            f.num_blocks(),
+            f.num_bytes(),
             at(f.capacity(), f.target_fpp())
         ),
         other => format!("{} filter: {common}", other.kind()),
