@@ -55,21 +55,22 @@ pub fn set_scalar(block: &mut [u32; WORDS], x: u32) -> bool {
 /// Parquet's `block_check`: whether every bit of `mask(x)` is set in `block`.
 #[inline(always)]
 pub fn has(block: &[u32; WORDS], x: u32) -> bool {
-    has_at(super::simd_level(), block, x)
+    has_with(super::simd_level(), block, x)
 }
 
 /// Parquet's `block_insert`; returns whether any bit was 0 before.
 #[inline(always)]
 pub fn set(block: &mut [u32; WORDS], x: u32) -> bool {
-    set_at(super::simd_level(), block, x)
+    set_with(super::simd_level(), block, x)
 }
 
-/// [`has`] at a given level (see [`super::block512::has_at`]).
+/// [`has`] at `level`, which is `simd_level()` or `supported(…)`: one this CPU runs.
 #[inline(always)]
-pub fn has_at(level: SimdLevel, block: &[u32; WORDS], x: u32) -> bool {
+fn has_with(level: SimdLevel, block: &[u32; WORDS], x: u32) -> bool {
     #[cfg(target_arch = "x86_64")]
-    if super::supported(level) != SimdLevel::Scalar {
-        // SAFETY: `supported` returns a SIMD level only when the CPU was seen to have AVX2.
+    if level != SimdLevel::Scalar {
+        // SAFETY: `level` is `supported(…)` (see `has_at`; `has_with` is private) or `simd_level()`, a SIMD level
+        // only when the CPU was seen to have AVX2.
         return unsafe { super::x86::block256_has_avx2(block, x) };
     }
     #[cfg(not(target_arch = "x86_64"))]
@@ -77,15 +78,30 @@ pub fn has_at(level: SimdLevel, block: &[u32; WORDS], x: u32) -> bool {
     has_scalar(block, x)
 }
 
-/// [`set`] at a given level (see [`super::block512::has_at`]).
+/// [`set`] at `level` (see `has_with`).
 #[inline(always)]
-pub fn set_at(level: SimdLevel, block: &mut [u32; WORDS], x: u32) -> bool {
+fn set_with(level: SimdLevel, block: &mut [u32; WORDS], x: u32) -> bool {
     #[cfg(target_arch = "x86_64")]
-    if super::supported(level) != SimdLevel::Scalar {
-        // SAFETY: `supported` returns a SIMD level only when the CPU was seen to have AVX2.
+    if level != SimdLevel::Scalar {
+        // SAFETY: `level` is `supported(…)` (see `has_at`; `has_with` is private) or `simd_level()`, a SIMD level
+        // only when the CPU was seen to have AVX2.
         return unsafe { super::x86::block256_set_avx2(block, x) };
     }
     #[cfg(not(target_arch = "x86_64"))]
     let _ = level;
     set_scalar(block, x)
+}
+
+/// [`has`] at a given level, for the tests that hold the levels to the scalar twin: a level
+/// this CPU lacks runs the scalar twin.
+#[inline(always)]
+pub fn has_at(level: SimdLevel, block: &[u32; WORDS], x: u32) -> bool {
+    has_with(super::supported(level), block, x)
+}
+
+/// [`set`] at a given level, for the tests that hold the levels to the scalar twin: a level
+/// this CPU lacks runs the scalar twin.
+#[inline(always)]
+pub fn set_at(level: SimdLevel, block: &mut [u32; WORDS], x: u32) -> bool {
+    set_with(super::supported(level), block, x)
 }

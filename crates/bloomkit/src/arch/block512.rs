@@ -71,24 +71,24 @@ pub fn set_scalar(block: &mut [u64; WORDS], lo: u64, hi: u64, num_hashes: u32) -
 /// Whether every bit of the item's mask is set in `block`.
 #[inline(always)]
 pub fn has(block: &[u64; WORDS], lo: u64, hi: u64, num_hashes: u32) -> bool {
-    has_at(super::simd_level(), block, lo, hi, num_hashes)
+    has_with(super::simd_level(), block, lo, hi, num_hashes)
 }
 
 /// Sets the item's bits in `block`; whether any of them was 0 before.
 #[inline(always)]
 pub fn set(block: &mut [u64; WORDS], lo: u64, hi: u64, num_hashes: u32) -> bool {
-    set_at(super::simd_level(), block, lo, hi, num_hashes)
+    set_with(super::simd_level(), block, lo, hi, num_hashes)
 }
 
-/// [`has`] at a given level (which must be one of [`super::available_levels`]; a level the
-/// CPU lacks falls back to the scalar twin).
+/// [`has`] at `level`, which is `simd_level()` or `supported(…)`: one this CPU runs.
 #[inline(always)]
-pub fn has_at(level: SimdLevel, block: &[u64; WORDS], lo: u64, hi: u64, k: u32) -> bool {
+fn has_with(level: SimdLevel, block: &[u64; WORDS], lo: u64, hi: u64, k: u32) -> bool {
     #[cfg(target_arch = "x86_64")]
-    match super::supported(level) {
-        // SAFETY: `supported` returns AVX-512 only when the CPU was seen to have AVX-512F.
+    match level {
+        // SAFETY: `level` is `supported(…)` (see `has_at`; `has_with` is private) or `simd_level()`, which is AVX-512
+        // only when the CPU was seen to have AVX-512F.
         SimdLevel::Avx512 => return unsafe { super::x86::block512_has_avx512(block, lo, hi, k) },
-        // SAFETY: `supported` returns AVX2 or above only when the CPU was seen to have AVX2.
+        // SAFETY: as above, AVX2 or above only when the CPU was seen to have AVX2.
         SimdLevel::Avx2 => return unsafe { super::x86::block512_has_avx2(block, lo, hi, k) },
         SimdLevel::Scalar => {}
     }
@@ -97,18 +97,33 @@ pub fn has_at(level: SimdLevel, block: &[u64; WORDS], lo: u64, hi: u64, k: u32) 
     has_scalar(block, lo, hi, k)
 }
 
-/// [`set`] at a given level (see [`has_at`]).
+/// [`set`] at `level` (see `has_with`).
 #[inline(always)]
-pub fn set_at(level: SimdLevel, block: &mut [u64; WORDS], lo: u64, hi: u64, k: u32) -> bool {
+fn set_with(level: SimdLevel, block: &mut [u64; WORDS], lo: u64, hi: u64, k: u32) -> bool {
     #[cfg(target_arch = "x86_64")]
-    match super::supported(level) {
-        // SAFETY: `supported` returns AVX-512 only when the CPU was seen to have AVX-512F.
+    match level {
+        // SAFETY: `level` is `supported(…)` (see `has_at`; `has_with` is private) or `simd_level()`, which is AVX-512
+        // only when the CPU was seen to have AVX-512F.
         SimdLevel::Avx512 => return unsafe { super::x86::block512_set_avx512(block, lo, hi, k) },
-        // SAFETY: `supported` returns AVX2 or above only when the CPU was seen to have AVX2.
+        // SAFETY: as above, AVX2 or above only when the CPU was seen to have AVX2.
         SimdLevel::Avx2 => return unsafe { super::x86::block512_set_avx2(block, lo, hi, k) },
         SimdLevel::Scalar => {}
     }
     #[cfg(not(target_arch = "x86_64"))]
     let _ = level;
     set_scalar(block, lo, hi, k)
+}
+
+/// [`has`] at a given level, for the tests that hold the levels to the scalar twin: a level
+/// this CPU lacks runs the scalar twin.
+#[inline(always)]
+pub fn has_at(level: SimdLevel, block: &[u64; WORDS], lo: u64, hi: u64, k: u32) -> bool {
+    has_with(super::supported(level), block, lo, hi, k)
+}
+
+/// [`set`] at a given level, for the tests that hold the levels to the scalar twin: a level
+/// this CPU lacks runs the scalar twin.
+#[inline(always)]
+pub fn set_at(level: SimdLevel, block: &mut [u64; WORDS], lo: u64, hi: u64, k: u32) -> bool {
+    set_with(super::supported(level), block, lo, hi, k)
 }

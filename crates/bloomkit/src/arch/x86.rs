@@ -19,6 +19,17 @@ fn block512_mask_avx2(lo: u64, hi: u64, num_hashes: u32) -> (__m256i, __m256i) {
     let lanes_hi = _mm256_setr_epi64x(4, 5, 6, 7);
     let low6 = _mm256_set1_epi64x(63);
     let one = _mm256_set1_epi64x(1);
+    let full = |f: u64| {
+        let f = _mm256_set1_epi64x(f as i64);
+        (
+            _mm256_sllv_epi64(one, _mm256_and_si256(_mm256_srlv_epi64(f, shifts_lo), low6)),
+            _mm256_sllv_epi64(one, _mm256_and_si256(_mm256_srlv_epi64(f, shifts_hi), low6)),
+        )
+    };
+    if num_hashes == 8 {
+        // The sizing's usual k: one full round, no lanes to clear.
+        return full(lo);
+    }
     let (mut m0, mut m1) = (_mm256_setzero_si256(), _mm256_setzero_si256());
     for round in 0..num_hashes.div_ceil(8) {
         let f = _mm256_set1_epi64x(fields(lo, hi, round) as i64);
@@ -73,6 +84,10 @@ fn block512_mask_avx512(lo: u64, hi: u64, num_hashes: u32) -> __m512i {
     let shifts = _mm512_setr_epi64(0, 6, 12, 18, 24, 30, 36, 42);
     let low6 = _mm512_set1_epi64(63);
     let one = _mm512_set1_epi64(1);
+    if num_hashes == 8 {
+        let f = _mm512_set1_epi64(lo as i64);
+        return _mm512_sllv_epi64(one, _mm512_and_si512(_mm512_srlv_epi64(f, shifts), low6));
+    }
     let mut m = _mm512_setzero_si512();
     for round in 0..num_hashes.div_ceil(8) {
         let f = _mm512_set1_epi64(fields(lo, hi, round) as i64);
