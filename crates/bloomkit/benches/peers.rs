@@ -430,10 +430,12 @@ fn run<S: Subject>(name: &str, setup: &Setup, fpp: f64, note: impl Fn(&S) -> Str
     let count = |keys: &[u64]| keys.iter().filter(|&&k| filter.contains(k)).count() as u64;
     let positive = time_ns(setup.reps, setup.positive.len(), || count(&setup.positive));
     let negative = time_ns(setup.reps, setup.negative.len(), || count(&setup.negative));
-    assert_eq!(
-        count(&setup.positive),
-        setup.positive.len() as u64,
-        "{name}: false negative"
+    // bloomkit's filters must never miss; a peer that does (cuckoofilter 0.5 drops an item
+    // when an insert fails) is reported in the note rather than stopping the run.
+    let missed = setup.positive.len() as u64 - count(&setup.positive);
+    assert!(
+        missed == 0 || !name.starts_with("bloomkit"),
+        "{name}: {missed} false negatives"
     );
     let false_positives = count(&setup.negative);
     let mut out = Vec::with_capacity(setup.negative.len());
@@ -471,7 +473,11 @@ fn run<S: Subject>(name: &str, setup: &Setup, fpp: f64, note: impl Fn(&S) -> Str
         floor,
         floor_small_pages,
         fpr: false_positives as f64 / setup.negative.len() as f64,
-        note: note(&filter),
+        note: if missed == 0 {
+            note(&filter)
+        } else {
+            format!("{}; {missed} FALSE NEGATIVES", note(&filter))
+        },
     };
     eprintln!(
         "  {name}: insert {:.1} ns, +query {:.1} ns, -query {:.1} ns, floor {:.1} ns, fpr {:.5}",

@@ -9,7 +9,8 @@
 //!     target/release/examples/query_cost blocked single 1000000 100000
 //! ```
 //!
-//! Arguments: kind (`blocked`, `blocked-murmur3`, `sbbf`, `classic`), path (`single` or
+//! Arguments: kind (`blocked`, `blocked-murmur3`, `sbbf`, `classic`, or the peer
+//! `sbbf-rs-safe` at 11 bits per key with XXH3-64 as in `benches/peers.rs`), path (`single` or
 //! `batch`), n, Q. Divide the `Collected` instruction count by Q. `BLOOMKIT_FORCE_SCALAR=1`
 //! measures the scalar kernels.
 
@@ -28,6 +29,8 @@ enum Subject {
     Blocked(BlockedBloomFilter),
     Sbbf(SplitBlockBloomFilter),
     Classic(BloomFilter),
+    /// The peer, hashed with XXH3-64 as in `benches/peers.rs`.
+    SbbfRs(sbbf_rs_safe::Filter),
 }
 
 #[inline(never)]
@@ -36,6 +39,10 @@ fn measured(filter: &Subject, batch: bool, queries: &[u64], out: &mut Vec<bool>)
         (Subject::Blocked(f), false) => queries.iter().filter(|&&k| f.contains_u64(k)).count(),
         (Subject::Sbbf(f), false) => queries.iter().filter(|&&k| f.contains_u64(k)).count(),
         (Subject::Classic(f), false) => queries.iter().filter(|&k| f.contains(k)).count(),
+        (Subject::SbbfRs(f), _) => queries
+            .iter()
+            .filter(|&&k| f.contains_hash(xxhash_rust::xxh3::xxh3_64(&k.to_le_bytes())))
+            .count(),
         (Subject::Blocked(f), true) => {
             f.contains_batch_u64(queries, out);
             out.iter().filter(|&&b| b).count()
@@ -53,7 +60,8 @@ fn measured(filter: &Subject, batch: bool, queries: &[u64], out: &mut Vec<bool>)
 
 fn main() {
     let args: Vec<String> = std::env::args().collect();
-    let usage = "usage: query_cost blocked|blocked-murmur3|sbbf|classic single|batch N Q";
+    let usage =
+        "usage: query_cost blocked|blocked-murmur3|sbbf|classic|sbbf-rs-safe single|batch N Q";
     let [_, kind, path, n, q] = &args[..] else {
         panic!("{usage}")
     };
@@ -79,6 +87,13 @@ fn main() {
             let mut f = SplitBlockBloomFilter::with_capacity(n, 0.01).unwrap();
             f.insert_batch_u64(&keys);
             Subject::Sbbf(f)
+        }
+        "sbbf-rs-safe" => {
+            let mut f = sbbf_rs_safe::Filter::new(11, n as usize);
+            for k in &keys {
+                f.insert_hash(xxhash_rust::xxh3::xxh3_64(&k.to_le_bytes()));
+            }
+            Subject::SbbfRs(f)
         }
         "classic" => {
             let mut f = BloomFilter::with_capacity(n, 0.01).unwrap();

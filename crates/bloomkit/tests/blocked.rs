@@ -441,3 +441,22 @@ fn murmur3_files_load_and_keep_the_documented_bits() {
         .collect();
     assert_eq!(got, want.concat());
 }
+
+/// Inserting on all cores (partitioned by block) gives the sequential filter: the same bits
+/// and the same count of inserts that changed it, duplicates included.
+#[cfg(feature = "rayon")]
+#[test]
+fn parallel_insert_is_the_sequential_filter() {
+    let words: Vec<String> = (0..300_000u64)
+        .map(|i| format!("w{}", i % 250_000))
+        .collect();
+    let mut sequential = BlockedBloomFilter::with_capacity(250_000, 0.01).unwrap();
+    let mut parallel = sequential.clone();
+    let changed = words
+        .iter()
+        .filter(|w| sequential.insert(w.as_str()))
+        .count() as u64;
+    assert_eq!(parallel.insert_parallel(&words), changed);
+    assert_eq!(parallel, sequential);
+    assert!(changed < 250_000 && changed > 245_000);
+}
