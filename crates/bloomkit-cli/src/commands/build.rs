@@ -119,21 +119,11 @@ fn insert_lines(
             Ok((bloom.into(), lines))
         }
         // The one-block kinds: partitioned by block on all cores, the sequential result.
-        AnyFilter::Blocked(mut blocked) => {
-            let lines = input::for_each_block(reader, progress, |block| {
-                let lines: Vec<&[u8]> = input::par_lines(block).collect();
-                blocked.insert_parallel(&lines);
-                Ok(())
-            })?;
-            Ok((blocked.into(), lines))
-        }
-        AnyFilter::SplitBlock(mut sbbf) => {
-            let lines = input::for_each_block(reader, progress, |block| {
-                let lines: Vec<&[u8]> = input::par_lines(block).collect();
-                sbbf.insert_parallel(&lines);
-                Ok(())
-            })?;
-            Ok((sbbf.into(), lines))
+        AnyFilter::Blocked(blocked) => fill_by_blocks(blocked, reader, progress, |f, lines| {
+            f.insert_parallel(lines)
+        }),
+        AnyFilter::SplitBlock(sbbf) => {
+            fill_by_blocks(sbbf, reader, progress, |f, lines| f.insert_parallel(lines))
         }
         mut other => {
             let lines = input::for_each_line(reader, progress, |line| {
@@ -145,4 +135,21 @@ fn insert_lines(
             Ok((other, lines))
         }
     }
+}
+
+/// Inserts the lines of `reader` a block of input at a time, each block's lines split on all
+/// cores and handed to `insert` (a kind's `insert_parallel`); returns the filter and the
+/// number of lines.
+fn fill_by_blocks<F: Into<AnyFilter>>(
+    mut filter: F,
+    reader: impl std::io::Read,
+    progress: &ProgressBar,
+    insert: impl Fn(&mut F, &[&[u8]]) -> u64,
+) -> Result<(AnyFilter, u64)> {
+    let lines = input::for_each_block(reader, progress, |block| {
+        let lines: Vec<&[u8]> = input::par_lines(block).collect();
+        insert(&mut filter, &lines);
+        Ok(())
+    })?;
+    Ok((filter.into(), lines))
 }
