@@ -207,6 +207,29 @@ fn build_sizes_for_the_lines_and_finds_every_one() {
     assert!(!d.join("e.bk").exists());
 }
 
+/// `build` fills the blocked and split-block kinds on all cores (partitioned by block); the
+/// file must be the one `create` + `add` write line by line, repeated lines included.
+#[test]
+fn build_of_the_block_kinds_equals_adding_line_by_line() {
+    let dir = temp();
+    let d = dir.path();
+    let lines: String = (0..30_000).map(|i| format!("w{}\n", i % 25_000)).collect();
+    std::fs::write(d.join("in.txt"), &lines).unwrap();
+    for kind in ["blocked", "sbbf"] {
+        ok(d, &["build", "in.txt", "--kind", kind, "-o", "built.bk"]);
+        ok(
+            d,
+            &["create", "--kind", kind, "-n", "30000", "-o", "added.bk"],
+        );
+        ok(d, &["add", "added.bk", "--from", "in.txt"]);
+        let (built, added) = (
+            std::fs::read(d.join("built.bk")).unwrap(),
+            std::fs::read(d.join("added.bk")).unwrap(),
+        );
+        assert_eq!(built, added, "{kind}");
+    }
+}
+
 #[test]
 fn info_prints_the_seed_parameters_block() {
     let dir = temp();
