@@ -78,7 +78,7 @@
 
 use std::fmt;
 
-use crate::arch;
+use crate::arch::{self, SimdLevel};
 use crate::codec::{Parts, Persist, Reader};
 use crate::error::{DecodeError, Error};
 use crate::filter::{Filter, Kind, Mergeable};
@@ -122,14 +122,14 @@ pub struct BlockedBloomFilter {
 
 /// Whether every bit of the item's mask is set in `block` (SIMD where the CPU has it).
 #[inline(always)]
-fn block_has(block: &Block, lo: u64, hi: u64, num_hashes: u32) -> bool {
-    arch::block512::has(&block.0, lo, hi, num_hashes)
+fn block_has(level: SimdLevel, block: &Block, lo: u64, hi: u64, num_hashes: u32) -> bool {
+    arch::block512::has_with(level, &block.0, lo, hi, num_hashes)
 }
 
 /// Sets the bits of the item's mask; whether any was 0 before.
 #[inline(always)]
-fn block_set(block: &mut Block, lo: u64, hi: u64, num_hashes: u32) -> bool {
-    arch::block512::set(&mut block.0, lo, hi, num_hashes)
+fn block_set(level: SimdLevel, block: &mut Block, lo: u64, hi: u64, num_hashes: u32) -> bool {
+    arch::block512::set_with(level, &mut block.0, lo, hi, num_hashes)
 }
 
 #[inline(always)]
@@ -217,13 +217,13 @@ impl BlockedBloomFilter {
     pub fn contains_batch_into<I: Item>(&self, items: &[I], out: &mut Vec<bool>) {
         out.clear();
         out.reserve(items.len());
-        let mut digests = [0u128; BATCH_GROUP];
-        for group in items.chunks(BATCH_GROUP) {
-            for (digest, item) in digests.iter_mut().zip(group) {
-                *digest = item.with_bytes(|bytes| self.hashing.digest(bytes));
-            }
-            self.contains_group(&digests[..group.len()], out);
-        }
+        let hashing = self.hashing;
+        self.contains_digests(
+            items
+                .iter()
+                .map(|item| item.with_bytes(|bytes| hashing.digest(bytes))),
+            out,
+        );
     }
 
     /// [`contains_batch_into`](Self::contains_batch_into) for `u64` keys through the integer
@@ -232,42 +232,32 @@ impl BlockedBloomFilter {
         out.clear();
         out.reserve(keys.len());
         let (function, seed) = (self.hashing.function, self.hashing.seed);
-        let mut digests = [0u128; BATCH_GROUP];
-        for group in keys.chunks(BATCH_GROUP) {
-            for (digest, &key) in digests.iter_mut().zip(group) {
-                *digest = hash::digest_u64(function, key, seed);
-            }
-            self.contains_group(&digests[..group.len()], out);
-        }
+        self.contains_digests(
+            keys.iter()
+                .map(|&key| hash::digest_u64(function, key, seed)),
+            out,
+        );
     }
 
     /// Inserts every item, a group at a time (see [`contains_batch`](Self::contains_batch)).
     /// The filter ends exactly as after [`insert`](Self::insert) of each item in order;
     /// returns how many of those inserts changed the filter.
     pub fn insert_batch<I: Item>(&mut self, items: &[I]) -> u64 {
-        let mut changed = 0;
-        let mut digests = [0u128; BATCH_GROUP];
-        for group in items.chunks(BATCH_GROUP) {
-            for (digest, item) in digests.iter_mut().zip(group) {
-                *digest = item.with_bytes(|bytes| self.hashing.digest(bytes));
-            }
-            changed += self.insert_group(&digests[..group.len()]);
-        }
-        changed
+        let hashing = self.hashing;
+        self.insert_digests(
+            items
+                .iter()
+                .map(|item| item.with_bytes(|bytes| hashing.digest(bytes))),
+        )
     }
 
     /// [`insert_batch`](Self::insert_batch) for `u64` keys through the integer fast path.
     pub fn insert_batch_u64(&mut self, keys: &[u64]) -> u64 {
         let (function, seed) = (self.hashing.function, self.hashing.seed);
-        let mut changed = 0;
-        let mut digests = [0u128; BATCH_GROUP];
-        for group in keys.chunks(BATCH_GROUP) {
-            for (digest, &key) in digests.iter_mut().zip(group) {
-                *digest = hash::digest_u64(function, key, seed);
-            }
-            changed += self.insert_group(&digests[..group.len()]);
-        }
-        changed
+        self.insert_digests(
+            keys.iter()
+                .map(|&key| hash::digest_u64(function, key, seed)),
+        )
     }
 
     #[inline(always)]
@@ -279,7 +269,7 @@ impl BlockedBloomFilter {
     fn insert_digest(&mut self, digest: u128) -> bool {
         let (lo, hi) = halves(digest);
         let index = self.block_index(hi);
-        let changed = block_set(&mut self.blocks[index], lo, hi, self.num_hashes);
+        let changed = arch::block512::set(&mut self.blocks[index].0, lo, hi, self.num_hashes);
         self.inserted += changed as u64;
         changed
     }
@@ -288,38 +278,76 @@ impl BlockedBloomFilter {
     fn contains_digest(&self, digest: u128) -> bool {
         let (lo, hi) = halves(digest);
         let block = &self.blocks[self.block_index(hi)];
-        block_has(block, lo, hi, self.num_hashes)
+        arch::block512::has(&block.0, lo, hi, self.num_hashes)
     }
 
-    /// Block indexes of a group, each block prefetched ([`arch::prefetch`]) so that all the
-    /// group's cache misses are under way before the first test needs its line.
-    #[inline(always)]
-    fn locate_group(&self, digests: &[u128]) -> [usize; BATCH_GROUP] {
-        let mut index = [0usize; BATCH_GROUP];
-        for (slot, &digest) in index.iter_mut().zip(digests) {
-            *slot = self.block_index(halves(digest).1);
-            arch::prefetch(&self.blocks[*slot]);
+    /// The batch loops, each run whole at the kernels' level ([`arch::dispatch`]), so that
+    /// the kernels inline into them: a group of [`BATCH_GROUP`] digests is taken, each block
+    /// prefetched ([`arch::prefetch`]) so that all the group's cache misses are under way
+    /// before the first test needs its line, then the group is tested in order.
+    fn contains_digests(&self, digests: impl Iterator<Item = u128>, out: &mut Vec<bool>) {
+        struct Work<'a, D>(&'a BlockedBloomFilter, D, &'a mut Vec<bool>);
+        impl<D: Iterator<Item = u128>> arch::AtLevel for Work<'_, D> {
+            type Output = ();
+            #[inline(always)]
+            fn run(self, level: SimdLevel) {
+                let Work(filter, digests, out) = self;
+                let k = filter.num_hashes;
+                let mut group = [(0usize, 0u64, 0u64); BATCH_GROUP];
+                let mut digests = digests.peekable();
+                while digests.peek().is_some() {
+                    let len = filter.locate_group(&mut digests, &mut group);
+                    for &(i, lo, hi) in &group[..len] {
+                        out.push(block_has(level, &filter.blocks[i], lo, hi, k));
+                    }
+                }
+            }
         }
-        index
+        arch::dispatch(Work(self, digests, out))
     }
 
-    fn contains_group(&self, digests: &[u128], out: &mut Vec<bool>) {
-        let index = self.locate_group(digests);
-        for (&digest, &i) in digests.iter().zip(&index) {
-            let (lo, hi) = halves(digest);
-            out.push(block_has(&self.blocks[i], lo, hi, self.num_hashes));
+    fn insert_digests(&mut self, digests: impl Iterator<Item = u128>) -> u64 {
+        struct Work<'a, D>(&'a mut BlockedBloomFilter, D);
+        impl<D: Iterator<Item = u128>> arch::AtLevel for Work<'_, D> {
+            type Output = u64;
+            #[inline(always)]
+            fn run(self, level: SimdLevel) -> u64 {
+                let Work(filter, digests) = self;
+                let k = filter.num_hashes;
+                let mut group = [(0usize, 0u64, 0u64); BATCH_GROUP];
+                let mut digests = digests.peekable();
+                let mut changed = 0;
+                while digests.peek().is_some() {
+                    let len = filter.locate_group(&mut digests, &mut group);
+                    for &(i, lo, hi) in &group[..len] {
+                        changed += block_set(level, &mut filter.blocks[i], lo, hi, k) as u64;
+                    }
+                }
+                changed
+            }
         }
-    }
-
-    fn insert_group(&mut self, digests: &[u128]) -> u64 {
-        let index = self.locate_group(digests);
-        let mut changed = 0;
-        for (&digest, &i) in digests.iter().zip(&index) {
-            let (lo, hi) = halves(digest);
-            changed += block_set(&mut self.blocks[i], lo, hi, self.num_hashes) as u64;
-        }
+        let changed = arch::dispatch(Work(self, digests));
         self.inserted += changed;
         changed
+    }
+
+    /// Fills `group` with the next (block, lo, hi) of up to [`BATCH_GROUP`] digests, each
+    /// block prefetched; how many.
+    #[inline(always)]
+    fn locate_group(
+        &self,
+        digests: &mut impl Iterator<Item = u128>,
+        group: &mut [(usize, u64, u64); BATCH_GROUP],
+    ) -> usize {
+        let mut len = 0;
+        for (slot, digest) in group.iter_mut().zip(digests) {
+            let (lo, hi) = halves(digest);
+            let i = self.block_index(hi);
+            arch::prefetch(&self.blocks[i]);
+            *slot = (i, lo, hi);
+            len += 1;
+        }
+        len
     }
 
     /// b, the number of 512-bit blocks.
@@ -581,7 +609,7 @@ impl BlockedBloomFilter {
                 let (lo, hi) = halves(item.with_bytes(|bytes| hashing.digest(bytes)));
                 (reduce(hi, b) as usize, (lo, hi))
             },
-            |block: &mut Block, (lo, hi)| block_set(block, lo, hi, k),
+            |block: &mut Block, (lo, hi)| arch::block512::set(&mut block.0, lo, hi, k),
         );
         self.inserted += changed;
         changed

@@ -334,34 +334,56 @@ impl SplitBlockBloomFilter {
         changed
     }
 
+    /// The batch loops, each run whole at the kernels' level ([`arch::dispatch`]): the
+    /// kernels inline into the loop, and its constants stay in registers.
     fn contains_hashes(&self, hashes: impl Iterator<Item = u64>, out: &mut Vec<bool>) {
-        let mut group = [(0usize, 0u32); BATCH_GROUP];
-        let mut hashes = hashes.peekable();
-        while hashes.peek().is_some() {
-            let mut len = 0;
-            for (slot, h) in group.iter_mut().zip(&mut hashes) {
-                let i = self.block_index(h);
-                arch::prefetch(&self.blocks[i]);
-                *slot = (i, h as u32);
-                len += 1;
-            }
-            for &(i, x) in &group[..len] {
-                out.push(block256::has(&self.blocks[i].0, x));
+        struct Work<'a, H>(&'a SplitBlockBloomFilter, H, &'a mut Vec<bool>);
+        impl<H: Iterator<Item = u64>> arch::AtLevel for Work<'_, H> {
+            type Output = ();
+            #[inline(always)]
+            fn run(self, level: arch::SimdLevel) {
+                let Work(filter, hashes, out) = self;
+                let mut group = [(0usize, 0u32); BATCH_GROUP];
+                let mut hashes = hashes.peekable();
+                while hashes.peek().is_some() {
+                    let mut len = 0;
+                    for (slot, h) in group.iter_mut().zip(&mut hashes) {
+                        let i = filter.block_index(h);
+                        arch::prefetch(&filter.blocks[i]);
+                        *slot = (i, h as u32);
+                        len += 1;
+                    }
+                    for &(i, x) in &group[..len] {
+                        out.push(block256::has_with(level, &filter.blocks[i].0, x));
+                    }
+                }
             }
         }
+        arch::dispatch(Work(self, hashes, out))
     }
 
     fn insert_hashes(&mut self, hashes: &[u64]) -> u64 {
-        let mut changed = 0;
-        for chunk in hashes.chunks(BATCH_GROUP) {
-            for &h in chunk {
-                arch::prefetch(&self.blocks[self.block_index(h)]);
-            }
-            for &h in chunk {
-                let i = self.block_index(h);
-                changed += block256::set(&mut self.blocks[i].0, h as u32) as u64;
+        struct Work<'a>(&'a mut SplitBlockBloomFilter, &'a [u64]);
+        impl arch::AtLevel for Work<'_> {
+            type Output = u64;
+            #[inline(always)]
+            fn run(self, level: arch::SimdLevel) -> u64 {
+                let Work(filter, hashes) = self;
+                let mut changed = 0;
+                for chunk in hashes.chunks(BATCH_GROUP) {
+                    for &h in chunk {
+                        arch::prefetch(&filter.blocks[filter.block_index(h)]);
+                    }
+                    for &h in chunk {
+                        let i = filter.block_index(h);
+                        changed +=
+                            block256::set_with(level, &mut filter.blocks[i].0, h as u32) as u64;
+                    }
+                }
+                changed
             }
         }
+        let changed = arch::dispatch(Work(self, hashes));
         self.inserted += changed;
         changed
     }

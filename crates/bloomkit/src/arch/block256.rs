@@ -66,7 +66,7 @@ pub fn set(block: &mut [u32; WORDS], x: u32) -> bool {
 
 /// [`has`] at `level`, which is `simd_level()` or `supported(…)`: one this CPU runs.
 #[inline(always)]
-fn has_with(level: SimdLevel, block: &[u32; WORDS], x: u32) -> bool {
+pub(crate) fn has_with(level: SimdLevel, block: &[u32; WORDS], x: u32) -> bool {
     #[cfg(target_arch = "x86_64")]
     if level != SimdLevel::Scalar {
         // SAFETY: `level` is `supported(…)` (see `has_at`; `has_with` is private) or `simd_level()`, a SIMD level
@@ -80,7 +80,7 @@ fn has_with(level: SimdLevel, block: &[u32; WORDS], x: u32) -> bool {
 
 /// [`set`] at `level` (see `has_with`).
 #[inline(always)]
-fn set_with(level: SimdLevel, block: &mut [u32; WORDS], x: u32) -> bool {
+pub(crate) fn set_with(level: SimdLevel, block: &mut [u32; WORDS], x: u32) -> bool {
     #[cfg(target_arch = "x86_64")]
     if level != SimdLevel::Scalar {
         // SAFETY: `level` is `supported(…)` (see `has_at`; `has_with` is private) or `simd_level()`, a SIMD level

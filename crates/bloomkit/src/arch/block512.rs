@@ -82,7 +82,7 @@ pub fn set(block: &mut [u64; WORDS], lo: u64, hi: u64, num_hashes: u32) -> bool 
 
 /// [`has`] at `level`, which is `simd_level()` or `supported(…)`: one this CPU runs.
 #[inline(always)]
-fn has_with(level: SimdLevel, block: &[u64; WORDS], lo: u64, hi: u64, k: u32) -> bool {
+pub(crate) fn has_with(level: SimdLevel, block: &[u64; WORDS], lo: u64, hi: u64, k: u32) -> bool {
     #[cfg(target_arch = "x86_64")]
     match level {
         // SAFETY: `level` is `supported(…)` (see `has_at`; `has_with` is private) or `simd_level()`, which is AVX-512
@@ -99,7 +99,13 @@ fn has_with(level: SimdLevel, block: &[u64; WORDS], lo: u64, hi: u64, k: u32) ->
 
 /// [`set`] at `level` (see `has_with`).
 #[inline(always)]
-fn set_with(level: SimdLevel, block: &mut [u64; WORDS], lo: u64, hi: u64, k: u32) -> bool {
+pub(crate) fn set_with(
+    level: SimdLevel,
+    block: &mut [u64; WORDS],
+    lo: u64,
+    hi: u64,
+    k: u32,
+) -> bool {
     #[cfg(target_arch = "x86_64")]
     match level {
         // SAFETY: `level` is `supported(…)` (see `has_at`; `has_with` is private) or `simd_level()`, which is AVX-512

@@ -139,6 +139,33 @@ fn detect_cpu() -> SimdLevel {
     SimdLevel::Scalar
 }
 
+/// A piece of work run with the kernels' level known at compile time (see [`dispatch`]).
+pub trait AtLevel {
+    /// What the work returns.
+    type Output;
+    /// Does the work at `level`. Implementations mark it `#[inline(always)]`, so that it is
+    /// compiled into the `#[target_feature]` function of each level and the kernels it calls
+    /// with that level inline into it.
+    fn run(self, level: SimdLevel) -> Self::Output;
+}
+
+/// Runs `work` at [`simd_level`], the whole of it compiled for that level: on x86-64 the
+/// AVX2 and AVX-512 cases go through a `#[target_feature]` function into which
+/// `work.run` (marked `#[inline(always)]`) is inlined, and with it the kernels that `work`
+/// reaches through `has_with(level, …)`: one call for the work, none per kernel.
+#[inline(always)]
+pub fn dispatch<W: AtLevel>(work: W) -> W::Output {
+    match simd_level() {
+        #[cfg(target_arch = "x86_64")]
+        // SAFETY: `simd_level` is AVX-512 only when the CPU was seen to have AVX-512F and AVX2.
+        SimdLevel::Avx512 => unsafe { x86::run_avx512(work) },
+        #[cfg(target_arch = "x86_64")]
+        // SAFETY: `simd_level` is AVX2 only when the CPU was seen to have AVX2.
+        SimdLevel::Avx2 => unsafe { x86::run_avx2(work) },
+        _ => work.run(SimdLevel::Scalar),
+    }
+}
+
 /// Every level this CPU can run, scalar first: what the property tests compare.
 pub fn available_levels() -> Vec<SimdLevel> {
     [SimdLevel::Scalar, SimdLevel::Avx2, SimdLevel::Avx512]
