@@ -207,6 +207,29 @@ fn build_sizes_for_the_lines_and_finds_every_one() {
     assert!(!d.join("e.bk").exists());
 }
 
+/// `build` fills the blocked and split-block kinds on all cores (partitioned by block); the
+/// file must be the one `create` + `add` write line by line, repeated lines included.
+#[test]
+fn build_of_the_block_kinds_equals_adding_line_by_line() {
+    let dir = temp();
+    let d = dir.path();
+    let lines: String = (0..30_000).map(|i| format!("w{}\n", i % 25_000)).collect();
+    std::fs::write(d.join("in.txt"), &lines).unwrap();
+    for kind in ["blocked", "sbbf"] {
+        ok(d, &["build", "in.txt", "--kind", kind, "-o", "built.bk"]);
+        ok(
+            d,
+            &["create", "--kind", kind, "-n", "30000", "-o", "added.bk"],
+        );
+        ok(d, &["add", "added.bk", "--from", "in.txt"]);
+        let (built, added) = (
+            std::fs::read(d.join("built.bk")).unwrap(),
+            std::fs::read(d.join("added.bk")).unwrap(),
+        );
+        assert_eq!(built, added, "{kind}");
+    }
+}
+
 #[test]
 fn info_prints_the_seed_parameters_block() {
     let dir = temp();
@@ -434,7 +457,7 @@ fn bad_parameters_are_errors_not_panics() {
 }
 
 /// Every kind, by its name on the command line.
-const KINDS: [&str; 8] = [
+const KINDS: [&str; 9] = [
     "bloom",
     "blocked",
     "counting",
@@ -443,6 +466,7 @@ const KINDS: [&str; 8] = [
     "scalable",
     "stable",
     "cuckoo",
+    "sbbf",
 ];
 
 /// The kinds that can remove items.
@@ -730,7 +754,7 @@ fn kind_specific_options_apply_to_their_kinds_only() {
             "cuckoo",
             "--bits",
             "1024",
-            "bloom, blocked, counting, vi-counting, deletable or stable",
+            "bloom, blocked, counting, vi-counting, deletable, stable or sbbf",
         ),
     ] {
         let args = [
@@ -965,7 +989,7 @@ fn merge_works_for_mergeable_kinds_only() {
         assert!(
             stderr(&output).contains(&format!(
                 "cannot merge x.bk and y.bk: a {kind} filter cannot merge; merge works for \
-                 bloom, blocked, counting, vi-counting or deletable filters"
+                 bloom, blocked, counting, vi-counting, deletable or sbbf filters"
             )),
             "{}",
             stderr(&output)

@@ -6,7 +6,8 @@
 use bloomkit::BloomFilter;
 use bloomkit::{
     AnyFilter, BlockedBloomFilter, CountingBloomFilter, CuckooFilter, DeletableBloomFilter, Error,
-    Filter, ScalableBloomFilter, StableBloomFilter, VariableIncrementBloomFilter,
+    Filter, ScalableBloomFilter, SplitBlockBloomFilter, StableBloomFilter,
+    VariableIncrementBloomFilter,
 };
 
 fn main() -> Result<(), Error> {
@@ -38,6 +39,10 @@ fn main() -> Result<(), Error> {
             StableBloomFilter::with_capacity(n, fpp)?.into(),
         ),
         ("CuckooFilter", CuckooFilter::with_capacity(n, fpp)?.into()),
+        (
+            "SplitBlockBloomFilter",
+            SplitBlockBloomFilter::with_capacity(n, fpp)?.into(),
+        ),
     ];
     println!("| kind | remove | grow | merge | false negatives | bits per item at ε = 1% |");
     println!("|---|---|---|---|---|---|");

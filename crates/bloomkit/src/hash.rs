@@ -62,6 +62,11 @@ pub enum HashFunction {
     /// [`REDISBLOOM_SEED`] and [`IndexScheme::DoubleHashing`] a [`crate::BloomFilter`] sets
     /// exactly the bits a RedisBloom filter of the same size sets.
     Murmur64APair = 3,
+    /// XXH64 (Collet; the specification's 64-bit xxHash) in the low 64 bits, and in the high
+    /// 64 bits SplitMix64's finaliser of it. The low half is the hash Apache Parquet's Bloom
+    /// filters use (with seed 0), so the
+    /// [`SplitBlockBloomFilter`](crate::SplitBlockBloomFilter) reads it alone.
+    Xxh64 = 4,
 }
 
 impl HashFunction {
@@ -76,6 +81,7 @@ impl HashFunction {
             1 => Ok(Self::Murmur3),
             2 => Ok(Self::Xxh3),
             3 => Ok(Self::Murmur64APair),
+            4 => Ok(Self::Xxh64),
             other => Err(Error::UnknownHashFunction(other)),
         }
     }
@@ -86,6 +92,7 @@ impl HashFunction {
             Self::Murmur3 => "murmur3-x64-128",
             Self::Xxh3 => "xxh3-128",
             Self::Murmur64APair => "murmur64a-pair",
+            Self::Xxh64 => "xxh64",
         }
     }
 
@@ -100,6 +107,7 @@ impl HashFunction {
                 let b = murmur64a(bytes, a);
                 (a as u128) | ((b as u128) << 64)
             }
+            Self::Xxh64 => widen_xxh64(xxhash_rust::xxh64::xxh64(bytes, seed)),
         }
     }
 }
@@ -433,9 +441,63 @@ pub fn random_seed() -> Result<u64, Error> {
 pub fn digest_u64(function: HashFunction, key: u64, seed: u64) -> u128 {
     match function {
         HashFunction::Murmur3 => murmur3_x64_128_u64(key, seed),
-        HashFunction::Xxh3 => xxhash_rust::xxh3::xxh3_128_with_seed(&key.to_le_bytes(), seed),
+        HashFunction::Xxh3 => xxh3_128_u64(key, seed),
         HashFunction::Murmur64APair => function.digest(&key.to_le_bytes(), seed),
+        HashFunction::Xxh64 => widen_xxh64(xxh64_u64(key, seed)),
     }
+}
+
+/// The 128-bit digest of [`HashFunction::Xxh64`]: the XXH64 value `h` and, above it,
+/// SplitMix64's finaliser of `h` (a bijection, so the halves are as independent as one
+/// 64-bit hash allows).
+#[inline]
+fn widen_xxh64(h: u64) -> u128 {
+    let mut z = h ^ 0x9e37_79b9_7f4a_7c15;
+    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+    (h as u128) | (((z ^ (z >> 31)) as u128) << 64)
+}
+
+/// XXH64 of the 8 little-endian bytes of `key`: the specification's path for an input of
+/// one 8-byte lane and no stripes (0.1.1, "Step 1 … Step 6").
+#[inline]
+pub fn xxh64_u64(key: u64, seed: u64) -> u64 {
+    const P1: u64 = 0x9e37_79b1_85eb_ca87;
+    const P2: u64 = 0xc2b2_ae3d_27d4_eb4f;
+    const P3: u64 = 0x1656_67b1_9e37_79f9;
+    const P4: u64 = 0x85eb_ca77_c2b2_ae63;
+    const P5: u64 = 0x27d4_eb2f_1656_67c5;
+    let mut acc = seed.wrapping_add(P5).wrapping_add(8);
+    acc ^= key.wrapping_mul(P2).rotate_left(31).wrapping_mul(P1);
+    acc = acc.rotate_left(27).wrapping_mul(P1).wrapping_add(P4);
+    acc ^= acc >> 33;
+    acc = acc.wrapping_mul(P2);
+    acc ^= acc >> 29;
+    acc = acc.wrapping_mul(P3);
+    acc ^ (acc >> 32)
+}
+
+/// XXH3-128 of the 8 little-endian bytes of `key`: the specification's 4-to-8-byte path
+/// written out (one 64×64→128 multiply and two avalanches; the crate's generic entry point
+/// first branches on the length and is not inlined). `flip` is bytes 16..32 of XXH3's
+/// default secret, folded by XOR.
+#[inline]
+fn xxh3_128_u64(key: u64, seed: u64) -> u128 {
+    const FLIP: u64 = 0xc4f0_2334_4dc9_94ac;
+    const PRIME64_1_PLUS_32: u64 = 0x9e37_79b1_85eb_caa7;
+    let seed = seed ^ (((seed as u32).swap_bytes() as u64) << 32);
+    let keyed = key ^ FLIP.wrapping_add(seed);
+    let product = keyed as u128 * PRIME64_1_PLUS_32 as u128;
+    let (mut lo, mut hi) = (product as u64, (product >> 64) as u64);
+    hi = hi.wrapping_add(lo << 1);
+    lo ^= hi >> 3;
+    lo ^= lo >> 35;
+    lo = lo.wrapping_mul(0x9fb2_1c65_1e98_df25);
+    lo ^= lo >> 28;
+    hi ^= hi >> 37;
+    hi = hi.wrapping_mul(0x1656_6791_9e37_79f9);
+    hi ^= hi >> 32;
+    (lo as u128) | ((hi as u128) << 64)
 }
 
 /// [`murmur3_x64_128`] of the 8 little-endian bytes of `key`: the reference with its
@@ -927,6 +989,28 @@ mod tests {
 
     include!("hash_vectors.rs");
 
+    /// XXH64's published values (the specification's reference implementation, as printed by
+    /// `xxhsum -H1` and the Python `xxhash` package): the empty input and "abc" with seed 0.
+    #[test]
+    fn xxh64_matches_published_vectors() {
+        assert_eq!(
+            HashFunction::Xxh64.digest(b"", 0) as u64,
+            0xef46_db37_51d8_e999
+        );
+        assert_eq!(
+            HashFunction::Xxh64.digest(b"abc", 0) as u64,
+            0x44bc_2cf5_ad77_0999
+        );
+        for key in [0u64, 1, 0x0123_4567_89ab_cdef, u64::MAX] {
+            for seed in [0u64, 7, u64::MAX] {
+                assert_eq!(
+                    xxh64_u64(key, seed),
+                    xxhash_rust::xxh64::xxh64(&key.to_le_bytes(), seed)
+                );
+            }
+        }
+    }
+
     #[test]
     fn seeded_scheme_uses_one_seed_per_hash() {
         let hashing = Hashing {
@@ -1031,6 +1115,7 @@ mod tests {
             HashFunction::Murmur3,
             HashFunction::Xxh3,
             HashFunction::Murmur64APair,
+            HashFunction::Xxh64,
         ] {
             assert_eq!(HashFunction::from_id(f.id()).unwrap(), f);
         }
@@ -1047,7 +1132,11 @@ mod tests {
 
     #[test]
     fn the_integer_fast_path_digests_exactly_like_the_item_path() {
-        for function in [HashFunction::Murmur3, HashFunction::Xxh3] {
+        for function in [
+            HashFunction::Murmur3,
+            HashFunction::Xxh3,
+            HashFunction::Xxh64,
+        ] {
             for (i, key) in [0u64, 1, 42, u64::MAX, 0x0123_4567_89ab_cdef]
                 .into_iter()
                 .chain((0..1000).map(|i: u64| i.wrapping_mul(0x9e37_79b9_7f4a_7c15)))

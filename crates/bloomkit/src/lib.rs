@@ -46,12 +46,18 @@
 //!   all cores, bit for bit the sequential result.
 //! * [`blocked`] — the [`BlockedBloomFilter`]: all k bits of an item in one 64-byte cache
 //!   line, one cache miss per query; integer fast path and batched queries.
+//! * [`split_block`] — the [`SplitBlockBloomFilter`]: Apache Parquet's Bloom filter, bit for
+//!   bit (XXH64, 256-bit blocks of eight 32-bit words).
 //! * [`codec`] — the file format ([`Persist`]), with atomic saves.
 //! * [`stats`] — confidence intervals used to judge measured rates.
-#![forbid(unsafe_code)]
+//! * [`arch`] — the one module with `unsafe`: prefetch, SIMD kernels chosen at run time
+//!   (scalar twins held to the same bits by tests), huge-page advice.
+#![deny(unsafe_code)]
 #![warn(missing_docs)]
 
 pub mod any;
+#[allow(unsafe_code)]
+pub mod arch;
 pub mod bits;
 pub mod blocked;
 pub mod bloom;
@@ -69,6 +75,7 @@ pub mod params;
 pub mod registry;
 pub mod scalable;
 mod sizing;
+pub mod split_block;
 pub mod stable;
 pub mod stats;
 pub mod vi_counting;
@@ -85,6 +92,7 @@ pub use error::{DecodeError, Error};
 pub use filter::{Filter, Kind, Mergeable, Removable};
 pub use hash::{HashFunction, Hashed, Hashing, IndexScheme, Item};
 pub use scalable::{ScalableBloomFilter, ScalableBloomFilterBuilder};
+pub use split_block::{SplitBlockBloomFilter, SplitBlockBloomFilterBuilder};
 pub use stable::{StableBloomFilter, StableBloomFilterBuilder};
 pub use vi_counting::{VariableIncrementBloomFilter, VariableIncrementBloomFilterBuilder};
 

@@ -337,7 +337,7 @@ impl std::fmt::Display for Kind {
 
 use crate::{
     BlockedBloomFilter, BloomFilter, CountingBloomFilter, CuckooFilter, DeletableBloomFilter,
-    ScalableBloomFilter, StableBloomFilter, VariableIncrementBloomFilter,
+    ScalableBloomFilter, SplitBlockBloomFilter, StableBloomFilter, VariableIncrementBloomFilter,
 };
 
 kinds! {
@@ -358,6 +358,9 @@ kinds! {
     Stable(StableBloomFilter) = 7,
     /// The cuckoo filter, [`CuckooFilter`](crate::CuckooFilter).
     Cuckoo(CuckooFilter) = 8,
+    /// Apache Parquet's split block Bloom filter,
+    /// [`SplitBlockBloomFilter`](crate::SplitBlockBloomFilter).
+    SplitBlock(SplitBlockBloomFilter) = 9,
 }
 
 #[cfg(test)]

@@ -237,3 +237,70 @@ fn false_positive_rate_of_short_words_matches_the_blocked_formula() {
         "{fp} false positives, theory gives [{low:.0}, {high:.0}]"
     );
 }
+
+/// Files keep saying which hash built them: a filter built with MurmurHash3 (the default
+/// before XXH3 became the blocked filter's default) is saved with that function's tag, loads
+/// with it, and its bits are exactly those the documented layout gives for MurmurHash3
+/// digests — block `⌊hi · b / 2⁶⁴⌋`, bit t at word t mod 8, field `(lo >> 6t) & 63`.
+#[test]
+fn murmur3_files_load_and_keep_the_documented_bits() {
+    use bloomkit::hash::{digest_u64, reduce};
+    let mut f = BlockedBloomFilter::builder()
+        .num_blocks(16)
+        .num_hashes(8)
+        .hash_function(HashFunction::Murmur3)
+        .build()
+        .unwrap();
+    assert_eq!(
+        BlockedBloomFilter::builder()
+            .capacity(10)
+            .build()
+            .unwrap()
+            .hashing()
+            .function,
+        HashFunction::Xxh3
+    );
+    let keys: Vec<u64> = (0..40u64).map(|i| i * 7919).collect();
+    let mut want = vec![[0u64; 8]; 16];
+    for &key in &keys {
+        f.insert_u64(key);
+        let d = digest_u64(HashFunction::Murmur3, key, 0);
+        let (lo, hi) = (d as u64, (d >> 64) as u64);
+        let block = reduce(hi, 16) as usize;
+        for (w, word) in want[block].iter_mut().enumerate() {
+            *word |= 1 << ((lo >> (6 * w)) & 63);
+        }
+    }
+    let bytes = f.to_bytes();
+    assert_eq!(bytes[11], HashFunction::Murmur3.id());
+    let back = BlockedBloomFilter::from_bytes(&bytes).unwrap();
+    assert_eq!(back.hashing().function, HashFunction::Murmur3);
+    assert!(keys
+        .iter()
+        .all(|&k| back.contains_u64(k) && back.contains(&k)));
+    let payload = &bytes[bytes.len() - 8 - 16 * 64..bytes.len() - 8];
+    let got: Vec<u64> = payload
+        .chunks_exact(8)
+        .map(|c| u64::from_le_bytes(c.try_into().unwrap()))
+        .collect();
+    assert_eq!(got, want.concat());
+}
+
+/// Inserting on all cores (partitioned by block) gives the sequential filter: the same bits
+/// and the same count of inserts that changed it, duplicates included.
+#[cfg(feature = "rayon")]
+#[test]
+fn parallel_insert_is_the_sequential_filter() {
+    let words: Vec<String> = (0..300_000u64)
+        .map(|i| format!("w{}", i % 250_000))
+        .collect();
+    let mut sequential = BlockedBloomFilter::with_capacity(250_000, 0.01).unwrap();
+    let mut parallel = sequential.clone();
+    let changed = words
+        .iter()
+        .filter(|w| sequential.insert(w.as_str()))
+        .count() as u64;
+    assert_eq!(parallel.insert_parallel(&words), changed);
+    assert_eq!(parallel, sequential);
+    assert!(changed < 250_000 && changed > 245_000);
+}

@@ -388,7 +388,7 @@ fn zero_capacity_is_an_invalid_field() {
 #[test]
 fn unknown_kind_tags_are_unknown_kinds() {
     let base = Layout::of_small_filter();
-    for tag in [0u8, 9, 255] {
+    for tag in [0u8, 10, 255] {
         assert_eq!(
             base.with(|l| l.kind = tag).decode_error(),
             DecodeError::UnknownKind(tag)
@@ -399,7 +399,7 @@ fn unknown_kind_tags_are_unknown_kinds() {
 #[test]
 fn unknown_hash_function_and_index_scheme_ids_are_invalid_fields() {
     let base = Layout::of_small_filter();
-    for id in [0u8, 4, 255] {
+    for id in [0u8, 5, 255] {
         let error = base.with(|l| l.function = id).decode_error();
         assert!(is_field(&error, "hash function"), "id {id}: {error:?}");
         let error = base.with(|l| l.scheme = id).decode_error();
@@ -410,6 +410,7 @@ fn unknown_hash_function_and_index_scheme_ids_are_invalid_fields() {
         HashFunction::Murmur3,
         HashFunction::Xxh3,
         HashFunction::Murmur64APair,
+        HashFunction::Xxh64,
     ] {
         for scheme in [
             IndexScheme::EnhancedDoubleHashing,

@@ -11,7 +11,7 @@ mod conformance;
 use bloomkit::{
     AnyFilter, BlockedBloomFilter, BloomFilter, ConcurrentBloomFilter, CountingBloomFilter,
     CuckooFilter, DeletableBloomFilter, Error, Filter, HashFunction, IndexScheme, Kind, Persist,
-    ScalableBloomFilter, StableBloomFilter, VariableIncrementBloomFilter,
+    ScalableBloomFilter, SplitBlockBloomFilter, StableBloomFilter, VariableIncrementBloomFilter,
 };
 use conformance::*;
 use proptest::prelude::*;
@@ -159,6 +159,9 @@ mergeable_suite!(bloom_merges, BloomFilter);
 
 filter_suite!(blocked, BlockedBloomFilter);
 mergeable_suite!(blocked_merges, BlockedBloomFilter);
+
+filter_suite!(split_block, SplitBlockBloomFilter);
+mergeable_suite!(split_block_merges, SplitBlockBloomFilter);
 
 filter_suite!(counting, CountingBloomFilter);
 removable_suite!(counting_removes, CountingBloomFilter);
@@ -322,11 +325,14 @@ fn any_filter_removes_and_merges_only_what_the_kind_can() {
         StableBloomFilter::make(&shape).into(),
         ScalableBloomFilter::make(&shape).into(),
         CuckooFilter::make(&shape).into(),
+        SplitBlockBloomFilter::make(&shape).into(),
     ];
     assert_eq!(all.len(), Kind::ALL.len());
     for filter in &all {
         let kind = filter.kind();
         assert_eq!(Kind::from_tag(kind.tag()), Some(kind));
+        // Written out here rather than asked of the registry, so that the registry is
+        // checked against an independent list.
         let removable = matches!(
             kind,
             Kind::Counting | Kind::VariableIncrement | Kind::Deletable | Kind::Cuckoo
@@ -335,9 +341,15 @@ fn any_filter_removes_and_merges_only_what_the_kind_can() {
             kind,
             Kind::Bloom
                 | Kind::Blocked
+                | Kind::SplitBlock
                 | Kind::Counting
                 | Kind::VariableIncrement
                 | Kind::Deletable
+        );
+        assert_eq!(
+            (kind.can_remove(), kind.can_merge()),
+            (removable, mergeable),
+            "{kind}"
         );
         let mut f = filter.clone();
         f.try_insert("x").unwrap();

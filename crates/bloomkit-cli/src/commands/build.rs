@@ -104,9 +104,10 @@ pub fn run(args: BuildArgs) -> Result<()> {
 
 /// Inserts every line of `reader` into `filter`; returns the filter and the number of lines.
 ///
-/// The file is read as a set: every distinct line is inserted exactly once. The classic
-/// filter needs no help for that (setting a bit twice changes nothing, and its count comes
-/// from the bits), so it is filled on all cores. Every other kind goes through [`Distinct`],
+/// The file is read as a set: every distinct line is inserted exactly once. The classic,
+/// blocked and split-block filters need no help for that (setting a bit twice changes
+/// nothing, and their count comes from the bits), so they are filled on all cores. Every
+/// other kind goes through [`Distinct`],
 /// an exact set of the lines' 128-bit digests. The filter's own "maybe" must never decide
 /// what is a repeat: a line that happens to be a false positive when it is read would then
 /// never be inserted, and removing another line that shares its counters (or its
@@ -118,13 +119,16 @@ fn insert_lines(
     progress: &ProgressBar,
 ) -> Result<(AnyFilter, u64)> {
     match filter {
-        AnyFilter::Bloom(mut bloom) => {
-            let lines = input::for_each_block(reader, progress, |block| {
-                let lines: Vec<&[u8]> = input::par_lines(block).collect();
-                bloom.insert_parallel(&lines);
-                Ok(())
-            })?;
-            Ok((bloom.into(), lines))
+        // Filled on all cores (the classic filter by bit region, the one-block kinds by
+        // block), each bit for bit the sequential result.
+        AnyFilter::Bloom(bloom) => {
+            fill_by_blocks(bloom, reader, progress, |f, lines| f.insert_parallel(lines))
+        }
+        AnyFilter::Blocked(blocked) => fill_by_blocks(blocked, reader, progress, |f, lines| {
+            f.insert_parallel(lines)
+        }),
+        AnyFilter::SplitBlock(sbbf) => {
+            fill_by_blocks(sbbf, reader, progress, |f, lines| f.insert_parallel(lines))
         }
         mut other => {
             let mut seen = Distinct::default();
@@ -172,4 +176,21 @@ impl Hasher for DigestHasher {
     fn finish(&self) -> u64 {
         self.0
     }
+}
+
+/// Inserts the lines of `reader` a block of input at a time, each block's lines split on all
+/// cores and handed to `insert` (a kind's `insert_parallel`); returns the filter and the
+/// number of lines.
+fn fill_by_blocks<F: Into<AnyFilter>>(
+    mut filter: F,
+    reader: impl std::io::Read,
+    progress: &ProgressBar,
+    insert: impl Fn(&mut F, &[&[u8]]) -> u64,
+) -> Result<(AnyFilter, u64)> {
+    let lines = input::for_each_block(reader, progress, |block| {
+        let lines: Vec<&[u8]> = input::par_lines(block).collect();
+        insert(&mut filter, &lines);
+        Ok(())
+    })?;
+    Ok((filter.into(), lines))
 }

@@ -13,7 +13,8 @@ use bloomkit::{
     AnyFilter, BlockedBloomFilter, BlockedBloomFilterBuilder, BloomFilter, BloomFilterBuilder,
     CountingBloomFilter, CountingBloomFilterBuilder, CuckooFilter, CuckooFilterBuilder,
     DeletableBloomFilter, DeletableBloomFilterBuilder, Filter, IndexScheme, Kind, Persist,
-    ScalableBloomFilter, ScalableBloomFilterBuilder, StableBloomFilter, StableBloomFilterBuilder,
+    ScalableBloomFilter, ScalableBloomFilterBuilder, SplitBlockBloomFilter,
+    SplitBlockBloomFilterBuilder, StableBloomFilter, StableBloomFilterBuilder,
     VariableIncrementBloomFilter, VariableIncrementBloomFilterBuilder,
 };
 use clap::{Args, ValueEnum};
@@ -186,11 +187,21 @@ fn kind_only_options(sizing: &Sizing, hashing: &HashingArgs, o: &KindOptions) ->
     const VI: Kind = Kind::VariableIncrement;
     // The kinds with one array of m slots and k hash functions.
     const SIZED: &[Kind] = &[Bloom, Blocked, Counting, VI, Deletable, Stable];
+    // The kinds sized in bits alone (k is fixed).
+    const BITS: &[Kind] = &[
+        Bloom,
+        Blocked,
+        Counting,
+        VI,
+        Deletable,
+        Stable,
+        Kind::SplitBlock,
+    ];
     // Every kind that derives k positions from an item.
     const POSITIONS: &[Kind] = &[Bloom, Counting, VI, Deletable, Scalable, Stable];
     let only = |flag, given, kinds| KindOnly { flag, given, kinds };
     [
-        only("--bits", sizing.bits.is_some(), SIZED),
+        only("--bits", sizing.bits.is_some(), BITS),
         only("--hashes", sizing.hashes.is_some(), SIZED),
         only("--scheme", hashing.scheme.is_some(), POSITIONS),
         only(
@@ -355,6 +366,22 @@ pub fn new_filter(
             let b = set(b, o.decrements, B::decrements);
             b.build().map(AnyFilter::from)
         }
+        Kind::SplitBlock => {
+            // Parquet's hash is XXH64; --hash picks among the 128-bit functions.
+            if hashing.function != HashArg::default() {
+                bail!("--hash does not apply to an sbbf filter: it hashes with XXH64, as Parquet");
+            }
+            type B = SplitBlockBloomFilterBuilder;
+            let mut b = SplitBlockBloomFilter::builder();
+            b = set(b, sizing.capacity, B::capacity);
+            b = set(b, sizing.fpp, B::fpp);
+            b = set(b, sizing.bits, B::num_bits);
+            b = set(b, hashing.seed, B::seed);
+            if hashing.random_seed {
+                b = b.random_seed();
+            }
+            b.build().map(AnyFilter::from)
+        }
         Kind::Cuckoo => {
             type B = CuckooFilterBuilder;
             let b = common!(CuckooFilter::builder(), sizing, hashing);
@@ -463,6 +490,13 @@ pub fn describe(filter: &AnyFilter) -> String {
             count(f.num_buckets(), "bucket"),
             f.bucket_size(),
             f.fingerprint_bits(),
+            at(f.capacity(), f.target_fpp())
+        ),
+        AnyFilter::SplitBlock(f) => format!(
+            "sbbf filter: Parquet split block, {} blocks of 256 bits ({} bytes), k = 8, {}, \
+             {common}",
+            f.num_blocks(),
+            f.num_bytes(),
             at(f.capacity(), f.target_fpp())
         ),
         other => format!("{} filter: {common}", other.kind()),

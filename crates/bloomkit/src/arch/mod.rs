@@ -1,0 +1,284 @@
+//! The one place of the crate where `unsafe` is allowed: prefetch hints, SIMD kernels chosen
+//! once at run time, and huge-page advice for large allocations. Everything here is exposed
+//! through safe functions; every `unsafe` block carries a `// SAFETY:` comment.
+//!
+//! # Kernels
+//!
+//! Two block layouts have kernels here, each as a **scalar twin** (plain Rust, the reference)
+//! and SIMD versions that must give the same answers and set the same bits (property tests in
+//! this module and in `tests/kernels.rs` hold them to it):
+//!
+//! * [`block512`]: the [`BlockedBloomFilter`](crate::BlockedBloomFilter)'s 512-bit block of
+//!   eight `u64` words. Bit t of an item goes to word `t mod 8` at the 6-bit field
+//!   `(fields >> 6(t mod 8)) & 63` of its round's 64 fields bits. AVX2 builds the mask of a
+//!   round with two variable shifts per 256-bit half (`vpsrlvq`, `vpsllvq`); AVX-512 with one
+//!   of each over the whole block.
+//! * [`block256`]: Parquet's split block, eight `u32` words; word i gets the bit
+//!   `(x · salt[i]) >> 27`. AVX2: one `vpmulld`, one shift, one `vpsllvd`.
+//!
+//! # Choosing a kernel
+//!
+//! [`simd_level`] detects the CPU once (`is_x86_feature_detected!`) and caches the answer;
+//! the kernels dispatch on it. Setting the environment variable `BLOOMKIT_FORCE_SCALAR=1`
+//! before the first query forces the scalar twins (the test script runs the kernel tests
+//! once that way). A build with `-C target-cpu=native` on a CPU with the features still
+//! dispatches at run time, but the scalar twins are then compiled with the same features.
+//! Other architectures (aarch64 included) use the scalar twins, which LLVM vectorises where
+//! the target has per-lane shifts.
+//!
+//! # Prefetch and huge pages
+//!
+//! [`prefetch`] issues `prefetcht0` for an address (x86-64); the batch calls of the blocked
+//! and split-block filters prefetch a group's blocks before they test them, so that the
+//! group's cache misses overlap. [`zeroed_vec`] allocates large zeroed vectors and, on Linux,
+//! advises the kernel to back them with transparent huge pages (`madvise(MADV_HUGEPAGE)`)
+//! before the first touch, so that a random probe needs one TLB entry per 2 MiB instead of
+//! per 4 KiB. Failure of the advice is silent: the memory works either way.
+//! `BLOOMKIT_NO_HUGE_PAGES=1` turns the advice off (to measure its effect).
+
+use std::sync::atomic::{AtomicU8, Ordering};
+
+pub mod block256;
+pub mod block512;
+#[cfg(target_arch = "x86_64")]
+mod x86;
+
+/// The instruction-set level the kernels run at.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[repr(u8)]
+pub enum SimdLevel {
+    /// Plain Rust (the scalar twins).
+    Scalar = 1,
+    /// x86-64 AVX2.
+    Avx2 = 2,
+    /// x86-64 AVX-512 (F); the 256-bit layouts use their AVX2 kernels.
+    Avx512 = 3,
+}
+
+impl SimdLevel {
+    /// A short name for reports: `scalar`, `avx2`, `avx512`.
+    pub fn name(self) -> &'static str {
+        match self {
+            SimdLevel::Scalar => "scalar",
+            SimdLevel::Avx2 => "avx2",
+            SimdLevel::Avx512 => "avx512",
+        }
+    }
+}
+
+static LEVEL: AtomicU8 = AtomicU8::new(0);
+
+/// Whether an environment variable is set to something other than empty or `0`.
+fn env_flag(name: &str) -> bool {
+    std::env::var_os(name).is_some_and(|v| !v.is_empty() && v != "0")
+}
+
+/// The level the kernels use: detected on the first call, then cached. Scalar when
+/// `BLOOMKIT_FORCE_SCALAR` is set (to anything but `0`) at that first call.
+#[inline]
+pub fn simd_level() -> SimdLevel {
+    match LEVEL.load(Ordering::Relaxed) {
+        1 => SimdLevel::Scalar,
+        2 => SimdLevel::Avx2,
+        3 => SimdLevel::Avx512,
+        _ => detect(),
+    }
+}
+
+#[cold]
+fn detect() -> SimdLevel {
+    let level = if env_flag("BLOOMKIT_FORCE_SCALAR") {
+        SimdLevel::Scalar
+    } else {
+        cpu_level()
+    };
+    LEVEL.store(level as u8, Ordering::Relaxed);
+    level
+}
+
+/// The best level this CPU runs, whatever `BLOOMKIT_FORCE_SCALAR` says (cached).
+#[inline]
+pub(crate) fn cpu_level() -> SimdLevel {
+    static CPU: AtomicU8 = AtomicU8::new(0);
+    match CPU.load(Ordering::Relaxed) {
+        1 => SimdLevel::Scalar,
+        2 => SimdLevel::Avx2,
+        3 => SimdLevel::Avx512,
+        _ => {
+            let level = detect_cpu();
+            CPU.store(level as u8, Ordering::Relaxed);
+            level
+        }
+    }
+}
+
+/// `level` if this CPU runs it, else scalar.
+#[inline(always)]
+pub(crate) fn supported(level: SimdLevel) -> SimdLevel {
+    if level as u8 <= cpu_level() as u8 {
+        level
+    } else {
+        SimdLevel::Scalar
+    }
+}
+
+#[cfg(target_arch = "x86_64")]
+fn detect_cpu() -> SimdLevel {
+    if std::arch::is_x86_feature_detected!("avx512f") && std::arch::is_x86_feature_detected!("avx2")
+    {
+        SimdLevel::Avx512
+    } else if std::arch::is_x86_feature_detected!("avx2") {
+        SimdLevel::Avx2
+    } else {
+        SimdLevel::Scalar
+    }
+}
+
+#[cfg(not(target_arch = "x86_64"))]
+fn detect_cpu() -> SimdLevel {
+    SimdLevel::Scalar
+}
+
+/// A piece of work run with the kernels' level known at compile time (see [`dispatch`]).
+pub trait AtLevel {
+    /// What the work returns.
+    type Output;
+    /// Does the work at `level`. Implementations mark it `#[inline(always)]`, so that it is
+    /// compiled into the `#[target_feature]` function of each level and the kernels it calls
+    /// with that level inline into it.
+    fn run(self, level: SimdLevel) -> Self::Output;
+}
+
+/// Runs `work` at [`simd_level`], the whole of it compiled for that level: on x86-64 the
+/// AVX2 and AVX-512 cases go through a `#[target_feature]` function into which
+/// `work.run` (marked `#[inline(always)]`) is inlined, and with it the kernels that `work`
+/// reaches through `has_with(level, …)`: one call for the work, none per kernel.
+#[inline(always)]
+pub fn dispatch<W: AtLevel>(work: W) -> W::Output {
+    match simd_level() {
+        #[cfg(target_arch = "x86_64")]
+        // SAFETY: `simd_level` is AVX-512 only when the CPU was seen to have AVX-512F and AVX2.
+        SimdLevel::Avx512 => unsafe { x86::run_avx512(work) },
+        #[cfg(target_arch = "x86_64")]
+        // SAFETY: `simd_level` is AVX2 only when the CPU was seen to have AVX2.
+        SimdLevel::Avx2 => unsafe { x86::run_avx2(work) },
+        _ => work.run(SimdLevel::Scalar),
+    }
+}
+
+/// Every level this CPU can run, scalar first: what the property tests compare.
+pub fn available_levels() -> Vec<SimdLevel> {
+    [SimdLevel::Scalar, SimdLevel::Avx2, SimdLevel::Avx512]
+        .into_iter()
+        .filter(|&l| l as u8 <= cpu_level() as u8)
+        .collect()
+}
+
+/// Asks the CPU to bring the cache line holding `value` into the caches (a hint: it never
+/// faults and changes no result). A no-op where there is no prefetch instruction.
+#[inline(always)]
+pub fn prefetch<T>(value: &T) {
+    #[cfg(target_arch = "x86_64")]
+    // SAFETY: `prefetcht0` only hints the cache; it cannot fault or write, and SSE is part of
+    // the x86-64 baseline. The pointer comes from a live reference.
+    unsafe {
+        use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
+        _mm_prefetch::<_MM_HINT_T0>((value as *const T).cast::<i8>());
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = value;
+}
+
+/// Allocations of at least this many bytes are advised to use huge pages (one 2 MiB page).
+pub const HUGE_PAGE_BYTES: usize = 2 << 20;
+
+/// Whether [`zeroed_vec`] advises huge pages: yes unless `BLOOMKIT_NO_HUGE_PAGES` is set.
+pub fn huge_pages_enabled() -> bool {
+    static ENABLED: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    *ENABLED.get_or_init(|| !env_flag("BLOOMKIT_NO_HUGE_PAGES"))
+}
+
+/// A vector of `len` copies of `T::default()` (all-zero for the block types), or `None` if
+/// the memory cannot be had. When `len` elements take at least [`HUGE_PAGE_BYTES`], the
+/// memory is advised to use transparent huge pages *before* it is first written (Linux;
+/// elsewhere, or when the advice is refused, the memory is ordinary).
+pub fn zeroed_vec<T: Clone + Default>(len: usize) -> Option<Vec<T>> {
+    let mut v: Vec<T> = Vec::new();
+    v.try_reserve_exact(len).ok()?;
+    let bytes = len.saturating_mul(std::mem::size_of::<T>());
+    if bytes >= HUGE_PAGE_BYTES && huge_pages_enabled() {
+        advise_huge_pages(v.as_mut_ptr().cast::<u8>(), bytes);
+    }
+    v.resize(len, T::default());
+    Some(v)
+}
+
+/// `madvise(MADV_HUGEPAGE)` on the whole 2 MiB-aligned pages inside `[start, start + len)`;
+/// the number of bytes the kernel accepted the advice for (0 when there is no whole page or
+/// the advice is refused).
+#[cfg(target_os = "linux")]
+fn advise_huge_pages(start: *mut u8, len: usize) -> usize {
+    let begin = (start as usize).next_multiple_of(HUGE_PAGE_BYTES);
+    let end = (start as usize + len) / HUGE_PAGE_BYTES * HUGE_PAGE_BYTES;
+    if end <= begin {
+        return 0;
+    }
+    // SAFETY: [begin, end) lies inside an allocation the caller owns (reserved, not yet
+    // shared with anything). MADV_HUGEPAGE only changes how the kernel backs the pages; it
+    // never changes their contents or validity, and an error (for example EINVAL where THP is
+    // compiled out) leaves the memory as it was.
+    let result =
+        unsafe { libc::madvise(begin as *mut libc::c_void, end - begin, libc::MADV_HUGEPAGE) };
+    if result == 0 {
+        end - begin
+    } else {
+        0
+    }
+}
+
+#[cfg(not(target_os = "linux"))]
+fn advise_huge_pages(_start: *mut u8, _len: usize) -> usize {
+    0
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn forcing_the_scalar_path_is_honoured() {
+        // The test script runs this binary once with BLOOMKIT_FORCE_SCALAR=1.
+        if env_flag("BLOOMKIT_FORCE_SCALAR") {
+            assert_eq!(simd_level(), SimdLevel::Scalar);
+        } else {
+            assert_eq!(Some(&simd_level()), available_levels().last());
+        }
+    }
+
+    #[test]
+    fn zeroed_vectors_are_zero_at_every_size() {
+        for len in [0usize, 1, 1000, (HUGE_PAGE_BYTES / 8) * 3 + 5] {
+            let v: Vec<u64> = zeroed_vec(len).unwrap();
+            assert_eq!(v.len(), len);
+            assert!(v.iter().all(|&w| w == 0));
+        }
+        assert!(zeroed_vec::<u64>(usize::MAX / 4).is_none());
+    }
+
+    /// The advice covers the whole 2 MiB pages of a large allocation and the kernel accepts
+    /// it (`madvise` returns 0); an allocation with no whole 2 MiB page gets none. Whether the
+    /// kernel then backs the range with huge pages depends on its free memory: the
+    /// development VM (Firecracker, THP in `madvise` mode) accepts the advice and grants
+    /// none, even to a plain `mmap` + `madvise` (AnonHugePages stays 0 kB).
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn large_allocations_are_advised_and_the_advice_is_accepted() {
+        let mut big: Vec<u64> = Vec::with_capacity(8 << 20); // 64 MiB
+        assert_eq!(
+            advise_huge_pages(big.as_mut_ptr().cast(), 64 << 20),
+            31 << 21
+        );
+        let mut small: Vec<u64> = Vec::with_capacity(1 << 17); // 1 MiB
+        assert_eq!(advise_huge_pages(small.as_mut_ptr().cast(), 1 << 20), 0);
+    }
+}

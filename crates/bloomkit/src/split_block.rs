@@ -1,0 +1,811 @@
+//! The split block Bloom filter of Apache Parquet, bit for bit.
+//!
+//! Parquet's specification (`BloomFilter.md` of apache/parquet-format, "Technical Approach")
+//! defines the layout this filter keeps, so that a bitset read from a Parquet file's Bloom
+//! filter answers here exactly as Parquet's readers answer, and a bitset written here is one
+//! they can read:
+//!
+//! * an item is hashed to 64 bits by **XXH64 with seed 0** of its bytes (its plain encoding:
+//!   a string's or byte array's bytes, an integer's little-endian bytes);
+//! * the filter is z blocks of **256 bits, eight 32-bit words** (1 ≤ z < 2³¹);
+//! * the block of hash h is `((h >> 32) · z) >> 32`, the upper 32 bits reduced by
+//!   multiply-shift;
+//! * in that block, word i gets the bit `(x · salt[i] mod 2³²) >> 27` of `x = h mod 2³²`,
+//!   with the specification's eight odd `salt` constants ([`arch::block256::SALT`]).
+//!
+//! So an item sets exactly one bit in each of its block's eight words (k = 8). The kernels
+//! live in [`arch::block256`] (AVX2 where present, a scalar twin held to the same bits).
+//!
+//! # Sizing
+//!
+//! The specification gives no closed form, only examples. With n items in z blocks, the
+//! number of items sharing a query's block is (nearly) Poisson with mean `λ = n/z`, and a
+//! word that holds i items has each of its bits set with probability `1 − (31/32)^i`, so
+//!
+//! ```text
+//!     FPR = Σ_{i ≥ 0} Poisson(i; λ) · (1 − (31/32)^i)^8
+//! ```
+//!
+//! ([`fpp`]; Putze, Sanders & Singler's blocked sum with the split block's in-block rate).
+//! [`SplitBlockBloomFilter::with_capacity`] takes the fewest blocks that meet ε by it. The
+//! formula reproduces the specification's examples (1024 blocks and 26 214 items: 1.26%)
+//! and its table of bits per item (10.5 bits for 1%, 16.9 for 0.1%), see the tests. The
+//! specification asks nothing more of z; writers that want a power-of-two size (as
+//! parquet-mr and arrow-rs write) can give [`num_bytes`](SplitBlockBloomFilterBuilder::num_bytes).
+//!
+//! ```
+//! use bloomkit::{Persist, SplitBlockBloomFilter};
+//!
+//! let mut filter = SplitBlockBloomFilter::with_capacity(100_000, 0.01)?;
+//! filter.insert("dist");
+//! filter.insert_u64(42);
+//! assert!(filter.contains("dist") && filter.contains(&42u64));
+//! assert!(!filter.contains("fkuv"));
+//!
+//! // The bitset is Parquet's: what a Parquet column chunk stores after its header.
+//! let bitset = filter.to_parquet_bitset();
+//! let same = SplitBlockBloomFilter::from_parquet_bitset(&bitset)?;
+//! assert!(same.contains("dist"));
+//! let copy = SplitBlockBloomFilter::from_bytes(&filter.to_bytes())?;
+//! assert_eq!(copy, filter);
+//! # Ok::<(), bloomkit::Error>(())
+//! ```
+
+use std::fmt;
+
+use crate::arch::{self, block256};
+use crate::codec::{Parts, Persist, Reader};
+use crate::error::{DecodeError, Error};
+use crate::filter::{Filter, Kind, Mergeable};
+use crate::hash::{self, HashFunction, Hashing, IndexScheme, Item};
+
+/// Bits per block.
+pub const BLOCK_BITS: u64 = 256;
+/// Bytes per block.
+pub const BLOCK_BYTES: u64 = BLOCK_BITS / 8;
+/// The most blocks the specification allows: z < 2³¹.
+pub const MAX_NUM_BLOCKS: u64 = (1 << 31) - 1;
+/// Items hashed ahead in the batch calls, their blocks prefetched.
+pub const BATCH_GROUP: usize = 16;
+
+/// One 256-bit block, 32-byte aligned so that it never straddles a cache line.
+#[derive(Clone, Copy, PartialEq, Eq, Default)]
+#[repr(align(32))]
+struct Block([u32; block256::WORDS]);
+
+/// Apache Parquet's split block Bloom filter (see the module docs).
+#[derive(Clone, PartialEq)]
+pub struct SplitBlockBloomFilter {
+    blocks: Vec<Block>,
+    seed: u64,
+    capacity: u64,
+    target_fpp: f64,
+    inserted: u64,
+}
+
+/// The false-positive probability of a split block filter of `num_blocks` blocks holding
+/// `items` items: `Σ_i Poisson(i; n/z) · (1 − (31/32)^i)^8` (module docs). 1 for no blocks.
+///
+/// ```
+/// use bloomkit::split_block::fpp;
+/// let p = fpp(1024, 26_214); // the specification's example: "around 1.26%"
+/// assert!((p - 0.0126).abs() < 0.0005, "{p}");
+/// ```
+pub fn fpp(num_blocks: u64, items: u64) -> f64 {
+    if num_blocks == 0 {
+        return 1.0;
+    }
+    if items == 0 {
+        return 0.0;
+    }
+    let lambda = items as f64 / num_blocks as f64;
+    if lambda > 4000.0 {
+        // Past 4000 items per block every word is full but for (31/32)^~3700 < 1e-50.
+        return 1.0;
+    }
+    let miss = (31.0f64 / 32.0).ln();
+    // Sum the Poisson terms outwards from the mode until they stop mattering.
+    let term = |i: u64| {
+        let ln_p = -lambda + i as f64 * lambda.ln() - ln_factorial(i);
+        ln_p.exp() * (-(miss * i as f64).exp_m1()).powi(8)
+    };
+    let mode = lambda.floor() as u64;
+    let mut sum = 0.0;
+    let mut i = mode;
+    loop {
+        let t = term(i);
+        sum += t;
+        if (t < sum * 1e-17 && i > mode + 10) || i > mode + 100_000 {
+            break;
+        }
+        i += 1;
+    }
+    for i in (0..mode).rev() {
+        let t = term(i);
+        sum += t;
+        if t < sum * 1e-17 && i + 10 < mode {
+            break;
+        }
+    }
+    sum.min(1.0)
+}
+
+/// ln(i!) by summation for small i, Stirling's series past 64.
+fn ln_factorial(i: u64) -> f64 {
+    if i < 64 {
+        (2..=i).map(|j| (j as f64).ln()).sum()
+    } else {
+        let x = i as f64;
+        x * x.ln() - x + 0.5 * (2.0 * std::f64::consts::PI * x).ln() + 1.0 / (12.0 * x)
+            - 1.0 / (360.0 * x * x * x)
+    }
+}
+
+/// The fewest blocks (≤ [`MAX_NUM_BLOCKS`]) for which [`fpp`] at `capacity` items is at
+/// most `target`.
+pub fn num_blocks_for(capacity: u64, target: f64) -> Result<u64, Error> {
+    let target = crate::params::validate_fpp(target)?;
+    if capacity == 0 {
+        return Err(Error::ZeroCapacity);
+    }
+    if fpp(MAX_NUM_BLOCKS, capacity) > target {
+        return Err(Error::TooLarge {
+            bits: u64::MAX,
+            max: MAX_NUM_BLOCKS * BLOCK_BITS,
+        });
+    }
+    let (mut lo, mut hi) = (1u64, MAX_NUM_BLOCKS);
+    while lo < hi {
+        let mid = lo + (hi - lo) / 2;
+        if fpp(mid, capacity) <= target {
+            hi = mid;
+        } else {
+            lo = mid + 1;
+        }
+    }
+    Ok(lo)
+}
+
+impl SplitBlockBloomFilter {
+    /// A filter for `capacity` items at false-positive probability `fpp`: the fewest blocks
+    /// that meet it by [`fpp`](fpp()); seed 0 (Parquet's).
+    ///
+    /// ```
+    /// use bloomkit::SplitBlockBloomFilter;
+    /// let f = SplitBlockBloomFilter::with_capacity(1_000_000, 0.01)?;
+    /// let bits_per_item = f.num_bits() as f64 / 1e6;
+    /// assert!(bits_per_item > 10.0 && bits_per_item < 10.7); // Parquet's table: 10.5
+    /// # Ok::<(), bloomkit::Error>(())
+    /// ```
+    pub fn with_capacity(capacity: u64, fpp: f64) -> Result<Self, Error> {
+        Self::builder().capacity(capacity).fpp(fpp).build()
+    }
+
+    /// A builder for an explicit size or a seed.
+    pub fn builder() -> SplitBlockBloomFilterBuilder {
+        SplitBlockBloomFilterBuilder::default()
+    }
+
+    /// A filter over a bitset as Parquet stores it (the bytes after the
+    /// `BloomFilterHeader`: `numBytes` bytes, eight little-endian `u32` words per block).
+    /// The capacity is the number of items the content holds by estimate (at least 1), and
+    /// ε the false-positive probability at that count.
+    pub fn from_parquet_bitset(bytes: &[u8]) -> Result<Self, Error> {
+        let len = bytes.len() as u64;
+        if len == 0 || !len.is_multiple_of(BLOCK_BYTES) || len / BLOCK_BYTES > MAX_NUM_BLOCKS {
+            return Err(Error::Decode(DecodeError::InvalidField {
+                field: "bitset",
+                reason: format!(
+                    "{len} bytes is not a whole number of 32-byte blocks between 1 and 2^31 - 1"
+                ),
+            }));
+        }
+        let mut filter = Self::empty(len / BLOCK_BYTES, 0, 1, 0.5)?;
+        filter.fill_from(bytes);
+        let estimate = filter.estimated_len();
+        filter.capacity = if estimate.is_finite() {
+            (estimate.round() as u64).max(1)
+        } else {
+            u64::MAX
+        };
+        filter.inserted = filter.capacity;
+        filter.target_fpp =
+            fpp(filter.num_blocks(), filter.capacity).clamp(f64::MIN_POSITIVE, 1.0 - f64::EPSILON);
+        Ok(filter)
+    }
+
+    /// The bitset as Parquet stores it: each block's eight words, little-endian.
+    pub fn to_parquet_bitset(&self) -> Vec<u8> {
+        let mut out = Vec::with_capacity(self.memory_bytes());
+        for block in &self.blocks {
+            for w in block.0 {
+                out.extend_from_slice(&w.to_le_bytes());
+            }
+        }
+        out
+    }
+
+    fn empty(num_blocks: u64, seed: u64, capacity: u64, target_fpp: f64) -> Result<Self, Error> {
+        let bytes = num_blocks.saturating_mul(BLOCK_BYTES);
+        let len = usize::try_from(num_blocks).map_err(|_| Error::OutOfMemory { bytes })?;
+        Ok(Self {
+            blocks: arch::zeroed_vec(len).ok_or(Error::OutOfMemory { bytes })?,
+            seed,
+            capacity,
+            target_fpp,
+            inserted: 0,
+        })
+    }
+
+    /// Copies a bitset of exactly `32 · z` bytes into the blocks.
+    fn fill_from(&mut self, bytes: &[u8]) {
+        for (block, chunk) in self.blocks.iter_mut().zip(bytes.chunks_exact(32)) {
+            for (w, word) in block.0.iter_mut().zip(chunk.chunks_exact(4)) {
+                *w = u32::from_le_bytes(word.try_into().expect("chunks of 4"));
+            }
+        }
+    }
+
+    /// The 64-bit hash of an item: XXH64 of its bytes with the filter's seed.
+    #[inline]
+    pub fn hash<I: Item + ?Sized>(&self, item: &I) -> u64 {
+        item.with_bytes(|bytes| xxhash_rust::xxh64::xxh64(bytes, self.seed))
+    }
+
+    /// Adds an item. Returns `true` if the filter changed (the item was certainly new).
+    #[inline]
+    pub fn insert<I: Item + ?Sized>(&mut self, item: &I) -> bool {
+        self.insert_hash(self.hash(item))
+    }
+
+    /// `false` if the item is certainly absent, `true` if it may be present.
+    #[inline]
+    pub fn contains<I: Item + ?Sized>(&self, item: &I) -> bool {
+        self.contains_hash(self.hash(item))
+    }
+
+    /// [`insert`](Self::insert) of a `u64` key (the same hash as `insert(&key)`, with
+    /// XXH64's 8-byte path written out).
+    #[inline]
+    pub fn insert_u64(&mut self, key: u64) -> bool {
+        self.insert_hash(hash::xxh64_u64(key, self.seed))
+    }
+
+    /// [`contains`](Self::contains) of a `u64` key.
+    #[inline]
+    pub fn contains_u64(&self, key: u64) -> bool {
+        self.contains_hash(hash::xxh64_u64(key, self.seed))
+    }
+
+    /// Parquet's `filter_insert` of a 64-bit hash; whether any bit changed.
+    #[inline]
+    pub fn insert_hash(&mut self, hash: u64) -> bool {
+        let i = self.block_index(hash);
+        let changed = block256::set(&mut self.blocks[i].0, hash as u32);
+        self.inserted += changed as u64;
+        changed
+    }
+
+    /// Parquet's `filter_check` of a 64-bit hash.
+    #[inline]
+    pub fn contains_hash(&self, hash: u64) -> bool {
+        block256::has(&self.blocks[self.block_index(hash)].0, hash as u32)
+    }
+
+    /// `((h >> 32) · z) >> 32`.
+    #[inline(always)]
+    fn block_index(&self, hash: u64) -> usize {
+        (((hash >> 32) * self.blocks.len() as u64) >> 32) as usize
+    }
+
+    /// The answers of [`contains`](Self::contains) for every item, a group of
+    /// [`BATCH_GROUP`] at a time: hash the group, prefetch its blocks, then test them.
+    pub fn contains_batch<I: Item>(&self, items: &[I]) -> Vec<bool> {
+        let mut out = Vec::with_capacity(items.len());
+        self.contains_hashes(items.iter().map(|item| self.hash(item)), &mut out);
+        out
+    }
+
+    /// [`contains_batch`](Self::contains_batch) of `u64` keys into `out` (cleared first).
+    pub fn contains_batch_u64(&self, keys: &[u64], out: &mut Vec<bool>) {
+        out.clear();
+        out.reserve(keys.len());
+        let seed = self.seed;
+        self.contains_hashes(keys.iter().map(|&k| hash::xxh64_u64(k, seed)), out);
+    }
+
+    /// Inserts every item a group at a time (blocks prefetched); the filter ends as after
+    /// [`insert`](Self::insert) of each in order, and the count of changes is the same.
+    pub fn insert_batch<I: Item>(&mut self, items: &[I]) -> u64 {
+        let hashes: Vec<u64> = items.iter().map(|item| self.hash(item)).collect();
+        self.insert_hashes(&hashes)
+    }
+
+    /// [`insert_batch`](Self::insert_batch) of `u64` keys.
+    pub fn insert_batch_u64(&mut self, keys: &[u64]) -> u64 {
+        let mut changed = 0;
+        let mut group = [0u64; BATCH_GROUP];
+        for chunk in keys.chunks(BATCH_GROUP) {
+            for (h, &k) in group.iter_mut().zip(chunk) {
+                *h = hash::xxh64_u64(k, self.seed);
+            }
+            changed += self.insert_hashes(&group[..chunk.len()]);
+        }
+        changed
+    }
+
+    /// The batch loops, each run whole at the kernels' level ([`arch::dispatch`]): the
+    /// kernels inline into the loop, and its constants stay in registers.
+    fn contains_hashes(&self, hashes: impl Iterator<Item = u64>, out: &mut Vec<bool>) {
+        struct Work<'a, H>(&'a SplitBlockBloomFilter, H, &'a mut Vec<bool>);
+        impl<H: Iterator<Item = u64>> arch::AtLevel for Work<'_, H> {
+            type Output = ();
+            #[inline(always)]
+            fn run(self, level: arch::SimdLevel) {
+                let Work(filter, hashes, out) = self;
+                let mut group = [(0usize, 0u32); BATCH_GROUP];
+                let mut hashes = hashes.peekable();
+                while hashes.peek().is_some() {
+                    let mut len = 0;
+                    for (slot, h) in group.iter_mut().zip(&mut hashes) {
+                        let i = filter.block_index(h);
+                        arch::prefetch(&filter.blocks[i]);
+                        *slot = (i, h as u32);
+                        len += 1;
+                    }
+                    for &(i, x) in &group[..len] {
+                        out.push(block256::has_with(level, &filter.blocks[i].0, x));
+                    }
+                }
+            }
+        }
+        arch::dispatch(Work(self, hashes, out))
+    }
+
+    fn insert_hashes(&mut self, hashes: &[u64]) -> u64 {
+        struct Work<'a>(&'a mut SplitBlockBloomFilter, &'a [u64]);
+        impl arch::AtLevel for Work<'_> {
+            type Output = u64;
+            #[inline(always)]
+            fn run(self, level: arch::SimdLevel) -> u64 {
+                let Work(filter, hashes) = self;
+                let mut changed = 0;
+                for chunk in hashes.chunks(BATCH_GROUP) {
+                    for &h in chunk {
+                        arch::prefetch(&filter.blocks[filter.block_index(h)]);
+                    }
+                    for &h in chunk {
+                        let i = filter.block_index(h);
+                        changed +=
+                            block256::set_with(level, &mut filter.blocks[i].0, h as u32) as u64;
+                    }
+                }
+                changed
+            }
+        }
+        let changed = arch::dispatch(Work(self, hashes));
+        self.inserted += changed;
+        changed
+    }
+
+    /// z, the number of 256-bit blocks.
+    pub fn num_blocks(&self) -> u64 {
+        self.blocks.len() as u64
+    }
+
+    /// m = 256 · z.
+    pub fn num_bits(&self) -> u64 {
+        self.num_blocks() * BLOCK_BITS
+    }
+
+    /// Parquet's `numBytes`: 32 · z.
+    pub fn num_bytes(&self) -> u64 {
+        self.num_blocks() * BLOCK_BYTES
+    }
+
+    /// The hash seed (0 for Parquet compatibility).
+    pub fn seed(&self) -> u64 {
+        self.seed
+    }
+
+    /// n, the number of items the filter was sized for.
+    pub fn capacity(&self) -> u64 {
+        self.capacity
+    }
+
+    /// ε, the false-positive probability wanted at capacity.
+    pub fn target_fpp(&self) -> f64 {
+        self.target_fpp
+    }
+
+    /// [`fpp`](fpp()) at capacity.
+    pub fn fpp_at_capacity(&self) -> f64 {
+        fpp(self.num_blocks(), self.capacity)
+    }
+
+    /// The number of bits that are 1.
+    pub fn count_ones(&self) -> u64 {
+        self.blocks.iter().map(|b| block_ones(b) as u64).sum()
+    }
+
+    fn layout(&self) -> String {
+        format!("z = {}, {}", self.num_blocks(), Filter::hashing(self))
+    }
+
+    fn check_compatible(&self, other: &Self) -> Result<(), Error> {
+        crate::filter::require_same_layout(Kind::SplitBlock, self.layout(), other.layout())
+    }
+
+    fn recount(&mut self) {
+        self.inserted = crate::params::count_from_estimate(self.estimated_len());
+    }
+
+    /// Inserts `items` on rayon's threads, partitioned by block: the same bits, and the same
+    /// count of changing inserts, as [`insert`](Self::insert) of each in order (see
+    /// [`crate::blocked`]'s `insert_parallel`). Requires the `rayon` feature.
+    #[cfg(feature = "rayon")]
+    pub fn insert_parallel<I: Item + Sync>(&mut self, items: &[I]) -> u64 {
+        let (seed, z) = (self.seed, self.blocks.len() as u64);
+        let changed = crate::blocked::insert_partitioned(
+            &mut self.blocks,
+            items,
+            |item| {
+                let h = item.with_bytes(|b| xxhash_rust::xxh64::xxh64(b, seed));
+                ((((h >> 32) * z) >> 32) as usize, h as u32)
+            },
+            |block: &mut Block, x| block256::set(&mut block.0, x),
+        );
+        self.inserted += changed;
+        changed
+    }
+}
+
+fn block_ones(block: &Block) -> u32 {
+    block.0.iter().map(|w| w.count_ones()).sum()
+}
+
+impl Filter for SplitBlockBloomFilter {
+    fn kind(&self) -> Kind {
+        Kind::SplitBlock
+    }
+
+    /// XXH64 (the low half of [`HashFunction::Xxh64`]) with the filter's seed; the index
+    /// scheme id is the one-digest id, as for the blocked filter.
+    fn hashing(&self) -> Hashing {
+        Hashing {
+            function: HashFunction::Xxh64,
+            scheme: IndexScheme::EnhancedDoubleHashing,
+            seed: self.seed,
+        }
+    }
+
+    fn try_insert<I: Item + ?Sized>(&mut self, item: &I) -> Result<bool, Error> {
+        Ok(self.insert(item))
+    }
+
+    fn contains<I: Item + ?Sized>(&self, item: &I) -> bool {
+        SplitBlockBloomFilter::contains(self, item)
+    }
+
+    fn clear(&mut self) {
+        self.blocks.fill(Block::default());
+        self.inserted = 0;
+    }
+
+    fn len(&self) -> u64 {
+        self.inserted
+    }
+
+    /// Per block, the items that leave x of its 256 bits set on average: each item sets one
+    /// bit in each 32-bit word, so `x = 256 (1 − (31/32)^i)` and `i = ln(1 − x/256) /
+    /// ln(31/32)`; summed over the blocks. Infinite if a block is full.
+    fn estimated_len(&self) -> f64 {
+        let per = (31.0f64 / 32.0).ln();
+        self.blocks
+            .iter()
+            .map(|b| (-(block_ones(b) as f64) / 256.0).ln_1p() / per)
+            .sum()
+    }
+
+    fn memory_bytes(&self) -> usize {
+        self.blocks.len() * std::mem::size_of::<Block>()
+    }
+
+    fn capacity(&self) -> u64 {
+        self.capacity
+    }
+
+    fn properties(&self) -> Vec<(&'static str, String)> {
+        vec![
+            ("blocks (z)", self.num_blocks().to_string()),
+            (
+                "block size",
+                "256 bits: eight 32-bit words, one bit per word per item".into(),
+            ),
+            ("bytes (Parquet numBytes)", self.num_bytes().to_string()),
+            ("bits (m)", self.num_bits().to_string()),
+            ("target fpp", format!("{}", self.target_fpp)),
+            (
+                "fpp at capacity (split-block theory)",
+                format!("{:.6e}", self.fpp_at_capacity()),
+            ),
+            (
+                "layout",
+                "Apache Parquet split block (XXH64, salted multiply-shift)".into(),
+            ),
+        ]
+    }
+
+    /// Exact for the current content: a random absent hash falls into a uniform block and
+    /// needs its one bit in each word, `FPP = (1/z) Σ_blocks Π_w (ones_w / 32)`.
+    fn expected_fpp(&self) -> f64 {
+        let sum: f64 = self
+            .blocks
+            .iter()
+            .map(|b| {
+                b.0.iter()
+                    .map(|w| w.count_ones() as f64 / 32.0)
+                    .product::<f64>()
+            })
+            .sum();
+        sum / self.num_blocks() as f64
+    }
+
+    fn target_fpp(&self) -> f64 {
+        SplitBlockBloomFilter::target_fpp(self)
+    }
+
+    fn fpp_at(&self, n: u64) -> f64 {
+        fpp(self.num_blocks(), n)
+    }
+}
+
+crate::registry::registered!(
+    SplitBlockBloomFilter,
+    crate::registry::Abilities {
+        name: "sbbf",
+        summary:
+            "Apache Parquet's split block Bloom filter, bit for bit (XXH64, 256-bit blocks); union.",
+        remove: false,
+        merge: true,
+        grow: false,
+        forgets: false,
+        index_scheme: false,
+    },
+    merge
+);
+
+impl Mergeable for SplitBlockBloomFilter {
+    /// Bitwise OR: exactly the filter that inserting both sets would have built.
+    fn union(&mut self, other: &Self) -> Result<(), Error> {
+        self.check_compatible(other)?;
+        for (a, b) in self.blocks.iter_mut().zip(&other.blocks) {
+            for (x, y) in a.0.iter_mut().zip(b.0) {
+                *x |= y;
+            }
+        }
+        self.recount();
+        Ok(())
+    }
+
+    /// Bitwise AND.
+    fn intersect(&mut self, other: &Self) -> Result<(), Error> {
+        self.check_compatible(other)?;
+        for (a, b) in self.blocks.iter_mut().zip(&other.blocks) {
+            for (x, y) in a.0.iter_mut().zip(b.0) {
+                *x &= y;
+            }
+        }
+        self.recount();
+        Ok(())
+    }
+}
+
+crate::filter::collection_impls!(
+    /// Collects items into a filter sized for their number at ε = 1%.
+    ///
+    /// ```
+    /// use bloomkit::SplitBlockBloomFilter;
+    /// let filter: SplitBlockBloomFilter = (0..100u64).collect();
+    /// assert!(filter.contains(&7u64));
+    /// ```
+    SplitBlockBloomFilter
+);
+
+impl fmt::Debug for SplitBlockBloomFilter {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("SplitBlockBloomFilter")
+            .field("num_blocks", &self.num_blocks())
+            .field("seed", &self.seed)
+            .field("capacity", &self.capacity)
+            .field("target_fpp", &self.target_fpp)
+            .field("inserted", &self.inserted)
+            .field("ones", &self.count_ones())
+            .finish()
+    }
+}
+
+/// Builds a [`SplitBlockBloomFilter`] from a capacity and ε, or an explicit size.
+///
+/// ```
+/// use bloomkit::SplitBlockBloomFilter;
+/// // A power-of-two size, as parquet-mr and arrow-rs write.
+/// let f = SplitBlockBloomFilter::builder().num_bytes(1 << 20).build()?;
+/// assert_eq!(f.num_bytes(), 1 << 20);
+/// assert!(SplitBlockBloomFilter::builder().num_bytes(33).build().is_err());
+/// # Ok::<(), bloomkit::Error>(())
+/// ```
+#[derive(Clone, Debug, Default)]
+#[must_use = "a builder does nothing until .build() is called"]
+pub struct SplitBlockBloomFilterBuilder {
+    capacity: Option<u64>,
+    fpp: Option<f64>,
+    num_blocks: Option<u64>,
+    num_bytes: Option<u64>,
+    seed: u64,
+    random_seed: bool,
+}
+
+impl SplitBlockBloomFilterBuilder {
+    /// n, the number of items expected.
+    pub fn capacity(mut self, capacity: u64) -> Self {
+        self.capacity = Some(capacity);
+        self
+    }
+
+    /// ε, the false-positive probability wanted at capacity (default 1%).
+    pub fn fpp(mut self, fpp: f64) -> Self {
+        self.fpp = Some(fpp);
+        self
+    }
+
+    /// z, the number of blocks, in 1 ..= 2³¹ − 1.
+    pub fn num_blocks(mut self, num_blocks: u64) -> Self {
+        self.num_blocks = Some(num_blocks);
+        self
+    }
+
+    /// Parquet's `numBytes`: a positive multiple of 32.
+    pub fn num_bytes(mut self, num_bytes: u64) -> Self {
+        self.num_bytes = Some(num_bytes);
+        self
+    }
+
+    /// m, bits, rounded up to whole 256-bit blocks.
+    pub fn num_bits(mut self, num_bits: u64) -> Self {
+        self.num_blocks = Some(num_bits.div_ceil(BLOCK_BITS));
+        self
+    }
+
+    /// The XXH64 seed (default 0, which Parquet requires).
+    pub fn seed(mut self, seed: u64) -> Self {
+        self.seed = seed;
+        self.random_seed = false;
+        self
+    }
+
+    /// A random seed from the operating system (not readable by Parquet).
+    pub fn random_seed(mut self) -> Self {
+        self.random_seed = true;
+        self
+    }
+
+    /// Validates the parameters and allocates the filter.
+    pub fn build(self) -> Result<SplitBlockBloomFilter, Error> {
+        let fpp = crate::params::validate_fpp(self.fpp.unwrap_or(crate::bloom::DEFAULT_FPP))?;
+        if self.capacity == Some(0) {
+            return Err(Error::ZeroCapacity);
+        }
+        let explicit = match (self.num_blocks, self.num_bytes) {
+            (_, Some(bytes)) if !bytes.is_multiple_of(BLOCK_BYTES) => {
+                return Err(Error::InvalidParameter {
+                    parameter: "number of bytes",
+                    reason: format!("{bytes} is not a multiple of the 32-byte block"),
+                })
+            }
+            (_, Some(bytes)) => Some(bytes / BLOCK_BYTES),
+            (blocks, None) => blocks,
+        };
+        let num_blocks = match (explicit, self.capacity) {
+            (Some(0), _) => return Err(Error::ZeroBits),
+            (Some(z), _) if z > MAX_NUM_BLOCKS => {
+                return Err(Error::TooLarge {
+                    bits: z.saturating_mul(BLOCK_BITS),
+                    max: MAX_NUM_BLOCKS * BLOCK_BITS,
+                })
+            }
+            (Some(z), _) => z,
+            (None, Some(n)) => num_blocks_for(n, fpp)?,
+            (None, None) => return Err(Error::ZeroCapacity),
+        };
+        let (capacity, target_fpp) = match self.capacity {
+            Some(n) if explicit.is_none() => (n, fpp),
+            Some(n) => (n, fpp_clamped(num_blocks, n)),
+            None => (largest_capacity(num_blocks, fpp), fpp),
+        };
+        let seed = if self.random_seed {
+            hash::random_seed()?
+        } else {
+            self.seed
+        };
+        SplitBlockBloomFilter::empty(num_blocks, seed, capacity, target_fpp)
+    }
+}
+
+fn fpp_clamped(num_blocks: u64, items: u64) -> f64 {
+    fpp(num_blocks, items).clamp(f64::MIN_POSITIVE, 1.0 - f64::EPSILON)
+}
+
+/// The largest n (at least 1) that `num_blocks` blocks hold at ε.
+fn largest_capacity(num_blocks: u64, target: f64) -> u64 {
+    let (mut lo, mut hi) = (1u64, num_blocks.saturating_mul(256));
+    while lo < hi {
+        let mid = lo + (hi - lo).div_ceil(2);
+        if fpp(num_blocks, mid) <= target {
+            lo = mid;
+        } else {
+            hi = mid - 1;
+        }
+    }
+    lo
+}
+
+// Parameters on disk: num_blocks u64, capacity u64, target_fpp f64, inserted u64 (32 bytes).
+// Payload: Parquet's bitset (each block's eight words, little-endian u32).
+impl Persist for SplitBlockBloomFilter {
+    fn encode_params(&self, out: &mut Vec<u8>) {
+        out.extend_from_slice(&self.num_blocks().to_le_bytes());
+        out.extend_from_slice(&self.capacity.to_le_bytes());
+        out.extend_from_slice(&self.target_fpp.to_le_bytes());
+        out.extend_from_slice(&self.inserted.to_le_bytes());
+    }
+
+    fn encode_payload(&self, out: &mut Vec<u8>) {
+        out.extend_from_slice(&self.to_parquet_bitset());
+    }
+
+    fn decode_parts(parts: &Parts<'_>) -> Result<Self, DecodeError> {
+        parts.expect_kind(Kind::SplitBlock)?;
+        let invalid = |field, reason: String| DecodeError::InvalidField { field, reason };
+        if parts.hashing.function != HashFunction::Xxh64
+            || parts.hashing.scheme != IndexScheme::EnhancedDoubleHashing
+        {
+            return Err(invalid(
+                "hashing",
+                format!(
+                    "a split block filter hashes with xxh64 and one digest, not {}",
+                    parts.hashing
+                ),
+            ));
+        }
+        let mut r = Reader::new(parts.params);
+        let num_blocks = r.u64()?;
+        let capacity = r.u64()?;
+        let target_fpp = r.f64()?;
+        let inserted = r.u64()?;
+        r.finish("parameters")?;
+        if num_blocks == 0 || num_blocks > MAX_NUM_BLOCKS {
+            return Err(invalid(
+                "num_blocks",
+                format!("{num_blocks} is not in 1..={MAX_NUM_BLOCKS}"),
+            ));
+        }
+        crate::codec::check_capacity(capacity)?;
+        crate::codec::check_target_fpp(target_fpp)?;
+        if parts.payload.len() as u64 != num_blocks * BLOCK_BYTES {
+            return Err(invalid(
+                "payload",
+                format!(
+                    "{} bytes cannot hold exactly {num_blocks} blocks of {BLOCK_BYTES} bytes",
+                    parts.payload.len()
+                ),
+            ));
+        }
+        let mut filter =
+            SplitBlockBloomFilter::empty(num_blocks, parts.hashing.seed, capacity, target_fpp)
+                .map_err(|e| invalid("num_blocks", e.to_string()))?;
+        filter.fill_from(parts.payload);
+        filter.inserted = inserted;
+        Ok(filter)
+    }
+}
