@@ -38,6 +38,7 @@
 //! bytes) saturate.
 
 use bloomkit::bits::BitVec;
+use bloomkit::codec::Reader;
 use bloomkit::hash::{murmur2, murmur64a, REDISBLOOM_SEED};
 
 use crate::config::Limit;
@@ -541,11 +542,11 @@ impl Chain {
     /// the memory it asks for against `limit`, before allocating anything.
     pub fn from_header(header: &[u8], limit: impl Limit) -> Result<Self, HeaderError> {
         use HeaderError::Invalid;
-        let mut r = ByteReader(header);
-        let size = r.u64().ok_or(Invalid)?;
-        let num_layers = r.u32().ok_or(Invalid)? as usize;
-        let options = r.u32().ok_or(Invalid)?;
-        let growth = r.u32().ok_or(Invalid)?;
+        let mut r = Reader::new(header);
+        let size = r.u64().map_err(|_| Invalid)?;
+        let num_layers = r.u32().map_err(|_| Invalid)? as usize;
+        let options = r.u32().map_err(|_| Invalid)?;
+        let growth = r.u32().map_err(|_| Invalid)?;
         if num_layers == 0
             || header.len() != HEADER_FIXED_BYTES + HEADER_LAYER_BYTES * num_layers
             || !valid_options(options)
@@ -557,14 +558,14 @@ impl Chain {
         let mut sizes = 0u64;
         for _ in 0..num_layers {
             let record = LayerRecord {
-                bytes: r.u64().ok_or(Invalid)?,
-                bits: r.u64().ok_or(Invalid)?,
-                size: r.u64().ok_or(Invalid)?,
-                error: r.f64().ok_or(Invalid)?,
-                bpe: r.f64().ok_or(Invalid)?,
-                hashes: r.u32().ok_or(Invalid)?,
-                entries: r.u64().ok_or(Invalid)?,
-                n2: r.u8().ok_or(Invalid)?,
+                bytes: r.u64().map_err(|_| Invalid)?,
+                bits: r.u64().map_err(|_| Invalid)?,
+                size: r.u64().map_err(|_| Invalid)?,
+                error: r.f64().map_err(|_| Invalid)?,
+                bpe: r.f64().map_err(|_| Invalid)?,
+                hashes: r.u32().map_err(|_| Invalid)?,
+                entries: r.u64().map_err(|_| Invalid)?,
+                n2: r.u8().map_err(|_| Invalid)?,
             };
             needed = needed.saturating_add(LINK_STRUCT_BYTES + record.bytes);
             sizes = sizes.checked_add(record.size).ok_or(Invalid)?;
@@ -751,37 +752,6 @@ pub enum ChunkError {
     NoLink,
     /// The chunk crosses the end of its layer.
     TooBig,
-}
-
-/// A little-endian reader over a byte slice.
-pub struct ByteReader<'a>(pub &'a [u8]);
-
-impl ByteReader<'_> {
-    fn take<const N: usize>(&mut self) -> Option<[u8; N]> {
-        let (head, rest) = self.0.split_first_chunk::<N>()?;
-        self.0 = rest;
-        Some(*head)
-    }
-    /// A byte.
-    pub fn u8(&mut self) -> Option<u8> {
-        self.take::<1>().map(|b| b[0])
-    }
-    /// A little-endian u16.
-    pub fn u16(&mut self) -> Option<u16> {
-        self.take().map(u16::from_le_bytes)
-    }
-    /// A little-endian u32.
-    pub fn u32(&mut self) -> Option<u32> {
-        self.take().map(u32::from_le_bytes)
-    }
-    /// A little-endian u64.
-    pub fn u64(&mut self) -> Option<u64> {
-        self.take().map(u64::from_le_bytes)
-    }
-    /// A little-endian f64.
-    pub fn f64(&mut self) -> Option<f64> {
-        self.take().map(f64::from_le_bytes)
-    }
 }
 
 /// C's `%g`: 6 significant digits, trailing zeros removed, exponent form below 10⁻⁴ or from

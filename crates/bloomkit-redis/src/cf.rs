@@ -12,9 +12,9 @@
 
 use bloomkit::hash::murmur64a;
 
-use crate::bf::ByteReader;
 use crate::config::Limit;
 use crate::rdb::{Sink, Source};
+use bloomkit::codec::Reader;
 
 /// `CF.ADD` on a missing key creates a filter of this capacity.
 pub const DEFAULT_CAPACITY: u64 = 1024;
@@ -571,14 +571,14 @@ impl Cuckoo {
         if header.len() != HEADER_BYTES {
             return Err(CreateError::Invalid);
         }
-        let mut r = ByteReader(header);
+        let mut r = Reader::new(header);
         let mut u64s = [0u64; 4];
         for v in &mut u64s {
-            *v = r.u64().ok_or(CreateError::Invalid)?;
+            *v = r.u64().map_err(|_| CreateError::Invalid)?;
         }
         let mut u16s = [0u64; 3];
         for v in &mut u16s {
-            *v = r.u16().ok_or(CreateError::Invalid)? as u64;
+            *v = r.u16().map_err(|_| CreateError::Invalid)? as u64;
         }
         let [items, buckets, deletes, filters] = u64s;
         let [bucket_size, max_iterations, expansion] = u16s;

@@ -18,6 +18,11 @@
 //!   code that touches the Redis module API; they are exercised by the integration tests,
 //!   which start real `redis-server` processes.
 
+// Unsafe code only where Redis hands over raw pointers: the data-type callbacks (`types`)
+// and the allocator that calls into Redis (`memory`). Everything else, the commands
+// included, goes through the safe API of the redis-module crate.
+#![deny(unsafe_code)]
+
 pub mod bf;
 pub mod cf;
 pub mod config;
@@ -29,8 +34,10 @@ pub mod rdb;
 #[cfg(not(test))]
 mod commands;
 #[cfg(not(test))]
+#[allow(unsafe_code)]
 mod memory;
 #[cfg(not(test))]
+#[allow(unsafe_code)]
 mod types;
 
 #[cfg(not(test))]
