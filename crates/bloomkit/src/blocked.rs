@@ -772,17 +772,7 @@ impl BlockedBloomFilterBuilder {
     // No index scheme: every position comes from one digest (see the module docs).
     crate::hash::hashing_setters!();
 
-    /// n, the number of items expected.
-    pub fn capacity(mut self, capacity: u64) -> Self {
-        self.capacity = Some(capacity);
-        self
-    }
-
-    /// ε, the false-positive probability wanted at capacity (default 1%).
-    pub fn fpp(mut self, fpp: f64) -> Self {
-        self.fpp = Some(fpp);
-        self
-    }
+    crate::sizing::capacity_and_fpp_setters!();
 
     /// b, the number of 512-bit blocks, instead of deriving it from capacity and ε.
     pub fn num_blocks(mut self, num_blocks: u64) -> Self {
@@ -810,10 +800,8 @@ impl BlockedBloomFilterBuilder {
     ///   `round(log₂(1/ε))` without a capacity; a missing capacity is the largest n the
     ///   blocks hold at ε ([`params::blocked_capacity`]).
     pub fn build(self) -> Result<BlockedBloomFilter, Error> {
-        let fpp = params::validate_fpp(self.fpp.unwrap_or(crate::bloom::DEFAULT_FPP))?;
-        if self.capacity == Some(0) {
-            return Err(Error::ZeroCapacity);
-        }
+        let fpp = crate::sizing::fpp(self.fpp)?;
+        crate::sizing::check_capacity(self.capacity)?;
         match self.num_hashes {
             Some(0) => return Err(Error::ZeroHashes),
             Some(k) if k > MAX_NUM_HASHES => {

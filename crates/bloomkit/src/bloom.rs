@@ -406,17 +406,7 @@ pub struct BloomFilterBuilder {
 impl BloomFilterBuilder {
     crate::hash::hashing_setters!(index_scheme);
 
-    /// n, the number of items expected.
-    pub fn capacity(mut self, capacity: u64) -> Self {
-        self.capacity = Some(capacity);
-        self
-    }
-
-    /// ε, the false-positive probability wanted at capacity (default 1%).
-    pub fn fpp(mut self, fpp: f64) -> Self {
-        self.fpp = Some(fpp);
-        self
-    }
+    crate::sizing::capacity_and_fpp_setters!();
 
     /// m, the number of bits, instead of deriving it from capacity and ε.
     pub fn num_bits(mut self, num_bits: u64) -> Self {

@@ -470,17 +470,7 @@ pub struct CountingBloomFilterBuilder {
 impl CountingBloomFilterBuilder {
     crate::hash::hashing_setters!(index_scheme);
 
-    /// n, the number of items expected.
-    pub fn capacity(mut self, capacity: u64) -> Self {
-        self.capacity = Some(capacity);
-        self
-    }
-
-    /// ε, the false-positive probability wanted at capacity (default 1%).
-    pub fn fpp(mut self, fpp: f64) -> Self {
-        self.fpp = Some(fpp);
-        self
-    }
+    crate::sizing::capacity_and_fpp_setters!();
 
     /// m, the number of counters, instead of deriving it from capacity and ε.
     pub fn num_counters(mut self, num_counters: u64) -> Self {

@@ -636,17 +636,10 @@ pub struct CuckooFilterBuilder {
 impl CuckooFilterBuilder {
     crate::hash::hashing_setters!();
 
-    /// n, the number of items expected.
-    pub fn capacity(mut self, capacity: u64) -> Self {
-        self.capacity = Some(capacity);
-        self
-    }
-
-    /// ε, the false-positive probability wanted (default 1%); chooses f.
-    pub fn fpp(mut self, fpp: f64) -> Self {
-        self.fpp = Some(fpp);
-        self
-    }
+    crate::sizing::capacity_and_fpp_setters!(
+        "n, the number of items expected.",
+        "ε, the false-positive probability wanted (default 1%); chooses f."
+    );
 
     /// b, the slots per bucket: 2, 4 (the default) or 8.
     pub fn bucket_size(mut self, bucket_size: u32) -> Self {
@@ -679,7 +672,7 @@ impl CuckooFilterBuilder {
     /// With buckets but no capacity, the capacity is `⌊B · b · 0.95⌋`.
     pub fn build(self) -> Result<CuckooFilter, Error> {
         let bucket_size = check_bucket_size(self.bucket_size.unwrap_or(DEFAULT_BUCKET_SIZE))?;
-        let fpp = params::validate_fpp(self.fpp.unwrap_or(DEFAULT_FPP))?;
+        let fpp = crate::sizing::fpp(self.fpp)?;
         let fingerprint_bits = match self.fingerprint_bits {
             Some(bits) => {
                 let bits = check_fingerprint_bits(bits)?;
@@ -711,9 +704,7 @@ impl CuckooFilterBuilder {
                 }
             })?,
         };
-        if self.capacity == Some(0) {
-            return Err(Error::ZeroCapacity);
-        }
+        crate::sizing::check_capacity(self.capacity)?;
         let num_buckets = match (self.num_buckets, self.capacity) {
             (Some(buckets), _) => check_num_buckets(buckets)?,
             (None, Some(n)) => params::cuckoo_num_buckets(n, bucket_size, CUCKOO_TARGET_LOAD)

@@ -579,17 +579,7 @@ pub struct DeletableBloomFilterBuilder {
 impl DeletableBloomFilterBuilder {
     crate::hash::hashing_setters!(index_scheme);
 
-    /// n, the number of items expected.
-    pub fn capacity(mut self, capacity: u64) -> Self {
-        self.capacity = Some(capacity);
-        self
-    }
-
-    /// ε, the false-positive probability wanted at capacity (default 1%).
-    pub fn fpp(mut self, fpp: f64) -> Self {
-        self.fpp = Some(fpp);
-        self
-    }
+    crate::sizing::capacity_and_fpp_setters!();
 
     /// m, the total number of bits *including* the collision bitmap, instead of deriving the
     /// data part from capacity and ε.

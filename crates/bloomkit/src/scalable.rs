@@ -589,17 +589,10 @@ pub struct ScalableBloomFilterBuilder {
 impl ScalableBloomFilterBuilder {
     crate::hash::hashing_setters!(index_scheme);
 
-    /// n₀, the capacity of the first layer (required).
-    pub fn capacity(mut self, capacity: u64) -> Self {
-        self.capacity = Some(capacity);
-        self
-    }
-
-    /// ε, the bound on the compound false-positive probability (default 1%).
-    pub fn fpp(mut self, fpp: f64) -> Self {
-        self.fpp = Some(fpp);
-        self
-    }
+    crate::sizing::capacity_and_fpp_setters!(
+        "n₀, the capacity of the first layer (required).",
+        "ε, the bound on the compound false-positive probability (default 1%)."
+    );
 
     /// s, the factor by which each layer's capacity grows: 2 (the default) or 4.
     pub fn growth_factor(mut self, growth: u32) -> Self {
@@ -629,7 +622,7 @@ impl ScalableBloomFilterBuilder {
 
     /// Validates the parameters and allocates the first layer.
     pub fn build(self) -> Result<ScalableBloomFilter, Error> {
-        let fpp = params::validate_fpp(self.fpp.unwrap_or(DEFAULT_FPP))?;
+        let fpp = crate::sizing::fpp(self.fpp)?;
         let initial_capacity = match self.capacity {
             None | Some(0) => return Err(Error::ZeroCapacity),
             Some(n) => n,

@@ -134,6 +134,31 @@ pub(crate) fn dimensions(
     })
 }
 
+/// The `capacity` and `fpp` setters every builder has (fields `capacity: Option<u64>` and
+/// `fpp: Option<f64>`), with the usual documentation or the kind's own.
+macro_rules! capacity_and_fpp_setters {
+    () => {
+        $crate::sizing::capacity_and_fpp_setters!(
+            "n, the number of items expected.",
+            "ε, the false-positive probability wanted at capacity (default 1%)."
+        );
+    };
+    ($capacity_doc:literal, $fpp_doc:literal) => {
+        #[doc = $capacity_doc]
+        pub fn capacity(mut self, capacity: u64) -> Self {
+            self.capacity = Some(capacity);
+            self
+        }
+
+        #[doc = $fpp_doc]
+        pub fn fpp(mut self, fpp: f64) -> Self {
+            self.fpp = Some(fpp);
+            self
+        }
+    };
+}
+pub(crate) use capacity_and_fpp_setters;
+
 #[cfg(test)]
 mod tests {
     use super::*;

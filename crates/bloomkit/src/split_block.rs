@@ -647,17 +647,7 @@ pub struct SplitBlockBloomFilterBuilder {
 }
 
 impl SplitBlockBloomFilterBuilder {
-    /// n, the number of items expected.
-    pub fn capacity(mut self, capacity: u64) -> Self {
-        self.capacity = Some(capacity);
-        self
-    }
-
-    /// ε, the false-positive probability wanted at capacity (default 1%).
-    pub fn fpp(mut self, fpp: f64) -> Self {
-        self.fpp = Some(fpp);
-        self
-    }
+    crate::sizing::capacity_and_fpp_setters!();
 
     /// z, the number of blocks, in 1 ..= 2³¹ − 1.
     pub fn num_blocks(mut self, num_blocks: u64) -> Self {
@@ -692,10 +682,8 @@ impl SplitBlockBloomFilterBuilder {
 
     /// Validates the parameters and allocates the filter.
     pub fn build(self) -> Result<SplitBlockBloomFilter, Error> {
-        let fpp = crate::params::validate_fpp(self.fpp.unwrap_or(crate::bloom::DEFAULT_FPP))?;
-        if self.capacity == Some(0) {
-            return Err(Error::ZeroCapacity);
-        }
+        let fpp = crate::sizing::fpp(self.fpp)?;
+        crate::sizing::check_capacity(self.capacity)?;
         let explicit = match (self.num_blocks, self.num_bytes) {
             (_, Some(bytes)) if !bytes.is_multiple_of(BLOCK_BYTES) => {
                 return Err(Error::InvalidParameter {

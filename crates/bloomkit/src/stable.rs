@@ -505,18 +505,10 @@ pub struct StableBloomFilterBuilder {
 impl StableBloomFilterBuilder {
     crate::hash::hashing_setters!(index_scheme);
 
-    /// n, the number of recent items to remember (sizes m and K like a classic filter).
-    pub fn capacity(mut self, capacity: u64) -> Self {
-        self.capacity = Some(capacity);
-        self
-    }
-
-    /// ε, the stable-point false-positive probability (default 1%); P is derived from it
-    /// unless [`decrements`](Self::decrements) is given.
-    pub fn fpp(mut self, fpp: f64) -> Self {
-        self.fpp = Some(fpp);
-        self
-    }
+    crate::sizing::capacity_and_fpp_setters!(
+        "n, the number of recent items to remember (sizes m and K like a classic filter).",
+        "ε, the stable-point false-positive probability (default 1%); P is derived from it unless [`decrements`](Self::decrements) is given."
+    );
 
     /// m, the number of cells, instead of deriving it from capacity and ε.
     pub fn num_cells(mut self, num_cells: u64) -> Self {

@@ -615,17 +615,7 @@ pub struct VariableIncrementBloomFilterBuilder {
 impl VariableIncrementBloomFilterBuilder {
     crate::hash::hashing_setters!(index_scheme);
 
-    /// n, the number of items expected.
-    pub fn capacity(mut self, capacity: u64) -> Self {
-        self.capacity = Some(capacity);
-        self
-    }
-
-    /// ε, the false-positive probability wanted at capacity (default 1%).
-    pub fn fpp(mut self, fpp: f64) -> Self {
-        self.fpp = Some(fpp);
-        self
-    }
+    crate::sizing::capacity_and_fpp_setters!();
 
     /// m, the number of counters, instead of the smallest that reaches ε.
     pub fn num_counters(mut self, num_counters: u64) -> Self {
@@ -664,7 +654,7 @@ impl VariableIncrementBloomFilterBuilder {
     ///
     /// The total size `m · width` must stay within [`MAX_NUM_BITS`].
     pub fn build(self) -> Result<VariableIncrementBloomFilter, Error> {
-        let fpp = params::validate_fpp(self.fpp.unwrap_or(params::DEFAULT_FPP))?;
+        let fpp = crate::sizing::fpp(self.fpp)?;
         let width = self.counter_width.unwrap_or(DEFAULT_COUNTER_WIDTH);
         if !(1..=16).contains(&width) {
             return Err(Error::InvalidCounterWidth(width));
@@ -673,9 +663,7 @@ impl VariableIncrementBloomFilterBuilder {
             self.base.unwrap_or(DEFAULT_INCREMENT_BASE),
             (1u32 << width) - 1,
         )?;
-        if self.capacity == Some(0) {
-            return Err(Error::ZeroCapacity);
-        }
+        crate::sizing::check_capacity(self.capacity)?;
         match self.num_hashes {
             Some(0) => return Err(Error::ZeroHashes),
             Some(k) if k > MAX_NUM_HASHES => {
