@@ -6,7 +6,7 @@ use std::ffi::CStr;
 
 use super::{arg_index, error, first_letter, float, integer, is, replied, wrong_type, Reply};
 use crate::bf::{BfError, Chain, ChunkError, HeaderError};
-use crate::config;
+use crate::config::{self, Config};
 use crate::types::BLOOM_TYPE;
 
 /// RedisBloom's default expansion.
@@ -107,8 +107,8 @@ struct Create {
 }
 
 impl Create {
-    fn defaults() -> Self {
-        let c = config::get();
+    /// The module's defaults (`config` is read once per command: it is behind a lock).
+    fn defaults(c: &Config) -> Self {
         Self {
             capacity: c.initial_size,
             rate: c.error_rate,
@@ -123,12 +123,12 @@ impl Create {
 /// "non scaling filter is full", as RedisBloom's does.
 fn add_items(
     ctx: &Context,
+    limit: u64,
     key_name: &RedisString,
     items: &[RedisString],
     create: Option<Create>,
     multi: bool,
 ) -> RedisResult {
-    let limit = config::get().max_key_memory;
     let key = ctx.open_key_writable(key_name);
     let chain = match key.get_value::<Chain>(&BLOOM_TYPE).map_err(wrong_type)? {
         Some(chain) => chain,
@@ -188,7 +188,9 @@ pub fn bf_add(ctx: &Context, args: Vec<RedisString>) -> RedisResult {
     if args.len() != 3 {
         return Err(RedisError::WrongArity);
     }
-    add_items(ctx, &args[1], &args[2..], Some(Create::defaults()), false)
+    let c = config::get();
+    let create = Some(Create::defaults(&c));
+    add_items(ctx, c.max_key_memory, &args[1], &args[2..], create, false)
 }
 
 /// `BF.MADD key item [item …]`
@@ -196,7 +198,9 @@ pub fn bf_madd(ctx: &Context, args: Vec<RedisString>) -> RedisResult {
     if args.len() < 3 {
         return Err(RedisError::WrongArity);
     }
-    add_items(ctx, &args[1], &args[2..], Some(Create::defaults()), true)
+    let c = config::get();
+    let create = Some(Create::defaults(&c));
+    add_items(ctx, c.max_key_memory, &args[1], &args[2..], create, true)
 }
 
 /// `BF.INSERT key [CAPACITY c] [ERROR e] [EXPANSION n] [NOCREATE] [NONSCALING] ITEMS item…`
@@ -210,7 +214,8 @@ pub fn bf_insert(ctx: &Context, args: Vec<RedisString>) -> RedisResult {
     if args.len() < 4 {
         return Err(RedisError::WrongArity);
     }
-    let mut create = Create::defaults();
+    let c = config::get();
+    let mut create = Create::defaults(&c);
     let (mut capacity, mut expansion) = (create.capacity as i64, create.expansion as i64);
     let mut nocreate = false;
     let mut items = None;
@@ -250,7 +255,8 @@ pub fn bf_insert(ctx: &Context, args: Vec<RedisString>) -> RedisResult {
     }
     create.capacity = capacity as u64;
     create.expansion = expansion as u32;
-    add_items(ctx, &args[1], items, (!nocreate).then_some(create), true)
+    let create = (!nocreate).then_some(create);
+    add_items(ctx, c.max_key_memory, &args[1], items, create, true)
 }
 
 /// Opens a filter for reading: `None` when the key is missing, WRONGTYPE for other types.
