@@ -4,7 +4,7 @@ use redis_module::{Context, RedisError, RedisResult, RedisString, RedisValue};
 
 use std::ffi::CStr;
 
-use super::{arg_index, error, first_letter, float, integer, is, replied, wrong_type, Reply};
+use super::{arg_index, error, first_letter, float, integer, is, replied, wrong_type, Arg, Reply};
 use crate::bf::{BfError, Chain, ChunkError, HeaderError};
 use crate::config::{self, Config};
 use crate::types::BLOOM_TYPE;
@@ -56,7 +56,7 @@ fn create_error(e: BfError) -> RedisError {
 /// [`arg_index`]) and anything else is ignored. The expansion is any integer, kept as C's
 /// `unsigned` keeps it (modulo 2³²): 0 makes a filter that never adds a layer, whose adds
 /// then answer 1 without storing anything, as RedisBloom's do.
-pub fn bf_reserve(ctx: &Context, args: Vec<RedisString>) -> RedisResult {
+pub fn bf_reserve(ctx: &Context, args: &[Arg]) -> RedisResult {
     if !(4..=7).contains(&args.len()) {
         return Err(RedisError::WrongArity);
     }
@@ -68,9 +68,9 @@ pub fn bf_reserve(ctx: &Context, args: Vec<RedisString>) -> RedisResult {
     if capacity <= 0 {
         return Err(error("ERR (capacity should be larger than 0)"));
     }
-    let nonscaling = arg_index(&args, "NONSCALING").is_some();
+    let nonscaling = arg_index(args, "NONSCALING").is_some();
     let mut expansion = DEFAULT_EXPANSION;
-    if let Some(at) = arg_index(&args, "EXPANSION") {
+    if let Some(at) = arg_index(args, "EXPANSION") {
         let value = args.get(at + 1).ok_or_else(|| error("ERR no expansion"))?;
         if nonscaling {
             return Err(error("Nonscaling filters cannot expand"));
@@ -125,7 +125,7 @@ fn add_items(
     ctx: &Context,
     limit: u64,
     key_name: &RedisString,
-    items: &[RedisString],
+    items: &[Arg],
     create: Option<Create>,
     multi: bool,
 ) -> RedisResult {
@@ -184,7 +184,7 @@ fn add_items(
 }
 
 /// `BF.ADD key item`
-pub fn bf_add(ctx: &Context, args: Vec<RedisString>) -> RedisResult {
+pub fn bf_add(ctx: &Context, args: &[Arg]) -> RedisResult {
     if args.len() != 3 {
         return Err(RedisError::WrongArity);
     }
@@ -194,7 +194,7 @@ pub fn bf_add(ctx: &Context, args: Vec<RedisString>) -> RedisResult {
 }
 
 /// `BF.MADD key item [item …]`
-pub fn bf_madd(ctx: &Context, args: Vec<RedisString>) -> RedisResult {
+pub fn bf_madd(ctx: &Context, args: &[Arg]) -> RedisResult {
     if args.len() < 3 {
         return Err(RedisError::WrongArity);
     }
@@ -210,7 +210,7 @@ pub fn bf_madd(ctx: &Context, args: Vec<RedisString>) -> RedisResult {
 /// `n?c…` NOCREATE and any other `n…` NONSCALING; a repeated option's last value wins.
 /// Values are range-checked only after the items are found ("Bad argument received"), and
 /// no combination of options is refused.
-pub fn bf_insert(ctx: &Context, args: Vec<RedisString>) -> RedisResult {
+pub fn bf_insert(ctx: &Context, args: &[Arg]) -> RedisResult {
     if args.len() < 4 {
         return Err(RedisError::WrongArity);
     }
@@ -282,7 +282,7 @@ fn with_chain_or_none<R>(
 }
 
 /// `BF.EXISTS key item`
-pub fn bf_exists(ctx: &Context, args: Vec<RedisString>) -> RedisResult {
+pub fn bf_exists(ctx: &Context, args: &[Arg]) -> RedisResult {
     if args.len() != 3 {
         return Err(RedisError::WrongArity);
     }
@@ -294,7 +294,7 @@ pub fn bf_exists(ctx: &Context, args: Vec<RedisString>) -> RedisResult {
 }
 
 /// `BF.MEXISTS key item [item …]`
-pub fn bf_mexists(ctx: &Context, args: Vec<RedisString>) -> RedisResult {
+pub fn bf_mexists(ctx: &Context, args: &[Arg]) -> RedisResult {
     if args.len() < 3 {
         return Err(RedisError::WrongArity);
     }
@@ -309,7 +309,7 @@ pub fn bf_mexists(ctx: &Context, args: Vec<RedisString>) -> RedisResult {
 }
 
 /// `BF.CARD key`
-pub fn bf_card(ctx: &Context, args: Vec<RedisString>) -> RedisResult {
+pub fn bf_card(ctx: &Context, args: &[Arg]) -> RedisResult {
     if args.len() != 2 {
         return Err(RedisError::WrongArity);
     }
@@ -319,7 +319,7 @@ pub fn bf_card(ctx: &Context, args: Vec<RedisString>) -> RedisResult {
 }
 
 /// `BF.INFO key [CAPACITY | SIZE | FILTERS | ITEMS | EXPANSION]`
-pub fn bf_info(ctx: &Context, args: Vec<RedisString>) -> RedisResult {
+pub fn bf_info(ctx: &Context, args: &[Arg]) -> RedisResult {
     if !(2..=3).contains(&args.len()) {
         return Err(RedisError::WrongArity);
     }
@@ -362,7 +362,7 @@ pub fn bf_info(ctx: &Context, args: Vec<RedisString>) -> RedisResult {
 }
 
 /// `BF.DEBUG key`
-pub fn bf_debug(ctx: &Context, args: Vec<RedisString>) -> RedisResult {
+pub fn bf_debug(ctx: &Context, args: &[Arg]) -> RedisResult {
     if args.len() != 2 {
         return Err(RedisError::WrongArity);
     }
@@ -379,7 +379,7 @@ pub fn bf_debug(ctx: &Context, args: Vec<RedisString>) -> RedisResult {
 }
 
 /// `BF.SCANDUMP key iterator`
-pub fn bf_scandump(ctx: &Context, args: Vec<RedisString>) -> RedisResult {
+pub fn bf_scandump(ctx: &Context, args: &[Arg]) -> RedisResult {
     if args.len() != 3 {
         return Err(RedisError::WrongArity);
     }
@@ -401,7 +401,7 @@ pub fn bf_scandump(ctx: &Context, args: Vec<RedisString>) -> RedisResult {
 }
 
 /// `BF.LOADCHUNK key iterator data`
-pub fn bf_loadchunk(ctx: &Context, args: Vec<RedisString>) -> RedisResult {
+pub fn bf_loadchunk(ctx: &Context, args: &[Arg]) -> RedisResult {
     if args.len() != 4 {
         return Err(RedisError::WrongArity);
     }
