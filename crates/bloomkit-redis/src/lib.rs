@@ -14,13 +14,13 @@
 //! * [`bf`] and [`cf`] hold RedisBloom's layouts as plain Rust (no Redis API), built on the
 //!   library's bit vector and MurmurHash64A; they are unit-tested without a server.
 //! * [`config`] parses the module arguments.
-//! * The command handlers and the data-type callbacks (`commands`, `types`) are the only
-//!   code that touches the Redis module API; they are exercised by the integration tests,
+//! * The command handlers, their C entry points and the data-type callbacks (`commands`,
+//!   `glue`, `types`) are the only code that touches the Redis module API; they are exercised by the integration tests,
 //!   which start real `redis-server` processes.
 
-// Unsafe code only where Redis hands over raw pointers: the data-type callbacks (`types`)
-// and the allocator that calls into Redis (`memory`). Everything else, the commands
-// included, goes through the safe API of the redis-module crate.
+// Unsafe code only where Redis hands over raw pointers: the data-type callbacks (`types`),
+// the commands' C entry points (`glue`) and the allocator that calls into Redis
+// (`memory`). Everything else, the command handlers included, is safe Rust.
 #![deny(unsafe_code)]
 
 pub mod bf;
@@ -33,6 +33,10 @@ pub mod rdb;
 // redis-server instead.
 #[cfg(not(test))]
 mod commands;
+#[cfg(not(test))]
+// The C entry points of the commands (arguments borrowed from Redis, not copied).
+#[allow(unsafe_code)]
+mod glue;
 #[cfg(not(test))]
 #[allow(unsafe_code)]
 mod memory;
@@ -60,10 +64,14 @@ mod module {
             return Status::Err;
         }
         match config::parse(args.iter().map(RedisString::as_slice)) {
-            Ok(c) => {
-                config::set(c);
-                Status::Ok
+            Ok(c) => config::set(c),
+            Err(e) => {
+                ctx.log_warning(&format!("bloomkit: {e}"));
+                return Status::Err;
             }
+        }
+        match register(ctx) {
+            Ok(()) => Status::Ok,
             Err(e) => {
                 ctx.log_warning(&format!("bloomkit: {e}"));
                 Status::Err
@@ -71,41 +79,44 @@ mod module {
         }
     }
 
-    // Flags: every command takes one key at argument 1 (first = last = step = 1), so
-    // cluster routing works per key. The ACL-category string must stay empty: Redis 7.0
-    // refuses the module otherwise.
+    /// The commands, each with its own C entry point (see `glue`). Flags: every command
+    /// takes one key at argument 1 (first = last = step = 1), so cluster routing works per
+    /// key.
+    fn register(ctx: &Context) -> Result<(), String> {
+        crate::register_commands!(ctx,
+            c"bf.reserve" => bf_reserve, c"write deny-oom";
+            c"bf.add" => bf_add, c"write deny-oom";
+            c"bf.madd" => bf_madd, c"write deny-oom";
+            c"bf.insert" => bf_insert, c"write deny-oom";
+            c"bf.exists" => bf_exists, c"readonly fast";
+            c"bf.mexists" => bf_mexists, c"readonly fast";
+            c"bf.card" => bf_card, c"readonly fast";
+            c"bf.info" => bf_info, c"readonly fast";
+            c"bf.debug" => bf_debug, c"readonly fast";
+            c"bf.scandump" => bf_scandump, c"readonly";
+            c"bf.loadchunk" => bf_loadchunk, c"write deny-oom";
+            c"cf.reserve" => cf_reserve, c"write deny-oom";
+            c"cf.add" => cf_add, c"write deny-oom";
+            c"cf.addnx" => cf_addnx, c"write deny-oom";
+            c"cf.insert" => cf_insert, c"write deny-oom";
+            c"cf.insertnx" => cf_insertnx, c"write deny-oom";
+            c"cf.exists" => cf_exists, c"readonly fast";
+            c"cf.mexists" => cf_mexists, c"readonly fast";
+            c"cf.count" => cf_count, c"readonly fast";
+            c"cf.del" => cf_del, c"write fast";
+            c"cf.compact" => cf_compact, c"write";
+            c"cf.info" => cf_info, c"readonly fast";
+            c"cf.debug" => cf_debug, c"readonly fast";
+            c"cf.scandump" => cf_scandump, c"readonly";
+            c"cf.loadchunk" => cf_loadchunk, c"write deny-oom";
+        )
+    }
+
     redis_module! {
         name: "bf",
         version: 20423,
         allocator: (crate::memory::Allocator, crate::memory::Allocator),
         data_types: [BLOOM_TYPE, CUCKOO_TYPE],
         init: init,
-        commands: [
-            ["bf.reserve", bf_reserve, "write deny-oom", 1, 1, 1, ""],
-            ["bf.add", bf_add, "write deny-oom", 1, 1, 1, ""],
-            ["bf.madd", bf_madd, "write deny-oom", 1, 1, 1, ""],
-            ["bf.insert", bf_insert, "write deny-oom", 1, 1, 1, ""],
-            ["bf.exists", bf_exists, "readonly fast", 1, 1, 1, ""],
-            ["bf.mexists", bf_mexists, "readonly fast", 1, 1, 1, ""],
-            ["bf.card", bf_card, "readonly fast", 1, 1, 1, ""],
-            ["bf.info", bf_info, "readonly fast", 1, 1, 1, ""],
-            ["bf.debug", bf_debug, "readonly fast", 1, 1, 1, ""],
-            ["bf.scandump", bf_scandump, "readonly", 1, 1, 1, ""],
-            ["bf.loadchunk", bf_loadchunk, "write deny-oom", 1, 1, 1, ""],
-            ["cf.reserve", cf_reserve, "write deny-oom", 1, 1, 1, ""],
-            ["cf.add", cf_add, "write deny-oom", 1, 1, 1, ""],
-            ["cf.addnx", cf_addnx, "write deny-oom", 1, 1, 1, ""],
-            ["cf.insert", cf_insert, "write deny-oom", 1, 1, 1, ""],
-            ["cf.insertnx", cf_insertnx, "write deny-oom", 1, 1, 1, ""],
-            ["cf.exists", cf_exists, "readonly fast", 1, 1, 1, ""],
-            ["cf.mexists", cf_mexists, "readonly fast", 1, 1, 1, ""],
-            ["cf.count", cf_count, "readonly fast", 1, 1, 1, ""],
-            ["cf.del", cf_del, "write fast", 1, 1, 1, ""],
-            ["cf.compact", cf_compact, "write", 1, 1, 1, ""],
-            ["cf.info", cf_info, "readonly fast", 1, 1, 1, ""],
-            ["cf.debug", cf_debug, "readonly fast", 1, 1, 1, ""],
-            ["cf.scandump", cf_scandump, "readonly", 1, 1, 1, ""],
-            ["cf.loadchunk", cf_loadchunk, "write deny-oom", 1, 1, 1, ""],
-        ],
     }
 }

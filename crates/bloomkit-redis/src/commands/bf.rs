@@ -4,9 +4,9 @@ use redis_module::{Context, RedisError, RedisResult, RedisString, RedisValue};
 
 use std::ffi::CStr;
 
-use super::{arg_index, error, first_letter, float, integer, is, replied, wrong_type, Reply};
+use super::{arg_index, error, first_letter, float, integer, is, replied, wrong_type, Arg, Reply};
 use crate::bf::{BfError, Chain, ChunkError, HeaderError};
-use crate::config::{self, Limit};
+use crate::config::{self, Config, Limit};
 use crate::memory::KeyLimit;
 use crate::types::BLOOM_TYPE;
 
@@ -57,7 +57,7 @@ fn create_error(e: BfError) -> RedisError {
 /// [`arg_index`]) and anything else is ignored. The expansion is any integer, kept as C's
 /// `unsigned` keeps it (modulo 2³²): 0 makes a filter that never adds a layer, whose adds
 /// then answer 1 without storing anything, as RedisBloom's do.
-pub fn bf_reserve(ctx: &Context, args: Vec<RedisString>) -> RedisResult {
+pub fn bf_reserve(ctx: &Context, args: &[Arg]) -> RedisResult {
     if !(4..=7).contains(&args.len()) {
         return Err(RedisError::WrongArity);
     }
@@ -69,9 +69,9 @@ pub fn bf_reserve(ctx: &Context, args: Vec<RedisString>) -> RedisResult {
     if capacity <= 0 {
         return Err(error("ERR (capacity should be larger than 0)"));
     }
-    let nonscaling = arg_index(&args, "NONSCALING").is_some();
+    let nonscaling = arg_index(args, "NONSCALING").is_some();
     let mut expansion = DEFAULT_EXPANSION;
-    if let Some(at) = arg_index(&args, "EXPANSION") {
+    if let Some(at) = arg_index(args, "EXPANSION") {
         let value = args.get(at + 1).ok_or_else(|| error("ERR no expansion"))?;
         if nonscaling {
             return Err(error("Nonscaling filters cannot expand"));
@@ -102,8 +102,8 @@ struct Create {
 }
 
 impl Create {
-    fn defaults() -> Self {
-        let c = config::get();
+    /// The module's defaults (`config` is read once per command: it is behind a lock).
+    fn defaults(c: &Config) -> Self {
         Self {
             capacity: c.initial_size,
             rate: c.error_rate,
@@ -119,7 +119,7 @@ impl Create {
 fn add_items(
     ctx: &Context,
     key_name: &RedisString,
-    items: &[RedisString],
+    items: &[Arg],
     create: Option<Create>,
     multi: bool,
 ) -> RedisResult {
@@ -179,19 +179,23 @@ fn add_items(
 }
 
 /// `BF.ADD key item`
-pub fn bf_add(ctx: &Context, args: Vec<RedisString>) -> RedisResult {
+pub fn bf_add(ctx: &Context, args: &[Arg]) -> RedisResult {
     if args.len() != 3 {
         return Err(RedisError::WrongArity);
     }
-    add_items(ctx, &args[1], &args[2..], Some(Create::defaults()), false)
+    let c = config::get();
+    let create = Some(Create::defaults(&c));
+    add_items(ctx, &args[1], &args[2..], create, false)
 }
 
 /// `BF.MADD key item [item …]`
-pub fn bf_madd(ctx: &Context, args: Vec<RedisString>) -> RedisResult {
+pub fn bf_madd(ctx: &Context, args: &[Arg]) -> RedisResult {
     if args.len() < 3 {
         return Err(RedisError::WrongArity);
     }
-    add_items(ctx, &args[1], &args[2..], Some(Create::defaults()), true)
+    let c = config::get();
+    let create = Some(Create::defaults(&c));
+    add_items(ctx, &args[1], &args[2..], create, true)
 }
 
 /// `BF.INSERT key [CAPACITY c] [ERROR e] [EXPANSION n] [NOCREATE] [NONSCALING] ITEMS item…`
@@ -201,11 +205,12 @@ pub fn bf_madd(ctx: &Context, args: Vec<RedisString>) -> RedisResult {
 /// `n?c…` NOCREATE and any other `n…` NONSCALING; a repeated option's last value wins.
 /// Values are range-checked only after the items are found ("Bad argument received"), and
 /// no combination of options is refused.
-pub fn bf_insert(ctx: &Context, args: Vec<RedisString>) -> RedisResult {
+pub fn bf_insert(ctx: &Context, args: &[Arg]) -> RedisResult {
     if args.len() < 4 {
         return Err(RedisError::WrongArity);
     }
-    let mut create = Create::defaults();
+    let c = config::get();
+    let mut create = Create::defaults(&c);
     let (mut capacity, mut expansion) = (create.capacity as i64, create.expansion as i64);
     let mut nocreate = false;
     let mut items = None;
@@ -245,7 +250,8 @@ pub fn bf_insert(ctx: &Context, args: Vec<RedisString>) -> RedisResult {
     }
     create.capacity = capacity as u64;
     create.expansion = expansion as u32;
-    add_items(ctx, &args[1], items, (!nocreate).then_some(create), true)
+    let create = (!nocreate).then_some(create);
+    add_items(ctx, &args[1], items, create, true)
 }
 
 /// Opens a filter for reading: `None` when the key is missing, WRONGTYPE for other types.
@@ -271,7 +277,7 @@ fn with_chain_or_none<R>(
 }
 
 /// `BF.EXISTS key item`
-pub fn bf_exists(ctx: &Context, args: Vec<RedisString>) -> RedisResult {
+pub fn bf_exists(ctx: &Context, args: &[Arg]) -> RedisResult {
     if args.len() != 3 {
         return Err(RedisError::WrongArity);
     }
@@ -283,7 +289,7 @@ pub fn bf_exists(ctx: &Context, args: Vec<RedisString>) -> RedisResult {
 }
 
 /// `BF.MEXISTS key item [item …]`
-pub fn bf_mexists(ctx: &Context, args: Vec<RedisString>) -> RedisResult {
+pub fn bf_mexists(ctx: &Context, args: &[Arg]) -> RedisResult {
     if args.len() < 3 {
         return Err(RedisError::WrongArity);
     }
@@ -298,7 +304,7 @@ pub fn bf_mexists(ctx: &Context, args: Vec<RedisString>) -> RedisResult {
 }
 
 /// `BF.CARD key`
-pub fn bf_card(ctx: &Context, args: Vec<RedisString>) -> RedisResult {
+pub fn bf_card(ctx: &Context, args: &[Arg]) -> RedisResult {
     if args.len() != 2 {
         return Err(RedisError::WrongArity);
     }
@@ -308,7 +314,7 @@ pub fn bf_card(ctx: &Context, args: Vec<RedisString>) -> RedisResult {
 }
 
 /// `BF.INFO key [CAPACITY | SIZE | FILTERS | ITEMS | EXPANSION]`
-pub fn bf_info(ctx: &Context, args: Vec<RedisString>) -> RedisResult {
+pub fn bf_info(ctx: &Context, args: &[Arg]) -> RedisResult {
     if !(2..=3).contains(&args.len()) {
         return Err(RedisError::WrongArity);
     }
@@ -351,7 +357,7 @@ pub fn bf_info(ctx: &Context, args: Vec<RedisString>) -> RedisResult {
 }
 
 /// `BF.DEBUG key`
-pub fn bf_debug(ctx: &Context, args: Vec<RedisString>) -> RedisResult {
+pub fn bf_debug(ctx: &Context, args: &[Arg]) -> RedisResult {
     if args.len() != 2 {
         return Err(RedisError::WrongArity);
     }
@@ -370,7 +376,7 @@ pub fn bf_debug(ctx: &Context, args: Vec<RedisString>) -> RedisResult {
 /// `BF.SCANDUMP key iterator`: the key is looked up first; iterator 0 answers `[1,
 /// header]`, a position in the layers `[next, chunk]`, anything else (the end, a negative
 /// iterator) `[0, ""]`.
-pub fn bf_scandump(ctx: &Context, args: Vec<RedisString>) -> RedisResult {
+pub fn bf_scandump(ctx: &Context, args: &[Arg]) -> RedisResult {
     if args.len() != 3 {
         return Err(RedisError::WrongArity);
     }
@@ -395,7 +401,7 @@ pub fn bf_scandump(ctx: &Context, args: Vec<RedisString>) -> RedisResult {
 /// `BF.LOADCHUNK key iterator data`: iterator 1 on a missing key is the header; anything
 /// else writes a chunk into an existing filter (so iterator 1 on an existing key is a
 /// chunk too, and bad data unless it is at most one byte long).
-pub fn bf_loadchunk(ctx: &Context, args: Vec<RedisString>) -> RedisResult {
+pub fn bf_loadchunk(ctx: &Context, args: &[Arg]) -> RedisResult {
     if args.len() != 4 {
         return Err(RedisError::WrongArity);
     }

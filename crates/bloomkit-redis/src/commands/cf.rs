@@ -4,7 +4,7 @@ use redis_module::{Context, RedisError, RedisResult, RedisString, RedisValue};
 
 use std::ffi::CStr;
 
-use super::{arg_index, error, first_letter, integer, replied, wrong_type, Reply};
+use super::{arg_index, error, first_letter, integer, replied, wrong_type, Arg, Reply};
 use crate::cf::{
     CreateError, Cuckoo, Insert, DEFAULT_BUCKET_SIZE, DEFAULT_CAPACITY, DEFAULT_EXPANSION,
     DEFAULT_MAX_ITERATIONS, HEADER_BYTES, MAX_BUCKET_SIZE, MAX_EXPANSION, MAX_ITERATIONS,
@@ -43,7 +43,7 @@ fn insert_error(status: Insert) -> &'static CStr {
 /// inclusive.", or `default` when the keyword is absent. A keyword in last place has no
 /// value: "Couldn't parse NAME" (RedisBloom reads past its arguments there).
 fn reserve_option(
-    args: &[RedisString],
+    args: &[Arg],
     name: &str,
     (min, max): (i64, i64),
     default: u16,
@@ -53,7 +53,7 @@ fn reserve_option(
     };
     let value = args
         .get(at + 1)
-        .and_then(integer)
+        .and_then(|value| integer(value))
         .ok_or_else(|| error(&format!("Couldn't parse {name}")))?;
     if !(min..=max).contains(&value) {
         return Err(error(&format!(
@@ -68,25 +68,25 @@ fn reserve_option(
 /// As RedisBloom reads it: an odd number of arguments; the capacity; then MAXITERATIONS,
 /// BUCKETSIZE and EXPANSION in that order, each the first argument spelled so (the key
 /// included); other arguments are ignored.
-pub fn cf_reserve(ctx: &Context, args: Vec<RedisString>) -> RedisResult {
+pub fn cf_reserve(ctx: &Context, args: &[Arg]) -> RedisResult {
     if args.len() < 3 || args.len() % 2 == 0 {
         return Err(RedisError::WrongArity);
     }
     let capacity = integer(&args[2]).ok_or_else(|| error("Bad capacity"))?;
     let max_iterations = reserve_option(
-        &args,
+        args,
         "MAXITERATIONS",
         (1, MAX_ITERATIONS as i64),
         DEFAULT_MAX_ITERATIONS,
     )?;
     let bucket_size = reserve_option(
-        &args,
+        args,
         "BUCKETSIZE",
         (1, MAX_BUCKET_SIZE as i64),
         DEFAULT_BUCKET_SIZE,
     )?;
     let expansion = reserve_option(
-        &args,
+        args,
         "EXPANSION",
         (0, MAX_EXPANSION as i64),
         DEFAULT_EXPANSION,
@@ -124,7 +124,7 @@ pub fn cf_reserve(ctx: &Context, args: Vec<RedisString>) -> RedisResult {
 fn add_items(
     ctx: &Context,
     key_name: &RedisString,
-    items: &[RedisString],
+    items: &[Arg],
     capacity: Option<u64>,
     unique: bool,
     multi: bool,
@@ -189,7 +189,7 @@ fn add_items(
 }
 
 /// `CF.ADD key item`
-pub fn cf_add(ctx: &Context, args: Vec<RedisString>) -> RedisResult {
+pub fn cf_add(ctx: &Context, args: &[Arg]) -> RedisResult {
     if args.len() != 3 {
         return Err(RedisError::WrongArity);
     }
@@ -204,7 +204,7 @@ pub fn cf_add(ctx: &Context, args: Vec<RedisString>) -> RedisResult {
 }
 
 /// `CF.ADDNX key item`
-pub fn cf_addnx(ctx: &Context, args: Vec<RedisString>) -> RedisResult {
+pub fn cf_addnx(ctx: &Context, args: &[Arg]) -> RedisResult {
     if args.len() != 3 {
         return Err(RedisError::WrongArity);
     }
@@ -222,7 +222,7 @@ pub fn cf_addnx(ctx: &Context, args: Vec<RedisString>) -> RedisResult {
 /// reads them: by first letter, left to right (`c…` capacity, checked at once; `i…` the
 /// items; any `n…` NOCREATE); a repeated CAPACITY's last value wins; the capacity only
 /// matters when the key is created.
-fn insert_common(ctx: &Context, args: Vec<RedisString>, unique: bool) -> RedisResult {
+fn insert_common(ctx: &Context, args: &[Arg], unique: bool) -> RedisResult {
     if args.len() < 4 {
         return Err(RedisError::WrongArity);
     }
@@ -256,12 +256,12 @@ fn insert_common(ctx: &Context, args: Vec<RedisString>, unique: bool) -> RedisRe
 }
 
 /// `CF.INSERT key [CAPACITY c] [NOCREATE] ITEMS item…`
-pub fn cf_insert(ctx: &Context, args: Vec<RedisString>) -> RedisResult {
+pub fn cf_insert(ctx: &Context, args: &[Arg]) -> RedisResult {
     insert_common(ctx, args, false)
 }
 
 /// `CF.INSERTNX key [CAPACITY c] [NOCREATE] ITEMS item…`
-pub fn cf_insertnx(ctx: &Context, args: Vec<RedisString>) -> RedisResult {
+pub fn cf_insertnx(ctx: &Context, args: &[Arg]) -> RedisResult {
     insert_common(ctx, args, true)
 }
 
@@ -287,7 +287,7 @@ fn with_cuckoo<R>(
 }
 
 /// `CF.EXISTS key item`
-pub fn cf_exists(ctx: &Context, args: Vec<RedisString>) -> RedisResult {
+pub fn cf_exists(ctx: &Context, args: &[Arg]) -> RedisResult {
     if args.len() != 3 {
         return Err(RedisError::WrongArity);
     }
@@ -299,7 +299,7 @@ pub fn cf_exists(ctx: &Context, args: Vec<RedisString>) -> RedisResult {
 }
 
 /// `CF.MEXISTS key item [item …]`
-pub fn cf_mexists(ctx: &Context, args: Vec<RedisString>) -> RedisResult {
+pub fn cf_mexists(ctx: &Context, args: &[Arg]) -> RedisResult {
     if args.len() < 3 {
         return Err(RedisError::WrongArity);
     }
@@ -314,7 +314,7 @@ pub fn cf_mexists(ctx: &Context, args: Vec<RedisString>) -> RedisResult {
 }
 
 /// `CF.COUNT key item`
-pub fn cf_count(ctx: &Context, args: Vec<RedisString>) -> RedisResult {
+pub fn cf_count(ctx: &Context, args: &[Arg]) -> RedisResult {
     if args.len() != 3 {
         return Err(RedisError::WrongArity);
     }
@@ -326,7 +326,7 @@ pub fn cf_count(ctx: &Context, args: Vec<RedisString>) -> RedisResult {
 }
 
 /// `CF.DEL key item`: "Not found" for a missing key or a key of another type.
-pub fn cf_del(ctx: &Context, args: Vec<RedisString>) -> RedisResult {
+pub fn cf_del(ctx: &Context, args: &[Arg]) -> RedisResult {
     if args.len() != 3 {
         return Err(RedisError::WrongArity);
     }
@@ -342,7 +342,7 @@ pub fn cf_del(ctx: &Context, args: Vec<RedisString>) -> RedisResult {
 }
 
 /// `CF.COMPACT key`: "Cuckoo filter was not found" for a missing key or another type.
-pub fn cf_compact(ctx: &Context, args: Vec<RedisString>) -> RedisResult {
+pub fn cf_compact(ctx: &Context, args: &[Arg]) -> RedisResult {
     if args.len() != 2 {
         return Err(RedisError::WrongArity);
     }
@@ -358,7 +358,7 @@ pub fn cf_compact(ctx: &Context, args: Vec<RedisString>) -> RedisResult {
 }
 
 /// `CF.INFO key`
-pub fn cf_info(ctx: &Context, args: Vec<RedisString>) -> RedisResult {
+pub fn cf_info(ctx: &Context, args: &[Arg]) -> RedisResult {
     if args.len() != 2 {
         return Err(RedisError::WrongArity);
     }
@@ -379,7 +379,7 @@ pub fn cf_info(ctx: &Context, args: Vec<RedisString>) -> RedisResult {
 }
 
 /// `CF.DEBUG key`
-pub fn cf_debug(ctx: &Context, args: Vec<RedisString>) -> RedisResult {
+pub fn cf_debug(ctx: &Context, args: &[Arg]) -> RedisResult {
     if args.len() != 2 {
         return Err(RedisError::WrongArity);
     }
@@ -391,7 +391,7 @@ pub fn cf_debug(ctx: &Context, args: Vec<RedisString>) -> RedisResult {
 
 /// `CF.SCANDUMP key iterator`: `[1, header]` at 0, then `[next, chunk]`, then `[0, nil]`;
 /// an empty filter answers `[0, nil]` at once.
-pub fn cf_scandump(ctx: &Context, args: Vec<RedisString>) -> RedisResult {
+pub fn cf_scandump(ctx: &Context, args: &[Arg]) -> RedisResult {
     if args.len() != 3 {
         return Err(RedisError::WrongArity);
     }
@@ -429,7 +429,7 @@ pub fn cf_scandump(ctx: &Context, args: Vec<RedisString>) -> RedisResult {
 /// (0 or not a number: "Invalid position"); at 1 the key must be missing ("ERR item
 /// exists"), the header 38 bytes long ("Invalid header") and make a filter ("Couldn't
 /// create filter!"); elsewhere the chunk must fit a sub-filter ("Couldn't load chunk!").
-pub fn cf_loadchunk(ctx: &Context, args: Vec<RedisString>) -> RedisResult {
+pub fn cf_loadchunk(ctx: &Context, args: &[Arg]) -> RedisResult {
     if args.len() != 4 {
         return Err(RedisError::WrongArity);
     }

@@ -14,6 +14,8 @@
 pub mod bf;
 pub mod cf;
 
+pub use crate::glue::Arg;
+
 use std::ffi::{c_long, CStr};
 
 use redis_module::{raw, Context, RedisError, RedisResult, RedisString, RedisValue};
@@ -35,7 +37,7 @@ pub fn is(arg: &RedisString, keyword: &str) -> bool {
 
 /// The position of the first argument equal to `keyword` (ASCII case ignored), counting the
 /// command name as 0 — RedisBloom's keyword search for the RESERVE commands.
-pub fn arg_index(args: &[RedisString], keyword: &str) -> Option<usize> {
+pub fn arg_index(args: &[Arg], keyword: &str) -> Option<usize> {
     args.iter().position(|a| is(a, keyword))
 }
 
