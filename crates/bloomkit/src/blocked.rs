@@ -780,6 +780,8 @@ impl BlockedBloomFilterBuilder {
         self
     }
 
+    crate::sizing::num_cells_setter!(num_bits, "bits, rounded up to whole 512-bit blocks");
+
     /// m, the number of bits, rounded up to whole blocks (`b = ⌈m / 512⌉`).
     pub fn num_bits(mut self, num_bits: u64) -> Self {
         self.num_blocks = Some(num_bits.div_ceil(BLOCK_BITS));

@@ -408,6 +408,8 @@ impl BloomFilterBuilder {
 
     crate::sizing::capacity_and_fpp_setters!();
 
+    crate::sizing::num_cells_setter!(num_bits, "bits");
+
     /// m, the number of bits, instead of deriving it from capacity and ε.
     pub fn num_bits(mut self, num_bits: u64) -> Self {
         self.num_bits = Some(num_bits);

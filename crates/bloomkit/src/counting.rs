@@ -472,6 +472,8 @@ impl CountingBloomFilterBuilder {
 
     crate::sizing::capacity_and_fpp_setters!();
 
+    crate::sizing::num_cells_setter!(num_counters, "counters");
+
     /// m, the number of counters, instead of deriving it from capacity and ε.
     pub fn num_counters(mut self, num_counters: u64) -> Self {
         self.num_counters = Some(num_counters);

@@ -581,6 +581,8 @@ impl DeletableBloomFilterBuilder {
 
     crate::sizing::capacity_and_fpp_setters!();
 
+    crate::sizing::num_cells_setter!(num_bits, "bits, the collision bitmap included");
+
     /// m, the total number of bits *including* the collision bitmap, instead of deriving the
     /// data part from capacity and ε.
     pub fn num_bits(mut self, num_bits: u64) -> Self {

@@ -159,6 +159,24 @@ macro_rules! capacity_and_fpp_setters {
 }
 pub(crate) use capacity_and_fpp_setters;
 
+/// `num_cells(m)`: the one name every array-shaped kind's builder gives its explicit size
+/// m, forwarding to the kind's own unit-named setter (`num_bits`, `num_counters`, …).
+/// Generic code — the CLI's `--bits`, a study that sweeps m — calls `num_cells` on any of
+/// them.
+macro_rules! num_cells_setter {
+    ($method:ident, $unit:literal) => {
+        #[doc = concat!(
+            "m, the number of cells — for this kind, ", $unit, " — instead of deriving it from ",
+            "capacity and ε. The name every array-shaped kind's builder shares; the same as [`",
+            stringify!($method), "`](Self::", stringify!($method), ")."
+        )]
+        pub fn num_cells(self, m: u64) -> Self {
+            self.$method(m)
+        }
+    };
+}
+pub(crate) use num_cells_setter;
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -207,5 +225,38 @@ mod tests {
             }
         );
         assert!(dimensions(None, None, Some(MAX_NUM_BITS / 4), None, 4).is_ok());
+    }
+
+    #[test]
+    fn num_cells_is_the_unit_named_setter_in_every_array_shaped_builder() {
+        use crate::*;
+        let m = 1_000;
+        let bloom = BloomFilter::builder().num_cells(m).build().unwrap();
+        assert_eq!(bloom.num_bits(), m);
+        let counting = CountingBloomFilter::builder().num_cells(m).build().unwrap();
+        assert_eq!(counting.num_counters(), m);
+        let vi = VariableIncrementBloomFilter::builder()
+            .num_cells(m)
+            .build()
+            .unwrap();
+        assert_eq!(vi.num_counters(), m);
+        let deletable = DeletableBloomFilter::builder()
+            .num_cells(m)
+            .build()
+            .unwrap();
+        assert_eq!(deletable.num_bits(), m);
+        let stable = StableBloomFilter::builder()
+            .num_cells(10 * m)
+            .build()
+            .unwrap();
+        assert_eq!(stable.num_cells(), 10 * m);
+        // The block kinds round m up to whole blocks: 2 of 512 bits, 4 of 256.
+        let blocked = BlockedBloomFilter::builder().num_cells(m).build().unwrap();
+        assert_eq!(blocked.num_bits(), 1_024);
+        let sbbf = SplitBlockBloomFilter::builder()
+            .num_cells(m)
+            .build()
+            .unwrap();
+        assert_eq!(sbbf.num_bits(), 1_024);
     }
 }

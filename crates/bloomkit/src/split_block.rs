@@ -661,6 +661,8 @@ impl SplitBlockBloomFilterBuilder {
         self
     }
 
+    crate::sizing::num_cells_setter!(num_bits, "bits, rounded up to whole 256-bit blocks");
+
     /// m, bits, rounded up to whole 256-bit blocks.
     pub fn num_bits(mut self, num_bits: u64) -> Self {
         self.num_blocks = Some(num_bits.div_ceil(BLOCK_BITS));

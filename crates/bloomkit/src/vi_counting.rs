@@ -617,6 +617,8 @@ impl VariableIncrementBloomFilterBuilder {
 
     crate::sizing::capacity_and_fpp_setters!();
 
+    crate::sizing::num_cells_setter!(num_counters, "counters");
+
     /// m, the number of counters, instead of the smallest that reaches ε.
     pub fn num_counters(mut self, num_counters: u64) -> Self {
         self.num_counters = Some(num_counters);

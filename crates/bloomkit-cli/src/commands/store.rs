@@ -165,7 +165,8 @@ pub struct Sizing {
     pub capacity: Option<u64>,
     /// ε, the false-positive probability wanted at capacity.
     pub fpp: Option<f64>,
-    /// m: bits (bloom, deletable), counters (counting, vi-counting) or cells (stable).
+    /// m, the number of cells (every builder's `num_cells`): bits (bloom, blocked, deletable,
+    /// sbbf), counters (counting, vi-counting) or cells (stable).
     pub bits: Option<u64>,
     /// k, the number of hash functions.
     pub hashes: Option<u32>,
@@ -308,14 +309,14 @@ pub fn new_filter(
         Kind::Bloom => {
             let b = common!(BloomFilter::builder(), sizing, hashing);
             let b = set(b, scheme, BloomFilterBuilder::index_scheme);
-            let b = set(b, sizing.bits, BloomFilterBuilder::num_bits);
+            let b = set(b, sizing.bits, BloomFilterBuilder::num_cells);
             let b = set(b, sizing.hashes, BloomFilterBuilder::num_hashes);
             b.build().map(AnyFilter::from)
         }
         Kind::Blocked => {
             type B = BlockedBloomFilterBuilder;
             let b = common!(BlockedBloomFilter::builder(), sizing, hashing);
-            let b = set(b, sizing.bits, B::num_bits);
+            let b = set(b, sizing.bits, B::num_cells);
             let b = set(b, sizing.hashes, B::num_hashes);
             b.build().map(AnyFilter::from)
         }
@@ -323,7 +324,7 @@ pub fn new_filter(
             type B = CountingBloomFilterBuilder;
             let b = common!(CountingBloomFilter::builder(), sizing, hashing);
             let b = set(b, scheme, B::index_scheme);
-            let b = set(b, sizing.bits, B::num_counters);
+            let b = set(b, sizing.bits, B::num_cells);
             let b = set(b, sizing.hashes, B::num_hashes);
             let b = set(b, o.counter_width, B::counter_width);
             b.build().map(AnyFilter::from)
@@ -332,7 +333,7 @@ pub fn new_filter(
             type B = VariableIncrementBloomFilterBuilder;
             let b = common!(VariableIncrementBloomFilter::builder(), sizing, hashing);
             let b = set(b, scheme, B::index_scheme);
-            let b = set(b, sizing.bits, B::num_counters);
+            let b = set(b, sizing.bits, B::num_cells);
             let b = set(b, sizing.hashes, B::num_hashes);
             let b = set(b, o.counter_width, B::counter_width);
             let b = set(b, o.increment_base, B::increment_base);
@@ -342,7 +343,7 @@ pub fn new_filter(
             type B = DeletableBloomFilterBuilder;
             let b = common!(DeletableBloomFilter::builder(), sizing, hashing);
             let b = set(b, scheme, B::index_scheme);
-            let b = set(b, sizing.bits, B::num_bits);
+            let b = set(b, sizing.bits, B::num_cells);
             let b = set(b, sizing.hashes, B::num_hashes);
             let b = set(b, o.regions, B::regions);
             b.build().map(AnyFilter::from)
@@ -375,7 +376,7 @@ pub fn new_filter(
             let mut b = SplitBlockBloomFilter::builder();
             b = set(b, sizing.capacity, B::capacity);
             b = set(b, sizing.fpp, B::fpp);
-            b = set(b, sizing.bits, B::num_bits);
+            b = set(b, sizing.bits, B::num_cells);
             b = set(b, hashing.seed, B::seed);
             if hashing.random_seed {
                 b = b.random_seed();
