@@ -25,8 +25,8 @@ pub struct CreateArgs {
     pub fpp: Option<f64>,
 
     /// m, instead of deriving it from the capacity and ε: the number of bits (bloom;
-    /// deletable, collision bitmap included), counters (counting, vi-counting) or cells
-    /// (stable). Not for scalable or cuckoo filters.
+    /// blocked and sbbf, rounded up to whole blocks; deletable, collision bitmap included),
+    /// counters (counting, vi-counting) or cells (stable). Not for scalable or cuckoo filters.
     #[arg(short = 'm', long, value_name = "M")]
     pub bits: Option<u64>,
 
