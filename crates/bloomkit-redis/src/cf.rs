@@ -187,8 +187,14 @@ impl SubFilter {
         &self.data[self.bucket_range(hash, bucket_size)]
     }
 
+    /// Whether either bucket holds the fingerprint. A plain loop over the few slots: a
+    /// bucket is 1 to 255 bytes, 2 by default, where `<[u8]>::contains` calls `memchr` with
+    /// its set-up for long inputs (callgrind, `CF.INSERTNX` of 4 items: 18 instructions per
+    /// item fewer with the loop).
+    #[allow(clippy::manual_contains)]
     fn contains(&self, p: &Lookup, bs: u16) -> bool {
-        self.bucket(p.h1, bs).contains(&p.fp) || self.bucket(p.h2, bs).contains(&p.fp)
+        let has = |h| self.bucket(h, bs).iter().any(|&s| s == p.fp);
+        has(p.h1) || has(p.h2)
     }
 
     fn count(&self, p: &Lookup, bs: u16) -> u64 {

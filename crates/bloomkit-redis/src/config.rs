@@ -16,7 +16,7 @@
 //! `maxmemory` when it is set, else three quarters of the machine's physical memory. The
 //! module argument replaces that default with a fixed number of bytes.
 
-use std::sync::RwLock;
+use std::sync::OnceLock;
 
 /// The module's settings.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -77,11 +77,13 @@ impl<L: Limit + ?Sized> Limit for &L {
     }
 }
 
-static CONFIG: RwLock<Config> = RwLock::new(DEFAULT);
+/// Set once, when the module loads, and read by every command: a `OnceLock` read is one
+/// atomic load, where a lock would cost a compare-and-swap and a release per command.
+static CONFIG: OnceLock<Config> = OnceLock::new();
 
-/// The settings in force.
+/// The settings in force (the defaults until the module has loaded).
 pub fn get() -> Config {
-    *CONFIG.read().unwrap_or_else(|e| e.into_inner())
+    *CONFIG.get().unwrap_or(&DEFAULT)
 }
 
 /// Parses `NAME value` pairs (names case-insensitive) over the defaults.
@@ -137,9 +139,10 @@ pub fn parse<'a>(args: impl IntoIterator<Item = &'a [u8]>) -> Result<Config, Str
     Ok(config)
 }
 
-/// Replaces the settings (at module load).
+/// Sets the settings, at module load. Redis loads a module once per process, so there is
+/// no second call; one would leave the first settings in force.
 pub fn set(config: Config) {
-    *CONFIG.write().unwrap_or_else(|e| e.into_inner()) = config;
+    let _ = CONFIG.set(config);
 }
 
 #[cfg(test)]
