@@ -3,7 +3,8 @@
 //!
 //! The bits live in the library's [`BitVec`] (whose little-endian byte image is exactly
 //! RedisBloom's byte buffer: bit x is bit x mod 8 of byte x / 8) and positions come from the
-//! library's [`Hashing::redisbloom`] (MurmurHash64A pair, `(a + i·b) mod bits`). What is
+//! library's [`bloomkit::Hashing::redisbloom`] (MurmurHash64A pair, `(a + i·b) mod bits`), or,
+//! for chains without 64-bit hashing, from 32-bit MurmurHash2 ([`hash_pair`]). What is
 //! here is only what RedisBloom does differently from [`bloomkit::ScalableBloomFilter`]:
 //!
 //! * layer sizing: `bpe = −ln ε / ln²2`, `bits = ⌊n·bpe⌋` rounded up to a multiple of 64,

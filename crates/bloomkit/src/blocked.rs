@@ -607,8 +607,8 @@ impl fmt::Debug for BlockedBloomFilter {
 
 impl BlockedBloomFilter {
     /// Inserts `items` on rayon's threads: the same bits, and the same count of inserts that
-    /// changed the filter, as [`insert`](Self::insert) of each in order (see
-    /// [`insert_partitioned`]). Requires the `rayon` feature.
+    /// changed the filter, as [`insert`](Self::insert) of each in order (the items are
+    /// partitioned by block range, one range per thread). Requires the `rayon` feature.
     ///
     /// ```
     /// use bloomkit::BlockedBloomFilter;

@@ -27,8 +27,13 @@
 //! * [`hash`] — stable 128-bit hashing of items (MurmurHash3, XXH3) and the derivation of
 //!   k positions (enhanced double hashing or k seeded hashes).
 //! * [`params`] — the seeds' formulas: optimal m and k, the false-positive probability,
-//!   the item count estimated from the fill.
-//! * [`filter`] — the traits [`Filter`], [`Removable`], [`Mergeable`].
+//!   the item count estimated from the fill; each kind's theory in its own file
+//!   (`params/counting.rs`, …), all reachable as `params::name`.
+//! * [`filter`] — the traits [`Filter`], [`Removable`], [`Mergeable`]: one contract for every
+//!   kind (`try_insert` says whether the item was new; every `remove` returns the same type).
+//! * [`registry`] — every kind listed once: [`Kind`] (with what each kind can do) and
+//!   [`AnyFilter`] are generated from that list; each kind declares its abilities in its own
+//!   file.
 //! * [`bloom`] — the classic [`BloomFilter`].
 //! * [`counting`] — the [`CountingBloomFilter`] (Fan et al. 2000): saturating counters, remove.
 //! * [`vi_counting`] — the [`VariableIncrementBloomFilter`] (Rottenstreich et al. 2014):

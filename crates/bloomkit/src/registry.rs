@@ -1,8 +1,8 @@
 //! The kind registry: every filter kind of the crate, listed once.
 //!
-//! The one [`kinds!`] invocation at the bottom of this file is the whole list. From it come
+//! The one `kinds!` invocation at the bottom of this file is the whole list. From it come
 //! the [`Kind`] enum (with the tag each kind has in the file format), [`Kind::ALL`], the
-//! [`AnyFilter`](crate::AnyFilter) enum with its `From` impls, and the dispatch from a
+//! [`AnyFilter`] enum with its `From` impls, and the dispatch from a
 //! stored kind tag to the kind's decoder. What a kind can do — its name, whether it can
 //! remove, merge or grow, whether it forgets — is said by the kind itself, in its own file,
 //! as the [`Abilities`] of its [`Registered`] impl; `Kind` only looks them up.
@@ -36,7 +36,7 @@ pub struct Abilities {
 }
 
 /// A kind in the registry: its abilities, and the run-time forms of `remove` and `union`
-/// that [`AnyFilter`](crate::AnyFilter) dispatches to. The defaults refuse with
+/// that [`AnyFilter`] dispatches to. The defaults refuse with
 /// [`Error::Unsupported`]; a kind that can remove or merge forwards to its
 /// [`Removable`](crate::Removable) or [`Mergeable`](crate::Mergeable) impl. A test holds
 /// [`Abilities::remove`] and [`Abilities::merge`] to what these methods do.
@@ -92,7 +92,7 @@ macro_rules! registered {
 }
 pub(crate) use registered;
 
-/// Generates [`Kind`], [`AnyFilter`](crate::AnyFilter) and the dispatch between them from
+/// Generates [`Kind`], [`AnyFilter`] and the dispatch between them from
 /// the list of kinds.
 macro_rules! kinds {
     ($($(#[$doc:meta])* $variant:ident($ty:ty) = $tag:literal,)*) => {
@@ -204,7 +204,7 @@ macro_rules! kinds {
     };
 }
 
-/// The object-safe part of a filter that [`AnyFilter`](crate::AnyFilter) forwards to: the
+/// The object-safe part of a filter that [`AnyFilter`] forwards to: the
 /// [`Filter`] methods on bytes, the file format, and the registry's `remove`. Every
 /// registered kind has it through the blanket impl.
 pub(crate) trait Erased {
@@ -341,25 +341,25 @@ use crate::{
 };
 
 kinds! {
-    /// The classic Bloom filter, [`BloomFilter`](crate::BloomFilter).
+    /// The classic Bloom filter, [`BloomFilter`].
     Bloom(BloomFilter) = 1,
-    /// The cache-line-blocked Bloom filter, [`BlockedBloomFilter`](crate::BlockedBloomFilter).
+    /// The cache-line-blocked Bloom filter, [`BlockedBloomFilter`].
     Blocked(BlockedBloomFilter) = 2,
-    /// The counting Bloom filter, [`CountingBloomFilter`](crate::CountingBloomFilter).
+    /// The counting Bloom filter, [`CountingBloomFilter`].
     Counting(CountingBloomFilter) = 3,
     /// The variable-increment counting Bloom filter,
-    /// [`VariableIncrementBloomFilter`](crate::VariableIncrementBloomFilter).
+    /// [`VariableIncrementBloomFilter`].
     VariableIncrement(VariableIncrementBloomFilter) = 4,
-    /// The deletable Bloom filter, [`DeletableBloomFilter`](crate::DeletableBloomFilter).
+    /// The deletable Bloom filter, [`DeletableBloomFilter`].
     Deletable(DeletableBloomFilter) = 5,
-    /// The scalable Bloom filter, [`ScalableBloomFilter`](crate::ScalableBloomFilter).
+    /// The scalable Bloom filter, [`ScalableBloomFilter`].
     Scalable(ScalableBloomFilter) = 6,
-    /// The stable Bloom filter for streams, [`StableBloomFilter`](crate::StableBloomFilter).
+    /// The stable Bloom filter for streams, [`StableBloomFilter`].
     Stable(StableBloomFilter) = 7,
-    /// The cuckoo filter, [`CuckooFilter`](crate::CuckooFilter).
+    /// The cuckoo filter, [`CuckooFilter`].
     Cuckoo(CuckooFilter) = 8,
     /// Apache Parquet's split block Bloom filter,
-    /// [`SplitBlockBloomFilter`](crate::SplitBlockBloomFilter).
+    /// [`SplitBlockBloomFilter`].
     SplitBlock(SplitBlockBloomFilter) = 9,
 }
 

@@ -472,7 +472,7 @@ impl Filter for ScalableBloomFilter {
     /// The layers fill in turn — n₀ items into the first, n₀·s into the second, … — and a
     /// query is a false positive when any layer says "maybe":
     /// `1 − Π (1 − FPP_exact(mᵢ, kᵢ, items in layer i))`, over the layers that n items
-    /// open (shaped as [`layer_shape`] shapes them when the filter grows).
+    /// open (shaped as the filter shapes them when it grows).
     fn fpp_at(&self, n: u64) -> f64 {
         let (mut left, mut pass, mut index) = (n, 1.0, 0);
         while left > 0 {
