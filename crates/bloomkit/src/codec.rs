@@ -91,6 +91,35 @@ pub trait Persist: Filter + Sized {
         Ok(Self::decode_parts(&Parts::parse(bytes)?)?)
     }
 
+    /// Writes the filter in the bloomkit file format to any writer (a socket, a buffer, a
+    /// compressor). For files, [`save`](Persist::save) also keeps the old file whole if
+    /// the write fails.
+    ///
+    /// ```
+    /// use bloomkit::{BloomFilter, Persist};
+    /// let mut filter = BloomFilter::with_capacity(100, 0.01)?;
+    /// filter.insert("dist");
+    /// let mut wire = Vec::new();
+    /// filter.write_to(&mut wire)?;
+    /// let back = BloomFilter::read_from(&wire[..])?;
+    /// assert!(back.contains("dist"));
+    /// # Ok::<(), bloomkit::Error>(())
+    /// ```
+    fn write_to<W: std::io::Write>(&self, mut writer: W) -> Result<(), Error> {
+        writer
+            .write_all(&self.to_bytes())
+            .and_then(|()| writer.flush())
+            .map_err(|e| Error::io("writing a filter", e))
+    }
+
+    /// Reads one filter from any reader, consuming exactly its bytes (a stream may hold
+    /// more after it). The lengths in the header are not trusted for allocation: the
+    /// buffer grows only as bytes arrive, so a hostile header that claims terabytes costs
+    /// what the stream really holds, then fails as truncated.
+    fn read_from<R: std::io::Read>(reader: R) -> Result<Self, Error> {
+        Self::from_bytes(&read_encoded(reader)?)
+    }
+
     /// Writes the filter to `path` atomically: a crash or a failed write keeps the old file.
     fn save(&self, path: impl AsRef<Path>) -> Result<(), Error> {
         write_atomically(path.as_ref(), &self.to_bytes())
@@ -103,6 +132,39 @@ pub trait Persist: Filter + Sized {
             std::fs::read(path).map_err(|e| Error::io(format!("reading {}", path.display()), e))?;
         Self::from_bytes(&bytes).map_err(|e| with_path(e, path))
     }
+}
+
+/// The bytes of one encoded filter from `reader`: the fixed header, the parameters and the
+/// payload whose lengths it gives, and the checksum — no byte past them.
+fn read_encoded(reader: impl std::io::Read) -> Result<Vec<u8>, Error> {
+    use std::io::Read;
+    let mut reader = reader;
+    let mut bytes = Vec::with_capacity(HEADER_LEN);
+    // Reads exactly `len` more bytes (or fails as truncated), growing the buffer as data
+    // arrives rather than by the claimed length.
+    let mut take = |bytes: &mut Vec<u8>, len: u64| -> Result<(), Error> {
+        let start = bytes.len();
+        (&mut reader)
+            .take(len)
+            .read_to_end(bytes)
+            .map_err(|e| Error::io("reading a filter", e))?;
+        let got = (bytes.len() - start) as u64;
+        if got < len {
+            return Err(Error::Decode(DecodeError::Truncated {
+                offset: start,
+                needed: len,
+                available: got as usize,
+            }));
+        }
+        Ok(())
+    };
+    take(&mut bytes, HEADER_LEN as u64)?;
+    let params_len = u32::from_le_bytes(bytes[HEADER_LEN - 4..].try_into().expect("4 bytes"));
+    take(&mut bytes, u64::from(params_len) + 8)?;
+    let at = bytes.len() - 8;
+    let payload_len = u64::from_le_bytes(bytes[at..].try_into().expect("8 bytes"));
+    take(&mut bytes, payload_len.saturating_add(8))?;
+    Ok(bytes)
 }
 
 /// Adds the file name to a decoding error, so the CLI can say which file is bad.
@@ -375,6 +437,68 @@ pub fn write_atomically(path: &Path, bytes: &[u8]) -> Result<(), Error> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::{BloomFilter, CuckooFilter};
+
+    /// A reader that hands out one byte per call, as a slow socket might.
+    struct Trickle<'a>(&'a [u8]);
+
+    impl std::io::Read for Trickle<'_> {
+        fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+            match (self.0.split_first(), buf.first_mut()) {
+                (Some((&b, rest)), Some(slot)) => {
+                    *slot = b;
+                    self.0 = rest;
+                    Ok(1)
+                }
+                _ => Ok(0),
+            }
+        }
+    }
+
+    #[test]
+    fn read_from_takes_exactly_one_filter_from_a_stream() {
+        let mut a = BloomFilter::with_capacity(100, 0.01).unwrap();
+        a.insert("a");
+        let mut b = CuckooFilter::with_capacity(100, 0.01).unwrap();
+        b.insert("b").unwrap();
+        let mut stream = Vec::new();
+        a.write_to(&mut stream).unwrap();
+        b.write_to(&mut stream).unwrap();
+        stream.extend_from_slice(b"tail");
+        let mut reader = &stream[..];
+        assert_eq!(BloomFilter::read_from(&mut reader).unwrap(), a);
+        let back = CuckooFilter::read_from(Trickle(reader)).unwrap();
+        assert_eq!(back.to_bytes(), b.to_bytes());
+        let mut reader = &stream[a.to_bytes().len() + b.to_bytes().len()..];
+        let mut rest = Vec::new();
+        std::io::Read::read_to_end(&mut reader, &mut rest).unwrap();
+        assert_eq!(rest, b"tail");
+    }
+
+    #[test]
+    fn read_from_refuses_every_cut_and_trusts_no_claimed_length() {
+        let mut filter = BloomFilter::with_capacity(50, 0.01).unwrap();
+        filter.insert("x");
+        let bytes = filter.to_bytes();
+        for cut in 0..bytes.len() {
+            let err = BloomFilter::read_from(&bytes[..cut]).unwrap_err();
+            assert!(
+                matches!(err, Error::Decode(DecodeError::Truncated { .. })),
+                "{cut}: {err}"
+            );
+        }
+        // A header claiming a 2⁶⁴ − 1 byte payload over a stream of a few bytes: an error
+        // after reading what is there, never an allocation of the claimed size.
+        let mut hostile = bytes[..HEADER_LEN].to_vec();
+        hostile[HEADER_LEN - 4..].copy_from_slice(&0u32.to_le_bytes());
+        hostile.extend_from_slice(&u64::MAX.to_le_bytes());
+        hostile.extend_from_slice(&[0; 16]);
+        let err = BloomFilter::read_from(&hostile[..]).unwrap_err();
+        assert!(
+            matches!(err, Error::Decode(DecodeError::Truncated { .. })),
+            "{err}"
+        );
+    }
 
     #[test]
     fn reader_refuses_to_read_past_the_end() {

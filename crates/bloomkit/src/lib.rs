@@ -58,6 +58,7 @@
 //! * [`arch`] — the one module with `unsafe`: prefetch, SIMD kernels chosen at run time
 //!   (scalar twins held to the same bits by tests), huge-page advice.
 #![deny(unsafe_code)]
+#![cfg_attr(docsrs, feature(doc_cfg))]
 #![warn(missing_docs)]
 
 pub mod any;
@@ -72,6 +73,7 @@ pub mod counting;
 pub mod cuckoo;
 pub mod deletable;
 pub mod error;
+mod external_trait_impls;
 pub mod filter;
 pub mod hash;
 #[cfg(feature = "rayon")]

@@ -201,6 +201,9 @@ macro_rules! kinds {
                 }
             }
         }
+
+        #[cfg(feature = "serde")]
+        $crate::external_trait_impls::serde::via_persist!(AnyFilter $(, $ty)*);
     };
 }
 
