@@ -54,8 +54,8 @@ fn main() -> Result<(), Error> {
         let copy = filter.clone();
         let merge = !matches!(filter.union(&copy), Err(Error::Unsupported { .. }));
         let kind = filter.kind();
-        let grow = matches!(kind, bloomkit::Kind::Scalable);
-        let false_negatives = if matches!(kind, bloomkit::Kind::Stable) {
+        let grow = kind.can_grow();
+        let false_negatives = if kind.forgets() {
             "yes, by design (forgets old items)"
         } else {
             "never"

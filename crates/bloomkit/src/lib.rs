@@ -1,26 +1,4 @@
-//! # bloomkit
-//!
-//! Approximate-membership filters: the classic Bloom filter and its family.
-//!
-//! A filter answers "is x in the set?" with either **definitely not** or **maybe**, in a
-//! small fraction of the memory the set itself would take. The probability ε of a wrong
-//! "maybe" is chosen when the filter is built.
-//!
-//! ```
-//! use bloomkit::{BloomFilter, Persist};
-//!
-//! let mut filter = BloomFilter::with_capacity(10_000, 0.01)?;
-//! for word in ["dist", "bloom", "filter"] {
-//!     filter.insert(word);
-//! }
-//! assert!(filter.contains("bloom"));   // maybe (here: yes)
-//! assert!(!filter.contains("cuckoo")); // definitely not (with probability 99%)
-//!
-//! // The file format keeps every answer.
-//! let copy = BloomFilter::from_bytes(&filter.to_bytes())?;
-//! assert_eq!(copy, filter);
-//! # Ok::<(), bloomkit::Error>(())
-//! ```
+#![doc = include_str!("../README.md")]
 //!
 //! ## Map of the crate
 //!
