@@ -327,6 +327,17 @@ impl AtomicBitVec {
             .sum()
     }
 
+    /// ORs `other` (of the same length) in, word by word, while other threads may go on
+    /// setting bits: each word's OR is atomic, so no bit set by anyone is lost.
+    pub fn union_with(&self, other: &BitVec) {
+        debug_assert_eq!(self.len, other.len);
+        for (a, &b) in self.words.iter().zip(&other.words) {
+            if b != 0 {
+                a.fetch_or(b, Ordering::Relaxed);
+            }
+        }
+    }
+
     /// Sets every bit to 0 (`&mut self`: no other thread can be setting bits meanwhile).
     pub fn clear(&mut self) {
         for word in &mut self.words {

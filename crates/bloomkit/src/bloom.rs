@@ -212,7 +212,7 @@ impl BloomFilter {
 
     /// The parameters that decide where an item lands, and the hashing, for
     /// [`require_same_layout`](crate::filter::require_same_layout).
-    fn layout(&self) -> String {
+    pub(crate) fn layout(&self) -> String {
         format!(
             "m = {}, k = {}, {}",
             self.num_bits(),

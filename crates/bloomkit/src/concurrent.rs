@@ -80,7 +80,8 @@ use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 
 use crate::bits::AtomicBitVec;
 use crate::bloom::BloomFilter;
-use crate::error::Error;
+use crate::codec::{Parts, Persist};
+use crate::error::{DecodeError, Error};
 use crate::filter::{Filter, Kind};
 use crate::hash::{Hashing, Item};
 use crate::params;
@@ -171,6 +172,47 @@ impl ConcurrentBloomFilter {
         }
     }
 
+    /// Adds every item of a classic filter with the same parameters and hashing, through
+    /// `&self`, while other threads go on inserting and querying: each word is ORed in
+    /// atomically, so nothing anyone inserted is lost. The item count grows to the estimate
+    /// from the fill (it never shrinks, as other threads may be counting too).
+    ///
+    /// ```
+    /// use bloomkit::{BloomFilter, ConcurrentBloomFilter, Filter};
+    /// let shared = ConcurrentBloomFilter::with_capacity(1_000, 0.01)?;
+    /// let mut other = BloomFilter::with_capacity(1_000, 0.01)?;
+    /// other.insert("from elsewhere");
+    /// std::thread::scope(|s| {
+    ///     s.spawn(|| shared.insert("here"));
+    ///     s.spawn(|| shared.union(&other).unwrap());
+    /// });
+    /// assert!(shared.contains("here") && shared.contains("from elsewhere"));
+    /// // A filter of other parameters is refused, and nothing changes.
+    /// assert!(shared.union(&BloomFilter::with_capacity(10, 0.01)?).is_err());
+    /// # Ok::<(), bloomkit::Error>(())
+    /// ```
+    pub fn union(&self, other: &BloomFilter) -> Result<(), Error> {
+        crate::filter::require_same_layout(Kind::Bloom, self.layout(), other.layout())?;
+        self.bits.union_with(&other.bits);
+        let estimate = params::count_from_estimate(Filter::estimated_len(self));
+        let now = self.inserted.total();
+        if estimate > now {
+            self.inserted.add(estimate - now);
+        }
+        Ok(())
+    }
+
+    /// The parameters that decide where an item lands, and the hashing, as the classic
+    /// filter describes them (so that the two merge with one check).
+    fn layout(&self) -> String {
+        format!(
+            "m = {}, k = {}, {}",
+            self.num_bits(),
+            self.num_hashes,
+            self.hashing
+        )
+    }
+
     /// Adds an item. Returns `true` if this call set at least one of the item's bits from 0
     /// to 1, `false` if all were already set (by earlier or racing inserts).
     #[inline]
@@ -241,6 +283,50 @@ impl ConcurrentBloomFilter {
         self.count_ones() as f64 / self.num_bits() as f64
     }
 }
+
+/// A copy of the current bits (see [`snapshot`](ConcurrentBloomFilter::snapshot)), shared
+/// by nothing.
+impl Clone for ConcurrentBloomFilter {
+    fn clone(&self) -> Self {
+        Self::from_bloom(self.snapshot())
+    }
+}
+
+/// The classic filter's file format, byte for byte: a concurrent filter saves as a `bloom`
+/// file (taking a copy of the bits as they are, while other threads may go on inserting)
+/// and any `bloom` file loads as a concurrent filter.
+///
+/// ```
+/// use bloomkit::{BloomFilter, ConcurrentBloomFilter, Persist};
+/// let shared = ConcurrentBloomFilter::with_capacity(1_000, 0.01)?;
+/// shared.insert("dist");
+/// let bytes = shared.to_bytes();
+/// assert_eq!(bytes, shared.snapshot().to_bytes());
+/// assert!(ConcurrentBloomFilter::from_bytes(&bytes)?.contains("dist"));
+/// assert!(BloomFilter::from_bytes(&bytes)?.contains("dist"));
+/// # Ok::<(), bloomkit::Error>(())
+/// ```
+impl Persist for ConcurrentBloomFilter {
+    fn encode_params(&self, out: &mut Vec<u8>) {
+        self.snapshot().encode_params(out)
+    }
+
+    fn encode_payload(&self, out: &mut Vec<u8>) {
+        self.snapshot().encode_payload(out)
+    }
+
+    fn decode_parts(parts: &Parts<'_>) -> Result<Self, DecodeError> {
+        BloomFilter::decode_parts(parts).map(Self::from_bloom)
+    }
+
+    /// One copy of the bits, for the parameters and the payload alike.
+    fn to_bytes(&self) -> Vec<u8> {
+        self.snapshot().to_bytes()
+    }
+}
+
+#[cfg(feature = "serde")]
+crate::external_trait_impls::serde::via_persist!(ConcurrentBloomFilter);
 
 impl From<BloomFilter> for ConcurrentBloomFilter {
     fn from(filter: BloomFilter) -> Self {
@@ -394,6 +480,54 @@ fn stripe_of_this_thread() -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn union_through_a_shared_reference_loses_no_concurrent_insert() {
+        let shared = ConcurrentBloomFilter::with_capacity(40_000, 0.01).unwrap();
+        let mut other = BloomFilter::with_capacity(40_000, 0.01).unwrap();
+        for i in 20_000..30_000u32 {
+            other.insert(&i);
+        }
+        std::thread::scope(|s| {
+            s.spawn(|| {
+                (0..10_000u32).for_each(|i| {
+                    shared.insert(&i);
+                })
+            });
+            s.spawn(|| {
+                (10_000..20_000u32).for_each(|i| {
+                    shared.insert(&i);
+                })
+            });
+            s.spawn(|| shared.union(&other).unwrap());
+        });
+        assert!((0..30_000u32).all(|i| shared.contains(&i)));
+        // The same bits as the classic union of the same three sets.
+        let mut classic = BloomFilter::with_capacity(40_000, 0.01).unwrap();
+        (0..20_000u32).for_each(|i| {
+            classic.insert(&i);
+        });
+        crate::Mergeable::union(&mut classic, &other).unwrap();
+        let payload = |f: &dyn Fn(&mut Vec<u8>)| {
+            let mut out = Vec::new();
+            f(&mut out);
+            out
+        };
+        assert_eq!(
+            payload(&|out| shared.encode_payload(out)),
+            payload(&|out| classic.encode_payload(out)),
+            "the union's bits are the classic union's (the counts may differ: estimates)"
+        );
+        // A mismatched filter is refused and changes nothing.
+        let before = shared.to_bytes();
+        let seeded = BloomFilter::builder()
+            .capacity(40_000)
+            .seed(1)
+            .build()
+            .unwrap();
+        assert!(matches!(shared.union(&seeded), Err(Error::Incompatible(_))));
+        assert_eq!(shared.to_bytes(), before);
+    }
 
     fn assert_send_sync<T: Send + Sync>() {}
 
