@@ -44,10 +44,10 @@ pub fn call(
     };
     let view = |p| ManuallyDrop::new(RedisString::from_redis_module_string(ctx, p));
     let response = if argv.len() <= INLINE_ARGS {
-        let mut inline: [Arg; INLINE_ARGS] = std::array::from_fn(|_| view(std::ptr::null_mut()));
-        for (slot, &p) in inline.iter_mut().zip(argv) {
-            *slot = view(p);
-        }
+        // One pass: each slot is the argument Redis passed, or a null view past the end
+        // (never handed to the handler).
+        let inline: [Arg; INLINE_ARGS] =
+            std::array::from_fn(|i| view(argv.get(i).copied().unwrap_or(std::ptr::null_mut())));
         handler(&context, &inline[..argv.len()])
     } else {
         let args: Vec<Arg> = argv.iter().map(|&p| view(p)).collect();
