@@ -712,11 +712,45 @@ item_for_tuples!((A)(A, B)(A, B, C)(A, B, C, D));
 
 /// Wraps any `T: Hash` so that it can be used as an [`Item`].
 ///
-/// The value is fed through [`StableHasher`], which collects the bytes `Hash` writes,
-/// with integers in little-endian order and `usize`/`isize` widened to 64 bits, so the
-/// result is the same on every platform. (The bytes follow the value's `Hash`
-/// implementation: a `str` inside a struct, for instance, is followed by the `0xff`
-/// terminator that std writes.)
+/// The item's bytes are the bytes `T`'s `Hash` implementation writes, recorded by
+/// [`StableHasher`]. What is promised, and what is not:
+///
+/// * **The hasher's part is fixed.** Every integer written through `write_u16` …
+///   `write_i128` is recorded little-endian at its width; `write_usize` and `write_isize`
+///   record 8 bytes (as `u64` / `i64`) on every target, so the length prefixes of strings,
+///   slices and collections, enum discriminants (which `derive(Hash)` writes as `isize`) and
+///   `usize` fields give the same bytes on 32- and 64-bit platforms and on big- and
+///   little-endian ones.
+/// * **`derive(Hash)`** on your own types writes the fields in declaration order, each by
+///   its own `Hash` (an enum first writes its discriminant). Reordering, adding or retyping
+///   fields changes the items.
+/// * **std's `Hash` implementations** decide the rest, and Rust does not promise them
+///   stable across releases (they have not changed in years): a `str` is its bytes and a
+///   `0xff` terminator (so `Hashed("x")` is not the item `"x"`), a slice or `Vec` its
+///   length then its elements, `char` its `u32`, `bool` one byte.
+/// * **Not covered:** std writes a slice or array *of integers* (`Vec<u32>`, `[usize; 4]`,
+///   …) as its memory in one `write` call — native byte order, and 4 bytes per `usize` on
+///   32-bit targets — which no `Hasher` can correct. Convert such fields to `u64` and
+///   little-endian yourself, or implement [`Item`] for the type, when filters travel between
+///   platforms. `HashMap`/`HashSet` fields iterate in a random order: never hash them.
+///
+/// For items whose bytes must outlive everything, the [`Item`] impls of this crate (whose
+/// bytes it documents and tests) or an `Item` impl of your own are the firmer ground.
+///
+/// ```
+/// use bloomkit::{BloomFilter, Hashed};
+///
+/// #[derive(Hash)]
+/// struct Visit {
+///     user: usize, // 8 bytes on every target
+///     page: &'static str,
+/// }
+///
+/// let mut filter = BloomFilter::with_capacity(100, 0.01).unwrap();
+/// filter.insert(&Hashed(Visit { user: 7, page: "/home" }));
+/// assert!(filter.contains(&Hashed(Visit { user: 7, page: "/home" })));
+/// assert!(!filter.contains(&Hashed(Visit { user: 8, page: "/home" })));
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
 pub struct Hashed<T>(pub T);
 
@@ -728,8 +762,9 @@ impl<T: Hash> Item for Hashed<T> {
     }
 }
 
-/// A [`Hasher`] that records the bytes written to it in a platform-independent order;
-/// used by [`Hashed`]. Its `finish` is the low 64 bits of the MurmurHash3 digest of the
+/// A [`Hasher`] that records the bytes written to it, every integer little-endian and
+/// `usize`/`isize` as 8 bytes; used by [`Hashed`] (which says what that does and does not
+/// make platform-independent). Its `finish` is the low 64 bits of the MurmurHash3 digest of the
 /// recorded bytes with seed 0.
 #[derive(Clone, Debug, Default)]
 pub struct StableHasher {
@@ -1273,6 +1308,72 @@ mod tests {
         assert_ne!(bytes_of(&("a", "b")), bytes_of(&("a", "b", "")));
         assert_ne!(bytes_of(&(("a", "b"),)), bytes_of(&("a", "b")));
         assert_ne!(bytes_of(&("ab",)), bytes_of("ab"));
+    }
+
+    /// The same struct with a `usize` field and with a `u64` one; the byte sequence both
+    /// must give is written out by hand from the rules in `Hashed`'s documentation.
+    mod derived {
+        #[derive(Hash)]
+        pub struct WithUsize {
+            pub id: usize,
+            pub name: &'static str,
+            pub tag: Option<u16>,
+        }
+        #[derive(Hash)]
+        pub struct WithU64 {
+            pub id: u64,
+            pub name: &'static str,
+            pub tag: Option<u16>,
+        }
+        pub fn expected() -> Vec<u8> {
+            let mut bytes = vec![4, 3, 2, 1, 0, 0, 0, 0]; // id, 8 bytes
+            bytes.extend_from_slice(b"dist\xff"); // the str and std's terminator
+            bytes.extend_from_slice(&[1, 0, 0, 0, 0, 0, 0, 0]); // Some: discriminant 1, as isize
+            bytes.extend_from_slice(&[7, 0]); // the u16
+            bytes
+        }
+    }
+
+    #[test]
+    fn a_derived_struct_with_a_usize_field_hashes_like_one_with_u64() {
+        use derived::*;
+        let with_usize = Hashed(WithUsize {
+            id: 0x0102_0304,
+            name: "dist",
+            tag: Some(7),
+        });
+        let with_u64 = Hashed(WithU64 {
+            id: 0x0102_0304,
+            name: "dist",
+            tag: Some(7),
+        });
+        assert_eq!(bytes_of(&with_usize), expected());
+        assert_eq!(bytes_of(&with_u64), expected());
+    }
+
+    /// Pins one `Hashed` digest: MurmurHash3 x64_128 (seed 0) of the bytes above, computed
+    /// independently with Python's `mmh3.hash128(bytes, 0, True, signed=False)`.
+    #[test]
+    fn a_hashed_digest_is_pinned() {
+        let item = Hashed(derived::WithUsize {
+            id: 0x0102_0304,
+            name: "dist",
+            tag: Some(7),
+        });
+        let digest = item.with_bytes(|b| murmur3_x64_128(b, 0));
+        assert_eq!(digest, 0xe917_4b58_064c_6c6a_2ae1_e6ba_ca2f_02bf);
+        let mut hasher = StableHasher::default();
+        std::hash::Hash::hash(&item.0, &mut hasher);
+        assert_eq!(hasher.finish(), 0x2ae1_e6ba_ca2f_02bf);
+    }
+
+    /// The documented hole: std writes a slice of integers as its memory, so a `usize`
+    /// element takes the platform's width (the length prefix is still 8 bytes).
+    #[test]
+    fn integer_slices_are_written_as_memory_as_documented() {
+        let bytes = bytes_of(&Hashed(vec![1usize]));
+        assert_eq!(bytes.len(), 8 + std::mem::size_of::<usize>());
+        assert_eq!(bytes[..8], [1, 0, 0, 0, 0, 0, 0, 0]);
     }
 
     #[test]
