@@ -718,10 +718,9 @@ item_for_tuples!((A)(A, B)(A, B, C)(A, B, C, D));
 /// * **The hasher's part is fixed.** Every integer written through `write_u16` …
 ///   `write_i128` is recorded little-endian at its width; `write_usize` and `write_isize`
 ///   record 8 bytes (as `u64` / `i64`) on every target, so the length prefixes of strings,
-///   slices and collections, enum discriminants (which `derive(Hash)` writes as `isize`, or as
-///   the `repr` type) and
-///   `usize` fields give the same bytes on 32- and 64-bit platforms and on big- and
-///   little-endian ones.
+///   slices and collections, enum discriminants (which `derive(Hash)` writes as `isize`, or
+///   as the `repr` type) and `usize` fields give the same bytes on 32- and 64-bit platforms
+///   and on big- and little-endian ones.
 /// * **`derive(Hash)`** on your own types writes the fields in declaration order, each by
 ///   its own `Hash` (an enum first writes its discriminant). Reordering, adding or retyping
 ///   fields changes the items.
