@@ -11,13 +11,13 @@ use crate::hash::{Hashing, Item};
 
 impl Filter for AnyFilter {
     fn kind(&self) -> Kind {
-        self.erased().filter_kind()
+        self.erased().kind()
     }
     fn hashing(&self) -> Hashing {
         self.erased().filter_hashing()
     }
     fn try_insert<I: Item + ?Sized>(&mut self, item: &I) -> Result<bool, Error> {
-        item.with_bytes(|bytes| self.erased_mut().try_insert_bytes(bytes))
+        item.with_bytes(|bytes| self.erased_mut().insert_bytes(bytes))
     }
     fn contains<I: Item + ?Sized>(&self, item: &I) -> bool {
         item.with_bytes(|bytes| self.erased().contains_bytes(bytes))
@@ -26,13 +26,13 @@ impl Filter for AnyFilter {
         self.erased_mut().clear_all()
     }
     fn len(&self) -> u64 {
-        self.erased().count()
+        self.erased().len()
     }
     fn estimated_len(&self) -> f64 {
         self.erased().estimated_count()
     }
     fn memory_bytes(&self) -> usize {
-        self.erased().memory()
+        self.erased().memory_bytes()
     }
     fn capacity(&self) -> u64 {
         self.erased().sized_for()
@@ -41,7 +41,7 @@ impl Filter for AnyFilter {
         self.erased().facts()
     }
     fn expected_fpp(&self) -> f64 {
-        self.erased().fpp_now()
+        self.erased().expected_fpp()
     }
     fn target_fpp(&self) -> f64 {
         self.erased().fpp_target()

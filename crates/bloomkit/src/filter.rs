@@ -8,10 +8,13 @@
 //!   structure cannot honour is absent from the type instead of failing at run time.
 //! * [`Mergeable`] — union (and intersection where it is defined) of two filters with the
 //!   same parameters, as caches exchanging summaries need.
+//! * [`DynFilter`] — the object-safe face of every filter, over bytes, for
+//!   `Box<dyn DynFilter>`.
 //!
 //! The methods are generic over [`Item`], so every kind accepts strings, byte slices,
 //! integers and [`Hashed`](crate::Hashed) values alike.
 
+use crate::codec::Persist;
 use crate::error::Error;
 use crate::hash::{Hashing, Item};
 pub use crate::registry::Kind;
@@ -169,6 +172,94 @@ pub trait Mergeable: Filter {
     fn intersect(&mut self, other: &Self) -> Result<(), Error>;
 }
 
+/// The object-safe face of a filter: insert and query items as bytes, read the size and
+/// the false-positive probability, save. Every kind with [`Filter`] and [`Persist`] has it
+/// (a blanket impl), so filters of different kinds can live side by side as
+/// `Box<dyn DynFilter>`; [`AnyFilter`](crate::AnyFilter) is the alternative when the set of
+/// kinds is the crate's own and `remove` or `union` are needed.
+///
+/// An item is its bytes ([`Item`]), so `insert_bytes(b"dist")` and `Filter::try_insert("dist")`
+/// are the same insert.
+///
+/// The methods share their names with [`Filter`] and [`Persist`]. A `dyn DynFilter` needs no
+/// import to call them; a module that imports `DynFilter` next to `Filter` should call
+/// methods of a concrete kind as `Filter::len(&filter)`, or the call is ambiguous — which is
+/// why the [`prelude`](crate::prelude) leaves `DynFilter` out.
+///
+/// ```
+/// use bloomkit::{BloomFilter, CuckooFilter, Persist};
+///
+/// let mut filters: Vec<Box<dyn bloomkit::DynFilter>> = vec![
+///     Box::new(BloomFilter::with_capacity(1_000, 0.01)?),
+///     Box::new(CuckooFilter::with_capacity(1_000, 0.01)?),
+/// ];
+/// for filter in &mut filters {
+///     assert!(filter.insert_bytes(b"dist")?); // new
+///     assert!(filter.contains_bytes(b"dist"));
+///     assert_eq!(filter.len(), 1);
+///     assert!(filter.expected_fpp() < 0.01 && filter.memory_bytes() > 0);
+/// }
+/// let kinds: Vec<&str> = filters.iter().map(|f| f.kind().name()).collect();
+/// assert_eq!(kinds, ["bloom", "cuckoo"]);
+///
+/// // `to_bytes` writes the kind's own file.
+/// let saved = filters[1].to_bytes();
+/// assert!(CuckooFilter::from_bytes(&saved)?.contains("dist"));
+/// # Ok::<(), bloomkit::Error>(())
+/// ```
+pub trait DynFilter {
+    /// Which kind of filter this is ([`Filter::kind`]).
+    fn kind(&self) -> Kind;
+
+    /// Adds the item with these bytes; says whether it was new ([`Filter::try_insert`]).
+    fn insert_bytes(&mut self, item: &[u8]) -> Result<bool, Error>;
+
+    /// `false` if the item with these bytes is certainly not in the filter
+    /// ([`Filter::contains`]).
+    fn contains_bytes(&self, item: &[u8]) -> bool;
+
+    /// The number of items the filter holds by its own count ([`Filter::len`]).
+    fn len(&self) -> u64;
+
+    /// Whether nothing has been inserted ([`Filter::is_empty`]).
+    fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// The heap memory of the filter's storage, in bytes ([`Filter::memory_bytes`]).
+    fn memory_bytes(&self) -> usize;
+
+    /// The false-positive probability of a query now ([`Filter::expected_fpp`]).
+    fn expected_fpp(&self) -> f64;
+
+    /// The filter in the crate's file format ([`Persist::to_bytes`]).
+    fn to_bytes(&self) -> Vec<u8>;
+}
+
+impl<T: Persist> DynFilter for T {
+    fn kind(&self) -> Kind {
+        Filter::kind(self)
+    }
+    fn insert_bytes(&mut self, item: &[u8]) -> Result<bool, Error> {
+        self.try_insert(item)
+    }
+    fn contains_bytes(&self, item: &[u8]) -> bool {
+        Filter::contains(self, item)
+    }
+    fn len(&self) -> u64 {
+        Filter::len(self)
+    }
+    fn memory_bytes(&self) -> usize {
+        Filter::memory_bytes(self)
+    }
+    fn expected_fpp(&self) -> f64 {
+        Filter::expected_fpp(self)
+    }
+    fn to_bytes(&self) -> Vec<u8> {
+        Persist::to_bytes(self)
+    }
+}
+
 /// `Extend` (insert every item) and `FromIterator` (buffer the items, size a filter for
 /// their number at ε = 1% with `with_capacity`, insert them) for a kind whose `insert`
 /// cannot fail. The attributes given before the kind (a doc comment with an example)
@@ -210,5 +301,52 @@ pub(crate) fn require_same_layout(kind: Kind, ours: String, theirs: String) -> R
             "({ours}) vs ({theirs}); only {kind} filters with the same parameters and hashing \
              can be combined"
         )))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::registry::Registered;
+
+    /// A `Box<dyn DynFilter>` of a kind answers as the kind's own `Filter` and `Persist`
+    /// impls do, insert for insert.
+    fn dyn_agrees_with_the_kind<F: Registered + 'static>() {
+        let mut reference = <F as Registered>::with_capacity(200, 0.01).unwrap();
+        let mut boxed: Box<dyn DynFilter> = Box::new(reference.clone());
+        assert!(boxed.is_empty());
+        for i in 0..50u32 {
+            let item = format!("item {}", i % 40);
+            let new = boxed.insert_bytes(item.as_bytes()).unwrap();
+            assert_eq!(new, reference.try_insert(&item).unwrap(), "{item}");
+        }
+        let kind = Filter::kind(&reference);
+        assert_eq!(boxed.kind(), kind);
+        assert_eq!(boxed.len(), Filter::len(&reference), "{kind}");
+        assert_eq!(boxed.memory_bytes(), Filter::memory_bytes(&reference));
+        assert_eq!(boxed.expected_fpp(), Filter::expected_fpp(&reference));
+        assert_eq!(boxed.to_bytes(), Persist::to_bytes(&reference), "{kind}");
+        for i in 0..1000u32 {
+            let item = format!("item {i}");
+            assert_eq!(
+                boxed.contains_bytes(item.as_bytes()),
+                Filter::contains(&reference, &item),
+                "{kind}: {item}"
+            );
+        }
+    }
+
+    #[test]
+    fn dyn_filter_is_every_kind_on_bytes() {
+        use crate::*;
+        dyn_agrees_with_the_kind::<BloomFilter>();
+        dyn_agrees_with_the_kind::<BlockedBloomFilter>();
+        dyn_agrees_with_the_kind::<CountingBloomFilter>();
+        dyn_agrees_with_the_kind::<VariableIncrementBloomFilter>();
+        dyn_agrees_with_the_kind::<DeletableBloomFilter>();
+        dyn_agrees_with_the_kind::<ScalableBloomFilter>();
+        dyn_agrees_with_the_kind::<StableBloomFilter>();
+        dyn_agrees_with_the_kind::<CuckooFilter>();
+        dyn_agrees_with_the_kind::<SplitBlockBloomFilter>();
     }
 }

@@ -37,7 +37,9 @@
 //! # Items
 //!
 //! The [`Item`] trait says which bytes stand for an item: strings and byte slices are
-//! their bytes, integers their little-endian bytes. Any other `T: Hash` can be wrapped in
+//! their bytes, integers their little-endian bytes at their own width (`usize`/`isize` as
+//! 64-bit values), tuples their length-prefixed elements; its documentation has the whole
+//! table and the rule for integer widths. Any other `T: Hash` can be wrapped in
 //! [`Hashed`], which feeds it through a stable byte-collecting [`std::hash::Hasher`]
 //! (never `RandomState` or `DefaultHasher`, whose output changes between processes or
 //! releases).
@@ -525,9 +527,33 @@ fn murmur3_x64_128_u64(key: u64, seed: u64) -> u128 {
 
 /// A value a filter can hold: it names the bytes that are hashed for it.
 ///
-/// Implemented for strings and byte slices (their bytes), for the integer types (their
-/// little-endian bytes, so `1u32` and `1u64` are different items), and for references to
-/// those. Wrap any other `T: Hash` in [`Hashed`].
+/// An item *is* its bytes: two values are the same item exactly when they give the same
+/// bytes, whatever their types. The bytes are part of every saved filter, so they never
+/// change between versions or platforms.
+///
+/// | type | bytes |
+/// | --- | --- |
+/// | `str`, `String`, `[u8]`, `[u8; N]`, `Vec<u8>` | their bytes (`"ab"` and `b"ab"` are one item) |
+/// | `u8` … `u128`, `i8` … `i128` | little-endian, at the type's own width |
+/// | `usize`, `isize` | as `u64`, `i64`: 8 bytes on every target |
+/// | `bool` | one byte, 0 or 1 (as `0u8`, `1u8`) |
+/// | `char` | its UTF-8 encoding (`'é'` is the item `"é"`) |
+/// | `&T`, `Box<T>`, `Rc<T>`, `Arc<T>`, `Cow<T>` | those of `T` (`Box<str>`, `Arc<[u8]>`, …) |
+/// | tuples of items, arity 1 to 4 | each element's length as a little-endian `u64`, then its bytes |
+///
+/// **Integer widths.** An integer hashes at its own width, so `1u32` and `1u64` are
+/// *different* items: a filter built with `u32` items must be asked with `u32`s. This is
+/// how filters were always built, and widening the narrow types would change the answers of
+/// every saved filter that holds them. `usize` and `isize` are the exception that keeps
+/// this rule platform-independent: they hash as `u64` / `i64` (so `1usize` is `1u64`), and
+/// a filter built on a 32-bit target answers the same on a 64-bit one. The sign is not
+/// part of the bytes: `-1i64` and `u64::MAX` are one item.
+///
+/// **Tuples.** The length prefixes make the encoding of a tuple decodable, so
+/// `("ab", "c")` and `("a", "bc")` are different items, as are tuples of different arities.
+/// A tuple item is not the same as the [`Hashed`] tuple, which goes through `Hash`.
+///
+/// Wrap any other `T: Hash` in [`Hashed`], or implement `Item` for your type.
 ///
 /// ```
 /// use bloomkit::{BloomFilter, Hashed};
@@ -536,10 +562,35 @@ fn murmur3_x64_128_u64(key: u64, seed: u64) -> u128 {
 /// filter.insert("a string");
 /// filter.insert(&b"some bytes"[..]);
 /// filter.insert(&42u64);
-/// filter.insert(&Hashed(("a tuple", 7)));
+/// filter.insert(&("user", 7u32));
+/// filter.insert(&Hashed(vec!["any", "Hash", "value"]));
 /// assert!(filter.contains("a string"));
-/// assert!(filter.contains(&Hashed(("a tuple", 7))));
+/// assert!(filter.contains(&("user", 7u32)));
+///
+/// // Integer widths: each type hashes at its own width, usize/isize as u64/i64.
+/// assert!(filter.contains(&42usize)); // 42usize is the item 42u64
+/// assert!(!filter.contains(&42u32)); // a different item (4 bytes, not 8)
+/// assert!(!filter.contains(&("user", 7u64)));
+///
+/// // Owned and shared strings are their bytes.
+/// let shared: std::sync::Arc<str> = "a string".into();
+/// assert!(filter.contains(&shared));
+/// assert!(filter.contains(&std::borrow::Cow::Borrowed("a string")));
 /// ```
+///
+/// A type that is neither an item nor wrapped says so:
+///
+/// ```compile_fail
+/// struct Point { x: i32, y: i32 }
+/// let mut filter = bloomkit::BloomFilter::with_capacity(100, 0.01).unwrap();
+/// filter.insert(&Point { x: 1, y: 2 }); // error: `Point` is not a filter item
+/// ```
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not a filter item (`bloomkit::Item`)",
+    label = "not a `bloomkit::Item`",
+    note = "wrap any `T: Hash` in `bloomkit::Hashed(…)`, or implement `bloomkit::Item` to name its bytes",
+    note = "items are strings, byte slices, integers, `bool`, `char`, smart pointers to items and tuples of items"
+)]
 pub trait Item {
     /// Calls `f` with the bytes that stand for this item.
     fn with_bytes<R>(&self, f: impl FnOnce(&[u8]) -> R) -> R;
@@ -580,11 +631,38 @@ impl Item for String {
     }
 }
 
-impl<T: Item + ?Sized> Item for &T {
+impl Item for char {
     #[inline]
     fn with_bytes<R>(&self, f: impl FnOnce(&[u8]) -> R) -> R {
-        (**self).with_bytes(f)
+        f(self.encode_utf8(&mut [0; 4]).as_bytes())
     }
+}
+
+impl Item for bool {
+    #[inline]
+    fn with_bytes<R>(&self, f: impl FnOnce(&[u8]) -> R) -> R {
+        f(&[u8::from(*self)])
+    }
+}
+
+/// The pointers and borrows that stand for the item they point at.
+macro_rules! item_through_deref {
+    ($($(#[$attr:meta])* impl [$($gen:tt)*] for $t:ty;)*) => {$(
+        $(#[$attr])*
+        impl<$($gen)*> Item for $t {
+            #[inline]
+            fn with_bytes<R>(&self, f: impl FnOnce(&[u8]) -> R) -> R {
+                (**self).with_bytes(f)
+            }
+        }
+    )*};
+}
+item_through_deref! {
+    impl [T: Item + ?Sized] for &T;
+    impl [T: Item + ?Sized] for Box<T>;
+    impl [T: Item + ?Sized] for std::rc::Rc<T>;
+    impl [T: Item + ?Sized] for std::sync::Arc<T>;
+    impl ['a, T: Item + ToOwned + ?Sized] for std::borrow::Cow<'a, T>;
 }
 
 macro_rules! item_for_integers {
@@ -599,13 +677,80 @@ macro_rules! item_for_integers {
 }
 item_for_integers!(u8, u16, u32, u64, u128, i8, i16, i32, i64, i128);
 
+impl Item for usize {
+    #[inline]
+    fn with_bytes<R>(&self, f: impl FnOnce(&[u8]) -> R) -> R {
+        (*self as u64).with_bytes(f)
+    }
+}
+
+impl Item for isize {
+    #[inline]
+    fn with_bytes<R>(&self, f: impl FnOnce(&[u8]) -> R) -> R {
+        (*self as i64).with_bytes(f)
+    }
+}
+
+/// Tuples of items: each element's length (a little-endian `u64`), then its bytes.
+macro_rules! item_for_tuples {
+    ($(($($name:ident),+))*) => {$(
+        impl<$($name: Item),+> Item for ($($name,)+) {
+            fn with_bytes<R>(&self, f: impl FnOnce(&[u8]) -> R) -> R {
+                #[allow(non_snake_case)]
+                let ($($name,)+) = self;
+                let mut bytes = Vec::new();
+                $($name.with_bytes(|b| {
+                    bytes.extend_from_slice(&(b.len() as u64).to_le_bytes());
+                    bytes.extend_from_slice(b);
+                });)+
+                f(&bytes)
+            }
+        }
+    )*};
+}
+item_for_tuples!((A)(A, B)(A, B, C)(A, B, C, D));
+
 /// Wraps any `T: Hash` so that it can be used as an [`Item`].
 ///
-/// The value is fed through [`StableHasher`], which collects the bytes `Hash` writes,
-/// with integers in little-endian order and `usize`/`isize` widened to 64 bits, so the
-/// result is the same on every platform. (The bytes follow the value's `Hash`
-/// implementation: a `str` inside a struct, for instance, is followed by the `0xff`
-/// terminator that std writes.)
+/// The item's bytes are the bytes `T`'s `Hash` implementation writes, recorded by
+/// [`StableHasher`]. What is promised, and what is not:
+///
+/// * **The hasher's part is fixed.** Every integer written through `write_u16` …
+///   `write_i128` is recorded little-endian at its width; `write_usize` and `write_isize`
+///   record 8 bytes (as `u64` / `i64`) on every target, so the length prefixes of strings,
+///   slices and collections, enum discriminants (which `derive(Hash)` writes as `isize`, or
+///   as the `repr` type) and `usize` fields give the same bytes on 32- and 64-bit platforms
+///   and on big- and little-endian ones.
+/// * **`derive(Hash)`** on your own types writes the fields in declaration order, each by
+///   its own `Hash` (an enum first writes its discriminant). Reordering, adding or retyping
+///   fields changes the items.
+/// * **std's `Hash` implementations** decide the rest, and Rust does not promise them
+///   stable across releases (they have not changed in years): a `str` is its bytes and a
+///   `0xff` terminator (so `Hashed("x")` is not the item `"x"`), a slice or `Vec` its
+///   length then its elements, `char` its `u32`, `bool` one byte.
+/// * **Not covered:** std writes a slice or array *of integers* (`Vec<u32>`, `[usize; 4]`,
+///   …) as its memory in one `write` call — native byte order, and 4 bytes per `usize` on
+///   32-bit targets — which no `Hasher` can correct. Convert such fields to `u64` and
+///   little-endian yourself, or implement [`Item`] for the type, when filters travel between
+///   platforms. `HashMap`/`HashSet` fields iterate in a random order: never hash them.
+///
+/// For items whose bytes must outlive everything, the [`Item`] impls of this crate (whose
+/// bytes it documents and tests) or an `Item` impl of your own are the firmer ground.
+///
+/// ```
+/// use bloomkit::{BloomFilter, Hashed};
+///
+/// #[derive(Hash)]
+/// struct Visit {
+///     user: usize, // 8 bytes on every target
+///     page: &'static str,
+/// }
+///
+/// let mut filter = BloomFilter::with_capacity(100, 0.01).unwrap();
+/// filter.insert(&Hashed(Visit { user: 7, page: "/home" }));
+/// assert!(filter.contains(&Hashed(Visit { user: 7, page: "/home" })));
+/// assert!(!filter.contains(&Hashed(Visit { user: 8, page: "/home" })));
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
 pub struct Hashed<T>(pub T);
 
@@ -617,8 +762,9 @@ impl<T: Hash> Item for Hashed<T> {
     }
 }
 
-/// A [`Hasher`] that records the bytes written to it in a platform-independent order;
-/// used by [`Hashed`]. Its `finish` is the low 64 bits of the MurmurHash3 digest of the
+/// A [`Hasher`] that records the bytes written to it, every integer little-endian and
+/// `usize`/`isize` as 8 bytes; used by [`Hashed`] (which says what that does and does not
+/// make platform-independent). Its `finish` is the low 64 bits of the MurmurHash3 digest of the
 /// recorded bytes with seed 0.
 #[derive(Clone, Debug, Default)]
 pub struct StableHasher {
@@ -1088,6 +1234,146 @@ mod tests {
             1u32.with_bytes(|b| h.digest(b)),
             1u64.with_bytes(|b| h.digest(b))
         );
+    }
+
+    /// The bytes of an item, for comparing items.
+    fn bytes_of<I: Item + ?Sized>(item: &I) -> Vec<u8> {
+        item.with_bytes(|b| b.to_vec())
+    }
+
+    #[test]
+    fn usize_and_isize_are_their_64_bit_values_on_every_target() {
+        for v in [0usize, 1, 255, 256, usize::MAX] {
+            assert_eq!(bytes_of(&v), (v as u64).to_le_bytes());
+        }
+        assert_eq!(bytes_of(&1usize), [1, 0, 0, 0, 0, 0, 0, 0]);
+        assert_eq!(bytes_of(&-1isize), [0xff; 8]);
+        assert_eq!(bytes_of(&-2isize), (-2i64).to_le_bytes());
+        assert_eq!(bytes_of(&isize::MIN), (isize::MIN as i64).to_le_bytes());
+    }
+
+    #[test]
+    fn bool_is_one_byte_and_char_its_utf8() {
+        assert_eq!(bytes_of(&false), [0]);
+        assert_eq!(bytes_of(&true), [1]);
+        assert_eq!(bytes_of(&'a'), b"a");
+        assert_eq!(bytes_of(&'é'), [0xc3, 0xa9]);
+        assert_eq!(bytes_of(&'🦀'), "🦀".as_bytes());
+    }
+
+    #[test]
+    fn pointers_and_cows_are_the_item_they_point_at() {
+        use std::borrow::Cow;
+        use std::rc::Rc;
+        use std::sync::Arc;
+        let boxed: Box<str> = "abc".into();
+        let arc: Arc<str> = "abc".into();
+        let rc: Rc<str> = "abc".into();
+        let cow: Cow<'_, str> = Cow::Owned("abc".to_string());
+        let bytes_box: Box<[u8]> = b"abc".to_vec().into();
+        let bytes_arc: Arc<[u8]> = b"abc".to_vec().into();
+        let bytes_cow: Cow<'_, [u8]> = Cow::Borrowed(b"abc");
+        for bytes in [
+            bytes_of(&boxed),
+            bytes_of(&arc),
+            bytes_of(&rc),
+            bytes_of(&cow),
+            bytes_of(&bytes_box),
+            bytes_of(&bytes_arc),
+            bytes_of(&bytes_cow),
+            bytes_of(&Box::new(7u8)),
+        ] {
+            assert_eq!(bytes, if bytes.len() == 1 { &[7][..] } else { b"abc" });
+        }
+    }
+
+    #[test]
+    fn tuples_length_prefix_every_element() {
+        let mut expected = vec![2, 0, 0, 0, 0, 0, 0, 0];
+        expected.extend_from_slice(b"ab");
+        expected.extend_from_slice(&[4, 0, 0, 0, 0, 0, 0, 0]);
+        expected.extend_from_slice(&[7, 0, 0, 0]);
+        assert_eq!(bytes_of(&("ab", 7u32)), expected);
+        assert_eq!(bytes_of(&(true,)), [1, 0, 0, 0, 0, 0, 0, 0, 1]);
+        assert_eq!(
+            bytes_of(&("a", 'b', 3usize, [9u8; 2])).len(),
+            4 * 8 + 1 + 1 + 8 + 2
+        );
+    }
+
+    #[test]
+    fn tuples_that_concatenate_alike_are_different_items() {
+        assert_ne!(bytes_of(&("ab", "c")), bytes_of(&("a", "bc")));
+        assert_ne!(bytes_of(&("", "abc")), bytes_of(&("abc", "")));
+        assert_ne!(bytes_of(&("a", "b")), bytes_of(&("a", "b", "")));
+        assert_ne!(bytes_of(&(("a", "b"),)), bytes_of(&("a", "b")));
+        assert_ne!(bytes_of(&("ab",)), bytes_of("ab"));
+    }
+
+    /// The same struct with a `usize` field and with a `u64` one; the byte sequence both
+    /// must give is written out by hand from the rules in `Hashed`'s documentation.
+    mod derived {
+        #[derive(Hash)]
+        pub struct WithUsize {
+            pub id: usize,
+            pub name: &'static str,
+            pub tag: Option<u16>,
+        }
+        #[derive(Hash)]
+        pub struct WithU64 {
+            pub id: u64,
+            pub name: &'static str,
+            pub tag: Option<u16>,
+        }
+        pub fn expected() -> Vec<u8> {
+            let mut bytes = vec![4, 3, 2, 1, 0, 0, 0, 0]; // id, 8 bytes
+            bytes.extend_from_slice(b"dist\xff"); // the str and std's terminator
+            bytes.extend_from_slice(&[1, 0, 0, 0, 0, 0, 0, 0]); // Some: discriminant 1, as isize
+            bytes.extend_from_slice(&[7, 0]); // the u16
+            bytes
+        }
+    }
+
+    #[test]
+    fn a_derived_struct_with_a_usize_field_hashes_like_one_with_u64() {
+        use derived::*;
+        let with_usize = Hashed(WithUsize {
+            id: 0x0102_0304,
+            name: "dist",
+            tag: Some(7),
+        });
+        let with_u64 = Hashed(WithU64 {
+            id: 0x0102_0304,
+            name: "dist",
+            tag: Some(7),
+        });
+        assert_eq!(bytes_of(&with_usize), expected());
+        assert_eq!(bytes_of(&with_u64), expected());
+    }
+
+    /// Pins one `Hashed` digest: MurmurHash3 x64_128 (seed 0) of the bytes above, computed
+    /// independently with Python's `mmh3.hash128(bytes, 0, True, signed=False)`.
+    #[test]
+    fn a_hashed_digest_is_pinned() {
+        let item = Hashed(derived::WithUsize {
+            id: 0x0102_0304,
+            name: "dist",
+            tag: Some(7),
+        });
+        let digest = item.with_bytes(|b| murmur3_x64_128(b, 0));
+        assert_eq!(digest, 0xe917_4b58_064c_6c6a_2ae1_e6ba_ca2f_02bf);
+        let mut hasher = StableHasher::default();
+        std::hash::Hash::hash(&item.0, &mut hasher);
+        assert_eq!(hasher.finish(), 0x2ae1_e6ba_ca2f_02bf);
+    }
+
+    /// The documented hole: std writes a slice of integers as its memory, so a `usize`
+    /// element takes the platform's width (the length prefix is still 8 bytes).
+    #[test]
+    fn integer_slices_are_written_as_memory_as_documented() {
+        let bytes = bytes_of(&Hashed(vec![1usize]));
+        assert_eq!(bytes.len(), 8 + std::mem::size_of::<usize>());
+        assert_eq!(bytes[..8], [1, 0, 0, 0, 0, 0, 0, 0]);
     }
 
     #[test]

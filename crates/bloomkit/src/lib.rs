@@ -32,6 +32,7 @@
 //! * [`split_block`] — the [`SplitBlockBloomFilter`]: Apache Parquet's Bloom filter, bit for
 //!   bit (XXH64, 256-bit blocks of eight 32-bit words).
 //! * [`codec`] — the file format ([`Persist`]), with atomic saves.
+//! * [`prelude`] — `use bloomkit::prelude::*;` for the traits, items and every kind.
 //! * [`stats`] — confidence intervals used to judge measured rates.
 //! * [`arch`] — the one module with `unsafe`: prefetch, SIMD kernels chosen at run time
 //!   (scalar twins held to the same bits by tests), huge-page advice.
@@ -57,6 +58,7 @@ pub mod hash;
 #[cfg(feature = "rayon")]
 pub mod parallel;
 pub mod params;
+pub mod prelude;
 pub mod registry;
 pub mod scalable;
 mod sizing;
@@ -74,7 +76,7 @@ pub use counting::{CountingBloomFilter, CountingBloomFilterBuilder};
 pub use cuckoo::{CuckooFilter, CuckooFilterBuilder};
 pub use deletable::{DeletableBloomFilter, DeletableBloomFilterBuilder};
 pub use error::{DecodeError, Error};
-pub use filter::{Filter, Kind, Mergeable, Removable};
+pub use filter::{DynFilter, Filter, Kind, Mergeable, Removable};
 pub use hash::{HashFunction, Hashed, Hashing, IndexScheme, Item};
 pub use scalable::{ScalableBloomFilter, ScalableBloomFilterBuilder};
 pub use split_block::{SplitBlockBloomFilter, SplitBlockBloomFilterBuilder};

@@ -207,22 +207,17 @@ macro_rules! kinds {
     };
 }
 
-/// The object-safe part of a filter that [`AnyFilter`] forwards to: the
-/// [`Filter`] methods on bytes, the file format, and the registry's `remove`. Every
-/// registered kind has it through the blanket impl.
-pub(crate) trait Erased {
-    fn filter_kind(&self) -> crate::Kind;
+/// The object-safe part of a filter that [`AnyFilter`] forwards to: the public
+/// [`DynFilter`](crate::DynFilter) (insert and query on bytes, size, saving), and the rest of
+/// [`Filter`], the file format's parts and the registry's `remove`. Every registered kind has
+/// it through the blanket impl.
+pub(crate) trait Erased: crate::filter::DynFilter {
     fn filter_hashing(&self) -> crate::Hashing;
-    fn try_insert_bytes(&mut self, item: &[u8]) -> Result<bool, Error>;
-    fn contains_bytes(&self, item: &[u8]) -> bool;
     fn remove_bytes(&mut self, item: &[u8]) -> Result<bool, Error>;
     fn clear_all(&mut self);
-    fn count(&self) -> u64;
     fn estimated_count(&self) -> f64;
-    fn memory(&self) -> usize;
     fn sized_for(&self) -> u64;
     fn facts(&self) -> Vec<(&'static str, String)>;
-    fn fpp_now(&self) -> f64;
     fn fpp_target(&self) -> f64;
     fn fpp_after(&self, n: u64) -> f64;
     fn params_into(&self, out: &mut Vec<u8>);
@@ -230,17 +225,8 @@ pub(crate) trait Erased {
 }
 
 impl<T: Registered> Erased for T {
-    fn filter_kind(&self) -> crate::Kind {
-        self.kind()
-    }
     fn filter_hashing(&self) -> crate::Hashing {
         self.hashing()
-    }
-    fn try_insert_bytes(&mut self, item: &[u8]) -> Result<bool, Error> {
-        self.try_insert(item)
-    }
-    fn contains_bytes(&self, item: &[u8]) -> bool {
-        Filter::contains(self, item)
     }
     fn remove_bytes(&mut self, item: &[u8]) -> Result<bool, Error> {
         Registered::remove_bytes(self, item)
@@ -248,23 +234,14 @@ impl<T: Registered> Erased for T {
     fn clear_all(&mut self) {
         self.clear()
     }
-    fn count(&self) -> u64 {
-        self.len()
-    }
     fn estimated_count(&self) -> f64 {
         self.estimated_len()
-    }
-    fn memory(&self) -> usize {
-        self.memory_bytes()
     }
     fn sized_for(&self) -> u64 {
         Filter::capacity(self)
     }
     fn facts(&self) -> Vec<(&'static str, String)> {
         self.properties()
-    }
-    fn fpp_now(&self) -> f64 {
-        self.expected_fpp()
     }
     fn fpp_target(&self) -> f64 {
         Filter::target_fpp(self)
