@@ -258,7 +258,9 @@ impl<'a> Parts<'a> {
 }
 
 /// A bounds-checked little-endian reader over a byte slice. Every read that would pass the
-/// end is a [`DecodeError::Truncated`].
+/// end is a [`DecodeError::Truncated`]. (Public for the workspace's Redis module, which
+/// reads RedisBloom's headers with it; not part of the documented API.)
+#[doc(hidden)]
 #[derive(Debug, Clone)]
 pub struct Reader<'a> {
     bytes: &'a [u8],

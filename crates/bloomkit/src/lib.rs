@@ -43,6 +43,10 @@
 pub mod any;
 #[allow(unsafe_code)]
 pub mod arch;
+// Storage and byte-reading internals: public for the workspace's own crates (the Redis
+// module keeps RedisBloom's layouts on `BitVec` and reads headers with `codec::Reader`), not
+// part of the documented API.
+#[doc(hidden)]
 pub mod bits;
 pub mod blocked;
 pub mod bloom;
@@ -67,20 +71,35 @@ pub mod stable;
 pub mod stats;
 pub mod vi_counting;
 
+#[doc(inline)]
 pub use any::AnyFilter;
+#[doc(inline)]
 pub use blocked::{BlockedBloomFilter, BlockedBloomFilterBuilder};
+#[doc(inline)]
 pub use bloom::{BloomFilter, BloomFilterBuilder};
+#[doc(inline)]
 pub use codec::Persist;
+#[doc(inline)]
 pub use concurrent::ConcurrentBloomFilter;
+#[doc(inline)]
 pub use counting::{CountingBloomFilter, CountingBloomFilterBuilder};
+#[doc(inline)]
 pub use cuckoo::{CuckooFilter, CuckooFilterBuilder};
+#[doc(inline)]
 pub use deletable::{DeletableBloomFilter, DeletableBloomFilterBuilder};
+#[doc(inline)]
 pub use error::{DecodeError, Error};
+#[doc(inline)]
 pub use filter::{DynFilter, Filter, Kind, Mergeable, Removable};
+#[doc(inline)]
 pub use hash::{HashFunction, Hashed, Hashing, IndexScheme, Item};
+#[doc(inline)]
 pub use scalable::{ScalableBloomFilter, ScalableBloomFilterBuilder};
+#[doc(inline)]
 pub use split_block::{SplitBlockBloomFilter, SplitBlockBloomFilterBuilder};
+#[doc(inline)]
 pub use stable::{StableBloomFilter, StableBloomFilterBuilder};
+#[doc(inline)]
 pub use vi_counting::{VariableIncrementBloomFilter, VariableIncrementBloomFilterBuilder};
 
 /// The Rust examples of the project's README, run as doctests so that they stay true.
