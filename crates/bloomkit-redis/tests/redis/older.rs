@@ -73,7 +73,14 @@ impl LayerSpec {
     }
 }
 
-fn layer(entries: u64, error: f64, n2: u64, bits_field: u64, bytes: usize) -> LayerSpec {
+fn layer(
+    entries: u64,
+    error: f64,
+    n2: u64,
+    bits_field: u64,
+    bytes: usize,
+    items: std::ops::Range<u32>,
+) -> LayerSpec {
     LayerSpec {
         entries,
         error,
@@ -81,7 +88,7 @@ fn layer(entries: u64, error: f64, n2: u64, bits_field: u64, bytes: usize) -> La
         n2,
         bits_field,
         bytes,
-        items: 0..0,
+        items,
     }
 }
 
@@ -140,50 +147,38 @@ fn mexists(c: &mut Connection, key: &str) -> Vec<i64> {
 pub fn older_bloom_cases() -> Vec<(&'static str, Vec<u8>, Vec<i64>, &'static str)> {
     let mut cases = Vec::new();
     // Version 0: 128 entries at 8 bits per entry, exactly 1024 bits.
-    let mut l = layer(128, 0.01, 0, 0, 128);
+    let mut l = layer(128, 0.01, 0, 0, 128, 0..100);
     l.bpe = 8.0;
-    l.items = 0..100;
     let (p, e) = bloom_payload(0, 0, &[l]);
     cases.push(("v0", p, e, "hashwidth:32"));
     // Version 1: two power-of-two layers of 2¹⁰ and 2⁹ bits, 32-bit hashing.
-    let mut a = layer(100, 0.005, 10, 0, 128);
-    a.items = 0..100;
-    let mut b = layer(30, 0.0025, 9, 0, 64);
-    b.items = 100..120;
+    let a = layer(100, 0.005, 10, 0, 128, 0..100);
+    let b = layer(30, 0.0025, 9, 0, 64, 100..120);
     let (p, e) = bloom_payload(1, 0, &[a, b]);
     cases.push(("v1", p, e, "hashwidth:32"));
     // Version 2: options stored (none: 32-bit, rounded), a small 2⁵-bit layer whose 4
     // bytes RedisBloom 1.x wrote as 2⁵ / 8.
-    let mut a = layer(60, 0.01, 10, 0, 128);
-    a.items = 0..60;
-    let mut b = layer(3, 0.005, 5, 0, 4);
-    b.items = 60..63;
+    let a = layer(60, 0.01, 10, 0, 128, 0..60);
+    let b = layer(3, 0.005, 5, 0, 4, 60..63);
     let (p, e) = bloom_payload(2, 0, &[a, b]);
     cases.push(("v2", p, e, "hashwidth:32"));
     // Version 3: FORCE64, power-of-two layers (bits stored as 0).
-    let mut a = layer(100, 0.005, 10, 0, 128);
-    a.items = 0..100;
-    let mut b = layer(200, 0.0025, 12, 0, 512);
-    b.items = 100..200;
+    let a = layer(100, 0.005, 10, 0, 128, 0..100);
+    let b = layer(200, 0.0025, 12, 0, 512, 100..200);
     let (p, e) = bloom_payload(3, FORCE64, &[a, b]);
     cases.push(("v3", p, e, "hashwidth:64"));
     // The same layouts with the bits field as 2.2 and later write it (bytes · 8), which
     // RedisBloom 2.4.23's integrity check also accepts.
-    let mut a = layer(100, 0.005, 10, 1024, 128);
-    a.items = 0..100;
-    let mut b = layer(30, 0.0025, 9, 512, 64);
-    b.items = 100..120;
+    let a = layer(100, 0.005, 10, 1024, 128, 0..100);
+    let b = layer(30, 0.0025, 9, 512, 64, 100..120);
     let (p, e) = bloom_payload(1, 0, &[a, b]);
     cases.push(("v1-bits", p, e, "hashwidth:32"));
-    let mut a = layer(100, 0.005, 10, 1024, 128);
-    a.items = 0..100;
-    let mut b = layer(200, 0.0025, 12, 4096, 512);
-    b.items = 100..200;
+    let a = layer(100, 0.005, 10, 1024, 128, 0..100);
+    let b = layer(200, 0.0025, 12, 4096, 512, 100..200);
     let (p, e) = bloom_payload(3, FORCE64, &[a, b]);
     cases.push(("v3-bits", p, e, "hashwidth:64"));
     // Version 4 with a power-of-two FORCE64 layer (bits = bytes · 8, as 2.2+ writes).
-    let mut a = layer(100, 0.005, 10, 1024, 128);
-    a.items = 0..150;
+    let a = layer(100, 0.005, 10, 1024, 128, 0..150);
     let (p, e) = bloom_payload(4, FORCE64, &[a]);
     cases.push(("v4-n2", p, e, "hashwidth:64"));
     cases
