@@ -58,8 +58,9 @@ pub const OPT_NO_SCALING: u32 = 8;
 const CHAIN_STRUCT_BYTES: u64 = 32;
 const LINK_STRUCT_BYTES: u64 = 64;
 
-/// The fixed part of the SCANDUMP header and the size of one layer's record in it.
+/// The fixed part of the SCANDUMP header: total size u64, layers u32, options u32, growth u32.
 pub const HEADER_FIXED_BYTES: usize = 20;
+/// One layer's record in the SCANDUMP header (see the module docs for its fields).
 pub const HEADER_LAYER_BYTES: usize = 53;
 
 /// The largest data chunk SCANDUMP returns.
