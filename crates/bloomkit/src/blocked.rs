@@ -804,16 +804,7 @@ impl BlockedBloomFilterBuilder {
     pub fn build(self) -> Result<BlockedBloomFilter, Error> {
         let fpp = crate::sizing::fpp(self.fpp)?;
         crate::sizing::check_capacity(self.capacity)?;
-        match self.num_hashes {
-            Some(0) => return Err(Error::ZeroHashes),
-            Some(k) if k > MAX_NUM_HASHES => {
-                return Err(Error::TooManyHashes {
-                    got: k as u64,
-                    max: MAX_NUM_HASHES,
-                })
-            }
-            _ => {}
-        }
+        crate::sizing::check_num_hashes(self.num_hashes)?;
         let (num_blocks, num_hashes) = match (self.num_blocks, self.capacity, self.num_hashes) {
             (Some(0), _, _) => return Err(Error::ZeroBits),
             (Some(b), _, _) if b > MAX_NUM_BLOCKS => {

@@ -213,12 +213,7 @@ impl BloomFilter {
     /// The parameters that decide where an item lands, and the hashing, for
     /// [`require_same_layout`](crate::filter::require_same_layout).
     pub(crate) fn layout(&self) -> String {
-        format!(
-            "m = {}, k = {}, {}",
-            self.num_bits(),
-            self.num_hashes,
-            self.hashing
-        )
+        layout(self.num_bits(), self.num_hashes, self.hashing)
     }
 
     /// Re-counts the items from the fill after a union or intersection, where the exact
@@ -302,6 +297,12 @@ crate::registry::registered!(
     },
     merge
 );
+
+/// The layout of a classic filter (shared with [`ConcurrentBloomFilter`](crate::ConcurrentBloomFilter),
+/// so that the two merge with one check).
+pub(crate) fn layout(num_bits: u64, num_hashes: u32, hashing: Hashing) -> String {
+    format!("m = {num_bits}, k = {num_hashes}, {hashing}")
+}
 
 impl Mergeable for BloomFilter {
     /// Bitwise OR: exactly the filter that inserting both sets would have built.

@@ -205,12 +205,7 @@ impl ConcurrentBloomFilter {
     /// The parameters that decide where an item lands, and the hashing, as the classic
     /// filter describes them (so that the two merge with one check).
     fn layout(&self) -> String {
-        format!(
-            "m = {}, k = {}, {}",
-            self.num_bits(),
-            self.num_hashes,
-            self.hashing
-        )
+        crate::bloom::layout(self.num_bits(), self.num_hashes, self.hashing)
     }
 
     /// Adds an item. Returns `true` if this call set at least one of the item's bits from 0

@@ -58,6 +58,18 @@ pub(crate) fn num_cells(
     Ok(m)
 }
 
+/// A k the user gave: 1 to [`MAX_NUM_HASHES`].
+pub(crate) fn check_num_hashes(given: Option<u32>) -> Result<(), Error> {
+    match given {
+        Some(0) => Err(Error::ZeroHashes),
+        Some(k) if k > MAX_NUM_HASHES => Err(Error::TooManyHashes {
+            got: u64::from(k),
+            max: MAX_NUM_HASHES,
+        }),
+        _ => Ok(()),
+    }
+}
+
 /// k: as given (checked), else optimal for m cells and the capacity, else for ε alone.
 pub(crate) fn num_hashes(
     given: Option<u32>,
@@ -65,14 +77,8 @@ pub(crate) fn num_hashes(
     capacity: Option<u64>,
     fpp: f64,
 ) -> Result<u32, Error> {
+    check_num_hashes(given)?;
     Ok(match (given, capacity) {
-        (Some(0), _) => return Err(Error::ZeroHashes),
-        (Some(k), _) if k > MAX_NUM_HASHES => {
-            return Err(Error::TooManyHashes {
-                got: u64::from(k),
-                max: MAX_NUM_HASHES,
-            })
-        }
         (Some(k), _) => k,
         (None, Some(n)) => params::optimal_num_hashes(cells, n),
         (None, None) => ((-fpp.log2()).round() as u32).clamp(1, MAX_NUM_HASHES),

@@ -666,16 +666,7 @@ impl VariableIncrementBloomFilterBuilder {
             (1u32 << width) - 1,
         )?;
         crate::sizing::check_capacity(self.capacity)?;
-        match self.num_hashes {
-            Some(0) => return Err(Error::ZeroHashes),
-            Some(k) if k > MAX_NUM_HASHES => {
-                return Err(Error::TooManyHashes {
-                    got: k as u64,
-                    max: MAX_NUM_HASHES,
-                })
-            }
-            _ => {}
-        }
+        crate::sizing::check_num_hashes(self.num_hashes)?;
         let num_counters = match (self.num_counters, self.capacity) {
             (Some(0), _) => return Err(Error::ZeroBits),
             (Some(m), _) => m,
