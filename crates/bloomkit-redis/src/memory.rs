@@ -110,6 +110,11 @@ fn aligned_size(layout: Layout) -> usize {
     (layout.size() + layout.align() - 1) & !(layout.align() - 1)
 }
 
+// SAFETY: every method forwards to Redis's allocator (or to redis-module's `RedisAlloc`,
+// which does the same) with the size rounded up to a multiple of the alignment. With
+// Redis's default jemalloc, whose size classes are aligned to their size, that honours any
+// alignment; with a libc-malloc build of Redis, alignments above 16 bytes would not be —
+// and this crate allocates nothing aligned above 8 (bit vectors of u64, byte buffers).
 unsafe impl GlobalAlloc for Allocator {
     unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
         // SAFETY: forwarded with the same contract.

@@ -183,6 +183,8 @@ fn emit_loadchunk(
 ) {
     let command = CString::new(command).expect("no NUL in a command name");
     let format = CString::new("slb").expect("no NUL");
+    // SAFETY: the API's function pointers are written once by `RedisModule_Init`, before
+    // any callback can run, and only read afterwards, on Redis's main thread.
     let Some(emit) = (unsafe { raw::RedisModule_EmitAOF }) else {
         return;
     };

@@ -78,7 +78,7 @@
 
 use std::fmt;
 
-use crate::arch::{self, SimdLevel};
+use crate::arch::{self, Supported};
 use crate::codec::{Parts, Persist, Reader};
 use crate::error::{DecodeError, Error};
 use crate::filter::{Filter, Kind, Mergeable};
@@ -122,13 +122,13 @@ pub struct BlockedBloomFilter {
 
 /// Whether every bit of the item's mask is set in `block` (SIMD where the CPU has it).
 #[inline(always)]
-fn block_has(level: SimdLevel, block: &Block, lo: u64, hi: u64, num_hashes: u32) -> bool {
+fn block_has(level: Supported, block: &Block, lo: u64, hi: u64, num_hashes: u32) -> bool {
     arch::block512::has_with(level, &block.0, lo, hi, num_hashes)
 }
 
 /// Sets the bits of the item's mask; whether any was 0 before.
 #[inline(always)]
-fn block_set(level: SimdLevel, block: &mut Block, lo: u64, hi: u64, num_hashes: u32) -> bool {
+fn block_set(level: Supported, block: &mut Block, lo: u64, hi: u64, num_hashes: u32) -> bool {
     arch::block512::set_with(level, &mut block.0, lo, hi, num_hashes)
 }
 
@@ -290,7 +290,7 @@ impl BlockedBloomFilter {
         impl<D: Iterator<Item = u128>> arch::AtLevel for Work<'_, D> {
             type Output = ();
             #[inline(always)]
-            fn run(self, level: SimdLevel) {
+            fn run(self, level: Supported) {
                 let Work(filter, digests, out) = self;
                 let k = filter.num_hashes;
                 let mut group = [(0usize, 0u64, 0u64); BATCH_GROUP];
@@ -311,7 +311,7 @@ impl BlockedBloomFilter {
         impl<D: Iterator<Item = u128>> arch::AtLevel for Work<'_, D> {
             type Output = u64;
             #[inline(always)]
-            fn run(self, level: SimdLevel) -> u64 {
+            fn run(self, level: Supported) -> u64 {
                 let Work(filter, digests) = self;
                 let k = filter.num_hashes;
                 let mut group = [(0usize, 0u64, 0u64); BATCH_GROUP];

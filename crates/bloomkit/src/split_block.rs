@@ -341,7 +341,7 @@ impl SplitBlockBloomFilter {
         impl<H: Iterator<Item = u64>> arch::AtLevel for Work<'_, H> {
             type Output = ();
             #[inline(always)]
-            fn run(self, level: arch::SimdLevel) {
+            fn run(self, level: arch::Supported) {
                 let Work(filter, hashes, out) = self;
                 let mut group = [(0usize, 0u32); BATCH_GROUP];
                 let mut hashes = hashes.peekable();
@@ -367,7 +367,7 @@ impl SplitBlockBloomFilter {
         impl arch::AtLevel for Work<'_> {
             type Output = u64;
             #[inline(always)]
-            fn run(self, level: arch::SimdLevel) -> u64 {
+            fn run(self, level: arch::Supported) -> u64 {
                 let Work(filter, hashes) = self;
                 let mut changed = 0;
                 for chunk in hashes.chunks(BATCH_GROUP) {

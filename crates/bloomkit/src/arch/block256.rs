@@ -4,7 +4,7 @@
 //! BloomFilter.md, "Technical Approach"). [`mask`] is the scalar definition; [`has`] and
 //! [`set`] dispatch to the AVX2 kernel where the CPU has it.
 
-use super::SimdLevel;
+use super::{SimdLevel, Supported};
 
 /// 32-bit words per block.
 pub const WORDS: usize = 8;
@@ -55,22 +55,22 @@ pub fn set_scalar(block: &mut [u32; WORDS], x: u32) -> bool {
 /// Parquet's `block_check`: whether every bit of `mask(x)` is set in `block`.
 #[inline(always)]
 pub fn has(block: &[u32; WORDS], x: u32) -> bool {
-    has_with(super::simd_level(), block, x)
+    has_with(super::detected(), block, x)
 }
 
 /// Parquet's `block_insert`; returns whether any bit was 0 before.
 #[inline(always)]
 pub fn set(block: &mut [u32; WORDS], x: u32) -> bool {
-    set_with(super::simd_level(), block, x)
+    set_with(super::detected(), block, x)
 }
 
-/// [`has`] at `level`, which is `simd_level()` or `supported(…)`: one this CPU runs.
+/// [`has`] at `level`, a level this CPU was seen to run.
 #[inline(always)]
-pub(crate) fn has_with(level: SimdLevel, block: &[u32; WORDS], x: u32) -> bool {
+pub(crate) fn has_with(level: Supported, block: &[u32; WORDS], x: u32) -> bool {
     #[cfg(target_arch = "x86_64")]
-    if level != SimdLevel::Scalar {
-        // SAFETY: `level` is `supported(…)` (see `has_at`; `has_with` is private) or `simd_level()`, a SIMD level
-        // only when the CPU was seen to have AVX2.
+    if level.level() != SimdLevel::Scalar {
+        // SAFETY: a `Supported` is made only from detection (`arch`'s constructors), so a SIMD
+        // level here means the CPU was seen to have AVX2.
         return unsafe { super::x86::block256_has_avx2(block, x) };
     }
     #[cfg(not(target_arch = "x86_64"))]
@@ -80,11 +80,11 @@ pub(crate) fn has_with(level: SimdLevel, block: &[u32; WORDS], x: u32) -> bool {
 
 /// [`set`] at `level` (see `has_with`).
 #[inline(always)]
-pub(crate) fn set_with(level: SimdLevel, block: &mut [u32; WORDS], x: u32) -> bool {
+pub(crate) fn set_with(level: Supported, block: &mut [u32; WORDS], x: u32) -> bool {
     #[cfg(target_arch = "x86_64")]
-    if level != SimdLevel::Scalar {
-        // SAFETY: `level` is `supported(…)` (see `has_at`; `has_with` is private) or `simd_level()`, a SIMD level
-        // only when the CPU was seen to have AVX2.
+    if level.level() != SimdLevel::Scalar {
+        // SAFETY: a `Supported` is made only from detection (`arch`'s constructors), so a SIMD
+        // level here means the CPU was seen to have AVX2.
         return unsafe { super::x86::block256_set_avx2(block, x) };
     }
     #[cfg(not(target_arch = "x86_64"))]

@@ -5,7 +5,7 @@
 //! `fields_0 = lo` and `fields_r = more_fields(lo, hi, r)` for r ≥ 1. [`mask`] is the scalar
 //! definition; [`has`] and [`set`] dispatch to the SIMD kernels where the CPU has them.
 
-use super::SimdLevel;
+use super::{SimdLevel, Supported};
 
 /// 64-bit words per block.
 pub const WORDS: usize = 8;
@@ -71,22 +71,22 @@ pub fn set_scalar(block: &mut [u64; WORDS], lo: u64, hi: u64, num_hashes: u32) -
 /// Whether every bit of the item's mask is set in `block`.
 #[inline(always)]
 pub fn has(block: &[u64; WORDS], lo: u64, hi: u64, num_hashes: u32) -> bool {
-    has_with(super::simd_level(), block, lo, hi, num_hashes)
+    has_with(super::detected(), block, lo, hi, num_hashes)
 }
 
 /// Sets the item's bits in `block`; whether any of them was 0 before.
 #[inline(always)]
 pub fn set(block: &mut [u64; WORDS], lo: u64, hi: u64, num_hashes: u32) -> bool {
-    set_with(super::simd_level(), block, lo, hi, num_hashes)
+    set_with(super::detected(), block, lo, hi, num_hashes)
 }
 
-/// [`has`] at `level`, which is `simd_level()` or `supported(…)`: one this CPU runs.
+/// [`has`] at `level`, a level this CPU was seen to run.
 #[inline(always)]
-pub(crate) fn has_with(level: SimdLevel, block: &[u64; WORDS], lo: u64, hi: u64, k: u32) -> bool {
+pub(crate) fn has_with(level: Supported, block: &[u64; WORDS], lo: u64, hi: u64, k: u32) -> bool {
     #[cfg(target_arch = "x86_64")]
-    match level {
-        // SAFETY: `level` is `supported(…)` (see `has_at`; `has_with` is private) or `simd_level()`, which is AVX-512
-        // only when the CPU was seen to have AVX-512F.
+    match level.level() {
+        // SAFETY: a `Supported` is made only from detection (`arch`'s constructors), so
+        // AVX-512 here means the CPU was seen to have AVX-512F and AVX2.
         SimdLevel::Avx512 => return unsafe { super::x86::block512_has_avx512(block, lo, hi, k) },
         // SAFETY: as above, AVX2 or above only when the CPU was seen to have AVX2.
         SimdLevel::Avx2 => return unsafe { super::x86::block512_has_avx2(block, lo, hi, k) },
@@ -100,16 +100,16 @@ pub(crate) fn has_with(level: SimdLevel, block: &[u64; WORDS], lo: u64, hi: u64,
 /// [`set`] at `level` (see `has_with`).
 #[inline(always)]
 pub(crate) fn set_with(
-    level: SimdLevel,
+    level: Supported,
     block: &mut [u64; WORDS],
     lo: u64,
     hi: u64,
     k: u32,
 ) -> bool {
     #[cfg(target_arch = "x86_64")]
-    match level {
-        // SAFETY: `level` is `supported(…)` (see `has_at`; `has_with` is private) or `simd_level()`, which is AVX-512
-        // only when the CPU was seen to have AVX-512F.
+    match level.level() {
+        // SAFETY: a `Supported` is made only from detection (`arch`'s constructors), so
+        // AVX-512 here means the CPU was seen to have AVX-512F and AVX2.
         SimdLevel::Avx512 => return unsafe { super::x86::block512_set_avx512(block, lo, hi, k) },
         // SAFETY: as above, AVX2 or above only when the CPU was seen to have AVX2.
         SimdLevel::Avx2 => return unsafe { super::x86::block512_set_avx2(block, lo, hi, k) },

@@ -112,13 +112,33 @@ pub(crate) fn cpu_level() -> SimdLevel {
     }
 }
 
+/// A SIMD level this CPU was seen to run. Only this module makes one — from detection
+/// ([`simd_level`], [`supported`]) or in the `#[target_feature]` functions that
+/// [`dispatch`] calls after detection — so a kernel handed one may use that level's
+/// instructions: the proof travels in the type, not in a convention of the callers.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Supported(SimdLevel);
+
+impl Supported {
+    /// The level.
+    pub fn level(self) -> SimdLevel {
+        self.0
+    }
+}
+
+/// [`simd_level`], as the proof the kernels take.
+#[inline(always)]
+pub(crate) fn detected() -> Supported {
+    Supported(simd_level())
+}
+
 /// `level` if this CPU runs it, else scalar.
 #[inline(always)]
-pub(crate) fn supported(level: SimdLevel) -> SimdLevel {
+pub(crate) fn supported(level: SimdLevel) -> Supported {
     if level as u8 <= cpu_level() as u8 {
-        level
+        Supported(level)
     } else {
-        SimdLevel::Scalar
+        Supported(SimdLevel::Scalar)
     }
 }
 
@@ -146,7 +166,7 @@ pub trait AtLevel {
     /// Does the work at `level`. Implementations mark it `#[inline(always)]`, so that it is
     /// compiled into the `#[target_feature]` function of each level and the kernels it calls
     /// with that level inline into it.
-    fn run(self, level: SimdLevel) -> Self::Output;
+    fn run(self, level: Supported) -> Self::Output;
 }
 
 /// Runs `work` at [`simd_level`], the whole of it compiled for that level: on x86-64 the
@@ -162,7 +182,7 @@ pub fn dispatch<W: AtLevel>(work: W) -> W::Output {
         #[cfg(target_arch = "x86_64")]
         // SAFETY: `simd_level` is AVX2 only when the CPU was seen to have AVX2.
         SimdLevel::Avx2 => unsafe { x86::run_avx2(work) },
-        _ => work.run(SimdLevel::Scalar),
+        _ => work.run(Supported(SimdLevel::Scalar)),
     }
 }
 

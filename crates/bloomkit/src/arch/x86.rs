@@ -6,18 +6,18 @@ use std::arch::x86_64::*;
 
 use super::block256::SALT;
 use super::block512::fields;
-use super::{AtLevel, SimdLevel};
+use super::{AtLevel, SimdLevel, Supported};
 
 /// `work.run(Avx2)` compiled with AVX2 (see `super::dispatch`).
 #[target_feature(enable = "avx2")]
 pub(super) fn run_avx2<W: AtLevel>(work: W) -> W::Output {
-    work.run(SimdLevel::Avx2)
+    work.run(Supported(SimdLevel::Avx2))
 }
 
 /// `work.run(Avx512)` compiled with AVX-512F and AVX2 (see `super::dispatch`).
 #[target_feature(enable = "avx512f,avx2")]
 pub(super) fn run_avx512<W: AtLevel>(work: W) -> W::Output {
-    work.run(SimdLevel::Avx512)
+    work.run(Supported(SimdLevel::Avx512))
 }
 
 /// The two 256-bit halves of an item's 512-bit mask (AVX2): per round, the eight 6-bit
