@@ -202,6 +202,24 @@ impl SubFilter {
         count(self.bucket(p.h1, bs)) + count(self.bucket(p.h2, bs))
     }
 
+    /// What [`contains`](Self::contains) and [`find_available`](Self::find_available) answer
+    /// together, with the two buckets located once: whether either holds the fingerprint,
+    /// else the first free slot of the first bucket, else of the second (`CF.ADDNX` and
+    /// `CF.INSERTNX` ask both of every sub-filter).
+    #[allow(clippy::manual_contains)]
+    fn scan(&self, p: &Lookup, bs: u16) -> (bool, Option<usize>) {
+        let (first, second) = (self.bucket_range(p.h1, bs), self.bucket_range(p.h2, bs));
+        let (a, b) = (&self.data[first.clone()], &self.data[second.clone()]);
+        if a.iter().any(|&s| s == p.fp) || b.iter().any(|&s| s == p.fp) {
+            return (true, None);
+        }
+        let free = match a.iter().position(|&s| s == EMPTY) {
+            Some(i) => Some(first.start + i),
+            None => b.iter().position(|&s| s == EMPTY).map(|i| second.start + i),
+        };
+        (false, free)
+    }
+
     /// The index of a free slot in the item's first bucket, else its second.
     fn find_available(&self, p: &Lookup, bs: u16) -> Option<usize> {
         [p.h1, p.h2].into_iter().find_map(|h| {
@@ -346,14 +364,26 @@ impl Cuckoo {
     /// Adds an item unless it may be there already.
     pub fn insert_unique(&mut self, item: &[u8], limit: impl Limit) -> Insert {
         let p = Lookup::of(item);
-        if self
-            .filters
-            .iter()
-            .any(|f| f.contains(&p, self.bucket_size))
-        {
-            return Insert::Exists;
+        // As a check of every sub-filter followed by `insert`, in one pass: the newest
+        // sub-filter with a free slot takes the fingerprint, as `insert_lookup` would choose.
+        let mut target = None;
+        for (index, f) in self.filters.iter().enumerate().rev() {
+            let (found, free) = f.scan(&p, self.bucket_size);
+            if found {
+                return Insert::Exists;
+            }
+            if target.is_none() {
+                target = free.map(|slot| (index, slot));
+            }
         }
-        self.insert_lookup(&p, limit)
+        match target {
+            Some((index, slot)) => {
+                self.filters[index].data[slot] = p.fp;
+                self.num_items = self.num_items.saturating_add(1);
+                Insert::Inserted
+            }
+            None => self.insert_lookup(&p, limit),
+        }
     }
 
     fn insert_lookup(&mut self, p: &Lookup, limit: impl Limit) -> Insert {
@@ -808,6 +838,38 @@ mod tests {
         assert!(cf.delete(b"twice"));
         assert_eq!(cf.num_items(), 800);
         assert_eq!(cf.num_deletes(), 2);
+    }
+
+    /// `insert_unique` scans each bucket once; it must answer and write exactly as a check
+    /// of every sub-filter followed by `insert`, on filters with several sub-filters and
+    /// holes left by deletes in older ones (where the newest free slot is not the first).
+    #[test]
+    fn insert_unique_is_a_check_then_an_insert() {
+        let mut state = 7u64;
+        let mut next = move || {
+            state = state.wrapping_add(0x9e37_79b9_7f4a_7c15);
+            let z = (state ^ (state >> 31)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+            z ^ (z >> 29)
+        };
+        for bucket_size in [1u16, 2, 4] {
+            let mut cf = Cuckoo::new(16, bucket_size, 8, 2, NO_LIMIT).unwrap();
+            for round in 0..3000u32 {
+                let item = (next() % 400).to_le_bytes();
+                if round % 5 == 4 {
+                    cf.delete(&item);
+                    continue;
+                }
+                let mut reference = cf.clone();
+                let expected = if reference.contains(&item) {
+                    Insert::Exists
+                } else {
+                    reference.insert(&item, NO_LIMIT)
+                };
+                assert_eq!(cf.insert_unique(&item, NO_LIMIT), expected);
+                assert_eq!(cf, reference, "bucket size {bucket_size}, round {round}");
+            }
+            assert!(cf.filters().len() > 2);
+        }
     }
 
     #[test]
