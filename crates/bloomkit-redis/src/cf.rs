@@ -207,6 +207,7 @@ impl SubFilter {
     /// else the first free slot of the first bucket, else of the second (`CF.ADDNX` and
     /// `CF.INSERTNX` ask both of every sub-filter).
     #[allow(clippy::manual_contains)]
+    #[inline(always)]
     fn scan(&self, p: &Lookup, bs: u16) -> (bool, Option<usize>) {
         let (first, second) = (self.bucket_range(p.h1, bs), self.bucket_range(p.h2, bs));
         let (a, b) = (&self.data[first.clone()], &self.data[second.clone()]);

@@ -152,7 +152,7 @@ impl BlockedBloomFilter {
     /// assert!(BlockedBloomFilter::with_capacity(10, f64::NAN).is_err());
     /// # Ok::<(), bloomkit::Error>(())
     /// ```
-    pub fn with_capacity(capacity: u64, fpp: f64) -> Result<Self, Error> {
+    pub fn with_capacity(capacity: impl crate::params::ItemCount, fpp: f64) -> Result<Self, Error> {
         Self::builder().capacity(capacity).fpp(fpp).build()
     }
 
@@ -1097,7 +1097,7 @@ mod tests {
             Err(Error::TooLarge { .. })
         ));
         assert!(matches!(
-            BlockedBloomFilter::with_capacity(1 << 39, 1e-300),
+            BlockedBloomFilter::with_capacity(1u64 << 39, 1e-300),
             Err(Error::TooLarge { .. })
         ));
         for fpp in [0.0, 1.0, -1.0, f64::NAN, f64::INFINITY] {

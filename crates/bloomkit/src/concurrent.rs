@@ -124,7 +124,7 @@ impl ConcurrentBloomFilter {
     /// assert!(ConcurrentBloomFilter::with_capacity(0, 0.01).is_err());
     /// # Ok::<(), bloomkit::Error>(())
     /// ```
-    pub fn with_capacity(capacity: u64, fpp: f64) -> Result<Self, Error> {
+    pub fn with_capacity(capacity: impl crate::params::ItemCount, fpp: f64) -> Result<Self, Error> {
         BloomFilter::with_capacity(capacity, fpp).map(Self::from_bloom)
     }
 

@@ -108,7 +108,7 @@ impl CountingBloomFilter {
     /// assert!(CountingBloomFilter::with_capacity(0, 0.01).is_err());
     /// assert!(CountingBloomFilter::with_capacity(100, f64::NAN).is_err());
     /// ```
-    pub fn with_capacity(capacity: u64, fpp: f64) -> Result<Self, Error> {
+    pub fn with_capacity(capacity: impl crate::params::ItemCount, fpp: f64) -> Result<Self, Error> {
         Self::builder().capacity(capacity).fpp(fpp).build()
     }
 

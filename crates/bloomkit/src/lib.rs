@@ -69,6 +69,7 @@ mod sizing;
 pub mod split_block;
 pub mod stable;
 pub mod stats;
+pub mod typed;
 pub mod vi_counting;
 
 #[doc(inline)]
@@ -99,6 +100,8 @@ pub use scalable::{ScalableBloomFilter, ScalableBloomFilterBuilder};
 pub use split_block::{SplitBlockBloomFilter, SplitBlockBloomFilterBuilder};
 #[doc(inline)]
 pub use stable::{StableBloomFilter, StableBloomFilterBuilder};
+#[doc(inline)]
+pub use typed::Typed;
 #[doc(inline)]
 pub use vi_counting::{VariableIncrementBloomFilter, VariableIncrementBloomFilterBuilder};
 

@@ -34,5 +34,5 @@ pub use crate::hash::{Hashed, Item};
 pub use crate::{
     AnyFilter, BlockedBloomFilter, BloomFilter, ConcurrentBloomFilter, CountingBloomFilter,
     CuckooFilter, DeletableBloomFilter, ScalableBloomFilter, SplitBlockBloomFilter,
-    StableBloomFilter, VariableIncrementBloomFilter,
+    StableBloomFilter, Typed, VariableIncrementBloomFilter,
 };

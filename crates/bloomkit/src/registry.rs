@@ -188,9 +188,13 @@ macro_rules! kinds {
             /// }
             /// # Ok::<(), bloomkit::Error>(())
             /// ```
-            pub fn with_capacity(kind: Kind, capacity: u64, fpp: f64) -> Result<AnyFilter, Error> {
+            pub fn with_capacity(
+                kind: Kind,
+                capacity: impl $crate::params::ItemCount,
+                fpp: f64,
+            ) -> Result<AnyFilter, Error> {
                 match kind {
-                    $(Kind::$variant => <$ty as Registered>::with_capacity(capacity, fpp).map(AnyFilter::$variant),)*
+                    $(Kind::$variant => <$ty as Registered>::with_capacity(capacity.items(), fpp).map(AnyFilter::$variant),)*
                 }
             }
 

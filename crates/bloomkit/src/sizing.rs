@@ -151,8 +151,8 @@ macro_rules! capacity_and_fpp_setters {
     };
     ($capacity_doc:literal, $fpp_doc:literal) => {
         #[doc = $capacity_doc]
-        pub fn capacity(mut self, capacity: u64) -> Self {
-            self.capacity = Some(capacity);
+        pub fn capacity(mut self, capacity: impl $crate::params::ItemCount) -> Self {
+            self.capacity = Some(capacity.items());
             self
         }
 

@@ -177,7 +177,7 @@ impl SplitBlockBloomFilter {
     /// assert!(bits_per_item > 10.0 && bits_per_item < 10.7); // Parquet's table: 10.5
     /// # Ok::<(), bloomkit::Error>(())
     /// ```
-    pub fn with_capacity(capacity: u64, fpp: f64) -> Result<Self, Error> {
+    pub fn with_capacity(capacity: impl crate::params::ItemCount, fpp: f64) -> Result<Self, Error> {
         Self::builder().capacity(capacity).fpp(fpp).build()
     }
 

@@ -199,7 +199,7 @@ impl VariableIncrementBloomFilter {
     /// assert!(VariableIncrementBloomFilter::with_capacity(10, 2.0).is_err());
     /// # Ok::<(), bloomkit::Error>(())
     /// ```
-    pub fn with_capacity(capacity: u64, fpp: f64) -> Result<Self, Error> {
+    pub fn with_capacity(capacity: impl crate::params::ItemCount, fpp: f64) -> Result<Self, Error> {
         Self::builder().capacity(capacity).fpp(fpp).build()
     }
 

@@ -113,7 +113,7 @@ pub(crate) fn cpu_level() -> SimdLevel {
 }
 
 /// A SIMD level this CPU was seen to run. Only this module makes one — from detection
-/// ([`simd_level`], [`supported`]) or in the `#[target_feature]` functions that
+/// ([`simd_level`], `supported`) or in the `#[target_feature]` functions that
 /// [`dispatch`] calls after detection — so a kernel handed one may use that level's
 /// instructions: the proof travels in the type, not in a convention of the callers.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -21,6 +21,49 @@
 
 use crate::error::Error;
 
+/// A number of items, as every `with_capacity` and every builder's `capacity` take it:
+/// `u64`, `usize` (a `len()`), `u32`, or `i32` — the type Rust gives an integer literal that
+/// nothing else pins down, so `with_capacity(1_000, 0.01)` needs no suffix. A negative
+/// `i32` counts as 0 items, which the builders refuse with [`Error::ZeroCapacity`].
+///
+/// ```
+/// use bloomkit::{BloomFilter, Error};
+/// let words = vec!["a", "b", "c"];
+/// let a = BloomFilter::with_capacity(words.len(), 0.01)?; // usize
+/// let b = BloomFilter::with_capacity(3u64, 0.01)?;
+/// let c = BloomFilter::with_capacity(3, 0.01)?; // a literal
+/// assert_eq!((a.capacity(), b.capacity()), (3, c.capacity()));
+/// assert!(matches!(BloomFilter::with_capacity(-3, 0.01), Err(Error::ZeroCapacity)));
+/// # Ok::<(), Error>(())
+/// ```
+pub trait ItemCount: Copy + item_count::Sealed {
+    /// The count as a `u64` (negative values as 0).
+    fn items(self) -> u64;
+}
+
+mod item_count {
+    pub trait Sealed {}
+}
+
+macro_rules! item_count {
+    ($($t:ty => $convert:expr;)*) => {$(
+        impl item_count::Sealed for $t {}
+        impl ItemCount for $t {
+            fn items(self) -> u64 {
+                let convert: fn($t) -> u64 = $convert;
+                convert(self)
+            }
+        }
+    )*};
+}
+
+item_count! {
+    u64 => |n| n;
+    usize => |n| n as u64;
+    u32 => |n| n.into();
+    i32 => |n| u64::try_from(n).unwrap_or(0);
+}
+
 // Each kind's theory in its own file, re-exported here so that every formula is
 // `params::name`.
 mod blocked;
