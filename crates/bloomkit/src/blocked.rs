@@ -620,6 +620,7 @@ impl BlockedBloomFilter {
     /// # Ok::<(), bloomkit::Error>(())
     /// ```
     #[cfg(feature = "rayon")]
+    #[cfg_attr(docsrs, doc(cfg(feature = "rayon")))]
     pub fn insert_parallel<I: Item + Sync>(&mut self, items: &[I]) -> u64 {
         let (hashing, k, b) = (self.hashing, self.num_hashes, self.blocks.len() as u64);
         let changed = insert_partitioned(

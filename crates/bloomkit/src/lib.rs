@@ -60,6 +60,7 @@ mod external_trait_impls;
 pub mod filter;
 pub mod hash;
 #[cfg(feature = "rayon")]
+#[cfg_attr(docsrs, doc(cfg(feature = "rayon")))]
 pub mod parallel;
 pub mod params;
 pub mod prelude;

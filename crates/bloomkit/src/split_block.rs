@@ -444,6 +444,7 @@ impl SplitBlockBloomFilter {
     /// count of changing inserts, as [`insert`](Self::insert) of each in order (see
     /// [`crate::blocked`]'s `insert_parallel`). Requires the `rayon` feature.
     #[cfg(feature = "rayon")]
+    #[cfg_attr(docsrs, doc(cfg(feature = "rayon")))]
     pub fn insert_parallel<I: Item + Sync>(&mut self, items: &[I]) -> u64 {
         let (seed, z) = (self.seed, self.blocks.len() as u64);
         let changed = crate::blocked::insert_partitioned(
