@@ -4,12 +4,12 @@
 //!
 //! # Structure
 //!
-//! A table of B buckets (B a power of two), each of b slots (b = 4 by default; 2 or 8 on
-//! request). A slot holds an f-bit fingerprint of an item (f = 8, 12 or 16), or 0 for
-//! "empty". The table is one [`PackedCounters`] of B·b slots of f bits, bucket after bucket
-//! (slot j of bucket i is counter `i·b + j`); a slot never straddles two 64-bit words, so
-//! 8- and 16-bit fingerprints waste nothing and 12-bit ones fill 60 of each word's 64 bits
-//! (12.8 bits per slot).
+//! A table of B buckets (any B ≥ 1), each of b slots (b = 4 by default; 2 or 8 on
+//! request). A slot holds an f-bit fingerprint of an item (4 ≤ f ≤ 16, chosen from ε), or
+//! 0 for "empty". The table is one [`PackedCounters`] of B·b slots of f bits, bucket after
+//! bucket (slot j of bucket i is counter `i·b + j`); a slot never straddles two 64-bit
+//! words, so a word holds ⌊64/f⌋ slots: 8- and 16-bit fingerprints waste nothing, 10-bit
+//! ones fill 60 of each word's 64 bits (10.7 bits per slot), 12-bit ones 60 (12.8).
 //!
 //! # Partial-key cuckoo hashing
 //!
@@ -18,14 +18,21 @@
 //! ```text
 //!     i₁ = the top log₂B bits of the low 64 bits of the digest
 //!     fp = the top f bits of the high 64 bits, with 0 mapped to 1 (0 marks an empty slot)
-//!     i₂ = i₁ ⊕ h(fp),   h(fp) = the top log₂B bits of fp · 0x9E37_79B9_7F4A_7C15 (mod 2⁶⁴)
+//!     h(fp) = ⌊B · (fp · 0x9E37_79B9_7F4A_7C15 mod 2⁶⁴) / 2⁶⁴⌋, in [0, B)
+//!     i₂ = i₁ ⊕ h(fp)             if B is a power of two
+//!     i₂ = (h(fp) − i₁) mod B     otherwise
 //! ```
 //!
 //! h is Fibonacci hashing (Knuth, TAOCP vol. 3, 6.4), multiplication by ⌊2⁶⁴/φ⌋, which
-//! spreads even consecutive small fingerprints over all buckets. Because ⊕ is its own
-//! inverse and B is a power of two, `i₁ = i₂ ⊕ h(fp)` too: either bucket of a stored
+//! spreads even consecutive small fingerprints over all buckets. Both maps are involutions:
+//! `i₁ = i₂ ⊕ h(fp)`, and `(h − ((h − i₁) mod B)) mod B = i₁`. So either bucket of a stored
 //! fingerprint follows from the other and the fingerprint alone, which is what lets an
-//! insert move a fingerprint without knowing its item (the paper's partial-key cuckoo hashing).
+//! insert move a fingerprint without knowing its item (the paper's partial-key cuckoo
+//! hashing). The paper's ⊕ needs B to be a power of two, which can leave a table sized for
+//! n items only half full at n; the subtraction map works for every B (the same idea as
+//! Fan et al.'s; Graf & Lemire's binary fuse and Dillinger's "prefix" cuckoo variants use
+//! such maps), so the table is sized to exactly the load it is meant for. Power-of-two
+//! tables keep ⊕, so every file written before the change answers as it did.
 //!
 //! The mapping 0 → 1 makes the fingerprint 1 twice as likely as the others; it raises the
 //! chance that two fingerprints match from 2^−f to (2^f + 2)/4^f, less than 1% more for
@@ -58,13 +65,15 @@
 //!     ε = 1 − (1 − 2^−f)^(2bα)  ≤  2b / 2^f
 //! ```
 //!
-//! (the paper's analysis of the bucket size; [`params::cuckoo_fpp`], [`params::cuckoo_fpp_bound`]). So
-//! [`CuckooFilter::with_capacity`]`(n, ε)` takes the smallest f ∈ {8, 12, 16} with
-//! `2b/2^f ≤ ε` (12 bits for ε = 1% with b = 4; an error if 16 bits cannot reach ε), and
-//! `B = the next power of two ≥ n / (b · 0.95)` buckets: with b = 4 the paper measures that
-//! about 95% of the slots fill before an insert fails (the paper's measurements of the load factor), so 95% is the
-//! target load ([`params::CUCKOO_TARGET_LOAD`]). Rounding B up to a power of two leaves the
-//! table between 47.5% and 95% full at n items.
+//! (the paper's analysis of the bucket size; [`params::cuckoo_fpp`],
+//! [`params::cuckoo_fpp_bound`]). So [`CuckooFilter::with_capacity`]`(n, ε)` takes the
+//! smallest f with `2b/2^f ≤ ε`, widened to the widest f that packs as many slots per word
+//! ([`params::cuckoo_fingerprint_bits`]: 10 bits for ε = 1% with b = 4; an error if 16 bits
+//! cannot reach ε), and `B = ⌈n / (b · 0.95)⌉` buckets plus a margin of `⌈2√(n/b)⌉` for the
+//! table-to-table variation of small tables ([`params::cuckoo_num_buckets`]): with b = 4 the
+//! paper measures that about 95% of the slots fill before an insert fails, so 95% is the
+//! target load ([`params::CUCKOO_TARGET_LOAD`]). At ε = 1% and n = 10⁶ that is 11.3 bits per
+//! item, within 1.07× of the f/α = 10.5 the structure needs.
 //!
 //! # Remove, and what it cannot know
 //!
@@ -83,8 +92,8 @@
 //! use bloomkit::{CuckooFilter, Filter};
 //!
 //! let mut filter = CuckooFilter::with_capacity(10_000, 0.01)?;
-//! assert_eq!(filter.fingerprint_bits(), 12); // 2·4 / 2¹² ≈ 0.2% ≤ 1%
-//! assert_eq!(filter.num_buckets(), 4096);    // next power of two ≥ 10 000 / 3.8
+//! assert_eq!(filter.fingerprint_bits(), 10); // 2·4 / 2¹⁰ ≈ 0.78% ≤ 1%
+//! assert_eq!(filter.num_buckets(), 2732);    // ⌈10 000 / 3.8⌉ + a margin of ⌈2·√2 500⌉
 //!
 //! filter.insert("dist")?;
 //! filter.insert("dist")?;
@@ -176,8 +185,9 @@ pub struct CuckooFilter {
 
 impl CuckooFilter {
     /// A filter for `capacity` items whose false-positive probability stays below `fpp`,
-    /// with buckets of 4 slots: f is the smallest of 8, 12, 16 bits with `8 / 2^f ≤ fpp`,
-    /// and the number of buckets the next power of two `≥ capacity / 3.8` (95% load).
+    /// with buckets of 4 slots: f is the smallest width with `8 / 2^f ≤ fpp`, widened to what
+    /// a 64-bit word packs as many of ([`params::cuckoo_fingerprint_bits`]),
+    /// and the number of buckets `⌈capacity / 3.8⌉` (95% load) plus a small margin.
     ///
     /// ```
     /// use bloomkit::{CuckooFilter, Error};
@@ -277,7 +287,7 @@ impl CuckooFilter {
         copies + self.victim_matches(i1, i2, fingerprint) as u32
     }
 
-    /// B, the number of buckets (a power of two).
+    /// B, the number of buckets.
     pub fn num_buckets(&self) -> u64 {
         self.num_buckets
     }
@@ -356,14 +366,19 @@ impl CuckooFilter {
         (bucket, fingerprint.max(1))
     }
 
-    /// The other bucket of a fingerprint stored in `bucket`: `bucket ⊕ h(fp)`.
+    /// The other bucket of a fingerprint stored in `bucket`: `bucket ⊕ h(fp)` for a
+    /// power-of-two B, else `(h(fp) − bucket) mod B` (both are their own inverse).
     #[inline]
     fn alt_bucket(&self, bucket: u64, fingerprint: u32) -> u64 {
-        let h = reduce(
-            (fingerprint as u64).wrapping_mul(FINGERPRINT_MULTIPLIER),
-            self.num_buckets,
-        );
-        bucket ^ h
+        let n = self.num_buckets;
+        let h = reduce((fingerprint as u64).wrapping_mul(FINGERPRINT_MULTIPLIER), n);
+        if n.is_power_of_two() {
+            bucket ^ h
+        } else if h >= bucket {
+            h - bucket
+        } else {
+            h + n - bucket
+        }
     }
 
     #[inline]
@@ -615,7 +630,7 @@ impl fmt::Debug for CuckooFilter {
 ///     .random_seed()
 ///     .build()?;
 /// assert_eq!(filter.fingerprint_bits(), 16); // 2·8 / 2^16 ≈ 0.02% ≤ 0.1%
-/// assert_eq!(filter.num_buckets(), 1 << 18); // ≥ 10⁶ / (8 · 0.95)
+/// assert_eq!(filter.num_buckets(), 131_579 + 708); // ⌈10⁶ / (8 · 0.95)⌉ + ⌈2·√(10⁶/8)⌉
 ///
 /// let explicit = CuckooFilter::builder().num_buckets(1024).fingerprint_bits(8).build()?;
 /// assert_eq!(explicit.capacity(), 3_891); // ⌊1024 · 4 · 0.95⌋
@@ -653,7 +668,7 @@ impl CuckooFilterBuilder {
         self
     }
 
-    /// B, the number of buckets (a power of two), instead of deriving it from the capacity.
+    /// B, the number of buckets (any B ≥ 1), instead of deriving it from the capacity.
     pub fn num_buckets(mut self, num_buckets: u64) -> Self {
         self.num_buckets = Some(num_buckets);
         self
@@ -718,7 +733,9 @@ impl CuckooFilterBuilder {
             .capacity
             .unwrap_or_else(|| ((num_slots as f64 * CUCKOO_TARGET_LOAD).floor() as u64).max(1));
         let target_fpp = match (self.fpp, self.fingerprint_bits) {
-            (None, Some(bits)) => params::cuckoo_fpp_bound(bits, bucket_size),
+            // The rate with every slot full: just under 2b/2^f, and below 1 even where that
+            // bound is not (4-bit fingerprints in buckets of 8).
+            (None, Some(bits)) => params::cuckoo_fpp(bits, bucket_size, 1.0),
             _ => fpp,
         };
         let max_kicks = self.max_kicks.unwrap_or(DEFAULT_MAX_KICKS);
@@ -763,20 +780,18 @@ fn check_fingerprint_bits(bits: u32) -> Result<u32, Error> {
     } else {
         Err(Error::InvalidParameter {
             parameter: "fingerprint bits",
-            reason: format!("must be 8, 12 or 16, got {bits}"),
+            reason: format!("must be 4 to 16, got {bits}"),
         })
     }
 }
 
 fn check_num_buckets(num_buckets: u64) -> Result<u64, Error> {
-    if num_buckets.is_power_of_two() {
+    if num_buckets > 0 {
         Ok(num_buckets)
     } else {
         Err(Error::InvalidParameter {
             parameter: "number of buckets",
-            reason: format!(
-                "must be a power of two (so that i ⊕ h(fp) stays in range), got {num_buckets}"
-            ),
+            reason: "must be at least 1".into(),
         })
     }
 }
@@ -937,23 +952,28 @@ mod tests {
     fn sizing_follows_the_paper() {
         let f = CuckooFilter::with_capacity(1_000_000, 0.01).unwrap();
         assert_eq!(f.bucket_size(), 4);
-        assert_eq!(f.fingerprint_bits(), 12);
-        assert_eq!(f.num_buckets(), 1 << 19); // 10⁶ / 3.8 = 263 158 → 2¹⁹
-        assert_eq!(f.num_slots(), 1 << 21);
-        // 12-bit slots, five to a word.
-        assert_eq!(f.memory_bytes() as u64, (1u64 << 21).div_ceil(5) * 8);
+        assert_eq!(f.fingerprint_bits(), 10); // 8 / 2¹⁰ ≈ 0.78% ≤ 1%
+        assert_eq!(f.num_buckets(), 263_158 + 1_000); // ⌈10⁶ / 3.8⌉ + ⌈2·√(10⁶/4)⌉
+        assert_eq!(f.num_slots(), 1_056_632);
+        // 10-bit slots, six to a word: 11.2 bits per item, 1.07× f/α.
+        assert_eq!(f.memory_bytes() as u64, 1_056_632u64.div_ceil(6) * 8);
+        let bits_per_item = f.memory_bytes() as f64 * 8.0 / 1e6;
+        assert!(
+            bits_per_item <= 1.1 * 10.0 / CUCKOO_TARGET_LOAD,
+            "{bits_per_item}"
+        );
         let f = CuckooFilter::builder()
             .capacity(100)
             .fpp(0.01)
             .bucket_size(2)
             .build()
             .unwrap();
-        assert_eq!((f.fingerprint_bits(), f.num_buckets()), (12, 64));
+        assert_eq!((f.fingerprint_bits(), f.num_buckets()), (9, 68)); // 4/2⁹ ≤ 1%, ⌈100/1.9⌉ + ⌈2·√50⌉
     }
 
     #[test]
     fn alternate_bucket_is_an_involution() {
-        for buckets in [1u64, 2, 1 << 10, 1 << 20] {
+        for buckets in [1u64, 2, 3, 7, 1000, 1 << 10, 2632, 1 << 20, (1 << 20) + 1] {
             let f = small(buckets, 8);
             for i in [0, buckets / 3, buckets - 1] {
                 for fp in [1u32, 2, 77, 255] {
@@ -1107,7 +1127,7 @@ mod tests {
                 })
             ));
         }
-        for bits in [0, 4, 7, 9, 32] {
+        for bits in [0, 1, 3, 17, 32] {
             assert!(matches!(
                 b().fingerprint_bits(bits).build(),
                 Err(Error::InvalidParameter {
@@ -1123,15 +1143,13 @@ mod tests {
                 ..
             })
         ));
-        for buckets in [0, 3, 1000] {
-            assert!(matches!(
-                b().num_buckets(buckets).build(),
-                Err(Error::InvalidParameter {
-                    parameter: "number of buckets",
-                    ..
-                })
-            ));
-        }
+        assert!(matches!(
+            b().num_buckets(0).build(),
+            Err(Error::InvalidParameter {
+                parameter: "number of buckets",
+                ..
+            })
+        ));
         assert!(matches!(
             b().num_buckets(1 << 40).build(),
             Err(Error::TooLarge { .. })
@@ -1158,9 +1176,9 @@ mod tests {
         let f = CuckooFilter::with_capacity(1000, 0.01).unwrap();
         let s = format!("{f:?}");
         for needle in [
-            "num_buckets: 512",
+            "num_buckets: 296",
             "bucket_size: 4",
-            "fingerprint_bits: 12",
+            "fingerprint_bits: 10",
             "capacity: 1000",
             "victim: false",
         ] {
