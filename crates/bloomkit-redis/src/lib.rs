@@ -22,6 +22,7 @@
 // the commands' C entry points (`glue`) and the allocator that calls into Redis
 // (`memory`). Everything else, the command handlers included, is safe Rust.
 #![deny(unsafe_code)]
+#![deny(unsafe_op_in_unsafe_fn)]
 #![warn(missing_docs)]
 
 pub mod bf;
