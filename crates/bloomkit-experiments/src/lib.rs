@@ -21,6 +21,7 @@
 #![warn(missing_docs)]
 
 pub mod all;
+pub mod claims;
 pub mod corpus;
 pub mod deletion;
 pub mod disk;
@@ -33,6 +34,7 @@ pub mod rho;
 pub mod sstable;
 pub mod timing;
 pub mod variants;
+pub mod verdict;
 
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
@@ -68,6 +70,9 @@ pub enum ExperimentCommand {
     /// Hashing: seeded k hashes against double hashing, MurmurHash3 against XXH3: false
     /// positives down to ε = 10⁻⁶ and the cost per item.
     Hashing(hashing::HashingArgs),
+    /// Seed 003: its quantitative claims (bits per item, 120 MB for 10⁸ URLs, counting
+    /// filters' memory, 4-bit counter overflow), computed.
+    Claims(claims::ClaimsArgs),
     /// The seeds' Bigtable example: sorted runs on disk with a filter each; disk reads per
     /// lookup with and without the filters.
     Sstable(sstable::SstableArgs),
@@ -86,6 +91,7 @@ pub fn run(command: ExperimentCommand) -> Result<()> {
         ExperimentCommand::Deletion(args) => finish(deletion::study(&args)?, &args.common),
         ExperimentCommand::Hashing(args) => finish(hashing::study(&args)?, &args.common),
         ExperimentCommand::Sstable(args) => finish(sstable::study(&args)?, &args.common),
+        ExperimentCommand::Claims(args) => finish(claims::study(&args)?, &args.common),
         ExperimentCommand::All(args) => all::run(args),
     }
 }

@@ -223,6 +223,20 @@ pub fn study(args: &VariantsArgs) -> Result<Report> {
         ));
     }
     notes.push(
+        "Seed 004's \"Floom-Filter mit 12 Bereichen\" and \"mit 16 Bereichen\" (\"with 12 / 16 \
+         regions\") are the deletable Bloom filter — its own slide: \"Deletable BF: Teilt Array \
+         in b Bereiche, zusätzlich b Bit\" (\"splits the array into b regions, plus b bits\", \
+         Rothenberg et al. 2010); here \"deletable (12 regions)\" and \"deletable (16 \
+         regions)\". Its axis, \"Falsch-Positiv-Rate (Soll: 0.01) in Abhängigkeit der \
+         insgesamt einzufügenden Elemente\" (\"false-positive rate (target 0.01) against the \
+         total number of elements to insert\"), reads two ways: a fresh filter sized for each \
+         N and filled with N (every point then sits at ε by construction, a flat line), or one \
+         filter sized for C and filled step by step past it. This study takes the second \
+         reading, filled to 2C, because only it shows how each kind behaves when its \
+         capacity is passed."
+            .into(),
+    );
+    notes.push(
         "The stable filter's line is its stable point (Deng & Rafiei), the rate it tends to \
          as the stream goes on; it starts below it and approaches it, so its points are not \
          expected on the line before a few capacities' worth of insertions."
@@ -239,7 +253,8 @@ pub fn study(args: &VariantsArgs) -> Result<Report> {
         study: "variants",
         title: "variants — seed 004: false-positive rate against items inserted, every kind".into(),
         summary: format!(
-            "Every kind sized for C = {capacity} items at ε = 1% and 5%, filled to 2C; the rate \
+            "Seed 004 (004_e380dc037116baf2.txt, German slides), its \"Vergleich der \
+             Varianten\": every kind sized for C = {capacity} items at ε = 1% and 5%, filled to 2C; the rate \
              on absent keys at 20 checkpoints, over repetitions, against each kind's theory."
         ),
         command: args.common.command("variants"),
