@@ -17,7 +17,7 @@ use clap::Args;
 
 use super::plot::{self, Axis, Figure, Legend, Point, Series, Style};
 use super::report::{Report, ReportTable};
-use super::verdict::{clustered_sd, Check, Verdict};
+use super::verdict::{clustered_sd, filter_sd, Check, Verdict};
 use super::{corpus, mean_sd, progress, sig, StudyArgs, Table};
 
 /// The seed's numbers of items.
@@ -89,7 +89,11 @@ impl Cell {
             label: format!("n = {}, ρ = {}", self.n, self.rho),
             measured: self.measured(),
             theory,
-            sd: clustered_sd(&self.reps, theory),
+            sd: clustered_sd(
+                &self.reps,
+                theory,
+                filter_sd(self.m, self.k, self.n).powi(2),
+            ),
             trials: self.negatives() as f64,
             independent: true,
         }

@@ -176,13 +176,14 @@ impl Verdict {
         }
         let worst = s.worst.map(|i| &self.checks[i]);
         let largest = worst.map_or(String::new(), |c| {
+            let (measured, theory) = sig_pair(c.measured, c.theory);
             format!(
                 "largest deviation {:+.1}σ ({}: measured {}, theory {}; p = {} for the largest of \
                  {} points)",
                 c.z(),
                 c.label,
-                sig(c.measured, 4),
-                sig(c.theory, 4),
+                measured,
+                theory,
                 p_text(s.worst_p),
                 s.judged
             )
@@ -258,29 +259,47 @@ pub fn one_filter_sd(p: f64, queries: f64, m: u64, k: u32, n: u64) -> f64 {
 }
 
 /// σ of a rate pooled over clusters (repetitions, each its own filter and hash seed):
-/// `clusters` holds (events, trials) per cluster. The spread between clusters estimates
-/// the variance (the ratio estimator's, `C/(C−1) · Σ (sᵢ − p̂ nᵢ)² / N²`), floored at the
-/// binomial variance under the theory `p` — a spread of a few clusters can be small by
-/// chance, and never less than the queries' own sampling is possible.
-pub fn clustered_sd(clusters: &[(u64, u64)], p: f64) -> f64 {
+/// `clusters` holds (events, trials) per cluster, `filter_var` is the variance of one
+/// filter's rate across filters that theory expects (0 where no model is at hand).
+///
+/// The spread between clusters estimates the variance (the ratio estimator's,
+/// `C/(C−1) · Σ (sᵢ − p̂ nᵢ)² / N²`). It is floored at what theory says the pooled rate
+/// varies by, `p(1−p)/N + filter_var/C`: a spread of a few dozen clusters can be small by
+/// chance — and is exactly 0 when every cluster saw no event although a rare filter would
+/// (a lumpy rate: most filters 0, a few large) — and the queries' own sampling and the
+/// filters' own variation are always there.
+pub fn clustered_sd(clusters: &[(u64, u64)], p: f64, filter_var: f64) -> f64 {
     let events: u64 = clusters.iter().map(|c| c.0).sum();
     let trials: u64 = clusters.iter().map(|c| c.1).sum();
     if trials == 0 {
         return 0.0;
     }
     let n = trials as f64;
-    let binomial = binomial_sd(p, n);
+    let count = clusters.len() as f64;
+    let floor = (binomial_sd(p, n).powi(2) + filter_var / count).sqrt();
     if clusters.len() < 2 {
-        return binomial;
+        return floor;
     }
     let mean = events as f64 / n;
-    let count = clusters.len() as f64;
     let spread: f64 = clusters
         .iter()
         .map(|&(s, t)| (s as f64 - mean * t as f64).powi(2))
         .sum();
     let variance = count / (count - 1.0) * spread / (n * n);
-    variance.sqrt().max(binomial)
+    variance.sqrt().max(floor)
+}
+
+/// Two values with enough significant digits (4 to 8) that they differ in print where
+/// they differ in value: 0.99995 against 1 prints as 0.99995 and 1.0000, not both as 1.000.
+pub fn sig_pair(a: f64, b: f64) -> (String, String) {
+    for digits in 4..=8 {
+        let (x, y) = (sig(a, digits), sig(b, digits));
+        let shown = |t: &str| t.parse::<f64>().unwrap_or(f64::NAN);
+        if shown(&x) != shown(&y) || a == b {
+            return (x, y);
+        }
+    }
+    (sig(a, 8), sig(b, 8))
 }
 
 /// The upper tail of the standard normal distribution, `P(Z > z)`, from the complementary
@@ -485,10 +504,23 @@ mod tests {
     #[test]
     fn clustered_sd_floors_at_the_binomial() {
         let same = vec![(10u64, 100u64); 20];
-        assert!((clustered_sd(&same, 0.1) - binomial_sd(0.1, 2_000.0)).abs() < 1e-15);
+        assert!((clustered_sd(&same, 0.1, 0.0) - binomial_sd(0.1, 2_000.0)).abs() < 1e-15);
         let spread: Vec<(u64, u64)> = (0..20)
             .map(|i| (if i < 10 { 0 } else { 20 }, 100))
             .collect();
-        assert!(clustered_sd(&spread, 0.1) > 2.0 * binomial_sd(0.1, 2_000.0));
+        assert!(clustered_sd(&spread, 0.1, 0.0) > 2.0 * binomial_sd(0.1, 2_000.0));
+        // All clusters empty, but theory says one filter in thirty has a rate of 0.3: the
+        // floor holds the filters' variance.
+        let empty = vec![(0u64, 100u64); 20];
+        let filter_var: f64 = 0.3f64.powi(2) / 30.0;
+        let sd = clustered_sd(&empty, 0.01, filter_var);
+        assert!(sd > (filter_var / 20.0).sqrt() * 0.999, "{sd}");
+    }
+
+    #[test]
+    fn pairs_print_apart() {
+        assert_eq!(sig_pair(1.0, 0.99995), ("1.0000".into(), "0.99995".into()));
+        assert_eq!(sig_pair(1.0, 0.9), ("1.000".into(), "0.9000".into()));
+        assert_eq!(sig_pair(0.1234, 0.5), ("0.1234".into(), "0.5000".into()));
     }
 }
