@@ -163,8 +163,8 @@ impl Report {
                      (<a href=\"{name}.svg\">SVG</a>, <a href=\"{name}.png\">PNG</a>)\
                      </figcaption></figure>",
                     alt = escape(&figure.title),
-                    w = plot::SIZE.0,
-                    h = plot::SIZE.1,
+                    w = plot::size(figure).0,
+                    h = plot::size(figure).1,
                     caption = escape(&figure.caption),
                 );
             } else {

@@ -443,7 +443,7 @@ fn measured_figure(cells: &[Cell], ns: &[u64]) -> Figure {
                   positive) stand apart."
             .into(),
         x: Axis::log("ρ = m/n (bits per item)").range(7e-4, 15.0),
-        y: Axis::log("false-positive rate"),
+        y: Axis::log("false-positive rate").range(5e-3, 1.2),
         series,
         legend: Legend::LowerLeft,
     }
