@@ -158,6 +158,47 @@ const STUDIES: &[Study] = &[
         figures: &[],
     },
     Study {
+        name: "spellcheck",
+        tables: &[(
+            "",
+            &[
+                "fpp",
+                "m",
+                "k",
+                "filter_bytes",
+                "dictionary_bytes",
+                "misspellings",
+                "flagged",
+                "let_through",
+                "distinct_misspellings",
+                "distinct_let_through",
+                "rate",
+                "ci_low",
+                "ci_high",
+                "theory",
+            ],
+        )],
+        figures: &["spellcheck_through"],
+    },
+    Study {
+        name: "summary-cache",
+        tables: &[(
+            "",
+            &[
+                "directory",
+                "local hits",
+                "remote hits",
+                "false hits",
+                "missed hits",
+                "queries to peers",
+                "updates",
+                "bytes exchanged",
+                "bytes ÷ summaries",
+            ],
+        )],
+        figures: &[],
+    },
+    Study {
         name: "timing",
         tables: &[(
             "",
@@ -515,6 +556,16 @@ fn deletion_study() {
 #[test]
 fn hashing_study() {
     run_study("hashing");
+}
+
+#[test]
+fn spellcheck_study() {
+    run_study("spellcheck");
+}
+
+#[test]
+fn summary_cache_study() {
+    run_study("summary-cache");
 }
 
 #[test]

@@ -10,7 +10,8 @@ use clap::Args;
 
 use super::report::{write_index, Report};
 use super::{
-    claims, deletion, disk, fpr, hashing, plot, rho, sstable, timing, variants, Size, StudyArgs,
+    claims, deletion, disk, fpr, hashing, plot, rho, spellcheck, sstable, summary_cache, timing,
+    variants, Size, StudyArgs,
 };
 
 /// Arguments of `bloomkit experiment all`.
@@ -39,8 +40,18 @@ pub struct AllArgs {
 }
 
 /// The studies in the order of the report.
-pub const STUDIES: [&str; 9] = [
-    "fpr", "rho", "disk", "claims", "timing", "variants", "deletion", "hashing", "sstable",
+pub const STUDIES: [&str; 11] = [
+    "fpr",
+    "rho",
+    "disk",
+    "claims",
+    "timing",
+    "variants",
+    "deletion",
+    "hashing",
+    "sstable",
+    "spellcheck",
+    "summary-cache",
 ];
 
 /// Runs one study by name with the common options.
@@ -56,6 +67,8 @@ pub fn study(name: &str, common: &StudyArgs) -> Result<Report> {
         "hashing" => hashing::study(&hashing::HashingArgs { common }),
         "sstable" => sstable::study(&sstable::SstableArgs::with_common(common)),
         "claims" => claims::study(&claims::ClaimsArgs { common }),
+        "spellcheck" => spellcheck::study(&spellcheck::SpellcheckArgs { common }),
+        "summary-cache" => summary_cache::study(&summary_cache::SummaryCacheArgs { common }),
         other => anyhow::bail!("no study named {other}"),
     }
 }

@@ -28,10 +28,13 @@ pub mod disk;
 pub mod fpr;
 pub mod hashing;
 pub mod kinds;
+pub mod overview;
 pub mod plot;
 pub mod report;
 pub mod rho;
+pub mod spellcheck;
 pub mod sstable;
+pub mod summary_cache;
 pub mod timing;
 pub mod variants;
 pub mod verdict;
@@ -76,6 +79,13 @@ pub enum ExperimentCommand {
     /// The seeds' Bigtable example: sorted runs on disk with a filter each; disk reads per
     /// lookup with and without the filters.
     Sstable(sstable::SstableArgs),
+    /// Spell checking (Bloom 1970; seeds 001, 004): a dictionary filter checks a text with
+    /// misspellings; those it finds and those it lets through against ε.
+    Spellcheck(spellcheck::SpellcheckArgs),
+    /// Summary Cache (Fan et al.; seeds 001, 003, 004): proxies exchange counting-filter
+    /// summaries in the file format; false, missed and remote hits and bytes exchanged
+    /// against URL lists and ICP.
+    SummaryCache(summary_cache::SummaryCacheArgs),
     /// Every study, into DIR (CSV, SVG, PNG) with DIR/index.html showing them all.
     All(all::AllArgs),
 }
@@ -92,6 +102,8 @@ pub fn run(command: ExperimentCommand) -> Result<()> {
         ExperimentCommand::Hashing(args) => finish(hashing::study(&args)?, &args.common),
         ExperimentCommand::Sstable(args) => finish(sstable::study(&args)?, &args.common),
         ExperimentCommand::Claims(args) => finish(claims::study(&args)?, &args.common),
+        ExperimentCommand::Spellcheck(args) => finish(spellcheck::study(&args)?, &args.common),
+        ExperimentCommand::SummaryCache(args) => finish(summary_cache::study(&args)?, &args.common),
         ExperimentCommand::All(args) => all::run(args),
     }
 }

@@ -8,6 +8,7 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result};
 
+use super::overview;
 use super::plot::{self, Figure};
 use super::Table;
 
@@ -139,6 +140,13 @@ impl Report {
             command = escape(&self.command),
             seconds = self.seconds,
         );
+        if let Some(files) = overview::credit(self.study) {
+            let _ = writeln!(
+                html,
+                "<p class=\"seeds\">Seed document(s): {}</p>",
+                escape(&files)
+            );
+        }
         if !self.facts.is_empty() {
             html.push_str("<ul class=\"facts\">\n");
             for fact in &self.facts {
@@ -211,7 +219,12 @@ fn table_html(table: &Table) -> String {
     for row in &table.rows {
         html.push_str("<tr>");
         for cell in row {
-            let _ = write!(html, "<td>{}</td>", escape(cell));
+            // Prose (a quote, a reason) reads left-aligned; numbers stay right-aligned.
+            if cell.chars().count() > 30 {
+                let _ = write!(html, "<td class=\"text\">{}</td>", escape(cell));
+            } else {
+                let _ = write!(html, "<td>{}</td>", escape(cell));
+            }
         }
         html.push_str("</tr>\n");
     }
@@ -256,7 +269,8 @@ pub fn write_index(
          th, td { border: 1px solid #ccc; padding: 0.15em 0.5em; text-align: right; }\n\
          th { background: #f0f0f0; }\n\
          .notes { background: #fffbe6; border-left: 4px solid #e0c000; padding: 0.3em 1em; }\n\
-         .missing { color: #a00; } .facts { color: #444; }\n\
+         .missing { color: #a00; } .facts { color: #444; } .seeds { color: #555; font-style: italic; }\n\
+         td { max-width: 28em; } td.text { text-align: left; }\n\
          </style>\n</head>\n<body>\n<h1>bloomkit: the seed studies</h1>\n",
     );
     let _ = writeln!(
@@ -274,7 +288,9 @@ pub fn write_index(
             escape(&plot::font_missing_message())
         );
     }
-    html.push_str("<ul>\n");
+    html.push_str(
+        "<ul>\n<li><a href=\"#overview\">The seeds, the kinds, the applications</a></li>\n",
+    );
     for report in reports {
         let _ = writeln!(
             html,
@@ -284,6 +300,8 @@ pub fn write_index(
         );
     }
     html.push_str("</ul>\n");
+    let studies: Vec<&str> = reports.iter().map(|r| r.study).collect();
+    html.push_str(&overview::html(&studies, table_html));
     for report in reports {
         html.push_str(&report.html(figures_drawn));
     }
