@@ -122,7 +122,7 @@ pub fn run(args: AllArgs) -> Result<()> {
         index.display()
     )?;
     for report in &reports {
-        writeln!(out, "  {:>9}  {:6.1} s", report.study, report.seconds)?;
+        writeln!(out, "  {:>13}  {:6.1} s", report.study, report.seconds)?;
     }
     Ok(())
 }

@@ -548,7 +548,7 @@ fn fraction_figure(fractions: &[Fraction], capacity: u64, scheme: IndexScheme) -
         };
         let (m, k, r) = (first.m, first.k, first.r);
         let last = capacity * 3 / 2;
-        let grid = plot::linear(1.0, last as f64, 150);
+        let grid = plot::geometric(capacity as f64 / 100.0, last as f64, 150);
         series.push(Series::curve(
             if i == 0 {
                 "theory (deletable_probability)"
@@ -598,7 +598,8 @@ fn fraction_figure(fractions: &[Fraction], capacity: u64, scheme: IndexScheme) -
              and 16 regions (seed 004) and 8 and 4 data bits per region, with {why}: measured \
              over repetitions (95% clustered intervals) over deletable_probability."
         ),
-        x: Axis::linear("items inserted ÷ capacity").range(0.0, 1.55),
+        // Log x: with 12 or 16 regions everything happens below 0.2 C.
+        x: Axis::log("items inserted ÷ capacity").range(0.015, 1.6),
         y: Axis::linear("deletable fraction").range(0.0, 1.02),
         series,
         legend: Legend::UpperRight,

@@ -33,7 +33,7 @@ use super::corpus::{self, SplitMix64};
 use super::plot::{Axis, Figure, Legend, Point, Series, Style};
 use super::report::{Report, ReportTable};
 use super::rho::{num_bits, num_hashes, NS, RHOS};
-use super::verdict::{one_filter_sd, Check, Verdict};
+use super::verdict::{Check, Verdict};
 use super::{mean_sd, progress, sig, Size, StudyArgs, Table};
 
 /// Bytes read per system call, a multiple of every block size `O_DIRECT` may require.
@@ -283,16 +283,12 @@ impl Cell {
     /// The false positives among the absent names against theory: one filter per cell, so
     /// σ holds the filter's own spread as well as the queries'.
     fn check(&self) -> Check {
-        let theory = self.fpp();
-        let absent = self.absent() as f64;
-        Check {
-            label: format!("n = {}, ρ = {}", self.n, self.rho),
-            measured: self.false_positives as f64 / absent.max(1.0),
-            theory,
-            sd: one_filter_sd(theory, absent, self.m, self.k, self.n),
-            trials: absent,
-            independent: true,
-        }
+        Check::classic(
+            format!("n = {}, ρ = {}", self.n, self.rho),
+            self.false_positives,
+            self.absent(),
+            (self.m, self.k, self.n),
+        )
     }
     fn saved(&self) -> u64 {
         self.queries - self.lookups

@@ -18,7 +18,7 @@ use clap::Args;
 
 use super::plot::{self, Axis, Figure, Legend, Point, Series, Style};
 use super::report::{Report, ReportTable};
-use super::verdict::{one_filter_sd, Check, Verdict};
+use super::verdict::{Check, Verdict};
 use super::{progress, sig, Size, StudyArgs, Table};
 
 /// The false-positive probabilities compared.
@@ -66,15 +66,12 @@ impl Row {
     /// The point against theory: one filter, so σ holds the filter's own spread (its
     /// fill) as well as the queries' binomial one.
     fn check(&self) -> Check {
-        let theory = self.theory();
-        Check {
-            label: format!("{}, ε = {}", config_label(self.config), self.fpp),
-            measured: self.measured(),
-            theory,
-            sd: one_filter_sd(theory, self.queries as f64, self.m, self.k, self.n),
-            trials: self.queries as f64,
-            independent: true,
-        }
+        Check::classic(
+            format!("{}, ε = {}", config_label(self.config), self.fpp),
+            self.false_positives,
+            self.queries,
+            (self.m, self.k, self.n),
+        )
     }
 }
 

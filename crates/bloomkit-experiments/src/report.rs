@@ -155,7 +155,9 @@ impl Report {
             html.push_str("</ul>\n");
         }
         if !self.notes.is_empty() {
-            html.push_str("<div class=\"notes\"><b>Against theory:</b><ul>\n");
+            html.push_str(
+                "<div class=\"notes\"><b>Findings (verdicts against theory first):</b><ul>\n",
+            );
             for note in &self.notes {
                 let _ = writeln!(html, "<li>{}</li>", escape(note));
             }

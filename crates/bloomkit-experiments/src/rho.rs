@@ -100,36 +100,52 @@ impl Cell {
     }
 }
 
-/// The bands of seed 002's Cuadro 1 (its hypotheses): ρ's range, the rate it expects, and
-/// the rate's interval as numbers. "log" is the natural logarithm there: with the optimal
-/// k the rate is (1/2)^k = (1/2)^(ρ ln 2), which is 1/2 at ρ = 1/ln 2.
-pub const CUADRO_1: [(&str, &str, (f64, f64), (f64, f64)); 4] = [
-    ("m ≪ n", "1", (0.0, 0.2), (0.95, 1.0)),
-    (
-        "m < n/log 2",
-        "∈ (1/2, 1)",
-        (0.2, 1.0 / std::f64::consts::LN_2),
-        (0.5, 1.0),
-    ),
-    (
-        "m ∈ [n/log 2, 2n/log 2]",
-        "∈ [1/4, 1/2]",
-        (1.0 / std::f64::consts::LN_2, 2.0 / std::f64::consts::LN_2),
-        (0.25, 0.5),
-    ),
-    (
-        "m > 2n/log 2",
-        "< 1/4",
-        (2.0 / std::f64::consts::LN_2, f64::INFINITY),
-        (0.0, 0.25),
-    ),
+/// One row of seed 002's Cuadro 1 (its hypotheses).
+#[derive(Debug, Clone, Copy)]
+pub struct Band {
+    /// The row as printed (`m < n/log 2`).
+    pub row: &'static str,
+    /// The rate it expects, as printed (`∈ (1/2, 1)`).
+    pub hypothesis: &'static str,
+    /// The ρ = m/n the row covers, [low, high).
+    pub rho: (f64, f64),
+    /// The rate it expects, as numbers.
+    pub rate: (f64, f64),
+}
+
+/// The rows of seed 002's Cuadro 1. "log" is the natural logarithm there: with the
+/// optimal k the rate is (1/2)^k = (1/2)^(ρ ln 2), which is 1/2 at ρ = 1/ln 2. "m ≪ n" is
+/// read as ρ < 0.2.
+pub const CUADRO_1: [Band; 4] = [
+    Band {
+        row: "m ≪ n",
+        hypothesis: "1",
+        rho: (0.0, 0.2),
+        rate: (0.95, 1.0),
+    },
+    Band {
+        row: "m < n/log 2",
+        hypothesis: "∈ (1/2, 1)",
+        rho: (0.2, 1.0 / std::f64::consts::LN_2),
+        rate: (0.5, 1.0),
+    },
+    Band {
+        row: "m ∈ [n/log 2, 2n/log 2]",
+        hypothesis: "∈ [1/4, 1/2]",
+        rho: (1.0 / std::f64::consts::LN_2, 2.0 / std::f64::consts::LN_2),
+        rate: (0.25, 0.5),
+    },
+    Band {
+        row: "m > 2n/log 2",
+        hypothesis: "< 1/4",
+        rho: (2.0 / std::f64::consts::LN_2, f64::INFINITY),
+        rate: (0.0, 0.25),
+    },
 ];
 
-/// The band of Cuadro 1 that ρ falls in (ρ ≪ 1 read as ρ < 0.2).
-fn band(rho: f64) -> Option<&'static (&'static str, &'static str, (f64, f64), (f64, f64))> {
-    CUADRO_1
-        .iter()
-        .find(|(_, _, (low, high), _)| rho >= *low && rho < *high)
+/// The row of Cuadro 1 that ρ falls in.
+fn band(rho: f64) -> Option<&'static Band> {
+    CUADRO_1.iter().find(|b| rho >= b.rho.0 && rho < b.rho.1)
 }
 
 /// Cuadro 1 answered: per ρ, the band, the rate pooled over every n, and whether it holds.
@@ -158,7 +174,13 @@ fn cuadro_table(cells: &[Cell], rhos: &[f64], csv: bool) -> Table {
         ]
     });
     for &rho in rhos {
-        let Some((row, hypothesis, _, (low, high))) = band(rho) else {
+        let Some(Band {
+            row,
+            hypothesis,
+            rate: (low, high),
+            ..
+        }) = band(rho)
+        else {
             continue;
         };
         let own: Vec<&Cell> = cells.iter().filter(|c| c.rho == rho).collect();

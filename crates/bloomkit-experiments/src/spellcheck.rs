@@ -25,10 +25,10 @@ use bloomkit::stats::{wilson_interval, Z_95};
 use bloomkit::{BloomFilter, Filter};
 use clap::Args;
 
-use super::corpus::{self, SplitMix64};
+use super::corpus::{self, SplitMix64, Zipf};
 use super::plot::{self, Axis, Figure, Legend, Point, Series, Style};
 use super::report::{Report, ReportTable};
-use super::verdict::{one_filter_sd, Check, Verdict};
+use super::verdict::{Check, Verdict};
 use super::{sig, StudyArgs, Table};
 
 /// The error rates the dictionary filter is sized for.
@@ -57,22 +57,12 @@ pub struct Text {
 /// with probability [`MISSPELLED`] by one random edit.
 pub fn make_text(dictionary: &[Vec<u8>], len: usize, seed: u64) -> Text {
     let mut rng = SplitMix64::new(seed);
-    let mut cumulative = Vec::with_capacity(dictionary.len());
-    let mut total = 0.0;
-    for rank in 1..=dictionary.len() {
-        total += 1.0 / rank as f64;
-        cumulative.push(total);
-    }
-    let uniform = |rng: &mut SplitMix64| (rng.next_u64() >> 11) as f64 / (1u64 << 53) as f64;
+    let zipf = Zipf::new(dictionary.len());
     let mut words = Vec::with_capacity(len);
     let mut edited = Vec::with_capacity(len);
     for _ in 0..len {
-        let target = uniform(&mut rng) * total;
-        let index = cumulative
-            .partition_point(|&c| c < target)
-            .min(dictionary.len() - 1);
-        let mut word = dictionary[index].clone();
-        let misspell = uniform(&mut rng) < MISSPELLED;
+        let mut word = dictionary[zipf.sample(&mut rng)].clone();
+        let misspell = rng.unit() < MISSPELLED;
         if misspell {
             word = misspell_once(&word, &mut rng);
         }
@@ -152,21 +142,12 @@ impl Check1 {
         fpp_exact(self.num_bits, self.num_hashes, self.words)
     }
     fn check(&self) -> Check {
-        let theory = self.theory();
-        Check {
-            label: format!("ε = {}", self.fpp),
-            measured: self.rate(),
-            theory,
-            sd: one_filter_sd(
-                theory,
-                self.distinct as f64,
-                self.num_bits,
-                self.num_hashes,
-                self.words,
-            ),
-            trials: self.distinct as f64,
-            independent: true,
-        }
+        Check::classic(
+            format!("ε = {}", self.fpp),
+            self.distinct_through,
+            self.distinct,
+            (self.num_bits, self.num_hashes, self.words),
+        )
     }
 }
 

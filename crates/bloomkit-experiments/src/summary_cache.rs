@@ -36,7 +36,7 @@ use anyhow::{Context, Result};
 use bloomkit::{CountingBloomFilter, Mergeable, Persist};
 use clap::Args;
 
-use super::corpus::{self, SplitMix64};
+use super::corpus::{self, SplitMix64, Zipf};
 use super::report::{Report, ReportTable};
 use super::{sig, StudyArgs, Table};
 
@@ -149,14 +149,8 @@ pub fn simulate(requests: u64, universe: u32, capacity: usize, seed: u64) -> Res
     let mut held: Vec<Vec<CountingBloomFilter>> = vec![vec![template.clone(); PROXIES]; PROXIES];
     let mut unions: Vec<CountingBloomFilter> = vec![template.clone(); PROXIES];
 
-    let mut cumulative = Vec::with_capacity(universe as usize);
-    let mut total = 0.0;
-    for rank in 1..=universe {
-        total += 1.0 / rank as f64;
-        cumulative.push(total);
-    }
+    let zipf = Zipf::new(universe as usize);
     let mut rng = SplitMix64::new(corpus::subseed(seed, &[91]));
-    let uniform = |rng: &mut SplitMix64| (rng.next_u64() >> 11) as f64 / (1u64 << 53) as f64;
 
     let peers = (PROXIES - 1) as u64;
     let mut out = Outcome {
@@ -172,10 +166,7 @@ pub fn simulate(requests: u64, universe: u32, capacity: usize, seed: u64) -> Res
     let header = template.to_bytes().len() as u64 - template.num_counters().div_ceil(2);
     let threshold = ((capacity as f64 * THRESHOLD).ceil() as usize).max(1);
     for clock in 0..requests {
-        let target = uniform(&mut rng) * total;
-        let doc = cumulative
-            .partition_point(|&c| c < target)
-            .min(universe as usize - 1) as u32;
+        let doc = zipf.sample(&mut rng) as u32;
         let at = rng.below(PROXIES);
         for counts in [&mut out.summary, &mut out.lists, &mut out.icp] {
             counts.requests += 1;

@@ -54,6 +54,28 @@ pub struct Check {
 }
 
 impl Check {
+    /// A classic Bloom filter of m bits and k hashes holding n items, asked `queries`
+    /// absent items of which `false_positives` came back "maybe": one filter, so σ holds
+    /// the queries' binomial spread and the filter's own ([`one_filter_sd`]); the theory
+    /// is `(1 − (1 − 1/m)^(kn))^k`.
+    pub fn classic(
+        label: String,
+        false_positives: u64,
+        queries: u64,
+        (m, k, n): (u64, u32, u64),
+    ) -> Check {
+        let theory = bloomkit::params::fpp_exact(m, k, n);
+        let trials = queries as f64;
+        Check {
+            label,
+            measured: false_positives as f64 / trials.max(1.0),
+            theory,
+            sd: one_filter_sd(theory, trials, m, k, n),
+            trials,
+            independent: true,
+        }
+    }
+
     /// The deviation in standard deviations (0 when σ is 0 and the values agree).
     pub fn z(&self) -> f64 {
         let gap = self.measured - self.theory;
