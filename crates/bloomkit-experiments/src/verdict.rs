@@ -28,6 +28,20 @@
 //! * **checkpoints of one filter** (the same filter asked as it fills) share that filter,
 //!   so they are not independent tests: a study marks one checkpoint per filter as
 //!   independent, and the χ² is computed over those.
+//!
+//! ```
+//! use bloomkit_experiments::verdict::{Check, Verdict};
+//! let mut verdict = Verdict::new();
+//! // 1 010 false positives in 100 000 queries of a filter of m = 958 506 bits, k = 7,
+//! // n = 100 000 (theory: 0.01004).
+//! verdict.add(Check::classic("ε = 0.01".into(), 1_010, 100_000, (958_506, 7, 100_000)));
+//! // A rate of 0 where theory expects 10⁻⁹ of an event: trivial, left out.
+//! verdict.add(Check::classic("ε = 1e-12".into(), 0, 1_000, (10_000_000, 40, 100)));
+//! let summary = verdict.summary();
+//! assert_eq!((summary.judged, summary.trivial, summary.dof), (1, 1, 1));
+//! assert!(summary.on_theory());
+//! assert!(verdict.sentence("rate", "why").starts_with("rate: on theory — largest deviation"));
+//! ```
 
 use super::sig;
 
