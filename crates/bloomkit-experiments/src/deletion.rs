@@ -551,7 +551,7 @@ fn fraction_figure(fractions: &[Fraction], capacity: u64, scheme: IndexScheme) -
         let grid = plot::geometric(capacity as f64 / 100.0, last as f64, 150);
         series.push(Series::curve(
             if i == 0 {
-                "theory (deletable_probability)"
+                "theory (deletable_probability), in each colour"
             } else {
                 ""
             },
@@ -602,7 +602,7 @@ fn fraction_figure(fractions: &[Fraction], capacity: u64, scheme: IndexScheme) -
         x: Axis::log("items inserted ÷ capacity").range(0.015, 1.6),
         y: Axis::linear("deletable fraction").range(0.0, 1.02),
         series,
-        legend: Legend::UpperRight,
+        legend: Legend::LowerLeft,
     }
 }
 

@@ -211,22 +211,22 @@ impl Report {
     }
 }
 
-/// A table as HTML.
-fn table_html(table: &Table) -> String {
+/// A table as HTML. A column that holds prose (a quote, a reason: some cell over 30
+/// characters) is left-aligned, header included; numbers stay right-aligned.
+pub fn table_html(table: &Table) -> String {
+    let text: Vec<bool> = (0..table.header.len())
+        .map(|c| table.rows.iter().any(|row| row[c].chars().count() > 30))
+        .collect();
+    let class = |c: usize| if text[c] { " class=\"text\"" } else { "" };
     let mut html = String::from("<div class=\"table\"><table>\n<tr>");
-    for cell in &table.header {
-        let _ = write!(html, "<th>{}</th>", escape(cell));
+    for (c, cell) in table.header.iter().enumerate() {
+        let _ = write!(html, "<th{}>{}</th>", class(c), escape(cell));
     }
     html.push_str("</tr>\n");
     for row in &table.rows {
         html.push_str("<tr>");
-        for cell in row {
-            // Prose (a quote, a reason) reads left-aligned; numbers stay right-aligned.
-            if cell.chars().count() > 30 {
-                let _ = write!(html, "<td class=\"text\">{}</td>", escape(cell));
-            } else {
-                let _ = write!(html, "<td>{}</td>", escape(cell));
-            }
+        for (c, cell) in row.iter().enumerate() {
+            let _ = write!(html, "<td{}>{}</td>", class(c), escape(cell));
         }
         html.push_str("</tr>\n");
     }
@@ -272,7 +272,7 @@ pub fn write_index(
          th { background: #f0f0f0; }\n\
          .notes { background: #fffbe6; border-left: 4px solid #e0c000; padding: 0.3em 1em; }\n\
          .missing { color: #a00; } .facts { color: #444; } .seeds { color: #555; font-style: italic; }\n\
-         td { max-width: 28em; } td.text { text-align: left; }\n\
+         td { max-width: 28em; } td.text, th.text { text-align: left; }\n\
          </style>\n</head>\n<body>\n<h1>bloomkit: the seed studies</h1>\n",
     );
     let _ = writeln!(
