@@ -18,75 +18,185 @@ struct Study {
 const STUDIES: &[Study] = &[
     Study {
         name: "fpr",
-        tables: &[(
-            "",
-            &[
-                "fpp",
-                "m",
-                "k",
-                "false_positives",
-                "negatives",
-                "measured",
-                "wilson_low",
-                "wilson_high",
-                "theory",
-            ],
-        )],
+        tables: &[
+            (
+                "",
+                &[
+                    "fpp",
+                    "m",
+                    "k",
+                    "false_positives",
+                    "negatives",
+                    "measured",
+                    "wilson_low",
+                    "wilson_high",
+                    "theory",
+                ],
+            ),
+            (
+                "seed000",
+                &[
+                    "fpp",
+                    "seed_m",
+                    "our_m",
+                    "seed_k_round",
+                    "our_k",
+                    "seed_false_positives",
+                    "our_false_positives",
+                    "seed_rate_per_word",
+                    "our_rate_per_word",
+                    "our_negatives",
+                    "our_rate_per_negative",
+                    "seed_printed_rate",
+                ],
+            ),
+            (
+                "seed000_k",
+                &[
+                    "fpp",
+                    "m",
+                    "real_k",
+                    "false_positives",
+                    "k_round",
+                    "expected_round",
+                    "z_round",
+                    "k_ceil",
+                    "expected_ceil",
+                    "z_ceil",
+                ],
+            ),
+        ],
         figures: &["fpr_measured", "fpr_ratio"],
     },
     Study {
         name: "rho",
-        tables: &[(
-            "",
-            &[
-                "n",
-                "rho",
-                "m",
-                "k",
-                "repetitions",
-                "false_positives",
-                "negatives",
-                "measured",
-                "sd",
-                "ci_low",
-                "ci_high",
-                "theory",
-            ],
-        )],
+        tables: &[
+            (
+                "",
+                &[
+                    "n",
+                    "rho",
+                    "m",
+                    "k",
+                    "repetitions",
+                    "false_positives",
+                    "negatives",
+                    "measured",
+                    "sd",
+                    "ci_low",
+                    "ci_high",
+                    "theory",
+                ],
+            ),
+            (
+                "cuadro1",
+                &[
+                    "rho",
+                    "band",
+                    "hypothesis",
+                    "measured",
+                    "ci_low",
+                    "ci_high",
+                    "theory_min",
+                    "theory_max",
+                    "holds",
+                ],
+            ),
+        ],
         figures: &["rho_theory", "rho_fpr"],
     },
     Study {
         name: "disk",
-        tables: &[(
-            "",
-            &[
-                "n",
-                "rho",
-                "m",
-                "k",
-                "queries",
-                "present",
-                "disk_lookups",
-                "expected_lookups",
-                "lookups_low",
-                "lookups_high",
-                "reads_saved",
-                "false_positives",
-                "theory_fpp",
-                "filter_bytes",
-                "filter_query_ns",
-                "filter_query_ns_sd",
-                "disk_lookup_us",
-                "disk_lookup_us_sd",
-                "bytes_read",
-            ],
-        )],
+        tables: &[
+            (
+                "",
+                &[
+                    "n",
+                    "rho",
+                    "m",
+                    "k",
+                    "queries",
+                    "present",
+                    "disk_lookups",
+                    "expected_lookups",
+                    "lookups_low",
+                    "lookups_high",
+                    "reads_saved",
+                    "false_positives",
+                    "theory_fpp",
+                    "filter_bytes",
+                    "filter_query_ns",
+                    "filter_query_ns_sd",
+                    "disk_lookup_us",
+                    "disk_lookup_us_sd",
+                    "bytes_read",
+                ],
+            ),
+            (
+                "seed002",
+                &[
+                    "quantity",
+                    "seed 002 says",
+                    "bloomkit measured",
+                    "why they differ",
+                ],
+            ),
+        ],
         figures: &[
             "disk_reads",
             "disk_size",
             "disk_time_lookup",
             "disk_time_filter",
         ],
+    },
+    Study {
+        name: "claims",
+        tables: &[(
+            "",
+            &["seed 003 says", "translation", "bloomkit computes", "holds"],
+        )],
+        figures: &[],
+    },
+    Study {
+        name: "spellcheck",
+        tables: &[(
+            "",
+            &[
+                "fpp",
+                "m",
+                "k",
+                "filter_bytes",
+                "dictionary_bytes",
+                "misspellings",
+                "flagged",
+                "let_through",
+                "distinct_misspellings",
+                "distinct_let_through",
+                "rate",
+                "ci_low",
+                "ci_high",
+                "theory",
+            ],
+        )],
+        figures: &["spellcheck_through"],
+    },
+    Study {
+        name: "summary-cache",
+        tables: &[(
+            "",
+            &[
+                "directory",
+                "local hits",
+                "remote hits",
+                "false hits",
+                "missed hits",
+                "queries to peers",
+                "updates",
+                "bytes exchanged",
+                "bytes ÷ summaries",
+            ],
+        )],
+        figures: &[],
     },
     Study {
         name: "timing",
@@ -167,9 +277,12 @@ const STUDIES: &[Study] = &[
                 &[
                     "kind",
                     "counter_bits",
+                    "k",
                     "load",
                     "counters",
                     "saturated",
+                    "expected_saturated",
+                    "deviation",
                     "any_saturated_bound",
                 ],
             ),
@@ -267,19 +380,34 @@ fn check_csv(path: &Path, columns: &[&str]) {
     let text =
         std::fs::read_to_string(path).unwrap_or_else(|e| panic!("reading {}: {e}", path.display()));
     let mut lines = text.lines();
-    let header: Vec<&str> = lines.next().expect("a header").split(',').collect();
+    let header = cells(lines.next().expect("a header"));
     assert_eq!(header, columns, "{}", path.display());
     let rows: Vec<&str> = lines.collect();
     assert!(!rows.is_empty(), "{} has no rows", path.display());
     for row in rows {
-        // No cell of these tables holds a quoted comma.
-        assert_eq!(
-            row.split(',').count(),
-            columns.len(),
-            "{}: {row}",
-            path.display()
-        );
+        assert_eq!(cells(row).len(), columns.len(), "{}: {row}", path.display());
     }
+}
+
+/// The cells of one CSV line (RFC 4180 quoting; no cell of these tables spans lines).
+fn cells(line: &str) -> Vec<String> {
+    let mut cells = Vec::new();
+    let mut cell = String::new();
+    let mut quoted = false;
+    let mut chars = line.chars().peekable();
+    while let Some(c) = chars.next() {
+        match (c, quoted) {
+            ('"', true) if chars.peek() == Some(&'"') => {
+                cell.push('"');
+                chars.next();
+            }
+            ('"', _) => quoted = !quoted,
+            (',', false) => cells.push(std::mem::take(&mut cell)),
+            (c, _) => cell.push(c),
+        }
+    }
+    cells.push(cell);
+    cells
 }
 
 /// A small well-formedness check of an XML document: tags nest and close, and the root
@@ -431,6 +559,21 @@ fn hashing_study() {
 }
 
 #[test]
+fn spellcheck_study() {
+    run_study("spellcheck");
+}
+
+#[test]
+fn summary_cache_study() {
+    run_study("summary-cache");
+}
+
+#[test]
+fn claims_study() {
+    run_study("claims");
+}
+
+#[test]
 fn sstable_study() {
     run_study("sstable");
 }
@@ -456,7 +599,11 @@ fn all_writes_an_index_of_every_table_and_figure() {
         dir.path(),
         &["experiment", "all", "--tiny", "--out", "report"],
     );
-    assert!(printed.contains("All 8 studies"), "{printed}");
+    let count = bloomkit_experiments::all::STUDIES.len();
+    assert!(
+        printed.contains(&format!("All {count} studies")),
+        "{printed}"
+    );
     let report = dir.path().join("report");
     let index = std::fs::read_to_string(report.join("index.html")).unwrap();
     assert!(index.starts_with("<!DOCTYPE html>"));

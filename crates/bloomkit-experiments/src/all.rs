@@ -9,7 +9,10 @@ use anyhow::Result;
 use clap::Args;
 
 use super::report::{write_index, Report};
-use super::{deletion, disk, fpr, hashing, plot, rho, sstable, timing, variants, Size, StudyArgs};
+use super::{
+    claims, deletion, disk, fpr, hashing, plot, rho, spellcheck, sstable, summary_cache, timing,
+    variants, Size, StudyArgs,
+};
 
 /// Arguments of `bloomkit experiment all`.
 #[derive(Debug, Args)]
@@ -37,8 +40,18 @@ pub struct AllArgs {
 }
 
 /// The studies in the order of the report.
-pub const STUDIES: [&str; 8] = [
-    "fpr", "rho", "disk", "timing", "variants", "deletion", "hashing", "sstable",
+pub const STUDIES: [&str; 11] = [
+    "fpr",
+    "rho",
+    "disk",
+    "claims",
+    "timing",
+    "variants",
+    "deletion",
+    "hashing",
+    "sstable",
+    "spellcheck",
+    "summary-cache",
 ];
 
 /// Runs one study by name with the common options.
@@ -53,6 +66,9 @@ pub fn study(name: &str, common: &StudyArgs) -> Result<Report> {
         "deletion" => deletion::study(&deletion::DeletionArgs { common }),
         "hashing" => hashing::study(&hashing::HashingArgs { common }),
         "sstable" => sstable::study(&sstable::SstableArgs::with_common(common)),
+        "claims" => claims::study(&claims::ClaimsArgs { common }),
+        "spellcheck" => spellcheck::study(&spellcheck::SpellcheckArgs { common }),
+        "summary-cache" => summary_cache::study(&summary_cache::SummaryCacheArgs { common }),
         other => anyhow::bail!("no study named {other}"),
     }
 }
@@ -106,7 +122,7 @@ pub fn run(args: AllArgs) -> Result<()> {
         index.display()
     )?;
     for report in &reports {
-        writeln!(out, "  {:>9}  {:6.1} s", report.study, report.seconds)?;
+        writeln!(out, "  {:>13}  {:6.1} s", report.study, report.seconds)?;
     }
     Ok(())
 }

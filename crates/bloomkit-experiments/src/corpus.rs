@@ -56,6 +56,11 @@ impl SplitMix64 {
         ((u128::from(self.next_u64()) * n as u128) >> 64) as usize
     }
 
+    /// A uniform value in [0, 1) with 53 random bits.
+    pub fn unit(&mut self) -> f64 {
+        (self.next_u64() >> 11) as f64 / (1u64 << 53) as f64
+    }
+
     /// One element of a non-empty slice.
     fn pick<'a>(&mut self, choices: &[&'a str]) -> &'a str {
         choices[self.below(choices.len())]
@@ -156,6 +161,36 @@ pub fn caesar(word: &[u8], shift: u8) -> Vec<u8> {
             other => other,
         })
         .collect()
+}
+
+/// Ranks drawn with Zipf frequencies: rank r (from 0) has weight 1/(r + 1), as word and
+/// URL popularity roughly do (Zipf's law; Breslau et al. 1999 for web requests).
+#[derive(Debug, Clone)]
+pub struct Zipf {
+    cumulative: Vec<f64>,
+}
+
+impl Zipf {
+    /// Ranks 0 … count − 1 (`count` > 0).
+    pub fn new(count: usize) -> Self {
+        let mut total = 0.0;
+        let cumulative = (1..=count.max(1))
+            .map(|rank| {
+                total += 1.0 / rank as f64;
+                total
+            })
+            .collect();
+        Zipf { cumulative }
+    }
+
+    /// One rank, by inverting the cumulative weights.
+    pub fn sample(&self, rng: &mut SplitMix64) -> usize {
+        let total = self.cumulative[self.cumulative.len() - 1];
+        let target = rng.unit() * total;
+        self.cumulative
+            .partition_point(|&c| c < target)
+            .min(self.cumulative.len() - 1)
+    }
 }
 
 #[cfg(test)]

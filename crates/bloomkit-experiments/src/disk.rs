@@ -33,7 +33,8 @@ use super::corpus::{self, SplitMix64};
 use super::plot::{Axis, Figure, Legend, Point, Series, Style};
 use super::report::{Report, ReportTable};
 use super::rho::{num_bits, num_hashes, NS, RHOS};
-use super::{agreement, mean_sd, progress, StudyArgs, Table};
+use super::verdict::{Check, Verdict};
+use super::{mean_sd, progress, sig, Size, StudyArgs, Table};
 
 /// Bytes read per system call, a multiple of every block size `O_DIRECT` may require.
 const CHUNK: usize = 64 * 1024;
@@ -279,9 +280,15 @@ impl Cell {
             self.present as f64 + absent * high,
         )
     }
-    fn inside(&self) -> bool {
-        let (low, high) = self.lookups_interval();
-        (low..=high).contains(&self.expected_lookups())
+    /// The false positives among the absent names against theory: one filter per cell, so
+    /// σ holds the filter's own spread as well as the queries'.
+    fn check(&self) -> Check {
+        Check::classic(
+            format!("n = {}, ρ = {}", self.n, self.rho),
+            self.false_positives,
+            self.absent(),
+            (self.m, self.k, self.n),
+        )
     }
     fn saved(&self) -> u64 {
         self.queries - self.lookups
@@ -426,12 +433,29 @@ pub fn study(args: &DiskArgs) -> Result<Report> {
     bar.finish_and_clear();
     drop(workdir);
 
-    let inside = cells.iter().filter(|c| c.inside()).count();
+    let mut verdict = Verdict::new();
+    for cell in &cells {
+        verdict.add(cell.check());
+    }
+    let sizes_fact = if size == Size::Full {
+        "Sizes: the seed's n = 1000 … 10000 (--full).".to_owned()
+    } else {
+        format!(
+            "Sizes: n ∈ {{{}}} instead of the seed's 1000 … 10000 (those run with --full). Each \
+             lookup reads the file from the start, like the seed's grep, so the study costs \
+             about n² per (n, ρ): the seed's sizes take about {:.0} times as long as these, \
+             minutes instead of seconds. The rates do not depend on n (the rho study runs the \
+             seed's n).",
+            join(&ns),
+            NS.iter().map(|&n| (n * n) as f64).sum::<f64>()
+                / ns.iter().map(|&n| (n * n) as f64).sum::<f64>().max(1.0)
+        )
+    };
     let mut report = Report {
         study: "disk",
         title: "disk — seed 002: a filter in front of a file on disk (figures 2, 3 and 5)".into(),
         summary:
-            "The forgotten-password scenario: n (user name, e-mail) lines in a file; 2n names \
+            "Seed 002 (002_ee4b1f30388e0c8c.txt, Spanish), its forgotten-password scenario: n (user name, e-mail) lines in a file; 2n names \
                   asked, half of them present; the file is read (from the start until the name is \
                   found, like grep) only when the filter says \"maybe\"."
                 .into(),
@@ -442,6 +466,7 @@ pub fn study(args: &DiskArgs) -> Result<Report> {
                 join(&ns),
                 join(&rhos)
             ),
+            sizes_fact,
             format!("Cache: {cache_note}"),
             format!(
                 "Files written under {} (removed afterwards); {} KiB read per call.",
@@ -449,12 +474,20 @@ pub fn study(args: &DiskArgs) -> Result<Report> {
                 CHUNK / 1024
             ),
         ],
-        tables: vec![ReportTable {
-            name: "main".into(),
-            title: "Disk lookups, false positives, filter size and times per n and ρ".into(),
-            display: display_table(&cells),
-            csv: csv_table(&cells),
-        }],
+        tables: vec![
+            ReportTable {
+                name: "main".into(),
+                title: "Disk lookups, false positives, filter size and times per n and ρ".into(),
+                display: display_table(&cells),
+                csv: csv_table(&cells),
+            },
+            ReportTable {
+                name: "seed002".into(),
+                title: "Seed 002's times and sizes beside ours, and why they differ".into(),
+                display: seed_table(&cells),
+                csv: seed_table(&cells),
+            },
+        ],
         figures: vec![
             reads_figure(&cells, &ns),
             size_figure(&cells, &ns),
@@ -462,10 +495,9 @@ pub fn study(args: &DiskArgs) -> Result<Report> {
             time_figure(&cells, &ns, false),
         ],
         notes: vec![
-            agreement(
-                "Disk lookups against n + n·(1 − (1 − 1/m)^kn)^k",
-                inside,
-                cells.len(),
+            verdict.sentence(
+                "Disk lookups against n + n·(1 − (1 − 1/m)^kn)^k, judged on the false positives \
+                 among the n absent names (σ: the queries' and the filter's own spread)",
                 "The filter's false positives do not follow the formula; see the rho study.",
             ),
             "Filter sizes are ⌈m/64⌉·8 bytes exactly (the bit array in 64-bit words), so those \
@@ -523,9 +555,15 @@ fn join<T: std::fmt::Display>(values: &[T]) -> String {
         .join(", ")
 }
 
-/// Positions of the points of n number `i` of `count`, offset a little to keep bars apart.
+/// The factor that moves the points of n number `i` of `count` a little along the log ρ
+/// axis, to keep their bars apart.
 fn shift(i: usize, count: usize) -> f64 {
-    0.07 * (i as f64 - (count as f64 - 1.0) / 2.0)
+    1.06f64.powf(i as f64 - (count as f64 - 1.0) / 2.0)
+}
+
+/// The ρ axis of every figure: logarithmic, so that the seed's ρ = 0.001 … 0.1 stand apart.
+fn rho_axis() -> Axis {
+    Axis::log("ρ = m/n (bits per item)").range(7e-4, 15.0)
 }
 
 /// Figure 2: disk lookups done and expected.
@@ -536,7 +574,7 @@ fn reads_figure(cells: &[Cell], ns: &[u64]) -> Figure {
             .iter()
             .find(|c| c.n == n)
             .map_or(1, |c| c.queries / (2 * n).max(1));
-        let grid = super::plot::linear(0.001, 10.0, 300);
+        let grid = super::plot::geometric(0.001, 10.0, 300);
         series.push(Series::curve(format!("theory, n = {n}"), i, grid, |rho| {
             let fpp = fpp_exact(num_bits(rho, n), num_hashes(rho), n);
             (reps * n) as f64 * (1.0 + fpp)
@@ -548,7 +586,7 @@ fn reads_figure(cells: &[Cell], ns: &[u64]) -> Figure {
             .filter(|c| c.n == n)
             .map(|c| {
                 let (low, high) = c.lookups_interval();
-                Point::with_bar(c.rho + shift(i, ns.len()), c.lookups as f64, low, high)
+                Point::with_bar(c.rho * shift(i, ns.len()), c.lookups as f64, low, high)
             })
             .collect();
         series.push(Series::new(
@@ -566,7 +604,7 @@ fn reads_figure(cells: &[Cell], ns: &[u64]) -> Figure {
                   the false positives) over the expected n + n·FPP; without a filter every query \
                   would read the file (2n)."
                 .into(),
-        x: Axis::linear("ρ = m/n (bits per item)").range(-0.3, 10.5),
+        x: rho_axis(),
         y: Axis::linear("disk lookups").from(0.0),
         series,
         legend: Legend::UpperRight,
@@ -577,7 +615,7 @@ fn reads_figure(cells: &[Cell], ns: &[u64]) -> Figure {
 fn size_figure(cells: &[Cell], ns: &[u64]) -> Figure {
     let mut series = Vec::new();
     for (i, &n) in ns.iter().enumerate() {
-        let grid = super::plot::linear(0.001, 10.0, 200);
+        let grid = super::plot::geometric(0.001, 10.0, 200);
         series.push(Series::curve(
             format!("⌈m/64⌉·8, n = {n}"),
             i,
@@ -603,8 +641,8 @@ fn size_figure(cells: &[Cell], ns: &[u64]) -> Figure {
         title: "Seed 002, fig. 3: filter size".into(),
         caption: "The filter's memory in bytes against ρ for each n: proportional to ρ and to n."
             .into(),
-        x: Axis::linear("ρ = m/n (bits per item)").range(-0.3, 10.5),
-        y: Axis::linear("filter size (bytes)").from(0.0),
+        x: rho_axis(),
+        y: Axis::log("filter size (bytes)"),
         series,
         legend: Legend::UpperLeft,
     }
@@ -618,7 +656,7 @@ fn time_figure(cells: &[Cell], ns: &[u64], disk: bool) -> Figure {
             .iter()
             .filter(|c| c.n == n)
             .filter_map(|c| {
-                let x = c.rho + shift(i, ns.len());
+                let x = c.rho * shift(i, ns.len());
                 if disk {
                     let count = c.lookup_seconds.len();
                     (count > 0).then(|| {
@@ -661,11 +699,78 @@ fn time_figure(cells: &[Cell], ns: &[u64], disk: bool) -> Figure {
         name: name.into(),
         title: title.into(),
         caption: caption.into(),
-        x: Axis::linear("ρ = m/n (bits per item)").range(-0.3, 10.5),
+        x: rho_axis(),
         y,
         series,
         legend: Legend::UpperLeft,
     }
+}
+
+/// Seed 002's statements on time and size, quoted, beside what this run measured.
+fn seed_table(cells: &[Cell]) -> Table {
+    let mut table = Table::new([
+        "quantity",
+        "seed 002 says",
+        "bloomkit measured",
+        "why they differ",
+    ]);
+    let lookups: Vec<f64> = cells
+        .iter()
+        .flat_map(|c| c.lookup_seconds.iter().copied())
+        .collect();
+    let (lookup_mean, _) = mean_sd(&lookups);
+    let filter: Vec<f64> = cells
+        .iter()
+        .flat_map(|c| c.filter_passes.iter().copied())
+        .collect();
+    let (filter_mean, _) = mean_sd(&filter);
+    let largest = cells.iter().max_by_key(|c| (c.n, c.m));
+    table.push(vec![
+        "time of a disk lookup".into(),
+        "\"el tiempo promedio de lectura en disco medido en 10⁻¹ (s)\" (fig. 5a: the mean disk \
+         read time, in units of 10⁻¹ s): about 0.1 s"
+            .into(),
+        format!("{} µs (mean over every lookup)", sig(lookup_mean * 1e6, 3)),
+        "The seed starts a grep process per lookup (os.system: a shell, a fork and exec, then \
+         the read); bloomkit opens and reads the file in-process. The process start, not the \
+         disk, is most of the seed's 0.1 s."
+            .into(),
+    ]);
+    table.push(vec![
+        "time of a filter lookup".into(),
+        "\"medido en 10⁻⁵ (s)\" (fig. 5b, in units of 10⁻⁵ s): about 10 µs".into(),
+        format!("{} ns (mean over every pass)", sig(filter_mean, 3)),
+        "Python hashes and indexes object by object through the interpreter; bloomkit is \
+         compiled and derives all k positions from one 128-bit hash."
+            .into(),
+    ]);
+    table.push(vec![
+        "disk ÷ filter".into(),
+        "about 10⁴".into(),
+        sig(lookup_mean * 1e9 / filter_mean.max(1e-9), 3),
+        "Both faster; the filter far more.".into(),
+    ]);
+    if let Some(c) = largest {
+        table.push(vec![
+            "filter size".into(),
+            "\"el tamaño en 10⁴ bytes de los filtros de Bloom\" (fig. 3: sizes in units of 10⁴ \
+             bytes, measured with objsize; no values in the text)"
+                .into(),
+            format!(
+                "{} bytes at n = {}, ρ = {} (⌈m/64⌉·8: the bit array alone); the seed's largest, \
+                 n = 10000 and ρ = 10, would be {} bytes",
+                c.filter_bytes,
+                c.n,
+                c.rho,
+                num_bits(10.0, 10_000).div_ceil(64) * 8
+            ),
+            "objsize counts the Python objects around the bits (object headers, the list or \
+             bitarray object, the hash functions' state); bloomkit's memory is the bit array \
+             plus a few words."
+                .into(),
+        ]);
+    }
+    table
 }
 
 fn display_table(cells: &[Cell]) -> Table {
@@ -683,6 +788,7 @@ fn display_table(cells: &[Cell]) -> Table {
         "filter query (ns)",
         "disk lookup (µs)",
         "KiB read / lookup",
+        "deviation",
     ]);
     for c in cells {
         table.push(vec![
@@ -702,6 +808,7 @@ fn display_table(cells: &[Cell]) -> Table {
                 "{:.1}",
                 c.bytes_read as f64 / 1024.0 / c.lookups.max(1) as f64
             ),
+            c.check().cell(),
         ]);
     }
     table

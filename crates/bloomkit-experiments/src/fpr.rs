@@ -19,10 +19,24 @@ use clap::Args;
 
 use super::plot::{self, Axis, Figure, Legend, Point, Series, Style};
 use super::report::{Report, ReportTable};
-use super::{agreement, corpus, step_progress, HashArg, SchemeArg, Size, StudyArgs, Table};
+use super::verdict::{one_filter_sd, p_text, Check, Verdict};
+use super::{corpus, sig, step_progress, HashArg, SchemeArg, Size, StudyArgs, Table};
 
 /// The false-positive probabilities of the seed's table.
 pub const FPPS: [f64; 5] = [0.2, 0.05, 0.01, 0.001, 0.0001];
+
+/// Seed 000's table 1 ("Szenarien"), as printed: the ε asked for, the filter size m, the
+/// false positives counted and the rate the seed reports (false positives ÷ words).
+pub const SEED_000: [(f64, u64, u64, f64); 5] = [
+    (0.2, 194_658, 12_254, 0.2108),
+    (0.05, 362_328, 2_961, 0.0509),
+    (0.01, 556_987, 626, 0.0107),
+    (0.001, 835_481, 60, 0.001033),
+    (0.0001, 1_113_975, 4, 0.000069),
+];
+
+/// The words in seed 000's `words.txt` (its figure 1: "Number of elements in filter").
+pub const SEED_000_WORDS: u64 = 58_110;
 
 /// The Caesar shift that turns words into negatives, as in the seed.
 pub const SHIFT: u8 = 2;
@@ -112,6 +126,73 @@ impl Measurement {
         let (low, high) = self.interval();
         (low..=high).contains(&self.theory())
     }
+
+    /// The point against its theory. One filter per ε, so σ holds the queries' binomial
+    /// spread and the filter's own deviation from the average filter (its fill).
+    pub fn check(&self) -> Check {
+        Check::classic(
+            format!("ε = {}", self.fpp),
+            self.false_positives,
+            self.negatives,
+            (self.num_bits, self.num_hashes, self.words),
+        )
+    }
+}
+
+/// One row of seed 000's table, with what theory expects of it for one choice of k.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct SeedRow {
+    /// ε asked for.
+    pub fpp: f64,
+    /// The seed's m.
+    pub num_bits: u64,
+    /// The seed's false positives.
+    pub false_positives: u64,
+    /// The rate the seed printed.
+    pub printed_rate: f64,
+}
+
+impl SeedRow {
+    /// The rows of [`SEED_000`].
+    pub fn all() -> Vec<SeedRow> {
+        SEED_000
+            .iter()
+            .map(|&(fpp, num_bits, false_positives, printed_rate)| SeedRow {
+                fpp,
+                num_bits,
+                false_positives,
+                printed_rate,
+            })
+            .collect()
+    }
+
+    /// The seed's own formula for k, `(m/n) ln 2`, before rounding.
+    pub fn real_k(&self) -> f64 {
+        self.num_bits as f64 / SEED_000_WORDS as f64 * std::f64::consts::LN_2
+    }
+
+    /// The false positives theory expects with k hashes, taking the negatives tested as the
+    /// n words (the seed asks one Caesar shift per word and drops those that are words; it
+    /// does not say how many it dropped, so n is an upper bound), and their σ: binomial
+    /// plus the filter's own spread ([`one_filter_sd`]).
+    pub fn expected(&self, k: u32) -> (f64, f64) {
+        let n = SEED_000_WORDS;
+        let p = fpp_exact(self.num_bits, k, n);
+        let sd = one_filter_sd(p, n as f64, self.num_bits, k, n) * n as f64;
+        (p * n as f64, sd)
+    }
+
+    /// The deviation of the seed's count from theory with k hashes, in σ.
+    pub fn z(&self, k: u32) -> f64 {
+        let (mean, sd) = self.expected(k);
+        (self.false_positives as f64 - mean) / sd
+    }
+}
+
+/// The two readings of the seed's "k = (m/n) ln 2" for an integer k: rounded, or rounded up.
+pub fn seed_ks(row: &SeedRow) -> (u32, u32) {
+    let k = row.real_k();
+    ((k.round() as u32).max(1), (k.ceil() as u32).max(1))
 }
 
 /// The study's inputs and measurements.
@@ -198,13 +279,17 @@ fn measure_all(args: &FprArgs) -> Result<Run> {
 fn to_report(run: Run, args: &FprArgs) -> Report {
     let ms = &run.measurements;
     let n = ms.first().map_or(1, |m| m.words);
-    let inside = ms.iter().filter(|m| m.theory_inside()).count();
+    let mut verdict = Verdict::new();
+    for m in ms {
+        verdict.add(m.check());
+    }
     let grid = plot::geometric(5e-5, 0.5, 60);
     let figure = Figure {
         name: "fpr_measured".into(),
         title: format!("Seed 000: measured against requested ε (n = {n} words)"),
         caption: "Measured false-positive rate (95% Wilson intervals) against the ε the filter \
-                  was sized for, over the exact theory for the m and k that sizing gives."
+                  was sized for, over the exact theory for the m and k that sizing gives; seed \
+                  000's own table 1 beside it (offset slightly to the right)."
             .into(),
         x: Axis::log("requested ε"),
         y: Axis::log("false-positive rate"),
@@ -229,6 +314,20 @@ fn to_report(run: Run, args: &FprArgs) -> Report {
                     .map(|m| {
                         let (low, high) = m.interval();
                         Point::with_bar(m.fpp, m.measured(), low, high)
+                    })
+                    .collect(),
+            ),
+            Series::new(
+                "seed 000's table 1 (its false positives ÷ its 58110 words)",
+                Style::Measured,
+                3,
+                SeedRow::all()
+                    .iter()
+                    .map(|r| {
+                        let rate = r.false_positives as f64 / SEED_000_WORDS as f64;
+                        let (low, high) = wilson_interval(r.false_positives, SEED_000_WORDS, Z_95);
+                        // A little to the right, so that its bars stay apart from ours.
+                        Point::with_bar(r.fpp * 1.08, rate, low, high)
                     })
                     .collect(),
             ),
@@ -269,25 +368,46 @@ fn to_report(run: Run, args: &FprArgs) -> Report {
     Report {
         study: "fpr",
         title: "fpr — seed 000: measured against requested false-positive rate".into(),
-        summary: "A Bloom filter sized for the word list at each ε, every word inserted; the \
-                  Caesar shifts by 2 that are not words are asked, and the \"maybe\"s counted."
+        summary: "Seed 000 (000_02f71fb1b6dcd284.txt, German): a Bloom filter sized for the \
+                  word list at each ε, every word inserted; the Caesar shifts by 2 that are not \
+                  words are asked, and the \"maybe\"s counted. Its table 1 is set beside ours \
+                  below, with the k its counts imply."
             .into(),
         command: args.common.command("fpr"),
         facts: run.facts,
-        tables: vec![ReportTable {
-            name: "main".into(),
-            title: "False positives among the shifted words, per requested ε".into(),
-            display: display_table(ms),
-            csv: csv_table(ms),
-        }],
+        tables: vec![
+            ReportTable {
+                name: "main".into(),
+                title: "False positives among the shifted words, per requested ε".into(),
+                display: display_table(ms),
+                csv: csv_table(ms),
+            },
+            ReportTable {
+                name: "seed000".into(),
+                title: "Seed 000's table 1 (\"Szenarien\") beside ours, row by row".into(),
+                display: seed_table(ms, false),
+                csv: seed_table(ms, true),
+            },
+            ReportTable {
+                name: "seed000_k".into(),
+                title: "Which k seed 000 used: its counts against theory for k = (m/n) ln 2 \
+                        rounded and rounded up (negatives taken as its n = 58110 words)"
+                    .into(),
+                display: seed_k_table(false),
+                csv: seed_k_table(true),
+            },
+        ],
         figures: vec![figure, ratio],
-        notes: vec![agreement(
-            "Measured rate against (1 − (1 − 1/m)^kn)^k",
-            inside,
-            ms.len(),
-            "The word list or the hashing breaks the model's assumption of independent, \
-             uniform positions.",
-        )],
+        notes: {
+            let mut notes = vec![verdict.sentence(
+                "Measured rate against (1 − (1 − 1/m)^kn)^k (σ: the queries' binomial spread \
+                 and the filter's own, from its fill)",
+                "The word list or the hashing breaks the model's assumption of independent, \
+                 uniform positions.",
+            )];
+            notes.extend(seed_notes());
+            notes
+        },
         seconds: 0.0,
     }
 }
@@ -382,7 +502,8 @@ pub fn results_block(false_positives: u64, rate: f64) -> String {
     )
 }
 
-/// The summary table as printed.
+/// The summary table as printed: rates with four significant digits, and each row's
+/// deviation from theory in σ (queries and filter spread, see [`Measurement::check`]).
 pub fn display_table(measurements: &[Measurement]) -> Table {
     let mut table = Table::new([
         "ε",
@@ -393,7 +514,7 @@ pub fn display_table(measurements: &[Measurement]) -> Table {
         "measured rate",
         "95% Wilson interval",
         "theoretical FPP",
-        "theory inside",
+        "deviation",
     ]);
     for m in measurements {
         let (low, high) = m.interval();
@@ -403,13 +524,215 @@ pub fn display_table(measurements: &[Measurement]) -> Table {
             m.num_hashes.to_string(),
             m.false_positives.to_string(),
             m.negatives.to_string(),
-            format!("{:.6}", m.measured()),
-            format!("[{low:.6}, {high:.6}]"),
-            format!("{:.6}", m.theory()),
-            if m.theory_inside() { "yes" } else { "no" }.to_owned(),
+            sig(m.measured(), 4),
+            format!("[{}, {}]", sig(low, 4), sig(high, 4)),
+            sig(m.theory(), 4),
+            m.check().cell(),
         ]);
     }
     table
+}
+
+/// Seed 000's table beside ours: m, k, false positives and both rates (÷ words as the seed
+/// divides, ÷ negatives as a rate is defined).
+pub fn seed_table(measurements: &[Measurement], csv: bool) -> Table {
+    let mut table = Table::new(if csv {
+        [
+            "fpp",
+            "seed_m",
+            "our_m",
+            "seed_k_round",
+            "our_k",
+            "seed_false_positives",
+            "our_false_positives",
+            "seed_rate_per_word",
+            "our_rate_per_word",
+            "our_negatives",
+            "our_rate_per_negative",
+            "seed_printed_rate",
+        ]
+    } else {
+        [
+            "ε",
+            "m (seed)",
+            "m (ours)",
+            "k (seed, rounded)",
+            "k (ours)",
+            "false pos. (seed)",
+            "false pos. (ours)",
+            "÷ words (seed)",
+            "÷ words (ours)",
+            "negatives (ours)",
+            "÷ negatives (ours)",
+            "printed by seed",
+        ]
+    });
+    for row in SeedRow::all() {
+        let Some(ours) = measurements.iter().find(|m| m.fpp == row.fpp) else {
+            continue;
+        };
+        let seed_rate = row.false_positives as f64 / SEED_000_WORDS as f64;
+        let our_rate = ours.false_positives as f64 / ours.words as f64;
+        let number = |x: f64| if csv { x.to_string() } else { sig(x, 4) };
+        table.push(vec![
+            row.fpp.to_string(),
+            row.num_bits.to_string(),
+            ours.num_bits.to_string(),
+            seed_ks(&row).0.to_string(),
+            ours.num_hashes.to_string(),
+            row.false_positives.to_string(),
+            ours.false_positives.to_string(),
+            number(seed_rate),
+            number(our_rate),
+            ours.negatives.to_string(),
+            number(ours.measured()),
+            row.printed_rate.to_string(),
+        ]);
+    }
+    table
+}
+
+/// Seed 000's counts against theory for both readings of its k.
+pub fn seed_k_table(csv: bool) -> Table {
+    let mut table = Table::new(if csv {
+        [
+            "fpp",
+            "m",
+            "real_k",
+            "false_positives",
+            "k_round",
+            "expected_round",
+            "z_round",
+            "k_ceil",
+            "expected_ceil",
+            "z_ceil",
+        ]
+    } else {
+        [
+            "ε",
+            "m",
+            "(m/n) ln 2",
+            "false pos. (seed)",
+            "k rounded",
+            "expected",
+            "deviation",
+            "k rounded up",
+            "expected",
+            "deviation",
+        ]
+    });
+    for row in SeedRow::all() {
+        let (round, ceil) = seed_ks(&row);
+        let (e_round, _) = row.expected(round);
+        let (e_ceil, _) = row.expected(ceil);
+        table.push(if csv {
+            vec![
+                row.fpp.to_string(),
+                row.num_bits.to_string(),
+                row.real_k().to_string(),
+                row.false_positives.to_string(),
+                round.to_string(),
+                e_round.to_string(),
+                row.z(round).to_string(),
+                ceil.to_string(),
+                e_ceil.to_string(),
+                row.z(ceil).to_string(),
+            ]
+        } else {
+            vec![
+                row.fpp.to_string(),
+                row.num_bits.to_string(),
+                format!("{:.3}", row.real_k()),
+                row.false_positives.to_string(),
+                round.to_string(),
+                format!("{e_round:.1}"),
+                format!("{:+.1}σ", row.z(round)),
+                ceil.to_string(),
+                format!("{e_ceil:.1}"),
+                format!("{:+.1}σ", row.z(ceil)),
+            ]
+        });
+    }
+    table
+}
+
+/// What seed 000's numbers say: how it divides, which k fits, which rows do not.
+pub fn seed_notes() -> Vec<String> {
+    let rows = SeedRow::all();
+    let chi2 = |pick: fn(&SeedRow) -> u32| -> (f64, f64) {
+        let chi2: f64 = rows.iter().map(|r| r.z(pick(r)).powi(2)).sum();
+        (chi2, super::verdict::chi2_sf(chi2, rows.len()))
+    };
+    let (chi_round, p_round) = chi2(|r| seed_ks(r).0);
+    let (chi_ceil, p_ceil) = chi2(|r| seed_ks(r).1);
+    let m_formula = rows.iter().all(|r| {
+        optimal_num_bits(SEED_000_WORDS, r.fpp).is_ok_and(|m| m.abs_diff(r.num_bits) <= 1)
+    });
+    let off: Vec<String> = rows
+        .iter()
+        .filter(|r| r.z(seed_ks(r).0).abs() > 3.0)
+        .map(|r| {
+            let k = seed_ks(r).0;
+            format!(
+                "ε = {}: {} false positives where k = {k} predicts about {:.0} ({:+.1}σ)",
+                r.fpp,
+                r.false_positives,
+                r.expected(k).0,
+                r.z(k)
+            )
+        })
+        .collect();
+    let mut notes = vec![
+        "Seed 000 divides by the words inserted, not by the negatives tested: \"Am Schluss \
+         teilen wir dann die Anzahl an false-positives durch die Anzahl an Wörtern im Filter, \
+         was uns die Fehler-Wahrscheinlichkeit ergibt\" (\"Finally we divide the number of \
+         false positives by the number of words in the filter, which gives us the error \
+         probability\"). Its printed rates are its counts ÷ 58110, cut to four decimals \
+         (0.2108 for 0.21087); ours are shown both ways. Dividing by n overstates the rate by n ÷ negatives (the shifts that are words \
+         are not tested)."
+            .into(),
+        format!(
+            "Its m are the formula m = −n ln ε / (ln 2)² for n = 58110 ({}); bloomkit rounds m \
+             up, so ours are 1 bit larger or equal. Its k is printed only for ε = 0.001 (10, \
+             its figure 1), which both readings of k = (m/n) ln 2 give.",
+            if m_formula {
+                "every row to within one bit"
+            } else {
+                "NOT every row"
+            }
+        ),
+        format!(
+            "Which k: with k rounded, χ² = {chi_round:.1} on 5 rows (p = {}); with k rounded \
+             up, χ² = {chi_ceil:.1} (p = {}). {}",
+            p_text(p_round),
+            p_text(p_ceil),
+            {
+                let differ: Vec<String> = rows
+                    .iter()
+                    .filter(|r| seed_ks(r).0 != seed_ks(r).1)
+                    .map(|r| r.fpp.to_string())
+                    .collect();
+                let fit = if p_ceil > p_round {
+                    "The seed's counts fit k rounded up (⌈(m/n) ln 2⌉) better"
+                } else {
+                    "The seed's counts fit k rounded better"
+                };
+                format!(
+                    "{fit}; the two readings differ at ε = {} only.",
+                    differ.join(", ")
+                )
+            }
+        ),
+    ];
+    if !off.is_empty() {
+        notes.push(format!(
+            "Seed rows that do not fit theory with k rounded (|z| > 3): {}. The seed does not \
+             say how many negatives it tested; fewer than n would only lower the expectation \
+             and widen the gap.",
+            off.join("; ")
+        ));
+    }
+    notes
 }
 
 /// The summary table as written to CSV: full precision, the interval in two columns.
@@ -455,6 +778,27 @@ mod tests {
             Filter size:                          835481\n\
             -----\n";
         assert_eq!(parameters_block(58_110, 0.001, 10, 835_481), expected);
+    }
+
+    #[test]
+    fn seed_000_rows_against_theory() {
+        let rows = SeedRow::all();
+        // ε = 0.2: k = round(2.32) = 2 predicts about 11 740 false positives; the seed's
+        // 12 254 is about 5σ above.
+        let first = rows[0];
+        assert_eq!(seed_ks(&first), (2, 3));
+        let (expected, _) = first.expected(2);
+        assert!((expected - 11_740.0).abs() < 15.0, "{expected}");
+        assert!(first.z(2) > 4.5 && first.z(2) < 5.5, "{}", first.z(2));
+        // ε = 0.001: the seed prints k = 10, which both readings give.
+        assert_eq!(seed_ks(&rows[3]), (10, 10));
+        // Its printed rates are its counts ÷ its words (cut, not rounded, to 4 decimals).
+        for row in &rows {
+            let rate = row.false_positives as f64 / SEED_000_WORDS as f64;
+            assert!((rate - row.printed_rate).abs() < 1e-4, "{row:?}");
+        }
+        let notes = seed_notes().join(" ");
+        assert!(notes.contains("ε = 0.2: 12254 false positives"), "{notes}");
     }
 
     #[test]

@@ -21,18 +21,23 @@
 #![warn(missing_docs)]
 
 pub mod all;
+pub mod claims;
 pub mod corpus;
 pub mod deletion;
 pub mod disk;
 pub mod fpr;
 pub mod hashing;
 pub mod kinds;
+pub mod overview;
 pub mod plot;
 pub mod report;
 pub mod rho;
+pub mod spellcheck;
 pub mod sstable;
+pub mod summary_cache;
 pub mod timing;
 pub mod variants;
+pub mod verdict;
 
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
@@ -68,9 +73,19 @@ pub enum ExperimentCommand {
     /// Hashing: seeded k hashes against double hashing, MurmurHash3 against XXH3: false
     /// positives down to ε = 10⁻⁶ and the cost per item.
     Hashing(hashing::HashingArgs),
+    /// Seed 003: its quantitative claims (bits per item, 120 MB for 10⁸ URLs, counting
+    /// filters' memory, 4-bit counter overflow), computed.
+    Claims(claims::ClaimsArgs),
     /// The seeds' Bigtable example: sorted runs on disk with a filter each; disk reads per
     /// lookup with and without the filters.
     Sstable(sstable::SstableArgs),
+    /// Spell checking (Bloom 1970; seeds 001, 004): a dictionary filter checks a text with
+    /// misspellings; those it finds and those it lets through against ε.
+    Spellcheck(spellcheck::SpellcheckArgs),
+    /// Summary Cache (Fan et al.; seeds 001, 003, 004): proxies exchange counting-filter
+    /// summaries in the file format; false, missed and remote hits and bytes exchanged
+    /// against URL lists and ICP.
+    SummaryCache(summary_cache::SummaryCacheArgs),
     /// Every study, into DIR (CSV, SVG, PNG) with DIR/index.html showing them all.
     All(all::AllArgs),
 }
@@ -86,6 +101,9 @@ pub fn run(command: ExperimentCommand) -> Result<()> {
         ExperimentCommand::Deletion(args) => finish(deletion::study(&args)?, &args.common),
         ExperimentCommand::Hashing(args) => finish(hashing::study(&args)?, &args.common),
         ExperimentCommand::Sstable(args) => finish(sstable::study(&args)?, &args.common),
+        ExperimentCommand::Claims(args) => finish(claims::study(&args)?, &args.common),
+        ExperimentCommand::Spellcheck(args) => finish(spellcheck::study(&args)?, &args.common),
+        ExperimentCommand::SummaryCache(args) => finish(summary_cache::study(&args)?, &args.common),
         ExperimentCommand::All(args) => all::run(args),
     }
 }

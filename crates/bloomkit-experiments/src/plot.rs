@@ -21,6 +21,7 @@ use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
 use anyhow::{anyhow, Context, Result};
+use plotters::coord::combinators::BindKeyPoints;
 use plotters::coord::ranged1d::{AsRangedCoord, Ranged, ValueFormatter};
 use plotters::coord::Shift;
 use plotters::prelude::*;
@@ -44,6 +45,38 @@ pub const FONT_PATHS: &[&str] = &[
 
 /// Width and height of a figure, in pixels (PNG) or user units (SVG).
 pub const SIZE: (u32, u32) = (1000, 680);
+
+/// Width of a figure of small multiples ([`Legend::Panels`]), and the height of one row.
+pub const PANELS_SIZE: (u32, u32) = (1400, 330);
+
+/// The size a figure is drawn at: [`SIZE`], or for small multiples as many rows of
+/// [`PANELS_SIZE`] as the panels need, under a title.
+pub fn size(figure: &Figure) -> (u32, u32) {
+    if figure.legend == Legend::Panels {
+        let rows = panel_grid(panel_colors(figure).len()).0 as u32;
+        (PANELS_SIZE.0, 50 + rows * PANELS_SIZE.1)
+    } else {
+        SIZE
+    }
+}
+
+/// Rows and columns of a grid of `count` panels: four to a row.
+fn panel_grid(count: usize) -> (usize, usize) {
+    let columns = count.clamp(1, 4);
+    (count.div_ceil(columns).max(1), columns)
+}
+
+/// The colours that get a panel each: those of the measured series, in order.
+fn panel_colors(figure: &Figure) -> Vec<usize> {
+    let mut colors = Vec::new();
+    for series in &figure.series {
+        let measured = matches!(series.style, Style::Measured | Style::MeasuredLine);
+        if measured && series.color != BLACK_INDEX && !colors.contains(&series.color) {
+            colors.push(series.color);
+        }
+    }
+    colors
+}
 
 /// The font the figures use, once found: its path, or why there is none.
 static FONT: OnceLock<std::result::Result<PathBuf, String>> = OnceLock::new();
@@ -270,6 +303,10 @@ pub enum Legend {
     LowerRight,
     /// Bottom left corner.
     LowerLeft,
+    /// No shared legend: small multiples, one panel per colour, on shared axes. Each
+    /// panel is titled by the label of its measured series and has its own small legend
+    /// ("theory", "measured") in its colour, so that ten kinds do not overlap in one plot.
+    Panels,
 }
 
 /// A figure: title, axes, series, and the one-line caption the report shows under it.
@@ -361,13 +398,13 @@ pub fn write(figure: &Figure, dir: &Path) -> Result<[PathBuf; 2]> {
     let svg = dir.join(format!("{}.svg", figure.name));
     let png = dir.join(format!("{}.png", figure.name));
     {
-        let root = SVGBackend::new(&svg, SIZE).into_drawing_area();
+        let root = SVGBackend::new(&svg, size(figure)).into_drawing_area();
         draw(&root, figure)?;
         root.present()
             .map_err(|e| anyhow!("writing {}: {e}", svg.display()))?;
     }
     {
-        let root = BitMapBackend::new(&png, SIZE).into_drawing_area();
+        let root = BitMapBackend::new(&png, size(figure)).into_drawing_area();
         draw(&root, figure)?;
         root.present()
             .map_err(|e| anyhow!("writing {}: {e}", png.display()))?;
@@ -445,19 +482,162 @@ pub fn draw<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, figure: &Figure) 
         &figure.y,
         points().flat_map(|p| [Some(p.y), p.low, p.high].into_iter().flatten()),
     );
-    match (figure.x.log, figure.y.log) {
-        (false, false) => chart(root, figure, x.0..x.1, y.0..y.1, y.0),
-        (true, false) => chart(root, figure, (x.0..x.1).log_scale(), y.0..y.1, y.0),
-        (false, true) => chart(root, figure, x.0..x.1, (y.0..y.1).log_scale(), y.0),
-        (true, true) => chart(
-            root,
-            figure,
-            (x.0..x.1).log_scale(),
-            (y.0..y.1).log_scale(),
-            y.0,
-        ),
+    let result = if figure.legend == Legend::Panels {
+        draw_panels(root, figure, x, y)
+    } else {
+        draw_chart(root, figure, x, y, &Layout::FULL)
+    };
+    result.map_err(|e| anyhow!("drawing figure {}: {e}", figure.name))
+}
+
+/// Font sizes and margins of one chart.
+struct Layout {
+    caption: u32,
+    margin: u32,
+    x_area: u32,
+    y_area: u32,
+    label: u32,
+    desc: u32,
+    legend: u32,
+    labels: usize,
+}
+
+impl Layout {
+    /// A figure alone.
+    const FULL: Layout = Layout {
+        caption: 26,
+        margin: 18,
+        x_area: 58,
+        y_area: 86,
+        label: 17,
+        desc: 20,
+        legend: 16,
+        labels: 10,
+    };
+    /// One panel of small multiples.
+    const PANEL: Layout = Layout {
+        caption: 18,
+        margin: 8,
+        x_area: 42,
+        y_area: 70,
+        label: 13,
+        desc: 14,
+        legend: 13,
+        labels: 6,
+    };
+}
+
+/// Small multiples: the title, then one chart per colour on the figure's axes.
+fn draw_panels<DB: DrawingBackend>(
+    root: &DrawingArea<DB, Shift>,
+    figure: &Figure,
+    x: (f64, f64),
+    y: (f64, f64),
+) -> Result<(), String> {
+    let rest = root
+        .titled(&figure.title, ("sans-serif", 26))
+        .map_err(|e| e.to_string())?;
+    let colors = panel_colors(figure);
+    let areas = rest.split_evenly(panel_grid(colors.len()));
+    for (area, &color) in areas.iter().zip(&colors) {
+        let mut title = String::new();
+        let series: Vec<Series> = figure
+            .series
+            .iter()
+            .filter(|s| s.color == color)
+            .map(|s| {
+                let mut s = s.clone();
+                s.label = match s.style {
+                    Style::Theory => "theory".into(),
+                    Style::Reference => "limit (dashed)".into(),
+                    Style::Measured | Style::MeasuredLine => {
+                        if title.is_empty() {
+                            title = s.label.clone();
+                        }
+                        "measured".into()
+                    }
+                };
+                s
+            })
+            .collect();
+        let panel = Figure {
+            name: figure.name.clone(),
+            title,
+            caption: String::new(),
+            x: figure.x.clone(),
+            y: figure.y.clone(),
+            series,
+            legend: Legend::UpperLeft,
+        };
+        draw_chart(area, &panel, x, y, &Layout::PANEL)?;
     }
-    .map_err(|e| anyhow!("drawing figure {}: {e}", figure.name))
+    Ok(())
+}
+
+/// The key points of a logarithmic axis from `low` to `high`: (labelled, grid only). One
+/// label per decade over many decades, 1-2-5 over a few, 1 … 9 within one or two; each
+/// value once (plotters' own log ticks can repeat a label, 10 drawn twice).
+fn log_ticks(low: f64, high: f64) -> (Vec<f64>, Vec<f64>) {
+    let decades = (high / low).log10();
+    let multiples: &[f64] = if decades <= 1.5 {
+        &[1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0, 9.0]
+    } else if decades <= 4.0 {
+        &[1.0, 2.0, 5.0]
+    } else {
+        &[1.0]
+    };
+    let step = if decades > 9.0 { 2 } else { 1 };
+    let first = low.log10().floor() as i32;
+    let last = high.log10().ceil() as i32;
+    let inside = |v: f64| v >= low * (1.0 - 1e-9) && v <= high * (1.0 + 1e-9);
+    let mut bold = Vec::new();
+    let mut light = Vec::new();
+    for e in first..=last {
+        let decade = 10f64.powi(e);
+        for &k in multiples {
+            let v = k * decade;
+            if inside(v) && (e - first) % step == 0 {
+                bold.push(v);
+            }
+        }
+        for k in 1..10 {
+            let v = k as f64 * decade;
+            if inside(v) {
+                light.push(v);
+            }
+        }
+    }
+    (bold, light)
+}
+
+/// Draws one chart of the figure on `root`, with the axes' types chosen.
+fn draw_chart<DB: DrawingBackend>(
+    root: &DrawingArea<DB, Shift>,
+    figure: &Figure,
+    x: (f64, f64),
+    y: (f64, f64),
+    layout: &Layout,
+) -> Result<(), String> {
+    let log_x = || {
+        let (bold, light) = log_ticks(x.0, x.1);
+        (x.0..x.1)
+            .log_scale()
+            .with_key_points(bold)
+            .with_light_points(light)
+    };
+    let log_y = || {
+        let (bold, light) = log_ticks(y.0, y.1);
+        (y.0..y.1)
+            .log_scale()
+            .with_key_points(bold)
+            .with_light_points(light)
+    };
+    match (figure.x.log, figure.y.log) {
+        (false, false) => chart(root, figure, x.0..x.1, y.0..y.1, y.0, layout),
+        (true, false) => chart(root, figure, log_x(), y.0..y.1, y.0, layout),
+        (false, true) => chart(root, figure, x.0..x.1, log_y(), y.0, layout),
+        (true, true) => chart(root, figure, log_x(), log_y(), y.0, layout),
+    }
 }
 
 /// Draws the chart once the coordinate types are known.
@@ -467,6 +647,7 @@ fn chart<DB, X, Y>(
     x_range: X,
     y_range: Y,
     y_floor: f64,
+    layout: &Layout,
 ) -> Result<(), String>
 where
     DB: DrawingBackend,
@@ -477,10 +658,10 @@ where
 {
     let err = |e: &dyn std::fmt::Display| e.to_string();
     let mut chart = ChartBuilder::on(root)
-        .caption(&figure.title, ("sans-serif", 26))
-        .margin(18)
-        .x_label_area_size(58)
-        .y_label_area_size(86)
+        .caption(&figure.title, ("sans-serif", layout.caption))
+        .margin(layout.margin)
+        .x_label_area_size(layout.x_area)
+        .y_label_area_size(layout.y_area)
         .build_cartesian_2d(x_range, y_range)
         .map_err(|e| err(&e))?;
     let formatter = |v: &f64| tick(*v);
@@ -488,12 +669,12 @@ where
         .configure_mesh()
         .x_desc(figure.x.label.as_str())
         .y_desc(figure.y.label.as_str())
-        .x_labels(10)
-        .y_labels(10)
+        .x_labels(layout.labels)
+        .y_labels(layout.labels)
         .x_label_formatter(&formatter)
         .y_label_formatter(&formatter)
-        .label_style(("sans-serif", 17))
-        .axis_desc_style(("sans-serif", 20))
+        .label_style(("sans-serif", layout.label))
+        .axis_desc_style(("sans-serif", layout.desc))
         .light_line_style(RGBColor(0, 0, 0).mix(0.05))
         .bold_line_style(RGBColor(0, 0, 0).mix(0.15))
         .draw()
@@ -510,10 +691,14 @@ where
         };
         match series.style {
             Style::Theory | Style::Reference => {
+                // On a log axis a curve stops where it leaves the axis at the bottom, rather
+                // than running along the bottom edge.
                 let line: Vec<(f64, f64)> = series
                     .points
                     .iter()
-                    .filter(|p| visible(p) && p.y.is_finite() && (!y_log || p.y > 0.0))
+                    .filter(|p| {
+                        visible(p) && p.y.is_finite() && (!y_log || p.y >= y_floor * 0.999_999)
+                    })
                     .map(|p| (p.x, p.y))
                     .collect();
                 let style = c.stroke_width(2);
@@ -527,9 +712,11 @@ where
                         .map_err(|e| err(&e))?
                 };
                 if !series.label.is_empty() {
-                    drawn.label(series.label.as_str()).legend(move |(x, y)| {
-                        PathElement::new(vec![(x, y), (x + 24, y)], c.stroke_width(3))
-                    });
+                    // The swatch is drawn as the line is: solid, or dashed for a reference.
+                    let dashed = series.style == Style::Reference;
+                    drawn
+                        .label(series.label.as_str())
+                        .legend(move |(x, y)| EmptyElement::at((x, y)) + swatch(dashed, c));
                 }
             }
             Style::Measured | Style::MeasuredLine => {
@@ -589,17 +776,28 @@ where
         Legend::UpperLeft => SeriesLabelPosition::UpperLeft,
         Legend::LowerRight => SeriesLabelPosition::LowerRight,
         Legend::LowerLeft => SeriesLabelPosition::LowerLeft,
+        Legend::Panels => SeriesLabelPosition::UpperLeft,
     };
     chart
         .configure_series_labels()
         .position(position)
-        .label_font(("sans-serif", 16))
+        .label_font(("sans-serif", layout.legend))
         .background_style(WHITE.mix(0.85))
         .border_style(BLACK.mix(0.5))
         .margin(10)
         .draw()
         .map_err(|e| err(&e))?;
     Ok(())
+}
+
+/// A legend swatch in pixel coordinates from its anchor: a solid line, or a dashed one.
+fn swatch<DB: DrawingBackend>(dashed: bool, c: RGBColor) -> DynElement<'static, DB, (i32, i32)> {
+    let stroke = c.stroke_width(3);
+    if dashed {
+        plotters::element::DashedPathElement::new(vec![(0, 0), (24, 0)], 9, 6, stroke).into_dyn()
+    } else {
+        PathElement::new(vec![(0, 0), (24, 0)], stroke).into_dyn()
+    }
 }
 
 /// A marker in pixel coordinates around its anchor: circles, squares, triangles and
@@ -644,6 +842,44 @@ mod tests {
         let (low, high) = bounds(&Axis::linear("x"), [0.0, 10.0].into_iter());
         assert_eq!(low, 0.0);
         assert!((high - 10.5).abs() < 1e-9);
+    }
+
+    #[test]
+    fn log_ticks_are_distinct_and_inside() {
+        // Under 1.5 decades every multiple is labelled; each once (10 was drawn twice).
+        let (close, _) = log_ticks(0.8, 20.0);
+        assert_eq!(close.iter().filter(|&&v| v == 10.0).count(), 1);
+        assert_eq!(close.len(), 13);
+        let (bold, light) = log_ticks(0.8, 200.0);
+        assert_eq!(bold, vec![1.0, 2.0, 5.0, 10.0, 20.0, 50.0, 100.0, 200.0]);
+        for window in light.windows(2) {
+            assert!(window[0] < window[1], "{light:?}");
+        }
+        let labels: Vec<String> = bold.iter().map(|&v| tick(v)).collect();
+        let mut unique = labels.clone();
+        unique.dedup();
+        assert_eq!(labels, unique);
+        let (wide, _) = log_ticks(1e-6, 1.0);
+        assert_eq!(wide.len(), 7);
+    }
+
+    #[test]
+    fn panels_get_one_colour_each_and_a_taller_figure() {
+        let series = |color, style| Series::new("k", style, color, vec![Point::new(1.0, 1.0)]);
+        let figure = Figure {
+            name: "f".into(),
+            title: "t".into(),
+            caption: String::new(),
+            x: Axis::linear("x"),
+            y: Axis::linear("y"),
+            series: (0..6)
+                .flat_map(|c| [series(c, Style::Theory), series(c, Style::Measured)])
+                .collect(),
+            legend: Legend::Panels,
+        };
+        assert_eq!(panel_colors(&figure), vec![0, 1, 2, 3, 4, 5]);
+        assert_eq!(panel_grid(6), (2, 4));
+        assert_eq!(size(&figure), (PANELS_SIZE.0, 50 + 2 * PANELS_SIZE.1));
     }
 
     #[test]

@@ -8,6 +8,7 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result};
 
+use super::overview;
 use super::plot::{self, Figure};
 use super::Table;
 
@@ -139,6 +140,13 @@ impl Report {
             command = escape(&self.command),
             seconds = self.seconds,
         );
+        if let Some(files) = overview::credit(self.study) {
+            let _ = writeln!(
+                html,
+                "<p class=\"seeds\">Seed document(s): {}</p>",
+                escape(&files)
+            );
+        }
         if !self.facts.is_empty() {
             html.push_str("<ul class=\"facts\">\n");
             for fact in &self.facts {
@@ -147,7 +155,9 @@ impl Report {
             html.push_str("</ul>\n");
         }
         if !self.notes.is_empty() {
-            html.push_str("<div class=\"notes\"><b>Against theory:</b><ul>\n");
+            html.push_str(
+                "<div class=\"notes\"><b>Findings (verdicts against theory first):</b><ul>\n",
+            );
             for note in &self.notes {
                 let _ = writeln!(html, "<li>{}</li>", escape(note));
             }
@@ -163,8 +173,8 @@ impl Report {
                      (<a href=\"{name}.svg\">SVG</a>, <a href=\"{name}.png\">PNG</a>)\
                      </figcaption></figure>",
                     alt = escape(&figure.title),
-                    w = plot::SIZE.0,
-                    h = plot::SIZE.1,
+                    w = plot::size(figure).0,
+                    h = plot::size(figure).1,
                     caption = escape(&figure.caption),
                 );
             } else {
@@ -201,17 +211,22 @@ impl Report {
     }
 }
 
-/// A table as HTML.
-fn table_html(table: &Table) -> String {
+/// A table as HTML. A column that holds prose (a quote, a reason: some cell over 30
+/// characters) is left-aligned, header included; numbers stay right-aligned.
+pub fn table_html(table: &Table) -> String {
+    let text: Vec<bool> = (0..table.header.len())
+        .map(|c| table.rows.iter().any(|row| row[c].chars().count() > 30))
+        .collect();
+    let class = |c: usize| if text[c] { " class=\"text\"" } else { "" };
     let mut html = String::from("<div class=\"table\"><table>\n<tr>");
-    for cell in &table.header {
-        let _ = write!(html, "<th>{}</th>", escape(cell));
+    for (c, cell) in table.header.iter().enumerate() {
+        let _ = write!(html, "<th{}>{}</th>", class(c), escape(cell));
     }
     html.push_str("</tr>\n");
     for row in &table.rows {
         html.push_str("<tr>");
-        for cell in row {
-            let _ = write!(html, "<td>{}</td>", escape(cell));
+        for (c, cell) in row.iter().enumerate() {
+            let _ = write!(html, "<td{}>{}</td>", class(c), escape(cell));
         }
         html.push_str("</tr>\n");
     }
@@ -256,7 +271,8 @@ pub fn write_index(
          th, td { border: 1px solid #ccc; padding: 0.15em 0.5em; text-align: right; }\n\
          th { background: #f0f0f0; }\n\
          .notes { background: #fffbe6; border-left: 4px solid #e0c000; padding: 0.3em 1em; }\n\
-         .missing { color: #a00; } .facts { color: #444; }\n\
+         .missing { color: #a00; } .facts { color: #444; } .seeds { color: #555; font-style: italic; }\n\
+         td { max-width: 28em; } td.text, th.text { text-align: left; }\n\
          </style>\n</head>\n<body>\n<h1>bloomkit: the seed studies</h1>\n",
     );
     let _ = writeln!(
@@ -274,7 +290,9 @@ pub fn write_index(
             escape(&plot::font_missing_message())
         );
     }
-    html.push_str("<ul>\n");
+    html.push_str(
+        "<ul>\n<li><a href=\"#overview\">The seeds, the kinds, the applications</a></li>\n",
+    );
     for report in reports {
         let _ = writeln!(
             html,
@@ -284,6 +302,8 @@ pub fn write_index(
         );
     }
     html.push_str("</ul>\n");
+    let studies: Vec<&str> = reports.iter().map(|r| r.study).collect();
+    html.push_str(&overview::html(&studies, table_html));
     for report in reports {
         html.push_str(&report.html(figures_drawn));
     }

@@ -17,7 +17,8 @@ use clap::Args;
 
 use super::plot::{self, Axis, Figure, Legend, Point, Series, Style};
 use super::report::{Report, ReportTable};
-use super::{agreement, corpus, mean_sd, progress, sig, StudyArgs, Table};
+use super::verdict::{clustered_sd, filter_sd, Check, Verdict};
+use super::{corpus, mean_sd, progress, sig, StudyArgs, Table};
 
 /// The seed's numbers of items.
 pub const NS: [u64; 5] = [1_000, 2_500, 5_000, 7_500, 10_000];
@@ -80,10 +81,152 @@ impl Cell {
     fn theory(&self) -> f64 {
         fpp_exact(self.m, self.k, self.n)
     }
-    fn inside(&self) -> bool {
-        let (low, high) = self.interval();
-        (low..=high).contains(&self.theory())
+    /// The point against theory: σ from the spread between repetitions, each its own
+    /// filter and hash seed, so the filters' variation is in it.
+    fn check(&self) -> Check {
+        let theory = self.theory();
+        Check {
+            label: format!("n = {}, ρ = {}", self.n, self.rho),
+            measured: self.measured(),
+            theory,
+            sd: clustered_sd(
+                &self.reps,
+                theory,
+                filter_sd(self.m, self.k, self.n).powi(2),
+            ),
+            trials: self.negatives() as f64,
+            independent: true,
+        }
     }
+}
+
+/// One row of seed 002's Cuadro 1 (its hypotheses).
+#[derive(Debug, Clone, Copy)]
+pub struct Band {
+    /// The row as printed (`m < n/log 2`).
+    pub row: &'static str,
+    /// The rate it expects, as printed (`∈ (1/2, 1)`).
+    pub hypothesis: &'static str,
+    /// The ρ = m/n the row covers, [low, high).
+    pub rho: (f64, f64),
+    /// The rate it expects, as numbers.
+    pub rate: (f64, f64),
+}
+
+/// The rows of seed 002's Cuadro 1. "log" is the natural logarithm there: with the
+/// optimal k the rate is (1/2)^k = (1/2)^(ρ ln 2), which is 1/2 at ρ = 1/ln 2. "m ≪ n" is
+/// read as ρ < 0.2.
+pub const CUADRO_1: [Band; 4] = [
+    Band {
+        row: "m ≪ n",
+        hypothesis: "1",
+        rho: (0.0, 0.2),
+        rate: (0.95, 1.0),
+    },
+    Band {
+        row: "m < n/log 2",
+        hypothesis: "∈ (1/2, 1)",
+        rho: (0.2, 1.0 / std::f64::consts::LN_2),
+        rate: (0.5, 1.0),
+    },
+    Band {
+        row: "m ∈ [n/log 2, 2n/log 2]",
+        hypothesis: "∈ [1/4, 1/2]",
+        rho: (1.0 / std::f64::consts::LN_2, 2.0 / std::f64::consts::LN_2),
+        rate: (0.25, 0.5),
+    },
+    Band {
+        row: "m > 2n/log 2",
+        hypothesis: "< 1/4",
+        rho: (2.0 / std::f64::consts::LN_2, f64::INFINITY),
+        rate: (0.0, 0.25),
+    },
+];
+
+/// The row of Cuadro 1 that ρ falls in.
+fn band(rho: f64) -> Option<&'static Band> {
+    CUADRO_1.iter().find(|b| rho >= b.rho.0 && rho < b.rho.1)
+}
+
+/// Cuadro 1 answered: per ρ, the band, the rate pooled over every n, and whether it holds.
+fn cuadro_table(cells: &[Cell], rhos: &[f64], csv: bool) -> Table {
+    let mut table = Table::new(if csv {
+        vec![
+            "rho",
+            "band",
+            "hypothesis",
+            "measured",
+            "ci_low",
+            "ci_high",
+            "theory_min",
+            "theory_max",
+            "holds",
+        ]
+    } else {
+        vec![
+            "ρ",
+            "Cuadro 1 row",
+            "P(FP) expected",
+            "measured (all n)",
+            "95% interval",
+            "theory (over n)",
+            "holds",
+        ]
+    });
+    for &rho in rhos {
+        let Some(Band {
+            row,
+            hypothesis,
+            rate: (low, high),
+            ..
+        }) = band(rho)
+        else {
+            continue;
+        };
+        let own: Vec<&Cell> = cells.iter().filter(|c| c.rho == rho).collect();
+        let reps: Vec<(u64, u64)> = own.iter().flat_map(|c| c.reps.iter().copied()).collect();
+        let (fp, neg) = reps.iter().fold((0, 0), |a, r| (a.0 + r.0, a.1 + r.1));
+        let measured = fp as f64 / neg.max(1) as f64;
+        let (ci_low, ci_high) = wilson_interval_clustered(&reps, Z_95);
+        let theory = own.iter().map(|c| c.theory());
+        let t_min = theory.clone().fold(f64::INFINITY, f64::min);
+        let t_max = theory.fold(f64::NEG_INFINITY, f64::max);
+        let holds = if ci_low >= *low && ci_high <= *high {
+            "yes"
+        } else if ci_high < *low || ci_low > *high {
+            "no"
+        } else {
+            "at the edge"
+        };
+        table.push(if csv {
+            vec![
+                rho.to_string(),
+                row.to_string(),
+                hypothesis.to_string(),
+                measured.to_string(),
+                ci_low.to_string(),
+                ci_high.to_string(),
+                t_min.to_string(),
+                t_max.to_string(),
+                holds.to_string(),
+            ]
+        } else {
+            vec![
+                rho.to_string(),
+                row.to_string(),
+                hypothesis.to_string(),
+                sig(measured, 4),
+                format!("[{}, {}]", sig(ci_low, 4), sig(ci_high, 4)),
+                if sig(t_min, 4) == sig(t_max, 4) {
+                    sig(t_min, 4)
+                } else {
+                    format!("{} – {}", sig(t_min, 4), sig(t_max, 4))
+                },
+                holds.to_string(),
+            ]
+        });
+    }
+    table
 }
 
 /// Runs the study.
@@ -144,11 +287,21 @@ pub fn study(args: &RhoArgs) -> Result<Report> {
     }
     bar.finish_and_clear();
 
-    let inside = cells.iter().filter(|c| c.inside()).count();
+    let mut verdict = Verdict::new();
+    for cell in &cells {
+        verdict.add(cell.check());
+    }
+    let cuadro = cuadro_table(&cells, &rhos, false);
+    let failed: Vec<String> = cuadro
+        .rows
+        .iter()
+        .filter(|row| row[6] != "yes")
+        .map(|row| format!("ρ = {} ({}: {})", row[0], row[6], row[3]))
+        .collect();
     let mut report = Report {
         study: "rho",
         title: "rho — seed 002: false-positive rate against ρ = m/n (figures 1 and 4)".into(),
-        summary: "Bloom filters of m = ρn bits and k = ⌈ρ ln 2⌉ hashes take n random user names; \
+        summary: "Seed 002 (002_ee4b1f30388e0c8c.txt, Spanish): Bloom filters of m = ρn bits and k = ⌈ρ ln 2⌉ hashes take n random user names; \
                   n other names are asked and the false positives counted, over repetitions with \
                   fresh names and hash seeds."
             .into(),
@@ -162,21 +315,52 @@ pub fn study(args: &RhoArgs) -> Result<Report> {
             "Each repetition: 2n distinct random names, the first n inserted, the other n asked."
                 .into(),
         ],
-        tables: vec![ReportTable {
-            name: "main".into(),
-            title: "False-positive rate per n and ρ, pooled over the repetitions".into(),
-            display: display_table(&cells),
-            csv: csv_table(&cells),
-        }],
+        tables: vec![
+            ReportTable {
+                name: "main".into(),
+                title: "False-positive rate per n and ρ, pooled over the repetitions".into(),
+                display: display_table(&cells),
+                csv: csv_table(&cells),
+            },
+            ReportTable {
+                name: "cuadro1".into(),
+                title: "Seed 002's hypotheses (its Cuadro 1) answered, per ρ, pooled over n"
+                    .into(),
+                display: cuadro,
+                csv: cuadro_table(&cells, &rhos, true),
+            },
+        ],
         figures: vec![theory_figure(&ns), measured_figure(&cells, &ns)],
-        notes: vec![agreement(
-            "Measured rate against (1 − (1 − 1/m)^kn)^k",
-            inside,
-            cells.len(),
-            "Bose et al. (2008) show the formula underestimates the rate when m is small and \
-             k > 1; here small m always has k = 1, where it is exact, so a miss points at the \
-             hashing.",
-        )],
+        notes: vec![
+            verdict.sentence(
+                "Measured rate against (1 − (1 − 1/m)^kn)^k (σ from the spread between \
+                 repetitions, which have fresh names and hash seeds)",
+                "Bose et al. (2008) show the formula underestimates the rate when m is small \
+                 and k > 1; here small m always has k = 1, where it is exact, so a miss points \
+                 at the hashing.",
+            ),
+            "Seed 002's Cuadro 1: \"Probabilidad aproximada de falsos positivos asociado al \
+             valor del tamaño de vector de bits m y el número de inserciones n\" (\"approximate \
+             probability of false positives for the bit-vector size m and the number of \
+             insertions n\"): m ≪ n → 1; m < n/log 2 → ∈ (1/2, 1); m ∈ [n/log 2, 2n/log 2] \
+             → ∈ [1/4, 1/2]; m > 2n/log 2 → < 1/4. \"log\" is the natural logarithm: with the \
+             optimal real k = ρ ln 2 the rate is (1/2)^(ρ ln 2), 1/2 at ρ = 1/ln 2 ≈ 1.44 and \
+             1/4 at ρ ≈ 2.89. (Its text says \"una vez m > n · log 2\" — \"once m > n · log 2\" — \
+             for the half, which is ρ ≈ 0.69; the table is the one that matches the formula.) \
+             The table reads \"m ≪ n\" as ρ < 0.2."
+                .into(),
+            if failed.is_empty() {
+                "Every ρ falls where Cuadro 1 says.".into()
+            } else {
+                format!(
+                    "Where Cuadro 1 does not hold: {}. With the seed's integer k = ⌈ρ ln 2⌉ the \
+                     rate at ρ = 3 is (1 − e^(−1))³ ≈ 0.2526, just above the 1/4 the table \
+                     promises for m > 2n/log 2: the bands are for the real optimum k = ρ ln 2, \
+                     and rounding k up costs a little.",
+                    failed.join("; ")
+                )
+            },
+        ],
         seconds: 0.0,
     };
     if cells.iter().any(|c| c.m < 64 && c.k > 1) {
@@ -240,7 +424,7 @@ fn theory_figure(ns: &[u64]) -> Figure {
 
 /// Figure 4: the measured rates over the theory, one colour per n.
 fn measured_figure(cells: &[Cell], ns: &[u64]) -> Figure {
-    let grid = plot::linear(0.001, 10.0, 400);
+    let grid = plot::geometric(0.001, 10.0, 400);
     let mut series = Vec::new();
     let middle = (ns.len() as f64 - 1.0) / 2.0;
     for (i, &n) in ns.iter().enumerate() {
@@ -255,14 +439,14 @@ fn measured_figure(cells: &[Cell], ns: &[u64]) -> Figure {
         }));
     }
     for (i, &n) in ns.iter().enumerate() {
-        // A small horizontal offset per n keeps the error bars apart.
-        let shift = 0.07 * (i as f64 - middle);
+        // A small horizontal offset per n (a factor, on the log axis) keeps the bars apart.
+        let shift = 1.06f64.powf(i as f64 - middle);
         let points = cells
             .iter()
             .filter(|c| c.n == n)
             .map(|c| {
                 let (low, high) = c.interval();
-                Point::with_bar(c.rho + shift, c.measured(), low, high)
+                Point::with_bar(c.rho * shift, c.measured(), low, high)
             })
             .collect();
         series.push(Series::new(
@@ -276,10 +460,12 @@ fn measured_figure(cells: &[Cell], ns: &[u64]) -> Figure {
         name: "rho_fpr".into(),
         title: "Seed 002, fig. 4: measured false-positive rate against ρ".into(),
         caption: "Measured rate (pooled over repetitions, 95% clustered Wilson intervals; points \
-                  offset slightly in ρ per n; ρ ≤ 0.1 all sit at 0) over the exact theory for k = ⌈ρ ln 2⌉."
+                  offset slightly in ρ per n) over the exact theory for k = ⌈ρ ln 2⌉, on a log ρ \
+                  axis so that the seed's ρ = 0.001 … 0.1 (where every query is a false \
+                  positive) stand apart."
             .into(),
-        x: Axis::linear("ρ = m/n (bits per item)").range(-0.3, 10.5),
-        y: Axis::log("false-positive rate"),
+        x: Axis::log("ρ = m/n (bits per item)").range(7e-4, 15.0),
+        y: Axis::log("false-positive rate").range(5e-3, 1.2),
         series,
         legend: Legend::LowerLeft,
     }
@@ -297,7 +483,7 @@ fn display_table(cells: &[Cell]) -> Table {
         "sd over reps",
         "95% interval",
         "theory",
-        "inside",
+        "deviation",
     ]);
     for c in cells {
         let (low, high) = c.interval();
@@ -312,7 +498,7 @@ fn display_table(cells: &[Cell]) -> Table {
             sig(c.sd(), 2),
             format!("[{}, {}]", sig(low, 4), sig(high, 4)),
             sig(c.theory(), 4),
-            if c.inside() { "yes" } else { "no" }.into(),
+            c.check().cell(),
         ]);
     }
     table
@@ -379,7 +565,7 @@ mod tests {
         assert_eq!(report.tables[0].csv.rows.len(), 10);
         assert_eq!(report.figures.len(), 2);
         assert!(
-            report.notes[0].contains("sit on theory"),
+            report.notes[0].contains(": on theory"),
             "{:?}",
             report.notes
         );

@@ -196,7 +196,8 @@ fn figure(cells: &[Cell], ns: &[u64], insert: bool) -> Figure {
              at ε = 1%."
         ),
         x: Axis::log("items inserted N"),
-        y: Axis::log(format!("time per {what} (ns)")).headroom(0.6),
+        // Room above the data for the legend, no more: the axis should fit the data.
+        y: Axis::log(format!("time per {what} (ns)")).headroom(0.25),
         series,
         legend: Legend::UpperLeft,
     }

@@ -1,0 +1,562 @@
+//! How a study judges its measurements against theory: each point's deviation in standard
+//! deviations (σ), and one χ² test of the whole set.
+//!
+//! A point is a measured rate `p̂` with its theoretical value `p` and the standard deviation
+//! `σ` that `p̂` has if the theory is right. Its deviation is `z = (p̂ − p)/σ`. For the set:
+//!
+//! * the **largest |z|**, with its two-sided p-value corrected for the number of points
+//!   (Šidák: `1 − (1 − 2Φ(−|z|))^N`), so that one point of many at 2.5σ is not an alarm;
+//! * **χ² = Σ z²** over the points that are independent of each other, a χ² variable with
+//!   as many degrees of freedom as points when the theory is right (Pearson); its upper
+//!   tail is the p-value. Only points with at least 5 expected events of each outcome
+//!   enter it (the textbook condition for the normal approximation of a binomial count);
+//!   the others still count for the largest |z|.
+//!
+//! The set is *on theory* when both p-values are at least [`ALPHA`]. Points that are
+//! trivially on theory — a rate of exactly 0 where theory expects fewer than 0.05 events,
+//! or exactly 1 where it expects fewer than 0.05 non-events — are left out of both and
+//! counted apart: they show nothing about the formula.
+//!
+//! Where σ comes from matters as much as the formula:
+//!
+//! * queries to **one filter** are binomial given that filter, but the filter itself
+//!   deviates from the average filter (how many of its bits happen to be set). A study
+//!   with one filter per point adds that filter-to-filter variance ([`filter_sd`]) to the
+//!   binomial one ([`one_filter_sd`]);
+//! * a rate pooled over **repetitions with fresh hash seeds** takes its variance from the
+//!   spread between repetitions ([`clustered_sd`]), which includes the filters' variation;
+//! * **checkpoints of one filter** (the same filter asked as it fills) share that filter,
+//!   so they are not independent tests: a study marks one checkpoint per filter as
+//!   independent, and the χ² is computed over those.
+//!
+//! ```
+//! use bloomkit_experiments::verdict::{Check, Verdict};
+//! let mut verdict = Verdict::new();
+//! // 1 010 false positives in 100 000 queries of a filter of m = 958 506 bits, k = 7,
+//! // n = 100 000 (theory: 0.01004).
+//! verdict.add(Check::classic("ε = 0.01".into(), 1_010, 100_000, (958_506, 7, 100_000)));
+//! // A rate of 0 where theory expects 10⁻⁹ of an event: trivial, left out.
+//! verdict.add(Check::classic("ε = 1e-12".into(), 0, 1_000, (10_000_000, 40, 100)));
+//! let summary = verdict.summary();
+//! assert_eq!((summary.judged, summary.trivial, summary.dof), (1, 1, 1));
+//! assert!(summary.on_theory());
+//! assert!(verdict.sentence("rate", "why").starts_with("rate: on theory — largest deviation"));
+//! ```
+
+use super::sig;
+
+/// The significance level below which a set of points is called off theory: one chance in
+/// a thousand that a set truly on theory looks this far off. Strict, because the report has
+/// about a dozen such verdicts and each should be trustworthy alone.
+pub const ALPHA: f64 = 0.001;
+
+/// One measured point against its theory.
+#[derive(Debug, Clone)]
+pub struct Check {
+    /// What the point is (`n = 1000, ρ = 3`).
+    pub label: String,
+    /// The measured rate.
+    pub measured: f64,
+    /// The theoretical rate.
+    pub theory: f64,
+    /// The standard deviation of the measured rate if the theory is right.
+    pub sd: f64,
+    /// The number of trials (queries, items) behind the rate.
+    pub trials: f64,
+    /// Whether the point is independent of the other independent points (enters the χ²).
+    pub independent: bool,
+}
+
+impl Check {
+    /// A classic Bloom filter of m bits and k hashes holding n items, asked `queries`
+    /// absent items of which `false_positives` came back "maybe": one filter, so σ holds
+    /// the queries' binomial spread and the filter's own ([`one_filter_sd`]); the theory
+    /// is `(1 − (1 − 1/m)^(kn))^k`.
+    pub fn classic(
+        label: String,
+        false_positives: u64,
+        queries: u64,
+        (m, k, n): (u64, u32, u64),
+    ) -> Check {
+        let theory = bloomkit::params::fpp_exact(m, k, n);
+        let trials = queries as f64;
+        Check {
+            label,
+            measured: false_positives as f64 / trials.max(1.0),
+            theory,
+            sd: one_filter_sd(theory, trials, m, k, n),
+            trials,
+            independent: true,
+        }
+    }
+
+    /// The deviation in standard deviations (0 when σ is 0 and the values agree).
+    pub fn z(&self) -> f64 {
+        let gap = self.measured - self.theory;
+        if self.sd > 0.0 {
+            gap / self.sd
+        } else if gap.abs() < 1e-12 {
+            0.0
+        } else {
+            f64::INFINITY.copysign(gap)
+        }
+    }
+
+    /// Whether the point is trivially on theory: a rate of exactly 0 (or 1) where theory
+    /// expects fewer than 0.05 events (or non-events).
+    pub fn trivial(&self) -> bool {
+        (self.measured == 0.0 && self.theory * self.trials < 0.05)
+            || (self.measured == 1.0 && (1.0 - self.theory) * self.trials < 0.05)
+    }
+
+    /// Whether the point has at least 5 expected events of each outcome (enters the χ²).
+    pub fn large(&self) -> bool {
+        self.theory * self.trials >= 5.0 && (1.0 - self.theory) * self.trials >= 5.0
+    }
+
+    /// The cell a table shows in its verdict column: `trivial`, or the deviation in σ.
+    pub fn cell(&self) -> String {
+        if self.trivial() {
+            "trivial".into()
+        } else {
+            format!("{:+.1}σ", self.z())
+        }
+    }
+}
+
+/// A set of points and the verdict on them.
+#[derive(Debug, Clone, Default)]
+pub struct Verdict {
+    /// The points.
+    pub checks: Vec<Check>,
+}
+
+/// The summary numbers of a verdict.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Summary {
+    /// Points judged (not trivial).
+    pub judged: usize,
+    /// Points left out as trivial.
+    pub trivial: usize,
+    /// The index of the point with the largest |z|, if any was judged.
+    pub worst: Option<usize>,
+    /// The Šidák-corrected two-sided p-value of the largest |z|.
+    pub worst_p: f64,
+    /// χ² over the independent, large points.
+    pub chi2: f64,
+    /// Its degrees of freedom (the number of those points).
+    pub dof: usize,
+    /// The χ² p-value (1 when there are no degrees of freedom).
+    pub chi2_p: f64,
+}
+
+impl Summary {
+    /// Whether the set is on theory at level [`ALPHA`].
+    pub fn on_theory(&self) -> bool {
+        self.worst_p >= ALPHA && self.chi2_p >= ALPHA
+    }
+}
+
+impl Verdict {
+    /// An empty verdict.
+    pub fn new() -> Self {
+        Verdict::default()
+    }
+
+    /// Adds a point.
+    pub fn add(&mut self, check: Check) {
+        self.checks.push(check);
+    }
+
+    /// The summary numbers.
+    pub fn summary(&self) -> Summary {
+        let judged: Vec<(usize, &Check)> = self
+            .checks
+            .iter()
+            .enumerate()
+            .filter(|(_, c)| !c.trivial())
+            .collect();
+        let worst = judged
+            .iter()
+            .max_by(|a, b| a.1.z().abs().total_cmp(&b.1.z().abs()))
+            .map(|(i, _)| *i);
+        let worst_p = worst.map_or(1.0, |i| {
+            let single = 2.0 * normal_sf(self.checks[i].z().abs());
+            // Šidák: the chance that the largest of N independent |z| is this large.
+            1.0 - (1.0 - single).powf(judged.len() as f64)
+        });
+        let chi_points: Vec<&Check> = judged
+            .iter()
+            .map(|(_, c)| *c)
+            .filter(|c| c.independent && c.large())
+            .collect();
+        let chi2: f64 = chi_points.iter().map(|c| c.z().powi(2)).sum();
+        let dof = chi_points.len();
+        Summary {
+            judged: judged.len(),
+            trivial: self.checks.len() - judged.len(),
+            worst,
+            worst_p,
+            chi2,
+            dof,
+            chi2_p: if dof == 0 { 1.0 } else { chi2_sf(chi2, dof) },
+        }
+    }
+
+    /// The sentence the report shows: `what`, on theory or not, the largest deviation, the
+    /// χ² test, the trivial points left out; `why` appended when off theory.
+    pub fn sentence(&self, what: &str, why: &str) -> String {
+        let s = self.summary();
+        if s.judged == 0 {
+            return format!("{what}: nothing to judge ({} trivial point(s)).", s.trivial);
+        }
+        let worst = s.worst.map(|i| &self.checks[i]);
+        let largest = worst.map_or(String::new(), |c| {
+            let (measured, theory) = sig_pair(c.measured, c.theory);
+            format!(
+                "largest deviation {:+.1}σ ({}: measured {}, theory {}; p = {} for the largest of \
+                 {} points)",
+                c.z(),
+                c.label,
+                measured,
+                theory,
+                p_text(s.worst_p),
+                s.judged
+            )
+        });
+        let chi = if s.dof == 0 {
+            "no point large enough for a χ² test".to_owned()
+        } else {
+            format!(
+                "χ² = {:.1} on {} independent point(s), p = {}",
+                s.chi2,
+                s.dof,
+                p_text(s.chi2_p)
+            )
+        };
+        let trivial = if s.trivial == 0 {
+            String::new()
+        } else {
+            format!(
+                "; {} trivial point(s) (a rate of exactly 0 or 1 where theory says so) left out",
+                s.trivial
+            )
+        };
+        if s.on_theory() {
+            format!("{what}: on theory — {largest}; {chi}{trivial}.")
+        } else {
+            format!("{what}: NOT on theory (p < {ALPHA}) — {largest}; {chi}{trivial}. {why}")
+        }
+    }
+}
+
+/// A p-value as text: two significant digits, `< 1e-15` below what doubles resolve.
+pub fn p_text(p: f64) -> String {
+    if p < 1e-15 {
+        "< 1e-15".into()
+    } else if p >= 0.01 {
+        format!("{p:.2}")
+    } else {
+        sig(p, 2)
+    }
+}
+
+/// σ of a rate measured on `trials` independent trials of probability `p`: `√(p(1−p)/N)`.
+pub fn binomial_sd(p: f64, trials: f64) -> f64 {
+    if trials <= 0.0 {
+        return 0.0;
+    }
+    (p * (1.0 - p) / trials).max(0.0).sqrt()
+}
+
+/// σ of the false-positive rate of one filter of m bits and k hashes holding n items,
+/// across filters (hash seeds): the rate of a filter is `(X/m)^k` with X its set bits, so
+/// by the delta method `σ ≈ k q^(k−1) σ_X / m` with `q = 1 − (1 − 1/m)^(kn)` the expected
+/// fill and, for kn independent uniform positions,
+/// `Var X = m(m−1)(1 − 2/m)^(kn) + m(1 − 1/m)^(kn) − m²(1 − 1/m)^(2kn)`
+/// (the occupancy variance, e.g. Mitzenmacher & Upfal, "Probability and Computing", 5.4).
+pub fn filter_sd(m: u64, k: u32, n: u64) -> f64 {
+    if m < 2 {
+        return 0.0;
+    }
+    let mf = m as f64;
+    let kn = k as f64 * n as f64;
+    let empty1 = (kn * (-1.0 / mf).ln_1p()).exp();
+    let empty2 = (kn * (-2.0 / mf).ln_1p()).exp();
+    let var_x = (mf * (mf - 1.0) * empty2 + mf * empty1 - mf * mf * empty1 * empty1).max(0.0);
+    let q = 1.0 - empty1;
+    k as f64 * q.powi(k as i32 - 1) * var_x.sqrt() / mf
+}
+
+/// σ of a rate measured by one filter on `queries` queries: the binomial σ of the queries
+/// and the filter-to-filter σ of [`filter_sd`], added in quadrature.
+pub fn one_filter_sd(p: f64, queries: f64, m: u64, k: u32, n: u64) -> f64 {
+    binomial_sd(p, queries).hypot(filter_sd(m, k, n))
+}
+
+/// σ of a rate pooled over clusters (repetitions, each its own filter and hash seed):
+/// `clusters` holds (events, trials) per cluster, `filter_var` is the variance of one
+/// filter's rate across filters that theory expects (0 where no model is at hand).
+///
+/// The spread between clusters estimates the variance (the ratio estimator's,
+/// `C/(C−1) · Σ (sᵢ − p̂ nᵢ)² / N²`). It is floored at what theory says the pooled rate
+/// varies by, `p(1−p)/N + filter_var/C`: a spread of a few dozen clusters can be small by
+/// chance — and is exactly 0 when every cluster saw no event although a rare filter would
+/// (a lumpy rate: most filters 0, a few large) — and the queries' own sampling and the
+/// filters' own variation are always there.
+pub fn clustered_sd(clusters: &[(u64, u64)], p: f64, filter_var: f64) -> f64 {
+    let events: u64 = clusters.iter().map(|c| c.0).sum();
+    let trials: u64 = clusters.iter().map(|c| c.1).sum();
+    if trials == 0 {
+        return 0.0;
+    }
+    let n = trials as f64;
+    let count = clusters.len() as f64;
+    let floor = (binomial_sd(p, n).powi(2) + filter_var / count).sqrt();
+    if clusters.len() < 2 {
+        return floor;
+    }
+    let mean = events as f64 / n;
+    let spread: f64 = clusters
+        .iter()
+        .map(|&(s, t)| (s as f64 - mean * t as f64).powi(2))
+        .sum();
+    let variance = count / (count - 1.0) * spread / (n * n);
+    variance.sqrt().max(floor)
+}
+
+/// Two values with enough significant digits (4 to 8) that they differ in print where
+/// they differ in value: 0.99995 against 1 prints as 0.99995 and 1.0000, not both as 1.000.
+pub fn sig_pair(a: f64, b: f64) -> (String, String) {
+    for digits in 4..=8 {
+        let (x, y) = (sig(a, digits), sig(b, digits));
+        let shown = |t: &str| t.parse::<f64>().unwrap_or(f64::NAN);
+        if shown(&x) != shown(&y) || a == b {
+            return (x, y);
+        }
+    }
+    (sig(a, 8), sig(b, 8))
+}
+
+/// The upper tail of the standard normal distribution, `P(Z > z)`, from the complementary
+/// error function.
+pub fn normal_sf(z: f64) -> f64 {
+    0.5 * erfc(z / std::f64::consts::SQRT_2)
+}
+
+/// The complementary error function, by the continued fraction of Lentz's method for
+/// large arguments and the series of erf for small ones (relative error ~1e-14).
+fn erfc(x: f64) -> f64 {
+    if x < 0.0 {
+        return 2.0 - erfc(-x);
+    }
+    // erfc(x) = Q(1/2, x²), the regularized upper incomplete gamma function.
+    gamma_q(0.5, x * x)
+}
+
+/// The upper tail of the χ² distribution with `dof` degrees of freedom:
+/// `P(χ² > x) = Q(dof/2, x/2)`.
+pub fn chi2_sf(x: f64, dof: usize) -> f64 {
+    if dof == 0 {
+        return 1.0;
+    }
+    gamma_q(dof as f64 / 2.0, x / 2.0)
+}
+
+/// The regularized upper incomplete gamma function Q(a, x): the power series of P(a, x)
+/// below x < a + 1, the continued fraction of Q(a, x) above (the standard split; both
+/// forms as in Abramowitz & Stegun 6.5.29 and 6.5.31).
+fn gamma_q(a: f64, x: f64) -> f64 {
+    if x <= 0.0 {
+        return 1.0;
+    }
+    let log_prefix = a * x.ln() - x - ln_gamma(a);
+    if x < a + 1.0 {
+        // P(a, x) = e^(−x) x^a / Γ(a+1) · Σ x^n / ((a+1)…(a+n)).
+        let mut term = 1.0 / a;
+        let mut sum = term;
+        let mut denominator = a;
+        for _ in 0..1_000 {
+            denominator += 1.0;
+            term *= x / denominator;
+            sum += term;
+            if term.abs() < sum.abs() * 1e-16 {
+                break;
+            }
+        }
+        (1.0 - sum * log_prefix.exp()).clamp(0.0, 1.0)
+    } else {
+        // Q(a, x) = e^(−x) x^a / Γ(a) · 1/(x + 1 − a − 1·(1−a)/(x + 3 − a − …)), by the
+        // modified Lentz method.
+        let tiny = 1e-300;
+        let mut b = x + 1.0 - a;
+        let mut c = 1.0 / tiny;
+        let mut d = 1.0 / b;
+        let mut h = d;
+        for i in 1..1_000 {
+            let an = -(i as f64) * (i as f64 - a);
+            b += 2.0;
+            d = an * d + b;
+            if d.abs() < tiny {
+                d = tiny;
+            }
+            c = b + an / c;
+            if c.abs() < tiny {
+                c = tiny;
+            }
+            d = 1.0 / d;
+            let delta = d * c;
+            h *= delta;
+            if (delta - 1.0).abs() < 1e-16 {
+                break;
+            }
+        }
+        (log_prefix.exp() * h).clamp(0.0, 1.0)
+    }
+}
+
+/// ln Γ(x) for x > 0 by the Lanczos approximation (g = 7, nine coefficients; relative error
+/// below 1e-15), with the reflection-free shift for x < 0.5 not needed here.
+fn ln_gamma(x: f64) -> f64 {
+    const G: f64 = 7.0;
+    const COEFFICIENTS: [f64; 9] = [
+        0.999_999_999_999_809_9,
+        676.520_368_121_885_1,
+        -1_259.139_216_722_402_8,
+        771.323_428_777_653_1,
+        -176.615_029_162_140_6,
+        12.507_343_278_686_905,
+        -0.138_571_095_265_720_12,
+        9.984_369_578_019_572e-6,
+        1.505_632_735_149_311_6e-7,
+    ];
+    if x < 0.5 {
+        // Γ(x) Γ(1 − x) = π / sin(πx).
+        let pi = std::f64::consts::PI;
+        return (pi / (pi * x).sin()).ln() - ln_gamma(1.0 - x);
+    }
+    let x = x - 1.0;
+    let mut sum = COEFFICIENTS[0];
+    for (i, &c) in COEFFICIENTS.iter().enumerate().skip(1) {
+        sum += c / (x + i as f64);
+    }
+    let t = x + G + 0.5;
+    0.5 * (2.0 * std::f64::consts::PI).ln() + (x + 0.5) * t.ln() - t + sum.ln()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn normal_tail_matches_tables() {
+        assert!((normal_sf(0.0) - 0.5).abs() < 1e-12);
+        assert!((normal_sf(1.959_963_984_540_054) - 0.025).abs() < 1e-9);
+        assert!((normal_sf(3.0) - 0.001_349_898).abs() < 1e-8);
+        assert!((normal_sf(-1.0) - 0.841_344_746).abs() < 1e-8);
+    }
+
+    #[test]
+    fn chi2_tail_matches_tables() {
+        // χ²(1) at 3.841 → 0.05; χ²(10) at 18.307 → 0.05; χ²(10) at 29.588 → 0.001.
+        assert!((chi2_sf(3.841_458_820_694_124, 1) - 0.05).abs() < 1e-9);
+        assert!((chi2_sf(18.307_038_053_275_146, 10) - 0.05).abs() < 1e-9);
+        assert!((chi2_sf(29.588_298_445_074_4, 10) - 0.001).abs() < 1e-9);
+        assert!((chi2_sf(2.0, 2) - (-1.0f64).exp()).abs() < 1e-12);
+        assert_eq!(chi2_sf(0.0, 3), 1.0);
+    }
+
+    #[test]
+    fn ln_gamma_matches_factorials() {
+        assert!((ln_gamma(1.0)).abs() < 1e-13);
+        assert!((ln_gamma(5.0) - 24f64.ln()).abs() < 1e-12);
+        assert!((ln_gamma(0.5) - std::f64::consts::PI.sqrt().ln()).abs() < 1e-12);
+    }
+
+    fn check(measured: f64, theory: f64, trials: f64) -> Check {
+        Check {
+            label: format!("{measured}"),
+            measured,
+            theory,
+            sd: binomial_sd(theory, trials),
+            trials,
+            independent: true,
+        }
+    }
+
+    #[test]
+    fn a_set_on_theory_passes_and_one_far_point_fails_it() {
+        let mut verdict = Verdict::new();
+        for i in 0..20 {
+            // ±1σ alternately.
+            let sign = if i % 2 == 0 { 1.0 } else { -1.0 };
+            verdict.add(check(0.1 + sign * 0.003, 0.1, 10_000.0));
+        }
+        let s = verdict.summary();
+        assert_eq!(s.dof, 20);
+        assert!((s.chi2 - 20.0).abs() < 1e-9, "{s:?}");
+        assert!(s.on_theory(), "{s:?}");
+        assert!(verdict.sentence("x", "why").contains("on theory"));
+        // One point at 6σ.
+        verdict.add(check(0.118, 0.1, 10_000.0));
+        let s = verdict.summary();
+        assert!(!s.on_theory(), "{s:?}");
+        assert!(verdict.sentence("x", "because").contains("because"));
+    }
+
+    #[test]
+    fn trivial_points_are_left_out() {
+        let mut verdict = Verdict::new();
+        verdict.add(check(0.0, 1e-9, 1_000.0));
+        verdict.add(check(1.0, 1.0 - 1e-12, 1_000.0));
+        let s = verdict.summary();
+        assert_eq!((s.judged, s.trivial), (0, 2));
+        // A zero where theory expects 30 events is not trivial, and far off.
+        verdict.add(check(0.0, 0.03, 1_000.0));
+        let s = verdict.summary();
+        assert_eq!((s.judged, s.trivial), (1, 2));
+        assert!(!s.on_theory());
+    }
+
+    #[test]
+    fn dependent_points_stay_out_of_the_chi2() {
+        let mut verdict = Verdict::new();
+        let mut c = check(0.1 + 0.006, 0.1, 10_000.0);
+        c.independent = false;
+        verdict.add(c);
+        let s = verdict.summary();
+        assert_eq!(s.dof, 0);
+        assert_eq!(s.chi2_p, 1.0);
+    }
+
+    #[test]
+    fn filter_spread_matches_a_simulation_scale() {
+        // m = 1000, k = 2, n = 250: fill ≈ 0.39, σ_X ≈ 11.5 bits, σ of the rate ≈ 0.009.
+        let sd = filter_sd(1_000, 2, 250);
+        assert!(sd > 0.005 && sd < 0.015, "{sd}");
+        assert_eq!(filter_sd(1, 1, 5), 0.0);
+    }
+
+    #[test]
+    fn clustered_sd_floors_at_the_binomial() {
+        let same = vec![(10u64, 100u64); 20];
+        assert!((clustered_sd(&same, 0.1, 0.0) - binomial_sd(0.1, 2_000.0)).abs() < 1e-15);
+        let spread: Vec<(u64, u64)> = (0..20)
+            .map(|i| (if i < 10 { 0 } else { 20 }, 100))
+            .collect();
+        assert!(clustered_sd(&spread, 0.1, 0.0) > 2.0 * binomial_sd(0.1, 2_000.0));
+        // All clusters empty, but theory says one filter in thirty has a rate of 0.3: the
+        // floor holds the filters' variance.
+        let empty = vec![(0u64, 100u64); 20];
+        let filter_var: f64 = 0.3f64.powi(2) / 30.0;
+        let sd = clustered_sd(&empty, 0.01, filter_var);
+        assert!(sd > (filter_var / 20.0).sqrt() * 0.999, "{sd}");
+    }
+
+    #[test]
+    fn pairs_print_apart() {
+        assert_eq!(sig_pair(1.0, 0.99995), ("1.0000".into(), "0.99995".into()));
+        assert_eq!(sig_pair(1.0, 0.9), ("1.000".into(), "0.9000".into()));
+        assert_eq!(sig_pair(0.1234, 0.5), ("0.1234".into(), "0.5000".into()));
+    }
+}
