@@ -901,20 +901,34 @@ fn kind_specific_options_apply_to_their_kinds_only() {
 fn a_full_filter_keeps_the_items_added_before_the_failure() {
     let dir = temp();
     let d = dir.path();
-    // One bucket of 4 slots: the fifth item goes to the victim slot, the sixth fails.
+    // Two buckets of 4 slots (one for n = 1, and the small-table margin): the items fill
+    // them and the victim slot, then one fails.
     ok(d, &["create", "--kind", "cuckoo", "-n", "1", "-o", "c.bk"]);
-    let output = run_with_stdin(d, &["add", "c.bk"], Some(b"1\n2\n3\n4\n5\n6\n7\n8\n"));
+    let input: String = (1..=20).map(|i| format!("{i}\n")).collect();
+    let output = run_with_stdin(d, &["add", "c.bk"], Some(input.as_bytes()));
     assert_eq!(output.status.code(), Some(2));
     let message = stderr(&output);
+    let failed: u32 = message
+        .split("could not add \"")
+        .nth(1)
+        .and_then(|rest| rest.split('"').next())
+        .and_then(|item| item.parse().ok())
+        .unwrap_or_else(|| panic!("no failed item in {message}"));
+    assert!((6..=10).contains(&failed), "{message}");
     assert!(
-        message.contains("c.bk: could not add \"6\": the cuckoo filter is full")
-            && message.contains("Saved, from before it: 5 added, 0 already present"),
+        message.contains(&format!(
+            "c.bk: could not add \"{failed}\": the cuckoo filter is full"
+        )) && message.contains(&format!(
+            "Saved, from before it: {} added, 0 already present",
+            failed - 1
+        )),
         "{message}"
     );
-    assert_eq!(
-        ok(d, &["check", "c.bk", "1", "2", "3", "4", "5"]),
-        "1\tmaybe\n2\tmaybe\n3\tmaybe\n4\tmaybe\n5\tmaybe\n"
-    );
+    let kept: Vec<String> = (1..failed).map(|i| i.to_string()).collect();
+    let mut check = vec!["check", "c.bk"];
+    check.extend(kept.iter().map(String::as_str));
+    let expected: String = kept.iter().map(|i| format!("{i}\tmaybe\n")).collect();
+    assert_eq!(ok(d, &check), expected);
     // Full from the first item: an error, and the file is untouched.
     let before = std::fs::read(d.join("c.bk")).unwrap();
     let output = run(d, &["add", "c.bk", "9"]);
