@@ -13,6 +13,8 @@
 //!   [`AnyFilter`] are generated from that list; each kind declares its abilities in its own
 //!   file.
 //! * [`bloom`] — the classic [`BloomFilter`].
+//! * [`bloomier`] — the [`BloomierFilter`] (Chazelle et al. 2004): a static map from keys to
+//!   r-bit values built by 3-hypergraph peeling; not a filter kind (built once from a set).
 //! * [`counting`] — the [`CountingBloomFilter`] (Fan et al. 2000): saturating counters, remove.
 //! * [`vi_counting`] — the [`VariableIncrementBloomFilter`] (Rottenstreich et al. 2014):
 //!   hashed increments, fewer false positives than counting for the same memory.
@@ -50,6 +52,7 @@ pub mod arch;
 pub mod bits;
 pub mod blocked;
 pub mod bloom;
+pub mod bloomier;
 pub mod codec;
 pub mod concurrent;
 pub mod counting;
@@ -77,6 +80,8 @@ pub use any::AnyFilter;
 pub use blocked::{BlockedBloomFilter, BlockedBloomFilterBuilder};
 #[doc(inline)]
 pub use bloom::{BloomFilter, BloomFilterBuilder};
+#[doc(inline)]
+pub use bloomier::{BloomierFilter, BloomierFilterBuilder};
 #[doc(inline)]
 pub use codec::Persist;
 #[doc(inline)]
