@@ -55,6 +55,13 @@ enum Command {
     /// Write the union of two filters of the same kind and parameters (the kinds that can:
     /// bloom, blocked, counting, vi-counting, deletable).
     Merge(commands::merge::MergeArgs),
+    /// Build and query a Bloomier filter: a static map from keys to r-bit values, built
+    /// once from all of them (`bloomier build KEYS_VALUES.tsv -o F`, `bloomier get F KEY…`).
+    ///
+    /// `get` prints `KEY<TAB>VALUE` or `KEY<TAB>absent`; for a single absent key the exit
+    /// code is 1.
+    #[command(subcommand)]
+    Bloomier(commands::bloomier::BloomierCommand),
     /// Rerun the seed studies and print (and optionally save) their tables.
     #[command(subcommand)]
     Experiment(bloomkit_experiments::ExperimentCommand),
@@ -70,6 +77,7 @@ fn main() -> ExitCode {
         Command::Remove(args) => commands::remove::run(args).map(|()| ExitCode::SUCCESS),
         Command::Info(args) => commands::info::run(args).map(|()| ExitCode::SUCCESS),
         Command::Merge(args) => commands::merge::run(args).map(|()| ExitCode::SUCCESS),
+        Command::Bloomier(command) => commands::bloomier::run(command),
         Command::Experiment(command) => {
             bloomkit_experiments::run(command).map(|()| ExitCode::SUCCESS)
         }

@@ -1283,3 +1283,48 @@ fn build_then_remove_never_loses_a_kept_line_in_any_removable_kind() {
         );
     }
 }
+
+#[test]
+fn bloomier_builds_from_key_value_lines_and_gets_the_values() {
+    let dir = temp();
+    let mut tsv = String::new();
+    for i in 0..300u32 {
+        tsv.push_str(&format!("key\t{i}\t{}\n", i * 7 % 1000));
+    }
+    std::fs::write(dir.path().join("kv.tsv"), &tsv).unwrap();
+    ok(dir.path(), &["bloomier", "build", "kv.tsv", "-o", "t.bmr", "--check-bits", "12"]);
+    // The key is everything before the last tab.
+    let out = ok(dir.path(), &["bloomier", "get", "t.bmr", "key\t5", "key\t299", "nope"]);
+    assert_eq!(out, "key\t5\t35\nkey\t299\t93\nnope\tabsent\n");
+    let absent = run(dir.path(), &["bloomier", "get", "t.bmr", "nope"]);
+    assert_eq!(absent.status.code(), Some(1));
+    let from_stdin = ok_with_stdin(dir.path(), &["bloomier", "get", "t.bmr"], b"key\t1\n");
+    assert_eq!(from_stdin, "key\t1\t7\n");
+
+    // Membership mode, from standard input.
+    ok_with_stdin(
+        dir.path(),
+        &["bloomier", "build", "-", "--keys-only", "-e", "0.001", "-o", "m.bmr"],
+        b"a\nb\nc\n",
+    );
+    assert_eq!(ok(dir.path(), &["bloomier", "get", "m.bmr", "b"]), "b\t0\n");
+
+    // Errors: a line without a value, a value too wide, conflicting values, a filter file
+    // given to `get`, a Bloomier file given to `check`.
+    std::fs::write(dir.path().join("bad.tsv"), "a\t1\nb\n").unwrap();
+    let e = run(dir.path(), &["bloomier", "build", "bad.tsv", "-o", "x"]);
+    assert_eq!(e.status.code(), Some(2));
+    assert!(stderr(&e).contains("line 2"), "{}", stderr(&e));
+    std::fs::write(dir.path().join("wide.tsv"), "a\t300\n").unwrap();
+    let e = run(dir.path(), &["bloomier", "build", "wide.tsv", "--value-bits", "8", "-o", "x"]);
+    assert!(stderr(&e).contains("does not fit"), "{}", stderr(&e));
+    std::fs::write(dir.path().join("dup.tsv"), "a\t1\na\t2\n").unwrap();
+    let e = run(dir.path(), &["bloomier", "build", "dup.tsv", "-o", "x"]);
+    assert!(stderr(&e).contains("twice"), "{}", stderr(&e));
+    let bloom = filter_with(dir.path(), "f.bloom", &["a"]);
+    let e = run(dir.path(), &["bloomier", "get", bloom.to_str().unwrap(), "a"]);
+    assert_eq!(e.status.code(), Some(2));
+    let e = run(dir.path(), &["check", "t.bmr", "a"]);
+    assert!(stderr(&e).contains("Bloomier"), "{}", stderr(&e));
+    assert!(!dir.path().join("x").exists());
+}

@@ -3,6 +3,7 @@
 //! opening and saving filters).
 
 pub mod add;
+pub mod bloomier;
 pub mod build;
 pub mod check;
 pub mod create;
