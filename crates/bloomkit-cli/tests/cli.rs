@@ -1292,9 +1292,23 @@ fn bloomier_builds_from_key_value_lines_and_gets_the_values() {
         tsv.push_str(&format!("key\t{i}\t{}\n", i * 7 % 1000));
     }
     std::fs::write(dir.path().join("kv.tsv"), &tsv).unwrap();
-    ok(dir.path(), &["bloomier", "build", "kv.tsv", "-o", "t.bmr", "--check-bits", "12"]);
+    ok(
+        dir.path(),
+        &[
+            "bloomier",
+            "build",
+            "kv.tsv",
+            "-o",
+            "t.bmr",
+            "--check-bits",
+            "12",
+        ],
+    );
     // The key is everything before the last tab.
-    let out = ok(dir.path(), &["bloomier", "get", "t.bmr", "key\t5", "key\t299", "nope"]);
+    let out = ok(
+        dir.path(),
+        &["bloomier", "get", "t.bmr", "key\t5", "key\t299", "nope"],
+    );
     assert_eq!(out, "key\t5\t35\nkey\t299\t93\nnope\tabsent\n");
     let absent = run(dir.path(), &["bloomier", "get", "t.bmr", "nope"]);
     assert_eq!(absent.status.code(), Some(1));
@@ -1304,7 +1318,16 @@ fn bloomier_builds_from_key_value_lines_and_gets_the_values() {
     // Membership mode, from standard input.
     ok_with_stdin(
         dir.path(),
-        &["bloomier", "build", "-", "--keys-only", "-e", "0.001", "-o", "m.bmr"],
+        &[
+            "bloomier",
+            "build",
+            "-",
+            "--keys-only",
+            "-e",
+            "0.001",
+            "-o",
+            "m.bmr",
+        ],
         b"a\nb\nc\n",
     );
     assert_eq!(ok(dir.path(), &["bloomier", "get", "m.bmr", "b"]), "b\t0\n");
@@ -1316,13 +1339,27 @@ fn bloomier_builds_from_key_value_lines_and_gets_the_values() {
     assert_eq!(e.status.code(), Some(2));
     assert!(stderr(&e).contains("line 2"), "{}", stderr(&e));
     std::fs::write(dir.path().join("wide.tsv"), "a\t300\n").unwrap();
-    let e = run(dir.path(), &["bloomier", "build", "wide.tsv", "--value-bits", "8", "-o", "x"]);
+    let e = run(
+        dir.path(),
+        &[
+            "bloomier",
+            "build",
+            "wide.tsv",
+            "--value-bits",
+            "8",
+            "-o",
+            "x",
+        ],
+    );
     assert!(stderr(&e).contains("does not fit"), "{}", stderr(&e));
     std::fs::write(dir.path().join("dup.tsv"), "a\t1\na\t2\n").unwrap();
     let e = run(dir.path(), &["bloomier", "build", "dup.tsv", "-o", "x"]);
     assert!(stderr(&e).contains("twice"), "{}", stderr(&e));
     let bloom = filter_with(dir.path(), "f.bloom", &["a"]);
-    let e = run(dir.path(), &["bloomier", "get", bloom.to_str().unwrap(), "a"]);
+    let e = run(
+        dir.path(),
+        &["bloomier", "get", bloom.to_str().unwrap(), "a"],
+    );
     assert_eq!(e.status.code(), Some(2));
     let e = run(dir.path(), &["check", "t.bmr", "a"]);
     assert!(stderr(&e).contains("Bloomier"), "{}", stderr(&e));

@@ -225,6 +225,27 @@ const STUDIES: &[Study] = &[
         )],
         figures: &["sstable_reads", "sstable_time"],
     },
+    Study {
+        name: "bloomier",
+        tables: &[(
+            "",
+            &[
+                "n",
+                "value_bits",
+                "check_bits",
+                "cells",
+                "bits_per_key",
+                "theory_bits_per_key",
+                "build_ns_per_key",
+                "query_ns",
+                "attempts",
+                "passed",
+                "queries",
+                "theory_fpp",
+            ],
+        )],
+        figures: &["bloomier_bits"],
+    },
 ];
 
 fn bloomkit(dir: &Path, args: &[&str]) -> Output {
@@ -436,6 +457,11 @@ fn sstable_study() {
 }
 
 #[test]
+fn bloomier_study() {
+    run_study("bloomier");
+}
+
+#[test]
 fn studies_are_deterministic_by_seed() {
     let dir = tempfile::tempdir().unwrap();
     for (seed, file) in [("3", "a.csv"), ("3", "b.csv"), ("4", "c.csv")] {
@@ -456,7 +482,7 @@ fn all_writes_an_index_of_every_table_and_figure() {
         dir.path(),
         &["experiment", "all", "--tiny", "--out", "report"],
     );
-    assert!(printed.contains("All 8 studies"), "{printed}");
+    assert!(printed.contains("All 9 studies"), "{printed}");
     let report = dir.path().join("report");
     let index = std::fs::read_to_string(report.join("index.html")).unwrap();
     assert!(index.starts_with("<!DOCTYPE html>"));

@@ -21,6 +21,7 @@
 #![warn(missing_docs)]
 
 pub mod all;
+pub mod bloomier;
 pub mod corpus;
 pub mod deletion;
 pub mod disk;
@@ -71,6 +72,9 @@ pub enum ExperimentCommand {
     /// The seeds' Bigtable example: sorted runs on disk with a filter each; disk reads per
     /// lookup with and without the filters.
     Sstable(sstable::SstableArgs),
+    /// The Bloomier filter: bits per key against 1.23·w, build time, and the
+    /// false-positive rate of its "not in set" check against 2^−c.
+    Bloomier(bloomier::BloomierArgs),
     /// Every study, into DIR (CSV, SVG, PNG) with DIR/index.html showing them all.
     All(all::AllArgs),
 }
@@ -86,6 +90,7 @@ pub fn run(command: ExperimentCommand) -> Result<()> {
         ExperimentCommand::Deletion(args) => finish(deletion::study(&args)?, &args.common),
         ExperimentCommand::Hashing(args) => finish(hashing::study(&args)?, &args.common),
         ExperimentCommand::Sstable(args) => finish(sstable::study(&args)?, &args.common),
+        ExperimentCommand::Bloomier(args) => finish(bloomier::study(&args)?, &args.common),
         ExperimentCommand::All(args) => all::run(args),
     }
 }

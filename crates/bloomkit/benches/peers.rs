@@ -343,7 +343,9 @@ impl Subject for Bloomier {
 struct Bloomier8(bloomkit::BloomierFilter);
 impl Subject for Bloomier8 {
     fn build(keys: &[u64], _fpp: f64) -> Self {
-        let b = bloomkit::BloomierFilter::builder().value_bits(0).check_bits(8);
+        let b = bloomkit::BloomierFilter::builder()
+            .value_bits(0)
+            .check_bits(8);
         Self(b.build(keys.iter().map(|k| (k, 0))).unwrap())
     }
     fn contains(&self, key: u64) -> bool {
@@ -664,12 +666,16 @@ fn main() {
         subject!("xorf BinaryFuse8 0.13", Fuse8, |_: &Fuse8| {
             "static; ε fixed ≈ 1/256".into()
         });
-        subject!("bloomkit bloomier (membership, 8 bits)", Bloomier8, |_: &Bloomier8| {
-            "static; ε fixed = 1/256".into()
-        });
-        subject!("bloomkit bloomier (membership, meets ε)", Bloomier, |f: &Bloomier| {
-            format!("static; c = {} check bits", f.0.check_bits())
-        });
+        subject!(
+            "bloomkit bloomier (membership, 8 bits)",
+            Bloomier8,
+            |_: &Bloomier8| { "static; ε fixed = 1/256".into() }
+        );
+        subject!(
+            "bloomkit bloomier (membership, meets ε)",
+            Bloomier,
+            |f: &Bloomier| { format!("static; c = {} check bits", f.0.check_bits()) }
+        );
         subject!("cuckoofilter 0.5", Cuckoo, |f: &Cuckoo| {
             format!("ε fixed (8-bit fingerprints); {} inserts failed", f.1)
         });

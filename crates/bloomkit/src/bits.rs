@@ -757,8 +757,14 @@ mod tests {
             assert_eq!((cells.get(2), cells.get(4)), (value(2), value(4)));
             let mut bytes = Vec::new();
             cells.write_le_bytes(&mut bytes);
-            assert_eq!(bytes.len() as u64, (len * u64::from(width)).div_ceil(64) * 8);
-            assert_eq!(PackedCells::from_le_bytes(len, width, &bytes).unwrap(), cells);
+            assert_eq!(
+                bytes.len() as u64,
+                (len * u64::from(width)).div_ceil(64) * 8
+            );
+            assert_eq!(
+                PackedCells::from_le_bytes(len, width, &bytes).unwrap(),
+                cells
+            );
             assert!(PackedCells::from_le_bytes(len, width, &bytes[1..]).is_err());
             if len * u64::from(width) % 64 != 0 {
                 let last = bytes.len() - 1;

@@ -158,10 +158,7 @@ impl BloomierFilter {
     /// use bloomkit::BloomierFilter;
     /// assert!(BloomierFilter::membership(["x"], 0.0).is_err());
     /// ```
-    pub fn membership<I: Item>(
-        keys: impl IntoIterator<Item = I>,
-        fpp: f64,
-    ) -> Result<Self, Error> {
+    pub fn membership<I: Item>(keys: impl IntoIterator<Item = I>, fpp: f64) -> Result<Self, Error> {
         Self::builder()
             .value_bits(0)
             .fpp(fpp)
@@ -291,9 +288,9 @@ impl BloomierFilter {
             )
             .into());
         }
-        let cells = segment_len.checked_mul(3).filter(|&m| {
-            segment_len > 0 && m.saturating_mul(width) <= MAX_NUM_BITS && len <= m
-        });
+        let cells = segment_len
+            .checked_mul(3)
+            .filter(|&m| segment_len > 0 && m.saturating_mul(width) <= MAX_NUM_BITS && len <= m);
         let Some(num_cells) = cells else {
             return Err(invalid(
                 "segment_len",
@@ -421,9 +418,7 @@ impl BloomierFilterBuilder {
         if value_bits > 64 || check_bits > 64 || !(1..=64).contains(&(value_bits + check_bits)) {
             return bad(
                 "cell width",
-                format!(
-                    "{value_bits} value bits + {check_bits} check bits must be 1 to 64 bits"
-                ),
+                format!("{value_bits} value bits + {check_bits} check bits must be 1 to 64 bits"),
             );
         }
         if needed > value_bits {
@@ -446,7 +441,9 @@ impl BloomierFilterBuilder {
         let width = value_bits + check_bits;
         let n = keys.len() as u64;
         let segment_len = params::bloomier_segment_len(n);
-        let bits = segment_len.saturating_mul(3).saturating_mul(u64::from(width));
+        let bits = segment_len
+            .saturating_mul(3)
+            .saturating_mul(u64::from(width));
         if bits > MAX_NUM_BITS {
             return Err(Error::TooLarge {
                 bits,
@@ -558,7 +555,16 @@ mod tests {
         let e = BloomierFilter::builder()
             .build([("a", 1u64), ("a", 2)])
             .unwrap_err();
-        assert!(matches!(e, Error::InvalidParameter { parameter: "keys", .. }), "{e}");
+        assert!(
+            matches!(
+                e,
+                Error::InvalidParameter {
+                    parameter: "keys",
+                    ..
+                }
+            ),
+            "{e}"
+        );
     }
 
     #[test]
@@ -569,7 +575,9 @@ mod tests {
             assert!(BloomierFilter::from_bytes(&bytes[..cut]).is_err());
         }
         // A registered kind's decoder names the type to use instead.
-        let e = <crate::AnyFilter as crate::Persist>::from_bytes(&bytes).unwrap_err().to_string();
+        let e = <crate::AnyFilter as crate::Persist>::from_bytes(&bytes)
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("BloomierFilter"), "{e}");
         // A filter file is not a Bloomier filter.
         let bloom = crate::BloomFilter::with_capacity(10, 0.01).unwrap();

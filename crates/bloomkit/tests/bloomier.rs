@@ -137,7 +137,10 @@ fn peeling_rarely_needs_a_second_attempt() {
             t.attempt() > 0
         })
         .count();
-    assert!(retried <= 40, "{retried} of 200 key sets of 1 000 needed a retry");
+    assert!(
+        retried <= 40,
+        "{retried} of 200 key sets of 1 000 needed a retry"
+    );
     for s in 0..3u64 {
         let t = BloomierFilter::builder()
             .seed(s)

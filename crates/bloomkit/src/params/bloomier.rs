@@ -84,7 +84,9 @@ mod tests {
         }
         for n in [0u64, 1, 2, 3, 100, 12_345] {
             let s = bloomier_segment_len(n);
-            assert!(3 * s >= (n as f64 * 1.23) as u64 + 32 && 3 * s < (n as f64 * 1.23) as u64 + 35);
+            assert!(
+                3 * s >= (n as f64 * 1.23) as u64 + 32 && 3 * s < (n as f64 * 1.23) as u64 + 35
+            );
         }
     }
 
@@ -92,7 +94,10 @@ mod tests {
     fn check_bits_reach_the_fpp() {
         for fpp in [0.5, 0.1, 0.01, 1e-3, 0.003_906_25, 1e-9] {
             let c = bloomier_check_bits_for_fpp(fpp);
-            assert!(bloomier_fpp(c) <= fpp && bloomier_fpp(c - 1) > fpp, "{fpp}: {c}");
+            assert!(
+                bloomier_fpp(c) <= fpp && bloomier_fpp(c - 1) > fpp,
+                "{fpp}: {c}"
+            );
         }
     }
 }
