@@ -69,5 +69,13 @@ fn main() -> Result<(), Error> {
             filter.bits_per_item()
         );
     }
+    // The Bloomier filter is static (built once from all its keys), so it is not a `Kind`:
+    // its row is built from the n keys themselves, in membership mode.
+    let bloomier = bloomkit::BloomierFilter::membership(0..n, fpp)?;
+    println!(
+        "| `BloomierFilter` (`bloomkit bloomier`) | no | no | no | never (static: built once \
+         from its keys) | {:.2} |",
+        bloomier.bits_per_key()
+    );
     Ok(())
 }
