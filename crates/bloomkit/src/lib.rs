@@ -43,6 +43,7 @@
 #![warn(missing_docs)]
 
 pub mod any;
+pub mod arith;
 #[allow(unsafe_code)]
 pub mod arch;
 // Storage and byte-reading internals: public for the workspace's own crates (the Redis

@@ -25,6 +25,7 @@ use crate::error::Error;
 // `params::name`.
 mod blocked;
 mod bloomier;
+mod compressed;
 mod counting;
 mod cuckoo;
 mod deletable;
@@ -34,6 +35,7 @@ mod vi_counting;
 
 pub use blocked::*;
 pub use bloomier::*;
+pub use compressed::*;
 pub use counting::*;
 pub use cuckoo::*;
 pub use deletable::*;
