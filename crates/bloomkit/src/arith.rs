@@ -239,14 +239,25 @@ mod tests {
         let mut out = Vec::new();
         encode(bits.len() as u64, |i| bits[i as usize], prob_zero, &mut out);
         let mut back = vec![false; bits.len()];
-        decode(&out, bits.len() as u64, prob_zero, |i| back[i as usize] = true).unwrap();
+        decode(&out, bits.len() as u64, prob_zero, |i| {
+            back[i as usize] = true
+        })
+        .unwrap();
         assert_eq!(back, bits);
         out
     }
 
     #[test]
     fn bits_round_trip_at_every_density_and_compress_to_the_entropy() {
-        for (ones, seed) in [(0, 1), (1, 2), (10, 3), (100, 4), (500, 5), (900, 6), (1000, 7)] {
+        for (ones, seed) in [
+            (0, 1),
+            (1, 2),
+            (10, 3),
+            (100, 4),
+            (500, 5),
+            (900, 6),
+            (1000, 7),
+        ] {
             let bits = random_bits(100_000, ones, seed);
             let count = bits.iter().filter(|&&b| b).count() as u64;
             let p0 = u32::from(prob_zero_for(count, bits.len() as u64));
@@ -261,8 +272,14 @@ mod tests {
             let floor = bits.len() as f64 * -(4095.0f64 / 4096.0).log2();
             let ideal = (bits.len() as f64 * entropy).max(floor);
             let got = out.len() as f64 * 8.0;
-            assert!(got <= ideal * 1.01 + 48.0, "q = {q}: {got} bits, ideal {ideal}");
-            assert!(out.len() as u64 * 8 + 8 >= (ideal as u64).saturating_sub(64), "{got}");
+            assert!(
+                got <= ideal * 1.01 + 48.0,
+                "q = {q}: {got} bits, ideal {ideal}"
+            );
+            assert!(
+                out.len() as u64 * 8 + 8 >= (ideal as u64).saturating_sub(64),
+                "{got}"
+            );
             assert!(max_bits_in(out.len() as u64, p0) >= bits.len() as u64);
         }
         round_trip(&[], 2048);

@@ -25,6 +25,8 @@
 //! * [`scalable`] — the [`ScalableBloomFilter`]: a stack of classic filters that grows and
 //!   keeps its false-positive bound.
 //! * [`cuckoo`] — the [`CuckooFilter`]: fingerprints in buckets, with remove.
+//! * [`compressed`] — the [`CompressedBloomFilter`] (Mitzenmacher 2002): m and k chosen for
+//!   the smallest transmitted size, saved arithmetic-coded ([`arith`]).
 //! * [`concurrent`] — [`ConcurrentBloomFilter`], the classic filter shared between threads
 //!   (insert and query through `&self`, no lock).
 //! * `parallel` (cargo feature `rayon`) — `BloomFilter::insert_parallel`: inserting on
@@ -43,9 +45,9 @@
 #![warn(missing_docs)]
 
 pub mod any;
-pub mod arith;
 #[allow(unsafe_code)]
 pub mod arch;
+pub mod arith;
 // Storage and byte-reading internals: public for the workspace's own crates (the Redis
 // module keeps RedisBloom's layouts on `BitVec` and reads headers with `codec::Reader`), not
 // part of the documented API.
@@ -55,6 +57,7 @@ pub mod blocked;
 pub mod bloom;
 pub mod bloomier;
 pub mod codec;
+pub mod compressed;
 pub mod concurrent;
 pub mod counting;
 pub mod cuckoo;
@@ -85,6 +88,8 @@ pub use bloom::{BloomFilter, BloomFilterBuilder};
 pub use bloomier::{BloomierFilter, BloomierFilterBuilder};
 #[doc(inline)]
 pub use codec::Persist;
+#[doc(inline)]
+pub use compressed::{CompressedBloomFilter, CompressedBloomFilterBuilder};
 #[doc(inline)]
 pub use concurrent::ConcurrentBloomFilter;
 #[doc(inline)]

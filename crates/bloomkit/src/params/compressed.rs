@@ -129,7 +129,10 @@ mod tests {
             } else {
                 assert!((z - z_n).abs() < 1e-3, "{m_n} {k}: {z}");
             }
-            assert!((fpp_per_item(m_n, k) - f).abs() < 0.005 * f + 1e-6, "{m_n} {k}");
+            assert!(
+                (fpp_per_item(m_n, k) - f).abs() < 0.005 * f + 1e-6,
+                "{m_n} {k}"
+            );
         }
     }
 
@@ -141,12 +144,18 @@ mod tests {
             for cap in [1.0, 2.0, 4.0, 16.0, 1e4] {
                 let (m_n, k) = compressed_optimum(fpp, classic * cap).unwrap();
                 let z = compressed_bits_per_item(m_n, k);
-                assert!(z <= last + 1e-9 && z >= entropy_bound_bits_per_item(fpp), "{fpp}");
+                assert!(
+                    z <= last + 1e-9 && z >= entropy_bound_bits_per_item(fpp),
+                    "{fpp}"
+                );
                 assert!((fpp_per_item(m_n, k) - fpp).abs() < 1e-9 * fpp.max(1e-3));
                 last = z;
             }
             // k = 1 at no cap: z/n → log₂(1/ε) + log₂ e as ε → 0 (H(ε)/ε).
-            assert!(last < entropy_bound_bits_per_item(fpp) + 1.45, "{fpp}: {last}");
+            assert!(
+                last < entropy_bound_bits_per_item(fpp) + 1.45,
+                "{fpp}: {last}"
+            );
         }
     }
 }
