@@ -397,7 +397,19 @@ impl Persist for CompressedBloomFilter {
             params: inner,
             payload: &words,
         })?;
-        Ok(CompressedBloomFilter { inner })
+        // One filter, one file: the stored probability must be the one its bits give, and
+        // the code the one the encoder writes for them (an arithmetic code has slack in its
+        // last bytes that a decoder would otherwise accept).
+        let filter = CompressedBloomFilter { inner };
+        let mut canonical = Vec::with_capacity(parts.payload.len());
+        filter.encode_payload(&mut canonical);
+        if filter.prob_zero() as u32 != p0 || canonical != parts.payload {
+            return Err(invalid(
+                "compressed bits",
+                "not the coding this filter's bits are written with".into(),
+            ));
+        }
+        Ok(filter)
     }
 }
 
