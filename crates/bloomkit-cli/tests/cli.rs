@@ -738,23 +738,24 @@ fn kind_specific_options_apply_to_their_kinds_only() {
         ("bloom", "--bucket-size", "8", "cuckoo"),
         ("vi-counting", "--fingerprint-bits", "16", "cuckoo"),
         ("stable", "--max-kicks", "100", "cuckoo"),
+        ("bloom", "--max-bits-per-item", "40", "compressed"),
         (
             "cuckoo",
             "--scheme",
             "seeded",
-            "bloom, counting, vi-counting, deletable, scalable or stable",
+            "bloom, counting, vi-counting, deletable, scalable, stable or compressed",
         ),
         (
             "scalable",
             "--hashes",
             "3",
-            "bloom, blocked, counting, vi-counting, deletable or stable",
+            "bloom, blocked, counting, vi-counting, deletable, stable or compressed",
         ),
         (
             "cuckoo",
             "--bits",
             "1024",
-            "bloom, blocked, counting, vi-counting, deletable, stable or sbbf",
+            "bloom, blocked, counting, vi-counting, deletable, stable, sbbf or compressed",
         ),
     ] {
         let args = [
@@ -989,7 +990,7 @@ fn merge_works_for_mergeable_kinds_only() {
         assert!(
             stderr(&output).contains(&format!(
                 "cannot merge x.bk and y.bk: a {kind} filter cannot merge; merge works for \
-                 bloom, blocked, counting, vi-counting, deletable or sbbf filters"
+                 bloom, blocked, counting, vi-counting, deletable, sbbf or compressed filters"
             )),
             "{}",
             stderr(&output)
@@ -1364,4 +1365,51 @@ fn bloomier_builds_from_key_value_lines_and_gets_the_values() {
     let e = run(dir.path(), &["check", "t.bmr", "a"]);
     assert!(stderr(&e).contains("Bloomier"), "{}", stderr(&e));
     assert!(!dir.path().join("x").exists());
+}
+
+#[test]
+fn export_compressed_is_read_back_by_every_command() {
+    let dir = temp();
+    let lines = numbered("w", 2_000);
+    std::fs::write(dir.path().join("words"), &lines).unwrap();
+    ok(
+        dir.path(),
+        &["build", "words", "-o", "f.bloom", "--kind", "compressed"],
+    );
+    ok(dir.path(), &["export", "f.bloom", "-o", "plain.bloom"]);
+    let said = ok(
+        dir.path(),
+        &["export", "--compressed", "plain.bloom", "-o", "g.bloom"],
+    );
+    assert!(said.contains("compressed filter"), "{said}");
+    let plain = std::fs::metadata(dir.path().join("plain.bloom"))
+        .unwrap()
+        .len();
+    let sent = std::fs::metadata(dir.path().join("g.bloom")).unwrap().len();
+    // k = 2, m/n ≈ 19: about 8.9 bits per item sent instead of 19 in memory.
+    assert!(sent * 2 < plain, "{sent} vs {plain}");
+    let g = AnyFilter::load(dir.path().join("g.bloom")).unwrap();
+    assert_eq!(g.kind().name(), "compressed");
+    assert!(ok(dir.path(), &["check", "g.bloom", "w-17"]).contains("maybe"));
+    assert!(ok(dir.path(), &["info", "g.bloom"]).contains("compressed"));
+    ok(dir.path(), &["add", "g.bloom", "new item"]);
+    assert!(ok(dir.path(), &["check", "g.bloom", "new item"]).contains("maybe"));
+    ok(
+        dir.path(),
+        &["merge", "g.bloom", "f.bloom", "-o", "both.bloom"],
+    );
+    // Only classic filters export.
+    let counting = kind_with(dir.path(), "counting", "c.bloom", &["a"]);
+    let e = run(
+        dir.path(),
+        &[
+            "export",
+            "--compressed",
+            counting.to_str().unwrap(),
+            "-o",
+            "x",
+        ],
+    );
+    assert_eq!(e.status.code(), Some(2));
+    assert!(stderr(&e).contains("counting"), "{}", stderr(&e));
 }

@@ -20,7 +20,9 @@ fn measure(filter: &mut CompressedBloomFilter) -> (u64, f64) {
     for i in 0..N {
         filter.insert(&key(i));
     }
-    let fp = (N..N + QUERIES).filter(|&i| filter.contains(&key(i))).count() as u64;
+    let fp = (N..N + QUERIES)
+        .filter(|&i| filter.contains(&key(i)))
+        .count() as u64;
     (fp, filter.compressed_len() as f64 * 8.0 / N as f64)
 }
 
@@ -48,7 +50,12 @@ fn check(filter: &mut CompressedBloomFilter, label: &str) -> f64 {
 fn chosen_dimensions_meet_epsilon_and_send_their_entropy() {
     for fpp in [0.1, 0.01, 0.001] {
         let mut classic = CompressedBloomFilter::from_bloom(
-            BloomFilter::builder().capacity(N).fpp(fpp).seed(1).build().unwrap(),
+            BloomFilter::builder()
+                .capacity(N)
+                .fpp(fpp)
+                .seed(1)
+                .build()
+                .unwrap(),
         );
         let classic_sent = check(&mut classic, "classic");
         for cap in [4.0, 16.0, 1e6] {
@@ -63,7 +70,10 @@ fn chosen_dimensions_meet_epsilon_and_send_their_entropy() {
             let sent = check(&mut f, &format!("ε = {fpp}, cap {cap}×"));
             // Less than the classic filter sends, more than the information floor, and
             // within 2% of the paper's z/n for the chosen m/n and k.
-            assert!(sent < classic_sent, "ε = {fpp}, cap {cap}: {sent} ≥ {classic_sent}");
+            assert!(
+                sent < classic_sent,
+                "ε = {fpp}, cap {cap}: {sent} ≥ {classic_sent}"
+            );
             assert!(sent > entropy_bound_bits_per_item(fpp));
             let z = f.theoretical_bits_sent_per_item();
             assert!((sent / z - 1.0).abs() < 0.02, "ε = {fpp}: {sent} vs {z}");
@@ -90,7 +100,10 @@ fn mitzenmachers_tables_on_real_filters() {
             .unwrap();
         let sent = check(&mut f, &format!("m/n = {m_n}, k = {k}"));
         assert!((compressed_bits_per_item(m_n as f64, k) - z_n).abs() < 1e-3);
-        assert!((sent / z_n - 1.0).abs() < 0.02, "m/n = {m_n}: {sent} vs {z_n}");
+        assert!(
+            (sent / z_n - 1.0).abs() < 0.02,
+            "m/n = {m_n}: {sent} vs {z_n}"
+        );
     }
 }
 

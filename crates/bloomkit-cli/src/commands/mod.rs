@@ -7,6 +7,7 @@ pub mod bloomier;
 pub mod build;
 pub mod check;
 pub mod create;
+pub mod export;
 pub mod info;
 pub mod input;
 pub mod merge;
