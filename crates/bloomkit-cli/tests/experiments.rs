@@ -246,6 +246,44 @@ const STUDIES: &[Study] = &[
         )],
         figures: &["bloomier_bits"],
     },
+    Study {
+        name: "compressed",
+        tables: &[
+            (
+                "",
+                &[
+                    "fpp",
+                    "filter",
+                    "n",
+                    "m",
+                    "k",
+                    "sent_bits_per_item",
+                    "theory_bits_per_item",
+                    "entropy_bound",
+                    "false_positives",
+                    "queries",
+                    "theory_fpp",
+                ],
+            ),
+            (
+                "paper",
+                &[
+                    "fpp",
+                    "filter",
+                    "n",
+                    "m",
+                    "k",
+                    "sent_bits_per_item",
+                    "theory_bits_per_item",
+                    "entropy_bound",
+                    "false_positives",
+                    "queries",
+                    "theory_fpp",
+                ],
+            ),
+        ],
+        figures: &["compressed_sent"],
+    },
 ];
 
 fn bloomkit(dir: &Path, args: &[&str]) -> Output {
@@ -462,6 +500,11 @@ fn bloomier_study() {
 }
 
 #[test]
+fn compressed_study() {
+    run_study("compressed");
+}
+
+#[test]
 fn studies_are_deterministic_by_seed() {
     let dir = tempfile::tempdir().unwrap();
     for (seed, file) in [("3", "a.csv"), ("3", "b.csv"), ("4", "c.csv")] {
@@ -482,7 +525,7 @@ fn all_writes_an_index_of_every_table_and_figure() {
         dir.path(),
         &["experiment", "all", "--tiny", "--out", "report"],
     );
-    assert!(printed.contains("All 9 studies"), "{printed}");
+    assert!(printed.contains("All 10 studies"), "{printed}");
     let report = dir.path().join("report");
     let index = std::fs::read_to_string(report.join("index.html")).unwrap();
     assert!(index.starts_with("<!DOCTYPE html>"));

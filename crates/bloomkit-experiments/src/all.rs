@@ -10,7 +10,8 @@ use clap::Args;
 
 use super::report::{write_index, Report};
 use super::{
-    bloomier, deletion, disk, fpr, hashing, plot, rho, sstable, timing, variants, Size, StudyArgs,
+    bloomier, compressed, deletion, disk, fpr, hashing, plot, rho, sstable, timing, variants, Size,
+    StudyArgs,
 };
 
 /// Arguments of `bloomkit experiment all`.
@@ -39,8 +40,17 @@ pub struct AllArgs {
 }
 
 /// The studies in the order of the report.
-pub const STUDIES: [&str; 9] = [
-    "fpr", "rho", "disk", "timing", "variants", "deletion", "hashing", "sstable", "bloomier",
+pub const STUDIES: [&str; 10] = [
+    "fpr",
+    "rho",
+    "disk",
+    "timing",
+    "variants",
+    "deletion",
+    "hashing",
+    "sstable",
+    "bloomier",
+    "compressed",
 ];
 
 /// Runs one study by name with the common options.
@@ -56,6 +66,7 @@ pub fn study(name: &str, common: &StudyArgs) -> Result<Report> {
         "hashing" => hashing::study(&hashing::HashingArgs { common }),
         "sstable" => sstable::study(&sstable::SstableArgs::with_common(common)),
         "bloomier" => bloomier::study(&bloomier::BloomierArgs { common }),
+        "compressed" => compressed::study(&compressed::CompressedArgs { common }),
         other => anyhow::bail!("no study named {other}"),
     }
 }

@@ -22,6 +22,7 @@
 
 pub mod all;
 pub mod bloomier;
+pub mod compressed;
 pub mod corpus;
 pub mod deletion;
 pub mod disk;
@@ -75,6 +76,9 @@ pub enum ExperimentCommand {
     /// The Bloomier filter: bits per key against 1.23·w, build time, and the
     /// false-positive rate of its "not in set" check against 2^−c.
     Bloomier(bloomier::BloomierArgs),
+    /// The compressed Bloom filter: transmitted bits per item against ε — compressed,
+    /// uncompressed and the entropy bound — and Mitzenmacher's tables on real filters.
+    Compressed(compressed::CompressedArgs),
     /// Every study, into DIR (CSV, SVG, PNG) with DIR/index.html showing them all.
     All(all::AllArgs),
 }
@@ -91,6 +95,7 @@ pub fn run(command: ExperimentCommand) -> Result<()> {
         ExperimentCommand::Hashing(args) => finish(hashing::study(&args)?, &args.common),
         ExperimentCommand::Sstable(args) => finish(sstable::study(&args)?, &args.common),
         ExperimentCommand::Bloomier(args) => finish(bloomier::study(&args)?, &args.common),
+        ExperimentCommand::Compressed(args) => finish(compressed::study(&args)?, &args.common),
         ExperimentCommand::All(args) => all::run(args),
     }
 }
