@@ -5,9 +5,9 @@
 
 use bloomkit::BloomFilter;
 use bloomkit::{
-    AnyFilter, BlockedBloomFilter, CountingBloomFilter, CuckooFilter, DeletableBloomFilter, Error,
-    Filter, ScalableBloomFilter, SplitBlockBloomFilter, StableBloomFilter,
-    VariableIncrementBloomFilter,
+    AnyFilter, BlockedBloomFilter, CompressedBloomFilter, CountingBloomFilter, CuckooFilter,
+    DeletableBloomFilter, Error, Filter, ScalableBloomFilter, SplitBlockBloomFilter,
+    StableBloomFilter, VariableIncrementBloomFilter,
 };
 
 fn main() -> Result<(), Error> {
@@ -42,6 +42,10 @@ fn main() -> Result<(), Error> {
         (
             "SplitBlockBloomFilter",
             SplitBlockBloomFilter::with_capacity(n, fpp)?.into(),
+        ),
+        (
+            "CompressedBloomFilter",
+            CompressedBloomFilter::with_capacity(n, fpp)?.into(),
         ),
     ];
     println!("| kind | remove | grow | merge | false negatives | bits per item at ε = 1% |");
