@@ -10,7 +10,7 @@
 use anyhow::Result;
 use bloomkit::params::{
     bits_per_item_for, compressed_bits_per_item, compressed_optimum, entropy_bound_bits_per_item,
-    fpp_exact,
+    fpp_exact, MITZENMACHER_TABLES,
 };
 use bloomkit::stats::{wilson_interval, Z_95};
 use bloomkit::{BloomFilter, CompressedBloomFilter};
@@ -23,17 +23,6 @@ use super::{agreement, progress, sig, StudyArgs, Table};
 /// The memory caps of the compressed-optimal rows, as multiples of the classic filter's
 /// bits per item.
 pub const CAPS: [f64; 2] = [4.0, 16.0];
-
-/// Mitzenmacher 2002, Tables 1 and 2: (m/n, k) at about 8 and 16 transmitted bits per
-/// item, with the z/n and false-positive rate printed there.
-pub const PAPER: [(u64, u32, f64, f64); 6] = [
-    (8, 6, 8.0, 0.0216),
-    (14, 2, 7.923, 0.0177),
-    (92, 1, 7.923, 0.0108),
-    (16, 11, 16.0, 4.59e-4),
-    (28, 4, 15.846, 3.14e-4),
-    (48, 3, 15.829, 2.22e-4),
-];
 
 /// Arguments of `bloomkit experiment compressed`.
 #[derive(Debug, Args)]
@@ -118,7 +107,7 @@ pub fn study(args: &CompressedArgs) -> Result<Report> {
         vec![0.1, 0.05, 0.01, 0.001, 1e-4],
     );
     let bar = progress(
-        (fpps.len() * (1 + CAPS.len()) + PAPER.len()) as u64,
+        (fpps.len() * (1 + CAPS.len()) + MITZENMACHER_TABLES.len()) as u64,
         "compressed: filters",
     );
     let mut rows = Vec::new();
@@ -157,7 +146,7 @@ pub fn study(args: &CompressedArgs) -> Result<Report> {
         }
     }
     let mut paper = Vec::new();
-    for (m_n, k, _, f) in PAPER {
+    for (m_n, k, _, f) in MITZENMACHER_TABLES {
         let filter = CompressedBloomFilter::builder()
             .capacity(n)
             .num_bits(m_n * n)
@@ -387,7 +376,7 @@ mod tests {
         };
         let report = study(&CompressedArgs { common }).unwrap();
         assert_eq!(report.tables[0].csv.rows.len(), 2 * (1 + CAPS.len()));
-        assert_eq!(report.tables[1].csv.rows.len(), PAPER.len());
+        assert_eq!(report.tables[1].csv.rows.len(), MITZENMACHER_TABLES.len());
         assert!(
             report.notes[0].contains("sit on theory"),
             "{}",

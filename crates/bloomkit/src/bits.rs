@@ -16,6 +16,35 @@ fn zero_words(count: u64) -> Result<Vec<u64>, Error> {
     Ok(storage)
 }
 
+/// Appends 64-bit words as little-endian bytes: the on-disk form of every storage here.
+fn write_words(words: &[u64], out: &mut Vec<u8>) {
+    out.reserve(words.len() * 8);
+    for w in words {
+        out.extend_from_slice(&w.to_le_bytes());
+    }
+}
+
+/// The decoding checks shared by the packed arrays: a cell width in `1..=max` (else an
+/// error on `field`), and the error for a payload that does not fit.
+fn check_width(field: &'static str, width: u32, max: u32) -> Result<(), crate::error::DecodeError> {
+    if (1..=max).contains(&width) {
+        Ok(())
+    } else {
+        Err(crate::error::DecodeError::InvalidField {
+            field,
+            reason: format!("{width} is not in 1..={max}"),
+        })
+    }
+}
+
+/// A stored payload that is not what its parameters say.
+fn invalid_payload(reason: String) -> crate::error::DecodeError {
+    crate::error::DecodeError::InvalidField {
+        field: "payload",
+        reason,
+    }
+}
+
 /// A fixed-size array of bits, stored in 64-bit words.
 ///
 /// Bit `i` is bit `i % 64` of word `i / 64`; on disk the words are little-endian, so the
@@ -122,10 +151,7 @@ impl BitVec {
 
     /// Appends the words as little-endian bytes.
     pub fn write_le_bytes(&self, out: &mut Vec<u8>) {
-        out.reserve(self.words.len() * 8);
-        for w in &self.words {
-            out.extend_from_slice(&w.to_le_bytes());
-        }
+        write_words(&self.words, out);
     }
 
     /// Copies the bytes `offset .. offset + out.len()` of the little-endian byte image (the
@@ -534,10 +560,7 @@ impl PackedCounters {
 
     /// Appends the words as little-endian bytes.
     pub fn write_le_bytes(&self, out: &mut Vec<u8>) {
-        out.reserve(self.words.len() * 8);
-        for w in &self.words {
-            out.extend_from_slice(&w.to_le_bytes());
-        }
+        write_words(&self.words, out);
     }
 
     /// Reads `len` counters of `width` bits from exactly
@@ -547,17 +570,8 @@ impl PackedCounters {
         width: u32,
         bytes: &[u8],
     ) -> Result<Self, crate::error::DecodeError> {
-        use crate::error::DecodeError;
-        let invalid = |reason: String| DecodeError::InvalidField {
-            field: "payload",
-            reason,
-        };
-        if !(1..=16).contains(&width) {
-            return Err(DecodeError::InvalidField {
-                field: "counter width",
-                reason: format!("{width} is not in 1..=16"),
-            });
-        }
+        let invalid = invalid_payload;
+        check_width("counter width", width, 16)?;
         if bytes.len() as u64 != Self::encoded_len(len, width) {
             return Err(invalid(format!(
                 "{} bytes cannot hold exactly {len} counters of {width} bits",
@@ -683,10 +697,7 @@ impl PackedCells {
 
     /// Appends the words as little-endian bytes.
     pub fn write_le_bytes(&self, out: &mut Vec<u8>) {
-        out.reserve(self.words.len() * 8);
-        for w in &self.words {
-            out.extend_from_slice(&w.to_le_bytes());
-        }
+        write_words(&self.words, out);
     }
 
     /// Reads `len` cells of `width` bits from exactly `⌈len·width/64⌉` little-endian words;
@@ -697,17 +708,8 @@ impl PackedCells {
         width: u32,
         bytes: &[u8],
     ) -> Result<Self, crate::error::DecodeError> {
-        use crate::error::DecodeError;
-        let invalid = |reason: String| DecodeError::InvalidField {
-            field: "payload",
-            reason,
-        };
-        if !(1..=64).contains(&width) {
-            return Err(DecodeError::InvalidField {
-                field: "cell width",
-                reason: format!("{width} is not in 1..=64"),
-            });
-        }
+        let invalid = invalid_payload;
+        check_width("cell width", width, 64)?;
         let words = Self::word_count(len, width)
             .filter(|&w| w.checked_mul(8) == Some(bytes.len() as u64))
             .ok_or_else(|| {

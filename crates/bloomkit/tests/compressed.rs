@@ -6,6 +6,7 @@ mod conformance;
 
 use bloomkit::params::{
     binary_entropy, compressed_bits_per_item, entropy_bound_bits_per_item, fpp_exact,
+    MITZENMACHER_TABLES,
 };
 use bloomkit::stats::{binomial_acceptance, Z_99_9};
 use bloomkit::{BloomFilter, CompressedBloomFilter, Filter, Persist};
@@ -85,12 +86,7 @@ fn chosen_dimensions_meet_epsilon_and_send_their_entropy() {
 /// arrays with fewer hashes give fewer false positives. Each row on a real filter.
 #[test]
 fn mitzenmachers_tables_on_real_filters() {
-    for (m_n, k, z_n) in [
-        (14u64, 2u32, 7.923),
-        (92, 1, 7.923),
-        (28, 4, 15.846),
-        (48, 3, 15.829),
-    ] {
+    for (m_n, k, z_n, _) in MITZENMACHER_TABLES {
         let mut f = CompressedBloomFilter::builder()
             .capacity(N)
             .num_bits(m_n * N)
@@ -99,11 +95,14 @@ fn mitzenmachers_tables_on_real_filters() {
             .build()
             .unwrap();
         let sent = check(&mut f, &format!("m/n = {m_n}, k = {k}"));
-        assert!((compressed_bits_per_item(m_n as f64, k) - z_n).abs() < 1e-3);
+        // The classic rows are sent uncompressed in the paper (z/n = m/n); coded, they
+        // cost their entropy, a little less.
+        let z = compressed_bits_per_item(m_n as f64, k);
         assert!(
-            (sent / z_n - 1.0).abs() < 0.02,
-            "m/n = {m_n}: {sent} vs {z_n}"
+            z <= z_n + 1e-3 && z > 0.99 * z_n,
+            "m/n = {m_n}: {z} vs {z_n}"
         );
+        assert!((sent / z - 1.0).abs() < 0.02, "m/n = {m_n}: {sent} vs {z}");
     }
 }
 
