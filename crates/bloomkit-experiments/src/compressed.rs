@@ -123,7 +123,7 @@ pub fn study(args: &CompressedArgs) -> Result<Report> {
             n,
             queries,
             fpp,
-            "classic, compressed".into(),
+            "classic (compressed)".into(),
             0,
         ));
         bar.inc(1);
@@ -139,7 +139,7 @@ pub fn study(args: &CompressedArgs) -> Result<Report> {
                 n,
                 queries,
                 fpp,
-                format!("optimal, m/n ≤ {cap}× classic"),
+                format!("optimal for m/n ≤ {cap}× classic"),
                 1 + i,
             ));
             bar.inc(1);
@@ -158,7 +158,7 @@ pub fn study(args: &CompressedArgs) -> Result<Report> {
             n,
             queries,
             f,
-            format!("m/n = {m_n}, k = {k}"),
+            format!("m/n = {m_n} with k = {k}"),
             0,
         ));
         bar.inc(1);
