@@ -23,7 +23,10 @@
 //! rates ([`as_bloom`](CompressedBloomFilter::as_bloom)). The file (kind tag 14) stores the
 //! classic filter's parameters, the probability of a 0 bit measured when saving, and the bit
 //! array coded with the crate's binary arithmetic coder ([`crate::arith`]) at that
-//! probability, which comes within a fraction of a percent of `m · H(p)`. Any classic filter
+//! probability, which comes within a fraction of a percent of `m · H(p)`. Reading it checks
+//! the stated m against what the payload can code ([`arith::max_bits_in`]) before
+//! allocating, and accepts only the coding the encoder writes for the bits it decodes, so
+//! one filter has one file. Any classic filter
 //! can be sent this way ([`from_bloom`](CompressedBloomFilter::from_bloom), `bloomkit export
 //! --compressed`); one sized by this kind's builder is the one that compresses best.
 //!
