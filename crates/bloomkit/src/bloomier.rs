@@ -489,29 +489,38 @@ impl BloomierFilterBuilder {
 /// cell with count 1 therefore names its one key directly (the xor of a single index), so
 /// peeling needs no adjacency lists — the trick of Botelho et al. and of xor filters.
 fn peel(keys: &[(u128, u64)], attempt: u32, segment_len: u64) -> Option<Vec<(u64, u64)>> {
+    /// A cell's remaining keys: how many, and the xor of their indexes, side by side so
+    /// that updating a cell is one cache miss.
+    #[derive(Clone, Copy, Default)]
+    struct Degree {
+        xor: u64,
+        count: u32,
+    }
     let m = (3 * segment_len) as usize;
-    let mut count = vec![0u32; m];
-    let mut xor = vec![0u64; m];
+    let mut cells = vec![Degree::default(); m];
     for (i, &(digest, _)) in keys.iter().enumerate() {
         for c in slots(digest, attempt, segment_len).cells {
-            count[c as usize] += 1;
-            xor[c as usize] ^= i as u64;
+            let d = &mut cells[c as usize];
+            d.count += 1;
+            d.xor ^= i as u64;
         }
     }
-    let mut queue: Vec<u64> = (0..m as u64).filter(|&c| count[c as usize] == 1).collect();
+    let mut queue: Vec<u64> = (0..m as u64)
+        .filter(|&c| cells[c as usize].count == 1)
+        .collect();
     let mut order = Vec::with_capacity(keys.len());
     while let Some(cell) = queue.pop() {
-        if count[cell as usize] != 1 {
+        let Degree { xor: key, count } = cells[cell as usize];
+        if count != 1 {
             continue; // emptied since it was queued
         }
-        let key = xor[cell as usize];
         order.push((key, cell));
         for c in slots(keys[key as usize].0, attempt, segment_len).cells {
-            let c = c as usize;
-            count[c] -= 1;
-            xor[c] ^= key;
-            if count[c] == 1 {
-                queue.push(c as u64);
+            let d = &mut cells[c as usize];
+            d.count -= 1;
+            d.xor ^= key;
+            if d.count == 1 {
+                queue.push(c);
             }
         }
     }
