@@ -55,6 +55,17 @@ enum Command {
     /// Write the union of two filters of the same kind and parameters (the kinds that can:
     /// bloom, blocked, counting, vi-counting, deletable).
     Merge(commands::merge::MergeArgs),
+    /// Rewrite a classic filter for sending: with --compressed as a compressed Bloom filter
+    /// (the same bits, arithmetic-coded), without it as a plain classic filter. Every
+    /// command reads both.
+    Export(commands::export::ExportArgs),
+    /// Build and query a Bloomier filter: a static map from keys to r-bit values, built
+    /// once from all of them (`bloomier build KEYS_VALUES.tsv -o F`, `bloomier get F KEY…`).
+    ///
+    /// `get` prints `KEY<TAB>VALUE` or `KEY<TAB>absent`; for a single absent key the exit
+    /// code is 1.
+    #[command(subcommand)]
+    Bloomier(commands::bloomier::BloomierCommand),
     /// Rerun the seed studies and print (and optionally save) their tables.
     #[command(subcommand)]
     Experiment(bloomkit_experiments::ExperimentCommand),
@@ -70,6 +81,8 @@ fn main() -> ExitCode {
         Command::Remove(args) => commands::remove::run(args).map(|()| ExitCode::SUCCESS),
         Command::Info(args) => commands::info::run(args).map(|()| ExitCode::SUCCESS),
         Command::Merge(args) => commands::merge::run(args).map(|()| ExitCode::SUCCESS),
+        Command::Export(args) => commands::export::run(args).map(|()| ExitCode::SUCCESS),
+        Command::Bloomier(command) => commands::bloomier::run(command),
         Command::Experiment(command) => {
             bloomkit_experiments::run(command).map(|()| ExitCode::SUCCESS)
         }

@@ -738,23 +738,24 @@ fn kind_specific_options_apply_to_their_kinds_only() {
         ("bloom", "--bucket-size", "8", "cuckoo"),
         ("vi-counting", "--fingerprint-bits", "16", "cuckoo"),
         ("stable", "--max-kicks", "100", "cuckoo"),
+        ("bloom", "--max-bits-per-item", "40", "compressed"),
         (
             "cuckoo",
             "--scheme",
             "seeded",
-            "bloom, counting, vi-counting, deletable, scalable or stable",
+            "bloom, counting, vi-counting, deletable, scalable, stable or compressed",
         ),
         (
             "scalable",
             "--hashes",
             "3",
-            "bloom, blocked, counting, vi-counting, deletable or stable",
+            "bloom, blocked, counting, vi-counting, deletable, stable or compressed",
         ),
         (
             "cuckoo",
             "--bits",
             "1024",
-            "bloom, blocked, counting, vi-counting, deletable, stable or sbbf",
+            "bloom, blocked, counting, vi-counting, deletable, stable, sbbf or compressed",
         ),
     ] {
         let args = [
@@ -1003,7 +1004,7 @@ fn merge_works_for_mergeable_kinds_only() {
         assert!(
             stderr(&output).contains(&format!(
                 "cannot merge x.bk and y.bk: a {kind} filter cannot merge; merge works for \
-                 bloom, blocked, counting, vi-counting, deletable or sbbf filters"
+                 bloom, blocked, counting, vi-counting, deletable, sbbf or compressed filters"
             )),
             "{}",
             stderr(&output)
@@ -1296,4 +1297,133 @@ fn build_then_remove_never_loses_a_kept_line_in_any_removable_kind() {
             "{kind}: kept lines answer \"no\" after the others were removed:\n{lost}"
         );
     }
+}
+
+#[test]
+fn bloomier_builds_from_key_value_lines_and_gets_the_values() {
+    let dir = temp();
+    let mut tsv = String::new();
+    for i in 0..300u32 {
+        tsv.push_str(&format!("key\t{i}\t{}\n", i * 7 % 1000));
+    }
+    std::fs::write(dir.path().join("kv.tsv"), &tsv).unwrap();
+    ok(
+        dir.path(),
+        &[
+            "bloomier",
+            "build",
+            "kv.tsv",
+            "-o",
+            "t.bmr",
+            "--check-bits",
+            "12",
+        ],
+    );
+    // The key is everything before the last tab.
+    let out = ok(
+        dir.path(),
+        &["bloomier", "get", "t.bmr", "key\t5", "key\t299", "nope"],
+    );
+    assert_eq!(out, "key\t5\t35\nkey\t299\t93\nnope\tabsent\n");
+    let absent = run(dir.path(), &["bloomier", "get", "t.bmr", "nope"]);
+    assert_eq!(absent.status.code(), Some(1));
+    let from_stdin = ok_with_stdin(dir.path(), &["bloomier", "get", "t.bmr"], b"key\t1\n");
+    assert_eq!(from_stdin, "key\t1\t7\n");
+
+    // Membership mode, from standard input.
+    ok_with_stdin(
+        dir.path(),
+        &[
+            "bloomier",
+            "build",
+            "-",
+            "--keys-only",
+            "-e",
+            "0.001",
+            "-o",
+            "m.bmr",
+        ],
+        b"a\nb\nc\n",
+    );
+    assert_eq!(ok(dir.path(), &["bloomier", "get", "m.bmr", "b"]), "b\t0\n");
+
+    // Errors: a line without a value, a value too wide, conflicting values, a filter file
+    // given to `get`, a Bloomier file given to `check`.
+    std::fs::write(dir.path().join("bad.tsv"), "a\t1\nb\n").unwrap();
+    let e = run(dir.path(), &["bloomier", "build", "bad.tsv", "-o", "x"]);
+    assert_eq!(e.status.code(), Some(2));
+    assert!(stderr(&e).contains("line 2"), "{}", stderr(&e));
+    std::fs::write(dir.path().join("wide.tsv"), "a\t300\n").unwrap();
+    let e = run(
+        dir.path(),
+        &[
+            "bloomier",
+            "build",
+            "wide.tsv",
+            "--value-bits",
+            "8",
+            "-o",
+            "x",
+        ],
+    );
+    assert!(stderr(&e).contains("does not fit"), "{}", stderr(&e));
+    std::fs::write(dir.path().join("dup.tsv"), "a\t1\na\t2\n").unwrap();
+    let e = run(dir.path(), &["bloomier", "build", "dup.tsv", "-o", "x"]);
+    assert!(stderr(&e).contains("twice"), "{}", stderr(&e));
+    let bloom = filter_with(dir.path(), "f.bloom", &["a"]);
+    let e = run(
+        dir.path(),
+        &["bloomier", "get", bloom.to_str().unwrap(), "a"],
+    );
+    assert_eq!(e.status.code(), Some(2));
+    let e = run(dir.path(), &["check", "t.bmr", "a"]);
+    assert!(stderr(&e).contains("Bloomier"), "{}", stderr(&e));
+    assert!(!dir.path().join("x").exists());
+}
+
+#[test]
+fn export_compressed_is_read_back_by_every_command() {
+    let dir = temp();
+    let lines = numbered("w", 2_000);
+    std::fs::write(dir.path().join("words"), &lines).unwrap();
+    ok(
+        dir.path(),
+        &["build", "words", "-o", "f.bloom", "--kind", "compressed"],
+    );
+    ok(dir.path(), &["export", "f.bloom", "-o", "plain.bloom"]);
+    let said = ok(
+        dir.path(),
+        &["export", "--compressed", "plain.bloom", "-o", "g.bloom"],
+    );
+    assert!(said.contains("compressed filter"), "{said}");
+    let plain = std::fs::metadata(dir.path().join("plain.bloom"))
+        .unwrap()
+        .len();
+    let sent = std::fs::metadata(dir.path().join("g.bloom")).unwrap().len();
+    // k = 2, m/n ≈ 19: about 8.9 bits per item sent instead of 19 in memory.
+    assert!(sent * 2 < plain, "{sent} vs {plain}");
+    let g = AnyFilter::load(dir.path().join("g.bloom")).unwrap();
+    assert_eq!(g.kind().name(), "compressed");
+    assert!(ok(dir.path(), &["check", "g.bloom", "w-17"]).contains("maybe"));
+    assert!(ok(dir.path(), &["info", "g.bloom"]).contains("compressed"));
+    ok(dir.path(), &["add", "g.bloom", "new item"]);
+    assert!(ok(dir.path(), &["check", "g.bloom", "new item"]).contains("maybe"));
+    ok(
+        dir.path(),
+        &["merge", "g.bloom", "f.bloom", "-o", "both.bloom"],
+    );
+    // Only classic filters export.
+    let counting = kind_with(dir.path(), "counting", "c.bloom", &["a"]);
+    let e = run(
+        dir.path(),
+        &[
+            "export",
+            "--compressed",
+            counting.to_str().unwrap(),
+            "-o",
+            "x",
+        ],
+    );
+    assert_eq!(e.status.code(), Some(2));
+    assert!(stderr(&e).contains("counting"), "{}", stderr(&e));
 }

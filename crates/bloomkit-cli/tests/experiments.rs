@@ -15,6 +15,21 @@ struct Study {
     figures: &'static [&'static str],
 }
 
+/// The columns of both of the compressed study's tables.
+const COMPRESSED_COLUMNS: &[&str] = &[
+    "fpp",
+    "filter",
+    "n",
+    "m",
+    "k",
+    "sent_bits_per_item",
+    "theory_bits_per_item",
+    "entropy_bound",
+    "false_positives",
+    "queries",
+    "theory_fpp",
+];
+
 const STUDIES: &[Study] = &[
     Study {
         name: "fpr",
@@ -338,6 +353,32 @@ const STUDIES: &[Study] = &[
         )],
         figures: &["sstable_reads", "sstable_time"],
     },
+    Study {
+        name: "bloomier",
+        tables: &[(
+            "",
+            &[
+                "n",
+                "value_bits",
+                "check_bits",
+                "cells",
+                "bits_per_key",
+                "theory_bits_per_key",
+                "build_ns_per_key",
+                "query_ns",
+                "attempts",
+                "passed",
+                "queries",
+                "theory_fpp",
+            ],
+        )],
+        figures: &["bloomier_bits"],
+    },
+    Study {
+        name: "compressed",
+        tables: &[("", COMPRESSED_COLUMNS), ("paper", COMPRESSED_COLUMNS)],
+        figures: &["compressed_sent"],
+    },
 ];
 
 fn bloomkit(dir: &Path, args: &[&str]) -> Output {
@@ -576,6 +617,16 @@ fn claims_study() {
 #[test]
 fn sstable_study() {
     run_study("sstable");
+}
+
+#[test]
+fn bloomier_study() {
+    run_study("bloomier");
+}
+
+#[test]
+fn compressed_study() {
+    run_study("compressed");
 }
 
 #[test]

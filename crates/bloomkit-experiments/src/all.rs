@@ -10,8 +10,8 @@ use clap::Args;
 
 use super::report::{write_index, Report};
 use super::{
-    claims, deletion, disk, fpr, hashing, plot, rho, spellcheck, sstable, summary_cache, timing,
-    variants, Size, StudyArgs,
+    bloomier, claims, compressed, deletion, disk, fpr, hashing, plot, rho, spellcheck, sstable,
+    summary_cache, timing, variants, Size, StudyArgs,
 };
 
 /// Arguments of `bloomkit experiment all`.
@@ -40,7 +40,7 @@ pub struct AllArgs {
 }
 
 /// The studies in the order of the report.
-pub const STUDIES: [&str; 11] = [
+pub const STUDIES: [&str; 13] = [
     "fpr",
     "rho",
     "disk",
@@ -49,6 +49,8 @@ pub const STUDIES: [&str; 11] = [
     "variants",
     "deletion",
     "hashing",
+    "bloomier",
+    "compressed",
     "sstable",
     "spellcheck",
     "summary-cache",
@@ -69,6 +71,8 @@ pub fn study(name: &str, common: &StudyArgs) -> Result<Report> {
         "claims" => claims::study(&claims::ClaimsArgs { common }),
         "spellcheck" => spellcheck::study(&spellcheck::SpellcheckArgs { common }),
         "summary-cache" => summary_cache::study(&summary_cache::SummaryCacheArgs { common }),
+        "bloomier" => bloomier::study(&bloomier::BloomierArgs { common }),
+        "compressed" => compressed::study(&compressed::CompressedArgs { common }),
         other => anyhow::bail!("no study named {other}"),
     }
 }

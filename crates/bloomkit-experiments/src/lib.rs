@@ -21,7 +21,9 @@
 #![warn(missing_docs)]
 
 pub mod all;
+pub mod bloomier;
 pub mod claims;
+pub mod compressed;
 pub mod corpus;
 pub mod deletion;
 pub mod disk;
@@ -86,6 +88,12 @@ pub enum ExperimentCommand {
     /// summaries in the file format; false, missed and remote hits and bytes exchanged
     /// against URL lists and ICP.
     SummaryCache(summary_cache::SummaryCacheArgs),
+    /// The Bloomier filter: bits per key against 1.23·w, build time, and the
+    /// false-positive rate of its "not in set" check against 2^−c.
+    Bloomier(bloomier::BloomierArgs),
+    /// The compressed Bloom filter: transmitted bits per item against ε — compressed,
+    /// uncompressed and the entropy bound — and Mitzenmacher's tables on real filters.
+    Compressed(compressed::CompressedArgs),
     /// Every study, into DIR (CSV, SVG, PNG) with DIR/index.html showing them all.
     All(all::AllArgs),
 }
@@ -104,6 +112,8 @@ pub fn run(command: ExperimentCommand) -> Result<()> {
         ExperimentCommand::Claims(args) => finish(claims::study(&args)?, &args.common),
         ExperimentCommand::Spellcheck(args) => finish(spellcheck::study(&args)?, &args.common),
         ExperimentCommand::SummaryCache(args) => finish(summary_cache::study(&args)?, &args.common),
+        ExperimentCommand::Bloomier(args) => finish(bloomier::study(&args)?, &args.common),
+        ExperimentCommand::Compressed(args) => finish(compressed::study(&args)?, &args.common),
         ExperimentCommand::All(args) => all::run(args),
     }
 }

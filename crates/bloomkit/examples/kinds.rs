@@ -5,9 +5,9 @@
 
 use bloomkit::BloomFilter;
 use bloomkit::{
-    AnyFilter, BlockedBloomFilter, CountingBloomFilter, CuckooFilter, DeletableBloomFilter, Error,
-    Filter, ScalableBloomFilter, SplitBlockBloomFilter, StableBloomFilter,
-    VariableIncrementBloomFilter,
+    AnyFilter, BlockedBloomFilter, CompressedBloomFilter, CountingBloomFilter, CuckooFilter,
+    DeletableBloomFilter, Error, Filter, ScalableBloomFilter, SplitBlockBloomFilter,
+    StableBloomFilter, VariableIncrementBloomFilter,
 };
 
 fn main() -> Result<(), Error> {
@@ -43,6 +43,10 @@ fn main() -> Result<(), Error> {
             "SplitBlockBloomFilter",
             SplitBlockBloomFilter::with_capacity(n, fpp)?.into(),
         ),
+        (
+            "CompressedBloomFilter",
+            CompressedBloomFilter::with_capacity(n, fpp)?.into(),
+        ),
     ];
     println!("| kind | remove | grow | merge | false negatives | bits per item at ε = 1% |");
     println!("|---|---|---|---|---|---|");
@@ -69,5 +73,13 @@ fn main() -> Result<(), Error> {
             filter.bits_per_item()
         );
     }
+    // The Bloomier filter is static (built once from all its keys), so it is not a `Kind`:
+    // its row is built from the n keys themselves, in membership mode.
+    let bloomier = bloomkit::BloomierFilter::membership(0..n, fpp)?;
+    println!(
+        "| `BloomierFilter` (`bloomkit bloomier`) | no | no | no | never (static: built once \
+         from its keys) | {:.2} |",
+        bloomier.bits_per_key()
+    );
     Ok(())
 }

@@ -16,6 +16,35 @@ fn zero_words(count: u64) -> Result<Vec<u64>, Error> {
     Ok(storage)
 }
 
+/// Appends 64-bit words as little-endian bytes: the on-disk form of every storage here.
+fn write_words(words: &[u64], out: &mut Vec<u8>) {
+    out.reserve(words.len() * 8);
+    for w in words {
+        out.extend_from_slice(&w.to_le_bytes());
+    }
+}
+
+/// The decoding checks shared by the packed arrays: a cell width in `1..=max` (else an
+/// error on `field`), and the error for a payload that does not fit.
+fn check_width(field: &'static str, width: u32, max: u32) -> Result<(), crate::error::DecodeError> {
+    if (1..=max).contains(&width) {
+        Ok(())
+    } else {
+        Err(crate::error::DecodeError::InvalidField {
+            field,
+            reason: format!("{width} is not in 1..={max}"),
+        })
+    }
+}
+
+/// A stored payload that is not what its parameters say.
+fn invalid_payload(reason: String) -> crate::error::DecodeError {
+    crate::error::DecodeError::InvalidField {
+        field: "payload",
+        reason,
+    }
+}
+
 /// A fixed-size array of bits, stored in 64-bit words.
 ///
 /// Bit `i` is bit `i % 64` of word `i / 64`; on disk the words are little-endian, so the
@@ -122,10 +151,7 @@ impl BitVec {
 
     /// Appends the words as little-endian bytes.
     pub fn write_le_bytes(&self, out: &mut Vec<u8>) {
-        out.reserve(self.words.len() * 8);
-        for w in &self.words {
-            out.extend_from_slice(&w.to_le_bytes());
-        }
+        write_words(&self.words, out);
     }
 
     /// Copies the bytes `offset .. offset + out.len()` of the little-endian byte image (the
@@ -534,10 +560,7 @@ impl PackedCounters {
 
     /// Appends the words as little-endian bytes.
     pub fn write_le_bytes(&self, out: &mut Vec<u8>) {
-        out.reserve(self.words.len() * 8);
-        for w in &self.words {
-            out.extend_from_slice(&w.to_le_bytes());
-        }
+        write_words(&self.words, out);
     }
 
     /// Reads `len` counters of `width` bits from exactly
@@ -547,17 +570,8 @@ impl PackedCounters {
         width: u32,
         bytes: &[u8],
     ) -> Result<Self, crate::error::DecodeError> {
-        use crate::error::DecodeError;
-        let invalid = |reason: String| DecodeError::InvalidField {
-            field: "payload",
-            reason,
-        };
-        if !(1..=16).contains(&width) {
-            return Err(DecodeError::InvalidField {
-                field: "counter width",
-                reason: format!("{width} is not in 1..=16"),
-            });
-        }
+        let invalid = invalid_payload;
+        check_width("counter width", width, 16)?;
         if bytes.len() as u64 != Self::encoded_len(len, width) {
             return Err(invalid(format!(
                 "{} bytes cannot hold exactly {len} counters of {width} bits",
@@ -589,8 +603,181 @@ impl std::fmt::Debug for PackedCounters {
     }
 }
 
+/// An array of `len` cells of `width` bits each (1 to 64), packed densely: cell `i` is bits
+/// `i·width .. (i+1)·width` of the little-endian bit stream, so a cell may straddle two
+/// 64-bit words and no bit is wasted between cells. This is the storage of a structure
+/// whose size per key is the point (the Bloomier filter's `1.23·w` bits per key): a
+/// [`PackedCounters`] of 12-bit cells would waste 4 of every 64 bits. Bits past the last
+/// cell are always zero.
+#[derive(Clone, PartialEq, Eq)]
+pub struct PackedCells {
+    words: Vec<u64>,
+    len: u64,
+    width: u32,
+}
+
+impl PackedCells {
+    /// `len` zero cells of `width` bits; a width outside 1..=64 is
+    /// [`Error::InvalidParameter`], a size that cannot be allocated [`Error::OutOfMemory`].
+    pub fn zeros(len: u64, width: u32) -> Result<Self, Error> {
+        if !(1..=64).contains(&width) {
+            return Err(Error::InvalidParameter {
+                parameter: "cell width",
+                reason: format!("{width} is not in 1..=64 bits"),
+            });
+        }
+        let words = Self::word_count(len, width).ok_or(Error::OutOfMemory { bytes: u64::MAX })?;
+        Ok(Self {
+            words: zero_words(words)?,
+            len,
+            width,
+        })
+    }
+
+    /// ⌈len·width / 64⌉, if it fits.
+    fn word_count(len: u64, width: u32) -> Option<u64> {
+        Some(len.checked_mul(u64::from(width))?.div_ceil(64))
+    }
+
+    /// The number of cells.
+    pub fn len(&self) -> u64 {
+        self.len
+    }
+
+    /// Whether there are no cells.
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// The width of one cell in bits.
+    pub fn width(&self) -> u32 {
+        self.width
+    }
+
+    /// The mask of the low `width` bits.
+    #[inline]
+    fn mask(&self) -> u64 {
+        u64::MAX >> (64 - self.width)
+    }
+
+    /// The value of cell `index` (below [`len`](Self::len)).
+    #[inline]
+    pub fn get(&self, index: u64) -> u64 {
+        debug_assert!(index < self.len);
+        let bit = index * u64::from(self.width);
+        let (word, shift) = ((bit / 64) as usize, (bit % 64) as u32);
+        let mut value = self.words[word] >> shift;
+        if shift + self.width > 64 {
+            value |= self.words[word + 1] << (64 - shift);
+        }
+        value & self.mask()
+    }
+
+    /// Sets cell `index` to the low `width` bits of `value`.
+    #[inline]
+    pub fn set(&mut self, index: u64, value: u64) {
+        debug_assert!(index < self.len);
+        let value = value & self.mask();
+        let bit = index * u64::from(self.width);
+        let (word, shift) = ((bit / 64) as usize, (bit % 64) as u32);
+        let low_mask = self.mask() << shift;
+        self.words[word] = (self.words[word] & !low_mask) | (value << shift);
+        if shift + self.width > 64 {
+            let spill = shift + self.width - 64;
+            let high_mask = u64::MAX >> (64 - spill);
+            let w = &mut self.words[word + 1];
+            *w = (*w & !high_mask) | (value >> (64 - shift));
+        }
+    }
+
+    /// The size of the storage in bytes.
+    pub fn memory_bytes(&self) -> usize {
+        self.words.len() * 8
+    }
+
+    /// Appends the words as little-endian bytes.
+    pub fn write_le_bytes(&self, out: &mut Vec<u8>) {
+        write_words(&self.words, out);
+    }
+
+    /// Reads `len` cells of `width` bits from exactly `⌈len·width/64⌉` little-endian words;
+    /// the length is checked before anything is allocated, and bits past the last cell
+    /// must be zero.
+    pub fn from_le_bytes(
+        len: u64,
+        width: u32,
+        bytes: &[u8],
+    ) -> Result<Self, crate::error::DecodeError> {
+        let invalid = invalid_payload;
+        check_width("cell width", width, 64)?;
+        let words = Self::word_count(len, width)
+            .filter(|&w| w.checked_mul(8) == Some(bytes.len() as u64))
+            .ok_or_else(|| {
+                invalid(format!(
+                    "{} bytes cannot hold exactly {len} cells of {width} bits",
+                    bytes.len()
+                ))
+            })?;
+        let mut cells = Self::zeros(len, width).map_err(|e| invalid(e.to_string()))?;
+        for (slot, chunk) in cells.words.iter_mut().zip(bytes.chunks_exact(8)) {
+            *slot = u64::from_le_bytes(chunk.try_into().expect("chunks of 8"));
+        }
+        let used = len * u64::from(width) % 64;
+        if words > 0 && used != 0 && cells.words[words as usize - 1] >> used != 0 {
+            return Err(invalid("bits set past the last cell".into()));
+        }
+        Ok(cells)
+    }
+}
+
+impl std::fmt::Debug for PackedCells {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("PackedCells")
+            .field("len", &self.len)
+            .field("width", &self.width)
+            .finish()
+    }
+}
+
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn packed_cells_straddle_words_and_round_trip() {
+        for width in [1u32, 7, 12, 33, 64] {
+            let len = 150;
+            let mut cells = PackedCells::zeros(len, width).unwrap();
+            let mask = u64::MAX >> (64 - width);
+            let value = |i: u64| crate::hash::mix64(i) & mask;
+            for i in 0..len {
+                cells.set(i, value(i));
+            }
+            for i in 0..len {
+                assert_eq!(cells.get(i), value(i), "width {width}, cell {i}");
+            }
+            // A neighbour's write never changes a cell.
+            cells.set(3, 0);
+            assert_eq!((cells.get(2), cells.get(4)), (value(2), value(4)));
+            let mut bytes = Vec::new();
+            cells.write_le_bytes(&mut bytes);
+            assert_eq!(
+                bytes.len() as u64,
+                (len * u64::from(width)).div_ceil(64) * 8
+            );
+            assert_eq!(
+                PackedCells::from_le_bytes(len, width, &bytes).unwrap(),
+                cells
+            );
+            assert!(PackedCells::from_le_bytes(len, width, &bytes[1..]).is_err());
+            if len * u64::from(width) % 64 != 0 {
+                let last = bytes.len() - 1;
+                bytes[last] |= 0x80;
+                assert!(PackedCells::from_le_bytes(len, width, &bytes).is_err());
+            }
+        }
+        assert!(PackedCells::zeros(10, 0).is_err() && PackedCells::zeros(10, 65).is_err());
+        assert!(PackedCells::from_le_bytes(u64::MAX, 64, &[]).is_err());
+    }
+
     #[test]
     fn counter_sums_saturate_and_minimums_are_element_wise() {
         let mut a = PackedCounters::zeros(20, 4).unwrap();

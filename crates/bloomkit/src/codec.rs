@@ -65,25 +65,9 @@ pub trait Persist: Filter + Sized {
     fn to_bytes(&self) -> Vec<u8> {
         let mut params = Vec::new();
         self.encode_params(&mut params);
-        let mut out = Vec::with_capacity(HEADER_LEN + params.len() + 16);
-        out.extend_from_slice(MAGIC);
-        out.extend_from_slice(&FORMAT_VERSION.to_le_bytes());
-        out.push(self.kind().tag());
-        let hashing = self.hashing();
-        out.push(hashing.function.id());
-        out.push(hashing.scheme.id());
-        out.extend_from_slice(&[0, 0, 0]);
-        out.extend_from_slice(&hashing.seed.to_le_bytes());
-        out.extend_from_slice(&(params.len() as u32).to_le_bytes());
-        out.extend_from_slice(&params);
-        let length_at = out.len();
-        out.extend_from_slice(&0u64.to_le_bytes());
-        self.encode_payload(&mut out);
-        let payload_len = (out.len() - length_at - 8) as u64;
-        out[length_at..length_at + 8].copy_from_slice(&payload_len.to_le_bytes());
-        let checksum = xxhash_rust::xxh3::xxh3_64(&out);
-        out.extend_from_slice(&checksum.to_le_bytes());
-        out
+        encode(self.kind().tag(), self.hashing(), &params, |out| {
+            self.encode_payload(out)
+        })
     }
 
     /// Reads a filter of this kind from the bloomkit file format.
@@ -133,6 +117,46 @@ pub trait Persist: Filter + Sized {
         Self::from_bytes(&bytes).map_err(|e| with_path(e, path))
     }
 }
+
+/// The file of a structure with format tag `tag`: the header, `params`, the payload that
+/// `payload` appends, and the checksum. [`Persist::to_bytes`] calls it for every registered
+/// kind; a static structure outside the registry (the Bloomier filter) calls it with its own
+/// tag.
+pub(crate) fn encode(
+    tag: u8,
+    hashing: Hashing,
+    params: &[u8],
+    payload: impl FnOnce(&mut Vec<u8>),
+) -> Vec<u8> {
+    let mut out = Vec::with_capacity(HEADER_LEN + params.len() + 16);
+    out.extend_from_slice(MAGIC);
+    out.extend_from_slice(&FORMAT_VERSION.to_le_bytes());
+    out.push(tag);
+    out.push(hashing.function.id());
+    out.push(hashing.scheme.id());
+    out.extend_from_slice(&[0, 0, 0]);
+    out.extend_from_slice(&hashing.seed.to_le_bytes());
+    out.extend_from_slice(&(params.len() as u32).to_le_bytes());
+    out.extend_from_slice(params);
+    let length_at = out.len();
+    out.extend_from_slice(&0u64.to_le_bytes());
+    payload(&mut out);
+    let payload_len = (out.len() - length_at - 8) as u64;
+    out[length_at..length_at + 8].copy_from_slice(&payload_len.to_le_bytes());
+    let checksum = xxhash_rust::xxh3::xxh3_64(&out);
+    out.extend_from_slice(&checksum.to_le_bytes());
+    out
+}
+
+/// Format tags of structures that are not filter kinds (static, built once from a set, so
+/// without `Filter::insert`) and live outside the registry, with their names: `Parts` refuses
+/// them with a message that says how to read them instead. The tag numbers are shared with
+/// [`Kind`] and never reused.
+const STATIC_TAGS: &[(u8, &str)] = &[(
+    crate::bloomier::FORMAT_TAG,
+    "a Bloomier filter (a static function, not a filter kind); read it with \
+     `BloomierFilter::from_bytes` or `bloomkit bloomier get`",
+)];
 
 /// The bytes of one encoded filter from `reader`: the fixed header, the parameters and the
 /// payload whose lengths it gives, and the checksum — no byte past them.
@@ -195,6 +219,59 @@ impl<'a> Parts<'a> {
     /// Splits and checks an encoded filter: magic, version, identifiers, every length, and
     /// the checksum. Nothing is allocated.
     pub fn parse(bytes: &'a [u8]) -> Result<Self, DecodeError> {
+        let frame = Frame::parse(bytes, |tag| {
+            if let Some((_, what)) = STATIC_TAGS.iter().find(|(t, _)| *t == tag) {
+                return Err(DecodeError::InvalidField {
+                    field: "kind",
+                    reason: format!("tag {tag} is {what}"),
+                });
+            }
+            Kind::from_tag(tag)
+                .map(|_| ())
+                .ok_or(DecodeError::UnknownKind(tag))
+        })?;
+        Ok(Parts {
+            kind: Kind::from_tag(frame.tag).expect("checked by the closure"),
+            hashing: frame.hashing,
+            params: frame.params,
+            payload: frame.payload,
+        })
+    }
+
+    /// Fails unless the parts are of the `expected` kind.
+    pub fn expect_kind(&self, expected: Kind) -> Result<(), DecodeError> {
+        if self.kind == expected {
+            Ok(())
+        } else {
+            Err(DecodeError::InvalidField {
+                field: "kind",
+                reason: format!("expected a {expected} filter, found a {} filter", self.kind),
+            })
+        }
+    }
+}
+
+/// The validated pieces of an encoded structure of any tag: what [`Parts`] is made from, and
+/// what a static structure outside the registry decodes from.
+#[derive(Debug, Clone)]
+pub(crate) struct Frame<'a> {
+    /// The format tag.
+    pub tag: u8,
+    /// The hashing configuration from the header.
+    pub hashing: Hashing,
+    /// The structure's parameters.
+    pub params: &'a [u8],
+    /// The structure's storage.
+    pub payload: &'a [u8],
+}
+
+impl<'a> Frame<'a> {
+    /// Splits and checks an encoded structure: magic, version, every length, the checksum,
+    /// then the tag (with `check_tag`) and the hashing identifiers. Nothing is allocated.
+    pub(crate) fn parse(
+        bytes: &'a [u8],
+        check_tag: impl FnOnce(u8) -> Result<(), DecodeError>,
+    ) -> Result<Self, DecodeError> {
         let mut r = Reader::new(bytes);
         if r.take(MAGIC.len())? != MAGIC {
             return Err(DecodeError::BadMagic);
@@ -203,7 +280,7 @@ impl<'a> Parts<'a> {
         if version != FORMAT_VERSION {
             return Err(DecodeError::UnsupportedVersion(version, FORMAT_VERSION));
         }
-        let kind_tag = r.u8()?;
+        let tag = r.u8()?;
         let function = r.u8()?;
         let scheme = r.u8()?;
         if r.take(3)? != [0, 0, 0] {
@@ -226,7 +303,7 @@ impl<'a> Parts<'a> {
         if stored != computed {
             return Err(DecodeError::ChecksumMismatch { stored, computed });
         }
-        let kind = Kind::from_tag(kind_tag).ok_or(DecodeError::UnknownKind(kind_tag))?;
+        check_tag(tag)?;
         let invalid = |field, e: Error| DecodeError::InvalidField {
             field,
             reason: e.to_string(),
@@ -236,24 +313,12 @@ impl<'a> Parts<'a> {
             scheme: IndexScheme::from_id(scheme).map_err(|e| invalid("index scheme", e))?,
             seed,
         };
-        Ok(Parts {
-            kind,
+        Ok(Frame {
+            tag,
             hashing,
             params,
             payload,
         })
-    }
-
-    /// Fails unless the parts are of the `expected` kind.
-    pub fn expect_kind(&self, expected: Kind) -> Result<(), DecodeError> {
-        if self.kind == expected {
-            Ok(())
-        } else {
-            Err(DecodeError::InvalidField {
-                field: "kind",
-                reason: format!("expected a {expected} filter, found a {} filter", self.kind),
-            })
-        }
     }
 }
 

@@ -13,6 +13,8 @@
 //!   [`AnyFilter`] are generated from that list; each kind declares its abilities in its own
 //!   file.
 //! * [`bloom`] — the classic [`BloomFilter`].
+//! * [`bloomier`] — the [`BloomierFilter`] (Chazelle et al. 2004): a static map from keys to
+//!   r-bit values built by 3-hypergraph peeling; not a filter kind (built once from a set).
 //! * [`counting`] — the [`CountingBloomFilter`] (Fan et al. 2000): saturating counters, remove.
 //! * [`vi_counting`] — the [`VariableIncrementBloomFilter`] (Rottenstreich et al. 2014):
 //!   hashed increments, fewer false positives than counting for the same memory.
@@ -23,6 +25,8 @@
 //! * [`scalable`] — the [`ScalableBloomFilter`]: a stack of classic filters that grows and
 //!   keeps its false-positive bound.
 //! * [`cuckoo`] — the [`CuckooFilter`]: fingerprints in buckets, with remove.
+//! * [`compressed`] — the [`CompressedBloomFilter`] (Mitzenmacher 2002): m and k chosen for
+//!   the smallest transmitted size, saved arithmetic-coded ([`arith`]).
 //! * [`concurrent`] — [`ConcurrentBloomFilter`], the classic filter shared between threads
 //!   (insert and query through `&self`, no lock).
 //! * `parallel` (cargo feature `rayon`) — `BloomFilter::insert_parallel`: inserting on
@@ -43,6 +47,7 @@
 pub mod any;
 #[allow(unsafe_code)]
 pub mod arch;
+pub mod arith;
 // Storage and byte-reading internals: public for the workspace's own crates (the Redis
 // module keeps RedisBloom's layouts on `BitVec` and reads headers with `codec::Reader`), not
 // part of the documented API.
@@ -50,7 +55,9 @@ pub mod arch;
 pub mod bits;
 pub mod blocked;
 pub mod bloom;
+pub mod bloomier;
 pub mod codec;
+pub mod compressed;
 pub mod concurrent;
 pub mod counting;
 pub mod cuckoo;
@@ -80,7 +87,11 @@ pub use blocked::{BlockedBloomFilter, BlockedBloomFilterBuilder};
 #[doc(inline)]
 pub use bloom::{BloomFilter, BloomFilterBuilder};
 #[doc(inline)]
+pub use bloomier::{BloomierFilter, BloomierFilterBuilder};
+#[doc(inline)]
 pub use codec::Persist;
+#[doc(inline)]
+pub use compressed::{CompressedBloomFilter, CompressedBloomFilterBuilder};
 #[doc(inline)]
 pub use concurrent::ConcurrentBloomFilter;
 #[doc(inline)]

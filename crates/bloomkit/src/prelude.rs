@@ -32,7 +32,8 @@ pub use crate::codec::Persist;
 pub use crate::filter::{Filter, Kind, Mergeable, Removable};
 pub use crate::hash::{Hashed, Item};
 pub use crate::{
-    AnyFilter, BlockedBloomFilter, BloomFilter, ConcurrentBloomFilter, CountingBloomFilter,
-    CuckooFilter, DeletableBloomFilter, ScalableBloomFilter, SplitBlockBloomFilter,
-    StableBloomFilter, Typed, VariableIncrementBloomFilter,
+    AnyFilter, BlockedBloomFilter, BloomFilter, BloomierFilter, CompressedBloomFilter,
+    ConcurrentBloomFilter, CountingBloomFilter, CuckooFilter, DeletableBloomFilter,
+    ScalableBloomFilter, SplitBlockBloomFilter, StableBloomFilter, Typed,
+    VariableIncrementBloomFilter,
 };

@@ -320,8 +320,9 @@ impl std::fmt::Display for Kind {
 }
 
 use crate::{
-    BlockedBloomFilter, BloomFilter, CountingBloomFilter, CuckooFilter, DeletableBloomFilter,
-    ScalableBloomFilter, SplitBlockBloomFilter, StableBloomFilter, VariableIncrementBloomFilter,
+    BlockedBloomFilter, BloomFilter, CompressedBloomFilter, CountingBloomFilter, CuckooFilter,
+    DeletableBloomFilter, ScalableBloomFilter, SplitBlockBloomFilter, StableBloomFilter,
+    VariableIncrementBloomFilter,
 };
 
 kinds! {
@@ -345,6 +346,10 @@ kinds! {
     /// Apache Parquet's split block Bloom filter,
     /// [`SplitBlockBloomFilter`].
     SplitBlock(SplitBlockBloomFilter) = 9,
+    // 10–12 are taken by kinds of issue #14 built elsewhere; 13 is the Bloomier filter's
+    // file tag (`bloomier::FORMAT_TAG`), a static structure outside this list.
+    /// The compressed Bloom filter, [`CompressedBloomFilter`].
+    Compressed(CompressedBloomFilter) = 14,
 }
 
 #[cfg(test)]

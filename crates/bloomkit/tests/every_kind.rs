@@ -9,9 +9,10 @@
 mod conformance;
 
 use bloomkit::{
-    AnyFilter, BlockedBloomFilter, BloomFilter, ConcurrentBloomFilter, CountingBloomFilter,
-    CuckooFilter, DeletableBloomFilter, Error, Filter, HashFunction, IndexScheme, Kind, Persist,
-    ScalableBloomFilter, SplitBlockBloomFilter, StableBloomFilter, VariableIncrementBloomFilter,
+    AnyFilter, BlockedBloomFilter, BloomFilter, CompressedBloomFilter, ConcurrentBloomFilter,
+    CountingBloomFilter, CuckooFilter, DeletableBloomFilter, Error, Filter, HashFunction,
+    IndexScheme, Kind, Persist, ScalableBloomFilter, SplitBlockBloomFilter, StableBloomFilter,
+    VariableIncrementBloomFilter,
 };
 use conformance::*;
 use proptest::prelude::*;
@@ -162,6 +163,9 @@ mergeable_suite!(blocked_merges, BlockedBloomFilter);
 
 filter_suite!(split_block, SplitBlockBloomFilter);
 mergeable_suite!(split_block_merges, SplitBlockBloomFilter);
+
+filter_suite!(compressed, CompressedBloomFilter);
+mergeable_suite!(compressed_merges, CompressedBloomFilter);
 
 filter_suite!(counting, CountingBloomFilter);
 removable_suite!(counting_removes, CountingBloomFilter);
@@ -326,6 +330,7 @@ fn any_filter_removes_and_merges_only_what_the_kind_can() {
         ScalableBloomFilter::make(&shape).into(),
         CuckooFilter::make(&shape).into(),
         SplitBlockBloomFilter::make(&shape).into(),
+        CompressedBloomFilter::make(&shape).into(),
     ];
     assert_eq!(all.len(), Kind::ALL.len());
     for filter in &all {
@@ -342,6 +347,7 @@ fn any_filter_removes_and_merges_only_what_the_kind_can() {
             Kind::Bloom
                 | Kind::Blocked
                 | Kind::SplitBlock
+                | Kind::Compressed
                 | Kind::Counting
                 | Kind::VariableIncrement
                 | Kind::Deletable

@@ -3,9 +3,11 @@
 //! opening and saving filters).
 
 pub mod add;
+pub mod bloomier;
 pub mod build;
 pub mod check;
 pub mod create;
+pub mod export;
 pub mod info;
 pub mod input;
 pub mod merge;

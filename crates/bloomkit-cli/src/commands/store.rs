@@ -11,11 +11,12 @@ use std::path::Path;
 use anyhow::{bail, Context, Result};
 use bloomkit::{
     AnyFilter, BlockedBloomFilter, BlockedBloomFilterBuilder, BloomFilter, BloomFilterBuilder,
-    CountingBloomFilter, CountingBloomFilterBuilder, CuckooFilter, CuckooFilterBuilder,
-    DeletableBloomFilter, DeletableBloomFilterBuilder, Filter, IndexScheme, Kind, Persist,
-    ScalableBloomFilter, ScalableBloomFilterBuilder, SplitBlockBloomFilter,
-    SplitBlockBloomFilterBuilder, StableBloomFilter, StableBloomFilterBuilder,
-    VariableIncrementBloomFilter, VariableIncrementBloomFilterBuilder,
+    CompressedBloomFilter, CompressedBloomFilterBuilder, CountingBloomFilter,
+    CountingBloomFilterBuilder, CuckooFilter, CuckooFilterBuilder, DeletableBloomFilter,
+    DeletableBloomFilterBuilder, Filter, IndexScheme, Kind, Persist, ScalableBloomFilter,
+    ScalableBloomFilterBuilder, SplitBlockBloomFilter, SplitBlockBloomFilterBuilder,
+    StableBloomFilter, StableBloomFilterBuilder, VariableIncrementBloomFilter,
+    VariableIncrementBloomFilterBuilder,
 };
 use clap::{Args, ValueEnum};
 
@@ -155,6 +156,11 @@ pub struct KindOptions {
     /// cuckoo: the most evictions per insert before the filter counts as full [default: 500].
     #[arg(long, help_heading = KIND_OPTIONS, value_name = "N")]
     pub max_kicks: Option<u32>,
+
+    /// compressed: the most bits per item the array may take in memory; larger caps send
+    /// less [default: 4 × the classic filter's].
+    #[arg(long, help_heading = KIND_OPTIONS, value_name = "B")]
+    pub max_bits_per_item: Option<f64>,
 }
 
 /// How big a new filter is: from a capacity and ε, or explicit bits and hashes (the
@@ -183,11 +189,11 @@ struct KindOnly {
 }
 
 /// Every option that only some kinds use, whether it was given, and which kinds use it.
-fn kind_only_options(sizing: &Sizing, hashing: &HashingArgs, o: &KindOptions) -> [KindOnly; 14] {
-    use Kind::{Blocked, Bloom, Counting, Cuckoo, Deletable, Scalable, Stable};
+fn kind_only_options(sizing: &Sizing, hashing: &HashingArgs, o: &KindOptions) -> [KindOnly; 15] {
+    use Kind::{Blocked, Bloom, Compressed, Counting, Cuckoo, Deletable, Scalable, Stable};
     const VI: Kind = Kind::VariableIncrement;
     // The kinds with one array of m slots and k hash functions.
-    const SIZED: &[Kind] = &[Bloom, Blocked, Counting, VI, Deletable, Stable];
+    const SIZED: &[Kind] = &[Bloom, Blocked, Counting, VI, Deletable, Stable, Compressed];
     // The kinds sized in bits alone (k is fixed).
     const BITS: &[Kind] = &[
         Bloom,
@@ -197,9 +203,10 @@ fn kind_only_options(sizing: &Sizing, hashing: &HashingArgs, o: &KindOptions) ->
         Deletable,
         Stable,
         Kind::SplitBlock,
+        Compressed,
     ];
     // Every kind that derives k positions from an item.
-    const POSITIONS: &[Kind] = &[Bloom, Counting, VI, Deletable, Scalable, Stable];
+    const POSITIONS: &[Kind] = &[Bloom, Counting, VI, Deletable, Scalable, Stable, Compressed];
     let only = |flag, given, kinds| KindOnly { flag, given, kinds };
     [
         only("--bits", sizing.bits.is_some(), BITS),
@@ -224,6 +231,11 @@ fn kind_only_options(sizing: &Sizing, hashing: &HashingArgs, o: &KindOptions) ->
             &[Cuckoo],
         ),
         only("--max-kicks", o.max_kicks.is_some(), &[Cuckoo]),
+        only(
+            "--max-bits-per-item",
+            o.max_bits_per_item.is_some(),
+            &[Compressed],
+        ),
     ]
 }
 
@@ -383,6 +395,15 @@ pub fn new_filter(
             }
             b.build().map(AnyFilter::from)
         }
+        Kind::Compressed => {
+            type B = CompressedBloomFilterBuilder;
+            let b = common!(CompressedBloomFilter::builder(), sizing, hashing);
+            let b = set(b, scheme, B::index_scheme);
+            let b = set(b, sizing.bits, B::num_cells);
+            let b = set(b, sizing.hashes, B::num_hashes);
+            let b = set(b, o.max_bits_per_item, B::max_bits_per_item);
+            b.build().map(AnyFilter::from)
+        }
         Kind::Cuckoo => {
             type B = CuckooFilterBuilder;
             let b = common!(CuckooFilter::builder(), sizing, hashing);
@@ -499,6 +520,14 @@ pub fn describe(filter: &AnyFilter) -> String {
             f.num_blocks(),
             f.num_bytes(),
             at(f.capacity(), f.target_fpp())
+        ),
+        AnyFilter::Compressed(f) => format!(
+            "compressed filter: m = {} bits, k = {}, {}, saved arithmetic-coded ({} of \
+             payload), {common}",
+            f.num_bits(),
+            f.num_hashes(),
+            at(f.capacity(), f.target_fpp()),
+            human_bytes(f.compressed_len() as u64)
         ),
         other => format!("{} filter: {common}", other.kind()),
     }

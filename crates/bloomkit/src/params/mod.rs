@@ -67,6 +67,8 @@ item_count! {
 // Each kind's theory in its own file, re-exported here so that every formula is
 // `params::name`.
 mod blocked;
+mod bloomier;
+mod compressed;
 mod counting;
 mod cuckoo;
 mod deletable;
@@ -75,6 +77,8 @@ mod stable;
 mod vi_counting;
 
 pub use blocked::*;
+pub use bloomier::*;
+pub use compressed::*;
 pub use counting::*;
 pub use cuckoo::*;
 pub use deletable::*;

@@ -30,10 +30,10 @@ use std::path::PathBuf;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use bloomkit::{
-    AnyFilter, BlockedBloomFilter, BloomFilter, ConcurrentBloomFilter, CountingBloomFilter,
-    CuckooFilter, DecodeError, DeletableBloomFilter, Error, Filter, HashFunction, IndexScheme,
-    Kind, Mergeable, Persist, Removable, ScalableBloomFilter, SplitBlockBloomFilter,
-    StableBloomFilter, VariableIncrementBloomFilter,
+    AnyFilter, BlockedBloomFilter, BloomFilter, CompressedBloomFilter, ConcurrentBloomFilter,
+    CountingBloomFilter, CuckooFilter, DecodeError, DeletableBloomFilter, Error, Filter,
+    HashFunction, IndexScheme, Kind, Mergeable, Persist, Removable, ScalableBloomFilter,
+    SplitBlockBloomFilter, StableBloomFilter, VariableIncrementBloomFilter,
 };
 use proptest::prelude::*;
 use proptest::test_runner::{Config, RngSeed, TestCaseError};
@@ -240,6 +240,7 @@ subject_by_persist!(
     ScalableBloomFilter,
     CuckooFilter,
     SplitBlockBloomFilter,
+    CompressedBloomFilter,
     AnyFilter
 );
 
@@ -272,6 +273,26 @@ impl Build for BloomFilter {
         BloomFilter::builder()
             .capacity(s.capacity)
             .fpp(s.fpp)
+            .hash_function(s.function)
+            .index_scheme(s.scheme)
+            .seed(s.seed)
+            .build()
+            .unwrap()
+    }
+}
+
+/// The knob picks the memory cap, so the suite sees several k: the classic filter's own
+/// memory (k as classic), the default cap, and no practical cap (k = 1).
+impl Build for CompressedBloomFilter {
+    fn make(s: &Shape) -> Self {
+        // The m/n of the classic k = round(log₂(1/ε)), the least any cap must allow.
+        let k = (-s.fpp.log2()).round().max(1.0) as u32;
+        let classic = bloomkit::params::bits_per_item_for(s.fpp, k);
+        let cap = [1.0001 * classic, 4.0 * classic, 1e6][usize::from(s.knob) % 3];
+        CompressedBloomFilter::builder()
+            .capacity(s.capacity)
+            .fpp(s.fpp)
+            .max_bits_per_item(cap)
             .hash_function(s.function)
             .index_scheme(s.scheme)
             .seed(s.seed)

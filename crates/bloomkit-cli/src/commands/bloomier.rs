@@ -1,0 +1,193 @@
+//! `bloomkit bloomier build | get`: the Bloomier filter, a static map from keys to r-bit
+//! values built once from all of them (so it has verbs of its own instead of being a
+//! `--kind` of `create`/`add`/`check`, which add items one at a time).
+//!
+//! * `build INPUT -o FILE`: INPUT holds `KEY<TAB>VALUE` lines (the key is everything before
+//!   the last tab, the value a decimal integer), or with `--keys-only` one key per line
+//!   (membership mode: no value bits). Standard input is `-`.
+//! * `get FILE [KEY…]`: prints `KEY<TAB>VALUE`, or `KEY<TAB>absent` for a key certainly not
+//!   in the set; keys from the arguments, else `--from FILE` or standard input. For a single
+//!   key argument the exit code is 1 when it is absent, as for `check`.
+
+use std::io::{BufWriter, Write};
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use anyhow::{bail, Context, Result};
+use bloomkit::{BloomierFilter, HashFunction};
+use clap::{Args, Subcommand};
+
+use super::input::{self, ItemArgs, ItemSource};
+use super::store::HashArg;
+
+/// The verbs of `bloomkit bloomier`.
+#[derive(Debug, Subcommand)]
+pub enum BloomierCommand {
+    /// Build a Bloomier filter from `KEY<TAB>VALUE` lines (or keys alone with --keys-only).
+    Build(BuildArgs),
+    /// Look keys up: prints `KEY<TAB>VALUE`, or `KEY<TAB>absent` when certainly not in the set.
+    Get(GetArgs),
+}
+
+/// Arguments of `bloomkit bloomier build`.
+#[derive(Debug, Args)]
+pub struct BuildArgs {
+    /// The file of `KEY<TAB>VALUE` lines ("-" for standard input).
+    #[arg(value_name = "INPUT")]
+    pub input: PathBuf,
+
+    /// Every line is a key, with no value (membership mode: r = 0).
+    #[arg(long, conflicts_with = "value_bits")]
+    pub keys_only: bool,
+
+    /// r, the bits of each value [default: the fewest that hold the largest value].
+    #[arg(long, value_name = "R")]
+    pub value_bits: Option<u32>,
+
+    /// c, the check bits: a key outside the set passes with probability 2^−c [default: from
+    /// --fpp].
+    #[arg(long, value_name = "C", conflicts_with = "fpp")]
+    pub check_bits: Option<u32>,
+
+    /// ε, the false-positive probability wanted: c = ⌈log₂(1/ε)⌉ [default: 0.01].
+    #[arg(short = 'e', long, value_name = "E")]
+    pub fpp: Option<f64>,
+
+    /// The 128-bit hash function.
+    #[arg(long = "hash", value_enum, default_value_t)]
+    pub function: HashArg,
+
+    /// The hash seed (default 0).
+    #[arg(long, value_name = "N", conflicts_with = "random_seed")]
+    pub seed: Option<u64>,
+
+    /// Draw the seed from the operating system's random generator.
+    #[arg(long)]
+    pub random_seed: bool,
+
+    /// The file to write (replaced if it exists).
+    #[arg(short, long, value_name = "FILE")]
+    pub output: PathBuf,
+}
+
+/// Arguments of `bloomkit bloomier get`.
+#[derive(Debug, Args)]
+pub struct GetArgs {
+    /// The Bloomier filter file.
+    #[arg(value_name = "FILE")]
+    pub filter: PathBuf,
+
+    #[command(flatten)]
+    pub keys: ItemArgs,
+}
+
+/// Runs a `bloomier` verb.
+pub fn run(command: BloomierCommand) -> Result<ExitCode> {
+    match command {
+        BloomierCommand::Build(args) => build(args).map(|()| ExitCode::SUCCESS),
+        BloomierCommand::Get(args) => get(args),
+    }
+}
+
+/// `KEY<TAB>VALUE`: the key (everything before the last tab) and the value.
+fn split_line(line: &[u8], number: u64) -> Result<(Vec<u8>, u64)> {
+    let Some(tab) = line.iter().rposition(|&b| b == b'\t') else {
+        bail!("line {number} has no tab between key and value (use --keys-only for keys alone)");
+    };
+    let value = std::str::from_utf8(&line[tab + 1..])
+        .ok()
+        .and_then(|v| v.trim().parse::<u64>().ok())
+        .with_context(|| {
+            format!(
+                "line {number}: the value {:?} is not a non-negative integer below 2^64",
+                String::from_utf8_lossy(&line[tab + 1..])
+            )
+        })?;
+    Ok((line[..tab].to_vec(), value))
+}
+
+fn build(args: BuildArgs) -> Result<()> {
+    let source = if args.input.as_os_str() == "-" {
+        ItemSource::Stdin
+    } else {
+        ItemSource::File(args.input.clone())
+    };
+    let mut pairs = Vec::new();
+    let mut number = 0;
+    input::for_each_item(source, "reading", |line| {
+        number += 1;
+        pairs.push(if args.keys_only {
+            (line.to_vec(), 0)
+        } else {
+            split_line(line, number)?
+        });
+        Ok(())
+    })?;
+    let mut builder = BloomierFilter::builder().hash_function(HashFunction::from(args.function));
+    if args.keys_only {
+        builder = builder.value_bits(0);
+    }
+    if let Some(r) = args.value_bits {
+        builder = builder.value_bits(r);
+    }
+    if let Some(c) = args.check_bits {
+        builder = builder.check_bits(c);
+    }
+    if let Some(fpp) = args.fpp {
+        builder = builder.fpp(fpp);
+    }
+    if let Some(seed) = args.seed {
+        builder = builder.seed(seed);
+    }
+    if args.random_seed {
+        builder = builder.random_seed();
+    }
+    let started = std::time::Instant::now();
+    let table = builder
+        .build(pairs)
+        .context("cannot build the Bloomier filter")?;
+    let elapsed = started.elapsed();
+    if args.output.as_os_str().is_empty() {
+        bail!("the output file name is empty");
+    }
+    table.save(&args.output)?;
+    let _ = writeln!(
+        std::io::stderr(),
+        "{} keys, {} cells of {} bits ({} value + {} check), {:.2} bits per key, ε = 2^−{}, \
+         built in {:.1?} (attempt {}) -> {}",
+        table.len(),
+        table.num_cells(),
+        table.cell_width(),
+        table.value_bits(),
+        table.check_bits(),
+        table.bits_per_key(),
+        table.check_bits(),
+        elapsed,
+        table.attempt() + 1,
+        args.output.display()
+    );
+    Ok(())
+}
+
+fn get(args: GetArgs) -> Result<ExitCode> {
+    let table = BloomierFilter::load(&args.filter)?;
+    let mut out = BufWriter::new(std::io::stdout().lock());
+    let source = args.keys.source();
+    let single = matches!(&source, ItemSource::Args(keys) if keys.len() == 1);
+    let mut last = None;
+    input::for_each_item(source, "looking up", |key| {
+        out.write_all(key)?;
+        last = table.get(key);
+        match last {
+            Some(value) => writeln!(out, "\t{value}")?,
+            None => out.write_all(b"\tabsent\n")?,
+        }
+        Ok(())
+    })?;
+    out.flush()?;
+    Ok(if single && last.is_none() {
+        ExitCode::from(1)
+    } else {
+        ExitCode::SUCCESS
+    })
+}
