@@ -457,7 +457,7 @@ fn bad_parameters_are_errors_not_panics() {
 }
 
 /// Every kind, by its name on the command line.
-const KINDS: [&str; 9] = [
+const KINDS: [&str; 10] = [
     "bloom",
     "blocked",
     "counting",
@@ -467,6 +467,7 @@ const KINDS: [&str; 9] = [
     "stable",
     "cuckoo",
     "sbbf",
+    "robust",
 ];
 
 /// The kinds that can remove items.
@@ -742,13 +743,13 @@ fn kind_specific_options_apply_to_their_kinds_only() {
             "cuckoo",
             "--scheme",
             "seeded",
-            "bloom, counting, vi-counting, deletable, scalable or stable",
+            "bloom, counting, vi-counting, deletable, scalable, stable or robust",
         ),
         (
             "scalable",
             "--hashes",
             "3",
-            "bloom, blocked, counting, vi-counting, deletable or stable",
+            "bloom, blocked, counting, vi-counting, deletable, stable or robust",
         ),
         (
             "cuckoo",
@@ -989,7 +990,7 @@ fn merge_works_for_mergeable_kinds_only() {
         assert!(
             stderr(&output).contains(&format!(
                 "cannot merge x.bk and y.bk: a {kind} filter cannot merge; merge works for \
-                 bloom, blocked, counting, vi-counting, deletable or sbbf filters"
+                 bloom, blocked, counting, vi-counting, deletable, sbbf or robust filters"
             )),
             "{}",
             stderr(&output)

@@ -31,6 +31,8 @@
 //!   line, one cache miss per query; integer fast path and batched queries.
 //! * [`split_block`] — the [`SplitBlockBloomFilter`]: Apache Parquet's Bloom filter, bit for
 //!   bit (XXH64, 256-bit blocks of eight 32-bit words).
+//! * [`robust`] — [`RobustBloomFilter`], robustBF (Nayak & Patgiri 2021): the 2D filter of
+//!   64-bit words, built as the paper describes, with its claims checked.
 //! * [`codec`] — the file format ([`Persist`]), with atomic saves.
 //! * [`prelude`] — `use bloomkit::prelude::*;` for the traits, items and every kind.
 //! * [`stats`] — confidence intervals used to judge measured rates.
@@ -64,6 +66,7 @@ pub mod parallel;
 pub mod params;
 pub mod prelude;
 pub mod registry;
+pub mod robust;
 pub mod scalable;
 mod sizing;
 pub mod split_block;
@@ -93,6 +96,8 @@ pub use error::{DecodeError, Error};
 pub use filter::{DynFilter, Filter, Kind, Mergeable, Removable};
 #[doc(inline)]
 pub use hash::{HashFunction, Hashed, Hashing, IndexScheme, Item};
+#[doc(inline)]
+pub use robust::{RobustBloomFilter, RobustBloomFilterBuilder};
 #[doc(inline)]
 pub use scalable::{ScalableBloomFilter, ScalableBloomFilterBuilder};
 #[doc(inline)]

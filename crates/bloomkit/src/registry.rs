@@ -317,7 +317,8 @@ impl std::fmt::Display for Kind {
 
 use crate::{
     BlockedBloomFilter, BloomFilter, CountingBloomFilter, CuckooFilter, DeletableBloomFilter,
-    ScalableBloomFilter, SplitBlockBloomFilter, StableBloomFilter, VariableIncrementBloomFilter,
+    RobustBloomFilter, ScalableBloomFilter, SplitBlockBloomFilter, StableBloomFilter,
+    VariableIncrementBloomFilter,
 };
 
 kinds! {
@@ -341,6 +342,8 @@ kinds! {
     /// Apache Parquet's split block Bloom filter,
     /// [`SplitBlockBloomFilter`].
     SplitBlock(SplitBlockBloomFilter) = 9,
+    /// robustBF, the 2D Bloom filter, [`RobustBloomFilter`].
+    Robust(RobustBloomFilter) = 15,
 }
 
 #[cfg(test)]

@@ -13,9 +13,9 @@ use bloomkit::{
     AnyFilter, BlockedBloomFilter, BlockedBloomFilterBuilder, BloomFilter, BloomFilterBuilder,
     CountingBloomFilter, CountingBloomFilterBuilder, CuckooFilter, CuckooFilterBuilder,
     DeletableBloomFilter, DeletableBloomFilterBuilder, Filter, IndexScheme, Kind, Persist,
-    ScalableBloomFilter, ScalableBloomFilterBuilder, SplitBlockBloomFilter,
-    SplitBlockBloomFilterBuilder, StableBloomFilter, StableBloomFilterBuilder,
-    VariableIncrementBloomFilter, VariableIncrementBloomFilterBuilder,
+    RobustBloomFilter, RobustBloomFilterBuilder, ScalableBloomFilter, ScalableBloomFilterBuilder,
+    SplitBlockBloomFilter, SplitBlockBloomFilterBuilder, StableBloomFilter,
+    StableBloomFilterBuilder, VariableIncrementBloomFilter, VariableIncrementBloomFilterBuilder,
 };
 use clap::{Args, ValueEnum};
 
@@ -184,10 +184,10 @@ struct KindOnly {
 
 /// Every option that only some kinds use, whether it was given, and which kinds use it.
 fn kind_only_options(sizing: &Sizing, hashing: &HashingArgs, o: &KindOptions) -> [KindOnly; 14] {
-    use Kind::{Blocked, Bloom, Counting, Cuckoo, Deletable, Scalable, Stable};
+    use Kind::{Blocked, Bloom, Counting, Cuckoo, Deletable, Robust, Scalable, Stable};
     const VI: Kind = Kind::VariableIncrement;
     // The kinds with one array of m slots and k hash functions.
-    const SIZED: &[Kind] = &[Bloom, Blocked, Counting, VI, Deletable, Stable];
+    const SIZED: &[Kind] = &[Bloom, Blocked, Counting, VI, Deletable, Stable, Robust];
     // The kinds sized in bits alone (k is fixed).
     const BITS: &[Kind] = &[
         Bloom,
@@ -199,7 +199,7 @@ fn kind_only_options(sizing: &Sizing, hashing: &HashingArgs, o: &KindOptions) ->
         Kind::SplitBlock,
     ];
     // Every kind that derives k positions from an item.
-    const POSITIONS: &[Kind] = &[Bloom, Counting, VI, Deletable, Scalable, Stable];
+    const POSITIONS: &[Kind] = &[Bloom, Counting, VI, Deletable, Scalable, Stable, Robust];
     let only = |flag, given, kinds| KindOnly { flag, given, kinds };
     [
         only("--bits", sizing.bits.is_some(), BITS),
@@ -247,6 +247,10 @@ fn check_options(
                 }
                 ("--bits" | "--hashes", Kind::Scalable) => {
                     " (its layers are sized from --capacity and --fpp)"
+                }
+                ("--bits", Kind::Robust) => {
+                    " (its X × Y matrix is sized from --capacity and --fpp as the robustBF paper \
+                     does)"
                 }
                 ("--bits" | "--hashes", Kind::Cuckoo) => {
                     " (it is sized from --capacity and --fpp, with --bucket-size and \
@@ -391,6 +395,13 @@ pub fn new_filter(
             let b = set(b, o.max_kicks, B::max_kicks);
             b.build().map(AnyFilter::from)
         }
+        Kind::Robust => {
+            type B = RobustBloomFilterBuilder;
+            let b = common!(RobustBloomFilter::builder(), sizing, hashing);
+            let b = set(b, scheme, B::index_scheme);
+            let b = set(b, sizing.hashes, B::num_hashes);
+            b.build().map(AnyFilter::from)
+        }
         // A kind with no options of its own: sized by the registry.
         other => match sizing.capacity {
             Some(n) => AnyFilter::with_capacity(other, n, sizing.fpp.unwrap_or(0.01)),
@@ -499,6 +510,15 @@ pub fn describe(filter: &AnyFilter) -> String {
             f.num_blocks(),
             f.num_bytes(),
             at(f.capacity(), f.target_fpp())
+        ),
+        AnyFilter::Robust(f) => format!(
+            "robust filter: {} × {} words of 64 bits (61 used), k = {}, {} (sized by the paper \
+             for ε = {}), {common}",
+            f.rows(),
+            f.cols(),
+            f.num_hashes(),
+            at(f.capacity(), f.target_fpp()),
+            probability(f.asked_fpp())
         ),
         other => format!("{} filter: {common}", other.kind()),
     }
