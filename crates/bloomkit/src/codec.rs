@@ -398,6 +398,16 @@ pub(crate) fn check_probability(field: &'static str, value: f64) -> Result<(), D
 /// rename over the target, fsync the directory. Readers see the old file or the new one,
 /// never a mix; on failure the temporary file is removed and the old file is untouched.
 pub fn write_atomically(path: &Path, bytes: &[u8]) -> Result<(), Error> {
+    write_atomically_with(path, |file| file.write_all(bytes))
+}
+
+/// [`write_atomically`] for content written piece by piece (a file larger than memory, as
+/// the buffered filter's): `write` fills the temporary file, which is then synced and
+/// renamed over `path`; on any failure the old file is untouched.
+pub(crate) fn write_atomically_with(
+    path: &Path,
+    write: impl FnOnce(&mut std::fs::File) -> std::io::Result<()>,
+) -> Result<(), Error> {
     let dir = match path.parent() {
         Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
         _ => std::path::PathBuf::from("."),
@@ -419,7 +429,7 @@ pub fn write_atomically(path: &Path, bytes: &[u8]) -> Result<(), Error> {
 
     let result = (|| {
         let mut file = std::fs::File::create(&tmp)?;
-        file.write_all(bytes)?;
+        write(&mut file)?;
         file.sync_all()?;
         drop(file);
         std::fs::rename(&tmp, path)?;

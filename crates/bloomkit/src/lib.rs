@@ -31,6 +31,9 @@
 //!   line, one cache miss per query; integer fast path and batched queries.
 //! * [`split_block`] — the [`SplitBlockBloomFilter`]: Apache Parquet's Bloom filter, bit for
 //!   bit (XXH64, 256-bit blocks of eight 32-bit words).
+//! * [`buffered`] — [`BufferedBloomFilter`] (Canim et al. 2010): a filter larger than
+//!   memory, on disk in pages, inserts buffered per page and flushed in batches; a journal
+//!   keeps its file whole through a failed flush. Outside the registry (not a `Filter`).
 //! * [`robust`] — [`RobustBloomFilter`], robustBF (Nayak & Patgiri 2021): the 2D filter of
 //!   64-bit words, built as the paper describes, with its claims checked.
 //! * [`codec`] — the file format ([`Persist`]), with atomic saves.
@@ -52,6 +55,7 @@ pub mod arch;
 pub mod bits;
 pub mod blocked;
 pub mod bloom;
+pub mod buffered;
 pub mod codec;
 pub mod concurrent;
 pub mod counting;
@@ -80,6 +84,8 @@ pub use any::AnyFilter;
 pub use blocked::{BlockedBloomFilter, BlockedBloomFilterBuilder};
 #[doc(inline)]
 pub use bloom::{BloomFilter, BloomFilterBuilder};
+#[doc(inline)]
+pub use buffered::{BufferedBloomFilter, BufferedBloomFilterBuilder, IoStats};
 #[doc(inline)]
 pub use codec::Persist;
 #[doc(inline)]

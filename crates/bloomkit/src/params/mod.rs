@@ -24,6 +24,7 @@ use crate::error::Error;
 // Each kind's theory in its own file, re-exported here so that every formula is
 // `params::name`.
 mod blocked;
+mod buffered;
 mod counting;
 mod cuckoo;
 mod deletable;
@@ -33,6 +34,7 @@ mod stable;
 mod vi_counting;
 
 pub use blocked::*;
+pub use buffered::*;
 pub use counting::*;
 pub use cuckoo::*;
 pub use deletable::*;
