@@ -78,6 +78,10 @@ pub const MAX_PAGE_SIZE: u32 = 1 << 20;
 /// Memory per pending insert: its 128-bit digest (the buffer's map adds a little per page).
 pub const PENDING_ENTRY_BYTES: u64 = 16;
 
+/// The fewest pages a flush journals and writes as one group (256 pages of 4 KiB: 1 MiB
+/// of page images in memory while they are written).
+pub const MIN_GROUP_PAGES: u64 = 256;
+
 /// Bytes at the end of every page for its checksum.
 const CHECKSUM_BYTES: usize = 8;
 
@@ -272,12 +276,17 @@ impl BufferedBloomFilter {
 
     /// Writes every pending insert: each page with pending inserts is read once, updated,
     /// journaled and written once; pages go in order of their place in the file, in groups
-    /// of as many pages as the memory budget holds (at least one).
+    /// of as many pages as the memory budget holds (at least [`MIN_GROUP_PAGES`]), each
+    /// group journaled on its own; the header (with the count of items written) goes with
+    /// the last group. A crash between groups keeps every group written before it (and
+    /// the journaled one), with the header's count from the flush before.
     pub fn flush(&mut self) -> Result<(), Error> {
         let mut pages: Vec<u64> = self.pending.keys().copied().collect();
         pages.sort_unstable();
-        let group = (self.memory_budget / self.page_size as u64).max(1) as usize;
-        for chunk in pages.chunks(group) {
+        let group = (self.memory_budget / self.page_size as u64).max(MIN_GROUP_PAGES) as usize;
+        let groups = pages.len().div_ceil(group);
+        for (g, chunk) in pages.chunks(group).enumerate() {
+            let last = g + 1 == groups;
             let mut images = Vec::with_capacity(chunk.len() + 1);
             let mut items = 0;
             for &page in chunk {
@@ -289,7 +298,10 @@ impl BufferedBloomFilter {
                 seal_page(&mut image, page);
                 images.push((page + 1, image));
             }
-            images.push((0, self.header_page(self.written + items)));
+            if last {
+                let written = self.written + self.pending_len;
+                images.push((0, self.header_page(written)));
+            }
             self.write_journal(&images)?;
             for (file_page, image) in &images {
                 self.write_in_place(*file_page, image)?;
@@ -299,7 +311,7 @@ impl BufferedBloomFilter {
                 .map_err(|e| Error::io(format!("syncing {}", self.path.display()), e))?;
             let _ = std::fs::remove_file(journal_path(&self.path));
             self.stats.page_writes += chunk.len() as u64;
-            self.stats.header_writes += 1;
+            self.stats.header_writes += last as u64;
             for page in chunk {
                 self.pending.remove(page);
             }

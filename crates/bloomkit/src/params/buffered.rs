@@ -149,7 +149,11 @@ mod tests {
             .collect();
         assert!(costs.windows(2).all(|w| w[1] < w[0]), "{costs:?}");
         // B ≪ N: about 1 − (B − 1)/(2N).
-        assert!((costs[1] - (1.0 - 9.0 / 2_000.0)).abs() < 1e-4, "{}", costs[1]);
+        assert!(
+            (costs[1] - (1.0 - 9.0 / 2_000.0)).abs() < 1e-4,
+            "{}",
+            costs[1]
+        );
     }
 
     #[test]
