@@ -55,6 +55,10 @@ enum Command {
     /// Write the union of two filters of the same kind and parameters (the kinds that can:
     /// bloom, blocked, counting, vi-counting, deletable).
     Merge(commands::merge::MergeArgs),
+    /// A filter larger than memory, on disk in pages, inserts buffered in memory (the
+    /// buffered Bloom filter on SSD): build, add, check.
+    #[command(subcommand)]
+    Ssd(commands::ssd::SsdCommand),
     /// Rerun the seed studies and print (and optionally save) their tables.
     #[command(subcommand)]
     Experiment(bloomkit_experiments::ExperimentCommand),
@@ -70,6 +74,7 @@ fn main() -> ExitCode {
         Command::Remove(args) => commands::remove::run(args).map(|()| ExitCode::SUCCESS),
         Command::Info(args) => commands::info::run(args).map(|()| ExitCode::SUCCESS),
         Command::Merge(args) => commands::merge::run(args).map(|()| ExitCode::SUCCESS),
+        Command::Ssd(command) => commands::ssd::run(command),
         Command::Experiment(command) => {
             bloomkit_experiments::run(command).map(|()| ExitCode::SUCCESS)
         }

@@ -1284,3 +1284,77 @@ fn build_then_remove_never_loses_a_kept_line_in_any_removable_kind() {
         );
     }
 }
+
+#[test]
+fn ssd_builds_adds_and_checks_an_on_disk_filter() {
+    let dir = temp();
+    let d = dir.path();
+    std::fs::write(d.join("lines.txt"), numbered("line", 20_000)).unwrap();
+    let built = ok(
+        d,
+        &[
+            "ssd",
+            "build",
+            "lines.txt",
+            "-o",
+            "f.bkb",
+            "--memory",
+            "16KiB",
+        ],
+    );
+    assert!(
+        built.starts_with("built f.bkb from 20000 lines of lines.txt in "),
+        "{built}"
+    );
+    assert!(built.contains("buffered filter on disk: "), "{built}");
+    assert!(built.contains("buffer 16.0 KiB (1024 inserts)"), "{built}");
+    // 20 batches of 1 024 inserts over a few pages: far below a read per insert.
+    let reads: f64 = built
+        .split(" and ")
+        .next()
+        .and_then(|s| s.rsplit('(').next())
+        .and_then(|s| s.parse().ok())
+        .unwrap_or_else(|| panic!("no reads per insert in {built}"));
+    assert!(reads < 0.1, "{built}");
+
+    let present = ok_with_stdin(
+        d,
+        &["ssd", "check", "f.bkb"],
+        numbered("line", 20_000).as_bytes(),
+    );
+    assert_eq!(present.matches("\tmaybe\n").count(), 20_000);
+    let output = run(d, &["ssd", "check", "f.bkb", "never-added"]);
+    assert_eq!(output.status.code(), Some(1), "{}", stderr(&output));
+    assert_eq!(stdout(&output), "never-added\tno\n");
+    assert!(
+        stderr(&output).contains("page reads 1, page writes 0"),
+        "{}",
+        stderr(&output)
+    );
+
+    let output = run(d, &["ssd", "add", "f.bkb", "never-added", "--memory", "0"]);
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    assert!(stderr(&output).contains("page reads 1, page writes 1"));
+    ok(d, &["ssd", "check", "f.bkb", "never-added"]);
+
+    // Not an on-disk filter, a bad size: errors, exit 2.
+    ok(d, &["create", "-n", "10", "-o", "plain.bk"]);
+    assert_eq!(
+        run(d, &["ssd", "check", "plain.bk", "x"]).status.code(),
+        Some(2)
+    );
+    let bad = run(
+        d,
+        &[
+            "ssd",
+            "build",
+            "lines.txt",
+            "-o",
+            "g.bkb",
+            "--memory",
+            "lots",
+        ],
+    );
+    assert_eq!(bad.status.code(), Some(2));
+    assert!(!d.join("g.bkb").exists());
+}

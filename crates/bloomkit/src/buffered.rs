@@ -281,6 +281,9 @@ impl BufferedBloomFilter {
     /// the last group. A crash between groups keeps every group written before it (and
     /// the journaled one), with the header's count from the flush before.
     pub fn flush(&mut self) -> Result<(), Error> {
+        if self.pending.is_empty() {
+            return Ok(());
+        }
         let mut pages: Vec<u64> = self.pending.keys().copied().collect();
         pages.sort_unstable();
         let group = (self.memory_budget / self.page_size as u64).max(MIN_GROUP_PAGES) as usize;
