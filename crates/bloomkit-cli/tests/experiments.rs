@@ -225,6 +225,26 @@ const STUDIES: &[Study] = &[
         )],
         figures: &["sstable_reads", "sstable_time"],
     },
+    Study {
+        name: "ssd",
+        tables: &[(
+            "",
+            &[
+                "batch",
+                "pages",
+                "inserts",
+                "page_reads",
+                "page_writes",
+                "reads_per_insert",
+                "theory",
+                "low",
+                "high",
+                "queries",
+                "query_reads",
+            ],
+        )],
+        figures: &["ssd_io"],
+    },
 ];
 
 fn bloomkit(dir: &Path, args: &[&str]) -> Output {
@@ -436,6 +456,11 @@ fn sstable_study() {
 }
 
 #[test]
+fn ssd_study() {
+    run_study("ssd");
+}
+
+#[test]
 fn studies_are_deterministic_by_seed() {
     let dir = tempfile::tempdir().unwrap();
     for (seed, file) in [("3", "a.csv"), ("3", "b.csv"), ("4", "c.csv")] {
@@ -456,7 +481,7 @@ fn all_writes_an_index_of_every_table_and_figure() {
         dir.path(),
         &["experiment", "all", "--tiny", "--out", "report"],
     );
-    assert!(printed.contains("All 8 studies"), "{printed}");
+    assert!(printed.contains("All 9 studies"), "{printed}");
     let report = dir.path().join("report");
     let index = std::fs::read_to_string(report.join("index.html")).unwrap();
     assert!(index.starts_with("<!DOCTYPE html>"));

@@ -6,7 +6,7 @@
 mod conformance;
 
 use bloomkit::buffered::journal_path;
-use bloomkit::params::{buffered_io_per_insert, fpp_paged};
+use bloomkit::params::{buffered_distinct_pages_variance, buffered_io_per_insert, fpp_paged};
 use bloomkit::stats::{binomial_acceptance, Z_99_9};
 use bloomkit::{AnyFilter, BloomFilter, BufferedBloomFilter, Error, IoStats, Persist};
 use conformance::{config, key, TempPath};
@@ -48,16 +48,6 @@ fn unbuffered_inserts_cost_one_read_and_one_write_each() {
     assert_eq!(filter.stats().page_writes, 300, "queries write nothing");
 }
 
-/// Var(D) of the number of distinct pages D among B uniform picks of N pages:
-/// `N(N−1)(1 − 2/N)^B + N(1 − 1/N)^B − N²(1 − 1/N)^(2B)` (occupancy; D and the number of
-/// empty pages have the same variance).
-fn distinct_pages_variance(pages: u64, batch: u64) -> f64 {
-    let (n, b) = (pages as f64, batch as f64);
-    let q1 = (b * (-1.0 / n).ln_1p()).exp();
-    let q2 = (b * (-2.0 / n).ln_1p()).exp();
-    n * (n - 1.0) * q2 + n * q1 - n * n * q1 * q1
-}
-
 /// Buffered, a flush of B pending inserts reads and writes each distinct page once: the
 /// counters equal the distinct pages of each batch, computed here from the items, and the
 /// cost per insert matches `D/B` of the occupancy formula within its 99.9% interval — far
@@ -93,7 +83,7 @@ fn buffered_inserts_cost_one_read_and_write_per_distinct_page_per_batch() {
     // Against theory: E[D] = N(1 − (1 − 1/N)^B) per batch.
     let inserts = (batch * batches) as f64;
     let mean = buffered_io_per_insert(pages, batch) * inserts;
-    let sd = (batches as f64 * distinct_pages_variance(pages, batch)).sqrt();
+    let sd = (batches as f64 * buffered_distinct_pages_variance(pages, batch)).sqrt();
     let measured = distinct_total as f64;
     assert!(
         (measured - mean).abs() <= Z_99_9 * sd + 1.0,

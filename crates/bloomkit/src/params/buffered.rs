@@ -128,6 +128,23 @@ pub fn buffered_io_per_insert(num_pages: u64, batch: u64) -> f64 {
     distinct / batch as f64
 }
 
+/// The variance of D, the number of distinct pages among B uniform picks of N pages (the
+/// page reads of one flushed batch): `N(N−1)(1 − 2/N)^B + N(1 − 1/N)^B − N²(1 − 1/N)^(2B)`
+/// (occupancy: D and the number of untouched pages have the same variance). With
+/// [`buffered_io_per_insert`] it gives the interval a measured page count is judged by.
+///
+/// ```
+/// use bloomkit::params::buffered_distinct_pages_variance;
+/// assert_eq!(buffered_distinct_pages_variance(100, 1), 0.0); // one pick: one page
+/// assert!(buffered_distinct_pages_variance(590, 1_000) > 40.0);
+/// ```
+pub fn buffered_distinct_pages_variance(num_pages: u64, batch: u64) -> f64 {
+    let (n, b) = (num_pages as f64, batch as f64);
+    let q1 = (b * (-1.0 / n).ln_1p()).exp();
+    let q2 = (b * (-2.0 / n).ln_1p()).exp();
+    (n * (n - 1.0) * q2 + n * q1 - n * n * q1 * q1).max(0.0)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
