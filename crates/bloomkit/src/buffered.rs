@@ -57,7 +57,7 @@ use std::fs::{File, OpenOptions};
 use std::io::{Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
 
-use crate::codec::{Reader, FORMAT_VERSION, MAGIC};
+use crate::codec::Reader;
 use crate::error::{DecodeError, Error};
 use crate::hash::{self, Hashing, HashingChoice, IndexScheme, Item, Positions};
 use crate::params;
@@ -595,13 +595,11 @@ fn encode_header(
     written: u64,
 ) -> Vec<u8> {
     let mut out = Vec::with_capacity(HEADER_BYTES + CHECKSUM_BYTES);
-    out.extend_from_slice(MAGIC);
-    out.extend_from_slice(&FORMAT_VERSION.to_le_bytes());
-    out.push(BUFFERED_TAG);
-    out.push(hashing.function.id());
-    out.push(IndexScheme::EnhancedDoubleHashing.id());
-    out.extend_from_slice(&[0, 0, 0]);
-    out.extend_from_slice(&hashing.seed.to_le_bytes());
+    let hashing = Hashing {
+        scheme: IndexScheme::EnhancedDoubleHashing,
+        ..hashing
+    };
+    crate::codec::write_prefix(&mut out, BUFFERED_TAG, hashing);
     out.extend_from_slice(&page_size.to_le_bytes());
     out.extend_from_slice(&num_pages.to_le_bytes());
     out.extend_from_slice(&num_hashes.to_le_bytes());
@@ -627,26 +625,13 @@ struct Header {
 /// Checks a header against itself and against the file's real length.
 fn decode_header(bytes: &[u8], file_len: u64) -> Result<Header, DecodeError> {
     let mut r = Reader::new(bytes);
-    if r.take(MAGIC.len())? != MAGIC {
-        return Err(DecodeError::BadMagic);
-    }
-    let version = r.u16()?;
-    if version != FORMAT_VERSION {
-        return Err(DecodeError::UnsupportedVersion(version, FORMAT_VERSION));
-    }
-    let tag = r.u8()?;
+    let (tag, function, scheme, seed) = crate::codec::read_prefix(&mut r)?;
     if tag != BUFFERED_TAG {
         return Err(crate::codec::invalid(
             "kind",
             format!("tag {tag} is not a buffered (on-disk) filter, whose tag is {BUFFERED_TAG}"),
         ));
     }
-    let function = r.u8()?;
-    let scheme = r.u8()?;
-    if r.take(3)? != [0, 0, 0] {
-        return Err(crate::codec::invalid("reserved", "must be zero".into()));
-    }
-    let seed = r.u64()?;
     let page_size = r.u32()?;
     let num_pages = r.u64()?;
     let num_hashes = r.u32()?;

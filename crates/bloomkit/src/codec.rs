@@ -66,14 +66,7 @@ pub trait Persist: Filter + Sized {
         let mut params = Vec::new();
         self.encode_params(&mut params);
         let mut out = Vec::with_capacity(HEADER_LEN + params.len() + 16);
-        out.extend_from_slice(MAGIC);
-        out.extend_from_slice(&FORMAT_VERSION.to_le_bytes());
-        out.push(self.kind().tag());
-        let hashing = self.hashing();
-        out.push(hashing.function.id());
-        out.push(hashing.scheme.id());
-        out.extend_from_slice(&[0, 0, 0]);
-        out.extend_from_slice(&hashing.seed.to_le_bytes());
+        write_prefix(&mut out, self.kind().tag(), self.hashing());
         out.extend_from_slice(&(params.len() as u32).to_le_bytes());
         out.extend_from_slice(&params);
         let length_at = out.len();
@@ -167,6 +160,39 @@ fn read_encoded(reader: impl std::io::Read) -> Result<Vec<u8>, Error> {
     Ok(bytes)
 }
 
+/// The first 24 bytes of every bloomkit file (the in-memory kinds' and the buffered
+/// filter's on-disk file): magic, format version, kind tag, hash function id, index scheme
+/// id, three reserved zero bytes, seed.
+pub(crate) fn write_prefix(out: &mut Vec<u8>, tag: u8, hashing: Hashing) {
+    out.extend_from_slice(MAGIC);
+    out.extend_from_slice(&FORMAT_VERSION.to_le_bytes());
+    out.push(tag);
+    out.push(hashing.function.id());
+    out.push(hashing.scheme.id());
+    out.extend_from_slice(&[0, 0, 0]);
+    out.extend_from_slice(&hashing.seed.to_le_bytes());
+}
+
+/// Reads [`write_prefix`]'s 24 bytes, checking the magic, the version and the reserved
+/// bytes; returns the kind tag, the hash function and index scheme ids (for the caller to
+/// check) and the seed.
+pub(crate) fn read_prefix(r: &mut Reader<'_>) -> Result<(u8, u8, u8, u64), DecodeError> {
+    if r.take(MAGIC.len())? != MAGIC {
+        return Err(DecodeError::BadMagic);
+    }
+    let version = r.u16()?;
+    if version != FORMAT_VERSION {
+        return Err(DecodeError::UnsupportedVersion(version, FORMAT_VERSION));
+    }
+    let tag = r.u8()?;
+    let function = r.u8()?;
+    let scheme = r.u8()?;
+    if r.take(3)? != [0, 0, 0] {
+        return Err(invalid("reserved", "must be zero".into()));
+    }
+    Ok((tag, function, scheme, r.u64()?))
+}
+
 /// Adds the file name to a decoding error, so the CLI can say which file is bad.
 fn with_path(error: Error, path: &Path) -> Error {
     match error {
@@ -196,23 +222,7 @@ impl<'a> Parts<'a> {
     /// the checksum. Nothing is allocated.
     pub fn parse(bytes: &'a [u8]) -> Result<Self, DecodeError> {
         let mut r = Reader::new(bytes);
-        if r.take(MAGIC.len())? != MAGIC {
-            return Err(DecodeError::BadMagic);
-        }
-        let version = r.u16()?;
-        if version != FORMAT_VERSION {
-            return Err(DecodeError::UnsupportedVersion(version, FORMAT_VERSION));
-        }
-        let kind_tag = r.u8()?;
-        let function = r.u8()?;
-        let scheme = r.u8()?;
-        if r.take(3)? != [0, 0, 0] {
-            return Err(DecodeError::InvalidField {
-                field: "reserved",
-                reason: "must be zero".into(),
-            });
-        }
-        let seed = r.u64()?;
+        let (kind_tag, function, scheme, seed) = read_prefix(&mut r)?;
         let params_len = r.u32()? as u64;
         let params = r.take_u64(params_len)?;
         let payload_len = r.u64()?;

@@ -47,15 +47,20 @@ fn assert_rate(measured: u64, p: f64, what: &str) {
 
 /// The paper's robustBF for n items at ε, holding keys `0..n`.
 fn full_robust(n: u64, fpp: f64) -> RobustBloomFilter {
-    let mut filter = RobustBloomFilter::builder()
-        .capacity(n)
-        .fpp(fpp)
-        .seed(0x2d)
-        .build()
-        .unwrap();
-    for i in 0..n {
-        filter.insert(&key(i));
-    }
+    filled(
+        RobustBloomFilter::builder()
+            .capacity(n)
+            .fpp(fpp)
+            .seed(0x2d)
+            .build()
+            .unwrap(),
+        n,
+    )
+}
+
+/// `filter` holding keys `0..n`.
+fn filled<F: Filter>(mut filter: F, n: u64) -> F {
+    filter.try_extend((0..n).map(key)).unwrap();
     filter
 }
 
@@ -87,15 +92,15 @@ fn false_positive_rate_is_the_classic_formula_for_61xy_bits() {
 fn the_papers_memory_and_accuracy_claims_do_not_hold() {
     let (n, fpp) = (100_000u64, 0.001);
     let robust = full_robust(n, fpp);
-    let mut classic = BloomFilter::builder()
-        .capacity(n)
-        .fpp(fpp)
-        .seed(0x2d)
-        .build()
-        .unwrap();
-    for i in 0..n {
-        classic.insert(&key(i));
-    }
+    let classic = filled(
+        BloomFilter::builder()
+            .capacity(n)
+            .fpp(fpp)
+            .seed(0x2d)
+            .build()
+            .unwrap(),
+        n,
+    );
 
     // Memory: about half the classic filter's, by construction (X·Y ≈ m/128 words of 64
     // bits) — not "more than 10× lower".
