@@ -227,3 +227,48 @@ proptest! {
         }
     }
 }
+
+/// Hostile parameters behind a valid checksum: refused as invalid fields before anything
+/// is allocated (a matrix of 2⁶⁰ words, dimensions sharing a factor or the factor 61, k of
+/// 0, a payload of the wrong length).
+#[test]
+fn hostile_parameters_are_refused() {
+    use bloomkit::Persist;
+    use conformance::{is_invalid_field, raw_file};
+    let params = |rows: u64, cols: u64, k: u32| {
+        let mut p = Vec::new();
+        p.extend_from_slice(&rows.to_le_bytes());
+        p.extend_from_slice(&cols.to_le_bytes());
+        p.extend_from_slice(&k.to_le_bytes());
+        p.extend_from_slice(&100u64.to_le_bytes());
+        p.extend_from_slice(&0.01f64.to_le_bytes());
+        p.extend_from_slice(&0u64.to_le_bytes());
+        p
+    };
+    let tag = bloomkit::Kind::Robust.tag();
+    let good = raw_file(tag, &params(3, 2, 3), &[0; 48]);
+    assert!(RobustBloomFilter::from_bytes(&good).is_ok());
+    for (rows, cols, k, payload) in [
+        (1u64 << 30, (1 << 30) + 1, 3, 48usize),
+        (6, 4, 3, 192),
+        (61, 2, 3, 976),
+        (0, 2, 3, 0),
+        (3, 2, 0, 48),
+        (3, 2, 3, 40),
+        (3, 2, 3, 56),
+    ] {
+        let bytes = raw_file(tag, &params(rows, cols, k), &vec![0; payload]);
+        assert!(
+            matches!(
+                RobustBloomFilter::from_bytes(&bytes),
+                Err(bloomkit::Error::Decode(_))
+            ),
+            "{rows} × {cols}, k {k}, {payload} bytes"
+        );
+    }
+    assert!(is_invalid_field::<RobustBloomFilter>(&raw_file(
+        tag,
+        &params(61, 2, 3),
+        &[0; 976]
+    )));
+}
