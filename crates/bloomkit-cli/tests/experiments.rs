@@ -226,6 +226,25 @@ const STUDIES: &[Study] = &[
         figures: &["sstable_reads", "sstable_time"],
     },
     Study {
+        name: "robust",
+        tables: &[(
+            "",
+            &[
+                "fpp",
+                "n",
+                "queries",
+                "robust_bits_per_item",
+                "robust_false_positives",
+                "robust_theory",
+                "classic_bits_per_item",
+                "classic_false_positives",
+                "classic_theory",
+                "classic_bits_at_robust_rate",
+            ],
+        )],
+        figures: &["robust_fpr"],
+    },
+    Study {
         name: "ssd",
         tables: &[(
             "",
@@ -456,6 +475,11 @@ fn sstable_study() {
 }
 
 #[test]
+fn robust_study() {
+    run_study("robust");
+}
+
+#[test]
 fn ssd_study() {
     run_study("ssd");
 }
@@ -481,7 +505,7 @@ fn all_writes_an_index_of_every_table_and_figure() {
         dir.path(),
         &["experiment", "all", "--tiny", "--out", "report"],
     );
-    assert!(printed.contains("All 9 studies"), "{printed}");
+    assert!(printed.contains("All 10 studies"), "{printed}");
     let report = dir.path().join("report");
     let index = std::fs::read_to_string(report.join("index.html")).unwrap();
     assert!(index.starts_with("<!DOCTYPE html>"));

@@ -10,7 +10,8 @@ use clap::Args;
 
 use super::report::{write_index, Report};
 use super::{
-    deletion, disk, fpr, hashing, plot, rho, ssd, sstable, timing, variants, Size, StudyArgs,
+    deletion, disk, fpr, hashing, plot, rho, robust, ssd, sstable, timing, variants, Size,
+    StudyArgs,
 };
 
 /// Arguments of `bloomkit experiment all`.
@@ -39,8 +40,8 @@ pub struct AllArgs {
 }
 
 /// The studies in the order of the report.
-pub const STUDIES: [&str; 9] = [
-    "fpr", "rho", "disk", "timing", "variants", "deletion", "hashing", "sstable", "ssd",
+pub const STUDIES: [&str; 10] = [
+    "fpr", "rho", "disk", "timing", "variants", "deletion", "hashing", "sstable", "robust", "ssd",
 ];
 
 /// Runs one study by name with the common options.
@@ -55,6 +56,7 @@ pub fn study(name: &str, common: &StudyArgs) -> Result<Report> {
         "deletion" => deletion::study(&deletion::DeletionArgs { common }),
         "hashing" => hashing::study(&hashing::HashingArgs { common }),
         "sstable" => sstable::study(&sstable::SstableArgs::with_common(common)),
+        "robust" => robust::study(&robust::RobustArgs { common }),
         "ssd" => ssd::study(&ssd::SsdArgs { common }),
         other => anyhow::bail!("no study named {other}"),
     }

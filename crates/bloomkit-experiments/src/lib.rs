@@ -30,6 +30,7 @@ pub mod kinds;
 pub mod plot;
 pub mod report;
 pub mod rho;
+pub mod robust;
 pub mod ssd;
 pub mod sstable;
 pub mod timing;
@@ -72,6 +73,9 @@ pub enum ExperimentCommand {
     /// The seeds' Bigtable example: sorted runs on disk with a filter each; disk reads per
     /// lookup with and without the filters.
     Sstable(sstable::SstableArgs),
+    /// Seed 004: robustBF against the classic filter at equal ε — memory and false
+    /// positives, against the paper's claims.
+    Robust(robust::RobustArgs),
     /// Seed 001: the buffered Bloom filter on SSD — page reads and writes per insert
     /// against the insert buffer, per query.
     Ssd(ssd::SsdArgs),
@@ -90,6 +94,7 @@ pub fn run(command: ExperimentCommand) -> Result<()> {
         ExperimentCommand::Deletion(args) => finish(deletion::study(&args)?, &args.common),
         ExperimentCommand::Hashing(args) => finish(hashing::study(&args)?, &args.common),
         ExperimentCommand::Sstable(args) => finish(sstable::study(&args)?, &args.common),
+        ExperimentCommand::Robust(args) => finish(robust::study(&args)?, &args.common),
         ExperimentCommand::Ssd(args) => finish(ssd::study(&args)?, &args.common),
         ExperimentCommand::All(args) => all::run(args),
     }
