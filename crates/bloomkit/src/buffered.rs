@@ -429,15 +429,16 @@ impl BufferedBloomFilter {
 
     /// The header page with `written` insertions.
     fn header_page(&self, written: u64) -> Vec<u8> {
-        let mut page = encode_header(
-            self.hashing,
-            self.page_size,
-            self.num_pages,
-            self.num_hashes,
-            self.capacity,
-            self.target_fpp,
+        let mut page = Header {
+            hashing: self.hashing,
+            page_size: self.page_size,
+            num_pages: self.num_pages,
+            num_hashes: self.num_hashes,
+            capacity: self.capacity,
+            target_fpp: self.target_fpp,
             written,
-        );
+        }
+        .encode();
         page.resize(self.page_size as usize, 0);
         page
     }
@@ -544,7 +545,16 @@ impl BufferedBloomFilterBuilder {
         let page_bits = 8 * (page_size as u64 - CHECKSUM_BYTES as u64);
         let (num_pages, num_hashes) = params::buffered_dimensions(capacity, fpp, page_bits)?;
         let hashing = self.hashing.resolve()?;
-        let mut header = encode_header(hashing, page_size, num_pages, num_hashes, capacity, fpp, 0);
+        let mut header = Header {
+            hashing,
+            page_size,
+            num_pages,
+            num_hashes,
+            capacity,
+            target_fpp: fpp,
+            written: 0,
+        }
+        .encode();
         header.resize(page_size as usize, 0);
         crate::codec::write_atomically_with(path, |file| {
             let mut out = std::io::BufWriter::new(file);
@@ -584,34 +594,7 @@ pub fn journal_path(path: &Path) -> PathBuf {
     PathBuf::from(name)
 }
 
-/// The header's 64 bytes and their checksum (72 bytes).
-fn encode_header(
-    hashing: Hashing,
-    page_size: u32,
-    num_pages: u64,
-    num_hashes: u32,
-    capacity: u64,
-    target_fpp: f64,
-    written: u64,
-) -> Vec<u8> {
-    let mut out = Vec::with_capacity(HEADER_BYTES + CHECKSUM_BYTES);
-    let hashing = Hashing {
-        scheme: IndexScheme::EnhancedDoubleHashing,
-        ..hashing
-    };
-    crate::codec::write_prefix(&mut out, BUFFERED_TAG, hashing);
-    out.extend_from_slice(&page_size.to_le_bytes());
-    out.extend_from_slice(&num_pages.to_le_bytes());
-    out.extend_from_slice(&num_hashes.to_le_bytes());
-    out.extend_from_slice(&capacity.to_le_bytes());
-    out.extend_from_slice(&target_fpp.to_le_bytes());
-    out.extend_from_slice(&written.to_le_bytes());
-    debug_assert_eq!(out.len(), HEADER_BYTES);
-    let sum = xxhash_rust::xxh3::xxh3_64(&out);
-    out.extend_from_slice(&sum.to_le_bytes());
-    out
-}
-
+/// What the header page says.
 struct Header {
     hashing: Hashing,
     page_size: u32,
@@ -620,6 +603,28 @@ struct Header {
     capacity: u64,
     target_fpp: f64,
     written: u64,
+}
+
+impl Header {
+    /// The header's 64 bytes and their checksum (72 bytes).
+    fn encode(&self) -> Vec<u8> {
+        let mut out = Vec::with_capacity(HEADER_BYTES + CHECKSUM_BYTES);
+        let hashing = Hashing {
+            scheme: IndexScheme::EnhancedDoubleHashing,
+            ..self.hashing
+        };
+        crate::codec::write_prefix(&mut out, BUFFERED_TAG, hashing);
+        out.extend_from_slice(&self.page_size.to_le_bytes());
+        out.extend_from_slice(&self.num_pages.to_le_bytes());
+        out.extend_from_slice(&self.num_hashes.to_le_bytes());
+        out.extend_from_slice(&self.capacity.to_le_bytes());
+        out.extend_from_slice(&self.target_fpp.to_le_bytes());
+        out.extend_from_slice(&self.written.to_le_bytes());
+        debug_assert_eq!(out.len(), HEADER_BYTES);
+        let sum = xxhash_rust::xxh3::xxh3_64(&out);
+        out.extend_from_slice(&sum.to_le_bytes());
+        out
+    }
 }
 
 /// Checks a header against itself and against the file's real length.
