@@ -40,8 +40,8 @@
 //! uniform hashing): the memory is ½ of the classic filter's at the same ε (not 10×), and
 //! the false-positive rate is the formula above — ten times the classic filter's at
 //! ε = 1%. At equal *measured* accuracy a classic filter is smaller: it needs
-//! `−ln FPP / (ln 2)²` ≈ 6.5 bits per item for robustBF's 4.4% at ε = 0.1%, where robustBF
-//! spends 7.2. The claims do not hold with a uniform hash.
+//! `−ln FPP / (ln 2)²` ≈ 6.5 bits per item for robustBF's 4.4% at ε = 0.1% (n = 10⁷, the
+//! paper's run), where robustBF spends 7.2 (`bloomkit experiment robust` shows every ε). The claims do not hold with a uniform hash.
 //!
 //! The paper's "nearly zero" comes from its hash: its "modified murmur", as the authors'
 //! published implementation (github.com/patgiri/robustBF) has it, is MurmurHash2 with
