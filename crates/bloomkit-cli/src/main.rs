@@ -66,6 +66,10 @@ enum Command {
     /// code is 1.
     #[command(subcommand)]
     Bloomier(commands::bloomier::BloomierCommand),
+    /// A filter larger than memory, on disk in pages, inserts buffered in memory (the
+    /// buffered Bloom filter on SSD): build, add, check.
+    #[command(subcommand)]
+    Ssd(commands::ssd::SsdCommand),
     /// Rerun the seed studies and print (and optionally save) their tables.
     #[command(subcommand)]
     Experiment(bloomkit_experiments::ExperimentCommand),
@@ -83,6 +87,7 @@ fn main() -> ExitCode {
         Command::Merge(args) => commands::merge::run(args).map(|()| ExitCode::SUCCESS),
         Command::Export(args) => commands::export::run(args).map(|()| ExitCode::SUCCESS),
         Command::Bloomier(command) => commands::bloomier::run(command),
+        Command::Ssd(command) => commands::ssd::run(command),
         Command::Experiment(command) => {
             bloomkit_experiments::run(command).map(|()| ExitCode::SUCCESS)
         }

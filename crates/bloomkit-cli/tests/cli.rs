@@ -457,7 +457,7 @@ fn bad_parameters_are_errors_not_panics() {
 }
 
 /// Every kind, by its name on the command line.
-const KINDS: [&str; 9] = [
+const KINDS: [&str; 10] = [
     "bloom",
     "blocked",
     "counting",
@@ -467,6 +467,7 @@ const KINDS: [&str; 9] = [
     "stable",
     "cuckoo",
     "sbbf",
+    "robust",
 ];
 
 /// The kinds that can remove items.
@@ -743,13 +744,13 @@ fn kind_specific_options_apply_to_their_kinds_only() {
             "cuckoo",
             "--scheme",
             "seeded",
-            "bloom, counting, vi-counting, deletable, scalable, stable or compressed",
+            "bloom, counting, vi-counting, deletable, scalable, stable, compressed or robust",
         ),
         (
             "scalable",
             "--hashes",
             "3",
-            "bloom, blocked, counting, vi-counting, deletable, stable or compressed",
+            "bloom, blocked, counting, vi-counting, deletable, stable, compressed or robust",
         ),
         (
             "cuckoo",
@@ -1004,7 +1005,7 @@ fn merge_works_for_mergeable_kinds_only() {
         assert!(
             stderr(&output).contains(&format!(
                 "cannot merge x.bk and y.bk: a {kind} filter cannot merge; merge works for \
-                 bloom, blocked, counting, vi-counting, deletable, sbbf or compressed filters"
+                 bloom, blocked, counting, vi-counting, deletable, sbbf, compressed or robust filters"
             )),
             "{}",
             stderr(&output)
@@ -1426,4 +1427,78 @@ fn export_compressed_is_read_back_by_every_command() {
     );
     assert_eq!(e.status.code(), Some(2));
     assert!(stderr(&e).contains("counting"), "{}", stderr(&e));
+}
+
+#[test]
+fn ssd_builds_adds_and_checks_an_on_disk_filter() {
+    let dir = temp();
+    let d = dir.path();
+    std::fs::write(d.join("lines.txt"), numbered("line", 20_000)).unwrap();
+    let built = ok(
+        d,
+        &[
+            "ssd",
+            "build",
+            "lines.txt",
+            "-o",
+            "f.bkb",
+            "--memory",
+            "16KiB",
+        ],
+    );
+    assert!(
+        built.starts_with("built f.bkb from 20000 lines of lines.txt in "),
+        "{built}"
+    );
+    assert!(built.contains("buffered filter on disk: "), "{built}");
+    assert!(built.contains("buffer 16.0 KiB (1024 inserts)"), "{built}");
+    // 20 batches of 1 024 inserts over a few pages: far below a read per insert.
+    let reads: f64 = built
+        .split(" and ")
+        .next()
+        .and_then(|s| s.rsplit('(').next())
+        .and_then(|s| s.parse().ok())
+        .unwrap_or_else(|| panic!("no reads per insert in {built}"));
+    assert!(reads < 0.1, "{built}");
+
+    let present = ok_with_stdin(
+        d,
+        &["ssd", "check", "f.bkb"],
+        numbered("line", 20_000).as_bytes(),
+    );
+    assert_eq!(present.matches("\tmaybe\n").count(), 20_000);
+    let output = run(d, &["ssd", "check", "f.bkb", "never-added"]);
+    assert_eq!(output.status.code(), Some(1), "{}", stderr(&output));
+    assert_eq!(stdout(&output), "never-added\tno\n");
+    assert!(
+        stderr(&output).contains("page reads 1, page writes 0"),
+        "{}",
+        stderr(&output)
+    );
+
+    let output = run(d, &["ssd", "add", "f.bkb", "never-added", "--memory", "0"]);
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    assert!(stderr(&output).contains("page reads 1, page writes 1"));
+    ok(d, &["ssd", "check", "f.bkb", "never-added"]);
+
+    // Not an on-disk filter, a bad size: errors, exit 2.
+    ok(d, &["create", "-n", "10", "-o", "plain.bk"]);
+    assert_eq!(
+        run(d, &["ssd", "check", "plain.bk", "x"]).status.code(),
+        Some(2)
+    );
+    let bad = run(
+        d,
+        &[
+            "ssd",
+            "build",
+            "lines.txt",
+            "-o",
+            "g.bkb",
+            "--memory",
+            "lots",
+        ],
+    );
+    assert_eq!(bad.status.code(), Some(2));
+    assert!(!d.join("g.bkb").exists());
 }

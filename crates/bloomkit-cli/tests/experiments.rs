@@ -379,6 +379,45 @@ const STUDIES: &[Study] = &[
         tables: &[("", COMPRESSED_COLUMNS), ("paper", COMPRESSED_COLUMNS)],
         figures: &["compressed_sent"],
     },
+    Study {
+        name: "robust",
+        tables: &[(
+            "",
+            &[
+                "fpp",
+                "n",
+                "queries",
+                "robust_bits_per_item",
+                "robust_false_positives",
+                "robust_theory",
+                "classic_bits_per_item",
+                "classic_false_positives",
+                "classic_theory",
+                "classic_bits_at_robust_rate",
+            ],
+        )],
+        figures: &["robust_fpr"],
+    },
+    Study {
+        name: "ssd",
+        tables: &[(
+            "",
+            &[
+                "batch",
+                "pages",
+                "inserts",
+                "page_reads",
+                "page_writes",
+                "reads_per_insert",
+                "theory",
+                "low",
+                "high",
+                "queries",
+                "query_reads",
+            ],
+        )],
+        figures: &["ssd_io"],
+    },
 ];
 
 fn bloomkit(dir: &Path, args: &[&str]) -> Output {
@@ -725,4 +764,14 @@ fn a_bad_font_is_an_error() {
     assert_eq!(output.status.code(), Some(2));
     let err = String::from_utf8_lossy(&output.stderr);
     assert!(err.contains("not-a-font.ttf"), "{err}");
+}
+
+#[test]
+fn robust_study() {
+    run_study("robust");
+}
+
+#[test]
+fn ssd_study() {
+    run_study("ssd");
 }

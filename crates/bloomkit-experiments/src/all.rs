@@ -10,8 +10,8 @@ use clap::Args;
 
 use super::report::{write_index, Report};
 use super::{
-    bloomier, claims, compressed, deletion, disk, fpr, hashing, plot, rho, spellcheck, sstable,
-    summary_cache, timing, variants, Size, StudyArgs,
+    bloomier, claims, compressed, deletion, disk, fpr, hashing, plot, rho, robust, spellcheck, ssd,
+    sstable, summary_cache, timing, variants, Size, StudyArgs,
 };
 
 /// Arguments of `bloomkit experiment all`.
@@ -40,7 +40,7 @@ pub struct AllArgs {
 }
 
 /// The studies in the order of the report.
-pub const STUDIES: [&str; 13] = [
+pub const STUDIES: [&str; 15] = [
     "fpr",
     "rho",
     "disk",
@@ -51,6 +51,8 @@ pub const STUDIES: [&str; 13] = [
     "hashing",
     "bloomier",
     "compressed",
+    "robust",
+    "ssd",
     "sstable",
     "spellcheck",
     "summary-cache",
@@ -73,6 +75,8 @@ pub fn study(name: &str, common: &StudyArgs) -> Result<Report> {
         "summary-cache" => summary_cache::study(&summary_cache::SummaryCacheArgs { common }),
         "bloomier" => bloomier::study(&bloomier::BloomierArgs { common }),
         "compressed" => compressed::study(&compressed::CompressedArgs { common }),
+        "robust" => robust::study(&robust::RobustArgs { common }),
+        "ssd" => ssd::study(&ssd::SsdArgs { common }),
         other => anyhow::bail!("no study named {other}"),
     }
 }

@@ -34,7 +34,9 @@ pub mod overview;
 pub mod plot;
 pub mod report;
 pub mod rho;
+pub mod robust;
 pub mod spellcheck;
+pub mod ssd;
 pub mod sstable;
 pub mod summary_cache;
 pub mod timing;
@@ -94,6 +96,12 @@ pub enum ExperimentCommand {
     /// The compressed Bloom filter: transmitted bits per item against ε — compressed,
     /// uncompressed and the entropy bound — and Mitzenmacher's tables on real filters.
     Compressed(compressed::CompressedArgs),
+    /// Seed 004: robustBF against the classic filter at equal ε — memory and false
+    /// positives, against the paper's claims.
+    Robust(robust::RobustArgs),
+    /// Seed 001: the buffered Bloom filter on SSD — page reads and writes per insert
+    /// against the insert buffer, per query.
+    Ssd(ssd::SsdArgs),
     /// Every study, into DIR (CSV, SVG, PNG) with DIR/index.html showing them all.
     All(all::AllArgs),
 }
@@ -114,6 +122,8 @@ pub fn run(command: ExperimentCommand) -> Result<()> {
         ExperimentCommand::SummaryCache(args) => finish(summary_cache::study(&args)?, &args.common),
         ExperimentCommand::Bloomier(args) => finish(bloomier::study(&args)?, &args.common),
         ExperimentCommand::Compressed(args) => finish(compressed::study(&args)?, &args.common),
+        ExperimentCommand::Robust(args) => finish(robust::study(&args)?, &args.common),
+        ExperimentCommand::Ssd(args) => finish(ssd::study(&args)?, &args.common),
         ExperimentCommand::All(args) => all::run(args),
     }
 }

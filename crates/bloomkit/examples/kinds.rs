@@ -6,8 +6,8 @@
 use bloomkit::BloomFilter;
 use bloomkit::{
     AnyFilter, BlockedBloomFilter, CompressedBloomFilter, CountingBloomFilter, CuckooFilter,
-    DeletableBloomFilter, Error, Filter, ScalableBloomFilter, SplitBlockBloomFilter,
-    StableBloomFilter, VariableIncrementBloomFilter,
+    DeletableBloomFilter, Error, Filter, RobustBloomFilter, ScalableBloomFilter,
+    SplitBlockBloomFilter, StableBloomFilter, VariableIncrementBloomFilter,
 };
 
 fn main() -> Result<(), Error> {
@@ -46,6 +46,10 @@ fn main() -> Result<(), Error> {
         (
             "CompressedBloomFilter",
             CompressedBloomFilter::with_capacity(n, fpp)?.into(),
+        ),
+        (
+            "RobustBloomFilter",
+            RobustBloomFilter::with_capacity(n, fpp)?.into(),
         ),
     ];
     println!("| kind | remove | grow | merge | false negatives | bits per item at ε = 1% |");

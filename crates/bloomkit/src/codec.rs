@@ -129,13 +129,7 @@ pub(crate) fn encode(
     payload: impl FnOnce(&mut Vec<u8>),
 ) -> Vec<u8> {
     let mut out = Vec::with_capacity(HEADER_LEN + params.len() + 16);
-    out.extend_from_slice(MAGIC);
-    out.extend_from_slice(&FORMAT_VERSION.to_le_bytes());
-    out.push(tag);
-    out.push(hashing.function.id());
-    out.push(hashing.scheme.id());
-    out.extend_from_slice(&[0, 0, 0]);
-    out.extend_from_slice(&hashing.seed.to_le_bytes());
+    write_prefix(&mut out, tag, hashing);
     out.extend_from_slice(&(params.len() as u32).to_le_bytes());
     out.extend_from_slice(params);
     let length_at = out.len();
@@ -152,11 +146,18 @@ pub(crate) fn encode(
 /// without `Filter::insert`) and live outside the registry, with their names: `Parts` refuses
 /// them with a message that says how to read them instead. The tag numbers are shared with
 /// [`Kind`] and never reused.
-const STATIC_TAGS: &[(u8, &str)] = &[(
-    crate::bloomier::FORMAT_TAG,
-    "a Bloomier filter (a static function, not a filter kind); read it with \
-     `BloomierFilter::from_bytes` or `bloomkit bloomier get`",
-)];
+const STATIC_TAGS: &[(u8, &str)] = &[
+    (
+        crate::bloomier::FORMAT_TAG,
+        "a Bloomier filter (a static function, not a filter kind); read it with \
+         `BloomierFilter::from_bytes` or `bloomkit bloomier get`",
+    ),
+    (
+        crate::buffered::BUFFERED_TAG,
+        "a buffered Bloom filter on disk (read page by page, not loaded whole); open it \
+         with `BufferedBloomFilter::open` or `bloomkit ssd check`",
+    ),
+];
 
 /// The bytes of one encoded filter from `reader`: the fixed header, the parameters and the
 /// payload whose lengths it gives, and the checksum — no byte past them.
@@ -189,6 +190,39 @@ fn read_encoded(reader: impl std::io::Read) -> Result<Vec<u8>, Error> {
     let payload_len = u64::from_le_bytes(bytes[at..].try_into().expect("8 bytes"));
     take(&mut bytes, payload_len.saturating_add(8))?;
     Ok(bytes)
+}
+
+/// The first 24 bytes of every bloomkit file (the in-memory kinds' and the buffered
+/// filter's on-disk file): magic, format version, kind tag, hash function id, index scheme
+/// id, three reserved zero bytes, seed.
+pub(crate) fn write_prefix(out: &mut Vec<u8>, tag: u8, hashing: Hashing) {
+    out.extend_from_slice(MAGIC);
+    out.extend_from_slice(&FORMAT_VERSION.to_le_bytes());
+    out.push(tag);
+    out.push(hashing.function.id());
+    out.push(hashing.scheme.id());
+    out.extend_from_slice(&[0, 0, 0]);
+    out.extend_from_slice(&hashing.seed.to_le_bytes());
+}
+
+/// Reads [`write_prefix`]'s 24 bytes, checking the magic, the version and the reserved
+/// bytes; returns the kind tag, the hash function and index scheme ids (for the caller to
+/// check) and the seed.
+pub(crate) fn read_prefix(r: &mut Reader<'_>) -> Result<(u8, u8, u8, u64), DecodeError> {
+    if r.take(MAGIC.len())? != MAGIC {
+        return Err(DecodeError::BadMagic);
+    }
+    let version = r.u16()?;
+    if version != FORMAT_VERSION {
+        return Err(DecodeError::UnsupportedVersion(version, FORMAT_VERSION));
+    }
+    let tag = r.u8()?;
+    let function = r.u8()?;
+    let scheme = r.u8()?;
+    if r.take(3)? != [0, 0, 0] {
+        return Err(invalid("reserved", "must be zero".into()));
+    }
+    Ok((tag, function, scheme, r.u64()?))
 }
 
 /// Adds the file name to a decoding error, so the CLI can say which file is bad.
@@ -273,23 +307,7 @@ impl<'a> Frame<'a> {
         check_tag: impl FnOnce(u8) -> Result<(), DecodeError>,
     ) -> Result<Self, DecodeError> {
         let mut r = Reader::new(bytes);
-        if r.take(MAGIC.len())? != MAGIC {
-            return Err(DecodeError::BadMagic);
-        }
-        let version = r.u16()?;
-        if version != FORMAT_VERSION {
-            return Err(DecodeError::UnsupportedVersion(version, FORMAT_VERSION));
-        }
-        let tag = r.u8()?;
-        let function = r.u8()?;
-        let scheme = r.u8()?;
-        if r.take(3)? != [0, 0, 0] {
-            return Err(DecodeError::InvalidField {
-                field: "reserved",
-                reason: "must be zero".into(),
-            });
-        }
-        let seed = r.u64()?;
+        let (tag, function, scheme, seed) = read_prefix(&mut r)?;
         let params_len = r.u32()? as u64;
         let params = r.take_u64(params_len)?;
         let payload_len = r.u64()?;
@@ -463,6 +481,16 @@ pub(crate) fn check_probability(field: &'static str, value: f64) -> Result<(), D
 /// rename over the target, fsync the directory. Readers see the old file or the new one,
 /// never a mix; on failure the temporary file is removed and the old file is untouched.
 pub fn write_atomically(path: &Path, bytes: &[u8]) -> Result<(), Error> {
+    write_atomically_with(path, |file| file.write_all(bytes))
+}
+
+/// [`write_atomically`] for content written piece by piece (a file larger than memory, as
+/// the buffered filter's): `write` fills the temporary file, which is then synced and
+/// renamed over `path`; on any failure the old file is untouched.
+pub(crate) fn write_atomically_with(
+    path: &Path,
+    write: impl FnOnce(&mut std::fs::File) -> std::io::Result<()>,
+) -> Result<(), Error> {
     let dir = match path.parent() {
         Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
         _ => std::path::PathBuf::from("."),
@@ -484,7 +512,7 @@ pub fn write_atomically(path: &Path, bytes: &[u8]) -> Result<(), Error> {
 
     let result = (|| {
         let mut file = std::fs::File::create(&tmp)?;
-        file.write_all(bytes)?;
+        write(&mut file)?;
         file.sync_all()?;
         drop(file);
         std::fs::rename(&tmp, path)?;

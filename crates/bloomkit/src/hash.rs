@@ -390,6 +390,24 @@ enum PositionState<'a> {
     },
 }
 
+impl Positions<'static> {
+    /// The k positions in `[0, num_bits)` that enhanced double hashing derives from a
+    /// digest already computed (`g` = its low half, `δ` = its high half): what
+    /// [`Hashing::positions`] gives under [`IndexScheme::EnhancedDoubleHashing`], for kinds
+    /// that keep digests rather than items (the buffered filter's insert buffer).
+    pub(crate) fn from_digest(digest: u128, num_hashes: u32, num_bits: u64) -> Self {
+        Positions {
+            state: PositionState::Double {
+                g: digest as u64,
+                delta: (digest >> 64) as u64,
+            },
+            index: 0,
+            num_hashes,
+            num_bits,
+        }
+    }
+}
+
 impl Iterator for Positions<'_> {
     type Item = u64;
 

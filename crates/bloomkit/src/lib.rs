@@ -35,6 +35,11 @@
 //!   line, one cache miss per query; integer fast path and batched queries.
 //! * [`split_block`] — the [`SplitBlockBloomFilter`]: Apache Parquet's Bloom filter, bit for
 //!   bit (XXH64, 256-bit blocks of eight 32-bit words).
+//! * [`buffered`] — [`BufferedBloomFilter`] (Canim et al. 2010): a filter larger than
+//!   memory, on disk in pages, inserts buffered per page and flushed in batches; a journal
+//!   keeps its file whole through a failed flush. Outside the registry (not a `Filter`).
+//! * [`robust`] — [`RobustBloomFilter`], robustBF (Nayak & Patgiri 2021): the 2D filter of
+//!   64-bit words, built as the paper describes, with its claims checked.
 //! * [`codec`] — the file format ([`Persist`]), with atomic saves.
 //! * [`prelude`] — `use bloomkit::prelude::*;` for the traits, items and every kind.
 //! * [`stats`] — confidence intervals used to judge measured rates.
@@ -56,6 +61,7 @@ pub mod bits;
 pub mod blocked;
 pub mod bloom;
 pub mod bloomier;
+pub mod buffered;
 pub mod codec;
 pub mod compressed;
 pub mod concurrent;
@@ -72,6 +78,7 @@ pub mod parallel;
 pub mod params;
 pub mod prelude;
 pub mod registry;
+pub mod robust;
 pub mod scalable;
 mod sizing;
 pub mod split_block;
@@ -88,6 +95,7 @@ pub use blocked::{BlockedBloomFilter, BlockedBloomFilterBuilder};
 pub use bloom::{BloomFilter, BloomFilterBuilder};
 #[doc(inline)]
 pub use bloomier::{BloomierFilter, BloomierFilterBuilder};
+pub use buffered::{BufferedBloomFilter, BufferedBloomFilterBuilder, IoStats};
 #[doc(inline)]
 pub use codec::Persist;
 #[doc(inline)]
@@ -106,6 +114,8 @@ pub use error::{DecodeError, Error};
 pub use filter::{DynFilter, Filter, Kind, Mergeable, Removable};
 #[doc(inline)]
 pub use hash::{HashFunction, Hashed, Hashing, IndexScheme, Item};
+#[doc(inline)]
+pub use robust::{RobustBloomFilter, RobustBloomFilterBuilder};
 #[doc(inline)]
 pub use scalable::{ScalableBloomFilter, ScalableBloomFilterBuilder};
 #[doc(inline)]

@@ -34,6 +34,6 @@ pub use crate::hash::{Hashed, Item};
 pub use crate::{
     AnyFilter, BlockedBloomFilter, BloomFilter, BloomierFilter, CompressedBloomFilter,
     ConcurrentBloomFilter, CountingBloomFilter, CuckooFilter, DeletableBloomFilter,
-    ScalableBloomFilter, SplitBlockBloomFilter, StableBloomFilter, Typed,
+    RobustBloomFilter, ScalableBloomFilter, SplitBlockBloomFilter, StableBloomFilter, Typed,
     VariableIncrementBloomFilter,
 };

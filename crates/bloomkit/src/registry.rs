@@ -321,8 +321,8 @@ impl std::fmt::Display for Kind {
 
 use crate::{
     BlockedBloomFilter, BloomFilter, CompressedBloomFilter, CountingBloomFilter, CuckooFilter,
-    DeletableBloomFilter, ScalableBloomFilter, SplitBlockBloomFilter, StableBloomFilter,
-    VariableIncrementBloomFilter,
+    DeletableBloomFilter, RobustBloomFilter, ScalableBloomFilter, SplitBlockBloomFilter,
+    StableBloomFilter, VariableIncrementBloomFilter,
 };
 
 kinds! {
@@ -350,6 +350,8 @@ kinds! {
     // file tag (`bloomier::FORMAT_TAG`), a static structure outside this list.
     /// The compressed Bloom filter, [`CompressedBloomFilter`].
     Compressed(CompressedBloomFilter) = 14,
+    /// robustBF, the 2D Bloom filter, [`RobustBloomFilter`].
+    Robust(RobustBloomFilter) = 15,
 }
 
 #[cfg(test)]

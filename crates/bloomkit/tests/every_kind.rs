@@ -11,8 +11,8 @@ mod conformance;
 use bloomkit::{
     AnyFilter, BlockedBloomFilter, BloomFilter, CompressedBloomFilter, ConcurrentBloomFilter,
     CountingBloomFilter, CuckooFilter, DeletableBloomFilter, Error, Filter, HashFunction,
-    IndexScheme, Kind, Persist, ScalableBloomFilter, SplitBlockBloomFilter, StableBloomFilter,
-    VariableIncrementBloomFilter,
+    IndexScheme, Kind, Persist, RobustBloomFilter, ScalableBloomFilter, SplitBlockBloomFilter,
+    StableBloomFilter, VariableIncrementBloomFilter,
 };
 use conformance::*;
 use proptest::prelude::*;
@@ -206,6 +206,9 @@ mod stable_horizon {
 
 filter_suite!(scalable, ScalableBloomFilter);
 
+filter_suite!(robust, RobustBloomFilter);
+mergeable_suite!(robust_merges, RobustBloomFilter);
+
 filter_suite!(cuckoo, CuckooFilter);
 removable_suite!(cuckoo_removes, CuckooFilter);
 
@@ -331,6 +334,7 @@ fn any_filter_removes_and_merges_only_what_the_kind_can() {
         CuckooFilter::make(&shape).into(),
         SplitBlockBloomFilter::make(&shape).into(),
         CompressedBloomFilter::make(&shape).into(),
+        RobustBloomFilter::make(&shape).into(),
     ];
     assert_eq!(all.len(), Kind::ALL.len());
     for filter in &all {
@@ -351,6 +355,7 @@ fn any_filter_removes_and_merges_only_what_the_kind_can() {
                 | Kind::Counting
                 | Kind::VariableIncrement
                 | Kind::Deletable
+                | Kind::Robust
         );
         assert_eq!(
             (kind.can_remove(), kind.can_merge()),

@@ -12,6 +12,7 @@ pub mod info;
 pub mod input;
 pub mod merge;
 pub mod remove;
+pub mod ssd;
 pub mod store;
 
 /// The exit code of every error, distinct from `check`'s 1 for "definitely absent".

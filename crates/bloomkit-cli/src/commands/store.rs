@@ -13,10 +13,10 @@ use bloomkit::{
     AnyFilter, BlockedBloomFilter, BlockedBloomFilterBuilder, BloomFilter, BloomFilterBuilder,
     CompressedBloomFilter, CompressedBloomFilterBuilder, CountingBloomFilter,
     CountingBloomFilterBuilder, CuckooFilter, CuckooFilterBuilder, DeletableBloomFilter,
-    DeletableBloomFilterBuilder, Filter, IndexScheme, Kind, Persist, ScalableBloomFilter,
-    ScalableBloomFilterBuilder, SplitBlockBloomFilter, SplitBlockBloomFilterBuilder,
-    StableBloomFilter, StableBloomFilterBuilder, VariableIncrementBloomFilter,
-    VariableIncrementBloomFilterBuilder,
+    DeletableBloomFilterBuilder, Filter, IndexScheme, Kind, Persist, RobustBloomFilter,
+    RobustBloomFilterBuilder, ScalableBloomFilter, ScalableBloomFilterBuilder,
+    SplitBlockBloomFilter, SplitBlockBloomFilterBuilder, StableBloomFilter,
+    StableBloomFilterBuilder, VariableIncrementBloomFilter, VariableIncrementBloomFilterBuilder,
 };
 use clap::{Args, ValueEnum};
 
@@ -190,10 +190,12 @@ struct KindOnly {
 
 /// Every option that only some kinds use, whether it was given, and which kinds use it.
 fn kind_only_options(sizing: &Sizing, hashing: &HashingArgs, o: &KindOptions) -> [KindOnly; 15] {
-    use Kind::{Blocked, Bloom, Compressed, Counting, Cuckoo, Deletable, Scalable, Stable};
+    use Kind::{Blocked, Bloom, Compressed, Counting, Cuckoo, Deletable, Robust, Scalable, Stable};
     const VI: Kind = Kind::VariableIncrement;
     // The kinds with one array of m slots and k hash functions.
-    const SIZED: &[Kind] = &[Bloom, Blocked, Counting, VI, Deletable, Stable, Compressed];
+    const SIZED: &[Kind] = &[
+        Bloom, Blocked, Counting, VI, Deletable, Stable, Compressed, Robust,
+    ];
     // The kinds sized in bits alone (k is fixed).
     const BITS: &[Kind] = &[
         Bloom,
@@ -206,7 +208,9 @@ fn kind_only_options(sizing: &Sizing, hashing: &HashingArgs, o: &KindOptions) ->
         Compressed,
     ];
     // Every kind that derives k positions from an item.
-    const POSITIONS: &[Kind] = &[Bloom, Counting, VI, Deletable, Scalable, Stable, Compressed];
+    const POSITIONS: &[Kind] = &[
+        Bloom, Counting, VI, Deletable, Scalable, Stable, Compressed, Robust,
+    ];
     let only = |flag, given, kinds| KindOnly { flag, given, kinds };
     [
         only("--bits", sizing.bits.is_some(), BITS),
@@ -259,6 +263,10 @@ fn check_options(
                 }
                 ("--bits" | "--hashes", Kind::Scalable) => {
                     " (its layers are sized from --capacity and --fpp)"
+                }
+                ("--bits", Kind::Robust) => {
+                    " (its X × Y matrix is sized from --capacity and --fpp as the robustBF paper \
+                     does)"
                 }
                 ("--bits" | "--hashes", Kind::Cuckoo) => {
                     " (it is sized from --capacity and --fpp, with --bucket-size and \
@@ -412,6 +420,13 @@ pub fn new_filter(
             let b = set(b, o.max_kicks, B::max_kicks);
             b.build().map(AnyFilter::from)
         }
+        Kind::Robust => {
+            type B = RobustBloomFilterBuilder;
+            let b = common!(RobustBloomFilter::builder(), sizing, hashing);
+            let b = set(b, scheme, B::index_scheme);
+            let b = set(b, sizing.hashes, B::num_hashes);
+            b.build().map(AnyFilter::from)
+        }
         // A kind with no options of its own: sized by the registry.
         other => match sizing.capacity {
             Some(n) => AnyFilter::with_capacity(other, n, sizing.fpp.unwrap_or(0.01)),
@@ -528,6 +543,15 @@ pub fn describe(filter: &AnyFilter) -> String {
             f.num_hashes(),
             at(f.capacity(), f.target_fpp()),
             human_bytes(f.compressed_len() as u64)
+        ),
+        AnyFilter::Robust(f) => format!(
+            "robust filter: {} × {} words of 64 bits (61 used), k = {}, {} (sized by the paper \
+             for ε = {}), {common}",
+            f.rows(),
+            f.cols(),
+            f.num_hashes(),
+            at(f.capacity(), f.target_fpp()),
+            probability(f.asked_fpp())
         ),
         other => format!("{} filter: {common}", other.kind()),
     }

@@ -68,20 +68,24 @@ item_count! {
 // `params::name`.
 mod blocked;
 mod bloomier;
+mod buffered;
 mod compressed;
 mod counting;
 mod cuckoo;
 mod deletable;
+mod robust;
 mod scalable;
 mod stable;
 mod vi_counting;
 
 pub use blocked::*;
 pub use bloomier::*;
+pub use buffered::*;
 pub use compressed::*;
 pub use counting::*;
 pub use cuckoo::*;
 pub use deletable::*;
+pub use robust::*;
 pub use scalable::*;
 pub use stable::*;
 pub use vi_counting::*;

@@ -32,8 +32,8 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use bloomkit::{
     AnyFilter, BlockedBloomFilter, BloomFilter, CompressedBloomFilter, ConcurrentBloomFilter,
     CountingBloomFilter, CuckooFilter, DecodeError, DeletableBloomFilter, Error, Filter,
-    HashFunction, IndexScheme, Kind, Mergeable, Persist, Removable, ScalableBloomFilter,
-    SplitBlockBloomFilter, StableBloomFilter, VariableIncrementBloomFilter,
+    HashFunction, IndexScheme, Kind, Mergeable, Persist, Removable, RobustBloomFilter,
+    ScalableBloomFilter, SplitBlockBloomFilter, StableBloomFilter, VariableIncrementBloomFilter,
 };
 use proptest::prelude::*;
 use proptest::test_runner::{Config, RngSeed, TestCaseError};
@@ -241,6 +241,7 @@ subject_by_persist!(
     CuckooFilter,
     SplitBlockBloomFilter,
     CompressedBloomFilter,
+    RobustBloomFilter,
     AnyFilter
 );
 
@@ -421,6 +422,28 @@ impl Build for ScalableBloomFilter {
             .seed(s.seed);
         if s.knob.is_multiple_of(3) {
             builder = builder.max_layers(2);
+        }
+        builder.build().unwrap()
+    }
+}
+
+impl Build for RobustBloomFilter {
+    /// The paper's dimensions for the shape, or (knob odd) explicit primes: 3, 5 or 7 rows
+    /// and the first prime past `rows + n/64` columns (a tiny, crowded matrix); k from 1 to 4.
+    fn make(s: &Shape) -> Self {
+        let mut builder = RobustBloomFilter::builder()
+            .capacity(s.capacity)
+            .fpp(s.fpp)
+            .num_hashes(1 + s.knob as u32 % 4)
+            .hash_function(s.function)
+            .index_scheme(s.scheme)
+            .seed(s.seed);
+        if s.knob % 2 == 1 {
+            let rows = [3, 5, 7][s.knob as usize % 3];
+            let cols = (rows + 1 + s.capacity / 64..)
+                .find(|&p| bloomkit::params::is_prime(p) && p != 61)
+                .unwrap();
+            builder = builder.dimensions(rows, cols);
         }
         builder.build().unwrap()
     }

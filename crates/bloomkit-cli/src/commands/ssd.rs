@@ -1,0 +1,269 @@
+//! `bloomkit ssd`: the buffered Bloom filter on disk (Canim et al., ADMS 2010), for filters
+//! larger than memory. It is its own verb rather than a `--kind`: the filter lives in its
+//! file and is changed in place, page by page, instead of being loaded, changed and saved
+//! whole as the registry's kinds are.
+//!
+//! * `ssd build INPUT -o FILE --memory 64MiB` — a filter sized for the lines of INPUT,
+//!   filled with them through an insert buffer of the given size;
+//! * `ssd add FILE [ITEM…]` — more items, through the same buffer;
+//! * `ssd check FILE [ITEM…]` — `ITEM<TAB>maybe` / `ITEM<TAB>no`, one page read each.
+//!
+//! Each prints the page reads and writes it did, the measure the paper is about.
+
+use std::io::{BufWriter, Write};
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::time::Instant;
+
+use anyhow::{bail, Context, Result};
+use bloomkit::{BufferedBloomFilter, IoStats};
+use clap::{Args, Subcommand};
+
+use super::input::{self, ItemArgs};
+use super::store::{self, HashArg};
+
+/// The verbs of `bloomkit ssd`.
+#[derive(Debug, Subcommand)]
+pub enum SsdCommand {
+    /// Build an on-disk filter from the lines of a file, with a memory budget for the
+    /// insert buffer.
+    Build(BuildArgs),
+    /// Add items (arguments, or lines of standard input or of --from FILE) to an on-disk
+    /// filter.
+    Add(AddArgs),
+    /// Ask an on-disk filter about items: `ITEM<TAB>maybe` or `ITEM<TAB>no`; for a single
+    /// item the exit code is 1 for "no".
+    Check(CheckArgs),
+}
+
+/// The memory for pending inserts (16 bytes each): `64MiB`, `512KiB`, `1GiB`, or bytes.
+#[derive(Debug, Args)]
+pub struct MemoryArg {
+    /// Memory for the insert buffer: a byte count with an optional binary unit (KiB, MiB,
+    /// GiB). 0 writes every insert at once.
+    #[arg(long, value_name = "SIZE", default_value = "64MiB", value_parser = parse_size)]
+    pub memory: u64,
+}
+
+/// Arguments of `bloomkit ssd build`.
+#[derive(Debug, Args)]
+pub struct BuildArgs {
+    /// The file of items, one per line (read twice, so it cannot be standard input).
+    #[arg(value_name = "INPUT")]
+    pub input: PathBuf,
+
+    /// The filter file to write (replaced if it exists).
+    #[arg(short, long, value_name = "FILE")]
+    pub output: PathBuf,
+
+    /// ε, the false-positive probability wanted once every line is in.
+    #[arg(short = 'e', long, value_name = "E", default_value_t = 0.01)]
+    pub fpp: f64,
+
+    /// The page size in bytes: a power of two from 128 to 1 MiB.
+    #[arg(long, value_name = "BYTES", default_value_t = bloomkit::buffered::DEFAULT_PAGE_SIZE)]
+    pub page_size: u32,
+
+    #[command(flatten)]
+    pub memory: MemoryArg,
+
+    /// The 128-bit hash function.
+    #[arg(long = "hash", value_enum, default_value_t)]
+    pub function: HashArg,
+
+    /// The per-filter hash seed.
+    #[arg(long, value_name = "N", default_value_t = 0)]
+    pub seed: u64,
+}
+
+/// Arguments of `bloomkit ssd add`.
+#[derive(Debug, Args)]
+pub struct AddArgs {
+    /// The on-disk filter file.
+    #[arg(value_name = "FILE")]
+    pub filter: PathBuf,
+
+    #[command(flatten)]
+    pub items: ItemArgs,
+
+    #[command(flatten)]
+    pub memory: MemoryArg,
+}
+
+/// Arguments of `bloomkit ssd check`.
+#[derive(Debug, Args)]
+pub struct CheckArgs {
+    /// The on-disk filter file.
+    #[arg(value_name = "FILE")]
+    pub filter: PathBuf,
+
+    #[command(flatten)]
+    pub items: ItemArgs,
+}
+
+/// Runs one `ssd` verb.
+pub fn run(command: SsdCommand) -> Result<ExitCode> {
+    match command {
+        SsdCommand::Build(args) => build(args).map(|()| ExitCode::SUCCESS),
+        SsdCommand::Add(args) => add(args).map(|()| ExitCode::SUCCESS),
+        SsdCommand::Check(args) => check(args),
+    }
+}
+
+fn build(args: BuildArgs) -> Result<()> {
+    if args.input.as_os_str() == "-" {
+        bail!("ssd build reads its input twice, so INPUT must be a file, not standard input");
+    }
+    let started = Instant::now();
+    let (file, size) = input::open_input(&args.input)?;
+    let progress = input::byte_progress(Some(size), "counting");
+    let count = input::count_lines(file, &progress);
+    progress.finish_and_clear();
+    let count = count.with_context(|| format!("reading {}", args.input.display()))?;
+    if count == 0 {
+        bail!(
+            "{} is empty: there are no lines to build a filter from",
+            args.input.display()
+        );
+    }
+    let mut filter = BufferedBloomFilter::builder()
+        .capacity(count)
+        .fpp(args.fpp)
+        .page_size(args.page_size)
+        .memory_budget(args.memory.memory)
+        .hash_function(args.function.into())
+        .seed(args.seed)
+        .create(&args.output)
+        .with_context(|| format!("cannot create {}", args.output.display()))?;
+    let (file, size) = input::open_input(&args.input)?;
+    let progress = input::byte_progress(Some(size), "inserting");
+    let inserted = input::for_each_line(file, &progress, |line| Ok(filter.insert(line)?));
+    progress.finish_and_clear();
+    inserted.with_context(|| format!("reading {}", args.input.display()))?;
+    filter.flush()?;
+    let mut out = std::io::stdout().lock();
+    writeln!(
+        out,
+        "built {} from {count} lines of {} in {:.2} s: {}",
+        args.output.display(),
+        args.input.display(),
+        started.elapsed().as_secs_f64(),
+        describe(&filter)
+    )?;
+    writeln!(out, "{}", io_line(filter.stats(), count, "insert"))?;
+    out.flush()?;
+    Ok(filter.close()?)
+}
+
+fn open(path: &Path, memory: u64) -> Result<BufferedBloomFilter> {
+    Ok(BufferedBloomFilter::open(path, memory)?)
+}
+
+fn add(args: AddArgs) -> Result<()> {
+    let mut filter = open(&args.filter, args.memory.memory)?;
+    let added = input::for_each_item(args.items.source(), "adding", |item| {
+        Ok(filter.insert(item)?)
+    })?;
+    filter.flush()?;
+    let mut err = std::io::stderr().lock();
+    writeln!(err, "{}: added {added}", args.filter.display())?;
+    writeln!(err, "{}", io_line(filter.stats(), added, "insert"))?;
+    Ok(filter.close()?)
+}
+
+fn check(args: CheckArgs) -> Result<ExitCode> {
+    let mut filter = open(&args.filter, 0)?;
+    let mut out = BufWriter::new(std::io::stdout().lock());
+    let (mut last, mut buffer) = (true, Vec::new());
+    let single = args.items.items.len() == 1 && args.items.from.is_none();
+    let queries = input::for_each_item(args.items.source(), "checking", |item| {
+        last = filter.contains(item)?;
+        buffer.clear();
+        buffer.extend_from_slice(item);
+        buffer.extend_from_slice(if last { b"\tmaybe\n" } else { b"\tno\n" });
+        Ok(out.write_all(&buffer)?)
+    })?;
+    out.flush()?;
+    writeln!(
+        std::io::stderr().lock(),
+        "{}",
+        io_line(filter.stats(), queries, "query")
+    )?;
+    Ok(if single && !last {
+        ExitCode::from(1)
+    } else {
+        ExitCode::SUCCESS
+    })
+}
+
+/// One line about an on-disk filter's parameters.
+fn describe(filter: &BufferedBloomFilter) -> String {
+    format!(
+        "buffered filter on disk: {} pages of {} bytes, k = {}, capacity {} at ε = {}, file {}, \
+         buffer {} ({} inserts)",
+        filter.num_pages(),
+        filter.page_size(),
+        filter.num_hashes(),
+        filter.capacity(),
+        store::probability(filter.target_fpp()),
+        store::human_bytes(filter.file_bytes()),
+        store::human_bytes(filter.memory_budget()),
+        filter.buffer_capacity()
+    )
+}
+
+/// "page reads 12, page writes 12 (0.120 and 0.120 per insert), 1 flush".
+fn io_line(stats: IoStats, operations: u64, what: &str) -> String {
+    let per = |count: u64| count as f64 / operations.max(1) as f64;
+    format!(
+        "page reads {}, page writes {} ({:.3} and {:.3} per {what}), {} flushes",
+        stats.page_reads,
+        stats.page_writes,
+        per(stats.page_reads),
+        per(stats.page_writes),
+        stats.flushes
+    )
+}
+
+/// A size with an optional binary unit: `64MiB`, `512KiB`, `1GiB`, `4096`.
+pub fn parse_size(text: &str) -> Result<u64, String> {
+    let text = text.trim();
+    let split = text
+        .find(|c: char| !c.is_ascii_digit())
+        .unwrap_or(text.len());
+    let (number, unit) = text.split_at(split);
+    let number: u64 = number
+        .parse()
+        .map_err(|_| format!("{text:?} is not a size such as 64MiB or 4096"))?;
+    let shift = match unit.trim() {
+        "" | "B" => 0,
+        "KiB" | "K" | "k" => 10,
+        "MiB" | "M" => 20,
+        "GiB" | "G" => 30,
+        "TiB" | "T" => 40,
+        other => {
+            return Err(format!(
+                "unknown unit {other:?}: use B, KiB, MiB, GiB or TiB"
+            ))
+        }
+    };
+    number
+        .checked_mul(1 << shift)
+        .ok_or_else(|| format!("{text} is too large"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sizes_read_with_binary_units() {
+        assert_eq!(parse_size("64MiB"), Ok(64 << 20));
+        assert_eq!(parse_size("512KiB"), Ok(512 << 10));
+        assert_eq!(parse_size("4096"), Ok(4096));
+        assert_eq!(parse_size("1G"), Ok(1 << 30));
+        assert!(parse_size("MiB").is_err());
+        assert!(parse_size("3 parsecs").is_err());
+        assert!(parse_size("99999999999999TiB").is_err());
+    }
+}

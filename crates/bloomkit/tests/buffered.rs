@@ -1,0 +1,327 @@
+//! The buffered Bloom filter on disk (Canim et al., ADMS 2010): its page I/O counted
+//! against the expected numbers, its false-positive rate against the paged formula, its
+//! file kept whole through failed flushes, hostile files refused, and the promises as
+//! properties: no false negatives, and the file is the same whatever the buffer.
+
+mod conformance;
+
+use bloomkit::buffered::journal_path;
+use bloomkit::params::{buffered_distinct_pages_variance, buffered_io_per_insert, fpp_paged};
+use bloomkit::stats::{binomial_acceptance, Z_99_9};
+use bloomkit::{AnyFilter, BloomFilter, BufferedBloomFilter, Error, IoStats, Persist};
+use conformance::{config, key, TempPath};
+use proptest::prelude::*;
+use std::collections::HashSet;
+
+fn create(tmp: &TempPath, capacity: u64, fpp: f64, budget: u64) -> BufferedBloomFilter {
+    BufferedBloomFilter::builder()
+        .capacity(capacity)
+        .fpp(fpp)
+        .memory_budget(budget)
+        .seed(0xd15c)
+        .create(&tmp.path)
+        .unwrap()
+}
+
+/// Without a buffer every insert reads its page and writes it back (journaled, with the
+/// header), and every query reads one page.
+#[test]
+fn unbuffered_inserts_cost_one_read_and_one_write_each() {
+    let tmp = TempPath::new("unbuffered.bkb");
+    let mut filter = create(&tmp, 10_000, 0.01, 0);
+    for i in 0..300 {
+        filter.insert(&key(i)).unwrap();
+    }
+    let expected = IoStats {
+        page_reads: 300,
+        page_writes: 300,
+        header_writes: 300,
+        journal_pages: 600,
+        flushes: 300,
+    };
+    assert_eq!(filter.stats(), expected);
+    assert_eq!(filter.pending(), 0);
+    for i in 0..300 {
+        assert!(filter.contains(&key(i)).unwrap());
+    }
+    assert_eq!(filter.stats().page_reads, 600, "one page per query");
+    assert_eq!(filter.stats().page_writes, 300, "queries write nothing");
+}
+
+/// Buffered, a flush of B pending inserts reads and writes each distinct page once: the
+/// counters equal the distinct pages of each batch, computed here from the items, and the
+/// cost per insert matches `D/B` of the occupancy formula within its 99.9% interval — far
+/// below the unbuffered filter's one read and one write.
+#[test]
+fn buffered_inserts_cost_one_read_and_write_per_distinct_page_per_batch() {
+    let tmp = TempPath::new("buffered.bkb");
+    let batch = 1_000u64;
+    let batches = 20u64;
+    let mut filter = create(&tmp, 2_000_000, 0.01, batch * 16);
+    assert_eq!(filter.buffer_capacity(), batch);
+    let pages = filter.num_pages();
+    assert!((500..700).contains(&pages), "{pages} pages");
+
+    let mut distinct_total = 0;
+    for b in 0..batches {
+        let mut distinct = HashSet::new();
+        for i in b * batch..(b + 1) * batch {
+            distinct.insert(filter.page_of(&key(i)));
+            filter.insert(&key(i)).unwrap();
+        }
+        distinct_total += distinct.len() as u64;
+        // The batch was flushed when the buffer filled.
+        assert_eq!(filter.pending(), 0);
+        assert_eq!(filter.stats().page_reads, distinct_total, "batch {b}");
+        assert_eq!(filter.stats().page_writes, distinct_total, "batch {b}");
+        assert_eq!(filter.stats().flushes, b + 1);
+    }
+    // One journaled group per flush (fewer than 256 pages): the pages and the header.
+    assert_eq!(filter.stats().header_writes, batches);
+    assert_eq!(filter.stats().journal_pages, distinct_total + batches);
+
+    // Against theory: E[D] = N(1 − (1 − 1/N)^B) per batch.
+    let inserts = (batch * batches) as f64;
+    let mean = buffered_io_per_insert(pages, batch) * inserts;
+    let sd = (batches as f64 * buffered_distinct_pages_variance(pages, batch)).sqrt();
+    let measured = distinct_total as f64;
+    assert!(
+        (measured - mean).abs() <= Z_99_9 * sd + 1.0,
+        "{measured} page reads for {inserts} inserts, theory {mean:.1} ± {sd:.1}"
+    );
+    // About 0.48 reads and 0.48 writes per insert here, against 1 and 1 unbuffered.
+    assert!(measured / inserts < 0.55, "{}", measured / inserts);
+    for i in 0..batch * batches {
+        assert!(filter.contains(&key(i)).unwrap());
+    }
+}
+
+/// A query reads its one page and sees the inserts still pending for that page: no false
+/// negative before a flush, and the false-positive rate at capacity is the paged formula.
+#[test]
+fn queries_read_one_page_and_the_rate_is_the_paged_formula() {
+    let tmp = TempPath::new("rate.bkb");
+    let n = 20_000u64;
+    let mut filter = create(&tmp, n, 0.02, n * 16);
+    for i in 0..n - 1 {
+        filter.insert(&key(i)).unwrap();
+    }
+    assert_eq!(filter.pending(), n - 1, "nothing flushed yet");
+    for i in 0..n - 1 {
+        assert!(filter.contains(&key(i)).unwrap(), "pending item {i} missed");
+    }
+    assert_eq!(filter.stats().page_reads, n - 1);
+    assert_eq!(filter.stats().page_writes, 0);
+    filter.insert(&key(n - 1)).unwrap();
+    assert_eq!(filter.pending(), 0, "the buffer filled and was flushed");
+
+    let queries = 50_000u64;
+    let reads = filter.stats().page_reads;
+    let false_positives = (n..n + queries)
+        .filter(|&i| filter.contains(&key(i)).unwrap())
+        .count() as f64;
+    assert_eq!(filter.stats().page_reads - reads, queries);
+    let theory = fpp_paged(
+        filter.num_pages(),
+        filter.page_bits(),
+        filter.num_hashes(),
+        n,
+    );
+    assert!(theory <= 0.02 && theory > 0.015, "{theory}");
+    let (low, high) = binomial_acceptance(theory, queries, Z_99_9);
+    assert!(
+        (low..=high).contains(&false_positives),
+        "{false_positives} false positives in {queries}, theory {theory:.5}: [{low:.0}, {high:.0}]"
+    );
+}
+
+/// A flush that cannot write its journal fails before the file is touched: the file is
+/// byte for byte the old one, the inserts stay pending (and found), and a later flush
+/// writes them.
+#[test]
+fn a_flush_that_cannot_journal_leaves_the_file_untouched() {
+    let tmp = TempPath::new("stuck.bkb");
+    let mut filter = create(&tmp, 10_000, 0.01, 1 << 20);
+    for i in 0..100 {
+        filter.insert(&key(i)).unwrap();
+    }
+    filter.flush().unwrap();
+    for i in 100..200 {
+        filter.insert(&key(i)).unwrap();
+    }
+    let before = std::fs::read(&tmp.path).unwrap();
+    // A directory where the journal should go: creating the journal fails.
+    std::fs::create_dir(journal_path(&tmp.path)).unwrap();
+    assert!(matches!(filter.flush(), Err(Error::Io { .. })));
+    assert_eq!(std::fs::read(&tmp.path).unwrap(), before);
+    assert_eq!((filter.pending(), filter.len()), (100, 200));
+    assert!((0..200).all(|i| filter.contains(&key(i)).unwrap()));
+
+    std::fs::remove_dir(journal_path(&tmp.path)).unwrap();
+    filter.close().unwrap();
+    let mut again = BufferedBloomFilter::open(&tmp.path, 0).unwrap();
+    assert_eq!(again.len(), 200);
+    assert!((0..200).all(|i| again.contains(&key(i)).unwrap()));
+}
+
+/// A flush that dies while overwriting pages in place (after the journal was synced)
+/// leaves a file that opens whole: the journal is replayed, every item is there.
+#[test]
+fn a_flush_that_dies_mid_write_is_completed_from_the_journal() {
+    let tmp = TempPath::new("torn.bkb");
+    let mut filter = create(&tmp, 50_000, 0.01, 1 << 20);
+    assert!(filter.num_pages() > 5);
+    for i in 0..3_000 {
+        filter.insert(&key(i)).unwrap();
+    }
+    filter.fail_in_place_writes_after(2);
+    assert!(filter.flush().is_err());
+    assert!(journal_path(&tmp.path).exists());
+    // The process "crashes": nothing more is written.
+    std::mem::forget(filter);
+
+    let mut again = BufferedBloomFilter::open(&tmp.path, 0).unwrap();
+    assert!(!journal_path(&tmp.path).exists(), "replayed and removed");
+    assert_eq!(again.len(), 3_000);
+    assert!((0..3_000).all(|i| again.contains(&key(i)).unwrap()));
+}
+
+/// A journal cut short (the crash came while it was written) is discarded: the file opens
+/// as it was before that flush.
+#[test]
+fn an_incomplete_journal_is_discarded() {
+    let tmp = TempPath::new("cut.bkb");
+    let mut filter = create(&tmp, 10_000, 0.01, 1 << 20);
+    for i in 0..50 {
+        filter.insert(&key(i)).unwrap();
+    }
+    filter.close().unwrap();
+    let before = std::fs::read(&tmp.path).unwrap();
+
+    let mut filter = BufferedBloomFilter::open(&tmp.path, 1 << 20).unwrap();
+    for i in 50..100 {
+        filter.insert(&key(i)).unwrap();
+    }
+    filter.fail_in_place_writes_after(0);
+    assert!(filter.flush().is_err());
+    std::mem::forget(filter);
+    let journal = std::fs::read(journal_path(&tmp.path)).unwrap();
+    assert_eq!(
+        std::fs::read(&tmp.path).unwrap(),
+        before,
+        "nothing written in place"
+    );
+    for cut in [0, 8, journal.len() / 2, journal.len() - 1] {
+        std::fs::write(journal_path(&tmp.path), &journal[..cut]).unwrap();
+        let mut again = BufferedBloomFilter::open(&tmp.path, 0).unwrap();
+        assert_eq!(again.len(), 50, "cut {cut}");
+        assert!((0..50).all(|i| again.contains(&key(i)).unwrap()));
+        drop(again);
+        assert_eq!(std::fs::read(&tmp.path).unwrap(), before, "cut {cut}");
+        assert!(!journal_path(&tmp.path).exists());
+    }
+}
+
+/// Damaged and foreign files are errors, never a panic or a huge allocation.
+#[test]
+fn hostile_files_are_errors() {
+    let tmp = TempPath::new("hostile.bkb");
+    let mut filter = create(&tmp, 5_000, 0.01, 0);
+    filter.insert("x").unwrap();
+    let page = filter.page_of("x");
+    drop(filter);
+    let good = std::fs::read(&tmp.path).unwrap();
+    let page_size = 4096usize;
+
+    // Every byte of the header, flipped.
+    for i in 0..72 {
+        let mut bad = good.clone();
+        bad[i] ^= 0x41;
+        std::fs::write(&tmp.path, &bad).unwrap();
+        assert!(
+            BufferedBloomFilter::open(&tmp.path, 0).is_err(),
+            "header byte {i}"
+        );
+    }
+    // Cut by a page, or by a byte.
+    for cut in [good.len() - page_size, good.len() - 1, 100, 10, 0] {
+        std::fs::write(&tmp.path, &good[..cut]).unwrap();
+        assert!(
+            BufferedBloomFilter::open(&tmp.path, 0).is_err(),
+            "cut {cut}"
+        );
+    }
+    // A data page damaged: the query on it fails, it does not answer.
+    let mut bad = good.clone();
+    bad[(page as usize + 1) * page_size + 17] ^= 0x01;
+    std::fs::write(&tmp.path, &bad).unwrap();
+    let mut opened = BufferedBloomFilter::open(&tmp.path, 0).unwrap();
+    assert!(matches!(
+        opened.contains("x"),
+        Err(Error::InvalidFile { .. })
+    ));
+    drop(opened);
+    // An in-memory filter's file is not a buffered one, and the other way round.
+    BloomFilter::with_capacity(100, 0.01)
+        .unwrap()
+        .save(&tmp.path)
+        .unwrap();
+    assert!(BufferedBloomFilter::open(&tmp.path, 0).is_err());
+    std::fs::write(&tmp.path, &good).unwrap();
+    assert!(AnyFilter::load(&tmp.path).is_err());
+    // Absurd sizes are refused before anything is written.
+    let absurd = BufferedBloomFilter::builder()
+        .capacity(u64::MAX / 4)
+        .fpp(1e-9)
+        .create(tmp.dir.join("absurd.bkb"));
+    assert!(matches!(absurd, Err(Error::TooLarge { .. })));
+    assert!(!tmp.dir.join("absurd.bkb").exists());
+    let bad_page = BufferedBloomFilter::builder()
+        .capacity(10)
+        .page_size(1000)
+        .create(tmp.dir.join("page.bkb"));
+    assert!(matches!(bad_page, Err(Error::InvalidParameter { .. })));
+}
+
+proptest! {
+    #![proptest_config(config(16))]
+
+    /// Whatever the buffer, no inserted item is ever reported absent (pending or written,
+    /// before and after reopening), and the file ends the same as the unbuffered filter's:
+    /// a flush only ORs bits in.
+    #[test]
+    fn the_buffer_changes_the_io_never_the_filter(
+        items in prop::collection::vec(0u64..5_000, 0..200),
+        budget in prop::sample::select(vec![0u64, 16, 160, 1_600, 16_000, 1 << 20]),
+        page_size in prop::sample::select(vec![128u32, 512, 4096]),
+    ) {
+        let (a, b) = (TempPath::new("a.bkb"), TempPath::new("b.bkb"));
+        let build = |tmp: &TempPath, budget: u64| {
+            BufferedBloomFilter::builder()
+                .capacity(2_000)
+                .fpp(0.01)
+                .page_size(page_size)
+                .memory_budget(budget)
+                .create(&tmp.path)
+                .unwrap()
+        };
+        let (mut buffered, mut unbuffered) = (build(&a, budget), build(&b, 0));
+        for (n, x) in items.iter().enumerate() {
+            buffered.insert(x).unwrap();
+            unbuffered.insert(x).unwrap();
+            if n % 37 == 0 {
+                for y in &items[..=n] {
+                    prop_assert!(buffered.contains(y).unwrap(), "{} lost", y);
+                }
+            }
+        }
+        buffered.close().unwrap();
+        unbuffered.close().unwrap();
+        prop_assert_eq!(std::fs::read(&a.path).unwrap(), std::fs::read(&b.path).unwrap());
+        let mut reopened = BufferedBloomFilter::open(&a.path, budget).unwrap();
+        prop_assert_eq!(reopened.len(), items.len() as u64);
+        for x in &items {
+            prop_assert!(reopened.contains(x).unwrap());
+        }
+    }
+}
