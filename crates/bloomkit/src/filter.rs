@@ -348,5 +348,6 @@ mod tests {
         dyn_agrees_with_the_kind::<StableBloomFilter>();
         dyn_agrees_with_the_kind::<CuckooFilter>();
         dyn_agrees_with_the_kind::<SplitBlockBloomFilter>();
+        dyn_agrees_with_the_kind::<SpectralBloomFilter>();
     }
 }

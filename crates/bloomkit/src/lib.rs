@@ -22,6 +22,8 @@
 //!   items (false negatives by design).
 //! * [`scalable`] — the [`ScalableBloomFilter`]: a stack of classic filters that grows and
 //!   keeps its false-positive bound.
+//! * [`spectral`] — the [`SpectralBloomFilter`] (Cohen & Matias 2003): how often was an item
+//!   inserted; minimum selection, minimal increase, recurring minimum.
 //! * [`cuckoo`] — the [`CuckooFilter`]: fingerprints in buckets, with remove.
 //! * [`concurrent`] — [`ConcurrentBloomFilter`], the classic filter shared between threads
 //!   (insert and query through `&self`, no lock).
@@ -66,6 +68,7 @@ pub mod prelude;
 pub mod registry;
 pub mod scalable;
 mod sizing;
+pub mod spectral;
 pub mod split_block;
 pub mod stable;
 pub mod stats;
@@ -95,6 +98,8 @@ pub use filter::{DynFilter, Filter, Kind, Mergeable, Removable};
 pub use hash::{HashFunction, Hashed, Hashing, IndexScheme, Item};
 #[doc(inline)]
 pub use scalable::{ScalableBloomFilter, ScalableBloomFilterBuilder};
+#[doc(inline)]
+pub use spectral::{SpectralBloomFilter, SpectralBloomFilterBuilder, SpectralMethod};
 #[doc(inline)]
 pub use split_block::{SplitBlockBloomFilter, SplitBlockBloomFilterBuilder};
 #[doc(inline)]

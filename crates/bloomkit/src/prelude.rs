@@ -33,6 +33,6 @@ pub use crate::filter::{Filter, Kind, Mergeable, Removable};
 pub use crate::hash::{Hashed, Item};
 pub use crate::{
     AnyFilter, BlockedBloomFilter, BloomFilter, ConcurrentBloomFilter, CountingBloomFilter,
-    CuckooFilter, DeletableBloomFilter, ScalableBloomFilter, SplitBlockBloomFilter,
-    StableBloomFilter, VariableIncrementBloomFilter,
+    CuckooFilter, DeletableBloomFilter, ScalableBloomFilter, SpectralBloomFilter,
+    SplitBlockBloomFilter, StableBloomFilter, VariableIncrementBloomFilter,
 };

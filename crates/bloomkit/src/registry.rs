@@ -105,7 +105,7 @@ macro_rules! kinds {
         /// use bloomkit::Kind;
         /// let removable: Vec<&str> =
         ///     Kind::ALL.iter().filter(|k| k.can_remove()).map(|k| k.name()).collect();
-        /// assert_eq!(removable, ["counting", "vi-counting", "deletable", "cuckoo"]);
+        /// assert_eq!(removable, ["counting", "vi-counting", "deletable", "cuckoo", "spectral"]);
         /// assert_eq!(Kind::from_name("scalable"), Some(Kind::Scalable));
         /// assert!(Kind::Scalable.can_grow() && !Kind::Scalable.can_merge());
         /// ```
@@ -317,7 +317,8 @@ impl std::fmt::Display for Kind {
 
 use crate::{
     BlockedBloomFilter, BloomFilter, CountingBloomFilter, CuckooFilter, DeletableBloomFilter,
-    ScalableBloomFilter, SplitBlockBloomFilter, StableBloomFilter, VariableIncrementBloomFilter,
+    ScalableBloomFilter, SpectralBloomFilter, SplitBlockBloomFilter, StableBloomFilter,
+    VariableIncrementBloomFilter,
 };
 
 kinds! {
@@ -341,6 +342,8 @@ kinds! {
     /// Apache Parquet's split block Bloom filter,
     /// [`SplitBlockBloomFilter`].
     SplitBlock(SplitBlockBloomFilter) = 9,
+    /// The spectral Bloom filter (frequency estimates), [`SpectralBloomFilter`].
+    Spectral(SpectralBloomFilter) = 10,
 }
 
 #[cfg(test)]

@@ -28,6 +28,7 @@ mod counting;
 mod cuckoo;
 mod deletable;
 mod scalable;
+mod spectral;
 mod stable;
 mod vi_counting;
 
@@ -36,6 +37,7 @@ pub use counting::*;
 pub use cuckoo::*;
 pub use deletable::*;
 pub use scalable::*;
+pub use spectral::*;
 pub use stable::*;
 pub use vi_counting::*;
 

@@ -32,8 +32,8 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use bloomkit::{
     AnyFilter, BlockedBloomFilter, BloomFilter, ConcurrentBloomFilter, CountingBloomFilter,
     CuckooFilter, DecodeError, DeletableBloomFilter, Error, Filter, HashFunction, IndexScheme,
-    Kind, Mergeable, Persist, Removable, ScalableBloomFilter, SplitBlockBloomFilter,
-    StableBloomFilter, VariableIncrementBloomFilter,
+    Kind, Mergeable, Persist, Removable, ScalableBloomFilter, SpectralBloomFilter, SpectralMethod,
+    SplitBlockBloomFilter, StableBloomFilter, VariableIncrementBloomFilter,
 };
 use proptest::prelude::*;
 use proptest::test_runner::{Config, RngSeed, TestCaseError};
@@ -240,6 +240,7 @@ subject_by_persist!(
     ScalableBloomFilter,
     CuckooFilter,
     SplitBlockBloomFilter,
+    SpectralBloomFilter,
     AnyFilter
 );
 
@@ -257,14 +258,15 @@ impl Subject for ConcurrentBloomFilter {
 pub fn is_multiset(kind: Kind) -> bool {
     matches!(
         kind,
-        Kind::Counting | Kind::VariableIncrement | Kind::Cuckoo
+        Kind::Counting | Kind::VariableIncrement | Kind::Cuckoo | Kind::Spectral
     )
 }
 
-/// The stable filter forgets old items by design: it promises no absence of false
-/// negatives, only that an item just inserted is found.
+/// Kinds that forget items by design (the stable filter forgets old items) promise no
+/// absence of false negatives, only that an item just inserted is found: what the kind
+/// declares in its `Abilities`.
 pub fn forgets(kind: Kind) -> bool {
-    kind == Kind::Stable
+    kind.forgets()
 }
 
 impl Build for BloomFilter {
@@ -385,6 +387,37 @@ impl Build for StableBloomFilter {
             .or_else(|_| build(s.capacity.max(1_000), 0.01))
             .unwrap()
     }
+}
+
+impl Build for SpectralBloomFilter {
+    /// The three methods, counter widths from 1 bit (saturating at once) to 16.
+    fn make(s: &Shape) -> Self {
+        spectral(s, SpectralMethod::ALL[s.knob as usize % 3])
+    }
+}
+
+/// A spectral filter of `shape` with `method`; the counter width from the knob.
+pub fn spectral(s: &Shape, method: SpectralMethod) -> SpectralBloomFilter {
+    SpectralBloomFilter::builder()
+        .capacity(s.capacity)
+        .fpp(s.fpp)
+        .method(method)
+        .counter_width([1, 2, 4, 8, 16][s.knob as usize / 3 % 5])
+        .hash_function(s.function)
+        .index_scheme(s.scheme)
+        .seed(s.seed)
+        .build()
+        .unwrap()
+}
+
+/// A spectral filter that can remove: minimum selection or recurring minimum (minimal
+/// increase refuses removes, see `SpectralBloomFilter::remove`).
+pub fn removable_spectral(s: &Shape) -> SpectralBloomFilter {
+    let method = [
+        SpectralMethod::MinimumSelection,
+        SpectralMethod::RecurringMinimum,
+    ];
+    spectral(s, method[s.knob as usize % 2])
 }
 
 impl Build for ScalableBloomFilter {
