@@ -40,10 +40,11 @@ enum Command {
     Add(commands::add::AddArgs),
     /// Build a filter file from a file of lines, sized for the number of lines.
     Build(commands::build::BuildArgs),
-    /// Ask a filter whether items may be in it ("maybe") or are certainly not ("no").
+    /// Ask a filter whether items may be in it ("maybe") or are certainly not ("no"); with
+    /// --count, how often a spectral filter estimates each was added.
     Check(commands::check::CheckArgs),
     /// Remove items from a filter file (the kinds that can: counting, vi-counting, deletable,
-    /// cuckoo).
+    /// cuckoo, spectral — not under its minimal-increase method).
     ///
     /// Prints `ITEM<TAB>removed`, `ITEM<TAB>kept` (a deletable filter could not clear any of
     /// its bits: still reported present) or `ITEM<TAB>absent` (certainly not in the filter;

@@ -457,7 +457,7 @@ fn bad_parameters_are_errors_not_panics() {
 }
 
 /// Every kind, by its name on the command line.
-const KINDS: [&str; 9] = [
+const KINDS: [&str; 10] = [
     "bloom",
     "blocked",
     "counting",
@@ -467,10 +467,11 @@ const KINDS: [&str; 9] = [
     "stable",
     "cuckoo",
     "sbbf",
+    "spectral",
 ];
 
 /// The kinds that can remove items.
-const REMOVABLE: [&str; 4] = ["counting", "vi-counting", "deletable", "cuckoo"];
+const REMOVABLE: [&str; 5] = ["counting", "vi-counting", "deletable", "cuckoo", "spectral"];
 
 /// Runs a command with `stdin` that must succeed and returns its standard output.
 fn ok_with_stdin(dir: &Path, args: &[&str], stdin: &[u8]) -> String {
@@ -653,6 +654,56 @@ fn removable_kinds_remove_added_items_and_report_absent_ones() {
 }
 
 #[test]
+fn check_count_prints_how_often_a_spectral_filter_saw_each_item() {
+    let dir = temp();
+    let d = dir.path();
+    for method in ["ms", "mi", "rm"] {
+        let name = format!("{method}.bk");
+        ok(
+            d,
+            &[
+                "create", "--kind", "spectral", "-n", "100", "--method", method, "-o", &name,
+            ],
+        );
+        ok_with_stdin(d, &["add", &name], b"to\nbe\nor\nnot\nto\nbe\nto\n");
+        assert_eq!(
+            ok(d, &["check", &name, "--count", "to", "be", "or", "hamlet"]),
+            "to\t3\nbe\t2\nor\t1\nhamlet\t0\n",
+            "{method}"
+        );
+        let info = ok(d, &["info", &name]);
+        assert!(
+            info.contains(&format!("{:<38}{method}\n", "Method:")),
+            "{info}"
+        );
+        // One absent item: the exit code says no, as for check without --count.
+        assert_eq!(
+            run(d, &["check", &name, "--count", "hamlet"]).status.code(),
+            Some(1)
+        );
+    }
+    let output = run(d, &["remove", "mi.bk", "to"]);
+    assert_eq!(output.status.code(), Some(2));
+    assert!(
+        stderr(&output).contains("minimal increase"),
+        "{}",
+        stderr(&output)
+    );
+    assert_eq!(ok(d, &["check", "mi.bk", "--count", "to"]), "to\t3\n");
+    ok(d, &["remove", "rm.bk", "to"]);
+    assert_eq!(ok(d, &["check", "rm.bk", "--count", "to"]), "to\t2\n");
+
+    let bloom = kind_with(d, "bloom", "bloom.bk", &["to"]);
+    let output = run(d, &["check", bloom.to_str().unwrap(), "--count", "to"]);
+    assert_eq!(output.status.code(), Some(2));
+    assert!(
+        stderr(&output).contains("--count is for --kind spectral"),
+        "{}",
+        stderr(&output)
+    );
+}
+
+#[test]
 fn a_deletable_filter_keeps_items_whose_regions_all_collided() {
     let dir = temp();
     let d = dir.path();
@@ -695,8 +746,8 @@ fn kinds_that_cannot_remove_refuse_and_keep_the_file() {
         assert_eq!(output.status.code(), Some(2), "{kind}");
         assert!(
             stderr(&output).contains(&format!(
-                "a {kind} filter cannot remove; use --kind counting, vi-counting, deletable \
-                 or cuckoo"
+                "a {kind} filter cannot remove; use --kind counting, vi-counting, deletable, \
+                 cuckoo or spectral"
             )),
             "{}",
             stderr(&output)
@@ -727,7 +778,13 @@ fn kind_specific_options_apply_to_their_kinds_only() {
     let dir = temp();
     let d = dir.path();
     for (kind, option, value, for_kinds) in [
-        ("bloom", "--counter-width", "8", "counting or vi-counting"),
+        (
+            "bloom",
+            "--counter-width",
+            "8",
+            "counting, vi-counting or spectral",
+        ),
+        ("counting", "--method", "mi", "spectral"),
         ("deletable", "--increment-base", "2", "vi-counting"),
         ("counting", "--regions", "10", "deletable"),
         ("bloom", "--growth", "4", "scalable"),
@@ -742,19 +799,19 @@ fn kind_specific_options_apply_to_their_kinds_only() {
             "cuckoo",
             "--scheme",
             "seeded",
-            "bloom, counting, vi-counting, deletable, scalable or stable",
+            "bloom, counting, vi-counting, deletable, scalable, stable or spectral",
         ),
         (
             "scalable",
             "--hashes",
             "3",
-            "bloom, blocked, counting, vi-counting, deletable or stable",
+            "bloom, blocked, counting, vi-counting, deletable, stable or spectral",
         ),
         (
             "cuckoo",
             "--bits",
             "1024",
-            "bloom, blocked, counting, vi-counting, deletable, stable or sbbf",
+            "bloom, blocked, counting, vi-counting, deletable, stable, sbbf or spectral",
         ),
     ] {
         let args = [

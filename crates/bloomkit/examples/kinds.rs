@@ -6,7 +6,7 @@
 use bloomkit::BloomFilter;
 use bloomkit::{
     AnyFilter, BlockedBloomFilter, CountingBloomFilter, CuckooFilter, DeletableBloomFilter, Error,
-    Filter, ScalableBloomFilter, SplitBlockBloomFilter, StableBloomFilter,
+    Filter, ScalableBloomFilter, SpectralBloomFilter, SplitBlockBloomFilter, StableBloomFilter,
     VariableIncrementBloomFilter,
 };
 
@@ -42,6 +42,10 @@ fn main() -> Result<(), Error> {
         (
             "SplitBlockBloomFilter",
             SplitBlockBloomFilter::with_capacity(n, fpp)?.into(),
+        ),
+        (
+            "SpectralBloomFilter",
+            SpectralBloomFilter::with_capacity(n, fpp)?.into(),
         ),
     ];
     println!("| kind | remove | grow | merge | false negatives | bits per item at ε = 1% |");

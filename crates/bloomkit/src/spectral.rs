@@ -245,7 +245,7 @@ impl SpectralBloomFilter {
     /// so that two items sharing primary counters do not share secondary ones for that.
     fn secondary_hashing(&self) -> Hashing {
         Hashing {
-            seed: mix64(self.hashing.seed ^ 0x5ec0_dc0u64),
+            seed: mix64(self.hashing.seed ^ 0x05ec_0dc0),
             ..self.hashing
         }
     }

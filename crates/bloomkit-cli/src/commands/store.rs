@@ -13,7 +13,8 @@ use bloomkit::{
     AnyFilter, BlockedBloomFilter, BlockedBloomFilterBuilder, BloomFilter, BloomFilterBuilder,
     CountingBloomFilter, CountingBloomFilterBuilder, CuckooFilter, CuckooFilterBuilder,
     DeletableBloomFilter, DeletableBloomFilterBuilder, Filter, IndexScheme, Kind, Persist,
-    ScalableBloomFilter, ScalableBloomFilterBuilder, SplitBlockBloomFilter,
+    ScalableBloomFilter, ScalableBloomFilterBuilder, SpectralBloomFilter,
+    SpectralBloomFilterBuilder, SpectralMethod, SplitBlockBloomFilter,
     SplitBlockBloomFilterBuilder, StableBloomFilter, StableBloomFilterBuilder,
     VariableIncrementBloomFilter, VariableIncrementBloomFilterBuilder,
 };
@@ -106,10 +107,15 @@ const KIND_OPTIONS: &str = "Options of some kinds";
 /// other kinds; the library validates the values.
 #[derive(Debug, Args, Default)]
 pub struct KindOptions {
-    /// counting, vi-counting: bits per counter, 1 to 16 [default: 4 for counting, 8 for
-    /// vi-counting].
+    /// counting, vi-counting, spectral: bits per counter, 1 to 16 [default: 4 for counting,
+    /// 8 for vi-counting, 16 for spectral].
     #[arg(long, help_heading = KIND_OPTIONS, value_name = "W")]
     pub counter_width: Option<u32>,
+
+    /// spectral: how counts are kept and read — ms (minimum selection), mi (minimal
+    /// increase: most accurate, no remove), rm (recurring minimum) [default: ms].
+    #[arg(long, help_heading = KIND_OPTIONS, value_enum)]
+    pub method: Option<MethodArg>,
 
     /// vi-counting: L, the smallest increment; increments are L to 2L − 1, and 2L − 1 must
     /// stay below the counter maximum [default: 4].
@@ -157,6 +163,27 @@ pub struct KindOptions {
     pub max_kicks: Option<u32>,
 }
 
+/// `--method` of a spectral filter, by the library's short names.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum MethodArg {
+    /// Minimum selection: every counter +1, the estimate is the smallest.
+    Ms,
+    /// Minimal increase: only the smallest counters +1 (no remove).
+    Mi,
+    /// Recurring minimum: a secondary filter for items without a recurring minimum.
+    Rm,
+}
+
+impl From<MethodArg> for SpectralMethod {
+    fn from(method: MethodArg) -> Self {
+        match method {
+            MethodArg::Ms => SpectralMethod::MinimumSelection,
+            MethodArg::Mi => SpectralMethod::MinimalIncrease,
+            MethodArg::Rm => SpectralMethod::RecurringMinimum,
+        }
+    }
+}
+
 /// How big a new filter is: from a capacity and ε, or explicit bits and hashes (the
 /// library fills in whatever is left out).
 #[derive(Debug, Clone, Copy, Default)]
@@ -166,7 +193,7 @@ pub struct Sizing {
     /// ε, the false-positive probability wanted at capacity.
     pub fpp: Option<f64>,
     /// m, the number of cells (every builder's `num_cells`): bits (bloom, blocked, deletable,
-    /// sbbf), counters (counting, vi-counting) or cells (stable).
+    /// sbbf), counters (counting, vi-counting, spectral) or cells (stable).
     pub bits: Option<u64>,
     /// k, the number of hash functions.
     pub hashes: Option<u32>,
@@ -183,11 +210,11 @@ struct KindOnly {
 }
 
 /// Every option that only some kinds use, whether it was given, and which kinds use it.
-fn kind_only_options(sizing: &Sizing, hashing: &HashingArgs, o: &KindOptions) -> [KindOnly; 14] {
-    use Kind::{Blocked, Bloom, Counting, Cuckoo, Deletable, Scalable, Stable};
+fn kind_only_options(sizing: &Sizing, hashing: &HashingArgs, o: &KindOptions) -> [KindOnly; 15] {
+    use Kind::{Blocked, Bloom, Counting, Cuckoo, Deletable, Scalable, Spectral, Stable};
     const VI: Kind = Kind::VariableIncrement;
     // The kinds with one array of m slots and k hash functions.
-    const SIZED: &[Kind] = &[Bloom, Blocked, Counting, VI, Deletable, Stable];
+    const SIZED: &[Kind] = &[Bloom, Blocked, Counting, VI, Deletable, Stable, Spectral];
     // The kinds sized in bits alone (k is fixed).
     const BITS: &[Kind] = &[
         Bloom,
@@ -197,9 +224,10 @@ fn kind_only_options(sizing: &Sizing, hashing: &HashingArgs, o: &KindOptions) ->
         Deletable,
         Stable,
         Kind::SplitBlock,
+        Spectral,
     ];
     // Every kind that derives k positions from an item.
-    const POSITIONS: &[Kind] = &[Bloom, Counting, VI, Deletable, Scalable, Stable];
+    const POSITIONS: &[Kind] = &[Bloom, Counting, VI, Deletable, Scalable, Stable, Spectral];
     let only = |flag, given, kinds| KindOnly { flag, given, kinds };
     [
         only("--bits", sizing.bits.is_some(), BITS),
@@ -208,8 +236,9 @@ fn kind_only_options(sizing: &Sizing, hashing: &HashingArgs, o: &KindOptions) ->
         only(
             "--counter-width",
             o.counter_width.is_some(),
-            &[Counting, VI],
+            &[Counting, VI, Spectral],
         ),
+        only("--method", o.method.is_some(), &[Spectral]),
         only("--increment-base", o.increment_base.is_some(), &[VI]),
         only("--regions", o.regions.is_some(), &[Deletable]),
         only("--growth", o.growth.is_some(), &[Scalable]),
@@ -391,6 +420,16 @@ pub fn new_filter(
             let b = set(b, o.max_kicks, B::max_kicks);
             b.build().map(AnyFilter::from)
         }
+        Kind::Spectral => {
+            type B = SpectralBloomFilterBuilder;
+            let b = common!(SpectralBloomFilter::builder(), sizing, hashing);
+            let b = set(b, scheme, B::index_scheme);
+            let b = set(b, sizing.bits, B::num_cells);
+            let b = set(b, sizing.hashes, B::num_hashes);
+            let b = set(b, o.counter_width, B::counter_width);
+            let b = set(b, o.method.map(SpectralMethod::from), B::method);
+            b.build().map(AnyFilter::from)
+        }
         // A kind with no options of its own: sized by the registry.
         other => match sizing.capacity {
             Some(n) => AnyFilter::with_capacity(other, n, sizing.fpp.unwrap_or(0.01)),
@@ -500,6 +539,18 @@ pub fn describe(filter: &AnyFilter) -> String {
             f.num_bytes(),
             at(f.capacity(), f.target_fpp())
         ),
+        AnyFilter::Spectral(f) => format!(
+            "spectral filter: m = {} counters of {} bits{}, k = {}, method {}, {}, {common}",
+            f.num_counters(),
+            f.counter_width(),
+            match f.secondary_counters() {
+                0 => String::new(),
+                s => format!(" (+ {s} secondary)"),
+            },
+            f.num_hashes(),
+            f.method(),
+            at(f.capacity(), f.target_fpp())
+        ),
         other => format!("{} filter: {common}", other.kind()),
     }
 }
@@ -557,7 +608,7 @@ mod tests {
         assert_eq!(or_list(&["a", "b", "c"]), "a, b or c");
         assert_eq!(
             kinds_that(Kind::can_remove),
-            "counting, vi-counting, deletable or cuckoo"
+            "counting, vi-counting, deletable, cuckoo or spectral"
         );
     }
 
