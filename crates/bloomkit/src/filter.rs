@@ -349,5 +349,6 @@ mod tests {
         dyn_agrees_with_the_kind::<CuckooFilter>();
         dyn_agrees_with_the_kind::<SplitBlockBloomFilter>();
         dyn_agrees_with_the_kind::<SpectralBloomFilter>();
+        dyn_agrees_with_the_kind::<WeightedBloomFilter>();
     }
 }

@@ -24,6 +24,8 @@
 //!   keeps its false-positive bound.
 //! * [`spectral`] — the [`SpectralBloomFilter`] (Cohen & Matias 2003): how often was an item
 //!   inserted; minimum selection, minimal increase, recurring minimum.
+//! * [`weighted`] — the [`WeightedBloomFilter`] (Bruck, Gao & Jiang 2006): k per item from
+//!   its query frequency and membership likelihood.
 //! * [`cuckoo`] — the [`CuckooFilter`]: fingerprints in buckets, with remove.
 //! * [`concurrent`] — [`ConcurrentBloomFilter`], the classic filter shared between threads
 //!   (insert and query through `&self`, no lock).
@@ -73,6 +75,7 @@ pub mod split_block;
 pub mod stable;
 pub mod stats;
 pub mod vi_counting;
+pub mod weighted;
 
 #[doc(inline)]
 pub use any::AnyFilter;
@@ -106,6 +109,8 @@ pub use split_block::{SplitBlockBloomFilter, SplitBlockBloomFilterBuilder};
 pub use stable::{StableBloomFilter, StableBloomFilterBuilder};
 #[doc(inline)]
 pub use vi_counting::{VariableIncrementBloomFilter, VariableIncrementBloomFilterBuilder};
+#[doc(inline)]
+pub use weighted::{WeightedBloomFilter, WeightedBloomFilterBuilder};
 
 /// The Rust examples of the project's README, run as doctests so that they stay true.
 #[doc = include_str!("../../../README.md")]

@@ -34,5 +34,5 @@ pub use crate::hash::{Hashed, Item};
 pub use crate::{
     AnyFilter, BlockedBloomFilter, BloomFilter, ConcurrentBloomFilter, CountingBloomFilter,
     CuckooFilter, DeletableBloomFilter, ScalableBloomFilter, SpectralBloomFilter,
-    SplitBlockBloomFilter, StableBloomFilter, VariableIncrementBloomFilter,
+    SplitBlockBloomFilter, StableBloomFilter, VariableIncrementBloomFilter, WeightedBloomFilter,
 };

@@ -318,7 +318,7 @@ impl std::fmt::Display for Kind {
 use crate::{
     BlockedBloomFilter, BloomFilter, CountingBloomFilter, CuckooFilter, DeletableBloomFilter,
     ScalableBloomFilter, SpectralBloomFilter, SplitBlockBloomFilter, StableBloomFilter,
-    VariableIncrementBloomFilter,
+    VariableIncrementBloomFilter, WeightedBloomFilter,
 };
 
 kinds! {
@@ -344,6 +344,9 @@ kinds! {
     SplitBlock(SplitBlockBloomFilter) = 9,
     /// The spectral Bloom filter (frequency estimates), [`SpectralBloomFilter`].
     Spectral(SpectralBloomFilter) = 10,
+    /// The weighted Bloom filter (k per item from its query frequency),
+    /// [`WeightedBloomFilter`].
+    Weighted(WeightedBloomFilter) = 11,
 }
 
 #[cfg(test)]

@@ -12,7 +12,7 @@ use bloomkit::{
     AnyFilter, BlockedBloomFilter, BloomFilter, ConcurrentBloomFilter, CountingBloomFilter,
     CuckooFilter, DeletableBloomFilter, Error, Filter, HashFunction, IndexScheme, Kind, Persist,
     ScalableBloomFilter, SpectralBloomFilter, SplitBlockBloomFilter, StableBloomFilter,
-    VariableIncrementBloomFilter,
+    VariableIncrementBloomFilter, WeightedBloomFilter,
 };
 use conformance::*;
 use proptest::prelude::*;
@@ -212,6 +212,9 @@ filter_suite!(spectral, SpectralBloomFilter);
 // Minimal increase cannot remove (it refuses with `Unsupported`, tests/spectral.rs).
 removable_suite!(spectral_removes, SpectralBloomFilter, removable_spectral);
 
+filter_suite!(weighted, WeightedBloomFilter);
+mergeable_suite!(weighted_merges, WeightedBloomFilter);
+
 filter_suite!(cuckoo, CuckooFilter);
 removable_suite!(cuckoo_removes, CuckooFilter);
 
@@ -337,6 +340,7 @@ fn any_filter_removes_and_merges_only_what_the_kind_can() {
         CuckooFilter::make(&shape).into(),
         SplitBlockBloomFilter::make(&shape).into(),
         removable_spectral(&shape).into(),
+        WeightedBloomFilter::make(&shape).into(),
     ];
     assert_eq!(all.len(), Kind::ALL.len());
     for filter in &all {
@@ -360,6 +364,7 @@ fn any_filter_removes_and_merges_only_what_the_kind_can() {
                 | Kind::Counting
                 | Kind::VariableIncrement
                 | Kind::Deletable
+                | Kind::Weighted
         );
         assert_eq!(
             (kind.can_remove(), kind.can_merge()),

@@ -31,6 +31,7 @@ mod scalable;
 mod spectral;
 mod stable;
 mod vi_counting;
+mod weighted;
 
 pub use blocked::*;
 pub use counting::*;
@@ -40,6 +41,7 @@ pub use scalable::*;
 pub use spectral::*;
 pub use stable::*;
 pub use vi_counting::*;
+pub use weighted::*;
 
 /// ε when none is given: 1%, the rate the seeds' examples and most libraries default to
 /// (about 9.6 bits per item in a classic filter).

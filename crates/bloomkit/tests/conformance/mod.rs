@@ -33,7 +33,7 @@ use bloomkit::{
     AnyFilter, BlockedBloomFilter, BloomFilter, ConcurrentBloomFilter, CountingBloomFilter,
     CuckooFilter, DecodeError, DeletableBloomFilter, Error, Filter, HashFunction, IndexScheme,
     Kind, Mergeable, Persist, Removable, ScalableBloomFilter, SpectralBloomFilter, SpectralMethod,
-    SplitBlockBloomFilter, StableBloomFilter, VariableIncrementBloomFilter,
+    SplitBlockBloomFilter, StableBloomFilter, VariableIncrementBloomFilter, WeightedBloomFilter,
 };
 use proptest::prelude::*;
 use proptest::test_runner::{Config, RngSeed, TestCaseError};
@@ -241,6 +241,7 @@ subject_by_persist!(
     CuckooFilter,
     SplitBlockBloomFilter,
     SpectralBloomFilter,
+    WeightedBloomFilter,
     AnyFilter
 );
 
@@ -418,6 +419,24 @@ pub fn removable_spectral(s: &Shape) -> SpectralBloomFilter {
         SpectralMethod::RecurringMinimum,
     ];
     spectral(s, method[s.knob as usize % 2])
+}
+
+impl Build for WeightedBloomFilter {
+    /// Up to 63 of the suite's items weighted, query frequencies from 1/8 to 8 (so k from
+    /// 1 to k̄ + 3), in a universe of the 400 items the suite draws from (or more).
+    fn make(s: &Shape) -> Self {
+        let mut builder = WeightedBloomFilter::builder()
+            .capacity(s.capacity)
+            .fpp(s.fpp)
+            .universe(400.max(2 * s.capacity))
+            .hash_function(s.function)
+            .index_scheme(s.scheme)
+            .seed(s.seed);
+        for i in 0..u32::from(s.knob % 64) {
+            builder = builder.query_frequency(&(i * 5), 2f64.powi(i as i32 % 7 - 3));
+        }
+        builder.build().unwrap()
+    }
 }
 
 impl Build for ScalableBloomFilter {
