@@ -457,7 +457,7 @@ fn bad_parameters_are_errors_not_panics() {
 }
 
 /// Every kind, by its name on the command line.
-const KINDS: [&str; 10] = [
+const KINDS: [&str; 11] = [
     "bloom",
     "blocked",
     "counting",
@@ -468,6 +468,7 @@ const KINDS: [&str; 10] = [
     "cuckoo",
     "sbbf",
     "spectral",
+    "weighted",
 ];
 
 /// The kinds that can remove items.
@@ -704,6 +705,74 @@ fn check_count_prints_how_often_a_spectral_filter_saw_each_item() {
 }
 
 #[test]
+fn a_weighted_filter_gives_frequent_items_more_hash_functions() {
+    let dir = temp();
+    let d = dir.path();
+    std::fs::write(
+        d.join("weights.tsv"),
+        b"home\t128\nsearch\t8\t0.5\nrare\t0.125\n",
+    )
+    .unwrap();
+    let created = ok(
+        d,
+        &[
+            "create",
+            "--kind",
+            "weighted",
+            "-n",
+            "1000",
+            "--universe",
+            "100000",
+            "--weights",
+            "weights.tsv",
+            "-o",
+            "w.bk",
+        ],
+    );
+    assert!(
+        created.contains("k = 7 for ordinary items, 3 weighted items"),
+        "{created}"
+    );
+    ok(d, &["add", "w.bk", "home", "about"]);
+    assert_eq!(
+        ok(d, &["check", "w.bk", "home", "about"]),
+        "home\tmaybe\nabout\tmaybe\n"
+    );
+    let filter = AnyFilter::load(d.join("w.bk")).unwrap();
+    let AnyFilter::Weighted(w) = filter else {
+        panic!("not weighted")
+    };
+    assert_eq!(w.num_hashes_of("home"), 14);
+    assert_eq!(w.num_hashes_of("rare"), 4);
+    for (content, message) in [
+        (
+            &b"home\tlots\n"[..],
+            "line 1: the query frequency is not a number",
+        ),
+        (b"home\n", "line 1: expected ITEM<TAB>QUERY-FREQUENCY"),
+        (b"a\t1\nb\t-2\n", "invalid query frequency"),
+    ] {
+        std::fs::write(d.join("bad.tsv"), content).unwrap();
+        let output = run(
+            d,
+            &[
+                "create",
+                "--kind",
+                "weighted",
+                "-n",
+                "10",
+                "--weights",
+                "bad.tsv",
+                "-o",
+                "x.bk",
+            ],
+        );
+        assert_eq!(output.status.code(), Some(2));
+        assert!(stderr(&output).contains(message), "{}", stderr(&output));
+    }
+}
+
+#[test]
 fn a_deletable_filter_keeps_items_whose_regions_all_collided() {
     let dir = temp();
     let d = dir.path();
@@ -785,6 +854,7 @@ fn kind_specific_options_apply_to_their_kinds_only() {
             "counting, vi-counting or spectral",
         ),
         ("counting", "--method", "mi", "spectral"),
+        ("bloom", "--universe", "1000", "weighted"),
         ("deletable", "--increment-base", "2", "vi-counting"),
         ("counting", "--regions", "10", "deletable"),
         ("bloom", "--growth", "4", "scalable"),
@@ -799,19 +869,19 @@ fn kind_specific_options_apply_to_their_kinds_only() {
             "cuckoo",
             "--scheme",
             "seeded",
-            "bloom, counting, vi-counting, deletable, scalable, stable or spectral",
+            "bloom, counting, vi-counting, deletable, scalable, stable, spectral or weighted",
         ),
         (
             "scalable",
             "--hashes",
             "3",
-            "bloom, blocked, counting, vi-counting, deletable, stable or spectral",
+            "bloom, blocked, counting, vi-counting, deletable, stable, spectral or weighted",
         ),
         (
             "cuckoo",
             "--bits",
             "1024",
-            "bloom, blocked, counting, vi-counting, deletable, stable, sbbf or spectral",
+            "bloom, blocked, counting, vi-counting, deletable, stable, sbbf, spectral or weighted",
         ),
     ] {
         let args = [
@@ -1038,7 +1108,7 @@ fn merge_works_for_mergeable_kinds_only() {
         "apple\tno\napricot\tmaybe\nbanana\tmaybe\n"
     );
 
-    for kind in ["scalable", "stable", "cuckoo"] {
+    for kind in ["scalable", "stable", "cuckoo", "spectral"] {
         kind_with(d, kind, "x.bk", &["apple"]);
         kind_with(d, kind, "y.bk", &["banana"]);
         let output = run(d, &["merge", "x.bk", "y.bk", "-o", "z.bk"]);
@@ -1046,7 +1116,7 @@ fn merge_works_for_mergeable_kinds_only() {
         assert!(
             stderr(&output).contains(&format!(
                 "cannot merge x.bk and y.bk: a {kind} filter cannot merge; merge works for \
-                 bloom, blocked, counting, vi-counting, deletable or sbbf filters"
+                 bloom, blocked, counting, vi-counting, deletable, sbbf or weighted filters"
             )),
             "{}",
             stderr(&output)

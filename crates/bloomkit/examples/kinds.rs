@@ -7,7 +7,7 @@ use bloomkit::BloomFilter;
 use bloomkit::{
     AnyFilter, BlockedBloomFilter, CountingBloomFilter, CuckooFilter, DeletableBloomFilter, Error,
     Filter, ScalableBloomFilter, SpectralBloomFilter, SplitBlockBloomFilter, StableBloomFilter,
-    VariableIncrementBloomFilter,
+    VariableIncrementBloomFilter, WeightedBloomFilter,
 };
 
 fn main() -> Result<(), Error> {
@@ -46,6 +46,10 @@ fn main() -> Result<(), Error> {
         (
             "SpectralBloomFilter",
             SpectralBloomFilter::with_capacity(n, fpp)?.into(),
+        ),
+        (
+            "WeightedBloomFilter",
+            WeightedBloomFilter::with_capacity(n, fpp)?.into(),
         ),
     ];
     println!("| kind | remove | grow | merge | false negatives | bits per item at ε = 1% |");

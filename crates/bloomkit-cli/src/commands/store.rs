@@ -16,7 +16,8 @@ use bloomkit::{
     ScalableBloomFilter, ScalableBloomFilterBuilder, SpectralBloomFilter,
     SpectralBloomFilterBuilder, SpectralMethod, SplitBlockBloomFilter,
     SplitBlockBloomFilterBuilder, StableBloomFilter, StableBloomFilterBuilder,
-    VariableIncrementBloomFilter, VariableIncrementBloomFilterBuilder,
+    VariableIncrementBloomFilter, VariableIncrementBloomFilterBuilder, WeightedBloomFilter,
+    WeightedBloomFilterBuilder,
 };
 use clap::{Args, ValueEnum};
 
@@ -127,6 +128,17 @@ pub struct KindOptions {
     #[arg(long, help_heading = KIND_OPTIONS, value_name = "R")]
     pub regions: Option<u64>,
 
+    /// weighted: a file of `ITEM<TAB>QUERY-FREQUENCY[<TAB>MEMBERSHIP]` lines: how often each
+    /// listed item is queried relative to an unlisted one, and optionally how likely it is
+    /// to be a member (0 to 1). Frequent items get more hash functions, rare ones fewer.
+    #[arg(long, help_heading = KIND_OPTIONS, value_name = "FILE")]
+    pub weights: Option<std::path::PathBuf>,
+
+    /// weighted: N, the number of distinct items queries and members come from [default:
+    /// the listed items, at least the capacity].
+    #[arg(long, help_heading = KIND_OPTIONS, value_name = "N")]
+    pub universe: Option<u64>,
+
     /// scalable: s, the factor by which each layer's capacity grows: 2 or 4 [default: 2].
     #[arg(long, help_heading = KIND_OPTIONS, value_name = "S")]
     pub growth: Option<u32>,
@@ -210,11 +222,13 @@ struct KindOnly {
 }
 
 /// Every option that only some kinds use, whether it was given, and which kinds use it.
-fn kind_only_options(sizing: &Sizing, hashing: &HashingArgs, o: &KindOptions) -> [KindOnly; 15] {
-    use Kind::{Blocked, Bloom, Counting, Cuckoo, Deletable, Scalable, Spectral, Stable};
+fn kind_only_options(sizing: &Sizing, hashing: &HashingArgs, o: &KindOptions) -> [KindOnly; 17] {
+    use Kind::{Blocked, Bloom, Counting, Cuckoo, Deletable, Scalable, Spectral, Stable, Weighted};
     const VI: Kind = Kind::VariableIncrement;
     // The kinds with one array of m slots and k hash functions.
-    const SIZED: &[Kind] = &[Bloom, Blocked, Counting, VI, Deletable, Stable, Spectral];
+    const SIZED: &[Kind] = &[
+        Bloom, Blocked, Counting, VI, Deletable, Stable, Spectral, Weighted,
+    ];
     // The kinds sized in bits alone (k is fixed).
     const BITS: &[Kind] = &[
         Bloom,
@@ -225,9 +239,12 @@ fn kind_only_options(sizing: &Sizing, hashing: &HashingArgs, o: &KindOptions) ->
         Stable,
         Kind::SplitBlock,
         Spectral,
+        Weighted,
     ];
     // Every kind that derives k positions from an item.
-    const POSITIONS: &[Kind] = &[Bloom, Counting, VI, Deletable, Scalable, Stable, Spectral];
+    const POSITIONS: &[Kind] = &[
+        Bloom, Counting, VI, Deletable, Scalable, Stable, Spectral, Weighted,
+    ];
     let only = |flag, given, kinds| KindOnly { flag, given, kinds };
     [
         only("--bits", sizing.bits.is_some(), BITS),
@@ -239,6 +256,8 @@ fn kind_only_options(sizing: &Sizing, hashing: &HashingArgs, o: &KindOptions) ->
             &[Counting, VI, Spectral],
         ),
         only("--method", o.method.is_some(), &[Spectral]),
+        only("--weights", o.weights.is_some(), &[Weighted]),
+        only("--universe", o.universe.is_some(), &[Weighted]),
         only("--increment-base", o.increment_base.is_some(), &[VI]),
         only("--regions", o.regions.is_some(), &[Deletable]),
         only("--growth", o.growth.is_some(), &[Scalable]),
@@ -430,6 +449,23 @@ pub fn new_filter(
             let b = set(b, o.method.map(SpectralMethod::from), B::method);
             b.build().map(AnyFilter::from)
         }
+        Kind::Weighted => {
+            type B = WeightedBloomFilterBuilder;
+            let b = common!(WeightedBloomFilter::builder(), sizing, hashing);
+            let b = set(b, scheme, B::index_scheme);
+            let b = set(b, sizing.bits, B::num_cells);
+            let b = set(b, sizing.hashes, B::num_hashes);
+            let mut b = set(b, o.universe, B::universe);
+            if let Some(path) = &o.weights {
+                for (item, q, p) in read_weights(path)? {
+                    b = match p {
+                        Some(p) => b.weight(&item[..], q, p),
+                        None => b.query_frequency(&item[..], q),
+                    };
+                }
+            }
+            b.build().map(AnyFilter::from)
+        }
         // A kind with no options of its own: sized by the registry.
         other => match sizing.capacity {
             Some(n) => AnyFilter::with_capacity(other, n, sizing.fpp.unwrap_or(0.01)),
@@ -437,6 +473,49 @@ pub fn new_filter(
         },
     };
     built.with_context(|| format!("cannot create a {} filter", kind.name()))
+}
+
+/// One line of a `--weights` file: the item, its query frequency, its membership likelihood.
+type WeightLine = (Vec<u8>, f64, Option<f64>);
+
+/// The lines of a `--weights` file: `ITEM<TAB>QUERY-FREQUENCY[<TAB>MEMBERSHIP]`. The
+/// library checks the values; here only their form.
+fn read_weights(path: &Path) -> Result<Vec<WeightLine>> {
+    let text = std::fs::read(path).with_context(|| format!("reading {}", path.display()))?;
+    let mut out = Vec::new();
+    for (i, line) in text.split(|&b| b == b'\n').enumerate() {
+        let line = line.strip_suffix(b"\r").unwrap_or(line);
+        if line.is_empty() {
+            continue;
+        }
+        let fields: Vec<&[u8]> = line.split(|&b| b == b'\t').collect();
+        let number = |field: &[u8], what: &str| -> Result<f64> {
+            std::str::from_utf8(field)
+                .ok()
+                .and_then(|s| s.trim().parse().ok())
+                .with_context(|| {
+                    format!(
+                        "{} line {}: the {what} is not a number",
+                        path.display(),
+                        i + 1
+                    )
+                })
+        };
+        match fields[..] {
+            [item, q] => out.push((item.to_vec(), number(q, "query frequency")?, None)),
+            [item, q, p] => out.push((
+                item.to_vec(),
+                number(q, "query frequency")?,
+                Some(number(p, "membership")?),
+            )),
+            _ => bail!(
+                "{} line {}: expected ITEM<TAB>QUERY-FREQUENCY[<TAB>MEMBERSHIP]",
+                path.display(),
+                i + 1
+            ),
+        }
+    }
+    Ok(out)
 }
 
 /// Reads a filter file of any kind. The library's error already names the file and what is
@@ -549,6 +628,14 @@ pub fn describe(filter: &AnyFilter) -> String {
             },
             f.num_hashes(),
             f.method(),
+            at(f.capacity(), f.target_fpp())
+        ),
+        AnyFilter::Weighted(f) => format!(
+            "weighted filter: m = {} bits, k = {} for ordinary items, {} weighted items, {}, \
+             {common}",
+            f.num_bits(),
+            f.default_hashes(),
+            f.weighted_items(),
             at(f.capacity(), f.target_fpp())
         ),
         other => format!("{} filter: {common}", other.kind()),
