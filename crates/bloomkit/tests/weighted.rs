@@ -152,7 +152,7 @@ fn trial(seed: u64) -> (Rate, Rate, f64) {
     let zipf = Zipf::new(UNIVERSE, 1.0);
     let mut rng = SplitMix64::new(seed);
     let member: Vec<bool> = (0..UNIVERSE)
-        .map(|_| rng.next_u64() % (UNIVERSE as u64 / N) == 0)
+        .map(|_| rng.next_u64().is_multiple_of(UNIVERSE as u64 / N))
         .collect();
     let item = |r: usize| key(r as u64 ^ (seed << 40));
     let mut builder = WeightedBloomFilter::builder()
