@@ -350,5 +350,6 @@ mod tests {
         dyn_agrees_with_the_kind::<SplitBlockBloomFilter>();
         dyn_agrees_with_the_kind::<SpectralBloomFilter>();
         dyn_agrees_with_the_kind::<WeightedBloomFilter>();
+        dyn_agrees_with_the_kind::<GeneralizedBloomFilter>();
     }
 }

@@ -26,6 +26,8 @@
 //!   inserted; minimum selection, minimal increase, recurring minimum.
 //! * [`weighted`] — the [`WeightedBloomFilter`] (Bruck, Gao & Jiang 2006): k per item from
 //!   its query frequency and membership likelihood.
+//! * [`generalized`] — the [`GeneralizedBloomFilter`] (Laufer et al. 2005): k₀ hashes reset
+//!   bits, k₁ set them; false positives bounded at any fill, false negatives by design.
 //! * [`cuckoo`] — the [`CuckooFilter`]: fingerprints in buckets, with remove.
 //! * [`concurrent`] — [`ConcurrentBloomFilter`], the classic filter shared between threads
 //!   (insert and query through `&self`, no lock).
@@ -62,6 +64,7 @@ pub mod deletable;
 pub mod error;
 mod external_trait_impls;
 pub mod filter;
+pub mod generalized;
 pub mod hash;
 #[cfg(feature = "rayon")]
 pub mod parallel;
@@ -97,6 +100,8 @@ pub use deletable::{DeletableBloomFilter, DeletableBloomFilterBuilder};
 pub use error::{DecodeError, Error};
 #[doc(inline)]
 pub use filter::{DynFilter, Filter, Kind, Mergeable, Removable};
+#[doc(inline)]
+pub use generalized::{GeneralizedBloomFilter, GeneralizedBloomFilterBuilder};
 #[doc(inline)]
 pub use hash::{HashFunction, Hashed, Hashing, IndexScheme, Item};
 #[doc(inline)]

@@ -33,6 +33,7 @@ pub use crate::filter::{Filter, Kind, Mergeable, Removable};
 pub use crate::hash::{Hashed, Item};
 pub use crate::{
     AnyFilter, BlockedBloomFilter, BloomFilter, ConcurrentBloomFilter, CountingBloomFilter,
-    CuckooFilter, DeletableBloomFilter, ScalableBloomFilter, SpectralBloomFilter,
-    SplitBlockBloomFilter, StableBloomFilter, VariableIncrementBloomFilter, WeightedBloomFilter,
+    CuckooFilter, DeletableBloomFilter, GeneralizedBloomFilter, ScalableBloomFilter,
+    SpectralBloomFilter, SplitBlockBloomFilter, StableBloomFilter, VariableIncrementBloomFilter,
+    WeightedBloomFilter,
 };

@@ -317,8 +317,8 @@ impl std::fmt::Display for Kind {
 
 use crate::{
     BlockedBloomFilter, BloomFilter, CountingBloomFilter, CuckooFilter, DeletableBloomFilter,
-    ScalableBloomFilter, SpectralBloomFilter, SplitBlockBloomFilter, StableBloomFilter,
-    VariableIncrementBloomFilter, WeightedBloomFilter,
+    GeneralizedBloomFilter, ScalableBloomFilter, SpectralBloomFilter, SplitBlockBloomFilter,
+    StableBloomFilter, VariableIncrementBloomFilter, WeightedBloomFilter,
 };
 
 kinds! {
@@ -347,6 +347,9 @@ kinds! {
     /// The weighted Bloom filter (k per item from its query frequency),
     /// [`WeightedBloomFilter`].
     Weighted(WeightedBloomFilter) = 11,
+    /// The generalized Bloom filter (bits set and reset; false negatives by design),
+    /// [`GeneralizedBloomFilter`].
+    Generalized(GeneralizedBloomFilter) = 12,
 }
 
 #[cfg(test)]

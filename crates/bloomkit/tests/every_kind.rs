@@ -10,9 +10,9 @@ mod conformance;
 
 use bloomkit::{
     AnyFilter, BlockedBloomFilter, BloomFilter, ConcurrentBloomFilter, CountingBloomFilter,
-    CuckooFilter, DeletableBloomFilter, Error, Filter, HashFunction, IndexScheme, Kind, Persist,
-    ScalableBloomFilter, SpectralBloomFilter, SplitBlockBloomFilter, StableBloomFilter,
-    VariableIncrementBloomFilter, WeightedBloomFilter,
+    CuckooFilter, DeletableBloomFilter, Error, Filter, GeneralizedBloomFilter, HashFunction,
+    IndexScheme, Kind, Persist, ScalableBloomFilter, SpectralBloomFilter, SplitBlockBloomFilter,
+    StableBloomFilter, VariableIncrementBloomFilter, WeightedBloomFilter,
 };
 use conformance::*;
 use proptest::prelude::*;
@@ -215,6 +215,8 @@ removable_suite!(spectral_removes, SpectralBloomFilter, removable_spectral);
 filter_suite!(weighted, WeightedBloomFilter);
 mergeable_suite!(weighted_merges, WeightedBloomFilter);
 
+filter_suite!(generalized, GeneralizedBloomFilter);
+
 filter_suite!(cuckoo, CuckooFilter);
 removable_suite!(cuckoo_removes, CuckooFilter);
 
@@ -341,6 +343,7 @@ fn any_filter_removes_and_merges_only_what_the_kind_can() {
         SplitBlockBloomFilter::make(&shape).into(),
         removable_spectral(&shape).into(),
         WeightedBloomFilter::make(&shape).into(),
+        GeneralizedBloomFilter::make(&shape).into(),
     ];
     assert_eq!(all.len(), Kind::ALL.len());
     for filter in &all {

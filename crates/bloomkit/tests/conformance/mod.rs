@@ -31,9 +31,10 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 use bloomkit::{
     AnyFilter, BlockedBloomFilter, BloomFilter, ConcurrentBloomFilter, CountingBloomFilter,
-    CuckooFilter, DecodeError, DeletableBloomFilter, Error, Filter, HashFunction, IndexScheme,
-    Kind, Mergeable, Persist, Removable, ScalableBloomFilter, SpectralBloomFilter, SpectralMethod,
-    SplitBlockBloomFilter, StableBloomFilter, VariableIncrementBloomFilter, WeightedBloomFilter,
+    CuckooFilter, DecodeError, DeletableBloomFilter, Error, Filter, GeneralizedBloomFilter,
+    HashFunction, IndexScheme, Kind, Mergeable, Persist, Removable, ScalableBloomFilter,
+    SpectralBloomFilter, SpectralMethod, SplitBlockBloomFilter, StableBloomFilter,
+    VariableIncrementBloomFilter, WeightedBloomFilter,
 };
 use proptest::prelude::*;
 use proptest::test_runner::{Config, RngSeed, TestCaseError};
@@ -242,6 +243,7 @@ subject_by_persist!(
     SplitBlockBloomFilter,
     SpectralBloomFilter,
     WeightedBloomFilter,
+    GeneralizedBloomFilter,
     AnyFilter
 );
 
@@ -436,6 +438,21 @@ impl Build for WeightedBloomFilter {
             builder = builder.query_frequency(&(i * 5), 2f64.powi(i as i32 % 7 - 3));
         }
         builder.build().unwrap()
+    }
+}
+
+impl Build for GeneralizedBloomFilter {
+    /// k₀ from 0 (a classic filter) to 4.
+    fn make(s: &Shape) -> Self {
+        GeneralizedBloomFilter::builder()
+            .capacity(s.capacity)
+            .fpp(s.fpp)
+            .reset_hashes(u32::from(s.knob % 5))
+            .hash_function(s.function)
+            .index_scheme(s.scheme)
+            .seed(s.seed)
+            .build()
+            .unwrap()
     }
 }
 
