@@ -6,8 +6,8 @@
 use bloomkit::BloomFilter;
 use bloomkit::{
     AnyFilter, BlockedBloomFilter, CountingBloomFilter, CuckooFilter, DeletableBloomFilter, Error,
-    Filter, ScalableBloomFilter, SpectralBloomFilter, SplitBlockBloomFilter, StableBloomFilter,
-    VariableIncrementBloomFilter, WeightedBloomFilter,
+    Filter, GeneralizedBloomFilter, ScalableBloomFilter, SpectralBloomFilter,
+    SplitBlockBloomFilter, StableBloomFilter, VariableIncrementBloomFilter, WeightedBloomFilter,
 };
 
 fn main() -> Result<(), Error> {
@@ -50,6 +50,10 @@ fn main() -> Result<(), Error> {
         (
             "WeightedBloomFilter",
             WeightedBloomFilter::with_capacity(n, fpp)?.into(),
+        ),
+        (
+            "GeneralizedBloomFilter",
+            GeneralizedBloomFilter::with_capacity(n, fpp)?.into(),
         ),
     ];
     println!("| kind | remove | grow | merge | false negatives | bits per item at ε = 1% |");

@@ -12,12 +12,12 @@ use anyhow::{bail, Context, Result};
 use bloomkit::{
     AnyFilter, BlockedBloomFilter, BlockedBloomFilterBuilder, BloomFilter, BloomFilterBuilder,
     CountingBloomFilter, CountingBloomFilterBuilder, CuckooFilter, CuckooFilterBuilder,
-    DeletableBloomFilter, DeletableBloomFilterBuilder, Filter, IndexScheme, Kind, Persist,
-    ScalableBloomFilter, ScalableBloomFilterBuilder, SpectralBloomFilter,
-    SpectralBloomFilterBuilder, SpectralMethod, SplitBlockBloomFilter,
-    SplitBlockBloomFilterBuilder, StableBloomFilter, StableBloomFilterBuilder,
-    VariableIncrementBloomFilter, VariableIncrementBloomFilterBuilder, WeightedBloomFilter,
-    WeightedBloomFilterBuilder,
+    DeletableBloomFilter, DeletableBloomFilterBuilder, Filter, GeneralizedBloomFilter,
+    GeneralizedBloomFilterBuilder, IndexScheme, Kind, Persist, ScalableBloomFilter,
+    ScalableBloomFilterBuilder, SpectralBloomFilter, SpectralBloomFilterBuilder, SpectralMethod,
+    SplitBlockBloomFilter, SplitBlockBloomFilterBuilder, StableBloomFilter,
+    StableBloomFilterBuilder, VariableIncrementBloomFilter, VariableIncrementBloomFilterBuilder,
+    WeightedBloomFilter, WeightedBloomFilterBuilder,
 };
 use clap::{Args, ValueEnum};
 
@@ -128,6 +128,11 @@ pub struct KindOptions {
     #[arg(long, help_heading = KIND_OPTIONS, value_name = "R")]
     pub regions: Option<u64>,
 
+    /// generalized: k0, the hash functions that reset bits to 0 on each insert (--hashes is
+    /// k1, those that set bits) [default: 1].
+    #[arg(long, help_heading = KIND_OPTIONS, value_name = "K0")]
+    pub reset_hashes: Option<u32>,
+
     /// weighted: a file of `ITEM<TAB>QUERY-FREQUENCY[<TAB>MEMBERSHIP]` lines: how often each
     /// listed item is queried relative to an unlisted one, and optionally how likely it is
     /// to be a member (0 to 1). Frequent items get more hash functions, rare ones fewer.
@@ -222,12 +227,23 @@ struct KindOnly {
 }
 
 /// Every option that only some kinds use, whether it was given, and which kinds use it.
-fn kind_only_options(sizing: &Sizing, hashing: &HashingArgs, o: &KindOptions) -> [KindOnly; 17] {
-    use Kind::{Blocked, Bloom, Counting, Cuckoo, Deletable, Scalable, Spectral, Stable, Weighted};
+fn kind_only_options(sizing: &Sizing, hashing: &HashingArgs, o: &KindOptions) -> [KindOnly; 18] {
+    use Kind::{
+        Blocked, Bloom, Counting, Cuckoo, Deletable, Generalized, Scalable, Spectral, Stable,
+        Weighted,
+    };
     const VI: Kind = Kind::VariableIncrement;
     // The kinds with one array of m slots and k hash functions.
     const SIZED: &[Kind] = &[
-        Bloom, Blocked, Counting, VI, Deletable, Stable, Spectral, Weighted,
+        Bloom,
+        Blocked,
+        Counting,
+        VI,
+        Deletable,
+        Stable,
+        Spectral,
+        Weighted,
+        Generalized,
     ];
     // The kinds sized in bits alone (k is fixed).
     const BITS: &[Kind] = &[
@@ -240,10 +256,19 @@ fn kind_only_options(sizing: &Sizing, hashing: &HashingArgs, o: &KindOptions) ->
         Kind::SplitBlock,
         Spectral,
         Weighted,
+        Generalized,
     ];
     // Every kind that derives k positions from an item.
     const POSITIONS: &[Kind] = &[
-        Bloom, Counting, VI, Deletable, Scalable, Stable, Spectral, Weighted,
+        Bloom,
+        Counting,
+        VI,
+        Deletable,
+        Scalable,
+        Stable,
+        Spectral,
+        Weighted,
+        Generalized,
     ];
     let only = |flag, given, kinds| KindOnly { flag, given, kinds };
     [
@@ -257,6 +282,7 @@ fn kind_only_options(sizing: &Sizing, hashing: &HashingArgs, o: &KindOptions) ->
         ),
         only("--method", o.method.is_some(), &[Spectral]),
         only("--weights", o.weights.is_some(), &[Weighted]),
+        only("--reset-hashes", o.reset_hashes.is_some(), &[Generalized]),
         only("--universe", o.universe.is_some(), &[Weighted]),
         only("--increment-base", o.increment_base.is_some(), &[VI]),
         only("--regions", o.regions.is_some(), &[Deletable]),
@@ -449,6 +475,15 @@ pub fn new_filter(
             let b = set(b, o.method.map(SpectralMethod::from), B::method);
             b.build().map(AnyFilter::from)
         }
+        Kind::Generalized => {
+            type B = GeneralizedBloomFilterBuilder;
+            let b = common!(GeneralizedBloomFilter::builder(), sizing, hashing);
+            let b = set(b, scheme, B::index_scheme);
+            let b = set(b, sizing.bits, B::num_cells);
+            let b = set(b, sizing.hashes, B::set_hashes);
+            let b = set(b, o.reset_hashes, B::reset_hashes);
+            b.build().map(AnyFilter::from)
+        }
         Kind::Weighted => {
             type B = WeightedBloomFilterBuilder;
             let b = common!(WeightedBloomFilter::builder(), sizing, hashing);
@@ -629,6 +664,15 @@ pub fn describe(filter: &AnyFilter) -> String {
             f.num_hashes(),
             f.method(),
             at(f.capacity(), f.target_fpp())
+        ),
+        AnyFilter::Generalized(f) => format!(
+            "generalized filter: m = {} bits, k1 = {} set, k0 = {} reset, {}, fpp ≤ {} at any \
+             fill, {common}",
+            f.num_bits(),
+            f.set_hashes(),
+            f.reset_hashes(),
+            at(f.capacity(), f.target_fpp()),
+            probability(f.false_positive_bound())
         ),
         AnyFilter::Weighted(f) => format!(
             "weighted filter: m = {} bits, k = {} for ordinary items, {} weighted items, {}, \
