@@ -59,7 +59,7 @@ use crate::codec::{invalid, Parts, Persist, Reader};
 use crate::error::{DecodeError, Error};
 use crate::filter::{Filter, Kind};
 use crate::hash::{Hashing, HashingChoice, Item};
-use crate::params::{self, MAX_NUM_BITS, MAX_NUM_HASHES};
+use crate::params::{self, MAX_NUM_HASHES};
 use crate::sizing;
 
 /// k₀ unless chosen otherwise: one reset per insertion, the smallest that bounds the
@@ -419,12 +419,7 @@ impl Persist for GeneralizedBloomFilter {
         let target_fpp = r.f64()?;
         let inserted = r.u64()?;
         r.finish("parameters")?;
-        if num_bits == 0 || num_bits > MAX_NUM_BITS {
-            return Err(invalid(
-                "num_bits",
-                format!("{num_bits} is not in 1..={MAX_NUM_BITS}"),
-            ));
-        }
+        crate::codec::check_num_bits(num_bits)?;
         check_hashes(set_hashes, reset_hashes).map_err(|reason| invalid("hashes", reason))?;
         crate::codec::check_capacity(capacity)?;
         crate::codec::check_target_fpp(target_fpp)?;

@@ -424,11 +424,12 @@ impl SpectralBloomFilter {
 
     /// The counters (primary and secondary) at their maximum `2^w − 1`.
     pub fn saturated_counters(&self) -> u64 {
-        self.counters.count_saturated()
-            + self
-                .secondary
-                .as_ref()
-                .map_or(0, PackedCounters::count_saturated)
+        self.arrays().map(PackedCounters::count_saturated).sum()
+    }
+
+    /// The counter arrays: the primary, and RM's secondary.
+    fn arrays(&self) -> impl Iterator<Item = &PackedCounters> {
+        std::iter::once(&self.counters).chain(self.secondary.as_ref())
     }
 }
 
@@ -472,11 +473,7 @@ impl Filter for SpectralBloomFilter {
     }
 
     fn memory_bytes(&self) -> usize {
-        self.counters.memory_bytes()
-            + self
-                .secondary
-                .as_ref()
-                .map_or(0, PackedCounters::memory_bytes)
+        self.arrays().map(PackedCounters::memory_bytes).sum()
     }
 
     fn capacity(&self) -> u64 {
@@ -688,9 +685,8 @@ impl Persist for SpectralBloomFilter {
     }
 
     fn encode_payload(&self, out: &mut Vec<u8>) {
-        self.counters.write_le_bytes(out);
-        if let Some(s) = &self.secondary {
-            s.write_le_bytes(out);
+        for counters in self.arrays() {
+            counters.write_le_bytes(out);
         }
     }
 

@@ -63,7 +63,7 @@ use crate::codec::{invalid, Parts, Persist, Reader};
 use crate::error::{DecodeError, Error};
 use crate::filter::{Filter, Kind, Mergeable};
 use crate::hash::{Hashing, HashingChoice, Item};
-use crate::params::{self, MAX_NUM_BITS, MAX_NUM_HASHES};
+use crate::params::{self, MAX_NUM_HASHES};
 use crate::sizing;
 
 /// A weighted Bloom filter: k per item from its query frequency and membership likelihood
@@ -559,12 +559,7 @@ impl Persist for WeightedBloomFilter {
         let inserted = r.u64()?;
         let table_len = r.u64()?;
         r.finish("parameters")?;
-        if num_bits == 0 || num_bits > MAX_NUM_BITS {
-            return Err(invalid(
-                "num_bits",
-                format!("{num_bits} is not in 1..={MAX_NUM_BITS}"),
-            ));
-        }
+        crate::codec::check_num_bits(num_bits)?;
         crate::codec::check_num_hashes(default_hashes)?;
         crate::codec::check_capacity(capacity)?;
         crate::codec::check_target_fpp(target_fpp)?;

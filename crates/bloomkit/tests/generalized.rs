@@ -9,9 +9,9 @@ mod conformance;
 use bloomkit::params::{
     generalized_fnr, generalized_fnr_after, generalized_fpp, generalized_fpp_bound,
 };
-use bloomkit::stats::{binomial_acceptance, wilson_interval, Z_99_9};
+use bloomkit::stats::{wilson_interval, Z_99_9};
 use bloomkit::{GeneralizedBloomFilter, Persist};
-use conformance::{config, is_invalid_field, key, raw_file};
+use conformance::{assert_rate, config, is_invalid_field, key, raw_file};
 use proptest::prelude::*;
 
 /// Parameters in the generalized filter's layout.
@@ -126,16 +126,11 @@ fn false_positive_rate_matches_the_formula_at_every_fill() {
             .filter(|i| f.contains(&key(1 << 40 | i)))
             .count() as u64;
         let theory = generalized_fpp(M, K1, K0, n);
-        let (low, high) = binomial_acceptance(theory, QUERIES, Z_99_9);
         println!(
             "n = {n}: FPR measured {:.5}, theory {theory:.5}, bound {bound:.5}",
             fp as f64 / QUERIES as f64
         );
-        assert!(
-            (low..=high).contains(&(fp as f64)),
-            "n = {n}: {fp} false positives, theory {:.1} ({low:.1} – {high:.1})",
-            theory * QUERIES as f64
-        );
+        assert_rate(fp, QUERIES, theory, &format!("false positives at n = {n}"));
         let (_, upper) = wilson_interval(fp, QUERIES, Z_99_9);
         assert!(
             theory <= bound && fp as f64 / QUERIES as f64 <= bound.max(upper),
@@ -175,32 +170,22 @@ fn false_negative_rate_matches_the_formula() {
     }
     let trials = N * FILTERS;
     let theory = generalized_fnr(M, K1, K0, N);
-    let (low, high) = binomial_acceptance(theory, trials, Z_99_9);
     println!(
         "FNR measured {:.4}, theory {theory:.4} over {trials} items",
         lost as f64 / trials as f64
     );
-    assert!(
-        (low..=high).contains(&(lost as f64)),
-        "{lost} lost of {trials}, theory {:.1} ({low:.1} – {high:.1})",
-        theory * trials as f64
-    );
+    assert_rate(lost, trials, theory, "items lost");
     for (slot, &age) in ages.iter().enumerate() {
         let p: f64 = (age..age + 100)
             .map(|j| generalized_fnr_after(M, K1, K0, j))
             .sum::<f64>()
             / 100.0;
         let trials = 100 * FILTERS;
-        let (low, high) = binomial_acceptance(p, trials, Z_99_9);
         println!(
             "  {age}–{} later insertions: lost {:.4}, theory {p:.4}",
             age + 99,
             lost_by_age[slot] as f64 / trials as f64
         );
-        assert!(
-            (low..=high).contains(&(lost_by_age[slot] as f64)),
-            "age {age}: {} lost of {trials}, theory {p:.4}",
-            lost_by_age[slot]
-        );
+        assert_rate(lost_by_age[slot], trials, p, &format!("lost at age {age}"));
     }
 }

@@ -54,6 +54,19 @@ pub fn config(cases: u32) -> Config {
     }
 }
 
+/// Fails unless `count` events in `trials` lie in the 99.9% acceptance interval of the
+/// theoretical probability `p` ([`bloomkit::stats::binomial_acceptance`]); the message
+/// says `what`, the count and the interval.
+pub fn assert_rate(count: u64, trials: u64, p: f64, what: &str) {
+    use bloomkit::stats::{binomial_acceptance, Z_99_9};
+    let (low, high) = binomial_acceptance(p, trials, Z_99_9);
+    assert!(
+        (low..=high).contains(&(count as f64)),
+        "{what}: {count} of {trials}, theory {:.1} (99.9%: {low:.1} – {high:.1})",
+        p * trials as f64
+    );
+}
+
 /// Recomputes the trailing checksum after a deliberate change, so that decoding reaches
 /// the field checks instead of stopping at the checksum.
 pub fn reseal(bytes: &mut [u8]) {
