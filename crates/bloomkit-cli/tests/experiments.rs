@@ -225,6 +225,25 @@ const STUDIES: &[Study] = &[
         )],
         figures: &["sstable_reads", "sstable_time"],
     },
+    Study {
+        name: "spectral",
+        tables: &[(
+            "",
+            &[
+                "method",
+                "stream",
+                "distinct",
+                "wrong",
+                "low",
+                "measured",
+                "ci_low",
+                "ci_high",
+                "theory_ms",
+                "mean_relative_error",
+            ],
+        )],
+        figures: &["spectral_errors"],
+    },
 ];
 
 fn bloomkit(dir: &Path, args: &[&str]) -> Output {
@@ -436,6 +455,11 @@ fn sstable_study() {
 }
 
 #[test]
+fn spectral_study() {
+    run_study("spectral");
+}
+
+#[test]
 fn studies_are_deterministic_by_seed() {
     let dir = tempfile::tempdir().unwrap();
     for (seed, file) in [("3", "a.csv"), ("3", "b.csv"), ("4", "c.csv")] {
@@ -456,7 +480,7 @@ fn all_writes_an_index_of_every_table_and_figure() {
         dir.path(),
         &["experiment", "all", "--tiny", "--out", "report"],
     );
-    assert!(printed.contains("All 8 studies"), "{printed}");
+    assert!(printed.contains("All 9 studies"), "{printed}");
     let report = dir.path().join("report");
     let index = std::fs::read_to_string(report.join("index.html")).unwrap();
     assert!(index.starts_with("<!DOCTYPE html>"));

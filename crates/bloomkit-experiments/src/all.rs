@@ -9,7 +9,9 @@ use anyhow::Result;
 use clap::Args;
 
 use super::report::{write_index, Report};
-use super::{deletion, disk, fpr, hashing, plot, rho, sstable, timing, variants, Size, StudyArgs};
+use super::{
+    deletion, disk, fpr, hashing, plot, rho, spectral, sstable, timing, variants, Size, StudyArgs,
+};
 
 /// Arguments of `bloomkit experiment all`.
 #[derive(Debug, Args)]
@@ -37,8 +39,8 @@ pub struct AllArgs {
 }
 
 /// The studies in the order of the report.
-pub const STUDIES: [&str; 8] = [
-    "fpr", "rho", "disk", "timing", "variants", "deletion", "hashing", "sstable",
+pub const STUDIES: [&str; 9] = [
+    "fpr", "rho", "disk", "timing", "variants", "deletion", "hashing", "sstable", "spectral",
 ];
 
 /// Runs one study by name with the common options.
@@ -53,6 +55,7 @@ pub fn study(name: &str, common: &StudyArgs) -> Result<Report> {
         "deletion" => deletion::study(&deletion::DeletionArgs { common }),
         "hashing" => hashing::study(&hashing::HashingArgs { common }),
         "sstable" => sstable::study(&sstable::SstableArgs::with_common(common)),
+        "spectral" => spectral::study(&spectral::SpectralArgs { common }),
         other => anyhow::bail!("no study named {other}"),
     }
 }

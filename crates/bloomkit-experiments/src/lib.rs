@@ -30,6 +30,7 @@ pub mod kinds;
 pub mod plot;
 pub mod report;
 pub mod rho;
+pub mod spectral;
 pub mod sstable;
 pub mod timing;
 pub mod variants;
@@ -71,6 +72,9 @@ pub enum ExperimentCommand {
     /// The seeds' Bigtable example: sorted runs on disk with a filter each; disk reads per
     /// lookup with and without the filters.
     Sstable(sstable::SstableArgs),
+    /// Issue 14: a spectral Bloom filter's wrong frequency estimates on Zipf streams —
+    /// minimum selection, minimal increase, recurring minimum — over theory.
+    Spectral(spectral::SpectralArgs),
     /// Every study, into DIR (CSV, SVG, PNG) with DIR/index.html showing them all.
     All(all::AllArgs),
 }
@@ -86,6 +90,7 @@ pub fn run(command: ExperimentCommand) -> Result<()> {
         ExperimentCommand::Deletion(args) => finish(deletion::study(&args)?, &args.common),
         ExperimentCommand::Hashing(args) => finish(hashing::study(&args)?, &args.common),
         ExperimentCommand::Sstable(args) => finish(sstable::study(&args)?, &args.common),
+        ExperimentCommand::Spectral(args) => finish(spectral::study(&args)?, &args.common),
         ExperimentCommand::All(args) => all::run(args),
     }
 }
