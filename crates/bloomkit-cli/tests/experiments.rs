@@ -244,6 +244,26 @@ const STUDIES: &[Study] = &[
         )],
         figures: &["spectral_errors"],
     },
+    Study {
+        name: "generalized",
+        tables: &[(
+            "",
+            &[
+                "reset_hashes",
+                "set_hashes",
+                "m",
+                "n",
+                "false_positives",
+                "queries",
+                "fpr",
+                "fpr_theory",
+                "lost",
+                "fnr",
+                "fnr_theory",
+            ],
+        )],
+        figures: &["generalized_fpr", "generalized_fnr"],
+    },
 ];
 
 fn bloomkit(dir: &Path, args: &[&str]) -> Output {
@@ -460,6 +480,11 @@ fn spectral_study() {
 }
 
 #[test]
+fn generalized_study() {
+    run_study("generalized");
+}
+
+#[test]
 fn studies_are_deterministic_by_seed() {
     let dir = tempfile::tempdir().unwrap();
     for (seed, file) in [("3", "a.csv"), ("3", "b.csv"), ("4", "c.csv")] {
@@ -480,7 +505,7 @@ fn all_writes_an_index_of_every_table_and_figure() {
         dir.path(),
         &["experiment", "all", "--tiny", "--out", "report"],
     );
-    assert!(printed.contains("All 9 studies"), "{printed}");
+    assert!(printed.contains("All 10 studies"), "{printed}");
     let report = dir.path().join("report");
     let index = std::fs::read_to_string(report.join("index.html")).unwrap();
     assert!(index.starts_with("<!DOCTYPE html>"));

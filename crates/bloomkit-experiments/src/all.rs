@@ -10,7 +10,8 @@ use clap::Args;
 
 use super::report::{write_index, Report};
 use super::{
-    deletion, disk, fpr, hashing, plot, rho, spectral, sstable, timing, variants, Size, StudyArgs,
+    deletion, disk, fpr, generalized, hashing, plot, rho, spectral, sstable, timing, variants,
+    Size, StudyArgs,
 };
 
 /// Arguments of `bloomkit experiment all`.
@@ -39,8 +40,17 @@ pub struct AllArgs {
 }
 
 /// The studies in the order of the report.
-pub const STUDIES: [&str; 9] = [
-    "fpr", "rho", "disk", "timing", "variants", "deletion", "hashing", "sstable", "spectral",
+pub const STUDIES: [&str; 10] = [
+    "fpr",
+    "rho",
+    "disk",
+    "timing",
+    "variants",
+    "deletion",
+    "hashing",
+    "sstable",
+    "spectral",
+    "generalized",
 ];
 
 /// Runs one study by name with the common options.
@@ -56,6 +66,7 @@ pub fn study(name: &str, common: &StudyArgs) -> Result<Report> {
         "hashing" => hashing::study(&hashing::HashingArgs { common }),
         "sstable" => sstable::study(&sstable::SstableArgs::with_common(common)),
         "spectral" => spectral::study(&spectral::SpectralArgs { common }),
+        "generalized" => generalized::study(&generalized::GeneralizedArgs { common }),
         other => anyhow::bail!("no study named {other}"),
     }
 }

@@ -25,6 +25,7 @@ pub mod corpus;
 pub mod deletion;
 pub mod disk;
 pub mod fpr;
+pub mod generalized;
 pub mod hashing;
 pub mod kinds;
 pub mod plot;
@@ -75,6 +76,9 @@ pub enum ExperimentCommand {
     /// Issue 14: a spectral Bloom filter's wrong frequency estimates on Zipf streams —
     /// minimum selection, minimal increase, recurring minimum — over theory.
     Spectral(spectral::SpectralArgs),
+    /// Issue 14: a generalized Bloom filter's false-positive rate, bounded at any fill, and
+    /// its false-negative rate, against items inserted and theory.
+    Generalized(generalized::GeneralizedArgs),
     /// Every study, into DIR (CSV, SVG, PNG) with DIR/index.html showing them all.
     All(all::AllArgs),
 }
@@ -91,6 +95,7 @@ pub fn run(command: ExperimentCommand) -> Result<()> {
         ExperimentCommand::Hashing(args) => finish(hashing::study(&args)?, &args.common),
         ExperimentCommand::Sstable(args) => finish(sstable::study(&args)?, &args.common),
         ExperimentCommand::Spectral(args) => finish(spectral::study(&args)?, &args.common),
+        ExperimentCommand::Generalized(args) => finish(generalized::study(&args)?, &args.common),
         ExperimentCommand::All(args) => all::run(args),
     }
 }
