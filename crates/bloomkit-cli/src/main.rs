@@ -54,7 +54,8 @@ enum Command {
     /// Show a filter's parameters and current state.
     Info(commands::info::InfoArgs),
     /// Write the union of two filters of the same kind and parameters (the kinds that can:
-    /// bloom, blocked, counting, vi-counting, deletable, sbbf, weighted).
+    /// bloom, blocked, counting, vi-counting, deletable, sbbf, spectral (minimum selection),
+    /// weighted).
     Merge(commands::merge::MergeArgs),
     /// Rerun the seed studies and print (and optionally save) their tables.
     #[command(subcommand)]

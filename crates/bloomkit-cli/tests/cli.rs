@@ -1122,7 +1122,7 @@ fn merge_works_for_mergeable_kinds_only() {
         "apple\tno\napricot\tmaybe\nbanana\tmaybe\n"
     );
 
-    for kind in ["scalable", "stable", "cuckoo", "spectral"] {
+    for kind in ["scalable", "stable", "cuckoo", "generalized"] {
         kind_with(d, kind, "x.bk", &["apple"]);
         kind_with(d, kind, "y.bk", &["banana"]);
         let output = run(d, &["merge", "x.bk", "y.bk", "-o", "z.bk"]);
@@ -1130,7 +1130,8 @@ fn merge_works_for_mergeable_kinds_only() {
         assert!(
             stderr(&output).contains(&format!(
                 "cannot merge x.bk and y.bk: a {kind} filter cannot merge; merge works for \
-                 bloom, blocked, counting, vi-counting, deletable, sbbf or weighted filters"
+                 bloom, blocked, counting, vi-counting, deletable, sbbf, spectral or weighted \
+                 filters"
             )),
             "{}",
             stderr(&output)

@@ -86,7 +86,7 @@ use std::fmt;
 use crate::bits::PackedCounters;
 use crate::codec::{invalid, Parts, Persist, Reader};
 use crate::error::{DecodeError, Error};
-use crate::filter::{Filter, Kind, Removable};
+use crate::filter::{Filter, Kind, Mergeable, Removable};
 use crate::hash::{mix64, Hashing, HashingChoice, Item};
 use crate::params::{self, MAX_NUM_BITS, MAX_NUM_HASHES};
 use crate::sizing;
@@ -518,19 +518,83 @@ crate::registry::registered!(
     crate::registry::Abilities {
         name: "spectral",
         summary: "Spectral Bloom filter (Cohen & Matias 2003): how often was an item inserted; \
-                  minimum selection, minimal increase, recurring minimum; remove (MS, RM).",
+                  minimum selection, minimal increase, recurring minimum; remove (MS, RM), union \
+                  (MS).",
         remove: true,
-        merge: false,
+        merge: true,
         grow: false,
         forgets: false,
         index_scheme: true,
     },
-    remove
+    remove,
+    merge
 );
 
 impl Removable for SpectralBloomFilter {
     fn remove<I: Item + ?Sized>(&mut self, item: &I) -> Result<bool, Error> {
         SpectralBloomFilter::remove(self, item)
+    }
+}
+
+impl SpectralBloomFilter {
+    /// The parameters that decide where an item lands and how counters are kept, and the
+    /// hashing, for [`require_same_layout`](crate::filter::require_same_layout).
+    fn layout(&self) -> String {
+        format!(
+            "m = {}, k = {}, {}-bit counters, method {}, {}",
+            self.num_counters(),
+            self.num_hashes,
+            self.counter_width(),
+            self.method,
+            self.hashing
+        )
+    }
+
+    /// Same layout, and minimum selection: only its counters are plain sums, so that adding
+    /// two filters gives the filter of both streams.
+    fn check_mergeable(&self, other: &Self) -> Result<(), Error> {
+        crate::filter::require_same_layout(self.kind(), self.layout(), other.layout())?;
+        if self.method != SpectralMethod::MinimumSelection {
+            return Err(Error::Unsupported {
+                kind: Kind::Spectral,
+                operation: "merge under minimal increase or recurring minimum (only minimum \
+                            selection's counters add up)",
+            });
+        }
+        Ok(())
+    }
+}
+
+impl Mergeable for SpectralBloomFilter {
+    /// Adds the counters (saturating), under minimum selection: exactly the filter that
+    /// inserting both streams builds, so every estimate is an upper bound of the summed
+    /// counts. Minimal increase and recurring minimum refuse with
+    /// [`Error::Unsupported`]: their counters depend on the order of the inserts.
+    ///
+    /// ```
+    /// use bloomkit::{Mergeable, SpectralBloomFilter};
+    /// let mut monday = SpectralBloomFilter::with_capacity(1_000, 0.01)?;
+    /// let mut tuesday = monday.clone();
+    /// monday.insert("home");
+    /// tuesday.insert("home");
+    /// monday.union(&tuesday)?;
+    /// assert_eq!(monday.count("home"), 2);
+    /// # Ok::<(), bloomkit::Error>(())
+    /// ```
+    fn union(&mut self, other: &Self) -> Result<(), Error> {
+        self.check_mergeable(other)?;
+        self.counters.saturating_add_all(&other.counters);
+        self.len = self.len.saturating_add(other.len);
+        Ok(())
+    }
+
+    /// Element-wise minimum, under minimum selection: every item in both keeps an estimate
+    /// of at least the smaller of its two counts. `len` becomes the estimate from the fill.
+    fn intersect(&mut self, other: &Self) -> Result<(), Error> {
+        self.check_mergeable(other)?;
+        self.counters.min_with(&other.counters);
+        self.len = params::count_from_estimate(Filter::estimated_len(self));
+        Ok(())
     }
 }
 
@@ -890,6 +954,31 @@ mod tests {
             f.remove("hot").unwrap();
         }
         assert_eq!(f.count("hot"), 15);
+    }
+
+    #[test]
+    fn only_minimum_selection_merges() {
+        for method in [
+            SpectralMethod::MinimalIncrease,
+            SpectralMethod::RecurringMinimum,
+        ] {
+            let mut a = with(method);
+            a.insert("x");
+            let before = a.to_bytes();
+            let b = a.clone();
+            assert!(matches!(a.union(&b), Err(Error::Unsupported { .. })));
+            assert!(matches!(a.intersect(&b), Err(Error::Unsupported { .. })));
+            assert_eq!(a.to_bytes(), before);
+            let ms = with(SpectralMethod::MinimumSelection);
+            assert!(matches!(a.union(&ms), Err(Error::Incompatible(_))));
+        }
+        let mut a = with(SpectralMethod::MinimumSelection);
+        let mut b = a.clone();
+        a.insert("x");
+        b.insert("x");
+        b.insert("y");
+        a.union(&b).unwrap();
+        assert_eq!((a.count("x"), a.count("y"), Filter::len(&a)), (2, 1, 3));
     }
 
     #[test]

@@ -140,6 +140,9 @@ macro_rules! removable_suite {
 /// The properties of `Mergeable`.
 macro_rules! mergeable_suite {
     ($name:ident, $kind:ty) => {
+        mergeable_suite!($name, $kind, <$kind>::make);
+    };
+    ($name:ident, $kind:ty, $make:expr) => {
         mod $name {
             use super::*;
 
@@ -153,7 +156,8 @@ macro_rules! mergeable_suite {
                     only_left in items(100),
                     only_right in items(100),
                 ) {
-                    merges::<$kind>(&shape, &common, &only_left, &only_right)?;
+                    let make: fn(&Shape) -> $kind = $make;
+                    merges_with(make, &shape, &common, &only_left, &only_right)?;
                 }
             }
         }
@@ -211,6 +215,8 @@ filter_suite!(scalable, ScalableBloomFilter);
 filter_suite!(spectral, SpectralBloomFilter);
 // Minimal increase cannot remove (it refuses with `Unsupported`, tests/spectral.rs).
 removable_suite!(spectral_removes, SpectralBloomFilter, removable_spectral);
+// Minimal increase and recurring minimum cannot merge (`Unsupported`, spectral.rs).
+mergeable_suite!(spectral_merges, SpectralBloomFilter, mergeable_spectral);
 
 filter_suite!(weighted, WeightedBloomFilter);
 mergeable_suite!(weighted_merges, WeightedBloomFilter);
@@ -341,7 +347,7 @@ fn any_filter_removes_and_merges_only_what_the_kind_can() {
         ScalableBloomFilter::make(&shape).into(),
         CuckooFilter::make(&shape).into(),
         SplitBlockBloomFilter::make(&shape).into(),
-        removable_spectral(&shape).into(),
+        mergeable_spectral(&shape).into(),
         WeightedBloomFilter::make(&shape).into(),
         GeneralizedBloomFilter::make(&shape).into(),
     ];
@@ -368,6 +374,7 @@ fn any_filter_removes_and_merges_only_what_the_kind_can() {
                 | Kind::VariableIncrement
                 | Kind::Deletable
                 | Kind::Weighted
+                | Kind::Spectral
         );
         assert_eq!(
             (kind.can_remove(), kind.can_merge()),
