@@ -174,24 +174,27 @@ pub fn study(args: &GeneralizedArgs) -> Result<Report> {
     Ok(report)
 }
 
-fn per_reset(rows: &[Row], reset: u32, point: impl Fn(&Row) -> Point) -> Vec<Point> {
-    rows.iter()
-        .filter(|r| r.reset == reset)
-        .map(point)
-        .collect()
-}
-
-fn fpr_figure(rows: &[Row], m: u64) -> Figure {
-    let grid = plot::geometric(LOADS[0], LOADS[LOADS.len() - 1], 60);
+/// For each k₀: its theory curve (`theory(k₀, n)`), for the false-positive rate its bound
+/// (dashed), and its measured points (`measured(row)`: the rate and its interval), against
+/// n/m.
+fn series(
+    rows: &[Row],
+    m: u64,
+    points: usize,
+    with_bound: bool,
+    theory: impl Fn(u32, u64) -> f64,
+    measured: impl Fn(&Row) -> (f64, (f64, f64)),
+) -> Vec<Series> {
+    let grid = plot::geometric(LOADS[0], LOADS[LOADS.len() - 1], points);
     let mut series = Vec::new();
     for (color, &reset) in RESETS.iter().enumerate() {
         series.push(Series::curve(
             format!("theory, {}", label(reset)),
             color,
             grid.iter().copied(),
-            |x| generalized_fpp(m, SET_HASHES, reset, (x * m as f64) as u64),
+            |x| theory(reset, (x * m as f64) as u64),
         ));
-        if reset > 0 {
+        if with_bound && reset > 0 {
             let bound = generalized_fpp_bound(SET_HASHES, reset);
             series.push(
                 Series::curve(
@@ -203,16 +206,20 @@ fn fpr_figure(rows: &[Row], m: u64) -> Figure {
                 .with_style(Style::Reference),
             );
         }
-        series.push(Series::new(
-            label(reset),
-            Style::Measured,
-            color,
-            per_reset(rows, reset, |r| {
-                let (low, high) = r.fpr_interval();
-                Point::with_bar(r.n as f64 / m as f64, r.fpr(), low, high)
-            }),
-        ));
+        let points = rows
+            .iter()
+            .filter(|r| r.reset == reset)
+            .map(|r| {
+                let (rate, (low, high)) = measured(r);
+                Point::with_bar(r.n as f64 / m as f64, rate, low, high)
+            })
+            .collect();
+        series.push(Series::new(label(reset), Style::Measured, color, points));
     }
+    series
+}
+
+fn fpr_figure(rows: &[Row], m: u64) -> Figure {
     Figure {
         name: "generalized_fpr".into(),
         title: format!("False-positive rate against items inserted (m = {m}, k1 = {SET_HASHES})"),
@@ -221,31 +228,19 @@ fn fpr_figure(rows: &[Row], m: u64) -> Figure {
             .into(),
         x: Axis::log("items inserted / m"),
         y: Axis::log("false-positive rate").from(1e-6),
-        series,
+        series: series(
+            rows,
+            m,
+            60,
+            true,
+            |reset, n| generalized_fpp(m, SET_HASHES, reset, n),
+            |r| (r.fpr(), r.fpr_interval()),
+        ),
         legend: Legend::UpperLeft,
     }
 }
 
 fn fnr_figure(rows: &[Row], m: u64) -> Figure {
-    let grid = plot::geometric(LOADS[0], LOADS[LOADS.len() - 1], 30);
-    let mut series = Vec::new();
-    for (color, &reset) in RESETS.iter().enumerate() {
-        series.push(Series::curve(
-            format!("theory, {}", label(reset)),
-            color,
-            grid.iter().copied(),
-            |x| generalized_fnr(m, SET_HASHES, reset, (x * m as f64) as u64),
-        ));
-        series.push(Series::new(
-            label(reset),
-            Style::Measured,
-            color,
-            per_reset(rows, reset, |r| {
-                let (low, high) = r.fnr_interval();
-                Point::with_bar(r.n as f64 / m as f64, r.fnr(), low, high)
-            }),
-        ));
-    }
     Figure {
         name: "generalized_fnr".into(),
         title: format!("False-negative rate against items inserted (m = {m}, k1 = {SET_HASHES})"),
@@ -255,7 +250,14 @@ fn fnr_figure(rows: &[Row], m: u64) -> Figure {
             .into(),
         x: Axis::log("items inserted / m"),
         y: Axis::linear("false-negative rate").range(0.0, 1.0),
-        series,
+        series: series(
+            rows,
+            m,
+            30,
+            false,
+            |reset, n| generalized_fnr(m, SET_HASHES, reset, n),
+            |r| (r.fnr(), r.fnr_interval()),
+        ),
         legend: Legend::UpperLeft,
     }
 }

@@ -226,7 +226,16 @@ fn figure(rows: &[Row], m: u64, k: u32, capacity: u64) -> Figure {
         "theory for minimum selection, E_b",
         0,
         plot::linear(0.05, max_load, 60),
-        |x| spectral_error_probability(m, k, (x * capacity as f64) as u64),
+        // Below the axis (10⁻⁵) the curve is left out rather than drawn along its floor.
+        |x| {
+            Some(spectral_error_probability(
+                m,
+                k,
+                (x * capacity as f64) as u64,
+            ))
+            .filter(|&e| e >= 1e-5)
+            .unwrap_or(f64::NAN)
+        },
     )
     .with_style(Style::Theory)];
     for (color, method) in SpectralMethod::ALL.into_iter().enumerate() {
