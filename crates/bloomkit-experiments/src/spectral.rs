@@ -201,13 +201,6 @@ pub fn study(args: &SpectralArgs) -> Result<Report> {
                     .map(|r| r.low)
                     .sum::<u64>(),
             ),
-            "Above E_b at low load: a pair of items whose k positions all coincide makes both \
-             estimates wrong whatever the load. With independent positions that has \
-             probability (k/m)^k per pair; double hashing derives the k positions from two \
-             values, so it is about 1/m² — still tiny, but at a load of 1/4 E_b itself is \
-             tinier, and the few wrong estimates there are such pairs (seen: two items with \
-             the same 7 positions)."
-                .into(),
             "Recurring minimum helps only items whose minimum is single when they are \
              inserted: most items of a Zipf stream come once or twice, so their counters are \
              inflated by later items and the secondary filter never sees them — its gain over \
