@@ -40,10 +40,11 @@ enum Command {
     Add(commands::add::AddArgs),
     /// Build a filter file from a file of lines, sized for the number of lines.
     Build(commands::build::BuildArgs),
-    /// Ask a filter whether items may be in it ("maybe") or are certainly not ("no").
+    /// Ask a filter whether items may be in it ("maybe") or are certainly not ("no"); with
+    /// --count, how often a spectral filter estimates each was added.
     Check(commands::check::CheckArgs),
     /// Remove items from a filter file (the kinds that can: counting, vi-counting, deletable,
-    /// cuckoo).
+    /// cuckoo, spectral — not under its minimal-increase method).
     ///
     /// Prints `ITEM<TAB>removed`, `ITEM<TAB>kept` (a deletable filter could not clear any of
     /// its bits: still reported present) or `ITEM<TAB>absent` (certainly not in the filter;
@@ -53,7 +54,8 @@ enum Command {
     /// Show a filter's parameters and current state.
     Info(commands::info::InfoArgs),
     /// Write the union of two filters of the same kind and parameters (the kinds that can:
-    /// bloom, blocked, counting, vi-counting, deletable).
+    /// bloom, blocked, counting, vi-counting, deletable, sbbf, spectral (minimum selection),
+    /// weighted).
     Merge(commands::merge::MergeArgs),
     /// Rewrite a classic filter for sending: with --compressed as a compressed Bloom filter
     /// (the same bits, arithmetic-coded), without it as a plain classic filter. Every

@@ -354,6 +354,45 @@ const STUDIES: &[Study] = &[
         figures: &["sstable_reads", "sstable_time"],
     },
     Study {
+        name: "spectral",
+        tables: &[(
+            "",
+            &[
+                "method",
+                "stream",
+                "distinct",
+                "wrong",
+                "low",
+                "measured",
+                "ci_low",
+                "ci_high",
+                "theory_ms",
+                "mean_relative_error",
+            ],
+        )],
+        figures: &["spectral_errors"],
+    },
+    Study {
+        name: "generalized",
+        tables: &[(
+            "",
+            &[
+                "reset_hashes",
+                "set_hashes",
+                "m",
+                "n",
+                "false_positives",
+                "queries",
+                "fpr",
+                "fpr_theory",
+                "lost",
+                "fnr",
+                "fnr_theory",
+            ],
+        )],
+        figures: &["generalized_fpr", "generalized_fnr"],
+    },
+    Study {
         name: "bloomier",
         tables: &[(
             "",
@@ -656,6 +695,16 @@ fn claims_study() {
 #[test]
 fn sstable_study() {
     run_study("sstable");
+}
+
+#[test]
+fn spectral_study() {
+    run_study("spectral");
+}
+
+#[test]
+fn generalized_study() {
+    run_study("generalized");
 }
 
 #[test]

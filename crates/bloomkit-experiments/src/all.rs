@@ -10,8 +10,8 @@ use clap::Args;
 
 use super::report::{write_index, Report};
 use super::{
-    bloomier, claims, compressed, deletion, disk, fpr, hashing, plot, rho, robust, spellcheck, ssd,
-    sstable, summary_cache, timing, variants, Size, StudyArgs,
+    bloomier, claims, compressed, deletion, disk, fpr, generalized, hashing, plot, rho, robust,
+    spectral, spellcheck, ssd, sstable, summary_cache, timing, variants, Size, StudyArgs,
 };
 
 /// Arguments of `bloomkit experiment all`.
@@ -40,7 +40,7 @@ pub struct AllArgs {
 }
 
 /// The studies in the order of the report.
-pub const STUDIES: [&str; 15] = [
+pub const STUDIES: [&str; 17] = [
     "fpr",
     "rho",
     "disk",
@@ -49,6 +49,8 @@ pub const STUDIES: [&str; 15] = [
     "variants",
     "deletion",
     "hashing",
+    "spectral",
+    "generalized",
     "bloomier",
     "compressed",
     "robust",
@@ -77,6 +79,8 @@ pub fn study(name: &str, common: &StudyArgs) -> Result<Report> {
         "compressed" => compressed::study(&compressed::CompressedArgs { common }),
         "robust" => robust::study(&robust::RobustArgs { common }),
         "ssd" => ssd::study(&ssd::SsdArgs { common }),
+        "spectral" => spectral::study(&spectral::SpectralArgs { common }),
+        "generalized" => generalized::study(&generalized::GeneralizedArgs { common }),
         other => anyhow::bail!("no study named {other}"),
     }
 }

@@ -28,6 +28,7 @@ pub mod corpus;
 pub mod deletion;
 pub mod disk;
 pub mod fpr;
+pub mod generalized;
 pub mod hashing;
 pub mod kinds;
 pub mod overview;
@@ -35,6 +36,7 @@ pub mod plot;
 pub mod report;
 pub mod rho;
 pub mod robust;
+pub mod spectral;
 pub mod spellcheck;
 pub mod ssd;
 pub mod sstable;
@@ -102,6 +104,12 @@ pub enum ExperimentCommand {
     /// Seed 001: the buffered Bloom filter on SSD — page reads and writes per insert
     /// against the insert buffer, per query.
     Ssd(ssd::SsdArgs),
+    /// Issue 14: a spectral Bloom filter's wrong frequency estimates on Zipf streams —
+    /// minimum selection, minimal increase, recurring minimum — over theory.
+    Spectral(spectral::SpectralArgs),
+    /// Issue 14: a generalized Bloom filter's false-positive rate, bounded at any fill, and
+    /// its false-negative rate, against items inserted and theory.
+    Generalized(generalized::GeneralizedArgs),
     /// Every study, into DIR (CSV, SVG, PNG) with DIR/index.html showing them all.
     All(all::AllArgs),
 }
@@ -124,6 +132,8 @@ pub fn run(command: ExperimentCommand) -> Result<()> {
         ExperimentCommand::Compressed(args) => finish(compressed::study(&args)?, &args.common),
         ExperimentCommand::Robust(args) => finish(robust::study(&args)?, &args.common),
         ExperimentCommand::Ssd(args) => finish(ssd::study(&args)?, &args.common),
+        ExperimentCommand::Spectral(args) => finish(spectral::study(&args)?, &args.common),
+        ExperimentCommand::Generalized(args) => finish(generalized::study(&args)?, &args.common),
         ExperimentCommand::All(args) => all::run(args),
     }
 }

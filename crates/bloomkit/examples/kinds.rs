@@ -6,8 +6,9 @@
 use bloomkit::BloomFilter;
 use bloomkit::{
     AnyFilter, BlockedBloomFilter, CompressedBloomFilter, CountingBloomFilter, CuckooFilter,
-    DeletableBloomFilter, Error, Filter, RobustBloomFilter, ScalableBloomFilter,
-    SplitBlockBloomFilter, StableBloomFilter, VariableIncrementBloomFilter,
+    DeletableBloomFilter, Error, Filter, GeneralizedBloomFilter, RobustBloomFilter,
+    ScalableBloomFilter, SpectralBloomFilter, SplitBlockBloomFilter, StableBloomFilter,
+    VariableIncrementBloomFilter, WeightedBloomFilter,
 };
 
 fn main() -> Result<(), Error> {
@@ -42,6 +43,18 @@ fn main() -> Result<(), Error> {
         (
             "SplitBlockBloomFilter",
             SplitBlockBloomFilter::with_capacity(n, fpp)?.into(),
+        ),
+        (
+            "SpectralBloomFilter",
+            SpectralBloomFilter::with_capacity(n, fpp)?.into(),
+        ),
+        (
+            "WeightedBloomFilter",
+            WeightedBloomFilter::with_capacity(n, fpp)?.into(),
+        ),
+        (
+            "GeneralizedBloomFilter",
+            GeneralizedBloomFilter::with_capacity(n, fpp)?.into(),
         ),
         (
             "CompressedBloomFilter",

@@ -14,12 +14,12 @@
 use std::fmt;
 
 use crate::bits::BitVec;
-use crate::codec::{invalid, Parts, Persist, Reader};
+use crate::codec::{Parts, Persist, Reader};
 use crate::error::{DecodeError, Error};
 use crate::filter::{Filter, Kind, Mergeable};
 use crate::hash::HashingChoice;
 use crate::hash::{Hashing, Item};
-use crate::params::{self, MAX_NUM_BITS};
+use crate::params;
 use crate::sizing;
 
 /// The classic Bloom filter.
@@ -465,12 +465,7 @@ impl Persist for BloomFilter {
         let target_fpp = r.f64()?;
         let inserted = r.u64()?;
         r.finish("parameters")?;
-        if num_bits == 0 || num_bits > MAX_NUM_BITS {
-            return Err(invalid(
-                "num_bits",
-                format!("{num_bits} is not in 1..={MAX_NUM_BITS}"),
-            ));
-        }
+        crate::codec::check_num_bits(num_bits)?;
         crate::codec::check_num_hashes(num_hashes)?;
         crate::codec::check_capacity(capacity)?;
         crate::codec::check_target_fpp(target_fpp)?;

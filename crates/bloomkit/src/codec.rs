@@ -450,6 +450,19 @@ pub fn check_num_hashes(num_hashes: u32) -> Result<(), DecodeError> {
     Ok(())
 }
 
+/// Decoding check shared by the kinds whose storage is one bit array: m is in
+/// `1..=MAX_NUM_BITS`.
+pub(crate) fn check_num_bits(num_bits: u64) -> Result<(), DecodeError> {
+    use crate::params::MAX_NUM_BITS;
+    if num_bits == 0 || num_bits > MAX_NUM_BITS {
+        return Err(invalid(
+            "num_bits",
+            format!("{num_bits} is not in 1..={MAX_NUM_BITS}"),
+        ));
+    }
+    Ok(())
+}
+
 /// Decoding check shared by the kinds: a capacity of at least one item.
 pub fn check_capacity(capacity: u64) -> Result<(), DecodeError> {
     check_positive("capacity", capacity)

@@ -348,6 +348,9 @@ mod tests {
         dyn_agrees_with_the_kind::<StableBloomFilter>();
         dyn_agrees_with_the_kind::<CuckooFilter>();
         dyn_agrees_with_the_kind::<SplitBlockBloomFilter>();
+        dyn_agrees_with_the_kind::<SpectralBloomFilter>();
+        dyn_agrees_with_the_kind::<WeightedBloomFilter>();
+        dyn_agrees_with_the_kind::<GeneralizedBloomFilter>();
         dyn_agrees_with_the_kind::<CompressedBloomFilter>();
         dyn_agrees_with_the_kind::<RobustBloomFilter>();
     }

@@ -24,6 +24,12 @@
 //!   items (false negatives by design).
 //! * [`scalable`] — the [`ScalableBloomFilter`]: a stack of classic filters that grows and
 //!   keeps its false-positive bound.
+//! * [`spectral`] — the [`SpectralBloomFilter`] (Cohen & Matias 2003): how often was an item
+//!   inserted; minimum selection, minimal increase, recurring minimum.
+//! * [`weighted`] — the [`WeightedBloomFilter`] (Bruck, Gao & Jiang 2006): k per item from
+//!   its query frequency and membership likelihood.
+//! * [`generalized`] — the [`GeneralizedBloomFilter`] (Laufer et al. 2005): k₀ hashes reset
+//!   bits, k₁ set them; false positives bounded at any fill, false negatives by design.
 //! * [`cuckoo`] — the [`CuckooFilter`]: fingerprints in buckets, with remove.
 //! * [`compressed`] — the [`CompressedBloomFilter`] (Mitzenmacher 2002): m and k chosen for
 //!   the smallest transmitted size, saved arithmetic-coded ([`arith`]).
@@ -71,6 +77,7 @@ pub mod deletable;
 pub mod error;
 mod external_trait_impls;
 pub mod filter;
+pub mod generalized;
 pub mod hash;
 #[cfg(feature = "rayon")]
 #[cfg_attr(docsrs, doc(cfg(feature = "rayon")))]
@@ -81,11 +88,13 @@ pub mod registry;
 pub mod robust;
 pub mod scalable;
 mod sizing;
+pub mod spectral;
 pub mod split_block;
 pub mod stable;
 pub mod stats;
 pub mod typed;
 pub mod vi_counting;
+pub mod weighted;
 
 #[doc(inline)]
 pub use any::AnyFilter;
@@ -113,11 +122,15 @@ pub use error::{DecodeError, Error};
 #[doc(inline)]
 pub use filter::{DynFilter, Filter, Kind, Mergeable, Removable};
 #[doc(inline)]
+pub use generalized::{GeneralizedBloomFilter, GeneralizedBloomFilterBuilder};
+#[doc(inline)]
 pub use hash::{HashFunction, Hashed, Hashing, IndexScheme, Item};
 #[doc(inline)]
 pub use robust::{RobustBloomFilter, RobustBloomFilterBuilder};
 #[doc(inline)]
 pub use scalable::{ScalableBloomFilter, ScalableBloomFilterBuilder};
+#[doc(inline)]
+pub use spectral::{SpectralBloomFilter, SpectralBloomFilterBuilder, SpectralMethod};
 #[doc(inline)]
 pub use split_block::{SplitBlockBloomFilter, SplitBlockBloomFilterBuilder};
 #[doc(inline)]
@@ -126,6 +139,8 @@ pub use stable::{StableBloomFilter, StableBloomFilterBuilder};
 pub use typed::Typed;
 #[doc(inline)]
 pub use vi_counting::{VariableIncrementBloomFilter, VariableIncrementBloomFilterBuilder};
+#[doc(inline)]
+pub use weighted::{WeightedBloomFilter, WeightedBloomFilterBuilder};
 
 /// The Rust examples of the project's README, run as doctests so that they stay true.
 #[doc = include_str!("../../../README.md")]

@@ -34,6 +34,7 @@ pub use crate::hash::{Hashed, Item};
 pub use crate::{
     AnyFilter, BlockedBloomFilter, BloomFilter, BloomierFilter, CompressedBloomFilter,
     ConcurrentBloomFilter, CountingBloomFilter, CuckooFilter, DeletableBloomFilter,
-    RobustBloomFilter, ScalableBloomFilter, SplitBlockBloomFilter, StableBloomFilter, Typed,
-    VariableIncrementBloomFilter,
+    GeneralizedBloomFilter, RobustBloomFilter, ScalableBloomFilter, SpectralBloomFilter,
+    SplitBlockBloomFilter, StableBloomFilter, Typed, VariableIncrementBloomFilter,
+    WeightedBloomFilter,
 };

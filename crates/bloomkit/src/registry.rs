@@ -105,7 +105,7 @@ macro_rules! kinds {
         /// use bloomkit::Kind;
         /// let removable: Vec<&str> =
         ///     Kind::ALL.iter().filter(|k| k.can_remove()).map(|k| k.name()).collect();
-        /// assert_eq!(removable, ["counting", "vi-counting", "deletable", "cuckoo"]);
+        /// assert_eq!(removable, ["counting", "vi-counting", "deletable", "cuckoo", "spectral"]);
         /// assert_eq!(Kind::from_name("scalable"), Some(Kind::Scalable));
         /// assert!(Kind::Scalable.can_grow() && !Kind::Scalable.can_merge());
         /// ```
@@ -321,8 +321,9 @@ impl std::fmt::Display for Kind {
 
 use crate::{
     BlockedBloomFilter, BloomFilter, CompressedBloomFilter, CountingBloomFilter, CuckooFilter,
-    DeletableBloomFilter, RobustBloomFilter, ScalableBloomFilter, SplitBlockBloomFilter,
-    StableBloomFilter, VariableIncrementBloomFilter,
+    DeletableBloomFilter, GeneralizedBloomFilter, RobustBloomFilter, ScalableBloomFilter,
+    SpectralBloomFilter, SplitBlockBloomFilter, StableBloomFilter, VariableIncrementBloomFilter,
+    WeightedBloomFilter,
 };
 
 kinds! {
@@ -346,8 +347,16 @@ kinds! {
     /// Apache Parquet's split block Bloom filter,
     /// [`SplitBlockBloomFilter`].
     SplitBlock(SplitBlockBloomFilter) = 9,
-    // 10–12 are taken by kinds of issue #14 built elsewhere; 13 is the Bloomier filter's
-    // file tag (`bloomier::FORMAT_TAG`), a static structure outside this list.
+    /// The spectral Bloom filter (frequency estimates), [`SpectralBloomFilter`].
+    Spectral(SpectralBloomFilter) = 10,
+    /// The weighted Bloom filter (k per item from its query frequency),
+    /// [`WeightedBloomFilter`].
+    Weighted(WeightedBloomFilter) = 11,
+    /// The generalized Bloom filter (bits set and reset; false negatives by design),
+    /// [`GeneralizedBloomFilter`].
+    Generalized(GeneralizedBloomFilter) = 12,
+    // 13 is the Bloomier filter's file tag (`bloomier::FORMAT_TAG`), and 16 the buffered
+    // filter's (`buffered::BUFFERED_TAG`): structures outside this list.
     /// The compressed Bloom filter, [`CompressedBloomFilter`].
     Compressed(CompressedBloomFilter) = 14,
     /// robustBF, the 2D Bloom filter, [`RobustBloomFilter`].

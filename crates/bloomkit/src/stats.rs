@@ -1,4 +1,5 @@
-//! Small statistics used to judge measured false-positive rates.
+//! Small statistics used to judge measured false-positive rates, and the skewed (Zipf)
+//! streams the frequency-aware kinds are measured on.
 
 /// The two-sided normal quantile for a 95% interval.
 pub const Z_95: f64 = 1.959_963_984_540_054;
@@ -97,6 +98,84 @@ pub fn binomial_acceptance(p: f64, trials: u64, z: f64) -> (f64, f64) {
     let mean = n * p;
     let sd = (n * p * (1.0 - p)).sqrt();
     ((mean - z * sd - 1.5).max(0.0), mean + z * sd + 1.5)
+}
+
+/// Zipf's law over the ranks `0..n`: rank r is drawn with probability proportional to
+/// `1/(r + 1)^s` (s = 1 is the classic law of word and web-request frequencies). The
+/// skewed streams on which the spectral and weighted filters are measured.
+///
+/// Sampling inverts the cumulative distribution by binary search (O(log n) per draw) on
+/// the uniform numbers of a [`SplitMix64`](crate::hash::SplitMix64) generator, so a stream
+/// is reproducible from its seed.
+///
+/// ```
+/// use bloomkit::stats::Zipf;
+/// let zipf = Zipf::new(1_000, 1.0);
+/// // p(0) = 1/H(1000) ≈ 0.1336, and rank 1 half as likely.
+/// assert!((zipf.probability(0) - 0.1336).abs() < 1e-4);
+/// assert!((zipf.probability(1) * 2.0 - zipf.probability(0)).abs() < 1e-12);
+/// let draws: Vec<usize> = zipf.stream(7).take(10_000).collect();
+/// let zeros = draws.iter().filter(|&&r| r == 0).count();
+/// assert!((1_200..1_480).contains(&zeros), "{zeros}");
+/// ```
+#[derive(Clone, Debug)]
+pub struct Zipf {
+    cumulative: Vec<f64>,
+}
+
+impl Zipf {
+    /// Zipf's law with exponent `s` ≥ 0 over `n` ≥ 1 ranks.
+    ///
+    /// # Panics
+    ///
+    /// If `n` is 0 or `s` is negative or not finite (a study's constant, not user input).
+    pub fn new(n: usize, s: f64) -> Self {
+        assert!(
+            n > 0 && s.is_finite() && s >= 0.0,
+            "Zipf needs n ≥ 1 and s ≥ 0"
+        );
+        let mut total = 0.0;
+        let mut cumulative: Vec<f64> = (0..n)
+            .map(|r| {
+                total += ((r + 1) as f64).powf(-s);
+                total
+            })
+            .collect();
+        for c in &mut cumulative {
+            *c /= total;
+        }
+        Zipf { cumulative }
+    }
+
+    /// The number of ranks.
+    pub fn len(&self) -> usize {
+        self.cumulative.len()
+    }
+
+    /// Whether there are no ranks (never: `new` needs one).
+    pub fn is_empty(&self) -> bool {
+        self.cumulative.is_empty()
+    }
+
+    /// The probability of rank `r`.
+    pub fn probability(&self, r: usize) -> f64 {
+        self.cumulative[r] - if r == 0 { 0.0 } else { self.cumulative[r - 1] }
+    }
+
+    /// The rank for a uniform `u` in [0, 1).
+    pub fn rank(&self, u: f64) -> usize {
+        self.cumulative
+            .partition_point(|&c| c <= u)
+            .min(self.cumulative.len() - 1)
+    }
+
+    /// An endless stream of ranks drawn from a generator seeded with `seed`.
+    pub fn stream(&self, seed: u64) -> impl Iterator<Item = usize> + '_ {
+        let mut rng = crate::hash::SplitMix64::new(seed);
+        std::iter::repeat_with(move || {
+            self.rank((rng.next_u64() >> 11) as f64 / (1u64 << 53) as f64)
+        })
+    }
 }
 
 #[cfg(test)]

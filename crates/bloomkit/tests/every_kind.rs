@@ -10,9 +10,10 @@ mod conformance;
 
 use bloomkit::{
     AnyFilter, BlockedBloomFilter, BloomFilter, CompressedBloomFilter, ConcurrentBloomFilter,
-    CountingBloomFilter, CuckooFilter, DeletableBloomFilter, Error, Filter, HashFunction,
-    IndexScheme, Kind, Persist, RobustBloomFilter, ScalableBloomFilter, SplitBlockBloomFilter,
-    StableBloomFilter, VariableIncrementBloomFilter,
+    CountingBloomFilter, CuckooFilter, DeletableBloomFilter, Error, Filter, GeneralizedBloomFilter,
+    HashFunction, IndexScheme, Kind, Persist, RobustBloomFilter, ScalableBloomFilter,
+    SpectralBloomFilter, SplitBlockBloomFilter, StableBloomFilter, VariableIncrementBloomFilter,
+    WeightedBloomFilter,
 };
 use conformance::*;
 use proptest::prelude::*;
@@ -110,9 +111,13 @@ macro_rules! filter_suite {
     };
 }
 
-/// The properties of `Removable`.
+/// The properties of `Removable`, for the filters `make` builds (by default every shape the
+/// kind's `Build` makes; a kind that can remove in some configurations only passes those).
 macro_rules! removable_suite {
     ($name:ident, $kind:ty) => {
+        removable_suite!($name, $kind, <$kind>::make);
+    };
+    ($name:ident, $kind:ty, $make:expr) => {
         mod $name {
             use super::*;
 
@@ -125,7 +130,8 @@ macro_rules! removable_suite {
                     ops in prop::collection::vec((0u32..300, any::<bool>()), 0..300),
                     order in prop::collection::vec(any::<prop::sample::Index>(), 300),
                 ) {
-                    removes(<$kind>::make(&shape), &ops, &order)?;
+                    let make: fn(&Shape) -> $kind = $make;
+                    removes(make(&shape), &ops, &order)?;
                 }
             }
         }
@@ -135,6 +141,9 @@ macro_rules! removable_suite {
 /// The properties of `Mergeable`.
 macro_rules! mergeable_suite {
     ($name:ident, $kind:ty) => {
+        mergeable_suite!($name, $kind, <$kind>::make);
+    };
+    ($name:ident, $kind:ty, $make:expr) => {
         mod $name {
             use super::*;
 
@@ -148,7 +157,8 @@ macro_rules! mergeable_suite {
                     only_left in items(100),
                     only_right in items(100),
                 ) {
-                    merges::<$kind>(&shape, &common, &only_left, &only_right)?;
+                    let make: fn(&Shape) -> $kind = $make;
+                    merges_with(make, &shape, &common, &only_left, &only_right)?;
                 }
             }
         }
@@ -206,6 +216,16 @@ mod stable_horizon {
 
 filter_suite!(scalable, ScalableBloomFilter);
 
+filter_suite!(spectral, SpectralBloomFilter);
+// Minimal increase cannot remove (it refuses with `Unsupported`, tests/spectral.rs).
+removable_suite!(spectral_removes, SpectralBloomFilter, removable_spectral);
+// Minimal increase and recurring minimum cannot merge (`Unsupported`, spectral.rs).
+mergeable_suite!(spectral_merges, SpectralBloomFilter, mergeable_spectral);
+
+filter_suite!(weighted, WeightedBloomFilter);
+mergeable_suite!(weighted_merges, WeightedBloomFilter);
+
+filter_suite!(generalized, GeneralizedBloomFilter);
 filter_suite!(robust, RobustBloomFilter);
 mergeable_suite!(robust_merges, RobustBloomFilter);
 
@@ -333,6 +353,9 @@ fn any_filter_removes_and_merges_only_what_the_kind_can() {
         ScalableBloomFilter::make(&shape).into(),
         CuckooFilter::make(&shape).into(),
         SplitBlockBloomFilter::make(&shape).into(),
+        mergeable_spectral(&shape).into(),
+        WeightedBloomFilter::make(&shape).into(),
+        GeneralizedBloomFilter::make(&shape).into(),
         CompressedBloomFilter::make(&shape).into(),
         RobustBloomFilter::make(&shape).into(),
     ];
@@ -344,7 +367,11 @@ fn any_filter_removes_and_merges_only_what_the_kind_can() {
         // checked against an independent list.
         let removable = matches!(
             kind,
-            Kind::Counting | Kind::VariableIncrement | Kind::Deletable | Kind::Cuckoo
+            Kind::Counting
+                | Kind::VariableIncrement
+                | Kind::Deletable
+                | Kind::Cuckoo
+                | Kind::Spectral
         );
         let mergeable = matches!(
             kind,
@@ -355,6 +382,8 @@ fn any_filter_removes_and_merges_only_what_the_kind_can() {
                 | Kind::Counting
                 | Kind::VariableIncrement
                 | Kind::Deletable
+                | Kind::Weighted
+                | Kind::Spectral
                 | Kind::Robust
         );
         assert_eq!(

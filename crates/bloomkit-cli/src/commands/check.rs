@@ -2,14 +2,15 @@
 //!
 //! Output, one line per item: `ITEM<TAB>maybe` or `ITEM<TAB>no`; with `--present` only the
 //! items that may be present, with `--absent` only the ones that are certainly absent (the
-//! item alone, so the output can feed another program).
+//! item alone, so the output can feed another program). With `--count` (spectral filters,
+//! which estimate how often each item was added) `ITEM<TAB>COUNT`, 0 for an absent item.
 
 use std::io::{BufWriter, Write};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use anyhow::Result;
-use bloomkit::Filter;
+use anyhow::{bail, Result};
+use bloomkit::{AnyFilter, Filter};
 use clap::Args;
 use rayon::prelude::*;
 
@@ -33,6 +34,11 @@ pub struct CheckArgs {
     /// Print only the items that are certainly absent (without the answer).
     #[arg(long)]
     pub absent: bool,
+
+    /// Print how often each item was added, as a spectral filter estimates it
+    /// (`ITEM<TAB>COUNT`; 0 when certainly absent). Only for --kind spectral.
+    #[arg(long, conflicts_with_all = ["present", "absent"])]
+    pub count: bool,
 }
 
 /// Answers for every item. For a single item given as an argument the exit code is the
@@ -44,21 +50,44 @@ pub struct CheckArgs {
 /// line-by-line loop would give.
 pub fn run(args: CheckArgs) -> Result<ExitCode> {
     let filter = store::open(&args.filter)?;
+    let counts = match (&filter, args.count) {
+        (AnyFilter::Spectral(f), true) => Some(f),
+        (other, true) => bail!(
+            "{}: a {} filter does not count items; --count is for --kind spectral",
+            args.filter.display(),
+            other.kind()
+        ),
+        _ => None,
+    };
     let format = Format {
         present: args.present,
         absent: args.absent,
     };
+    let answer = |item: &[u8], out: &mut Vec<u8>| -> bool {
+        match counts {
+            Some(f) => {
+                let n = f.count(item);
+                out.extend_from_slice(item);
+                out.extend_from_slice(format!("\t{n}\n").as_bytes());
+                n > 0
+            }
+            None => {
+                let maybe = filter.contains(item);
+                format.append(item, maybe, out);
+                maybe
+            }
+        }
+    };
     let mut out = BufWriter::with_capacity(1 << 16, std::io::stdout().lock());
     let file = match args.items.source() {
         ItemSource::Args(items) => {
-            let (mut buffer, mut answer) = (Vec::new(), true);
+            let (mut buffer, mut maybe) = (Vec::new(), true);
             for item in &items {
-                answer = filter.contains(item.as_encoded_bytes());
-                format.append(item.as_encoded_bytes(), answer, &mut buffer);
+                maybe = answer(item.as_encoded_bytes(), &mut buffer);
             }
             out.write_all(&buffer)?;
             out.flush()?;
-            let single_no = items.len() == 1 && !answer;
+            let single_no = items.len() == 1 && !maybe;
             return Ok(if single_no {
                 ExitCode::from(1)
             } else {
@@ -76,7 +105,7 @@ pub fn run(args: CheckArgs) -> Result<ExitCode> {
                 .map(|piece| {
                     let mut buffer = Vec::with_capacity(piece.len() + piece.len() / 2);
                     for item in input::lines(piece) {
-                        format.append(item, filter.contains(item), &mut buffer);
+                        answer(item, &mut buffer);
                     }
                     buffer
                 })

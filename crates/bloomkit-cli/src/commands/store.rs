@@ -13,10 +13,12 @@ use bloomkit::{
     AnyFilter, BlockedBloomFilter, BlockedBloomFilterBuilder, BloomFilter, BloomFilterBuilder,
     CompressedBloomFilter, CompressedBloomFilterBuilder, CountingBloomFilter,
     CountingBloomFilterBuilder, CuckooFilter, CuckooFilterBuilder, DeletableBloomFilter,
-    DeletableBloomFilterBuilder, Filter, IndexScheme, Kind, Persist, RobustBloomFilter,
-    RobustBloomFilterBuilder, ScalableBloomFilter, ScalableBloomFilterBuilder,
+    DeletableBloomFilterBuilder, Filter, GeneralizedBloomFilter, GeneralizedBloomFilterBuilder,
+    IndexScheme, Kind, Persist, RobustBloomFilter, RobustBloomFilterBuilder, ScalableBloomFilter,
+    ScalableBloomFilterBuilder, SpectralBloomFilter, SpectralBloomFilterBuilder, SpectralMethod,
     SplitBlockBloomFilter, SplitBlockBloomFilterBuilder, StableBloomFilter,
     StableBloomFilterBuilder, VariableIncrementBloomFilter, VariableIncrementBloomFilterBuilder,
+    WeightedBloomFilter, WeightedBloomFilterBuilder,
 };
 use clap::{Args, ValueEnum};
 
@@ -107,10 +109,15 @@ const KIND_OPTIONS: &str = "Options of some kinds";
 /// other kinds; the library validates the values.
 #[derive(Debug, Args, Default)]
 pub struct KindOptions {
-    /// counting, vi-counting: bits per counter, 1 to 16 [default: 4 for counting, 8 for
-    /// vi-counting].
+    /// counting, vi-counting, spectral: bits per counter, 1 to 16 [default: 4 for counting,
+    /// 8 for vi-counting, 16 for spectral].
     #[arg(long, help_heading = KIND_OPTIONS, value_name = "W")]
     pub counter_width: Option<u32>,
+
+    /// spectral: how counts are kept and read — ms (minimum selection), mi (minimal
+    /// increase: most accurate, no remove), rm (recurring minimum) [default: ms].
+    #[arg(long, help_heading = KIND_OPTIONS, value_enum)]
+    pub method: Option<MethodArg>,
 
     /// vi-counting: L, the smallest increment; increments are L to 2L − 1, and 2L − 1 must
     /// stay below the counter maximum [default: 4].
@@ -121,6 +128,22 @@ pub struct KindOptions {
     /// 8 data bits].
     #[arg(long, help_heading = KIND_OPTIONS, value_name = "R")]
     pub regions: Option<u64>,
+
+    /// generalized: k0, the hash functions that reset bits to 0 on each insert (--hashes is
+    /// k1, those that set bits) [default: 1].
+    #[arg(long, help_heading = KIND_OPTIONS, value_name = "K0")]
+    pub reset_hashes: Option<u32>,
+
+    /// weighted: a file of `ITEM<TAB>QUERY-FREQUENCY[<TAB>MEMBERSHIP]` lines: how often each
+    /// listed item is queried relative to an unlisted one, and optionally how likely it is
+    /// to be a member (0 to 1). Frequent items get more hash functions, rare ones fewer.
+    #[arg(long, help_heading = KIND_OPTIONS, value_name = "FILE")]
+    pub weights: Option<std::path::PathBuf>,
+
+    /// weighted: N, the number of distinct items queries and members come from [default:
+    /// the listed items, at least the capacity].
+    #[arg(long, help_heading = KIND_OPTIONS, value_name = "N")]
+    pub universe: Option<u64>,
 
     /// scalable: s, the factor by which each layer's capacity grows: 2 or 4 [default: 2].
     #[arg(long, help_heading = KIND_OPTIONS, value_name = "S")]
@@ -163,6 +186,27 @@ pub struct KindOptions {
     pub max_bits_per_item: Option<f64>,
 }
 
+/// `--method` of a spectral filter, by the library's short names.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum MethodArg {
+    /// Minimum selection: every counter +1, the estimate is the smallest.
+    Ms,
+    /// Minimal increase: only the smallest counters +1 (no remove).
+    Mi,
+    /// Recurring minimum: a secondary filter for items without a recurring minimum.
+    Rm,
+}
+
+impl From<MethodArg> for SpectralMethod {
+    fn from(method: MethodArg) -> Self {
+        match method {
+            MethodArg::Ms => SpectralMethod::MinimumSelection,
+            MethodArg::Mi => SpectralMethod::MinimalIncrease,
+            MethodArg::Rm => SpectralMethod::RecurringMinimum,
+        }
+    }
+}
+
 /// How big a new filter is: from a capacity and ε, or explicit bits and hashes (the
 /// library fills in whatever is left out).
 #[derive(Debug, Clone, Copy, Default)]
@@ -172,7 +216,7 @@ pub struct Sizing {
     /// ε, the false-positive probability wanted at capacity.
     pub fpp: Option<f64>,
     /// m, the number of cells (every builder's `num_cells`): bits (bloom, blocked, deletable,
-    /// sbbf), counters (counting, vi-counting) or cells (stable).
+    /// sbbf), counters (counting, vi-counting, spectral) or cells (stable).
     pub bits: Option<u64>,
     /// k, the number of hash functions.
     pub hashes: Option<u32>,
@@ -189,12 +233,25 @@ struct KindOnly {
 }
 
 /// Every option that only some kinds use, whether it was given, and which kinds use it.
-fn kind_only_options(sizing: &Sizing, hashing: &HashingArgs, o: &KindOptions) -> [KindOnly; 15] {
-    use Kind::{Blocked, Bloom, Compressed, Counting, Cuckoo, Deletable, Robust, Scalable, Stable};
+fn kind_only_options(sizing: &Sizing, hashing: &HashingArgs, o: &KindOptions) -> [KindOnly; 19] {
+    use Kind::{
+        Blocked, Bloom, Compressed, Counting, Cuckoo, Deletable, Generalized, Robust, Scalable,
+        Spectral, Stable, Weighted,
+    };
     const VI: Kind = Kind::VariableIncrement;
     // The kinds with one array of m slots and k hash functions.
     const SIZED: &[Kind] = &[
-        Bloom, Blocked, Counting, VI, Deletable, Stable, Compressed, Robust,
+        Bloom,
+        Blocked,
+        Counting,
+        VI,
+        Deletable,
+        Stable,
+        Spectral,
+        Weighted,
+        Generalized,
+        Compressed,
+        Robust,
     ];
     // The kinds sized in bits alone (k is fixed).
     const BITS: &[Kind] = &[
@@ -205,11 +262,24 @@ fn kind_only_options(sizing: &Sizing, hashing: &HashingArgs, o: &KindOptions) ->
         Deletable,
         Stable,
         Kind::SplitBlock,
+        Spectral,
+        Weighted,
+        Generalized,
         Compressed,
     ];
     // Every kind that derives k positions from an item.
     const POSITIONS: &[Kind] = &[
-        Bloom, Counting, VI, Deletable, Scalable, Stable, Compressed, Robust,
+        Bloom,
+        Counting,
+        VI,
+        Deletable,
+        Scalable,
+        Stable,
+        Spectral,
+        Weighted,
+        Generalized,
+        Compressed,
+        Robust,
     ];
     let only = |flag, given, kinds| KindOnly { flag, given, kinds };
     [
@@ -219,8 +289,12 @@ fn kind_only_options(sizing: &Sizing, hashing: &HashingArgs, o: &KindOptions) ->
         only(
             "--counter-width",
             o.counter_width.is_some(),
-            &[Counting, VI],
+            &[Counting, VI, Spectral],
         ),
+        only("--method", o.method.is_some(), &[Spectral]),
+        only("--weights", o.weights.is_some(), &[Weighted]),
+        only("--reset-hashes", o.reset_hashes.is_some(), &[Generalized]),
+        only("--universe", o.universe.is_some(), &[Weighted]),
         only("--increment-base", o.increment_base.is_some(), &[VI]),
         only("--regions", o.regions.is_some(), &[Deletable]),
         only("--growth", o.growth.is_some(), &[Scalable]),
@@ -420,6 +494,42 @@ pub fn new_filter(
             let b = set(b, o.max_kicks, B::max_kicks);
             b.build().map(AnyFilter::from)
         }
+        Kind::Spectral => {
+            type B = SpectralBloomFilterBuilder;
+            let b = common!(SpectralBloomFilter::builder(), sizing, hashing);
+            let b = set(b, scheme, B::index_scheme);
+            let b = set(b, sizing.bits, B::num_cells);
+            let b = set(b, sizing.hashes, B::num_hashes);
+            let b = set(b, o.counter_width, B::counter_width);
+            let b = set(b, o.method.map(SpectralMethod::from), B::method);
+            b.build().map(AnyFilter::from)
+        }
+        Kind::Generalized => {
+            type B = GeneralizedBloomFilterBuilder;
+            let b = common!(GeneralizedBloomFilter::builder(), sizing, hashing);
+            let b = set(b, scheme, B::index_scheme);
+            let b = set(b, sizing.bits, B::num_cells);
+            let b = set(b, sizing.hashes, B::set_hashes);
+            let b = set(b, o.reset_hashes, B::reset_hashes);
+            b.build().map(AnyFilter::from)
+        }
+        Kind::Weighted => {
+            type B = WeightedBloomFilterBuilder;
+            let b = common!(WeightedBloomFilter::builder(), sizing, hashing);
+            let b = set(b, scheme, B::index_scheme);
+            let b = set(b, sizing.bits, B::num_cells);
+            let b = set(b, sizing.hashes, B::num_hashes);
+            let mut b = set(b, o.universe, B::universe);
+            if let Some(path) = &o.weights {
+                for (item, q, p) in read_weights(path)? {
+                    b = match p {
+                        Some(p) => b.weight(&item[..], q, p),
+                        None => b.query_frequency(&item[..], q),
+                    };
+                }
+            }
+            b.build().map(AnyFilter::from)
+        }
         Kind::Robust => {
             type B = RobustBloomFilterBuilder;
             let b = common!(RobustBloomFilter::builder(), sizing, hashing);
@@ -434,6 +544,49 @@ pub fn new_filter(
         },
     };
     built.with_context(|| format!("cannot create a {} filter", kind.name()))
+}
+
+/// One line of a `--weights` file: the item, its query frequency, its membership likelihood.
+type WeightLine = (Vec<u8>, f64, Option<f64>);
+
+/// The lines of a `--weights` file: `ITEM<TAB>QUERY-FREQUENCY[<TAB>MEMBERSHIP]`. The
+/// library checks the values; here only their form.
+fn read_weights(path: &Path) -> Result<Vec<WeightLine>> {
+    let text = std::fs::read(path).with_context(|| format!("reading {}", path.display()))?;
+    let mut out = Vec::new();
+    for (i, line) in text.split(|&b| b == b'\n').enumerate() {
+        let line = line.strip_suffix(b"\r").unwrap_or(line);
+        if line.is_empty() {
+            continue;
+        }
+        let fields: Vec<&[u8]> = line.split(|&b| b == b'\t').collect();
+        let number = |field: &[u8], what: &str| -> Result<f64> {
+            std::str::from_utf8(field)
+                .ok()
+                .and_then(|s| s.trim().parse().ok())
+                .with_context(|| {
+                    format!(
+                        "{} line {}: the {what} is not a number",
+                        path.display(),
+                        i + 1
+                    )
+                })
+        };
+        match fields[..] {
+            [item, q] => out.push((item.to_vec(), number(q, "query frequency")?, None)),
+            [item, q, p] => out.push((
+                item.to_vec(),
+                number(q, "query frequency")?,
+                Some(number(p, "membership")?),
+            )),
+            _ => bail!(
+                "{} line {}: expected ITEM<TAB>QUERY-FREQUENCY[<TAB>MEMBERSHIP]",
+                path.display(),
+                i + 1
+            ),
+        }
+    }
+    Ok(out)
 }
 
 /// Reads a filter file of any kind. The library's error already names the file and what is
@@ -536,6 +689,35 @@ pub fn describe(filter: &AnyFilter) -> String {
             f.num_bytes(),
             at(f.capacity(), f.target_fpp())
         ),
+        AnyFilter::Spectral(f) => format!(
+            "spectral filter: m = {} counters of {} bits{}, k = {}, method {}, {}, {common}",
+            f.num_counters(),
+            f.counter_width(),
+            match f.secondary_counters() {
+                0 => String::new(),
+                s => format!(" (+ {s} secondary)"),
+            },
+            f.num_hashes(),
+            f.method(),
+            at(f.capacity(), f.target_fpp())
+        ),
+        AnyFilter::Generalized(f) => format!(
+            "generalized filter: m = {} bits, k1 = {} set, k0 = {} reset, {}, fpp ≤ {} at any \
+             fill, {common}",
+            f.num_bits(),
+            f.set_hashes(),
+            f.reset_hashes(),
+            at(f.capacity(), f.target_fpp()),
+            probability(f.false_positive_bound())
+        ),
+        AnyFilter::Weighted(f) => format!(
+            "weighted filter: m = {} bits, k = {} for ordinary items, {} weighted items, {}, \
+             {common}",
+            f.num_bits(),
+            f.default_hashes(),
+            f.weighted_items(),
+            at(f.capacity(), f.target_fpp())
+        ),
         AnyFilter::Compressed(f) => format!(
             "compressed filter: m = {} bits, k = {}, {}, saved arithmetic-coded ({} of \
              payload), {common}",
@@ -610,7 +792,7 @@ mod tests {
         assert_eq!(or_list(&["a", "b", "c"]), "a, b or c");
         assert_eq!(
             kinds_that(Kind::can_remove),
-            "counting, vi-counting, deletable or cuckoo"
+            "counting, vi-counting, deletable, cuckoo or spectral"
         );
     }
 

@@ -73,10 +73,13 @@ mod compressed;
 mod counting;
 mod cuckoo;
 mod deletable;
+mod generalized;
 mod robust;
 mod scalable;
+mod spectral;
 mod stable;
 mod vi_counting;
+mod weighted;
 
 pub use blocked::*;
 pub use bloomier::*;
@@ -85,10 +88,13 @@ pub use compressed::*;
 pub use counting::*;
 pub use cuckoo::*;
 pub use deletable::*;
+pub use generalized::*;
 pub use robust::*;
 pub use scalable::*;
+pub use spectral::*;
 pub use stable::*;
 pub use vi_counting::*;
+pub use weighted::*;
 
 /// ε when none is given: 1%, the rate the seeds' examples and most libraries default to
 /// (about 9.6 bits per item in a classic filter).

@@ -32,8 +32,9 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use bloomkit::{
     AnyFilter, BlockedBloomFilter, BloomFilter, CompressedBloomFilter, ConcurrentBloomFilter,
     CountingBloomFilter, CuckooFilter, DecodeError, DeletableBloomFilter, Error, Filter,
-    HashFunction, IndexScheme, Kind, Mergeable, Persist, Removable, RobustBloomFilter,
-    ScalableBloomFilter, SplitBlockBloomFilter, StableBloomFilter, VariableIncrementBloomFilter,
+    GeneralizedBloomFilter, HashFunction, IndexScheme, Kind, Mergeable, Persist, Removable,
+    RobustBloomFilter, ScalableBloomFilter, SpectralBloomFilter, SpectralMethod,
+    SplitBlockBloomFilter, StableBloomFilter, VariableIncrementBloomFilter, WeightedBloomFilter,
 };
 use proptest::prelude::*;
 use proptest::test_runner::{Config, RngSeed, TestCaseError};
@@ -51,6 +52,19 @@ pub fn config(cases: u32) -> Config {
         failure_persistence: None,
         ..Config::default()
     }
+}
+
+/// Fails unless `count` events in `trials` lie in the 99.9% acceptance interval of the
+/// theoretical probability `p` ([`bloomkit::stats::binomial_acceptance`]); the message
+/// says `what`, the count and the interval.
+pub fn assert_rate(count: u64, trials: u64, p: f64, what: &str) {
+    use bloomkit::stats::{binomial_acceptance, Z_99_9};
+    let (low, high) = binomial_acceptance(p, trials, Z_99_9);
+    assert!(
+        (low..=high).contains(&(count as f64)),
+        "{what}: {count} of {trials}, theory {:.1} (99.9%: {low:.1} – {high:.1})",
+        p * trials as f64
+    );
 }
 
 /// Recomputes the trailing checksum after a deliberate change, so that decoding reaches
@@ -240,6 +254,9 @@ subject_by_persist!(
     ScalableBloomFilter,
     CuckooFilter,
     SplitBlockBloomFilter,
+    SpectralBloomFilter,
+    WeightedBloomFilter,
+    GeneralizedBloomFilter,
     CompressedBloomFilter,
     RobustBloomFilter,
     AnyFilter
@@ -259,14 +276,15 @@ impl Subject for ConcurrentBloomFilter {
 pub fn is_multiset(kind: Kind) -> bool {
     matches!(
         kind,
-        Kind::Counting | Kind::VariableIncrement | Kind::Cuckoo
+        Kind::Counting | Kind::VariableIncrement | Kind::Cuckoo | Kind::Spectral
     )
 }
 
-/// The stable filter forgets old items by design: it promises no absence of false
-/// negatives, only that an item just inserted is found.
+/// Kinds that forget items by design (the stable filter forgets old items) promise no
+/// absence of false negatives, only that an item just inserted is found: what the kind
+/// declares in its `Abilities`.
 pub fn forgets(kind: Kind) -> bool {
-    kind == Kind::Stable
+    kind.forgets()
 }
 
 impl Build for BloomFilter {
@@ -405,6 +423,75 @@ impl Build for StableBloomFilter {
         };
         build(s.capacity, s.fpp)
             .or_else(|_| build(s.capacity.max(1_000), 0.01))
+            .unwrap()
+    }
+}
+
+impl Build for SpectralBloomFilter {
+    /// The three methods, counter widths from 1 bit (saturating at once) to 16.
+    fn make(s: &Shape) -> Self {
+        spectral(s, SpectralMethod::ALL[s.knob as usize % 3])
+    }
+}
+
+/// A spectral filter of `shape` with `method`; the counter width from the knob.
+pub fn spectral(s: &Shape, method: SpectralMethod) -> SpectralBloomFilter {
+    SpectralBloomFilter::builder()
+        .capacity(s.capacity)
+        .fpp(s.fpp)
+        .method(method)
+        .counter_width([1, 2, 4, 8, 16][s.knob as usize / 3 % 5])
+        .hash_function(s.function)
+        .index_scheme(s.scheme)
+        .seed(s.seed)
+        .build()
+        .unwrap()
+}
+
+/// A spectral filter that can merge: minimum selection.
+pub fn mergeable_spectral(s: &Shape) -> SpectralBloomFilter {
+    spectral(s, SpectralMethod::MinimumSelection)
+}
+
+/// A spectral filter that can remove: minimum selection or recurring minimum (minimal
+/// increase refuses removes, see `SpectralBloomFilter::remove`).
+pub fn removable_spectral(s: &Shape) -> SpectralBloomFilter {
+    let method = [
+        SpectralMethod::MinimumSelection,
+        SpectralMethod::RecurringMinimum,
+    ];
+    spectral(s, method[s.knob as usize % 2])
+}
+
+impl Build for WeightedBloomFilter {
+    /// Up to 63 of the suite's items weighted, query frequencies from 1/8 to 8 (so k from
+    /// 1 to k̄ + 3), in a universe of the 400 items the suite draws from (or more).
+    fn make(s: &Shape) -> Self {
+        let mut builder = WeightedBloomFilter::builder()
+            .capacity(s.capacity)
+            .fpp(s.fpp)
+            .universe(400.max(2 * s.capacity))
+            .hash_function(s.function)
+            .index_scheme(s.scheme)
+            .seed(s.seed);
+        for i in 0..u32::from(s.knob % 64) {
+            builder = builder.query_frequency(&(i * 5), 2f64.powi(i as i32 % 7 - 3));
+        }
+        builder.build().unwrap()
+    }
+}
+
+impl Build for GeneralizedBloomFilter {
+    /// k₀ from 0 (a classic filter) to 4.
+    fn make(s: &Shape) -> Self {
+        GeneralizedBloomFilter::builder()
+            .capacity(s.capacity)
+            .fpp(s.fpp)
+            .reset_hashes(u32::from(s.knob % 5))
+            .hash_function(s.function)
+            .index_scheme(s.scheme)
+            .seed(s.seed)
+            .build()
             .unwrap()
     }
 }
@@ -805,8 +892,20 @@ pub fn merges<F: Subject + Persist + Mergeable + Build>(
     only_left: &[u32],
     only_right: &[u32],
 ) -> Result<(), TestCaseError> {
+    merges_with(F::make, shape, common, only_left, only_right)
+}
+
+/// [`merges`] for the filters `make` builds: a kind that merges in some configurations
+/// only (the spectral filter under minimum selection) passes those.
+pub fn merges_with<F: Subject + Persist + Mergeable>(
+    make: fn(&Shape) -> F,
+    shape: &Shape,
+    common: &[u32],
+    only_left: &[u32],
+    only_right: &[u32],
+) -> Result<(), TestCaseError> {
     let build = |parts: &[&[u32]]| {
-        let mut f = F::make(shape);
+        let mut f = make(shape);
         for x in parts.iter().flat_map(|p| p.iter()) {
             f.try_insert(x).unwrap();
         }
@@ -838,7 +937,7 @@ pub fn merges<F: Subject + Persist + Mergeable + Build>(
         ("hash function", shape.rehashed()),
         ("size", shape.resized()),
     ] {
-        let mut other = F::make(&other);
+        let mut other = make(&other);
         if what == "hash function" && other.hashing() == left.hashing() {
             // A kind whose hash is fixed by its format (the split-block filter is XXH64,
             // as Parquet) ignores the hash function asked for: nothing differs to refuse.
