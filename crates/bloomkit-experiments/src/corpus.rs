@@ -163,36 +163,6 @@ pub fn caesar(word: &[u8], shift: u8) -> Vec<u8> {
         .collect()
 }
 
-/// Ranks drawn with Zipf frequencies: rank r (from 0) has weight 1/(r + 1), as word and
-/// URL popularity roughly do (Zipf's law; Breslau et al. 1999 for web requests).
-#[derive(Debug, Clone)]
-pub struct Zipf {
-    cumulative: Vec<f64>,
-}
-
-impl Zipf {
-    /// Ranks 0 … count − 1 (`count` > 0).
-    pub fn new(count: usize) -> Self {
-        let mut total = 0.0;
-        let cumulative = (1..=count.max(1))
-            .map(|rank| {
-                total += 1.0 / rank as f64;
-                total
-            })
-            .collect();
-        Zipf { cumulative }
-    }
-
-    /// One rank, by inverting the cumulative weights.
-    pub fn sample(&self, rng: &mut SplitMix64) -> usize {
-        let total = self.cumulative[self.cumulative.len() - 1];
-        let target = rng.unit() * total;
-        self.cumulative
-            .partition_point(|&c| c < target)
-            .min(self.cumulative.len() - 1)
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

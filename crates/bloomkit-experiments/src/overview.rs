@@ -91,7 +91,7 @@ pub const APPLICATIONS: [(&str, &str, &str); 16] = [
         "001",
         "",
     ),
-    ("Buffered Bloom filters on SSDs", "001", ""),
+    ("Buffered Bloom filters on SSDs", "001", "ssd"),
 ];
 
 /// The kinds table, from `Kind::ALL`: what each can do and its memory at a common size.
@@ -122,6 +122,38 @@ pub fn kinds_table() -> Table {
             bits,
         ]);
     }
+    // The two structures outside the registry: built once from their keys, or living in
+    // their file rather than in memory (not `Filter`s, so not in `Kind::ALL`).
+    let bloomier = bloomkit::BloomierFilter::membership(0..N, FPP)
+        .map(|f| format!("{:.1}", f.bits_per_key()))
+        .unwrap_or_else(|e| format!("({e})"));
+    table.push(vec![
+        "bloomier (`bloomkit bloomier`)".into(),
+        "Bloomier filter: a static key → r-bit value table by hypergraph peeling (here in \
+         membership mode); built once from all its keys"
+            .into(),
+        yes(false),
+        yes(false),
+        yes(false),
+        yes(false),
+        bloomier,
+    ]);
+    // A page of P bytes holds 8·(P − 8) bits and its checksum.
+    let page_size = bloomkit::buffered::DEFAULT_PAGE_SIZE as u64;
+    let on_disk = bloomkit::params::buffered_dimensions(N, FPP, 8 * (page_size - 8))
+        .map(|(pages, _)| format!("{:.1} on disk", (pages * 8 * page_size) as f64 / N as f64))
+        .unwrap_or_else(|e| format!("({e})"));
+    table.push(vec![
+        "buffered (`bloomkit ssd`)".into(),
+        "buffered Bloom filter on SSD: pages on disk, each item's bits in one page, inserts \
+         buffered in memory and written in batches"
+            .into(),
+        yes(false),
+        yes(false),
+        yes(false),
+        yes(false),
+        on_disk,
+    ]);
     table
 }
 
@@ -206,7 +238,7 @@ mod tests {
     #[test]
     fn every_kind_of_the_registry_has_a_row() {
         let table = kinds_table();
-        assert_eq!(table.rows.len(), Kind::ALL.len());
+        assert_eq!(table.rows.len(), Kind::ALL.len() + 2);
         assert!(table.rows.iter().any(|r| r[0] == "bloom" && r[6] == "9.6"));
     }
 

@@ -25,11 +25,12 @@ use bloomkit::stats::{wilson_interval, Z_95};
 use bloomkit::{BloomFilter, Filter};
 use clap::Args;
 
-use super::corpus::{self, SplitMix64, Zipf};
+use super::corpus::{self, SplitMix64};
 use super::plot::{self, Axis, Figure, Legend, Point, Series, Style};
 use super::report::{Report, ReportTable};
 use super::verdict::{Check, Verdict};
 use super::{sig, StudyArgs, Table};
+use bloomkit::stats::Zipf;
 
 /// The error rates the dictionary filter is sized for.
 pub const FPPS: [f64; 4] = [0.1, 0.01, 0.001, 0.0001];
@@ -57,11 +58,11 @@ pub struct Text {
 /// with probability [`MISSPELLED`] by one random edit.
 pub fn make_text(dictionary: &[Vec<u8>], len: usize, seed: u64) -> Text {
     let mut rng = SplitMix64::new(seed);
-    let zipf = Zipf::new(dictionary.len());
+    let zipf = Zipf::new(dictionary.len(), 1.0);
     let mut words = Vec::with_capacity(len);
     let mut edited = Vec::with_capacity(len);
     for _ in 0..len {
-        let mut word = dictionary[zipf.sample(&mut rng)].clone();
+        let mut word = dictionary[zipf.rank(rng.unit())].clone();
         let misspell = rng.unit() < MISSPELLED;
         if misspell {
             word = misspell_once(&word, &mut rng);

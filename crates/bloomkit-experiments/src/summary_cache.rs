@@ -36,9 +36,10 @@ use anyhow::{Context, Result};
 use bloomkit::{CountingBloomFilter, Mergeable, Persist};
 use clap::Args;
 
-use super::corpus::{self, SplitMix64, Zipf};
+use super::corpus::{self, SplitMix64};
 use super::report::{Report, ReportTable};
 use super::{sig, StudyArgs, Table};
+use bloomkit::stats::Zipf;
 
 /// The proxies.
 pub const PROXIES: usize = 4;
@@ -149,7 +150,7 @@ pub fn simulate(requests: u64, universe: u32, capacity: usize, seed: u64) -> Res
     let mut held: Vec<Vec<CountingBloomFilter>> = vec![vec![template.clone(); PROXIES]; PROXIES];
     let mut unions: Vec<CountingBloomFilter> = vec![template.clone(); PROXIES];
 
-    let zipf = Zipf::new(universe as usize);
+    let zipf = Zipf::new(universe as usize, 1.0);
     let mut rng = SplitMix64::new(corpus::subseed(seed, &[91]));
 
     let peers = (PROXIES - 1) as u64;
@@ -166,7 +167,7 @@ pub fn simulate(requests: u64, universe: u32, capacity: usize, seed: u64) -> Res
     let header = template.to_bytes().len() as u64 - template.num_counters().div_ceil(2);
     let threshold = ((capacity as f64 * THRESHOLD).ceil() as usize).max(1);
     for clock in 0..requests {
-        let doc = zipf.sample(&mut rng) as u32;
+        let doc = zipf.rank(rng.unit()) as u32;
         let at = rng.below(PROXIES);
         for counts in [&mut out.summary, &mut out.lists, &mut out.icp] {
             counts.requests += 1;

@@ -72,7 +72,7 @@ impl CompressedBloomFilter {
     /// assert!(CompressedBloomFilter::with_capacity(0, 0.01).is_err());
     /// # Ok::<(), bloomkit::Error>(())
     /// ```
-    pub fn with_capacity(capacity: u64, fpp: f64) -> Result<Self, Error> {
+    pub fn with_capacity(capacity: impl crate::params::ItemCount, fpp: f64) -> Result<Self, Error> {
         Self::builder().capacity(capacity).fpp(fpp).build()
     }
 

@@ -92,7 +92,7 @@ impl GeneralizedBloomFilter {
     /// assert!(f.target_fpp() < 0.01);
     /// # Ok::<(), bloomkit::Error>(())
     /// ```
-    pub fn with_capacity(capacity: u64, fpp: f64) -> Result<Self, Error> {
+    pub fn with_capacity(capacity: impl crate::params::ItemCount, fpp: f64) -> Result<Self, Error> {
         Self::builder().capacity(capacity).fpp(fpp).build()
     }
 

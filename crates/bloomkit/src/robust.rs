@@ -102,7 +102,7 @@ impl RobustBloomFilter {
     /// assert!(RobustBloomFilter::with_capacity(0, 0.01).is_err());
     /// assert!(RobustBloomFilter::with_capacity(10, 1.5).is_err());
     /// ```
-    pub fn with_capacity(capacity: u64, fpp: f64) -> Result<Self, Error> {
+    pub fn with_capacity(capacity: impl crate::params::ItemCount, fpp: f64) -> Result<Self, Error> {
         Self::builder().capacity(capacity).fpp(fpp).build()
     }
 

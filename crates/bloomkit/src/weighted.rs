@@ -98,7 +98,7 @@ impl WeightedBloomFilter {
     /// assert_eq!((f.num_bits(), f.num_hashes_of("any")), (9_586, 7));
     /// # Ok::<(), bloomkit::Error>(())
     /// ```
-    pub fn with_capacity(capacity: u64, fpp: f64) -> Result<Self, Error> {
+    pub fn with_capacity(capacity: impl crate::params::ItemCount, fpp: f64) -> Result<Self, Error> {
         Self::builder().capacity(capacity).fpp(fpp).build()
     }
 
