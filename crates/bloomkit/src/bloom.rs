@@ -16,7 +16,7 @@ use std::fmt;
 use crate::bits::BitVec;
 use crate::codec::{Parts, Persist, Reader};
 use crate::error::{DecodeError, Error};
-use crate::filter::{Filter, Kind, Mergeable};
+use crate::filter::{Filter, Kind};
 use crate::hash::HashingChoice;
 use crate::hash::{Hashing, Item};
 use crate::params;
@@ -206,10 +206,6 @@ impl BloomFilter {
         self.count_ones() as f64 / self.num_bits() as f64
     }
 
-    fn check_compatible(&self, other: &Self) -> Result<(), Error> {
-        crate::filter::require_same_layout(Kind::Bloom, self.layout(), other.layout())
-    }
-
     /// The parameters that decide where an item lands, and the hashing, for
     /// [`require_same_layout`](crate::filter::require_same_layout).
     pub(crate) fn layout(&self) -> String {
@@ -304,7 +300,7 @@ pub(crate) fn layout(num_bits: u64, num_hashes: u32, hashing: Hashing) -> String
     format!("m = {num_bits}, k = {num_hashes}, {hashing}")
 }
 
-impl Mergeable for BloomFilter {
+crate::filter::bit_array_mergeable!(
     /// Bitwise OR: exactly the filter that inserting both sets would have built.
     ///
     /// ```
@@ -317,21 +313,8 @@ impl Mergeable for BloomFilter {
     /// assert!(a.contains("left") && a.contains("right"));
     /// # Ok::<(), bloomkit::Error>(())
     /// ```
-    fn union(&mut self, other: &Self) -> Result<(), Error> {
-        self.check_compatible(other)?;
-        self.bits.union_with(&other.bits);
-        self.recount();
-        Ok(())
-    }
-
-    /// Bitwise AND.
-    fn intersect(&mut self, other: &Self) -> Result<(), Error> {
-        self.check_compatible(other)?;
-        self.bits.intersect_with(&other.bits);
-        self.recount();
-        Ok(())
-    }
-}
+    BloomFilter
+);
 
 crate::filter::collection_impls!(
     /// Collects items into a filter sized for their number at ε = 1%, the most common choice.
@@ -486,6 +469,7 @@ impl Persist for BloomFilter {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::filter::Mergeable;
     use crate::hash::{HashFunction, IndexScheme};
 
     #[test]

@@ -289,6 +289,34 @@ macro_rules! collection_impls {
 }
 pub(crate) use collection_impls;
 
+/// `Mergeable` for a kind whose state is one bit array `bits` plus a count it can recount
+/// (`recount`) and a `layout()` that says where items land: union is the bitwise OR — the
+/// filter that inserting both sets builds — and intersection the bitwise AND, both refused
+/// unless the layouts are equal. The attributes given before the kind (the union's doc
+/// comment with an example) go on `union`.
+macro_rules! bit_array_mergeable {
+    ($(#[$union_doc:meta])* $ty:ty) => {
+        impl $crate::filter::Mergeable for $ty {
+            $(#[$union_doc])*
+            fn union(&mut self, other: &Self) -> Result<(), $crate::error::Error> {
+                $crate::filter::require_same_layout(self.kind(), self.layout(), other.layout())?;
+                self.bits.union_with(&other.bits);
+                self.recount();
+                Ok(())
+            }
+
+            /// Bitwise AND of the bit arrays: every item both filters held stays present.
+            fn intersect(&mut self, other: &Self) -> Result<(), $crate::error::Error> {
+                $crate::filter::require_same_layout(self.kind(), self.layout(), other.layout())?;
+                self.bits.intersect_with(&other.bits);
+                self.recount();
+                Ok(())
+            }
+        }
+    };
+}
+pub(crate) use bit_array_mergeable;
+
 /// The check behind every `Mergeable` impl: two filters combine only when their layouts —
 /// every parameter that decides where an item lands, and the hashing — are equal. Each kind
 /// describes its layout as text ("m = …, k = …, murmur3-x64-128, …"); equal descriptions

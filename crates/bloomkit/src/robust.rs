@@ -62,7 +62,7 @@ use std::fmt;
 use crate::bits::BitVec;
 use crate::codec::{invalid, Parts, Persist, Reader};
 use crate::error::{DecodeError, Error};
-use crate::filter::{Filter, Kind, Mergeable};
+use crate::filter::{Filter, Kind};
 use crate::hash::{Hashing, HashingChoice, Item};
 use crate::params::{self, ROBUST_BITS_PER_WORD, ROBUST_NUM_HASHES};
 use crate::sizing;
@@ -180,10 +180,6 @@ impl RobustBloomFilter {
         )
     }
 
-    fn check_compatible(&self, other: &Self) -> Result<(), Error> {
-        crate::filter::require_same_layout(Kind::Robust, self.layout(), other.layout())
-    }
-
     fn recount(&mut self) {
         self.inserted = params::count_from_estimate(Filter::estimated_len(self));
     }
@@ -266,7 +262,7 @@ crate::registry::registered!(
     merge
 );
 
-impl Mergeable for RobustBloomFilter {
+crate::filter::bit_array_mergeable!(
     /// Bitwise OR of the matrices: the filter that inserting both sets builds.
     ///
     /// ```
@@ -279,21 +275,8 @@ impl Mergeable for RobustBloomFilter {
     /// assert!(a.contains("left") && a.contains("right"));
     /// # Ok::<(), bloomkit::Error>(())
     /// ```
-    fn union(&mut self, other: &Self) -> Result<(), Error> {
-        self.check_compatible(other)?;
-        self.bits.union_with(&other.bits);
-        self.recount();
-        Ok(())
-    }
-
-    /// Bitwise AND of the matrices.
-    fn intersect(&mut self, other: &Self) -> Result<(), Error> {
-        self.check_compatible(other)?;
-        self.bits.intersect_with(&other.bits);
-        self.recount();
-        Ok(())
-    }
-}
+    RobustBloomFilter
+);
 
 crate::filter::collection_impls!(
     /// Collects items into the paper's robustBF for their number at ε = 1%.

@@ -61,7 +61,7 @@ use std::fmt;
 use crate::bits::BitVec;
 use crate::codec::{invalid, Parts, Persist, Reader};
 use crate::error::{DecodeError, Error};
-use crate::filter::{Filter, Kind, Mergeable};
+use crate::filter::{Filter, Kind};
 use crate::hash::{Hashing, HashingChoice, Item};
 use crate::params::{self, MAX_NUM_HASHES};
 use crate::sizing;
@@ -293,24 +293,11 @@ crate::registry::registered!(
     merge
 );
 
-impl Mergeable for WeightedBloomFilter {
+crate::filter::bit_array_mergeable!(
     /// Bitwise OR of two filters with the same m, weights and hashing: the filter that
     /// inserting both sets would have built.
-    fn union(&mut self, other: &Self) -> Result<(), Error> {
-        crate::filter::require_same_layout(self.kind(), self.layout(), other.layout())?;
-        self.bits.union_with(&other.bits);
-        self.recount();
-        Ok(())
-    }
-
-    /// Bitwise AND.
-    fn intersect(&mut self, other: &Self) -> Result<(), Error> {
-        crate::filter::require_same_layout(self.kind(), self.layout(), other.layout())?;
-        self.bits.intersect_with(&other.bits);
-        self.recount();
-        Ok(())
-    }
-}
+    WeightedBloomFilter
+);
 
 crate::filter::collection_impls!(
     /// Collects items into a filter sized for their number at ε = 1%, with no weights.
