@@ -128,7 +128,7 @@ pub fn kinds_table() -> Table {
         .map(|f| format!("{:.1}", f.bits_per_key()))
         .unwrap_or_else(|e| format!("({e})"));
     table.push(vec![
-        "bloomier (`bloomkit bloomier`)".into(),
+        "bloomier (bloomkit bloomier)".into(),
         "Bloomier filter: a static key → r-bit value table by hypergraph peeling (here in \
          membership mode); built once from all its keys"
             .into(),
@@ -144,7 +144,7 @@ pub fn kinds_table() -> Table {
         .map(|(pages, _)| format!("{:.1} on disk", (pages * 8 * page_size) as f64 / N as f64))
         .unwrap_or_else(|e| format!("({e})"));
     table.push(vec![
-        "buffered (`bloomkit ssd`)".into(),
+        "buffered (bloomkit ssd)".into(),
         "buffered Bloom filter on SSD: pages on disk, each item's bits in one page, inserts \
          buffered in memory and written in batches"
             .into(),
