@@ -358,31 +358,6 @@ pub fn mean_sd(values: &[f64]) -> (f64, f64) {
     (mean, var.sqrt())
 }
 
-/// A note on how many measured points have their theoretical value inside their 95%
-/// interval, with `why` appended when clearly fewer do than chance allows.
-pub fn agreement(what: &str, inside: usize, total: usize, why: &str) -> String {
-    if total == 0 {
-        return format!("{what}: nothing to compare.");
-    }
-    // With 95% intervals about one in twenty misses by chance; allow for that generously
-    // (binomial 99.9% upper bound of the misses).
-    let expected_misses = 0.05 * total as f64;
-    let allowed =
-        (expected_misses + 3.3 * (total as f64 * 0.05 * 0.95).sqrt() + 1.0).floor() as usize;
-    let misses = total - inside;
-    if misses <= allowed {
-        format!(
-            "{what}: the points sit on theory — {inside} of {total} have the theoretical value \
-             inside their 95% interval (about 1 in 20 is expected outside by chance)."
-        )
-    } else {
-        format!(
-            "{what}: {misses} of {total} points do NOT have the theoretical value inside their \
-             95% interval (chance explains about {expected_misses:.0}). {why}"
-        )
-    }
-}
-
 /// `x` written with `digits` significant digits, in scientific notation when small.
 pub fn sig(x: f64, digits: usize) -> String {
     if x == 0.0 || !x.is_finite() {
@@ -508,12 +483,6 @@ mod tests {
         let (m, s) = mean_sd(&[1.0, 2.0, 3.0]);
         assert_eq!(m, 2.0);
         assert!((s - 1.0).abs() < 1e-12);
-    }
-
-    #[test]
-    fn agreement_allows_chance_misses() {
-        assert!(agreement("x", 19, 20, "why").contains("sit on theory"));
-        assert!(agreement("x", 5, 20, "because").contains("because"));
     }
 
     #[test]
