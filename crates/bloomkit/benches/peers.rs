@@ -356,6 +356,26 @@ impl Subject for Bloomier8 {
     }
 }
 
+/// bloomkit's cuckoo filter sized for the keys at ε (fingerprint width from ε, any number
+/// of buckets); the second field counts failed inserts (none expected at capacity).
+struct BloomkitCuckoo(bloomkit::CuckooFilter, u64);
+impl Subject for BloomkitCuckoo {
+    fn build(keys: &[u64], fpp: f64) -> Self {
+        let mut f = bloomkit::CuckooFilter::with_capacity(keys.len(), fpp).unwrap();
+        let mut failed = 0;
+        for k in keys {
+            failed += f.insert(k).is_err() as u64;
+        }
+        Self(f, failed)
+    }
+    fn contains(&self, key: u64) -> bool {
+        bloomkit::Filter::contains(&self.0, &key)
+    }
+    fn memory_bytes(&self) -> usize {
+        bloomkit::Filter::memory_bytes(&self.0)
+    }
+}
+
 struct Cuckoo(
     cuckoofilter::CuckooFilter<std::collections::hash_map::DefaultHasher>,
     u64,
@@ -676,6 +696,14 @@ fn main() {
             Bloomier,
             |f: &Bloomier| { format!("static; c = {} check bits", f.0.check_bits()) }
         );
+        subject!("bloomkit cuckoo", BloomkitCuckoo, |f: &BloomkitCuckoo| {
+            format!(
+                "f = {} bits, {} buckets; {} inserts failed",
+                f.0.fingerprint_bits(),
+                f.0.num_buckets(),
+                f.1
+            )
+        });
         subject!("cuckoofilter 0.5", Cuckoo, |f: &Cuckoo| {
             format!("ε fixed (8-bit fingerprints); {} inserts failed", f.1)
         });
