@@ -10,15 +10,15 @@ use std::path::Path;
 
 use anyhow::{bail, Context, Result};
 use bloomkit::{
-    AnyFilter, BlockedBloomFilter, BlockedBloomFilterBuilder, BloomFilter, BloomFilterBuilder,
-    CompressedBloomFilter, CompressedBloomFilterBuilder, CountingBloomFilter,
-    CountingBloomFilterBuilder, CuckooFilter, CuckooFilterBuilder, DeletableBloomFilter,
-    DeletableBloomFilterBuilder, Filter, GeneralizedBloomFilter, GeneralizedBloomFilterBuilder,
-    IndexScheme, Kind, Persist, RobustBloomFilter, RobustBloomFilterBuilder, ScalableBloomFilter,
-    ScalableBloomFilterBuilder, SpectralBloomFilter, SpectralBloomFilterBuilder, SpectralMethod,
-    SplitBlockBloomFilter, SplitBlockBloomFilterBuilder, StableBloomFilter,
-    StableBloomFilterBuilder, VariableIncrementBloomFilter, VariableIncrementBloomFilterBuilder,
-    WeightedBloomFilter, WeightedBloomFilterBuilder,
+    AnyFilter, BlockedBloomFilter, BlockedBloomFilterBuilder, BloomFilter, CompressedBloomFilter,
+    CompressedBloomFilterBuilder, CountingBloomFilter, CountingBloomFilterBuilder, CuckooFilter,
+    CuckooFilterBuilder, DeletableBloomFilter, DeletableBloomFilterBuilder, Filter,
+    GeneralizedBloomFilter, GeneralizedBloomFilterBuilder, IndexScheme, Kind, Persist,
+    RobustBloomFilter, RobustBloomFilterBuilder, ScalableBloomFilter, ScalableBloomFilterBuilder,
+    SpectralBloomFilter, SpectralBloomFilterBuilder, SpectralMethod, SplitBlockBloomFilter,
+    SplitBlockBloomFilterBuilder, StableBloomFilter, StableBloomFilterBuilder,
+    VariableIncrementBloomFilter, VariableIncrementBloomFilterBuilder, WeightedBloomFilter,
+    WeightedBloomFilterBuilder,
 };
 use clap::{Args, ValueEnum};
 
@@ -388,6 +388,17 @@ macro_rules! common {
     }};
 }
 
+/// `common!`, then the options of a kind with m cells, k hash functions and a choice of
+/// index scheme: `--scheme`, `--bits` (m) and `--hashes` (k).
+macro_rules! array_kind {
+    ($builder:expr, $sizing:expr, $hashing:expr, $scheme:expr) => {{
+        let b = common!($builder, $sizing, $hashing);
+        let b = set(b, $scheme, |b, s| b.index_scheme(s));
+        let b = set(b, $sizing.bits, |b, m| b.num_cells(m));
+        set(b, $sizing.hashes, |b, k| b.num_hashes(k))
+    }};
+}
+
 /// A new, empty filter of `kind`, from its builder. Options that `kind` does not use are an
 /// error; values the kind cannot take are the library's errors.
 pub fn new_filter(
@@ -401,10 +412,7 @@ pub fn new_filter(
     let o = options;
     let built: Result<AnyFilter, bloomkit::Error> = match kind.0 {
         Kind::Bloom => {
-            let b = common!(BloomFilter::builder(), sizing, hashing);
-            let b = set(b, scheme, BloomFilterBuilder::index_scheme);
-            let b = set(b, sizing.bits, BloomFilterBuilder::num_cells);
-            let b = set(b, sizing.hashes, BloomFilterBuilder::num_hashes);
+            let b = array_kind!(BloomFilter::builder(), sizing, hashing, scheme);
             b.build().map(AnyFilter::from)
         }
         Kind::Blocked => {
@@ -416,29 +424,25 @@ pub fn new_filter(
         }
         Kind::Counting => {
             type B = CountingBloomFilterBuilder;
-            let b = common!(CountingBloomFilter::builder(), sizing, hashing);
-            let b = set(b, scheme, B::index_scheme);
-            let b = set(b, sizing.bits, B::num_cells);
-            let b = set(b, sizing.hashes, B::num_hashes);
+            let b = array_kind!(CountingBloomFilter::builder(), sizing, hashing, scheme);
             let b = set(b, o.counter_width, B::counter_width);
             b.build().map(AnyFilter::from)
         }
         Kind::VariableIncrement => {
             type B = VariableIncrementBloomFilterBuilder;
-            let b = common!(VariableIncrementBloomFilter::builder(), sizing, hashing);
-            let b = set(b, scheme, B::index_scheme);
-            let b = set(b, sizing.bits, B::num_cells);
-            let b = set(b, sizing.hashes, B::num_hashes);
+            let b = array_kind!(
+                VariableIncrementBloomFilter::builder(),
+                sizing,
+                hashing,
+                scheme
+            );
             let b = set(b, o.counter_width, B::counter_width);
             let b = set(b, o.increment_base, B::increment_base);
             b.build().map(AnyFilter::from)
         }
         Kind::Deletable => {
             type B = DeletableBloomFilterBuilder;
-            let b = common!(DeletableBloomFilter::builder(), sizing, hashing);
-            let b = set(b, scheme, B::index_scheme);
-            let b = set(b, sizing.bits, B::num_cells);
-            let b = set(b, sizing.hashes, B::num_hashes);
+            let b = array_kind!(DeletableBloomFilter::builder(), sizing, hashing, scheme);
             let b = set(b, o.regions, B::regions);
             b.build().map(AnyFilter::from)
         }
@@ -453,10 +457,7 @@ pub fn new_filter(
         }
         Kind::Stable => {
             type B = StableBloomFilterBuilder;
-            let b = common!(StableBloomFilter::builder(), sizing, hashing);
-            let b = set(b, scheme, B::index_scheme);
-            let b = set(b, sizing.bits, B::num_cells);
-            let b = set(b, sizing.hashes, B::num_hashes);
+            let b = array_kind!(StableBloomFilter::builder(), sizing, hashing, scheme);
             let b = set(b, o.cell_width, B::cell_width);
             let b = set(b, o.decrements, B::decrements);
             b.build().map(AnyFilter::from)
@@ -479,10 +480,7 @@ pub fn new_filter(
         }
         Kind::Compressed => {
             type B = CompressedBloomFilterBuilder;
-            let b = common!(CompressedBloomFilter::builder(), sizing, hashing);
-            let b = set(b, scheme, B::index_scheme);
-            let b = set(b, sizing.bits, B::num_cells);
-            let b = set(b, sizing.hashes, B::num_hashes);
+            let b = array_kind!(CompressedBloomFilter::builder(), sizing, hashing, scheme);
             let b = set(b, o.max_bits_per_item, B::max_bits_per_item);
             b.build().map(AnyFilter::from)
         }
@@ -496,10 +494,7 @@ pub fn new_filter(
         }
         Kind::Spectral => {
             type B = SpectralBloomFilterBuilder;
-            let b = common!(SpectralBloomFilter::builder(), sizing, hashing);
-            let b = set(b, scheme, B::index_scheme);
-            let b = set(b, sizing.bits, B::num_cells);
-            let b = set(b, sizing.hashes, B::num_hashes);
+            let b = array_kind!(SpectralBloomFilter::builder(), sizing, hashing, scheme);
             let b = set(b, o.counter_width, B::counter_width);
             let b = set(b, o.method.map(SpectralMethod::from), B::method);
             b.build().map(AnyFilter::from)
@@ -515,10 +510,7 @@ pub fn new_filter(
         }
         Kind::Weighted => {
             type B = WeightedBloomFilterBuilder;
-            let b = common!(WeightedBloomFilter::builder(), sizing, hashing);
-            let b = set(b, scheme, B::index_scheme);
-            let b = set(b, sizing.bits, B::num_cells);
-            let b = set(b, sizing.hashes, B::num_hashes);
+            let b = array_kind!(WeightedBloomFilter::builder(), sizing, hashing, scheme);
             let mut b = set(b, o.universe, B::universe);
             if let Some(path) = &o.weights {
                 for (item, q, p) in read_weights(path)? {
