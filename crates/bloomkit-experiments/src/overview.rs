@@ -138,10 +138,13 @@ pub fn kinds_table() -> Table {
         yes(false),
         bloomier,
     ]);
-    // A page of P bytes holds 8·(P − 8) bits and its checksum.
-    let page_size = bloomkit::buffered::DEFAULT_PAGE_SIZE as u64;
-    let on_disk = bloomkit::params::buffered_dimensions(N, FPP, 8 * (page_size - 8))
-        .map(|(pages, _)| format!("{:.1} on disk", (pages * 8 * page_size) as f64 / N as f64))
+    let page_size = bloomkit::buffered::DEFAULT_PAGE_SIZE;
+    let page_bits = bloomkit::buffered::page_data_bits(page_size);
+    let on_disk = bloomkit::params::buffered_dimensions(N, FPP, page_bits)
+        .map(|(pages, _)| {
+            let file_bits = pages * 8 * page_size as u64;
+            format!("{:.1} on disk", file_bits as f64 / N as f64)
+        })
         .unwrap_or_else(|e| format!("({e})"));
     table.push(vec![
         "buffered (bloomkit ssd)".into(),

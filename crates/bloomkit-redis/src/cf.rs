@@ -846,16 +846,11 @@ mod tests {
     /// holes left by deletes in older ones (where the newest free slot is not the first).
     #[test]
     fn insert_unique_is_a_check_then_an_insert() {
-        let mut state = 7u64;
-        let mut next = move || {
-            state = state.wrapping_add(0x9e37_79b9_7f4a_7c15);
-            let z = (state ^ (state >> 31)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-            z ^ (z >> 29)
-        };
+        let mut rng = bloomkit::hash::SplitMix64::new(7);
         for bucket_size in [1u16, 2, 4] {
             let mut cf = Cuckoo::new(16, bucket_size, 8, 2, NO_LIMIT).unwrap();
             for round in 0..3000u32 {
-                let item = (next() % 400).to_le_bytes();
+                let item = (rng.next_u64() % 400).to_le_bytes();
                 if round % 5 == 4 {
                     cf.delete(&item);
                     continue;

@@ -57,10 +57,10 @@ pub fn prob_zero_for(ones: u64, total: u64) -> u16 {
 /// Checks a stored probability of 0: it must be in 1..=4095.
 pub fn check_prob_zero(prob_zero: u16) -> Result<u32, DecodeError> {
     if prob_zero == 0 || u32::from(prob_zero) >= PROB_ONE {
-        return Err(DecodeError::InvalidField {
-            field: "probability of 0",
-            reason: format!("{prob_zero} is not in 1..={}", PROB_ONE - 1),
-        });
+        return Err(crate::codec::invalid(
+            "probability of 0",
+            format!("{prob_zero} is not in 1..={}", PROB_ONE - 1),
+        ));
     }
     Ok(u32::from(prob_zero))
 }
@@ -158,10 +158,10 @@ pub fn decode(
     };
     // The first byte is the encoder's initial cache, always 0; then four bytes of code.
     if d.next() != 0 {
-        return Err(DecodeError::InvalidField {
-            field: "compressed bits",
-            reason: "the stream does not start with 0".into(),
-        });
+        return Err(crate::codec::invalid(
+            "compressed bits",
+            "the stream does not start with 0".into(),
+        ));
     }
     for _ in 0..4 {
         d.code = (d.code << 8) | u32::from(d.next());
@@ -191,10 +191,10 @@ pub fn decode(
         });
     }
     if d.at != bytes.len() {
-        return Err(DecodeError::InvalidField {
-            field: "compressed bits",
-            reason: format!("{} bytes left after the last bit", bytes.len() - d.at),
-        });
+        return Err(crate::codec::invalid(
+            "compressed bits",
+            format!("{} bytes left after the last bit", bytes.len() - d.at),
+        ));
     }
     Ok(())
 }

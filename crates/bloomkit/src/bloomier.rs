@@ -323,13 +323,7 @@ impl BloomierFilter {
         let path = path.as_ref();
         let bytes =
             std::fs::read(path).map_err(|e| Error::io(format!("reading {}", path.display()), e))?;
-        Self::from_bytes(&bytes).map_err(|e| match e {
-            Error::Decode(error) => Error::InvalidFile {
-                path: path.to_path_buf(),
-                error,
-            },
-            other => other,
-        })
+        Self::from_bytes(&bytes).map_err(|e| crate::codec::with_path(e, path))
     }
 }
 

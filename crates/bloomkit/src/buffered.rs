@@ -85,6 +85,16 @@ pub const MIN_GROUP_PAGES: u64 = 256;
 /// Bytes at the end of every page for its checksum.
 const CHECKSUM_BYTES: usize = 8;
 
+/// b, the filter bits one page of `page_size` bytes holds: `8·(P − 8)` (its last 8 bytes
+/// hold the page's checksum).
+///
+/// ```
+/// assert_eq!(bloomkit::buffered::page_data_bits(4096), 32_704);
+/// ```
+pub const fn page_data_bits(page_size: u32) -> u64 {
+    8 * (page_size as u64 - CHECKSUM_BYTES as u64)
+}
+
 /// Bytes of the header that the header checksum covers.
 const HEADER_BYTES: usize = 64;
 
@@ -225,7 +235,7 @@ impl BufferedBloomFilter {
 
     /// b, the bits of one page: `8·(P − 8)` (the last 8 bytes hold its checksum).
     pub fn page_bits(&self) -> u64 {
-        8 * (self.page_size as u64 - CHECKSUM_BYTES as u64)
+        page_data_bits(self.page_size)
     }
 
     /// Sets an item's k bits in a page image.
@@ -294,10 +304,11 @@ impl BufferedBloomFilter {
             let mut items = 0;
             for &page in chunk {
                 let mut image = self.read_page(page)?;
-                for &digest in &self.pending[&page] {
+                let digests = &self.pending[&page];
+                for &digest in digests {
                     self.apply(&mut image, digest);
                 }
-                items += self.pending[&page].len() as u64;
+                items += digests.len() as u64;
                 seal_page(&mut image, page);
                 images.push((page + 1, image));
             }
@@ -418,10 +429,10 @@ impl BufferedBloomFilter {
         if stored != computed.to_le_bytes() {
             return Err(Error::InvalidFile {
                 path: self.path.clone(),
-                error: DecodeError::InvalidField {
-                    field: "page",
-                    reason: format!("page {page} does not match its checksum"),
-                },
+                error: crate::codec::invalid(
+                    "page",
+                    format!("page {page} does not match its checksum"),
+                ),
             });
         }
         Ok(image)
@@ -542,7 +553,7 @@ impl BufferedBloomFilterBuilder {
             parameter: "page size",
             reason,
         })?;
-        let page_bits = 8 * (page_size as u64 - CHECKSUM_BYTES as u64);
+        let page_bits = page_data_bits(page_size);
         let (num_pages, num_hashes) = params::buffered_dimensions(capacity, fpp, page_bits)?;
         let hashing = self.hashing.resolve()?;
         let mut header = Header {
@@ -658,7 +669,7 @@ fn decode_header(bytes: &[u8], file_len: u64) -> Result<Header, DecodeError> {
         ));
     }
     check_page_size(page_size).map_err(|reason| crate::codec::invalid("page_size", reason))?;
-    let page_bits = 8 * (page_size as u64 - CHECKSUM_BYTES as u64);
+    let page_bits = page_data_bits(page_size);
     if num_pages == 0 || num_pages.saturating_mul(page_bits) > params::MAX_NUM_BITS {
         return Err(crate::codec::invalid(
             "num_pages",

@@ -226,7 +226,7 @@ pub(crate) fn read_prefix(r: &mut Reader<'_>) -> Result<(u8, u8, u8, u64), Decod
 }
 
 /// Adds the file name to a decoding error, so the CLI can say which file is bad.
-fn with_path(error: Error, path: &Path) -> Error {
+pub(crate) fn with_path(error: Error, path: &Path) -> Error {
     match error {
         Error::Decode(error) => Error::InvalidFile {
             path: path.to_path_buf(),

@@ -117,16 +117,17 @@ impl GeneralizedBloomFilter {
     /// Adds an item: resets its k₀ bits, then sets its k₁ bits. Returns `true` if the item
     /// was reported absent before.
     pub fn insert<I: Item + ?Sized>(&mut self, item: &I) -> bool {
-        let new = !self.contains(item);
-        item.with_bytes(|bytes| {
+        let new = item.with_bytes(|bytes| {
             let (ps, k) = self.positions(bytes);
             let (ones, zeros) = ps[..k].split_at(self.set_hashes as usize);
+            let new = !self.holds(ones, zeros);
             for &p in zeros {
                 self.bits.unset(p);
             }
             for &p in ones {
                 self.bits.set(p);
             }
+            new
         });
         self.inserted += u64::from(new);
         new
@@ -138,11 +139,16 @@ impl GeneralizedBloomFilter {
         item.with_bytes(|bytes| {
             let (ps, k) = self.positions(bytes);
             let (ones, zeros) = ps[..k].split_at(self.set_hashes as usize);
-            ones.iter().all(|&p| self.bits.get(p))
-                && zeros
-                    .iter()
-                    .all(|&p| !self.bits.get(p) || ones.contains(&p))
+            self.holds(ones, zeros)
         })
+    }
+
+    /// The answer of [`contains`](Self::contains) for an item's set and reset positions.
+    fn holds(&self, ones: &[u64], zeros: &[u64]) -> bool {
+        ones.iter().all(|&p| self.bits.get(p))
+            && zeros
+                .iter()
+                .all(|&p| !self.bits.get(p) || ones.contains(&p))
     }
 
     /// m, the number of bits.

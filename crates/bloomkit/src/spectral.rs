@@ -221,6 +221,17 @@ fn minimum(counters: &PackedCounters, positions: &[u64]) -> (u32, bool) {
     (min, times >= 2)
 }
 
+/// Takes 1 from each counter at `positions`, leaving saturated counters (whose true value
+/// is unknown) as they are.
+fn decrement(counters: &mut PackedCounters, positions: &[u64]) {
+    let max = counters.max_value();
+    for &p in positions {
+        if counters.get(p) != max {
+            counters.saturating_sub(p, 1);
+        }
+    }
+}
+
 impl SpectralBloomFilter {
     /// A filter for `capacity` distinct items at false-positive probability `fpp`
     /// (minimum selection, 16-bit counters, the default hashing).
@@ -347,10 +358,10 @@ impl SpectralBloomFilter {
     }
 
     fn remove_bytes(&mut self, bytes: &[u8]) -> Result<(), Error> {
-        let max = self.counters.max_value();
         let ps = self.positions(bytes);
         let ps = ps.get();
-        if ps.iter().any(|&p| self.counters.get(p) == 0) {
+        let (min, recurring) = minimum(&self.counters, ps);
+        if min == 0 {
             return Err(Error::NotPresent);
         }
         if self.method == SpectralMethod::MinimalIncrease {
@@ -359,23 +370,14 @@ impl SpectralBloomFilter {
                 operation: "remove under minimal increase (it would create false negatives)",
             });
         }
-        let (_, recurring) = minimum(&self.counters, ps);
-        for &p in ps {
-            if self.counters.get(p) != max {
-                self.counters.saturating_sub(p, 1);
-            }
-        }
-        if let (false, Some(_)) = (recurring, &self.secondary) {
+        decrement(&mut self.counters, ps);
+        if !recurring {
             let hashing = self.secondary_hashing();
-            let secondary = self.secondary.as_mut().expect("checked");
-            let qs = Positions::of(hashing, bytes, self.num_hashes, secondary.len());
-            let qs = qs.get();
-            if minimum(secondary, qs).0 > 0 {
-                let smax = secondary.max_value();
-                for &q in qs {
-                    if secondary.get(q) != smax {
-                        secondary.saturating_sub(q, 1);
-                    }
+            if let Some(secondary) = self.secondary.as_mut() {
+                let qs = Positions::of(hashing, bytes, self.num_hashes, secondary.len());
+                let qs = qs.get();
+                if minimum(secondary, qs).0 > 0 {
+                    decrement(secondary, qs);
                 }
             }
         }

@@ -110,7 +110,12 @@ pub fn generalized_fpp_bound(set_hashes: u32, reset_hashes: u32) -> f64 {
 /// assert!(generalized_fnr_after(1_000, 4, 1, 1_000) > 0.5);
 /// ```
 pub fn generalized_fnr_after(num_bits: u64, set_hashes: u32, reset_hashes: u32, later: u64) -> f64 {
-    let (s, r, u) = rates(num_bits, set_hashes, reset_hashes);
+    let rates = rates(num_bits, set_hashes, reset_hashes);
+    fnr_after(rates, set_hashes, reset_hashes, later)
+}
+
+/// [`generalized_fnr_after`] with the per-insertion rates already computed.
+fn fnr_after((s, r, u): (f64, f64, f64), set_hashes: u32, reset_hashes: u32, later: u64) -> f64 {
     let ones = kept(s, r, u, true, later);
     let zeros = kept(s, r, u, false, later);
     1.0 - ones.powi(set_hashes as i32) * zeros.powi(reset_hashes as i32)
@@ -123,8 +128,9 @@ pub fn generalized_fnr(num_bits: u64, set_hashes: u32, reset_hashes: u32, items:
     if items == 0 {
         return 0.0;
     }
+    let rates = rates(num_bits, set_hashes, reset_hashes);
     let total: f64 = (0..items)
-        .map(|j| generalized_fnr_after(num_bits, set_hashes, reset_hashes, j))
+        .map(|j| fnr_after(rates, set_hashes, reset_hashes, j))
         .sum();
     total / items as f64
 }
