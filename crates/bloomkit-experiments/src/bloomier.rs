@@ -16,9 +16,10 @@ use bloomkit::stats::{wilson_interval, Z_95};
 use bloomkit::BloomierFilter;
 use clap::Args;
 
+use super::corpus::key;
 use super::plot::{Axis, Figure, Legend, Point, Series, Style};
 use super::report::{Report, ReportTable};
-use super::verdict::{binomial_sd, Check, Verdict};
+use super::verdict::{Check, Verdict};
 use super::{progress, sig, StudyArgs, Table};
 
 /// The cell layouts: (r value bits, c check bits).
@@ -63,22 +64,18 @@ impl Row {
         let theory = bloomier_fpp(self.check_bits);
         let trials = self.queries as f64;
         Check {
-            label: format!(
-                "n = {}, r = {}, c = {}",
-                self.n, self.value_bits, self.check_bits
-            ),
-            measured: self.passed as f64 / trials.max(1.0),
-            theory,
-            sd: binomial_sd(theory, trials),
-            trials,
             independent,
+            ..Check::binomial(
+                format!(
+                    "n = {}, r = {}, c = {}",
+                    self.n, self.value_bits, self.check_bits
+                ),
+                self.passed as f64 / trials.max(1.0),
+                theory,
+                trials,
+            )
         }
     }
-}
-
-/// SplitMix64 of i: distinct keys.
-fn key(i: u64) -> u64 {
-    bloomkit::hash::SplitMix64::new(i).next_u64()
 }
 
 /// Runs the study.

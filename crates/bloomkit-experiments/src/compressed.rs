@@ -16,6 +16,7 @@ use bloomkit::stats::{wilson_interval, Z_95};
 use bloomkit::{BloomFilter, CompressedBloomFilter};
 use clap::Args;
 
+use super::corpus::key;
 use super::plot::{self, Axis, Figure, Legend, Point, Series, Style};
 use super::report::{Report, ReportTable};
 use super::verdict::{Check, Verdict};
@@ -69,10 +70,6 @@ impl Row {
         check.independent = independent;
         check
     }
-}
-
-fn key(i: u64) -> u64 {
-    bloomkit::hash::SplitMix64::new(i).next_u64()
 }
 
 /// Fills the filter with n keys, measures what it sends and its false positives.

@@ -67,6 +67,12 @@ impl SplitMix64 {
     }
 }
 
+/// Distinct pseudo-random 64-bit keys: key i is the first output of a SplitMix64 seeded
+/// with i (a bijection of i), the keys the Bloomier and compressed studies store.
+pub fn key(i: u64) -> u64 {
+    bloomkit::hash::SplitMix64::new(i).next_u64()
+}
+
 /// The built-in corpus: [`BUILTIN_SIZE`] distinct pseudo-words, always the same ones in the
 /// same order.
 pub fn builtin() -> Vec<Vec<u8>> {

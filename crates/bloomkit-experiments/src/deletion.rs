@@ -28,7 +28,7 @@ use super::corpus::{self, SplitMix64};
 use super::kinds::Variant;
 use super::plot::{self, Axis, Figure, Legend, Point, Series, Style};
 use super::report::{Report, ReportTable};
-use super::verdict::{binomial_sd, clustered_sd, Check, Verdict};
+use super::verdict::{clustered_sd, Check, Verdict};
 use super::{progress, sig, StudyArgs, Table};
 
 /// The false-positive probability every filter is sized for.
@@ -203,14 +203,12 @@ impl Saturation {
         let expected = self.expected?;
         let m = self.counters as f64;
         let theory = expected / m;
-        Some(Check {
-            label: format!("{}, {}× capacity", self.kind, self.load),
-            measured: self.saturated as f64 / m,
+        Some(Check::binomial(
+            format!("{}, {}× capacity", self.kind, self.load),
+            self.saturated as f64 / m,
             theory,
-            sd: binomial_sd(theory, m),
-            trials: m,
-            independent: true,
-        })
+            m,
+        ))
     }
 }
 

@@ -88,12 +88,13 @@ impl Row {
         let theory = self.fnr_theory();
         let trials = self.n as f64;
         Check {
-            label: format!("FNR, k0 = {}, n = {}", self.reset, self.n),
-            measured: self.fnr(),
-            theory,
-            sd: binomial_sd(theory, trials),
-            trials,
             independent: false,
+            ..Check::binomial(
+                format!("FNR, k0 = {}, n = {}", self.reset, self.n),
+                self.fnr(),
+                theory,
+                trials,
+            )
         }
     }
 }

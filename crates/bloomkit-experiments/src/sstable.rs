@@ -32,7 +32,7 @@ use super::corpus::{self, SplitMix64};
 use super::disk::{choose_cache, open_for_reads, AlignedBuffer, CacheArg, ALIGN};
 use super::plot::{self, Axis, Figure, Legend, Point, Series, Style};
 use super::report::{Report, ReportTable};
-use super::verdict::{binomial_sd, Check, Verdict};
+use super::verdict::{Check, Verdict};
 use super::{mean_sd, progress, sig, StudyArgs, Table};
 
 /// The false-positive probability of every run's filter.
@@ -248,22 +248,17 @@ impl Row {
         }
         let trials = self.trials as f64;
         let theory = (self.expected - self.base as f64) / trials;
-        Some(Check {
-            label: format!(
-                "R = {}, {} keys",
-                self.runs,
-                if self.case.present {
-                    "present"
-                } else {
-                    "absent"
-                }
-            ),
-            measured: (self.reads - self.base) as f64 / trials,
+        let keys = if self.case.present {
+            "present"
+        } else {
+            "absent"
+        };
+        Some(Check::binomial(
+            format!("R = {}, {keys} keys", self.runs),
+            (self.reads - self.base) as f64 / trials,
             theory,
-            sd: binomial_sd(theory, trials),
             trials,
-            independent: true,
-        })
+        ))
     }
     fn micros(&self) -> (f64, f64) {
         let us: Vec<f64> = self.seconds.iter().map(|s| s * 1e6).collect();

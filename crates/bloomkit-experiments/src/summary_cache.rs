@@ -164,7 +164,7 @@ pub fn simulate(requests: u64, universe: u32, capacity: usize, seed: u64) -> Res
         misses: 0,
         summary_len: template.to_bytes().len(),
     };
-    let header = template.to_bytes().len() as u64 - template.num_counters().div_ceil(2);
+    let header = out.summary_len as u64 - template.num_counters().div_ceil(2);
     let threshold = ((capacity as f64 * THRESHOLD).ceil() as usize).max(1);
     for clock in 0..requests {
         let doc = zipf.rank(rng.unit()) as u32;
@@ -236,10 +236,12 @@ pub fn simulate(requests: u64, universe: u32, capacity: usize, seed: u64) -> Res
             proxy.sent_list = proxy.cache.keys().copied().collect();
             proxy.added.clear();
             proxy.removed.clear();
+            // Every peer receives the same bytes: decoded once, held by each.
+            let received = CountingBloomFilter::from_bytes(&wire)
+                .context("decoding a summary from the wire")?;
             for (j, held_by) in held.iter_mut().enumerate() {
                 if j != at {
-                    held_by[at] = CountingBloomFilter::from_bytes(&wire)
-                        .context("decoding a summary from the wire")?;
+                    held_by[at] = received.clone();
                 }
             }
             // Every peer rebuilds its union of the summaries it holds.

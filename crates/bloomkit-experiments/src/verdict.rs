@@ -90,6 +90,19 @@ impl Check {
         }
     }
 
+    /// A rate from `trials` independent trials, each a success with probability `theory`
+    /// if the theory is right: σ is the binomial spread alone (no filter-to-filter part).
+    pub fn binomial(label: String, measured: f64, theory: f64, trials: f64) -> Check {
+        Check {
+            label,
+            measured,
+            theory,
+            sd: binomial_sd(theory, trials),
+            trials,
+            independent: true,
+        }
+    }
+
     /// The deviation in standard deviations (0 when σ is 0 and the values agree).
     pub fn z(&self) -> f64 {
         let gap = self.measured - self.theory;
@@ -474,14 +487,7 @@ mod tests {
     }
 
     fn check(measured: f64, theory: f64, trials: f64) -> Check {
-        Check {
-            label: format!("{measured}"),
-            measured,
-            theory,
-            sd: binomial_sd(theory, trials),
-            trials,
-            independent: true,
-        }
+        Check::binomial(format!("{measured}"), measured, theory, trials)
     }
 
     #[test]

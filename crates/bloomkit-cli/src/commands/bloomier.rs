@@ -107,6 +107,10 @@ fn split_line(line: &[u8], number: u64) -> Result<(Vec<u8>, u64)> {
 }
 
 fn build(args: BuildArgs) -> Result<()> {
+    // Refused before the input is read and the table peeled.
+    if args.output.as_os_str().is_empty() {
+        bail!("the output file name is empty");
+    }
     let source = if args.input.as_os_str() == "-" {
         ItemSource::Stdin
     } else {
@@ -147,9 +151,6 @@ fn build(args: BuildArgs) -> Result<()> {
         .build(pairs)
         .context("cannot build the Bloomier filter")?;
     let elapsed = started.elapsed();
-    if args.output.as_os_str().is_empty() {
-        bail!("the output file name is empty");
-    }
     table.save(&args.output)?;
     let _ = writeln!(
         std::io::stderr(),

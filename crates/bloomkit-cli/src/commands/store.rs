@@ -546,8 +546,7 @@ type WeightLine = (Vec<u8>, f64, Option<f64>);
 fn read_weights(path: &Path) -> Result<Vec<WeightLine>> {
     let text = std::fs::read(path).with_context(|| format!("reading {}", path.display()))?;
     let mut out = Vec::new();
-    for (i, line) in text.split(|&b| b == b'\n').enumerate() {
-        let line = line.strip_suffix(b"\r").unwrap_or(line);
+    for (i, line) in super::input::lines(&text).enumerate() {
         if line.is_empty() {
             continue;
         }
