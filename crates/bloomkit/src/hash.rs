@@ -223,17 +223,43 @@ impl Hashing {
     /// `num_bits` must be at least 1.
     #[inline]
     pub fn positions<'a>(&self, bytes: &'a [u8], num_hashes: u32, num_bits: u64) -> Positions<'a> {
+        self.positions_using(bytes, || self.digest(bytes), num_hashes, num_bits)
+    }
+
+    /// [`positions`](Self::positions) for a caller that has the item's
+    /// [`digest`](Self::digest) already (a kind that also keys a table by it): the two
+    /// digest schemes take it instead of hashing again; the seeded scheme hashes the bytes
+    /// once per position as always.
+    #[inline]
+    pub(crate) fn positions_with_digest<'a>(
+        &self,
+        bytes: &'a [u8],
+        digest: u128,
+        num_hashes: u32,
+        num_bits: u64,
+    ) -> Positions<'a> {
+        self.positions_using(bytes, || digest, num_hashes, num_bits)
+    }
+
+    #[inline]
+    fn positions_using<'a>(
+        &self,
+        bytes: &'a [u8],
+        digest: impl FnOnce() -> u128,
+        num_hashes: u32,
+        num_bits: u64,
+    ) -> Positions<'a> {
         debug_assert!(num_bits > 0);
         let state = match self.scheme {
             IndexScheme::EnhancedDoubleHashing => {
-                let digest = self.digest(bytes);
+                let digest = digest();
                 PositionState::Double {
                     g: digest as u64,
                     delta: (digest >> 64) as u64,
                 }
             }
             IndexScheme::DoubleHashing => {
-                let digest = self.digest(bytes);
+                let digest = digest();
                 PositionState::PlainDouble {
                     a: digest as u64,
                     b: (digest >> 64) as u64,
@@ -1122,6 +1148,29 @@ mod tests {
         }
         assert_eq!(resolved(HashFunction::Murmur3, 0), 0);
         assert_eq!(resolved(HashFunction::Murmur3, 9), 9);
+    }
+
+    #[test]
+    fn positions_from_a_known_digest_are_the_positions() {
+        for scheme in [
+            IndexScheme::EnhancedDoubleHashing,
+            IndexScheme::DoubleHashing,
+            IndexScheme::SeededHashes,
+        ] {
+            let hashing = Hashing {
+                scheme,
+                seed: 77,
+                ..Hashing::default()
+            };
+            for item in [&b""[..], b"a", b"twelve bytes", &[7u8; 40]] {
+                let digest = hashing.digest(item);
+                let given: Vec<u64> = hashing
+                    .positions_with_digest(item, digest, 9, 1_000_003)
+                    .collect();
+                let computed: Vec<u64> = hashing.positions(item, 9, 1_000_003).collect();
+                assert_eq!(given, computed, "{scheme:?}");
+            }
+        }
     }
 
     #[test]

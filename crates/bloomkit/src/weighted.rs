@@ -83,7 +83,10 @@ pub struct WeightedBloomFilter {
 
 /// The table key of an item: its digest folded to 64 bits.
 fn key_of(hashing: Hashing, bytes: &[u8]) -> u64 {
-    let d = hashing.digest(bytes);
+    key_of_digest(hashing.digest(bytes))
+}
+
+fn key_of_digest(d: u128) -> u64 {
     (d as u64) ^ ((d >> 64) as u64).rotate_left(29)
 }
 
@@ -111,11 +114,28 @@ impl WeightedBloomFilter {
         if self.table.is_empty() {
             return self.default_hashes;
         }
-        let key = key_of(self.hashing, bytes);
+        self.hashes_of_digest(self.hashing.digest(bytes))
+    }
+
+    /// k_x from the item's digest: its entry in the weight table, else the default k.
+    fn hashes_of_digest(&self, digest: u128) -> u32 {
+        let key = key_of_digest(digest);
         match self.table.binary_search_by_key(&key, |&(k, _)| k) {
             Ok(i) => u32::from(self.table[i].1),
             Err(_) => self.default_hashes,
         }
+    }
+
+    /// An item's k_x positions, from one digest of its bytes (the table key and, under the
+    /// digest schemes, the positions too). Borrows the bytes only, so an insert can set
+    /// the bits while it walks them.
+    fn positions_of<'a>(&self, bytes: &'a [u8]) -> crate::hash::Positions<'a> {
+        let (hashing, m) = (self.hashing, self.bits.len());
+        if self.table.is_empty() {
+            return hashing.positions(bytes, self.default_hashes, m);
+        }
+        let digest = hashing.digest(bytes);
+        hashing.positions_with_digest(bytes, digest, self.hashes_of_digest(digest), m)
     }
 
     /// k_x, the number of hash functions the filter uses for an item.
@@ -126,11 +146,8 @@ impl WeightedBloomFilter {
     /// Adds an item: sets its k_x bits. Returns `true` if it was certainly new.
     pub fn insert<I: Item + ?Sized>(&mut self, item: &I) -> bool {
         let new = item.with_bytes(|bytes| {
-            let k = self.hashes_of_bytes(bytes);
-            let m = self.bits.len();
-            self.hashing
-                .positions(bytes, k, m)
-                .fold(false, |new, p| self.bits.set(p) | new)
+            let positions = self.positions_of(bytes);
+            positions.fold(false, |new, p| self.bits.set(p) | new)
         });
         self.inserted += u64::from(new);
         new
@@ -138,12 +155,7 @@ impl WeightedBloomFilter {
 
     /// `false` if the item is certainly absent (one of its k_x bits is 0).
     pub fn contains<I: Item + ?Sized>(&self, item: &I) -> bool {
-        item.with_bytes(|bytes| {
-            let k = self.hashes_of_bytes(bytes);
-            self.hashing
-                .positions(bytes, k, self.bits.len())
-                .all(|p| self.bits.get(p))
-        })
+        item.with_bytes(|bytes| self.positions_of(bytes).all(|p| self.bits.get(p)))
     }
 
     /// m, the number of bits.
