@@ -106,6 +106,15 @@ impl BitVec {
         self.words[(index >> 6) as usize] & (1u64 << (index & 63)) != 0
     }
 
+    /// Asks the CPU to bring the word of bit `index` into the cache ahead of a
+    /// [`get`](Self::get) or [`set`](Self::set) (a hint; changes nothing).
+    #[inline]
+    pub fn prefetch(&self, index: u64) {
+        if let Some(word) = self.words.get((index >> 6) as usize) {
+            crate::arch::prefetch(word);
+        }
+    }
+
     /// The number of bits that are 1.
     pub fn count_ones(&self) -> u64 {
         self.words.iter().map(|w| w.count_ones() as u64).sum()

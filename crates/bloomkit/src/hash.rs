@@ -101,6 +101,17 @@ impl HashFunction {
     /// The 128-bit digest of `bytes` under `seed`.
     #[inline]
     pub fn digest(self, bytes: &[u8], seed: u64) -> u128 {
+        // Eight bytes (a `u64`, `i64`, `f64` item): the written-out 8-byte path, the same
+        // value. Where the length is known at compile time the test folds away.
+        if let Ok(word) = <[u8; 8]>::try_from(bytes) {
+            return digest_u64(self, u64::from_le_bytes(word), seed);
+        }
+        self.digest_bytes(bytes, seed)
+    }
+
+    /// [`digest`](Self::digest) through each function's general entry point.
+    #[inline]
+    fn digest_bytes(self, bytes: &[u8], seed: u64) -> u128 {
         match self {
             Self::Murmur3 => murmur3_x64_128(bytes, seed),
             Self::Xxh3 => xxhash_rust::xxh3::xxh3_128_with_seed(bytes, seed),
@@ -435,6 +446,16 @@ impl Positions<'static> {
     }
 }
 
+/// One step of enhanced double hashing (Dillinger and Manolios, 2004): returns g_i and
+/// moves to g_{i+1} = g_i + b_i, b_{i+1} = b_i + i.
+#[inline(always)]
+fn enhanced_double_step(g: &mut u64, delta: &mut u64, i: u32) -> u64 {
+    let current = *g;
+    *g = g.wrapping_add(*delta);
+    *delta = delta.wrapping_add(i as u64);
+    current
+}
+
 impl Iterator for Positions<'_> {
     type Item = u64;
 
@@ -446,13 +467,7 @@ impl Iterator for Positions<'_> {
         let i = self.index;
         self.index += 1;
         let value = match &mut self.state {
-            PositionState::Double { g, delta } => {
-                let current = *g;
-                // Enhanced double hashing: g_{i+1} = g_i + b_i, b_{i+1} = b_i + i.
-                *g = g.wrapping_add(*delta);
-                *delta = delta.wrapping_add(i as u64);
-                current
-            }
+            PositionState::Double { g, delta } => enhanced_double_step(g, delta, i),
             PositionState::PlainDouble { a, b } => {
                 // RedisBloom: (a + i·b) mod m, reduced by modulo, not multiply-shift.
                 return Some(a.wrapping_add((i as u64).wrapping_mul(*b)) % self.num_bits);
@@ -469,6 +484,50 @@ impl Iterator for Positions<'_> {
     fn size_hint(&self) -> (usize, Option<usize>) {
         let left = (self.num_hashes - self.index) as usize;
         (left, Some(left))
+    }
+
+    /// What every kind's `contains` runs: written out so that the scheme is matched once per
+    /// item, not once per position (through `next` the match stayed inside the loop, and
+    /// the classic filter's query took 164 instructions). Same positions, same order, same
+    /// early stop as the default method.
+    #[inline]
+    fn all<F: FnMut(u64) -> bool>(&mut self, mut test: F) -> bool {
+        if let PositionState::Double { g, delta } = &mut self.state {
+            while self.index < self.num_hashes {
+                let i = self.index;
+                self.index += 1;
+                if !test(reduce(enhanced_double_step(g, delta, i), self.num_bits)) {
+                    return false;
+                }
+            }
+            return true;
+        }
+        for p in self.by_ref() {
+            if !test(p) {
+                return false;
+            }
+        }
+        true
+    }
+
+    /// What every kind's `insert` runs (through `fold` or `for_each`), the scheme matched once
+    /// as in [`all`](Self::all).
+    #[inline]
+    fn fold<B, F: FnMut(B, u64) -> B>(mut self, init: B, mut step: F) -> B {
+        let mut acc = init;
+        if let PositionState::Double { g, delta } = &mut self.state {
+            for i in self.index..self.num_hashes {
+                acc = step(
+                    acc,
+                    reduce(enhanced_double_step(g, delta, i), self.num_bits),
+                );
+            }
+            return acc;
+        }
+        for p in self {
+            acc = step(acc, p);
+        }
+        acc
     }
 }
 
@@ -514,7 +573,7 @@ pub fn digest_u64(function: HashFunction, key: u64, seed: u64) -> u128 {
     match function {
         HashFunction::Murmur3 => murmur3_x64_128_u64(key, seed),
         HashFunction::Xxh3 => xxh3_128_u64(key, seed),
-        HashFunction::Murmur64APair => function.digest(&key.to_le_bytes(), seed),
+        HashFunction::Murmur64APair => function.digest_bytes(&key.to_le_bytes(), seed),
         HashFunction::Xxh64 => widen_xxh64(xxh64_u64(key, seed)),
     }
 }
@@ -1585,11 +1644,60 @@ mod tests {
         assert!(IndexScheme::from_id(77).is_err());
     }
 
+    /// `Positions` writes out `all` and `fold` (the scheme matched once per item); both
+    /// must see the positions `next` gives, in its order, `all` stopping where `next`'s
+    /// default `all` would, and leave the iterator where the default leaves it.
+    #[test]
+    fn written_out_all_and_fold_follow_next() {
+        let mut rng = SplitMix64::new(11);
+        for scheme in [
+            IndexScheme::EnhancedDoubleHashing,
+            IndexScheme::SeededHashes,
+            IndexScheme::DoubleHashing,
+        ] {
+            for _ in 0..300 {
+                let hashing = Hashing {
+                    scheme,
+                    seed: rng.next_u64(),
+                    ..Hashing::default()
+                };
+                let bytes = rng.next_u64().to_le_bytes();
+                let k = 1 + (rng.next_u64() % 20) as u32;
+                let m = 1 + rng.next_u64() % 5_000;
+                let by_next: Vec<u64> = std::iter::from_fn({
+                    let mut p = hashing.positions(&bytes, k, m);
+                    move || p.next()
+                })
+                .collect();
+                let mut folded = Vec::new();
+                hashing
+                    .positions(&bytes, k, m)
+                    .fold((), |(), p| folded.push(p));
+                assert_eq!(folded, by_next, "{scheme:?}");
+                let stop = rng.next_u64() % (m + 1);
+                let mut seen = Vec::new();
+                let mut written = hashing.positions(&bytes, k, m);
+                let answer = written.all(|p| {
+                    seen.push(p);
+                    p < stop
+                });
+                let upto = by_next.iter().position(|&p| p >= stop);
+                assert_eq!(answer, upto.is_none(), "{scheme:?}");
+                assert_eq!(seen, by_next[..upto.map_or(by_next.len(), |i| i + 1)]);
+                assert_eq!(written.collect::<Vec<u64>>(), by_next[seen.len()..]);
+            }
+        }
+    }
+
+    /// `digest` takes the written-out 8-byte path for every 8-byte item, so the written-out
+    /// paths are held to each function's general entry point (and to the slice path of a
+    /// longer and a shorter item, which must not take them).
     #[test]
     fn the_integer_fast_path_digests_exactly_like_the_item_path() {
         for function in [
             HashFunction::Murmur3,
             HashFunction::Xxh3,
+            HashFunction::Murmur64APair,
             HashFunction::Xxh64,
         ] {
             for (i, key) in [0u64, 1, 42, u64::MAX, 0x0123_4567_89ab_cdef]
@@ -1598,10 +1706,22 @@ mod tests {
                 .enumerate()
             {
                 let seed = (i as u64).wrapping_mul(0xdead_beef_1234_5678);
+                let general = function.digest_bytes(&key.to_le_bytes(), seed);
                 assert_eq!(
                     digest_u64(function, key, seed),
-                    key.with_bytes(|b| function.digest(b, seed)),
+                    general,
                     "{function:?} key {key} seed {seed}"
+                );
+                assert_eq!(key.with_bytes(|b| function.digest(b, seed)), general);
+                let nine = [&key.to_le_bytes()[..], &[7]].concat();
+                assert_eq!(
+                    function.digest(&nine, seed),
+                    function.digest_bytes(&nine, seed)
+                );
+                let seven = &key.to_le_bytes()[..7];
+                assert_eq!(
+                    function.digest(seven, seed),
+                    function.digest_bytes(seven, seed)
                 );
             }
         }
