@@ -55,10 +55,10 @@
 //!   computes for a `u64` (its little-endian bytes), with the 8-byte case of the hash written
 //!   out. `insert_u64(x)` and `insert(&x)` are interchangeable.
 //! * [`contains_batch`](BlockedBloomFilter::contains_batch) /
-//!   [`insert_batch`](BlockedBloomFilter::insert_batch) (and `_u64` variants): a group of
-//!   [`BATCH_GROUP`] items is hashed first, then one word of each item's block is read (so
-//!   all the group's cache misses are in flight at once), then the items are tested or set
-//!   in order. The answers are those of the single calls, item by item.
+//!   [`insert_batch`](BlockedBloomFilter::insert_batch) (and `_u64` variants): each item is
+//!   hashed and its block prefetched a window of items before it is tested or set
+//!   ([`lookahead`](crate::lookahead)), so that many cache misses are always in flight; the
+//!   items are used in order. The answers are those of the single calls, item by item.
 //!
 //! ```
 //! use bloomkit::{BlockedBloomFilter, Persist};
@@ -84,15 +84,11 @@ use crate::error::{DecodeError, Error};
 use crate::filter::{Filter, Kind, Mergeable};
 use crate::hash::HashingChoice;
 use crate::hash::{self, reduce, Hashing, IndexScheme, Item};
+use crate::lookahead;
 use crate::params::{self, BLOCK_BITS, MAX_NUM_BLOCKS, MAX_NUM_HASHES};
 
 /// 64-bit words per block.
 const WORDS: usize = (BLOCK_BITS / 64) as usize;
-
-/// Items hashed ahead in the batch calls: enough misses in flight to cover the memory
-/// latency (a core tracks about 20 outstanding L1 misses), few enough that the group's
-/// lines stay in L1 until they are used.
-pub const BATCH_GROUP: usize = 16;
 
 /// One 512-bit block, aligned to a 64-byte cache line.
 #[derive(Clone, Copy, PartialEq, Eq, Default)]
@@ -130,6 +126,83 @@ fn block_has(level: Supported, block: &Block, lo: u64, hi: u64, num_hashes: u32)
 #[inline(always)]
 fn block_set(level: Supported, block: &mut Block, lo: u64, hi: u64, num_hashes: u32) -> bool {
     arch::block512::set_with(level, &mut block.0, lo, hi, num_hashes)
+}
+
+/// How a batch's inputs become digests: items through their bytes ([`Hashing`]), `u64`
+/// keys through the integer path ([`U64Keys`]).
+trait Digester<In>: Copy {
+    fn digest_of(&self, input: In) -> u128;
+}
+
+impl<I: Item + ?Sized> Digester<&I> for Hashing {
+    #[inline(always)]
+    fn digest_of(&self, item: &I) -> u128 {
+        item.with_bytes(|bytes| self.digest(bytes))
+    }
+}
+
+/// `u64` keys hashed by [`hash::digest_u64`] under a filter's hashing.
+#[derive(Clone, Copy)]
+struct U64Keys(Hashing);
+
+impl Digester<u64> for U64Keys {
+    #[inline(always)]
+    fn digest_of(&self, key: u64) -> u128 {
+        hash::digest_u64(self.0.function, key, self.0.seed)
+    }
+}
+
+/// The batch queries' stages: level, k, the blocks, the digester. The answers are the
+/// state, a separate `&mut`, so that pushing to them cannot change (and make the compiler
+/// reload) the level, whose kernel is then chosen once for the whole loop.
+struct Queries<'a, D>(Supported, u32, &'a [Block], D);
+
+impl<In, D: Digester<In>> lookahead::Stages<In> for Queries<'_, D> {
+    type State = Vec<bool>;
+    type Located = (usize, u64, u64);
+    #[inline(always)]
+    fn locate(&self, _: &Vec<bool>, input: In) -> (usize, u64, u64) {
+        locate(self.2, self.3.digest_of(input))
+    }
+    #[inline(always)]
+    fn used(&mut self, out: &mut Vec<bool>, (i, lo, hi): (usize, u64, u64)) {
+        out.push(block_has(self.0, &self.2[i], lo, hi, self.1));
+    }
+}
+
+/// The batch inserts' stages: level, k, the digester, the count of inserts that changed
+/// the filter.
+struct Inserts<D>(Supported, u32, D, u64);
+
+impl<In, D: Digester<In>> lookahead::Stages<In> for Inserts<D> {
+    type State = [Block];
+    type Located = (usize, u64, u64);
+    #[inline(always)]
+    fn locate(&self, blocks: &[Block], input: In) -> (usize, u64, u64) {
+        locate(blocks, self.2.digest_of(input))
+    }
+    #[inline(always)]
+    fn used(&mut self, blocks: &mut [Block], (i, lo, hi): (usize, u64, u64)) {
+        self.3 += block_set(self.0, &mut blocks[i], lo, hi, self.1) as u64;
+    }
+}
+
+/// The block of a digest whose high half is `hi`: multiply-shift into `[0, blocks)`.
+#[inline(always)]
+fn block_of(hi: u64, blocks: usize) -> usize {
+    reduce(hi, blocks as u64) as usize
+}
+
+/// A digest's block (by multiply-shift of its high half, as the single calls choose it),
+/// prefetched, with the halves the kernels take: what the batch calls locate ahead.
+#[inline(always)]
+fn locate(blocks: &[Block], digest: u128) -> (usize, u64, u64) {
+    let (lo, hi) = halves(digest);
+    let i = block_of(hi, blocks.len());
+    if let Some(block) = blocks.get(i) {
+        arch::prefetch(block);
+    }
+    (i, lo, hi)
 }
 
 #[inline(always)]
@@ -217,13 +290,7 @@ impl BlockedBloomFilter {
     pub fn contains_batch_into<I: Item>(&self, items: &[I], out: &mut Vec<bool>) {
         out.clear();
         out.reserve(items.len());
-        let hashing = self.hashing;
-        self.contains_digests(
-            items
-                .iter()
-                .map(|item| item.with_bytes(|bytes| hashing.digest(bytes))),
-            out,
-        );
+        self.contains_all(items.iter(), self.hashing, out);
     }
 
     /// [`contains_batch_into`](Self::contains_batch_into) for `u64` keys through the integer
@@ -231,12 +298,7 @@ impl BlockedBloomFilter {
     pub fn contains_batch_u64(&self, keys: &[u64], out: &mut Vec<bool>) {
         out.clear();
         out.reserve(keys.len());
-        let (function, seed) = (self.hashing.function, self.hashing.seed);
-        self.contains_digests(
-            keys.iter()
-                .map(|&key| hash::digest_u64(function, key, seed)),
-            out,
-        );
+        self.contains_all(keys.iter().copied(), U64Keys(self.hashing), out);
     }
 
     /// Inserts every item, a group at a time (see [`contains_batch`](Self::contains_batch)).
@@ -244,25 +306,18 @@ impl BlockedBloomFilter {
     /// returns how many of those inserts changed the filter.
     pub fn insert_batch<I: Item>(&mut self, items: &[I]) -> u64 {
         let hashing = self.hashing;
-        self.insert_digests(
-            items
-                .iter()
-                .map(|item| item.with_bytes(|bytes| hashing.digest(bytes))),
-        )
+        self.insert_all(items.iter(), hashing)
     }
 
     /// [`insert_batch`](Self::insert_batch) for `u64` keys through the integer fast path.
     pub fn insert_batch_u64(&mut self, keys: &[u64]) -> u64 {
-        let (function, seed) = (self.hashing.function, self.hashing.seed);
-        self.insert_digests(
-            keys.iter()
-                .map(|&key| hash::digest_u64(function, key, seed)),
-        )
+        let keyed = U64Keys(self.hashing);
+        self.insert_all(keys.iter().copied(), keyed)
     }
 
     #[inline(always)]
     fn block_index(&self, hi: u64) -> usize {
-        reduce(hi, self.blocks.len() as u64) as usize
+        block_of(hi, self.blocks.len())
     }
 
     #[inline(always)]
@@ -282,72 +337,48 @@ impl BlockedBloomFilter {
     }
 
     /// The batch loops, each run whole at the kernels' level ([`arch::dispatch`]), so that
-    /// the kernels inline into them: a group of [`BATCH_GROUP`] digests is taken, each block
-    /// prefetched ([`arch::prefetch`]) so that all the group's cache misses are under way
-    /// before the first test needs its line, then the group is tested in order.
-    fn contains_digests(&self, digests: impl Iterator<Item = u128>, out: &mut Vec<bool>) {
-        struct Work<'a, D>(&'a BlockedBloomFilter, D, &'a mut Vec<bool>);
-        impl<D: Iterator<Item = u128>> arch::AtLevel for Work<'_, D> {
+    /// the kernels inline into them; each input is hashed and its block prefetched a window
+    /// of inputs ahead ([`lookahead`]). The hashing happens in the `locate` stage, not in an
+    /// iterator's closure, for the reason [`lookahead::Stages`] gives.
+    fn contains_all<In, D: Digester<In>>(
+        &self,
+        inputs: impl Iterator<Item = In>,
+        digester: D,
+        out: &mut Vec<bool>,
+    ) {
+        struct Work<'a, It, D>(&'a BlockedBloomFilter, It, D, &'a mut Vec<bool>);
+        impl<In, It: Iterator<Item = In>, D: Digester<In>> arch::AtLevel for Work<'_, It, D> {
             type Output = ();
             #[inline(always)]
             fn run(self, level: Supported) {
-                let Work(filter, digests, out) = self;
+                let Work(filter, inputs, digester, out) = self;
                 let k = filter.num_hashes;
-                let mut group = [(0usize, 0u64, 0u64); BATCH_GROUP];
-                let mut digests = digests.peekable();
-                while digests.peek().is_some() {
-                    let len = filter.locate_group(&mut digests, &mut group);
-                    for &(i, lo, hi) in &group[..len] {
-                        out.push(block_has(level, &filter.blocks[i], lo, hi, k));
-                    }
-                }
+                let mut stages = Queries(level, k, &filter.blocks, digester);
+                lookahead::pipeline(&mut stages, out, inputs);
             }
         }
-        arch::dispatch(Work(self, digests, out))
+        arch::dispatch(Work(self, inputs, digester, out))
     }
 
-    fn insert_digests(&mut self, digests: impl Iterator<Item = u128>) -> u64 {
-        struct Work<'a, D>(&'a mut BlockedBloomFilter, D);
-        impl<D: Iterator<Item = u128>> arch::AtLevel for Work<'_, D> {
+    fn insert_all<In, D: Digester<In>>(
+        &mut self,
+        inputs: impl Iterator<Item = In>,
+        digester: D,
+    ) -> u64 {
+        struct Work<'a, It, D>(&'a mut BlockedBloomFilter, It, D);
+        impl<In, It: Iterator<Item = In>, D: Digester<In>> arch::AtLevel for Work<'_, It, D> {
             type Output = u64;
             #[inline(always)]
             fn run(self, level: Supported) -> u64 {
-                let Work(filter, digests) = self;
-                let k = filter.num_hashes;
-                let mut group = [(0usize, 0u64, 0u64); BATCH_GROUP];
-                let mut digests = digests.peekable();
-                let mut changed = 0;
-                while digests.peek().is_some() {
-                    let len = filter.locate_group(&mut digests, &mut group);
-                    for &(i, lo, hi) in &group[..len] {
-                        changed += block_set(level, &mut filter.blocks[i], lo, hi, k) as u64;
-                    }
-                }
-                changed
+                let Work(filter, inputs, digester) = self;
+                let mut stages = Inserts(level, filter.num_hashes, digester, 0);
+                lookahead::pipeline(&mut stages, &mut filter.blocks[..], inputs);
+                stages.3
             }
         }
-        let changed = arch::dispatch(Work(self, digests));
+        let changed = arch::dispatch(Work(self, inputs, digester));
         self.inserted += changed;
         changed
-    }
-
-    /// Fills `group` with the next (block, lo, hi) of up to [`BATCH_GROUP`] digests, each
-    /// block prefetched; how many.
-    #[inline(always)]
-    fn locate_group(
-        &self,
-        digests: &mut impl Iterator<Item = u128>,
-        group: &mut [(usize, u64, u64); BATCH_GROUP],
-    ) -> usize {
-        let mut len = 0;
-        for (slot, digest) in group.iter_mut().zip(digests) {
-            let (lo, hi) = halves(digest);
-            let i = self.block_index(hi);
-            arch::prefetch(&self.blocks[i]);
-            *slot = (i, lo, hi);
-            len += 1;
-        }
-        len
     }
 
     /// b, the number of 512-bit blocks.

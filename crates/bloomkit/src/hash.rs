@@ -568,7 +568,7 @@ pub fn random_seed() -> Result<u64, Error> {
 ///     assert_eq!(digest_u64(f, 42, 7), f.digest(&42u64.to_le_bytes(), 7));
 /// }
 /// ```
-#[inline]
+#[inline(always)]
 pub fn digest_u64(function: HashFunction, key: u64, seed: u64) -> u128 {
     match function {
         HashFunction::Murmur3 => murmur3_x64_128_u64(key, seed),

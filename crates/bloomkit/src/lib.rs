@@ -79,6 +79,7 @@ mod external_trait_impls;
 pub mod filter;
 pub mod generalized;
 pub mod hash;
+pub mod lookahead;
 #[cfg(feature = "rayon")]
 #[cfg_attr(docsrs, doc(cfg(feature = "rayon")))]
 pub mod parallel;

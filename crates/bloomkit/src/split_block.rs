@@ -58,6 +58,7 @@ use crate::codec::{Parts, Persist, Reader};
 use crate::error::{DecodeError, Error};
 use crate::filter::{Filter, Kind, Mergeable};
 use crate::hash::{self, HashFunction, Hashing, IndexScheme, Item};
+use crate::lookahead;
 
 /// Bits per block.
 pub const BLOCK_BITS: u64 = 256;
@@ -65,13 +66,60 @@ pub const BLOCK_BITS: u64 = 256;
 pub const BLOCK_BYTES: u64 = BLOCK_BITS / 8;
 /// The most blocks the specification allows: z < 2³¹.
 pub const MAX_NUM_BLOCKS: u64 = (1 << 31) - 1;
-/// Items hashed ahead in the batch calls, their blocks prefetched.
-pub const BATCH_GROUP: usize = 16;
-
 /// One 256-bit block, 32-byte aligned so that it never straddles a cache line.
 #[derive(Clone, Copy, PartialEq, Eq, Default)]
 #[repr(align(32))]
 struct Block([u32; block256::WORDS]);
+
+/// The block of the hash `h` among `blocks`: `((h >> 32) · z) >> 32`.
+#[inline(always)]
+fn block_of(hash: u64, blocks: usize) -> usize {
+    (((hash >> 32) * blocks as u64) >> 32) as usize
+}
+
+/// A hash's block, prefetched, and the 32 bits its mask is made of: what the batch calls
+/// locate ahead.
+#[inline(always)]
+fn locate(blocks: &[Block], hash: u64) -> (usize, u32) {
+    let i = block_of(hash, blocks.len());
+    if let Some(block) = blocks.get(i) {
+        arch::prefetch(block);
+    }
+    (i, hash as u32)
+}
+
+/// The batch queries' stages: level, the blocks; the answers are the state (see the
+/// blocked filter's `Queries` for why).
+struct Queries<'a>(arch::Supported, &'a [Block]);
+
+impl lookahead::Stages<u64> for Queries<'_> {
+    type State = Vec<bool>;
+    type Located = (usize, u32);
+    #[inline(always)]
+    fn locate(&self, _: &Vec<bool>, hash: u64) -> (usize, u32) {
+        locate(self.1, hash)
+    }
+    #[inline(always)]
+    fn used(&mut self, out: &mut Vec<bool>, (i, x): (usize, u32)) {
+        out.push(block256::has_with(self.0, &self.1[i].0, x));
+    }
+}
+
+/// The batch inserts' stages: level, the count of inserts that changed the filter.
+struct Inserts(arch::Supported, u64);
+
+impl lookahead::Stages<u64> for Inserts {
+    type State = [Block];
+    type Located = (usize, u32);
+    #[inline(always)]
+    fn locate(&self, blocks: &[Block], hash: u64) -> (usize, u32) {
+        locate(blocks, hash)
+    }
+    #[inline(always)]
+    fn used(&mut self, blocks: &mut [Block], (i, x): (usize, u32)) {
+        self.1 += block256::set_with(self.0, &mut blocks[i].0, x) as u64;
+    }
+}
 
 /// Apache Parquet's split block Bloom filter (see the module docs).
 #[derive(Clone, PartialEq)]
@@ -295,11 +343,12 @@ impl SplitBlockBloomFilter {
     /// `((h >> 32) · z) >> 32`.
     #[inline(always)]
     fn block_index(&self, hash: u64) -> usize {
-        (((hash >> 32) * self.blocks.len() as u64) >> 32) as usize
+        block_of(hash, self.blocks.len())
     }
 
-    /// The answers of [`contains`](Self::contains) for every item, a group of
-    /// [`BATCH_GROUP`] at a time: hash the group, prefetch its blocks, then test them.
+    /// The answers of [`contains`](Self::contains) for every item, each item's block
+    /// located and prefetched a window of items before it is tested
+    /// ([`lookahead`](crate::lookahead)), so that that many cache misses are in flight.
     pub fn contains_batch<I: Item>(&self, items: &[I]) -> Vec<bool> {
         let mut out = Vec::with_capacity(items.len());
         self.contains_hashes(items.iter().map(|item| self.hash(item)), &mut out);
@@ -314,24 +363,22 @@ impl SplitBlockBloomFilter {
         self.contains_hashes(keys.iter().map(|&k| hash::xxh64_u64(k, seed)), out);
     }
 
-    /// Inserts every item a group at a time (blocks prefetched); the filter ends as after
+    /// Inserts every item, each block prefetched ahead as in
+    /// [`contains_batch`](Self::contains_batch); the filter ends as after
     /// [`insert`](Self::insert) of each in order, and the count of changes is the same.
     pub fn insert_batch<I: Item>(&mut self, items: &[I]) -> u64 {
-        let hashes: Vec<u64> = items.iter().map(|item| self.hash(item)).collect();
-        self.insert_hashes(&hashes)
+        let seed = self.seed;
+        self.insert_hashes(
+            items
+                .iter()
+                .map(|item| item.with_bytes(|bytes| xxhash_rust::xxh64::xxh64(bytes, seed))),
+        )
     }
 
     /// [`insert_batch`](Self::insert_batch) of `u64` keys.
     pub fn insert_batch_u64(&mut self, keys: &[u64]) -> u64 {
-        let mut changed = 0;
-        let mut group = [0u64; BATCH_GROUP];
-        for chunk in keys.chunks(BATCH_GROUP) {
-            for (h, &k) in group.iter_mut().zip(chunk) {
-                *h = hash::xxh64_u64(k, self.seed);
-            }
-            changed += self.insert_hashes(&group[..chunk.len()]);
-        }
-        changed
+        let seed = self.seed;
+        self.insert_hashes(keys.iter().map(|&k| hash::xxh64_u64(k, seed)))
     }
 
     /// The batch loops, each run whole at the kernels' level ([`arch::dispatch`]): the
@@ -343,44 +390,23 @@ impl SplitBlockBloomFilter {
             #[inline(always)]
             fn run(self, level: arch::Supported) {
                 let Work(filter, hashes, out) = self;
-                let mut group = [(0usize, 0u32); BATCH_GROUP];
-                let mut hashes = hashes.peekable();
-                while hashes.peek().is_some() {
-                    let mut len = 0;
-                    for (slot, h) in group.iter_mut().zip(&mut hashes) {
-                        let i = filter.block_index(h);
-                        arch::prefetch(&filter.blocks[i]);
-                        *slot = (i, h as u32);
-                        len += 1;
-                    }
-                    for &(i, x) in &group[..len] {
-                        out.push(block256::has_with(level, &filter.blocks[i].0, x));
-                    }
-                }
+                let mut stages = Queries(level, &filter.blocks);
+                lookahead::pipeline(&mut stages, out, hashes);
             }
         }
         arch::dispatch(Work(self, hashes, out))
     }
 
-    fn insert_hashes(&mut self, hashes: &[u64]) -> u64 {
-        struct Work<'a>(&'a mut SplitBlockBloomFilter, &'a [u64]);
-        impl arch::AtLevel for Work<'_> {
+    fn insert_hashes(&mut self, hashes: impl Iterator<Item = u64>) -> u64 {
+        struct Work<'a, H>(&'a mut SplitBlockBloomFilter, H);
+        impl<H: Iterator<Item = u64>> arch::AtLevel for Work<'_, H> {
             type Output = u64;
             #[inline(always)]
             fn run(self, level: arch::Supported) -> u64 {
                 let Work(filter, hashes) = self;
-                let mut changed = 0;
-                for chunk in hashes.chunks(BATCH_GROUP) {
-                    for &h in chunk {
-                        arch::prefetch(&filter.blocks[filter.block_index(h)]);
-                    }
-                    for &h in chunk {
-                        let i = filter.block_index(h);
-                        changed +=
-                            block256::set_with(level, &mut filter.blocks[i].0, h as u32) as u64;
-                    }
-                }
-                changed
+                let mut stages = Inserts(level, 0);
+                lookahead::pipeline(&mut stages, &mut filter.blocks[..], hashes);
+                stages.1
             }
         }
         let changed = arch::dispatch(Work(self, hashes));
