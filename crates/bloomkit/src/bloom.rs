@@ -18,7 +18,8 @@ use crate::codec::{Parts, Persist, Reader};
 use crate::error::{DecodeError, Error};
 use crate::filter::{Filter, Kind};
 use crate::hash::HashingChoice;
-use crate::hash::{Hashing, Item};
+use crate::hash::{Hashing, IndexScheme, Item};
+use crate::lookahead;
 use crate::params;
 use crate::sizing;
 
@@ -115,12 +116,14 @@ impl BloomFilter {
     }
 
     /// The answers of [`contains`](Self::contains) for every item. A filter past
-    /// [`BRANCH_FREE_MAX_BITS`] is read [`BATCH_GROUP`] items at a time: the group's
-    /// positions are computed first and every word they fall in is prefetched, so that the
-    /// group's cache misses are in flight together instead of one after the other; then
-    /// each item's k bits are combined without a branch. A smaller filter is served from
-    /// the caches, where the single queries' loop is faster. The answers are those of the
-    /// single calls.
+    /// [`BRANCH_FREE_MAX_BITS`] (in main memory) is read through the lookahead window
+    /// ([`lookahead`](crate::lookahead)): each item is hashed and the words of its k bits
+    /// prefetched a window of items before they are read, so that many cache misses are
+    /// always in flight; then its k bits are combined without a branch. (Under
+    /// [`IndexScheme::SeededHashes`](crate::IndexScheme), whose k positions cost k hashes,
+    /// the positions of a group of items are computed once, prefetched, then read.) A
+    /// smaller filter is served from the caches, where the single queries' loop is faster.
+    /// The answers are those of the single calls.
     ///
     /// ```
     /// use bloomkit::BloomFilter;
@@ -142,16 +145,19 @@ impl BloomFilter {
         out.reserve(items.len());
         if self.branch_free() {
             out.extend(items.iter().map(|item| self.contains(item)));
-        } else {
+        } else if self.hashing.scheme == IndexScheme::SeededHashes {
             self.grouped_contains_into(items, out);
+        } else {
+            let mut stages = Probes(&self.bits, self.hashing, self.num_hashes);
+            lookahead::pipeline(&mut stages, out, items);
         }
     }
 
     /// The grouped, prefetched batch query of a large filter (appends to `out`).
     fn grouped_contains_into<I: Item>(&self, items: &[I], out: &mut Vec<bool>) {
         let k = self.num_hashes as usize;
-        let mut positions = Vec::with_capacity(BATCH_GROUP * k);
-        for group in items.chunks(BATCH_GROUP) {
+        let mut positions = Vec::with_capacity(SEEDED_GROUP * k);
+        for group in items.chunks(SEEDED_GROUP) {
             self.group_positions(group, &mut positions);
             for item_positions in positions.chunks_exact(k) {
                 out.push(
@@ -163,23 +169,29 @@ impl BloomFilter {
         }
     }
 
-    /// Inserts every item, a group at a time (all k words of the group's items are read
-    /// before the first is written). The filter ends exactly as after
+    /// Inserts every item (its words prefetched ahead as in
+    /// [`contains_batch`](Self::contains_batch)). The filter ends exactly as after
     /// [`insert`](Self::insert) of each item in order; returns how many of those inserts
     /// changed the filter.
     pub fn insert_batch<I: Item>(&mut self, items: &[I]) -> u64 {
-        let k = self.num_hashes as usize;
-        let mut positions = Vec::with_capacity(BATCH_GROUP * k);
         let mut changed = 0;
-        for group in items.chunks(BATCH_GROUP) {
-            self.group_positions(group, &mut positions);
-            for item_positions in positions.chunks_exact(k) {
-                let bits = &mut self.bits;
-                changed += item_positions
-                    .iter()
-                    .fold(false, |changed, &p| bits.set(p) | changed)
-                    as u64;
+        if self.hashing.scheme == IndexScheme::SeededHashes {
+            let k = self.num_hashes as usize;
+            let mut positions = Vec::with_capacity(SEEDED_GROUP * k);
+            for group in items.chunks(SEEDED_GROUP) {
+                self.group_positions(group, &mut positions);
+                for item_positions in positions.chunks_exact(k) {
+                    let bits = &mut self.bits;
+                    changed += item_positions
+                        .iter()
+                        .fold(false, |changed, &p| bits.set(p) | changed)
+                        as u64;
+                }
             }
+        } else {
+            let mut stages = Sets(self.hashing, self.num_hashes, 0);
+            lookahead::pipeline(&mut stages, &mut self.bits, items);
+            changed = stages.2;
         }
         self.inserted += changed;
         changed
@@ -354,9 +366,6 @@ crate::filter::collection_impls!(
 
 pub use crate::params::DEFAULT_FPP;
 
-/// Items whose positions the batch calls compute ahead of testing them.
-pub const BATCH_GROUP: usize = 16;
-
 /// The largest filter (in bits: 32 MiB) whose queries read all k bits and combine them
 /// without a branch; larger filters stop at the first 0 bit.
 ///
@@ -368,6 +377,60 @@ pub const BATCH_GROUP: usize = 16;
 /// (114 MiB) 115 ns against 88 ns. (`cargo bench -p bloomkit --bench peers`, ε = 1%, 2-core
 /// AMD EPYC with 32 MiB of L3; BENCHMARKS.md.) The limit sits at that L3 size.
 pub const BRANCH_FREE_MAX_BITS: u64 = 32 << 23;
+
+/// Items whose positions a batch computes at once under
+/// [`IndexScheme::SeededHashes`](crate::IndexScheme) (the digest schemes go through the
+/// lookahead window instead).
+pub const SEEDED_GROUP: usize = 16;
+
+/// The k positions of a digest (either digest scheme), each word prefetched: what the
+/// batches locate ahead. The digest is what they keep; `used` derives the positions again
+/// (k multiply-shifts, cheaper than keeping k words per item in the window).
+#[inline(always)]
+fn prefetch_positions(bits: &BitVec, hashing: &Hashing, item: &impl Item, k: u32) -> u128 {
+    let digest = item.with_bytes(|bytes| hashing.digest(bytes));
+    for p in hashing.positions_with_digest(&[], digest, k, bits.len()) {
+        bits.prefetch(p);
+    }
+    digest
+}
+
+/// The batch queries' stages: the bits, the hashing, k.
+struct Probes<'a>(&'a BitVec, Hashing, u32);
+
+impl<I: Item> lookahead::Stages<&I> for Probes<'_> {
+    type State = Vec<bool>;
+    type Located = u128;
+    #[inline(always)]
+    fn locate(&self, _: &Vec<bool>, item: &I) -> u128 {
+        prefetch_positions(self.0, &self.1, item, self.2)
+    }
+    #[inline(always)]
+    fn used(&mut self, out: &mut Vec<bool>, digest: u128) {
+        let Probes(bits, hashing, k) = *self;
+        let positions = hashing.positions_with_digest(&[], digest, k, bits.len());
+        out.push(positions.fold(true, |all, p| all & bits.get(p)));
+    }
+}
+
+/// The batch inserts' stages: the hashing, k, the count of inserts that changed the filter.
+struct Sets(Hashing, u32, u64);
+
+impl<I: Item> lookahead::Stages<&I> for Sets {
+    type State = BitVec;
+    type Located = u128;
+    #[inline(always)]
+    fn locate(&self, bits: &BitVec, item: &I) -> u128 {
+        prefetch_positions(bits, &self.0, item, self.1)
+    }
+    #[inline(always)]
+    fn used(&mut self, bits: &mut BitVec, digest: u128) {
+        let positions = self
+            .0
+            .positions_with_digest(&[], digest, self.1, bits.len());
+        self.2 += positions.fold(false, |changed, p| bits.set(p) | changed) as u64;
+    }
+}
 
 impl fmt::Debug for BloomFilter {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -530,6 +593,18 @@ mod tests {
             f.grouped_contains_into(&items, &mut grouped);
             assert_eq!(early, singles, "{scheme:?}");
             assert_eq!(grouped, singles, "{scheme:?}");
+            if scheme != IndexScheme::SeededHashes {
+                let mut pipelined = Vec::new();
+                let mut stages = Probes(&f.bits, f.hashing, f.num_hashes);
+                lookahead::pipeline(&mut stages, &mut pipelined, &items);
+                assert_eq!(pipelined, singles, "{scheme:?}");
+            }
+            let mut by_batch = f.clone();
+            by_batch.clear();
+            let mut by_single = by_batch.clone();
+            let changed = items[..2_000].iter().filter(|i| by_single.insert(*i)).count();
+            assert_eq!(by_batch.insert_batch(&items[..2_000]), changed as u64);
+            assert_eq!(by_batch.bits, by_single.bits, "{scheme:?}");
             assert!(singles[..2_000].iter().all(|&b| b));
             let absent_yes = singles[2_000..].iter().filter(|&&b| b).count();
             assert!(absent_yes < 6_000, "{scheme:?}: {absent_yes}");
