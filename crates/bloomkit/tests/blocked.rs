@@ -305,32 +305,13 @@ fn parallel_insert_is_the_sequential_filter() {
     assert!(changed < 250_000 && changed > 245_000);
 }
 
-/// Batches run through the lookahead window (`bloomkit::lookahead::WINDOW` inputs located
-/// ahead): over many windows they set the bits of the single inserts, count the same
-/// changes, and give every answer in its place.
+/// Batches run through the lookahead window: over many windows they set the bits of the
+/// single inserts, count the same changes, and give every answer in its place.
 #[test]
 fn batches_over_many_windows_match_single_calls() {
-    let bits = 1 << 24;
-    let build = || {
-        BlockedBloomFilter::builder()
-            .num_cells(bits)
-            .num_hashes(8)
-            .build()
-            .unwrap()
-    };
-    let (mut single, mut batch) = (build(), build());
-    const { assert!(bloomkit::lookahead::WINDOW < 1000) };
-    let keys: Vec<u64> = (0..30_000u64)
-        .map(|i| i.wrapping_mul(0x9e37_79b9_7f4a_7c15))
-        .collect();
-    let changed = keys.iter().filter(|&&k| single.insert_u64(k)).count() as u64;
-    assert_eq!(batch.insert_batch_u64(&keys), changed);
-    assert!(single == batch);
-    // Absent and present keys alternate, so an answer out of place shows.
-    let queries: Vec<u64> = keys.iter().flat_map(|&k| [k ^ 1, k]).collect();
-    let answers: Vec<bool> = queries.iter().map(|&q| single.contains_u64(q)).collect();
-    let mut out = Vec::new();
-    batch.contains_batch_u64(&queries, &mut out);
-    assert_eq!(out, answers);
-    assert_eq!(batch.contains_batch(&queries), answers);
+    conformance::batches_match_single_calls!(BlockedBloomFilter::builder()
+        .num_cells(1 << 24)
+        .num_hashes(8)
+        .build()
+        .unwrap());
 }

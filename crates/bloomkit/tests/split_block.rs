@@ -3,6 +3,8 @@
 //! the specification's sizing examples; plus round trips, corruption, false negatives and
 //! the measured false-positive rate against the formula.
 
+mod conformance;
+
 use bloomkit::split_block::{fpp, num_blocks_for};
 use bloomkit::stats::{binomial_acceptance, Z_99_9};
 use bloomkit::{AnyFilter, Filter, HashFunction, Kind, Mergeable, Persist, SplitBlockBloomFilter};
@@ -273,31 +275,12 @@ fn union_is_inserting_both_and_mismatches_are_errors() {
     assert!(any.union(&AnyFilter::from(b)).is_ok());
 }
 
-/// Batches run through the lookahead window (`bloomkit::lookahead::WINDOW` inputs located
-/// ahead): over many windows they set the bits of the single inserts, count the same
-/// changes, and give every answer in its place.
+/// Batches run through the lookahead window: over many windows they set the bits of the
+/// single inserts, count the same changes, and give every answer in its place.
 #[test]
 fn batches_over_many_windows_match_single_calls() {
-    let bits = 1 << 24;
-    let build = || {
-        SplitBlockBloomFilter::builder()
-            .num_cells(bits)
-            .build()
-            .unwrap()
-    };
-    let (mut single, mut batch) = (build(), build());
-    const { assert!(bloomkit::lookahead::WINDOW < 1000) };
-    let keys: Vec<u64> = (0..30_000u64)
-        .map(|i| i.wrapping_mul(0x9e37_79b9_7f4a_7c15))
-        .collect();
-    let changed = keys.iter().filter(|&&k| single.insert_u64(k)).count() as u64;
-    assert_eq!(batch.insert_batch_u64(&keys), changed);
-    assert!(single == batch);
-    // Absent and present keys alternate, so an answer out of place shows.
-    let queries: Vec<u64> = keys.iter().flat_map(|&k| [k ^ 1, k]).collect();
-    let answers: Vec<bool> = queries.iter().map(|&q| single.contains_u64(q)).collect();
-    let mut out = Vec::new();
-    batch.contains_batch_u64(&queries, &mut out);
-    assert_eq!(out, answers);
-    assert_eq!(batch.contains_batch(&queries), answers);
+    conformance::batches_match_single_calls!(SplitBlockBloomFilter::builder()
+        .num_cells(1 << 24)
+        .build()
+        .unwrap());
 }

@@ -43,6 +43,33 @@ use proptest::test_runner::{Config, RngSeed, TestCaseError};
 // Helpers shared by the test files
 // ---------------------------------------------------------------------------------------
 
+/// The blocked and split-block filters' `u64` batches, which run through the lookahead
+/// window (`bloomkit::lookahead::WINDOW` inputs located ahead), against their single calls
+/// over many windows: the same bits and count of changes, every answer in its place.
+/// `$build` makes an empty filter (two are made).
+#[allow(unused_macros)]
+macro_rules! batches_match_single_calls {
+    ($build:expr) => {{
+        let (mut single, mut batch) = ($build, $build);
+        const { assert!(bloomkit::lookahead::WINDOW < 1000) };
+        let keys: Vec<u64> = (0..30_000u64)
+            .map(|i| i.wrapping_mul(0x9e37_79b9_7f4a_7c15))
+            .collect();
+        let changed = keys.iter().filter(|&&k| single.insert_u64(k)).count() as u64;
+        assert_eq!(batch.insert_batch_u64(&keys), changed);
+        assert!(single == batch);
+        // Absent and present keys alternate, so an answer out of place shows.
+        let queries: Vec<u64> = keys.iter().flat_map(|&k| [k ^ 1, k]).collect();
+        let answers: Vec<bool> = queries.iter().map(|&q| single.contains_u64(q)).collect();
+        let mut out = Vec::new();
+        batch.contains_batch_u64(&queries, &mut out);
+        assert_eq!(out, answers);
+        assert_eq!(batch.contains_batch(&queries), answers);
+    }};
+}
+#[allow(unused_imports)]
+pub(crate) use batches_match_single_calls;
+
 /// `cases` random cases from a fixed seed (every run checks the same cases); failures are
 /// reported with their inputs, not written to files.
 pub fn config(cases: u32) -> Config {
