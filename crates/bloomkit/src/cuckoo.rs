@@ -239,9 +239,13 @@ impl CuckooFilter {
     #[inline]
     fn holds(&self, i1: u64, fingerprint: u32) -> bool {
         let i2 = self.alt_bucket(i1, fingerprint);
-        self.find_in_bucket(i1, fingerprint).is_some()
-            || self.find_in_bucket(i2, fingerprint).is_some()
-            || self.victim_matches(i1, i2, fingerprint)
+        // Both buckets read, their slots compared without a branch: the two cache misses
+        // overlap, and no branch on a fingerprint match waits for the first.
+        let has = |bucket: u64| {
+            self.slots(bucket)
+                .fold(false, |found, slot| found | (self.table.get(slot) == fingerprint))
+        };
+        has(i1) | has(i2) | self.victim_matches(i1, i2, fingerprint)
     }
 
     /// Removes one copy of an item, then tries to move a waiting victim into the table.
