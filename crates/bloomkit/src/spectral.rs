@@ -177,12 +177,12 @@ pub struct SpectralBloomFilter {
 }
 
 /// An item's distinct positions: at most 64, sorted.
-struct Positions {
+struct DistinctPositions {
     buf: [u64; MAX_NUM_HASHES as usize],
     len: usize,
 }
 
-impl Positions {
+impl DistinctPositions {
     fn of(hashing: Hashing, bytes: &[u8], k: u32, m: u64) -> Self {
         let mut buf = [0u64; MAX_NUM_HASHES as usize];
         let mut len = 0;
@@ -198,7 +198,7 @@ impl Positions {
                 distinct += 1;
             }
         }
-        Positions { buf, len: distinct }
+        DistinctPositions { buf, len: distinct }
     }
 
     fn get(&self) -> &[u64] {
@@ -261,8 +261,19 @@ impl SpectralBloomFilter {
         }
     }
 
-    fn positions(&self, bytes: &[u8]) -> Positions {
-        Positions::of(self.hashing, bytes, self.num_hashes, self.counters.len())
+    fn positions(&self, bytes: &[u8]) -> DistinctPositions {
+        DistinctPositions::of(self.hashing, bytes, self.num_hashes, self.counters.len())
+    }
+
+    /// The item's positions in RM's secondary filter (`None` under the other methods).
+    fn secondary_positions(&self, bytes: &[u8]) -> Option<DistinctPositions> {
+        let secondary = self.secondary.as_ref()?;
+        Some(DistinctPositions::of(
+            self.secondary_hashing(),
+            bytes,
+            self.num_hashes,
+            secondary.len(),
+        ))
     }
 
     /// Adds one occurrence of an item (by the filter's [`method`](Self::method)). Returns
@@ -297,9 +308,8 @@ impl SpectralBloomFilter {
                 }
                 let (primary, recurring) = minimum(&self.counters, ps);
                 if !recurring {
-                    let hashing = self.secondary_hashing();
+                    let qs = self.secondary_positions(bytes).expect("RM has a secondary");
                     let secondary = self.secondary.as_mut().expect("RM has a secondary");
-                    let qs = Positions::of(hashing, bytes, self.num_hashes, secondary.len());
                     let (held, _) = minimum(secondary, qs.get());
                     // Held there: one more; not yet: start from the primary's estimate.
                     let add = if held > 0 { 1 } else { primary };
@@ -328,12 +338,7 @@ impl SpectralBloomFilter {
         let (min, recurring) = minimum(&self.counters, self.positions(bytes).get());
         match &self.secondary {
             Some(secondary) if min > 0 && !recurring => {
-                let qs = Positions::of(
-                    self.secondary_hashing(),
-                    bytes,
-                    self.num_hashes,
-                    secondary.len(),
-                );
+                let qs = self.secondary_positions(bytes).expect("RM has a secondary");
                 match minimum(secondary, qs.get()).0 {
                     0 => min,
                     held => held,
@@ -372,9 +377,9 @@ impl SpectralBloomFilter {
         }
         decrement(&mut self.counters, ps);
         if !recurring {
-            let hashing = self.secondary_hashing();
-            if let Some(secondary) = self.secondary.as_mut() {
-                let qs = Positions::of(hashing, bytes, self.num_hashes, secondary.len());
+            if let (Some(qs), Some(secondary)) =
+                (self.secondary_positions(bytes), self.secondary.as_mut())
+            {
                 let qs = qs.get();
                 if minimum(secondary, qs).0 > 0 {
                     decrement(secondary, qs);
@@ -903,12 +908,7 @@ mod tests {
         assert_eq!(f.count("x"), 3);
         f.insert("x"); // single minimum (4): into the secondary with 4
         assert_eq!(f.count("x"), 4);
-        let qs = Positions::of(
-            f.secondary_hashing(),
-            b"x",
-            f.num_hashes,
-            f.secondary_counters(),
-        );
+        let qs = f.secondary_positions(b"x").unwrap();
         let s = f.secondary.as_mut().unwrap();
         for &q in qs.get() {
             s.set(q, 2);
