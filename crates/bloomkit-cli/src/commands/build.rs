@@ -16,7 +16,6 @@ use anyhow::{bail, Context, Result};
 use bloomkit::{AnyFilter, Filter, HashFunction};
 use clap::Args;
 use indicatif::ProgressBar;
-use rayon::prelude::*;
 
 use super::input;
 use super::store::{self, HashingArgs, KindArg, KindOptions, Sizing};
@@ -115,7 +114,7 @@ pub fn run(args: BuildArgs) -> Result<()> {
 /// never to give.
 fn insert_lines(
     filter: AnyFilter,
-    reader: impl std::io::Read,
+    reader: impl std::io::Read + Send,
     progress: &ProgressBar,
 ) -> Result<(AnyFilter, u64)> {
     match filter {
@@ -183,12 +182,13 @@ impl Hasher for DigestHasher {
 /// number of lines.
 fn fill_by_blocks<F: Into<AnyFilter>>(
     mut filter: F,
-    reader: impl std::io::Read,
+    reader: impl std::io::Read + Send,
     progress: &ProgressBar,
     insert: impl Fn(&mut F, &[&[u8]]) -> u64,
 ) -> Result<(AnyFilter, u64)> {
     let lines = input::for_each_block(reader, progress, |block| {
-        let lines: Vec<&[u8]> = input::par_lines(block).collect();
+        let mut lines = Vec::new();
+        input::par_lines_into(block, &mut lines);
         insert(&mut filter, &lines);
         Ok(())
     })?;

@@ -9,6 +9,7 @@ use std::ffi::OsString;
 use std::fs::File;
 use std::io::{self, IsTerminal, Read, Write};
 use std::path::{Path, PathBuf};
+use std::sync::mpsc;
 
 use anyhow::{Context, Result};
 use clap::Args;
@@ -82,7 +83,7 @@ pub fn for_each_item(
 pub fn with_line_input<T>(
     file: Option<&Path>,
     label: &str,
-    f: impl FnOnce(&mut dyn Read, &ProgressBar) -> Result<T>,
+    f: impl FnOnce(&mut (dyn Read + Send), &ProgressBar) -> Result<T>,
 ) -> Result<T> {
     match file {
         Some(path) => {
@@ -102,7 +103,8 @@ pub fn with_line_input<T>(
                 );
             }
             let progress = byte_progress(None, label);
-            let result = f(&mut stdin.lock(), &progress).context("reading standard input");
+            // `Stdin` rather than its lock, which cannot move to the reading thread.
+            let result = f(&mut io::stdin(), &progress).context("reading standard input");
             progress.finish_and_clear();
             result
         }
@@ -122,7 +124,7 @@ pub fn open_input(path: &Path) -> Result<(File, u64)> {
 /// Calls `f` with every line of `reader` (line ending removed) and moves `progress` on by
 /// the bytes read. Returns the number of lines.
 pub fn for_each_line(
-    reader: impl Read,
+    reader: impl Read + Send,
     progress: &ProgressBar,
     mut f: impl FnMut(&[u8]) -> Result<()>,
 ) -> Result<u64> {
@@ -130,7 +132,7 @@ pub fn for_each_line(
 }
 
 /// Counts the lines of `reader` as [`for_each_line`] would see them.
-pub fn count_lines(reader: impl Read, progress: &ProgressBar) -> Result<u64> {
+pub fn count_lines(reader: impl Read + Send, progress: &ProgressBar) -> Result<u64> {
     for_each_block(reader, progress, |_| Ok(()))
 }
 
@@ -141,31 +143,82 @@ pub fn count_lines(reader: impl Read, progress: &ProgressBar) -> Result<u64> {
 /// A block ends just after a newline, except the last block of the input when the input
 /// does not end with one; the partial line at the end of a read is carried over to the
 /// next block. (A line longer than a block makes the block grow to hold it.) Split a
-/// block with [`lines`] or [`par_lines`].
+/// block with [`lines`] or [`par_lines_into`].
+///
+/// The input is read on a thread of its own, a block ahead: while `f` works on one block
+/// the next is being read (at most three blocks are in memory).
 pub fn for_each_block(
-    reader: impl Read,
+    reader: impl Read + Send,
     progress: &ProgressBar,
     f: impl FnMut(&[u8]) -> Result<()>,
 ) -> Result<u64> {
     blocks_of_size(reader, BLOCK_SIZE, progress, f)
 }
 
+/// A block read by [`read_blocks`]: `buffer[..end]`, its number of lines, and the number of
+/// bytes of input read so far.
+struct Block {
+    buffer: Vec<u8>,
+    end: usize,
+    lines: u64,
+    bytes: u64,
+}
+
 /// [`for_each_block`] with blocks of `block_size` bytes.
 fn blocks_of_size(
-    mut reader: impl Read,
+    reader: impl Read + Send,
     block_size: usize,
     progress: &ProgressBar,
     mut f: impl FnMut(&[u8]) -> Result<()>,
 ) -> Result<u64> {
-    let mut buffer = vec![0u8; block_size.max(1)];
-    let (mut filled, mut lines, mut bytes) = (0usize, 0u64, 0u64);
+    let (full_sender, full) = mpsc::sync_channel(1);
+    let (free, free_receiver) = mpsc::channel();
+    std::thread::scope(|scope| {
+        scope.spawn(move || read_blocks(reader, block_size, &full_sender, &free_receiver));
+        let mut lines = 0;
+        let result = full.iter().try_for_each(|block: io::Result<Block>| {
+            let block = block?;
+            lines += block.lines;
+            f(&block.buffer[..block.end])?;
+            progress.set_position(block.bytes);
+            // The reader may have stopped already (at the end of the input).
+            let _ = free.send(block.buffer);
+            Ok(())
+        });
+        // On an error the reader may be waiting to hand over a block or for a free buffer:
+        // closing both channels stops it before the scope waits for it.
+        drop((full, free));
+        result.map(|()| lines)
+    })
+}
+
+/// The reading side of [`blocks_of_size`]: reads `reader` into buffers of `block_size`
+/// bytes, cuts each after its last newline, and sends the blocks to `full`, the partial
+/// line at the end carried over to the next buffer (taken from `free`, or allocated while
+/// there are fewer than three). Stops at the end of the input, after sending a read error,
+/// or when the other side has closed the channels.
+fn read_blocks(
+    mut reader: impl Read,
+    block_size: usize,
+    full: &mpsc::SyncSender<io::Result<Block>>,
+    free: &mpsc::Receiver<Vec<u8>>,
+) {
+    const BUFFERS: usize = 3;
+    let (mut buffer, mut allocated) = (vec![0u8; block_size.max(1)], 1);
+    let (mut filled, mut bytes) = (0usize, 0u64);
     loop {
-        let read = fill(&mut reader, &mut buffer[filled..])?;
+        let read = match fill(&mut reader, &mut buffer[filled..]) {
+            Ok(read) => read,
+            Err(e) => {
+                let _ = full.send(Err(e));
+                return;
+            }
+        };
         bytes += read as u64;
         filled += read;
         // `fill` stops short of a full buffer only at the end of the input.
         let at_end = filled < buffer.len();
-        let block_end = if at_end {
+        let end = if at_end {
             filled
         } else {
             match memchr::memrchr(b'\n', &buffer[..filled]) {
@@ -177,19 +230,36 @@ fn blocks_of_size(
                 }
             }
         };
-        if block_end > 0 {
-            let block = &buffer[..block_end];
-            let newlines = memchr::memchr_iter(b'\n', block).count() as u64;
-            // A last line without a newline is a line too.
-            lines += newlines + u64::from(block[block_end - 1] != b'\n');
-            f(block)?;
+        if at_end && end == 0 {
+            return;
         }
-        progress.set_position(bytes);
-        if at_end {
-            return Ok(lines);
+        let mut next = Vec::new();
+        if !at_end {
+            next = match free.try_recv() {
+                Ok(spare) => spare,
+                Err(_) if allocated < BUFFERS => {
+                    allocated += 1;
+                    Vec::new()
+                }
+                Err(_) => match free.recv() {
+                    Ok(spare) => spare,
+                    Err(_) => return,
+                },
+            };
+            next.resize(buffer.len(), 0);
+            next[..filled - end].copy_from_slice(&buffer[end..filled]);
         }
-        buffer.copy_within(block_end..filled, 0);
-        filled -= block_end;
+        let lines = line_count(&buffer[..end]) as u64;
+        let block = Block {
+            buffer: std::mem::replace(&mut buffer, next),
+            end,
+            lines,
+            bytes,
+        };
+        filled -= end;
+        if full.send(Ok(block)).is_err() || at_end {
+            return;
+        }
     }
 }
 
@@ -223,12 +293,36 @@ pub fn lines(block: &[u8]) -> impl Iterator<Item = &[u8]> {
     })
 }
 
-/// The lines of a block as a parallel iterator: the block is cut at newlines into a few
-/// pieces per thread, and each piece is split into lines by the thread that takes it.
-pub fn par_lines(block: &[u8]) -> impl ParallelIterator<Item = &[u8]> {
-    pieces(block, 4 * rayon::current_num_threads())
+/// The number of lines of a block, as [`lines`] sees them.
+pub fn line_count(block: &[u8]) -> usize {
+    memchr::memchr_iter(b'\n', block).count()
+        + usize::from(block.last().is_some_and(|&b| b != b'\n'))
+}
+
+/// The lines of a block on all cores, in order, into `out` (cleared first; its allocation
+/// is reused). The block is cut at newlines into a few pieces per thread; each piece's lines
+/// are counted, then written straight into their own stretch of `out` — no per-piece
+/// vectors to concatenate afterwards.
+pub fn par_lines_into<'a>(block: &'a [u8], out: &mut Vec<&'a [u8]>) {
+    let pieces = pieces(block, 4 * rayon::current_num_threads());
+    let counts: Vec<usize> = pieces.par_iter().map(|piece| line_count(piece)).collect();
+    out.clear();
+    out.resize(counts.iter().sum(), &[]);
+    let mut rest = &mut out[..];
+    let mut stretches = Vec::with_capacity(pieces.len());
+    for &count in &counts {
+        let (stretch, next) = rest.split_at_mut(count);
+        stretches.push(stretch);
+        rest = next;
+    }
+    pieces
         .into_par_iter()
-        .flat_map_iter(lines)
+        .zip(stretches)
+        .for_each(|(piece, stretch)| {
+            for (slot, line) in stretch.iter_mut().zip(lines(piece)) {
+                *slot = line;
+            }
+        });
 }
 
 /// `block` cut into about `count` pieces of whole lines (each cut is just after a newline),
@@ -390,8 +484,89 @@ mod tests {
                     .collect();
                 assert_eq!(parallel, reference_lines(input));
             }
-            let parallel: Vec<Vec<u8>> = par_lines(input).map(<[u8]>::to_vec).collect();
+            let mut parallel = Vec::new();
+            par_lines_into(input, &mut parallel);
+            let parallel: Vec<Vec<u8>> = parallel.into_iter().map(<[u8]>::to_vec).collect();
             assert_eq!(parallel, reference_lines(input));
         }
+    }
+
+    /// Inputs drawn from an alphabet of line parts and line endings, with a small
+    /// deterministic generator: the lines through the reading thread, every block size and
+    /// the parallel splitter are the serial reference's (CRLF, a lone `\r`, empty lines,
+    /// no final newline, lines longer than a block and lines across every block boundary).
+    #[test]
+    fn random_inputs_split_like_the_serial_splitter() {
+        let mut state = 0x9E37_79B9_7F4A_7C15u64;
+        let mut next = move |n: u64| {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            state % n
+        };
+        for _ in 0..400 {
+            let len = next(200) as usize;
+            let input: Vec<u8> = (0..len)
+                .map(|_| [b'a', b'b', b'\r', b'\n', b'\n', 0xff][next(6) as usize])
+                .collect();
+            let expected = reference_lines(&input);
+            let block_size = 1 + next(40) as usize;
+            let mut seen = Vec::new();
+            let count = blocks_of_size(&input[..], block_size, &ProgressBar::hidden(), |block| {
+                let mut parallel = Vec::new();
+                par_lines_into(block, &mut parallel);
+                assert_eq!(parallel.len(), line_count(block));
+                seen.extend(parallel.iter().map(|l| l.to_vec()));
+                Ok(())
+            })
+            .unwrap();
+            assert_eq!(seen, expected, "{input:?} in blocks of {block_size}");
+            assert_eq!(count as usize, expected.len());
+            for count in 1..=5 {
+                let cut = pieces(&input, count);
+                assert_eq!(cut.concat(), input);
+                let by_piece: usize = cut.iter().map(|p| line_count(p)).sum();
+                assert_eq!(by_piece, expected.len());
+            }
+        }
+    }
+
+    /// A reader that gives `data`, then fails.
+    struct FailsAfter<'a>(&'a [u8]);
+
+    impl Read for FailsAfter<'_> {
+        fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+            if self.0.is_empty() {
+                return Err(io::Error::other("disk on fire"));
+            }
+            let n = buf.len().min(self.0.len());
+            buf[..n].copy_from_slice(&self.0[..n]);
+            self.0 = &self.0[n..];
+            Ok(n)
+        }
+    }
+
+    #[test]
+    fn a_read_error_comes_back_after_the_blocks_before_it() {
+        let mut seen = Vec::new();
+        let error = blocks_of_size(FailsAfter(b"a\nb\nc"), 4, &ProgressBar::hidden(), |b| {
+            seen.extend(lines(b).map(<[u8]>::to_vec));
+            Ok(())
+        })
+        .unwrap_err();
+        assert!(format!("{error:#}").contains("disk on fire"), "{error:#}");
+        assert_eq!(seen, vec![b"a".to_vec(), b"b".to_vec()]);
+    }
+
+    #[test]
+    fn an_error_from_the_caller_stops_the_reading_of_an_endless_input() {
+        let mut blocks = 0;
+        let error = blocks_of_size(io::repeat(b'\n'), 1 << 10, &ProgressBar::hidden(), |_| {
+            blocks += 1;
+            anyhow::bail!("enough")
+        })
+        .unwrap_err();
+        assert_eq!(error.to_string(), "enough");
+        assert_eq!(blocks, 1);
     }
 }
