@@ -136,6 +136,74 @@ pub fn count_lines(reader: impl Read + Send, progress: &ProgressBar) -> Result<u
     for_each_block(reader, progress, |_| Ok(()))
 }
 
+/// Counts the lines of a file of `size` bytes as [`for_each_line`] would see them.
+///
+/// On Unix the `size` bytes are read on all cores, each thread reading parts of
+/// [`COUNT_PART`] bytes at their offsets (the copies out of the page cache are most of the
+/// work); whatever follows them (the file grew since its size was taken) is then read in
+/// order. A file that shrank meanwhile is counted again from the start, in order.
+pub fn count_file_lines(file: File, size: u64, progress: &ProgressBar) -> Result<u64> {
+    #[cfg(unix)]
+    if let Some(lines) = count_file_lines_in_parallel(&file, size, COUNT_PART, progress)? {
+        return Ok(lines);
+    }
+    let mut file = file;
+    io::Seek::rewind(&mut file)?;
+    progress.set_position(0);
+    count_lines(file, progress)
+}
+
+/// The size of the parts [`count_file_lines`] reads on each core.
+const COUNT_PART: usize = 1 << 20;
+
+/// [`count_file_lines`] on all cores, in parts of `part_size` bytes; `None` if the file
+/// turned out shorter than `size`.
+#[cfg(unix)]
+fn count_file_lines_in_parallel(
+    file: &File,
+    size: u64,
+    part_size: usize,
+    progress: &ProgressBar,
+) -> Result<Option<u64>> {
+    use std::os::unix::fs::FileExt;
+    let part = part_size as u64;
+    // Per part: its newlines, and its last byte.
+    let counted = (0..size.div_ceil(part))
+        .into_par_iter()
+        .map_init(
+            || vec![0u8; part_size],
+            |buffer, i| {
+                let start = i * part;
+                let buffer = &mut buffer[..part.min(size - start) as usize];
+                match file.read_exact_at(buffer, start) {
+                    Ok(()) => {}
+                    Err(e) if e.kind() == io::ErrorKind::UnexpectedEof => return Ok(None),
+                    Err(e) => return Err(e),
+                }
+                progress.inc(buffer.len() as u64);
+                let newlines = memchr::memchr_iter(b'\n', buffer).count() as u64;
+                Ok(Some((newlines, buffer.last().copied())))
+            },
+        )
+        .collect::<io::Result<Option<Vec<(u64, Option<u8>)>>>>()?;
+    let Some(counted) = counted else {
+        return Ok(None);
+    };
+    let newlines: u64 = counted.iter().map(|&(n, _)| n).sum();
+    let last = counted.last().and_then(|&(_, last)| last);
+    // Lines of what follows the `size` bytes: the first continues a last line of theirs
+    // that has no newline, so it is counted there.
+    let mut rest = file;
+    io::Seek::seek(&mut rest, io::SeekFrom::Start(size))?;
+    let more = count_lines(rest, &ProgressBar::hidden())?;
+    let unfinished = last.is_some_and(|b| b != b'\n');
+    Ok(Some(if more > 0 {
+        newlines + more
+    } else {
+        newlines + u64::from(unfinished)
+    }))
+}
+
 /// Calls `f` with consecutive blocks of whole lines of `reader`, each about
 /// [`BLOCK_SIZE`] bytes, and moves `progress` on by the bytes read. Returns the number of
 /// lines.
@@ -568,5 +636,47 @@ mod tests {
         .unwrap_err();
         assert_eq!(error.to_string(), "enough");
         assert_eq!(blocks, 1);
+    }
+
+    #[test]
+    fn files_counted_in_parallel_parts_count_as_read_in_order() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("lines");
+        let grown: &[u8] = b"x\ny";
+        for input in AWKWARD {
+            std::fs::write(&path, input).unwrap();
+            let expected = reference_lines(input).len() as u64;
+            let hidden = ProgressBar::hidden();
+            let size = input.len() as u64;
+            let open = || File::open(&path).unwrap();
+            assert_eq!(count_file_lines(open(), size, &hidden).unwrap(), expected);
+            for part in 1..=6 {
+                let parallel = count_file_lines_in_parallel(&open(), size, part, &hidden);
+                assert_eq!(
+                    parallel.unwrap(),
+                    Some(expected),
+                    "{input:?} in parts of {part}"
+                );
+                // Sizes taken before the file grew or shrank.
+                let with_more = [*input, grown].concat();
+                std::fs::write(&path, &with_more).unwrap();
+                let more = reference_lines(&with_more).len() as u64;
+                let counted = count_file_lines_in_parallel(&open(), size, part, &hidden);
+                assert_eq!(
+                    counted.unwrap(),
+                    Some(more),
+                    "{with_more:?} grown past {size}"
+                );
+                std::fs::write(&path, input).unwrap();
+                if size > 0 {
+                    let shrunk = count_file_lines_in_parallel(&open(), size + 1, part, &hidden);
+                    assert_eq!(shrunk.unwrap(), None);
+                    assert_eq!(
+                        count_file_lines(open(), size + 1, &hidden).unwrap(),
+                        expected
+                    );
+                }
+            }
+        }
     }
 }
