@@ -16,9 +16,12 @@ use clap::Args;
 use indicatif::{ProgressBar, ProgressStyle};
 use rayon::prelude::*;
 
-/// The size of the blocks input is read in: large reads keep system calls rare, and a
-/// block of lines gives every core enough work to share.
-pub const BLOCK_SIZE: usize = 8 << 20;
+/// The size of the blocks input is read in: large enough to keep system calls rare and to
+/// give every core enough work to share (about 250 000 short lines), small enough that
+/// what a block's lines become (their slices, a filter's per-block work lists) stays in
+/// the cache and reuses the same memory from one block to the next (8 MiB blocks made
+/// building and checking 10⁷ lines measurably slower on two cores).
+pub const BLOCK_SIZE: usize = 2 << 20;
 
 /// Where a command's items come from: its arguments, else `--from FILE`, else standard input.
 #[derive(Debug, Args)]
