@@ -118,7 +118,7 @@ pub fn run(args: BuildArgs) -> Result<()> {
 /// never to give.
 fn insert_lines(
     filter: AnyFilter,
-    reader: impl std::io::Read + Send,
+    reader: impl std::io::Read + Send + 'static,
     progress: &ProgressBar,
 ) -> Result<(AnyFilter, u64)> {
     match filter {
@@ -186,7 +186,7 @@ impl Hasher for DigestHasher {
 /// number of lines.
 fn fill_by_blocks<F: Into<AnyFilter>>(
     mut filter: F,
-    reader: impl std::io::Read + Send,
+    reader: impl std::io::Read + Send + 'static,
     progress: &ProgressBar,
     insert: impl Fn(&mut F, &[&[u8]]) -> u64,
 ) -> Result<(AnyFilter, u64)> {

@@ -86,14 +86,14 @@ pub fn for_each_item(
 pub fn with_line_input<T>(
     file: Option<&Path>,
     label: &str,
-    f: impl FnOnce(&mut (dyn Read + Send), &ProgressBar) -> Result<T>,
+    f: impl FnOnce(Box<dyn Read + Send>, &ProgressBar) -> Result<T>,
 ) -> Result<T> {
     match file {
         Some(path) => {
-            let (mut file, size) = open_input(path)?;
+            let (file, size) = open_input(path)?;
             let progress = byte_progress(Some(size), label);
             let result =
-                f(&mut file, &progress).with_context(|| format!("reading {}", path.display()));
+                f(Box::new(file), &progress).with_context(|| format!("reading {}", path.display()));
             progress.finish_and_clear();
             result
         }
@@ -107,7 +107,7 @@ pub fn with_line_input<T>(
             }
             let progress = byte_progress(None, label);
             // `Stdin` rather than its lock, which cannot move to the reading thread.
-            let result = f(&mut io::stdin(), &progress).context("reading standard input");
+            let result = f(Box::new(stdin), &progress).context("reading standard input");
             progress.finish_and_clear();
             result
         }
@@ -127,7 +127,7 @@ pub fn open_input(path: &Path) -> Result<(File, u64)> {
 /// Calls `f` with every line of `reader` (line ending removed) and moves `progress` on by
 /// the bytes read. Returns the number of lines.
 pub fn for_each_line(
-    reader: impl Read + Send,
+    reader: impl Read + Send + 'static,
     progress: &ProgressBar,
     mut f: impl FnMut(&[u8]) -> Result<()>,
 ) -> Result<u64> {
@@ -135,7 +135,7 @@ pub fn for_each_line(
 }
 
 /// Counts the lines of `reader` as [`for_each_line`] would see them.
-pub fn count_lines(reader: impl Read + Send, progress: &ProgressBar) -> Result<u64> {
+pub fn count_lines(reader: impl Read + Send + 'static, progress: &ProgressBar) -> Result<u64> {
     for_each_block(reader, progress, |_| Ok(()))
 }
 
@@ -196,7 +196,7 @@ fn count_file_lines_in_parallel(
     let last = counted.last().and_then(|&(_, last)| last);
     // Lines of what follows the `size` bytes: the first continues a last line of theirs
     // that has no newline, so it is counted there.
-    let mut rest = file;
+    let mut rest = file.try_clone()?;
     io::Seek::seek(&mut rest, io::SeekFrom::Start(size))?;
     let more = count_lines(rest, &ProgressBar::hidden())?;
     let unfinished = last.is_some_and(|b| b != b'\n');
@@ -219,7 +219,7 @@ fn count_file_lines_in_parallel(
 /// The input is read on a thread of its own, a block ahead: while `f` works on one block
 /// the next is being read (at most three blocks are in memory).
 pub fn for_each_block(
-    reader: impl Read + Send,
+    reader: impl Read + Send + 'static,
     progress: &ProgressBar,
     f: impl FnMut(&[u8]) -> Result<()>,
 ) -> Result<u64> {
@@ -237,30 +237,38 @@ struct Block {
 
 /// [`for_each_block`] with blocks of `block_size` bytes.
 fn blocks_of_size(
-    reader: impl Read + Send,
+    reader: impl Read + Send + 'static,
     block_size: usize,
     progress: &ProgressBar,
     mut f: impl FnMut(&[u8]) -> Result<()>,
 ) -> Result<u64> {
     let (full_sender, full) = mpsc::sync_channel(1);
     let (free, free_receiver) = mpsc::channel();
-    std::thread::scope(|scope| {
-        scope.spawn(move || read_blocks(reader, block_size, &full_sender, &free_receiver));
-        let mut lines = 0;
-        let result = full.iter().try_for_each(|block: io::Result<Block>| {
-            let block = block?;
-            lines += block.lines;
-            f(&block.buffer[..block.end])?;
-            progress.set_position(block.bytes);
-            // The reader may have stopped already (at the end of the input).
-            let _ = free.send(block.buffer);
-            Ok(())
-        });
-        // On an error the reader may be waiting to hand over a block or for a free buffer:
-        // closing both channels stops it before the scope waits for it.
-        drop((full, free));
-        result.map(|()| lines)
-    })
+    let reading = std::thread::Builder::new()
+        .name("bloomkit-reader".into())
+        .spawn(move || read_blocks(reader, block_size, &full_sender, &free_receiver))
+        .context("starting the thread that reads the input")?;
+    let mut lines = 0;
+    let result = full.iter().try_for_each(|block: io::Result<Block>| {
+        let block = block?;
+        lines += block.lines;
+        f(&block.buffer[..block.end])?;
+        progress.set_position(block.bytes);
+        // The reader may have stopped already (at the end of the input).
+        let _ = free.send(block.buffer);
+        Ok(())
+    });
+    // Closing both channels stops the reader at its next hand-over. After an error it is
+    // not waited for: it may be waiting for input that never comes (a pipe kept open).
+    drop((full, free));
+    if result.is_ok() {
+        // The blocks ended because the reader returned — or panicked, which must not pass
+        // for the end of the input.
+        if let Err(panic) = reading.join() {
+            std::panic::resume_unwind(panic);
+        }
+    }
+    result.map(|()| lines)
 }
 
 /// The reading side of [`blocks_of_size`]: reads `reader` into buffers of `block_size`
@@ -442,13 +450,18 @@ mod tests {
 
     fn lines_of(input: &[u8]) -> Vec<Vec<u8>> {
         let mut out = Vec::new();
-        let n = for_each_line(input, &ProgressBar::hidden(), |line| {
-            out.push(line.to_vec());
-            Ok(())
-        })
+        let n = for_each_line(
+            io::Cursor::new(input.to_vec()),
+            &ProgressBar::hidden(),
+            |line| {
+                out.push(line.to_vec());
+                Ok(())
+            },
+        )
         .unwrap();
         assert_eq!(n as usize, out.len());
-        assert_eq!(count_lines(input, &ProgressBar::hidden()).unwrap(), n);
+        let count = count_lines(io::Cursor::new(input.to_vec()), &ProgressBar::hidden());
+        assert_eq!(count.unwrap(), n);
         out
     }
 
@@ -528,7 +541,8 @@ mod tests {
             .flat_map(|i| format!("{i}\n").into_bytes())
             .collect();
         let mut blocks: Vec<Vec<u8>> = Vec::new();
-        blocks_of_size(&input[..input.len() - 1], 64, &ProgressBar::hidden(), |b| {
+        let cut = io::Cursor::new(input[..input.len() - 1].to_vec());
+        blocks_of_size(cut, 64, &ProgressBar::hidden(), |b| {
             blocks.push(b.to_vec());
             Ok(())
         })
@@ -583,7 +597,8 @@ mod tests {
             let expected = reference_lines(&input);
             let block_size = 1 + next(40) as usize;
             let mut seen = Vec::new();
-            let count = blocks_of_size(&input[..], block_size, &ProgressBar::hidden(), |block| {
+            let reader = io::Cursor::new(input.clone());
+            let count = blocks_of_size(reader, block_size, &ProgressBar::hidden(), |block| {
                 let mut parallel = Vec::new();
                 par_lines_into(block, &mut parallel);
                 assert_eq!(parallel.len(), line_count(block));
@@ -681,5 +696,30 @@ mod tests {
                 }
             }
         }
+    }
+
+    /// A reader that gives `data`, then waits until `go` says something (or is dropped).
+    struct StallsAfter(&'static [u8], mpsc::Receiver<()>);
+
+    impl Read for StallsAfter {
+        fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+            if self.0.is_empty() {
+                let _ = self.1.recv();
+                return Ok(0);
+            }
+            let n = buf.len().min(self.0.len());
+            buf[..n].copy_from_slice(&self.0[..n]);
+            self.0 = &self.0[n..];
+            Ok(n)
+        }
+    }
+
+    #[test]
+    fn an_error_from_the_caller_does_not_wait_for_input_that_does_not_come() {
+        let (go, wait) = mpsc::channel();
+        let reader = StallsAfter(b"a\nb\n", wait);
+        let error = blocks_of_size(reader, 4, &ProgressBar::hidden(), |_| anyhow::bail!("full"));
+        assert_eq!(error.unwrap_err().to_string(), "full");
+        drop(go);
     }
 }
