@@ -617,13 +617,18 @@ mod tests {
         }
     }
 
-    /// A reader that gives `data`, then fails.
-    struct FailsAfter<'a>(&'a [u8]);
+    /// A reader that gives its bytes, then fails (`None`) or waits until it is told to
+    /// end (`Some`: a message or a dropped sender), as a pipe kept open would.
+    struct Then(&'static [u8], Option<mpsc::Receiver<()>>);
 
-    impl Read for FailsAfter<'_> {
+    impl Read for Then {
         fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
             if self.0.is_empty() {
-                return Err(io::Error::other("disk on fire"));
+                let Some(go) = &self.1 else {
+                    return Err(io::Error::other("disk on fire"));
+                };
+                let _ = go.recv();
+                return Ok(0);
             }
             let n = buf.len().min(self.0.len());
             buf[..n].copy_from_slice(&self.0[..n]);
@@ -635,7 +640,7 @@ mod tests {
     #[test]
     fn a_read_error_comes_back_after_the_blocks_before_it() {
         let mut seen = Vec::new();
-        let error = blocks_of_size(FailsAfter(b"a\nb\nc"), 4, &ProgressBar::hidden(), |b| {
+        let error = blocks_of_size(Then(b"a\nb\nc", None), 4, &ProgressBar::hidden(), |b| {
             seen.extend(lines(b).map(<[u8]>::to_vec));
             Ok(())
         })
@@ -698,26 +703,10 @@ mod tests {
         }
     }
 
-    /// A reader that gives `data`, then waits until `go` says something (or is dropped).
-    struct StallsAfter(&'static [u8], mpsc::Receiver<()>);
-
-    impl Read for StallsAfter {
-        fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
-            if self.0.is_empty() {
-                let _ = self.1.recv();
-                return Ok(0);
-            }
-            let n = buf.len().min(self.0.len());
-            buf[..n].copy_from_slice(&self.0[..n]);
-            self.0 = &self.0[n..];
-            Ok(n)
-        }
-    }
-
     #[test]
     fn an_error_from_the_caller_does_not_wait_for_input_that_does_not_come() {
         let (go, wait) = mpsc::channel();
-        let reader = StallsAfter(b"a\nb\n", wait);
+        let reader = Then(b"a\nb\n", Some(wait));
         let error = blocks_of_size(reader, 4, &ProgressBar::hidden(), |_| anyhow::bail!("full"));
         assert_eq!(error.unwrap_err().to_string(), "full");
         drop(go);
