@@ -242,9 +242,8 @@ impl CuckooFilter {
         // Both buckets read, their slots compared without a branch: the two cache misses
         // overlap, and no branch on a fingerprint match waits for the first.
         let has = |bucket: u64| {
-            self.slots(bucket).fold(false, |found, slot| {
-                found | (self.table.get(slot) == fingerprint)
-            })
+            self.slots(bucket)
+                .fold(false, |found, slot| found | (self.table.get(slot) == fingerprint))
         };
         has(i1) | has(i2) | self.victim_matches(i1, i2, fingerprint)
     }
