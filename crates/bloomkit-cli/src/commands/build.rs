@@ -1,10 +1,14 @@
 //! `bloomkit build`: a filter sized for, and filled with, the lines of a file.
 //!
-//! The input is read twice: once to count its lines (the filter's capacity), once to
-//! insert them. Both passes read it in blocks of [`input::BLOCK_SIZE`] bytes and show a
-//! progress bar by bytes. A classic filter is filled on all cores: each block is split into
-//! lines by rayon's threads and handed to [`insert_parallel`](bloomkit::BloomFilter::insert_parallel), whose result —
-//! bits and count — is exactly that of inserting the lines one by one.
+//! The input is read twice: once to count its lines (the filter's capacity: on Unix the
+//! file is read in parts on all cores, see [`input::count_file_lines`]), once to insert
+//! them, in blocks of [`input::BLOCK_SIZE`] bytes read a block ahead on a thread of their
+//! own. Both passes show a progress bar by bytes. The classic, blocked and split-block
+//! filters are filled on all cores: each block is split into lines by rayon's threads and
+//! handed to the kind's `insert_parallel`
+//! ([`BloomFilter::insert_parallel`](bloomkit::BloomFilter::insert_parallel) for the
+//! classic one), whose result — bits and count — is exactly that of inserting the lines one
+//! by one.
 
 use std::collections::HashSet;
 use std::hash::{BuildHasherDefault, Hasher};
@@ -16,7 +20,6 @@ use anyhow::{bail, Context, Result};
 use bloomkit::{AnyFilter, Filter, HashFunction};
 use clap::Args;
 use indicatif::ProgressBar;
-use rayon::prelude::*;
 
 use super::input;
 use super::store::{self, HashingArgs, KindArg, KindOptions, Sizing};
@@ -57,7 +60,7 @@ pub fn run(args: BuildArgs) -> Result<()> {
 
     let (file, size) = input::open_input(path)?;
     let progress = input::byte_progress(Some(size), "counting");
-    let count = input::count_lines(file, &progress);
+    let count = input::count_file_lines(file, size, &progress);
     progress.finish_and_clear();
     let count = count.with_context(|| format!("reading {}", path.display()))?;
     if count == 0 {
@@ -115,7 +118,7 @@ pub fn run(args: BuildArgs) -> Result<()> {
 /// never to give.
 fn insert_lines(
     filter: AnyFilter,
-    reader: impl std::io::Read,
+    reader: impl std::io::Read + Send + 'static,
     progress: &ProgressBar,
 ) -> Result<(AnyFilter, u64)> {
     match filter {
@@ -183,12 +186,13 @@ impl Hasher for DigestHasher {
 /// number of lines.
 fn fill_by_blocks<F: Into<AnyFilter>>(
     mut filter: F,
-    reader: impl std::io::Read,
+    reader: impl std::io::Read + Send + 'static,
     progress: &ProgressBar,
     insert: impl Fn(&mut F, &[&[u8]]) -> u64,
 ) -> Result<(AnyFilter, u64)> {
     let lines = input::for_each_block(reader, progress, |block| {
-        let lines: Vec<&[u8]> = input::par_lines(block).collect();
+        let mut lines = Vec::new();
+        input::par_lines_into(block, &mut lines);
         insert(&mut filter, &lines);
         Ok(())
     })?;

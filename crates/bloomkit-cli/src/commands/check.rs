@@ -104,8 +104,15 @@ pub fn run(args: CheckArgs) -> Result<ExitCode> {
                 .into_par_iter()
                 .map(|piece| {
                     let mut buffer = Vec::with_capacity(piece.len() + piece.len() / 2);
-                    for item in input::lines(piece) {
-                        answer(item, &mut buffer);
+                    if counts.is_some() {
+                        for item in input::lines(piece) {
+                            answer(item, &mut buffer);
+                        }
+                    } else {
+                        let items: Vec<&[u8]> = input::lines(piece).collect();
+                        for (item, maybe) in items.iter().zip(contains_batch(&filter, &items)) {
+                            format.append(item, maybe, &mut buffer);
+                        }
                     }
                     buffer
                 })
@@ -118,6 +125,19 @@ pub fn run(args: CheckArgs) -> Result<ExitCode> {
     })?;
     out.flush()?;
     Ok(ExitCode::SUCCESS)
+}
+
+/// The answers of [`Filter::contains`] for `items`, in order. The classic, blocked and
+/// split-block filters answer a group of items at a time, with the group's cache lines
+/// fetched together ([`bloomkit::BlockedBloomFilter::contains_batch`]); the answers are the
+/// same.
+fn contains_batch(filter: &AnyFilter, items: &[&[u8]]) -> Vec<bool> {
+    match filter {
+        AnyFilter::Bloom(f) => f.contains_batch(items),
+        AnyFilter::Blocked(f) => f.contains_batch(items),
+        AnyFilter::SplitBlock(f) => f.contains_batch(items),
+        other => items.iter().map(|item| other.contains(item)).collect(),
+    }
 }
 
 /// What is printed for an item: `ITEM<TAB>maybe` / `ITEM<TAB>no`, or with `--present` /

@@ -117,7 +117,7 @@ fn build(args: BuildArgs) -> Result<()> {
     let started = Instant::now();
     let (file, size) = input::open_input(&args.input)?;
     let progress = input::byte_progress(Some(size), "counting");
-    let count = input::count_lines(file, &progress);
+    let count = input::count_file_lines(file, size, &progress);
     progress.finish_and_clear();
     let count = count.with_context(|| format!("reading {}", args.input.display()))?;
     if count == 0 {
