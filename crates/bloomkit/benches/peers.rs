@@ -456,6 +456,9 @@ impl Subject for BloomkitCuckoo {
     fn memory_bytes(&self) -> usize {
         bloomkit::Filter::memory_bytes(&self.0)
     }
+    fn refused(&self) -> u64 {
+        self.1
+    }
 }
 
 struct Cuckoo(

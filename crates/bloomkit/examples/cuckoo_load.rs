@@ -4,6 +4,7 @@
 //!
 //! ```sh
 //! cargo run --release -p bloomkit --example cuckoo_load
+//! cargo run --release -p bloomkit --example cuckoo_load -- large   # 10⁷ and 10⁸ items
 //! ```
 //!
 //! Prints, per (n, ε), the tables that failed early, with the library's sizing, and with
@@ -24,7 +25,39 @@ fn failures(n: u64, seeds: u64, build: impl Fn(u64) -> CuckooFilterBuilder) -> u
         .count() as u64
 }
 
+/// One table of `n` items sized for `load`: how many inserts it refused, and when the first.
+fn large(n: u64, load: f64) {
+    let buckets = bloomkit::params::cuckoo_num_buckets(n, 4, load).unwrap();
+    let build = CuckooFilter::builder()
+        .capacity(n)
+        .fpp(0.01)
+        .num_buckets(buckets);
+    let mut filter: CuckooFilter = build.build().unwrap();
+    let (mut refused, mut first) = (0u64, None);
+    for i in 0..n {
+        if filter
+            .try_insert(&(i.wrapping_mul(0x9e37_79b9_7f4a_7c15) ^ 0x1234))
+            .is_err()
+        {
+            refused += 1;
+            first.get_or_insert(i);
+        }
+    }
+    let first = first.map_or("none".into(), |i| {
+        format!("{:.2}% of n", 100.0 * i as f64 / n as f64)
+    });
+    println!("n = {n}, sized for load {load}: {refused} inserts refused, the first at {first}");
+}
+
 fn main() {
+    // `-- large`: one table each of 10⁷ and 10⁸ items (about a minute, 160 MB).
+    if std::env::args().nth(1).as_deref() == Some("large") {
+        large(10_000_000, 0.95);
+        for load in [0.95, 0.945, 0.94] {
+            large(100_000_000, load);
+        }
+        return;
+    }
     let seeds = 201;
     for (n, fpp) in [
         (10u64, 0.01),

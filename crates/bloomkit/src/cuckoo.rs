@@ -72,8 +72,10 @@
 //! cannot reach ε), and `B = ⌈n / (b · 0.95)⌉` buckets plus a margin of `⌈2√(n/b)⌉` for the
 //! table-to-table variation of small tables ([`params::cuckoo_num_buckets`]): with b = 4 the
 //! paper measures that about 95% of the slots fill before an insert fails, so 95% is the
-//! target load ([`params::CUCKOO_TARGET_LOAD`]). At ε = 1% and n = 10⁶ that is 11.3 bits per
-//! item, within 1.07× of the f/α = 10.5 the structure needs.
+//! target load ([`params::CUCKOO_TARGET_LOAD`]); past 10⁷ items the target is 94%, since a
+//! table of 10⁸ items sized for 95% refused inserts from 99.8% of its capacity on
+//! ([`params::cuckoo_sizing_load`]). At ε = 1% and n = 10⁶ that is 11.3 bits per item,
+//! within 1.07× of the f/α = 10.5 the structure needs.
 //!
 //! # Remove, and what it cannot know
 //!
@@ -727,10 +729,12 @@ impl CuckooFilterBuilder {
         crate::sizing::check_capacity(self.capacity)?;
         let num_buckets = match (self.num_buckets, self.capacity) {
             (Some(buckets), _) => check_num_buckets(buckets)?,
-            (None, Some(n)) => params::cuckoo_num_buckets(n, bucket_size, CUCKOO_TARGET_LOAD)
-                .ok_or_else(|| Error::SizeOverflow {
-                    what: format!("the number of buckets for {n} items"),
-                })?,
+            (None, Some(n)) => {
+                params::cuckoo_num_buckets(n, bucket_size, params::cuckoo_sizing_load(n))
+                    .ok_or_else(|| Error::SizeOverflow {
+                        what: format!("the number of buckets for {n} items"),
+                    })?
+            }
             (None, None) => return Err(Error::ZeroCapacity),
         };
         let num_slots = check_table_size(num_buckets, bucket_size, fingerprint_bits)?;
