@@ -16,7 +16,8 @@
 //! names to run), `BLOOMKIT_BENCH_OUT` (a directory: write `peers-n{n}.csv` with every row
 //! and `pareto-n{n}.svg`, ns per query against bits per key for the rows whose measured FPR
 //! is at most `BLOOMKIT_BENCH_PARETO_EPS`, default 0.01; run several ε with
-//! `BLOOMKIT_BENCH_FPP` to give each filter several points).
+//! `BLOOMKIT_BENCH_FPP` to give each filter several points), `BLOOMKIT_BENCH_FROM_CSV` (a
+//! `peers-n{n}.csv` this bench wrote: redraw its figure next to it and measure nothing).
 //!
 //! As a user gets it: `cargo bench` (baseline x86-64; bloomkit picks AVX2/AVX-512 kernels at
 //! run time). With the CPU's own features at compile time:
@@ -721,6 +722,16 @@ fn print_table(fpp: f64, setup: &Setup, rows: &[Row]) {
 }
 
 fn main() {
+    // BLOOMKIT_BENCH_FROM_CSV=report/bench/peers-n100000000.csv: redraw that run's figure
+    // (next to the CSV) without measuring.
+    if let Ok(csv) = std::env::var("BLOOMKIT_BENCH_FROM_CSV") {
+        let path = std::path::Path::new(&csv);
+        let (n, rows) = read_csv(path);
+        let eps: f64 = env_or("BLOOMKIT_BENCH_PARETO_EPS", 0.01);
+        let dir = path.parent().unwrap_or(std::path::Path::new("."));
+        write_svg(dir, n, eps, &rows).unwrap_or_else(|e| panic!("writing to {dir:?}: {e}"));
+        return;
+    }
     // `cargo bench` passes `--bench`; `cargo test --benches` runs the binary without it:
     // then only check that it builds and runs on a tiny size.
     let benching = std::env::args().any(|a| a == "--bench");
@@ -887,13 +898,13 @@ fn write_pareto(
     std::fs::create_dir_all(dir)?;
     let mut csv = String::from(
         "n,requested_fpp,filter,bits_per_key,insert_ns,batch_insert_ns,positive_ns,negative_ns,\
-         batch_positive_ns,batch_negative_ns,floor_ns,floor_4k_ns,measured_fpr\n",
+         batch_positive_ns,batch_negative_ns,floor_ns,floor_4k_ns,measured_fpr,missed\n",
     );
     for (fpp, r) in rows {
         let o = |v: Option<f64>| v.map_or(String::new(), |x| format!("{x:.2}"));
         writeln!(
             csv,
-            "{n},{fpp},{},{:.4},{:.2},{},{:.2},{:.2},{},{},{:.2},{:.2},{:.6}",
+            "{n},{fpp},\"{}\",{:.4},{:.2},{},{:.2},{:.2},{},{},{:.2},{:.2},{:.6},{}",
             r.name,
             r.bits_per_key,
             r.insert,
@@ -904,11 +915,67 @@ fn write_pareto(
             o(r.batch_negative),
             r.floor,
             r.floor_small_pages,
-            r.fpr
+            r.fpr,
+            r.missed
         )
         .unwrap();
     }
     std::fs::write(dir.join(format!("peers-n{n}.csv")), csv)?;
+    write_svg(dir, n, eps, rows)
+}
+
+/// The rows of a `peers-n{n}.csv` this bench wrote (the columns the figure needs; the
+/// others are zero), with their n: to redraw a figure without measuring again.
+fn read_csv(path: &std::path::Path) -> (usize, Vec<(f64, Row)>) {
+    let text =
+        std::fs::read_to_string(path).unwrap_or_else(|e| panic!("reading {}: {e}", path.display()));
+    let mut lines = text.lines();
+    let header: Vec<&str> = lines.next().expect("a header line").split(',').collect();
+    let column = |name: &str| header.iter().position(|h| *h == name);
+    let at = |name: &str| column(name).unwrap_or_else(|| panic!("no column {name}"));
+    let mut n = 0;
+    let rows = lines
+        .map(|line| {
+            // The filter's name is quoted (it may hold commas); nothing else is.
+            let (before, rest) = line.split_once(",\"").expect("a quoted name");
+            let (name, after) = rest.split_once("\",").expect("a quoted name");
+            let f: Vec<&str> = before
+                .split(',')
+                .chain([name])
+                .chain(after.split(','))
+                .collect();
+            let num = |name: &str| f[at(name)].parse::<f64>().expect("a number");
+            n = num("n") as usize;
+            let row = Row {
+                name: f[at("filter")].to_string(),
+                bits_per_key: num("bits_per_key"),
+                k: None,
+                insert: num("insert_ns"),
+                batch_insert: None,
+                positive: num("positive_ns"),
+                negative: num("negative_ns"),
+                batch_positive: None,
+                batch_negative: None,
+                floor: num("floor_ns"),
+                floor_small_pages: num("floor_4k_ns"),
+                fpr: num("measured_fpr"),
+                missed: column("missed").map_or(0, |i| f[i].parse().expect("a count")),
+                note: String::new(),
+            };
+            (num("requested_fpp"), row)
+        })
+        .collect();
+    (n, rows)
+}
+
+/// Draws `pareto-n{n}.svg` from the rows (see [`write_pareto`]).
+fn write_svg(
+    dir: &std::path::Path,
+    n: usize,
+    eps: f64,
+    rows: &[(f64, Row)],
+) -> std::io::Result<()> {
+    use std::fmt::Write as _;
 
     let mut series: Vec<(String, Vec<(f64, f64)>)> = Vec::new();
     for (_, r) in rows.iter().filter(|(_, r)| r.fpr <= eps && r.missed == 0) {
@@ -921,31 +988,59 @@ fn write_pareto(
     for (_, points) in &mut series {
         points.sort_by(|a, b| a.partial_cmp(b).unwrap());
     }
+    // Both axes logarithmic: the kinds span 4 to 230 bits per key and 3 to 350 ns, and the
+    // region where the fast filters compete (8–20 bits, 2–40 ns) must not be squeezed into
+    // a corner by the counting kinds.
     let points = series.iter().flat_map(|(_, p)| p.iter().copied());
-    let (mut x0, mut x1, mut y1) = (f64::MAX, 0.0f64, 0.0f64);
+    let (mut x0, mut x1, mut y0, mut y1) = (f64::MAX, 0.0f64, f64::MAX, 0.0f64);
     for (x, y) in points {
-        x0 = x0.min(x);
-        x1 = x1.max(x);
-        y1 = y1.max(y);
+        (x0, x1, y0, y1) = (x0.min(x), x1.max(x), y0.min(y), y1.max(y));
     }
     if series.is_empty() {
-        x0 = 0.0;
-        x1 = 1.0;
-        y1 = 1.0;
+        (x0, x1, y0, y1) = (1.0, 10.0, 1.0, 10.0);
     }
-    let (x0, x1, y1) = ((x0 - 1.0).max(0.0).floor(), (x1 + 1.0).ceil(), y1 * 1.1);
+    let (lx0, lx1) = ((x0 / 1.1).log10(), (x1 * 1.1).log10());
+    let (ly0, ly1) = ((y0 / 1.2).log10(), (y1 * 1.2).log10());
     let (w, h, left, right, top, bottom) = (1000.0, 640.0, 70.0, 330.0, 40.0, 60.0);
-    let px = |x: f64| left + (x - x0) / (x1 - x0) * (w - left - right);
-    let py = |y: f64| h - bottom - y / y1 * (h - top - bottom);
+    let px = |x: f64| left + (x.log10() - lx0) / (lx1 - lx0) * (w - left - right);
+    let py = |y: f64| h - bottom - (y.log10() - ly0) / (ly1 - ly0) * (h - top - bottom);
+    // 1, 2, 5 × 10^d inside [10^lo, 10^hi].
+    let ticks = |lo: f64, hi: f64| -> Vec<f64> {
+        (lo.floor() as i32..=hi.ceil() as i32)
+            .flat_map(|d| [1.0, 2.0, 5.0].map(|m| m * 10f64.powi(d)))
+            .filter(|v| (lo..=hi).contains(&v.log10()))
+            .collect()
+    };
     let colors = [
         "#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f",
         "#bcbd22", "#17becf", "#000000",
     ];
+    // A marker per series: the colour cycles, and the shape changes with each cycle, so
+    // that no two series look alike.
+    let marker = |i: usize, x: f64, y: f64| {
+        let c = colors[i % colors.len()];
+        match (i / colors.len()) % 3 {
+            0 => format!("<circle cx=\"{x:.1}\" cy=\"{y:.1}\" r=\"4\" fill=\"{c}\"/>"),
+            1 => format!(
+                "<rect x=\"{:.1}\" y=\"{:.1}\" width=\"8\" height=\"8\" fill=\"{c}\"/>",
+                x - 4.0,
+                y - 4.0
+            ),
+            _ => format!(
+                "<polygon points=\"{x:.1},{:.1} {:.1},{:.1} {:.1},{:.1}\" fill=\"{c}\"/>",
+                y - 5.0,
+                x - 5.0,
+                y + 4.0,
+                x + 5.0,
+                y + 4.0
+            ),
+        }
+    };
     let mut svg = format!(
         "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{w}\" height=\"{h}\" \
          font-family=\"sans-serif\" font-size=\"13\">\n<rect width=\"100%\" height=\"100%\" \
          fill=\"white\"/>\n<text x=\"{left}\" y=\"24\" font-size=\"16\">n = {n}: ns per query \
-         (slower of ± single queries) vs bits per key, points with measured FPR ≤ {eps}</text>\n"
+         (slower of ± single queries) vs bits per key, log scales, measured FPR ≤ {eps}</text>\n"
     );
     let (bx, by) = (h - bottom, w - right);
     writeln!(
@@ -958,26 +1053,23 @@ fn write_pareto(
         "<line x1=\"{left}\" y1=\"{top}\" x2=\"{left}\" y2=\"{bx}\" stroke=\"black\"/>"
     )
     .unwrap();
-    for i in 0..=5 {
-        let x = x0 + (x1 - x0) * i as f64 / 5.0;
-        let y = y1 * i as f64 / 5.0;
+    for x in ticks(lx0, lx1) {
         writeln!(
             svg,
-            "<text x=\"{:.1}\" y=\"{:.1}\" text-anchor=\"middle\">{x:.1}</text>",
+            "<text x=\"{0:.1}\" y=\"{1:.1}\" text-anchor=\"middle\">{x}</text>\
+             <line x1=\"{0:.1}\" y1=\"{top}\" x2=\"{0:.1}\" y2=\"{bx}\" stroke=\"#eee\"/>",
             px(x),
             bx + 18.0
         )
         .unwrap();
+    }
+    for y in ticks(ly0, ly1) {
         writeln!(
             svg,
-            "<text x=\"{:.1}\" y=\"{:.1}\" text-anchor=\"end\">{y:.1}</text>",
+            "<text x=\"{:.1}\" y=\"{:.1}\" text-anchor=\"end\">{y}</text>\
+             <line x1=\"{left}\" y1=\"{2:.1}\" x2=\"{by}\" y2=\"{2:.1}\" stroke=\"#ddd\"/>",
             left - 6.0,
-            py(y) + 4.0
-        )
-        .unwrap();
-        writeln!(
-            svg,
-            "<line x1=\"{left}\" y1=\"{0:.1}\" x2=\"{by}\" y2=\"{0:.1}\" stroke=\"#ddd\"/>",
+            py(y) + 4.0,
             py(y)
         )
         .unwrap();
@@ -1003,16 +1095,17 @@ fn write_pareto(
         )
         .unwrap();
         for &(x, y) in points {
-            writeln!(
-                svg,
-                "<circle cx=\"{:.1}\" cy=\"{:.1}\" r=\"4\" fill=\"{c}\"/>",
-                px(x),
-                py(y)
-            )
-            .unwrap();
+            writeln!(svg, "{}", marker(i, px(x), py(y))).unwrap();
         }
         let ly = top + 20.0 * i as f64 + 10.0;
-        writeln!(svg, "<circle cx=\"{:.1}\" cy=\"{ly:.1}\" r=\"4\" fill=\"{c}\"/><text x=\"{:.1}\" y=\"{:.1}\">{name}</text>", by + 20.0, by + 30.0, ly + 4.0).unwrap();
+        writeln!(
+            svg,
+            "{}<text x=\"{:.1}\" y=\"{:.1}\">{name}</text>",
+            marker(i, by + 20.0, ly),
+            by + 30.0,
+            ly + 4.0
+        )
+        .unwrap();
     }
     svg.push_str("</svg>\n");
     std::fs::write(dir.join(format!("pareto-n{n}.svg")), svg)
