@@ -269,8 +269,9 @@ impl BlockedBloomFilter {
         ))
     }
 
-    /// The answers of [`contains`](Self::contains) for every item, computed a group at a time
-    /// so that the cache misses of a group overlap (see the module docs).
+    /// The answers of [`contains`](Self::contains) for every item, each item's block
+    /// prefetched a window of items ahead so that the cache misses overlap (see the module
+    /// docs).
     ///
     /// ```
     /// use bloomkit::BlockedBloomFilter;
@@ -301,7 +302,8 @@ impl BlockedBloomFilter {
         self.contains_all(keys.iter().copied(), U64Keys(self.hashing), out);
     }
 
-    /// Inserts every item, a group at a time (see [`contains_batch`](Self::contains_batch)).
+    /// Inserts every item, each block prefetched ahead as in
+    /// [`contains_batch`](Self::contains_batch).
     /// The filter ends exactly as after [`insert`](Self::insert) of each item in order;
     /// returns how many of those inserts changed the filter.
     pub fn insert_batch<I: Item>(&mut self, items: &[I]) -> u64 {

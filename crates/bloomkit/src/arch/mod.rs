@@ -28,12 +28,13 @@
 //!
 //! # Prefetch and huge pages
 //!
-//! [`prefetch`] issues `prefetcht0` for an address (x86-64); the batch calls of the blocked
-//! and split-block filters prefetch a group's blocks before they test them, so that the
-//! group's cache misses overlap. [`zeroed_vec`] allocates large zeroed vectors and, on Linux,
-//! advises the kernel to back them with transparent huge pages (`madvise(MADV_HUGEPAGE)`)
-//! before the first touch, so that a random probe needs one TLB entry per 2 MiB instead of
-//! per 4 KiB. Failure of the advice is silent: the memory works either way.
+//! [`prefetch`] issues `prefetcht0` for an address (x86-64); the batch calls of the
+//! classic, blocked and split-block filters prefetch each item's lines a window of items
+//! before they test it ([`lookahead`](crate::lookahead)), so that the cache misses overlap.
+//! [`zeroed_vec`] allocates large zeroed vectors and, on Linux, advises the kernel to back
+//! them with transparent huge pages (`madvise(MADV_HUGEPAGE)`) before the first touch, so
+//! that a random probe needs one TLB entry per 2 MiB instead of per 4 KiB. Failure of the
+//! advice is silent: the memory works either way.
 //! `BLOOMKIT_NO_HUGE_PAGES=1` turns the advice off (to measure its effect).
 
 use std::sync::atomic::{AtomicU8, Ordering};
