@@ -16,9 +16,11 @@ pub mod cf;
 
 pub use crate::glue::Arg;
 
-use std::ffi::{c_long, CStr};
+use std::ffi::CStr;
 
-use redis_module::{raw, Context, RedisError, RedisResult, RedisString, RedisValue};
+use redis_module::{Context, RedisError, RedisResult, RedisString, RedisValue};
+
+use crate::glue;
 
 /// An error reply with exactly this text (RedisBloom sends some without the `ERR` prefix).
 pub fn error(text: &str) -> RedisError {
@@ -72,27 +74,27 @@ impl<'a> Reply<'a> {
 
     /// Starts an array of `len` elements (the next `len` replies).
     pub fn array(&self, len: usize) {
-        raw::reply_with_array(self.0.ctx, len as c_long);
+        glue::reply::array(self.0, len);
     }
 
     /// An integer.
     pub fn int(&self, value: i64) {
-        raw::reply_with_long_long(self.0.ctx, value);
+        glue::reply::long_long(self.0, value);
     }
 
     /// A status string (`+label`).
     pub fn simple(&self, text: &'static CStr) {
-        raw::reply_with_simple_string(self.0.ctx, text.as_ptr());
+        glue::reply::simple_string(self.0, text);
     }
 
     /// An error (`-text`), as an element of an array or the whole reply.
     pub fn error(&self, text: &'static CStr) {
-        raw::reply_with_error(self.0.ctx, text.as_ptr());
+        glue::reply::error(self.0, text);
     }
 
     /// A null.
     pub fn null(&self) {
-        raw::reply_with_null(self.0.ctx);
+        glue::reply::null(self.0);
     }
 
     /// `(label, integer)` pairs as one flat array, as the INFO commands answer.
