@@ -53,7 +53,13 @@ pub fn call(
         let args: Vec<Arg> = argv.iter().map(|&p| view(p)).collect();
         handler(&context, &args)
     };
-    context.reply(response) as c_int
+    match response {
+        // A handler that replied through `Reply` has nothing left to send: skip the
+        // conversion and the drop of a `RedisValue` (both out of line, 0.2% of the server's
+        // time under BF.INFO).
+        Ok(redis_module::RedisValue::NoReply) => raw::REDISMODULE_OK as c_int,
+        response => context.reply(response) as c_int,
+    }
 }
 
 /// A C entry point, as `RedisModule_CreateCommand` takes it.
