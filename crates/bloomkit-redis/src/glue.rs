@@ -127,10 +127,12 @@ pub mod reply {
     macro_rules! api {
         ($ctx:expr, $f:ident $(, $arg:expr)*) => {
             // SAFETY: the API's function pointers are written once by `RedisModule_Init`
-            // and only read afterwards on Redis's main thread, where commands run; `$ctx`
-            // is the live context of the running command, and the arguments are plain
-            // values or NUL-terminated strings that Redis copies before returning.
-            if let Some(f) = unsafe { raw::$f } {
+            // and only read afterwards on Redis's main thread, where commands run.
+            let f = unsafe { raw::$f };
+            if let Some(f) = f {
+                // SAFETY: `$ctx` is the live context of the running command, and the
+                // arguments are plain values or NUL-terminated strings that Redis copies
+                // before returning.
                 unsafe { f($ctx.ctx $(, $arg)*) };
             }
         };

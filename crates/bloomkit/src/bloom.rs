@@ -377,8 +377,10 @@ pub use crate::params::DEFAULT_FPP;
 /// is in the caches, the mispredicted branch costs more than reading the other bits: at
 /// n = 10⁷ (11.4 MiB) branch-free absent-item queries took 14–19 ns against 28–33 ns with the
 /// early stop. From main memory each extra read costs more than the branch: at n = 10⁸
-/// (114 MiB) 115 ns against 88 ns. (`cargo bench -p bloomkit --bench peers`, ε = 1%, 2-core
-/// AMD EPYC with 32 MiB of L3; BENCHMARKS.md.) The limit sits at that L3 size.
+/// (114 MiB) 115 ns against 88 ns. (`BLOOMKIT_BENCH_N=10000000` and `=100000000
+/// BLOOMKIT_BENCH_FPP=0.01 BLOOMKIT_BENCH_ONLY=classic cargo bench -p bloomkit --bench
+/// peers`, each with this constant at `u64::MAX` and at 0; 2-core AMD EPYC with 32 MiB of
+/// L3.) The limit sits at that L3 size.
 pub const BRANCH_FREE_MAX_BITS: u64 = 32 << 23;
 
 /// Items whose positions a batch computes at once under

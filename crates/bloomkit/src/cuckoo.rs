@@ -957,6 +957,24 @@ mod tests {
             .unwrap()
     }
 
+    /// Past 10⁷ items the builder sizes for the large-table load (0.94, see
+    /// `params::cuckoo_sizing_load`), up to it for 0.95.
+    #[test]
+    fn large_tables_are_sized_for_the_lower_load() {
+        let n = params::CUCKOO_LARGE_TABLE_ITEMS;
+        let at = CuckooFilter::with_capacity(n, 0.01).unwrap();
+        assert_eq!(
+            Some(at.num_buckets()),
+            params::cuckoo_num_buckets(n, 4, CUCKOO_TARGET_LOAD)
+        );
+        let past = CuckooFilter::with_capacity(n + 1, 0.01).unwrap();
+        assert_eq!(
+            Some(past.num_buckets()),
+            params::cuckoo_num_buckets(n + 1, 4, params::CUCKOO_LARGE_TABLE_LOAD)
+        );
+        assert!(past.num_buckets() > at.num_buckets() * 100 / 99);
+    }
+
     #[test]
     fn sizing_follows_the_paper() {
         let f = CuckooFilter::with_capacity(1_000_000, 0.01).unwrap();

@@ -9,8 +9,10 @@
 //! is used, items j + 1 … j + W − 1 are already on their way and item j + W is sent, so
 //! about W reads are always in flight.
 //!
-//! W was chosen by measurement (the `peers` bench, ε = 1%, 2-core AMD EPYC, n = 10⁸,
-//! filters of 114–120 MiB, against a random-read floor of 4.6 ns): the blocked filter's
+//! W was chosen by measurement (`BLOOMKIT_BENCH_N=100000000 BLOOMKIT_BENCH_FPP=0.01
+//! BLOOMKIT_BENCH_ONLY='u64 fast' cargo bench -p bloomkit --bench peers` with [`WINDOW`] set
+//! to each value; 2-core AMD EPYC, filters of 114–120 MiB, a random-read floor of 4.6 ns;
+//! the numbers are the batch-query columns): the blocked filter's
 //! batch queries took 18.7, 12.5, 8.8, 8.4 and 7.9 ns for W = 8, 16, 32, 64 and 128, the
 //! split-block filter's 16.9, 11.7, 7.9, 6.2 and 6.2 ns (the groups of 16 used before:
 //! 17–21 and 16–22 ns). In the caches (n = 10⁶ and 10⁷) W = 16 and W = 64 measured the

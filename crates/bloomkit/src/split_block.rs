@@ -71,6 +71,13 @@ pub const MAX_NUM_BLOCKS: u64 = (1 << 31) - 1;
 #[repr(align(32))]
 struct Block([u32; block256::WORDS]);
 
+/// XXH64 of an item's bytes with `seed` (a free function so that a batch insert can hash
+/// while the filter is borrowed mutably).
+#[inline]
+fn item_hash<I: Item + ?Sized>(item: &I, seed: u64) -> u64 {
+    item.with_bytes(|bytes| xxhash_rust::xxh64::xxh64(bytes, seed))
+}
+
 /// The block of the hash `h` among `blocks`: `((h >> 32) · z) >> 32`.
 #[inline(always)]
 fn block_of(hash: u64, blocks: usize) -> usize {
@@ -297,7 +304,7 @@ impl SplitBlockBloomFilter {
     /// The 64-bit hash of an item: XXH64 of its bytes with the filter's seed.
     #[inline]
     pub fn hash<I: Item + ?Sized>(&self, item: &I) -> u64 {
-        item.with_bytes(|bytes| xxhash_rust::xxh64::xxh64(bytes, self.seed))
+        item_hash(item, self.seed)
     }
 
     /// Adds an item. Returns `true` if the filter changed (the item was certainly new).
@@ -368,11 +375,7 @@ impl SplitBlockBloomFilter {
     /// [`insert`](Self::insert) of each in order, and the count of changes is the same.
     pub fn insert_batch<I: Item>(&mut self, items: &[I]) -> u64 {
         let seed = self.seed;
-        self.insert_hashes(
-            items
-                .iter()
-                .map(|item| item.with_bytes(|bytes| xxhash_rust::xxh64::xxh64(bytes, seed))),
-        )
+        self.insert_hashes(items.iter().map(|item| item_hash(item, seed)))
     }
 
     /// [`insert_batch`](Self::insert_batch) of `u64` keys.
