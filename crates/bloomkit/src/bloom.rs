@@ -647,6 +647,29 @@ mod tests {
         assert_eq!(f.contains_batch(&absent), singles);
     }
 
+    /// Fixed dimensions report their exact rate, which can be 1 (one bit, one hash) or
+    /// underflow to 0 (a large m and k for one item): such a filter still saves and loads
+    /// back. (The decoder refused both before: a file the library itself wrote.)
+    #[test]
+    fn filters_at_the_ends_of_their_rate_load_back() {
+        for (m, k) in [(1, 1), (1 << 24, 64)] {
+            let mut f = BloomFilter::builder()
+                .num_bits(m)
+                .num_hashes(k)
+                .capacity(1)
+                .build()
+                .unwrap();
+            f.insert("x");
+            assert!(
+                f.target_fpp() == 1.0 || f.target_fpp() == 0.0,
+                "m {m}: {}",
+                f.target_fpp()
+            );
+            let back = BloomFilter::from_bytes(&f.to_bytes()).unwrap();
+            assert!(back == f && back.contains("x"), "m = {m}, k = {k}");
+        }
+    }
+
     #[test]
     fn inserted_items_are_found() {
         let mut f = BloomFilter::with_capacity(1000, 0.01).unwrap();

@@ -468,9 +468,20 @@ pub fn check_capacity(capacity: u64) -> Result<(), DecodeError> {
     check_positive("capacity", capacity)
 }
 
-/// Decoding check shared by the kinds: a target false-positive probability in (0, 1).
+/// Decoding check shared by the kinds: a target false-positive probability in [0, 1].
+///
+/// Closed, unlike a requested ε: a filter whose dimensions the user fixed reports their
+/// exact rate, which is 1 for one bit and one hash (m = k = 1) and underflows to 0 for huge
+/// m and k, and whatever a builder makes must load back. Nothing computes with the stored
+/// value; it is reported.
 pub fn check_target_fpp(target_fpp: f64) -> Result<(), DecodeError> {
-    check_probability("target_fpp", target_fpp)
+    if !(0.0..=1.0).contains(&target_fpp) {
+        return Err(invalid(
+            "target_fpp",
+            format!("{target_fpp} is not in [0, 1]"),
+        ));
+    }
+    Ok(())
 }
 
 /// A stored count that must be at least 1 (a capacity, under whatever name the kind's

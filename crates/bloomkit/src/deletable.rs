@@ -1046,6 +1046,6 @@ mod tests {
         assert!(patch(40, &551u64.to_le_bytes()).is_err());
         assert!(patch(48, &0u64.to_le_bytes()).is_err());
         assert!(patch(56, &f64::NAN.to_le_bytes()).is_err());
-        assert!(patch(56, &1.0f64.to_le_bytes()).is_err());
+        assert!(patch(56, &1.5f64.to_le_bytes()).is_err());
     }
 }

@@ -107,7 +107,7 @@ fn mitzenmachers_tables_on_real_filters() {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 48, ..ProptestConfig::default() })]
+    #![proptest_config(conformance::config(48))]
 
     /// Any classic filter, of any size, fill and k, is sent and received unchanged.
     #[test]

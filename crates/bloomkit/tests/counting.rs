@@ -61,7 +61,7 @@ fn hostile_fields_are_typed_errors_before_any_allocation() {
     assert!(invalid(params(16, 3, 17, 10, 0.01, 0), &[0; 8]));
     assert!(invalid(params(16, 3, 4, 0, 0.01, 0), &[0; 8]));
     assert!(invalid(params(16, 3, 4, 10, f64::NAN, 0), &[0; 8]));
-    assert!(invalid(params(16, 3, 4, 10, 1.0, 0), &[0; 8]));
+    assert!(invalid(params(16, 3, 4, 10, 1.5, 0), &[0; 8]));
     // Bits outside any counter (15 counters of 4 bits leave the top 4 bits unused).
     let mut payload = [0u8; 8];
     payload[7] = 0xf0;

@@ -360,9 +360,8 @@ fn target_fpp_outside_zero_one_is_an_invalid_field() {
     for fpp in [
         f64::NAN,
         -f64::NAN,
-        0.0,
-        -0.0,
-        1.0,
+        1.0 + f64::EPSILON,
+        -f64::MIN_POSITIVE,
         1.5,
         -0.01,
         f64::INFINITY,
@@ -371,7 +370,8 @@ fn target_fpp_outside_zero_one_is_an_invalid_field() {
         let error = base.with(|l| l.target_fpp = fpp).decode_error();
         assert!(is_field(&error, "target_fpp"), "ε = {fpp}: {error:?}");
     }
-    for fpp in [f64::MIN_POSITIVE, 0.5, 1.0 - f64::EPSILON] {
+    // The closed interval: fixed dimensions can give exactly 1 or underflow to 0.
+    for fpp in [0.0, f64::MIN_POSITIVE, 0.5, 1.0 - f64::EPSILON, 1.0] {
         let filter = base.with(|l| l.target_fpp = fpp).decode().unwrap();
         assert_eq!(filter.target_fpp(), fpp);
     }

@@ -5,12 +5,11 @@
 use bloomkit::arch::{available_levels, block256, block512};
 use proptest::prelude::*;
 
+mod conformance;
+
+/// 2 000 cases from the suite's fixed seed.
 fn config() -> ProptestConfig {
-    ProptestConfig {
-        cases: 2000,
-        failure_persistence: None,
-        ..ProptestConfig::default()
-    }
+    conformance::config(2000)
 }
 
 /// Sparse and dense blocks alike: each word is a random word ANDed or ORed with another, so

@@ -11,13 +11,7 @@ use bloomkit::{AnyFilter, Filter, HashFunction, Kind, Mergeable, Persist, SplitB
 use proptest::collection::vec;
 use proptest::prelude::*;
 
-fn config(cases: u32) -> ProptestConfig {
-    ProptestConfig {
-        cases,
-        failure_persistence: None,
-        ..ProptestConfig::default()
-    }
-}
+use conformance::config;
 
 fn xxh64(bytes: &[u8]) -> u64 {
     xxhash_rust::xxh64::xxh64(bytes, 0)
