@@ -450,9 +450,21 @@ impl Subject for BloomkitCuckoo {
         }
         Self(f, failed)
     }
+    fn build_batch(keys: &[u64], fpp: f64) -> Option<Self> {
+        let mut f = bloomkit::CuckooFilter::with_capacity(keys.len(), fpp).unwrap();
+        let refused = match f.insert_batch(keys) {
+            Ok(_) => 0,
+            Err(_) => keys.len() as u64 - bloomkit::Filter::len(&f),
+        };
+        Some(Self(f, refused))
+    }
     #[inline(always)]
     fn contains(&self, key: u64) -> bool {
         bloomkit::Filter::contains(&self.0, &key)
+    }
+    fn batch(&self, keys: &[u64], out: &mut Vec<bool>) -> bool {
+        self.0.contains_batch_into(keys, out);
+        true
     }
     fn memory_bytes(&self) -> usize {
         bloomkit::Filter::memory_bytes(&self.0)

@@ -500,6 +500,16 @@ impl PackedCounters {
         (word as usize, slot as u32 * self.width)
     }
 
+    /// Asks the CPU to bring the word of counter `index` into the cache ahead of a
+    /// [`get`](Self::get) or [`set`](Self::set) (a hint; changes nothing).
+    #[inline]
+    pub fn prefetch(&self, index: u64) {
+        let (word, _) = div_rem(index, self.per_word, self.magic);
+        if let Some(word) = self.words.get(word as usize) {
+            crate::arch::prefetch(word);
+        }
+    }
+
     /// The value of counter `index`.
     #[inline]
     pub fn get(&self, index: u64) -> u32 {
