@@ -124,14 +124,31 @@ fn insert_lines(
     match filter {
         // Filled on all cores (the classic filter by bit region, the one-block kinds by
         // block), each bit for bit the sequential result.
-        AnyFilter::Bloom(bloom) => {
-            fill_by_blocks(bloom, reader, progress, |f, lines| f.insert_parallel(lines))
-        }
-        AnyFilter::Blocked(blocked) => fill_by_blocks(blocked, reader, progress, |f, lines| {
-            f.insert_parallel(lines)
+        AnyFilter::Bloom(bloom) => fill_by_blocks(bloom, reader, progress, |f, lines| {
+            f.insert_parallel(lines);
+            Ok(())
         }),
-        AnyFilter::SplitBlock(sbbf) => {
-            fill_by_blocks(sbbf, reader, progress, |f, lines| f.insert_parallel(lines))
+        AnyFilter::Blocked(blocked) => fill_by_blocks(blocked, reader, progress, |f, lines| {
+            f.insert_parallel(lines);
+            Ok(())
+        }),
+        AnyFilter::SplitBlock(sbbf) => fill_by_blocks(sbbf, reader, progress, |f, lines| {
+            f.insert_parallel(lines);
+            Ok(())
+        }),
+        // The cuckoo filter takes each block's new lines through its batch insert, which
+        // fetches the buckets of many lines at once.
+        AnyFilter::Cuckoo(cuckoo) => {
+            let mut seen = Distinct::default();
+            fill_by_blocks(cuckoo, reader, progress, move |f, lines| {
+                let fresh: Vec<&[u8]> = lines
+                    .iter()
+                    .copied()
+                    .filter(|line| seen.first_time(line))
+                    .collect();
+                f.insert_batch(&fresh)?;
+                Ok(())
+            })
         }
         mut other => {
             let mut seen = Distinct::default();
@@ -182,19 +199,18 @@ impl Hasher for DigestHasher {
 }
 
 /// Inserts the lines of `reader` a block of input at a time, each block's lines split on all
-/// cores and handed to `insert` (a kind's `insert_parallel`); returns the filter and the
-/// number of lines.
+/// cores and handed to `insert` (a kind's `insert_parallel` or `insert_batch`); returns the
+/// filter and the number of lines.
 fn fill_by_blocks<F: Into<AnyFilter>>(
     mut filter: F,
     reader: impl std::io::Read + Send + 'static,
     progress: &ProgressBar,
-    insert: impl Fn(&mut F, &[&[u8]]) -> u64,
+    mut insert: impl FnMut(&mut F, &[&[u8]]) -> Result<()>,
 ) -> Result<(AnyFilter, u64)> {
     let lines = input::for_each_block(reader, progress, |block| {
         let mut lines = Vec::new();
         input::par_lines_into(block, &mut lines);
-        insert(&mut filter, &lines);
-        Ok(())
+        insert(&mut filter, &lines)
     })?;
     Ok((filter.into(), lines))
 }

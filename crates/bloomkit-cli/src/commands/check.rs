@@ -127,15 +127,16 @@ pub fn run(args: CheckArgs) -> Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-/// The answers of [`Filter::contains`] for `items`, in order. The classic, blocked and
-/// split-block filters answer a group of items at a time, with the group's cache lines
-/// fetched together ([`bloomkit::BlockedBloomFilter::contains_batch`]); the answers are the
-/// same.
+/// The answers of [`Filter::contains`] for `items`, in order. The classic, blocked,
+/// split-block and cuckoo filters answer through their batch calls, which fetch the cache
+/// lines of many items at once ([`bloomkit::BlockedBloomFilter::contains_batch`]); the
+/// answers are the same.
 fn contains_batch(filter: &AnyFilter, items: &[&[u8]]) -> Vec<bool> {
     match filter {
         AnyFilter::Bloom(f) => f.contains_batch(items),
         AnyFilter::Blocked(f) => f.contains_batch(items),
         AnyFilter::SplitBlock(f) => f.contains_batch(items),
+        AnyFilter::Cuckoo(f) => f.contains_batch(items),
         other => items.iter().map(|item| other.contains(item)).collect(),
     }
 }
