@@ -100,25 +100,41 @@ fn after_the_first_failed_insert_every_earlier_item_is_found() {
 }
 
 /// The insert's breadth-first search finds chains of up to `SEARCH_DEPTH` moves where a
-/// random walk of as many kicks gives up: with `max_kicks` = 3, tables of 4-slot buckets
-/// still fill past 90% before the first failure (94-95% measured; the random walk of 3
-/// kicks alone stopped at 43% in the first table), and nothing that went in is lost.
+/// random walk of as many kicks gives up: with `max_kicks` = 3, tables of at least
+/// `LARGE_TABLE_BYTES` still fill past 90% before the first failure, and nothing that went
+/// in is lost, nor after removes let the victim back in. Smaller tables only walk, and 3
+/// kicks leave them far emptier (43% measured).
 #[test]
-fn the_search_fills_tables_that_a_few_kicks_alone_cannot() {
-    for (buckets, bits) in [(1u64 << 12, 12u32), (3_001, 10), (50_000, 16)] {
-        let filter = CuckooFilter::builder()
+fn the_search_fills_large_tables_that_a_few_kicks_alone_cannot() {
+    let three_kicks = |buckets| {
+        CuckooFilter::builder()
             .num_buckets(buckets)
-            .fingerprint_bits(bits)
+            .fingerprint_bits(16)
             .max_kicks(bloomkit::cuckoo::SEARCH_DEPTH)
             .seed(3)
             .build()
-            .unwrap();
-        let (filter, inserted) = fill_until_full(filter);
+            .unwrap()
+    };
+    // 8 bytes a bucket: 2^20 buckets are exactly 8 MiB; 1 100 001 is not a power of two.
+    for buckets in [1u64 << 20, 1_100_001] {
+        let filter = three_kicks(buckets);
+        assert!(filter.memory_bytes() >= bloomkit::cuckoo::LARGE_TABLE_BYTES);
+        let (mut filter, inserted) = fill_until_full(filter);
         let load = filter.load_factor();
-        eprintln!("{buckets} buckets, f = {bits}, 3 kicks: load {load:.4} at the first failure");
+        eprintln!("{buckets} buckets, 3 kicks: load {load:.4} at the first failure");
         assert!(load >= 0.90, "load {load} with {buckets} buckets");
         assert!((0..inserted).all(|i| filter.contains(&i)));
+        for i in (0..inserted).step_by(10) {
+            filter.remove(&i).unwrap();
+        }
+        assert!(!filter.is_full());
+        assert!((0..inserted)
+            .filter(|i| i % 10 != 0)
+            .all(|i| filter.contains(&i)));
     }
+    let (small, _) = fill_until_full(three_kicks(1 << 12));
+    assert!(small.memory_bytes() < bloomkit::cuckoo::LARGE_TABLE_BYTES);
+    assert!(small.load_factor() < 0.8, "load {}", small.load_factor());
 }
 
 /// `insert_batch` leaves the filter exactly as the single inserts in order do (the table,
@@ -131,7 +147,8 @@ fn batch_calls_answer_and_insert_exactly_like_single_calls() {
     for (buckets, bits, count) in [
         (1_000u64, 12u32, 5_000u64), // past full: refused part way
         (20_000, 10, 60_000),
-        (400_000, 16, 200_000), // 3.2 MB
+        (400_000, 16, 200_000),   // 3.2 MB
+        (1 << 20, 16, 4_500_000), // 8 MiB: the windowed batch insert, refused part way
     ] {
         let empty = table(buckets, bits, 5);
         let items: Vec<u64> = (0..count).map(key).collect();
