@@ -281,24 +281,20 @@ impl BlockedBloomFilter {
     /// # Ok::<(), bloomkit::Error>(())
     /// ```
     pub fn contains_batch<I: Item>(&self, items: &[I]) -> Vec<bool> {
-        let mut out = Vec::with_capacity(items.len());
-        self.contains_batch_into(items, &mut out);
-        out
+        lookahead::answers(items.len(), |out| self.contains_batch_into(items, out))
     }
 
     /// [`contains_batch`](Self::contains_batch) into a vector that is cleared first (reuse it
     /// across calls to avoid an allocation per batch).
     pub fn contains_batch_into<I: Item>(&self, items: &[I], out: &mut Vec<bool>) {
-        out.clear();
-        out.reserve(items.len());
+        lookahead::ready(out, items.len());
         self.contains_all(items.iter(), self.hashing, out);
     }
 
     /// [`contains_batch_into`](Self::contains_batch_into) for `u64` keys through the integer
     /// fast path; the same answers as [`contains_u64`](Self::contains_u64).
     pub fn contains_batch_u64(&self, keys: &[u64], out: &mut Vec<bool>) {
-        out.clear();
-        out.reserve(keys.len());
+        lookahead::ready(out, keys.len());
         self.contains_all(keys.iter().copied(), U64Keys(self.hashing), out);
     }
 

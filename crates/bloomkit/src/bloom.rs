@@ -133,16 +133,13 @@ impl BloomFilter {
     /// # Ok::<(), bloomkit::Error>(())
     /// ```
     pub fn contains_batch<I: Item>(&self, items: &[I]) -> Vec<bool> {
-        let mut out = Vec::with_capacity(items.len());
-        self.contains_batch_into(items, &mut out);
-        out
+        lookahead::answers(items.len(), |out| self.contains_batch_into(items, out))
     }
 
     /// [`contains_batch`](Self::contains_batch) into a vector that is cleared first (reuse it
     /// across calls to avoid an allocation per batch).
     pub fn contains_batch_into<I: Item>(&self, items: &[I], out: &mut Vec<bool>) {
-        out.clear();
-        out.reserve(items.len());
+        lookahead::ready(out, items.len());
         if self.branch_free() {
             out.extend(items.iter().map(|item| self.contains(item)));
         } else if self.hashing.scheme == IndexScheme::SeededHashes {

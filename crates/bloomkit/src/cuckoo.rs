@@ -345,15 +345,12 @@ impl CuckooFilter {
     /// # Ok::<(), bloomkit::Error>(())
     /// ```
     pub fn contains_batch<I: Item>(&self, items: &[I]) -> Vec<bool> {
-        let mut out = Vec::with_capacity(items.len());
-        self.contains_batch_into(items, &mut out);
-        out
+        lookahead::answers(items.len(), |out| self.contains_batch_into(items, out))
     }
 
     /// [`contains_batch`](Self::contains_batch) into a vector that is cleared first.
     pub fn contains_batch_into<I: Item>(&self, items: &[I], out: &mut Vec<bool>) {
-        out.clear();
-        out.reserve(items.len());
+        lookahead::ready(out, items.len());
         lookahead::pipeline(&mut Queries(self), out, items);
     }
 

@@ -43,6 +43,22 @@ pub(crate) trait Stages<Input> {
     fn used(&mut self, state: &mut Self::State, located: Self::Located);
 }
 
+/// A batch query's answers in a new vector: `fill` (a kind's `contains_batch_into`) writes
+/// them into a vector made for `len` of them.
+#[inline]
+pub(crate) fn answers(len: usize, fill: impl FnOnce(&mut Vec<bool>)) -> Vec<bool> {
+    let mut out = Vec::with_capacity(len);
+    fill(&mut out);
+    out
+}
+
+/// Empties `out` and makes room for `len` answers: what a `contains_batch_into` does first.
+#[inline]
+pub(crate) fn ready(out: &mut Vec<bool>, len: usize) {
+    out.clear();
+    out.reserve(len);
+}
+
 /// For every input in order: `stages.locate`, then, [`WINDOW`] inputs later,
 /// `stages.used`.
 #[inline(always)]

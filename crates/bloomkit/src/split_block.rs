@@ -357,15 +357,14 @@ impl SplitBlockBloomFilter {
     /// located and prefetched a window of items before it is tested
     /// ([`lookahead`](crate::lookahead)), so that that many cache misses are in flight.
     pub fn contains_batch<I: Item>(&self, items: &[I]) -> Vec<bool> {
-        let mut out = Vec::with_capacity(items.len());
-        self.contains_hashes(items.iter().map(|item| self.hash(item)), &mut out);
-        out
+        lookahead::answers(items.len(), |out| {
+            self.contains_hashes(items.iter().map(|item| self.hash(item)), out)
+        })
     }
 
     /// [`contains_batch`](Self::contains_batch) of `u64` keys into `out` (cleared first).
     pub fn contains_batch_u64(&self, keys: &[u64], out: &mut Vec<bool>) {
-        out.clear();
-        out.reserve(keys.len());
+        lookahead::ready(out, keys.len());
         let seed = self.seed;
         self.contains_hashes(keys.iter().map(|&k| hash::xxh64_u64(k, seed)), out);
     }

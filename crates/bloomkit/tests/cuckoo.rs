@@ -27,6 +27,18 @@ fn fill_until_full(mut filter: CuckooFilter) -> (CuckooFilter, u64) {
     }
 }
 
+/// Removes every tenth of the items 0 … inserted − 1 from a full filter: the victim moves
+/// in, the filter is no longer full, and every other item is still there.
+fn free_a_tenth_and_check_the_rest(filter: &mut CuckooFilter, inserted: u64) {
+    for i in (0..inserted).step_by(10) {
+        filter.remove(&i).unwrap();
+    }
+    assert!(!filter.is_full());
+    assert!((0..inserted)
+        .filter(|i| i % 10 != 0)
+        .all(|i| filter.contains(&i)));
+}
+
 fn table(num_buckets: u64, fingerprint_bits: u32, seed: u64) -> CuckooFilter {
     CuckooFilter::builder()
         .num_buckets(num_buckets)
@@ -89,13 +101,7 @@ fn after_the_first_failed_insert_every_earlier_item_is_found() {
         }
         assert_eq!(filter, before);
         // Removing items makes room (the victim moves in), and the rest are all still there.
-        for i in (0..inserted).step_by(10) {
-            filter.remove(&i).unwrap();
-        }
-        assert!(!filter.is_full());
-        assert!((0..inserted)
-            .filter(|i| i % 10 != 0)
-            .all(|i| filter.contains(&i)));
+        free_a_tenth_and_check_the_rest(&mut filter, inserted);
     }
 }
 
@@ -124,13 +130,7 @@ fn the_search_fills_large_tables_that_a_few_kicks_alone_cannot() {
         eprintln!("{buckets} buckets, 3 kicks: load {load:.4} at the first failure");
         assert!(load >= 0.90, "load {load} with {buckets} buckets");
         assert!((0..inserted).all(|i| filter.contains(&i)));
-        for i in (0..inserted).step_by(10) {
-            filter.remove(&i).unwrap();
-        }
-        assert!(!filter.is_full());
-        assert!((0..inserted)
-            .filter(|i| i % 10 != 0)
-            .all(|i| filter.contains(&i)));
+        free_a_tenth_and_check_the_rest(&mut filter, inserted);
     }
     let (small, _) = fill_until_full(three_kicks(1 << 12));
     assert!(small.memory_bytes() < bloomkit::cuckoo::LARGE_TABLE_BYTES);
