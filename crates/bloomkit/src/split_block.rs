@@ -132,6 +132,10 @@ impl lookahead::Stages<u64> for Inserts {
 #[derive(Clone, PartialEq)]
 pub struct SplitBlockBloomFilter {
     blocks: Vec<Block>,
+    /// The kernels' level, detected once when the filter is made: a field of the filter, not
+    /// a global, so that a loop of single queries reads it once (5–10% faster single queries,
+    /// `examples/hash_cost.rs`).
+    level: arch::Supported,
     seed: u64,
     capacity: u64,
     target_fpp: f64,
@@ -285,6 +289,7 @@ impl SplitBlockBloomFilter {
         let len = usize::try_from(num_blocks).map_err(|_| Error::OutOfMemory { bytes })?;
         Ok(Self {
             blocks: arch::zeroed_vec(len).ok_or(Error::OutOfMemory { bytes })?,
+            level: arch::detected(),
             seed,
             capacity,
             target_fpp,
@@ -336,7 +341,7 @@ impl SplitBlockBloomFilter {
     #[inline]
     pub fn insert_hash(&mut self, hash: u64) -> bool {
         let i = self.block_index(hash);
-        let changed = block256::set(&mut self.blocks[i].0, hash as u32);
+        let changed = block256::set_with(self.level, &mut self.blocks[i].0, hash as u32);
         self.inserted += changed as u64;
         changed
     }
@@ -344,7 +349,11 @@ impl SplitBlockBloomFilter {
     /// Parquet's `filter_check` of a 64-bit hash.
     #[inline]
     pub fn contains_hash(&self, hash: u64) -> bool {
-        block256::has(&self.blocks[self.block_index(hash)].0, hash as u32)
+        block256::has_with(
+            self.level,
+            &self.blocks[self.block_index(hash)].0,
+            hash as u32,
+        )
     }
 
     /// `((h >> 32) · z) >> 32`.
