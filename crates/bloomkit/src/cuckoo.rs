@@ -49,8 +49,9 @@
 //! the paper's random walk: evict a random fingerprint of one bucket, put fp in its
 //! place, and move the evicted one to its own other bucket, up to `max_kicks` times (500,
 //! as in the paper). The walk waits for one cache miss per kick; filling a table of 10⁸
-//! items to 94%, the search cut the last tenth of the inserts from 1076 to 454 ns each
-//! (`cargo run --release -p bloomkit --example cuckoo_batch -- 100000000`). If the kicks
+//! items to 94%, the search cut the last tenth of the inserts from 1038 to 428 ns each
+//! (`cargo run --release -p bloomkit --example cuckoo_batch -- 100000000`, with and without
+//! it). If the kicks
 //! run out, the last evicted fingerprint is kept in a one-entry *victim* slot, as the
 //! reference implementation does: the insert has succeeded and nothing is lost. While the
 //! victim slot is occupied, further inserts fail with [`Error::Full`] and change nothing; a
@@ -168,13 +169,15 @@ pub const SEARCH_DEPTH: u32 = 3;
 /// Tables of at least this many bytes are out of the caches' reach: their inserts search
 /// breadth-first before the random walk, and their batch inserts prefetch a window ahead.
 /// Smaller tables only walk, since in the caches a kick costs less than looking at a whole
-/// level of buckets, and their batch inserts are the single inserts in a loop (43 against
-/// 50 ns per insert through the window at 1.4 MB, 52 against 56-61 at 4.2 MB). Measured with `cargo run --release -p bloomkit --example
-/// cuckoo_batch -- N`, with and without the search (2-core AMD EPYC, 512 KiB L2, 32 MiB
-/// L3; ns per single insert in the last tenth of the fill, walk against search): 135
-/// against 193 at 1.4 MB, 175 against 207 at 4.2 MB, 1000 against 348 at 14 MB, 1038
-/// against 428 at 142 MB; `insert_batch` over the whole fill 142 against 72 ns at 14 MB
-/// and 163 against 86 ns at 142 MB.
+/// level of buckets, and their batch inserts are the single inserts in a loop.
+///
+/// Measured with `cargo run --release -p bloomkit --example cuckoo_batch -- N`, built with
+/// and without the search (2-core AMD EPYC, 512 KiB L2, 32 MiB L3). ns per single insert in
+/// the last tenth of the fill, walk against search: 135 against 193 at 1.4 MB, 175 against
+/// 207 at 4.2 MB, 1000 against 348 at 14 MB, 1038 against 428 at 142 MB. `insert_batch`
+/// over the whole fill, walk against search: 142 against 72 ns at 14 MB, 163 against 86 ns
+/// at 142 MB; and through the window against the single inserts' mean, in the caches: 50
+/// against 43 ns at 1.4 MB, 56–61 against 52 at 4.2 MB.
 pub const LARGE_TABLE_BYTES: usize = 8 << 20;
 
 /// A bucket the insert's search reached: the other bucket of the fingerprint in `slot` of
@@ -488,7 +491,8 @@ impl CuckooFilter {
         self.table.len()
     }
 
-    /// The most evictions one insert tries before it uses the victim slot.
+    /// The most evictions of one insert's random walk before it uses the victim slot (it
+    /// also bounds the length of the chain the breadth-first search looks for).
     pub fn max_kicks(&self) -> u32 {
         self.max_kicks
     }
@@ -933,8 +937,9 @@ impl CuckooFilterBuilder {
         self
     }
 
-    /// The most evictions per insert before the victim slot is used (default 500, at most
-    /// [`MAX_KICKS_LIMIT`]).
+    /// The most evictions of an insert's random walk before the victim slot is used
+    /// (default 500, at most [`MAX_KICKS_LIMIT`]); it also bounds the breadth-first search's
+    /// chains, which are at most [`SEARCH_DEPTH`] moves long anyway.
     pub fn max_kicks(mut self, max_kicks: u32) -> Self {
         self.max_kicks = Some(max_kicks);
         self
