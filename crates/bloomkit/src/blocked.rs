@@ -57,7 +57,7 @@
 //! * [`contains_batch`](BlockedBloomFilter::contains_batch) /
 //!   [`insert_batch`](BlockedBloomFilter::insert_batch) (and `_u64` variants): each item is
 //!   hashed and its block prefetched a window of items before it is tested or set
-//!   ([`lookahead`](crate::lookahead)), so that many cache misses are always in flight; the
+//!   ([`lookahead`]), so that many cache misses are always in flight; the
 //!   items are used in order. The answers are those of the single calls, item by item.
 //!
 //! ```

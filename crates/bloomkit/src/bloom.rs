@@ -117,7 +117,7 @@ impl BloomFilter {
 
     /// The answers of [`contains`](Self::contains) for every item. A filter past
     /// [`BRANCH_FREE_MAX_BITS`] (in main memory) is read through the lookahead window
-    /// ([`lookahead`](crate::lookahead)): each item is hashed and the words of its k bits
+    /// ([`lookahead`]): each item is hashed and the words of its k bits
     /// prefetched a window of items before they are read, so that many cache misses are
     /// always in flight; then its k bits are combined without a branch. (Under
     /// [`IndexScheme::SeededHashes`](crate::IndexScheme), whose k positions cost k hashes,

@@ -62,7 +62,7 @@
 //! seeded from the filter's seed, so a filter behaves the same on every run.
 //!
 //! [`CuckooFilter::insert_batch`] and [`CuckooFilter::contains_batch`] prefetch both buckets
-//! of each item a window of items ahead ([`lookahead`](crate::lookahead)), so that the
+//! of each item a window of items ahead ([`lookahead`]), so that the
 //! reads of many items overlap; they answer and insert exactly as the single calls.
 //!
 //! Items are a multiset: inserting an item twice stores two copies of its fingerprint, and

@@ -364,7 +364,7 @@ impl SplitBlockBloomFilter {
 
     /// The answers of [`contains`](Self::contains) for every item, each item's block
     /// located and prefetched a window of items before it is tested
-    /// ([`lookahead`](crate::lookahead)), so that that many cache misses are in flight.
+    /// ([`lookahead`]), so that that many cache misses are in flight.
     pub fn contains_batch<I: Item>(&self, items: &[I]) -> Vec<bool> {
         lookahead::answers(items.len(), |out| {
             self.contains_hashes(items.iter().map(|item| self.hash(item)), out)
