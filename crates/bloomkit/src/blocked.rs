@@ -656,6 +656,7 @@ impl BlockedBloomFilter {
     #[cfg_attr(docsrs, doc(cfg(feature = "rayon")))]
     pub fn insert_parallel<I: Item + Sync>(&mut self, items: &[I]) -> u64 {
         let (hashing, k, b) = (self.hashing, self.num_hashes, self.blocks.len() as u64);
+        let level = self.level;
         let changed = insert_partitioned(
             &mut self.blocks,
             items,
@@ -663,7 +664,7 @@ impl BlockedBloomFilter {
                 let (lo, hi) = halves(item.with_bytes(|bytes| hashing.digest(bytes)));
                 (reduce(hi, b) as usize, (lo, hi))
             },
-            |block: &mut Block, (lo, hi)| arch::block512::set(&mut block.0, lo, hi, k),
+            |block: &mut Block, (lo, hi)| block_set(level, block, lo, hi, k),
         );
         self.inserted += changed;
         changed

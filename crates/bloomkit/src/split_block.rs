@@ -483,15 +483,15 @@ impl SplitBlockBloomFilter {
     #[cfg(feature = "rayon")]
     #[cfg_attr(docsrs, doc(cfg(feature = "rayon")))]
     pub fn insert_parallel<I: Item + Sync>(&mut self, items: &[I]) -> u64 {
-        let (seed, z) = (self.seed, self.blocks.len() as u64);
+        let (seed, z, level) = (self.seed, self.blocks.len(), self.level);
         let changed = crate::blocked::insert_partitioned(
             &mut self.blocks,
             items,
             |item| {
-                let h = item.with_bytes(|b| xxhash_rust::xxh64::xxh64(b, seed));
-                ((((h >> 32) * z) >> 32) as usize, h as u32)
+                let h = item_hash(item, seed);
+                (block_of(h, z), h as u32)
             },
-            |block: &mut Block, x| block256::set(&mut block.0, x),
+            |block: &mut Block, x| block256::set_with(level, &mut block.0, x),
         );
         self.inserted += changed;
         changed
