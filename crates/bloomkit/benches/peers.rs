@@ -1016,11 +1016,12 @@ fn write_svg(
     let (w, h, left, right, top, bottom) = (1000.0, 640.0, 70.0, 330.0, 40.0, 60.0);
     let px = |x: f64| left + (x.log10() - lx0) / (lx1 - lx0) * (w - left - right);
     let py = |y: f64| h - bottom - (y.log10() - ly0) / (ly1 - ly0) * (h - top - bottom);
-    // 1, 2, 5 × 10^d inside [10^lo, 10^hi].
+    // 1, 2, 3, 5 × 10^d inside [10^lo, 10^hi] (a range of one decade or so still gets a
+    // tick every few tenths of its height; the ends with a little slack for rounding).
     let ticks = |lo: f64, hi: f64| -> Vec<f64> {
         (lo.floor() as i32..=hi.ceil() as i32)
-            .flat_map(|d| [1.0, 2.0, 5.0].map(|m| m * 10f64.powi(d)))
-            .filter(|v| (lo..=hi).contains(&v.log10()))
+            .flat_map(|d| [1.0, 2.0, 3.0, 5.0].map(|m| m * 10f64.powi(d)))
+            .filter(|v| (lo - 1e-9..=hi + 1e-9).contains(&v.log10()))
             .collect()
     };
     let colors = [
