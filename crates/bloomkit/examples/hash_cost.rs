@@ -12,7 +12,9 @@
 //! XXH64 (Parquet's, what `contains_u64` computes), XXH3-64 (what the peers bench gives
 //! sbbf-rs-safe), two rounds of a 64×64→128-bit multiply folded by XOR (wyhash's and
 //! rapidhash's mixing step), and one such round. Prints ns per query (median of 7 runs of
-//! 10⁶ absent and 10⁶ present keys) next to sbbf-rs-safe with XXH3-64, in the same run.
+//! 10⁶ absent and 10⁶ present keys) next to sbbf-rs-safe with XXH3-64, in the same run, and
+//! (on Linux) how much of bloomkit's filters the kernel backs with huge pages; run it with
+//! `BLOOMKIT_NO_HUGE_PAGES=1` to compare without them.
 //!
 //! `fpr`: the same hashes on structured keys (consecutive, strided, byte-swapped, digit
 //! strings, a 2-D grid) in a filter of 10⁶ keys at 11 bits per key; the measured FPR over
@@ -129,6 +131,22 @@ fn speed(n: u64) {
             f
         })
         .collect();
+    // How much of the filters the kernel backs with huge pages (Linux; the filters advise
+    // them unless BLOOMKIT_NO_HUGE_PAGES is set): the figure BENCHMARKS.md quotes.
+    if let Ok(rollup) = std::fs::read_to_string("/proc/self/smaps_rollup") {
+        let huge_kib: Option<u64> = rollup
+            .lines()
+            .find_map(|l| l.strip_prefix("AnonHugePages:"))
+            .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok());
+        let filters_mib = (filters.len() as u64 * blocks * 32) >> 20;
+        match huge_kib {
+            Some(kib) => println!(
+                "huge pages in this process: {} MiB; bloomkit's filters: {filters_mib} MiB",
+                kib >> 10
+            ),
+            None => println!("huge pages in this process: unknown"),
+        }
+    }
     let slower = |count: &dyn Fn(&[u64]) -> usize| time(&absent, count).max(time(&present, count));
     let reference = slower(&|k| count_peer(&peer, k));
     println!("n = {n}, {blocks} blocks (11 bits per key); ns per query, the slower of absent and present keys");

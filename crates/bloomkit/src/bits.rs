@@ -504,8 +504,7 @@ impl PackedCounters {
     /// [`get`](Self::get) or [`set`](Self::set) (a hint; changes nothing).
     #[inline]
     pub fn prefetch(&self, index: u64) {
-        let (word, _) = div_rem(index, self.per_word, self.magic);
-        if let Some(word) = self.words.get(word as usize) {
+        if let Some(word) = self.words.get(self.locate(index).0) {
             crate::arch::prefetch(word);
         }
     }

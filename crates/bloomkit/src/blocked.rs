@@ -655,14 +655,14 @@ impl BlockedBloomFilter {
     #[cfg(feature = "rayon")]
     #[cfg_attr(docsrs, doc(cfg(feature = "rayon")))]
     pub fn insert_parallel<I: Item + Sync>(&mut self, items: &[I]) -> u64 {
-        let (hashing, k, b) = (self.hashing, self.num_hashes, self.blocks.len() as u64);
+        let (hashing, k, b) = (self.hashing, self.num_hashes, self.blocks.len());
         let level = self.level;
         let changed = insert_partitioned(
             &mut self.blocks,
             items,
             |item| {
                 let (lo, hi) = halves(item.with_bytes(|bytes| hashing.digest(bytes)));
-                (reduce(hi, b) as usize, (lo, hi))
+                (block_of(hi, b), (lo, hi))
             },
             |block: &mut Block, (lo, hi)| block_set(level, block, lo, hi, k),
         );

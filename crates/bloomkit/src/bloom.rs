@@ -152,18 +152,14 @@ impl BloomFilter {
 
     /// The grouped, prefetched batch query of a large filter (appends to `out`).
     fn grouped_contains_into<I: Item>(&self, items: &[I], out: &mut Vec<bool>) {
-        let k = self.num_hashes as usize;
-        let mut positions = Vec::with_capacity(SEEDED_GROUP * k);
-        for group in items.chunks(SEEDED_GROUP) {
-            self.group_positions(group, &mut positions);
-            for item_positions in positions.chunks_exact(k) {
-                out.push(
-                    item_positions
-                        .iter()
-                        .fold(true, |all, &p| all & self.bits.get(p)),
-                );
-            }
-        }
+        let (hashing, k) = (self.hashing, self.num_hashes);
+        in_seeded_groups(&self.bits, hashing, k, items, |bits, item_positions| {
+            out.push(
+                item_positions
+                    .iter()
+                    .fold(true, |all, &p| all & bits.get(p)),
+            );
+        });
     }
 
     /// Inserts every item (a filter past [`BRANCH_FREE_MAX_BITS`] prefetches their words
@@ -176,18 +172,13 @@ impl BloomFilter {
             // In the caches: the single inserts' loop is faster (as for queries).
             return items.iter().filter(|item| self.insert(*item)).count() as u64;
         } else if self.hashing.scheme == IndexScheme::SeededHashes {
-            let k = self.num_hashes as usize;
-            let mut positions = Vec::with_capacity(SEEDED_GROUP * k);
-            for group in items.chunks(SEEDED_GROUP) {
-                self.group_positions(group, &mut positions);
-                for item_positions in positions.chunks_exact(k) {
-                    let bits = &mut self.bits;
-                    changed += item_positions
-                        .iter()
-                        .fold(false, |changed, &p| bits.set(p) | changed)
-                        as u64;
-                }
-            }
+            let (hashing, k) = (self.hashing, self.num_hashes);
+            in_seeded_groups(&mut self.bits, hashing, k, items, |bits, item_positions| {
+                changed += item_positions
+                    .iter()
+                    .fold(false, |changed, &p| bits.set(p) | changed)
+                    as u64;
+            });
         } else {
             let mut stages = Sets(self.hashing, self.num_hashes, 0);
             lookahead::pipeline(&mut stages, &mut self.bits, items);
@@ -195,19 +186,6 @@ impl BloomFilter {
         }
         self.inserted += changed;
         changed
-    }
-
-    /// The k positions of each item of `group`, one item after the other, each one's word
-    /// prefetched.
-    fn group_positions<I: Item>(&self, group: &[I], positions: &mut Vec<u64>) {
-        positions.clear();
-        let (hashing, k, m) = (self.hashing, self.num_hashes, self.bits.len());
-        for item in group {
-            item.with_bytes(|bytes| positions.extend(hashing.positions(bytes, k, m)));
-        }
-        for &p in positions.iter() {
-            self.bits.prefetch(p);
-        }
     }
 
     /// m, the number of bits.
@@ -384,6 +362,32 @@ pub const BRANCH_FREE_MAX_BITS: u64 = 32 << 23;
 /// [`IndexScheme::SeededHashes`](crate::IndexScheme) (the digest schemes go through the
 /// lookahead window instead).
 pub const SEEDED_GROUP: usize = 16;
+
+/// The seeded scheme's batches: for a group of [`SEEDED_GROUP`] items at a time, the k
+/// positions of each item are computed and their words prefetched, then `each` gets the
+/// bits (shared for queries, `&mut` for inserts) and one item's positions, item by item.
+fn in_seeded_groups<I: Item, B: std::ops::Deref<Target = BitVec>>(
+    mut bits: B,
+    hashing: Hashing,
+    k: u32,
+    items: &[I],
+    mut each: impl FnMut(&mut B, &[u64]),
+) {
+    let m = bits.len();
+    let mut positions = Vec::with_capacity(SEEDED_GROUP * k as usize);
+    for group in items.chunks(SEEDED_GROUP) {
+        positions.clear();
+        for item in group {
+            item.with_bytes(|bytes| positions.extend(hashing.positions(bytes, k, m)));
+        }
+        for &p in &positions {
+            bits.prefetch(p);
+        }
+        for item_positions in positions.chunks_exact(k as usize) {
+            each(&mut bits, item_positions);
+        }
+    }
+}
 
 /// The k positions of a digest (either digest scheme), each word prefetched: what the
 /// batches locate ahead. The digest is what they keep; `used` derives the positions again
@@ -620,28 +624,36 @@ mod tests {
         }
     }
 
-    /// A filter past [`BRANCH_FREE_MAX_BITS`] takes the early-stop and grouped paths
-    /// through the public calls: every inserted item is still found, singly and in batches.
+    /// A filter past [`BRANCH_FREE_MAX_BITS`] takes the early-stop path and the batches'
+    /// lookahead window (digest schemes) or seeded groups (k seeded hashes) through the
+    /// public calls: batch inserts set the bits and count the changes of the single inserts,
+    /// and every inserted item is still found, singly and in batches.
     #[test]
     fn a_filter_past_the_branch_free_limit_finds_every_item() {
-        let mut f = BloomFilter::builder()
-            .num_bits(BRANCH_FREE_MAX_BITS + 1)
-            .num_hashes(7)
-            .build()
-            .unwrap();
-        assert!(!f.branch_free());
-        let items: Vec<u64> = (0..20_000u64)
-            .map(|i| i.wrapping_mul(0x9e37_79b9))
-            .collect();
-        let mut by_single = f.clone();
-        let changed = items.iter().filter(|i| by_single.insert(*i)).count() as u64;
-        assert_eq!(f.insert_batch(&items), changed);
-        assert!(f.bits == by_single.bits);
-        assert!(items.iter().all(|i| f.contains(i)));
-        assert!(f.contains_batch(&items).into_iter().all(|b| b));
-        let absent: Vec<u64> = (0..20_000u64).map(|i| !i).collect();
-        let singles: Vec<bool> = absent.iter().map(|i| f.contains(i)).collect();
-        assert_eq!(f.contains_batch(&absent), singles);
+        for scheme in [
+            IndexScheme::EnhancedDoubleHashing,
+            IndexScheme::SeededHashes,
+        ] {
+            let mut f = BloomFilter::builder()
+                .num_bits(BRANCH_FREE_MAX_BITS + 1)
+                .num_hashes(7)
+                .index_scheme(scheme)
+                .build()
+                .unwrap();
+            assert!(!f.branch_free());
+            let items: Vec<u64> = (0..20_000u64)
+                .map(|i| i.wrapping_mul(0x9e37_79b9))
+                .collect();
+            let mut by_single = f.clone();
+            let changed = items.iter().filter(|i| by_single.insert(*i)).count() as u64;
+            assert_eq!(f.insert_batch(&items), changed, "{scheme:?}");
+            assert!(f.bits == by_single.bits, "{scheme:?}");
+            assert!(items.iter().all(|i| f.contains(i)));
+            assert!(f.contains_batch(&items).into_iter().all(|b| b));
+            let absent: Vec<u64> = (0..20_000u64).map(|i| !i).collect();
+            let singles: Vec<bool> = absent.iter().map(|i| f.contains(i)).collect();
+            assert_eq!(f.contains_batch(&absent), singles, "{scheme:?}");
+        }
     }
 
     /// Fixed dimensions report their exact rate, which can be 1 (one bit, one hash) or

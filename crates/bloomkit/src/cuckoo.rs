@@ -50,8 +50,8 @@
 //! place, and move the evicted one to its own other bucket, up to `max_kicks` times (500,
 //! as in the paper). The walk waits for one cache miss per kick; filling a table of 10⁸
 //! items to 94%, the search cut the last tenth of the inserts from 1038 to 428 ns each
-//! (`cargo run --release -p bloomkit --example cuckoo_batch -- 100000000`, with and without
-//! it). If the kicks
+//! (`cargo run --release -p bloomkit --example cuckoo_batch -- 100000000`, built as is
+//! and with [`SEARCH_DEPTH`] set to 0). If the kicks
 //! run out, the last evicted fingerprint is kept in a one-entry *victim* slot, as the
 //! reference implementation does: the insert has succeeded and nothing is lost. While the
 //! victim slot is occupied, further inserts fail with [`Error::Full`] and change nothing; a
@@ -171,8 +171,8 @@ pub const SEARCH_DEPTH: u32 = 3;
 /// Smaller tables only walk, since in the caches a kick costs less than looking at a whole
 /// level of buckets, and their batch inserts are the single inserts in a loop.
 ///
-/// Measured with `cargo run --release -p bloomkit --example cuckoo_batch -- N`, built with
-/// and without the search (2-core AMD EPYC, 512 KiB L2, 32 MiB L3). ns per single insert in
+/// Measured with `cargo run --release -p bloomkit --example cuckoo_batch -- N` before this
+/// limit existed, built as is and with [`SEARCH_DEPTH`] set to 0 (2-core AMD EPYC, 512 KiB L2, 32 MiB L3). ns per single insert in
 /// the last tenth of the fill, walk against search: 135 against 193 at 1.4 MB, 175 against
 /// 207 at 4.2 MB, 1000 against 348 at 14 MB, 1038 against 428 at 142 MB. `insert_batch`
 /// over the whole fill, walk against search: 142 against 72 ns at 14 MB, 163 against 86 ns
@@ -243,7 +243,7 @@ impl<'i, I: Item> lookahead::Stages<&'i I> for Inserts {
         }
         self.new += !filter.holds_in(i1, i2, fingerprint) as u64;
         filter.len += 1;
-        filter.place(i1, fingerprint);
+        filter.place(i1, i2, fingerprint);
     }
 }
 
@@ -322,9 +322,10 @@ impl CuckooFilter {
             return Err(self.full_error());
         }
         let (bucket, fingerprint) = item.with_bytes(|bytes| self.locate(bytes));
-        let new = !self.holds(bucket, fingerprint);
+        let other = self.alt_bucket(bucket, fingerprint);
+        let new = !self.holds_in(bucket, other, fingerprint);
         self.len += 1;
-        self.place(bucket, fingerprint);
+        self.place(bucket, other, fingerprint);
         Ok(new)
     }
 
@@ -453,7 +454,8 @@ impl CuckooFilter {
         if let Some(victim) = self.victim.take() {
             // A slot is free now (perhaps not in the victim's buckets; the kicks may find
             // a path). If not, some fingerprint ends up in the victim slot again.
-            self.place(victim.bucket, victim.fingerprint);
+            let other = self.alt_bucket(victim.bucket, victim.fingerprint);
+            self.place(victim.bucket, other, victim.fingerprint);
         }
         Ok(true)
     }
@@ -601,15 +603,15 @@ impl CuckooFilter {
         }
     }
 
-    /// Stores a fingerprint whose buckets are `bucket` and its alternate: in a free slot of
+    /// Stores a fingerprint whose buckets are `bucket` and its alternate `other`: in a free slot of
     /// either; else, in a table of at least [`LARGE_TABLE_BYTES`], along the shortest chain of
     /// moves that frees one, if a breadth-first search finds one within [`SEARCH_DEPTH`]
     /// moves ([`search_and_move`](Self::search_and_move));
     /// else by the random walk of evictions, and when its kicks run out the last evicted
     /// fingerprint goes to the (empty) victim slot. Never loses a fingerprint.
-    fn place(&mut self, bucket: u64, fingerprint: u32) {
+    fn place(&mut self, bucket: u64, other: u64, fingerprint: u32) {
         debug_assert!(self.victim.is_none());
-        let other = self.alt_bucket(bucket, fingerprint);
+        debug_assert_eq!(other, self.alt_bucket(bucket, fingerprint));
         if self.try_put(bucket, fingerprint)
             || self.try_put(other, fingerprint)
             || (self.table.memory_bytes() >= LARGE_TABLE_BYTES

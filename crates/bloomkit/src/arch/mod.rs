@@ -290,8 +290,8 @@ mod tests {
     /// it (`madvise` returns 0); an allocation with no whole 2 MiB page gets none. Whether the
     /// kernel then backs the range with huge pages depends on its free contiguous memory:
     /// the development VM (Firecracker, THP in `madvise` mode) granted none on one day and,
-    /// on the next, 118 of a 120 MiB blocked filter's MiB (`AnonHugePages` in
-    /// `/proc/self/smaps_rollup`), so no test can demand them.
+    /// on the next, 516 of 524 MiB of split-block filters (`cargo run --release -p bloomkit
+    /// --example hash_cost -- speed 100000000` prints it), so no test can demand them.
     #[cfg(target_os = "linux")]
     #[test]
     fn large_allocations_are_advised_and_the_advice_is_accepted() {
