@@ -1644,3 +1644,119 @@ fn ssd_builds_adds_and_checks_an_on_disk_filter() {
     assert_eq!(bad.status.code(), Some(2));
     assert!(!d.join("g.bkb").exists());
 }
+
+/// Two writers of one file at once (two cron jobs feeding one filter): each run reads the
+/// file, adds, and saves. Both processes are started, and both have had time to read the
+/// file, before either gets its items — so without the lock the second save always replaces
+/// the first one's, and half of the items are lost. With it the second waits, reads what
+/// the first saved, and every item of both answers "maybe".
+#[test]
+fn concurrent_writers_of_one_file_lose_nothing() {
+    let dir = temp();
+    ok(
+        dir.path(),
+        &[
+            "create", "--kind", "counting", "-n", "60000", "--fpp", "0.001", "-o", "f.bloom",
+        ],
+    );
+    let batch = |tag: &str| -> Vec<u8> {
+        (0..20_000)
+            .flat_map(|i| format!("{tag}-{i}\n").into_bytes())
+            .collect()
+    };
+    let spawn = |args: &[&str]| {
+        Command::new(env!("CARGO_BIN_EXE_bloomkit"))
+            .args(args)
+            .current_dir(dir.path())
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("the bloomkit binary runs")
+    };
+    let mut writers = [
+        (spawn(&["add", "f.bloom"]), batch("first")),
+        (spawn(&["add", "f.bloom"]), batch("second")),
+        (spawn(&["add", "f.bloom"]), batch("third")),
+    ];
+    std::thread::sleep(std::time::Duration::from_millis(300));
+    // One feeder thread per writer: a writer waiting for the lock reads nothing yet.
+    let feeders: Vec<_> = writers
+        .iter_mut()
+        .map(|(child, input)| {
+            let mut pipe = child.stdin.take().expect("stdin is piped");
+            let input = std::mem::take(input);
+            std::thread::spawn(move || pipe.write_all(&input).expect("writing stdin"))
+        })
+        .collect();
+    for feeder in feeders {
+        feeder.join().unwrap();
+    }
+    for (child, _) in writers {
+        let output = child.wait_with_output().unwrap();
+        assert!(output.status.success(), "{}", stderr(&output));
+    }
+    let filter = AnyFilter::load(dir.path().join("f.bloom")).unwrap();
+    for tag in ["first", "second", "third"] {
+        let lost = (0..20_000)
+            .filter(|i| !filter.contains(format!("{tag}-{i}").as_str()))
+            .count();
+        assert_eq!(lost, 0, "items of the {tag} writer answer no");
+    }
+}
+
+/// A writer waits while another holds the file, then does its work; with `--no-wait` it
+/// fails at once with a clear error and changes nothing. Covers every rewriting verb.
+#[test]
+fn a_writer_waits_for_the_lock_or_fails_at_once_with_no_wait() {
+    let dir = temp();
+    ok(
+        dir.path(),
+        &[
+            "create", "--kind", "counting", "-n", "1000", "-o", "f.bloom",
+        ],
+    );
+    ok(dir.path(), &["add", "f.bloom", "kept", "gone"]);
+    ok(
+        dir.path(),
+        &[
+            "create", "--kind", "counting", "-n", "1000", "-o", "g.bloom",
+        ],
+    );
+    ok(dir.path(), &["add", "g.bloom", "from-g"]);
+    let path = dir.path().join("f.bloom");
+    let held = bloomkit::FileLock::exclusive(&path).unwrap();
+    for args in [
+        &["add", "--no-wait", "f.bloom", "x"][..],
+        &["remove", "--no-wait", "f.bloom", "gone"],
+        &["merge", "--no-wait", "f.bloom", "g.bloom", "-o", "f.bloom"],
+    ] {
+        let output = run(dir.path(), args);
+        assert_eq!(output.status.code(), Some(2), "{args:?}");
+        assert!(
+            stderr(&output).contains("another bloomkit command is changing this file"),
+            "{args:?}: {}",
+            stderr(&output)
+        );
+    }
+    let waiting = Command::new(env!("CARGO_BIN_EXE_bloomkit"))
+        .args(["merge", "f.bloom", "g.bloom", "-o", "f.bloom"])
+        .current_dir(dir.path())
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(std::time::Duration::from_millis(300));
+    let mut waiting = waiting;
+    assert!(waiting.try_wait().unwrap().is_none(), "merge did not wait");
+    drop(held);
+    let output = waiting.wait_with_output().unwrap();
+    assert!(output.status.success(), "{}", stderr(&output));
+    assert!(stderr(&output).contains("waiting for another bloomkit command"));
+    let filter = AnyFilter::load(&path).unwrap();
+    for item in ["kept", "gone", "from-g"] {
+        assert!(filter.contains(item), "{item}");
+    }
+    assert!(!filter.contains("x"), "the refused add changed the file");
+}

@@ -437,7 +437,7 @@ pub fn measure(
     let mut step = 0u64;
     let mut advance = || {
         step += 1;
-        if step % PROGRESS_STEP == 0 {
+        if step.is_multiple_of(PROGRESS_STEP) {
             progress.set_position(step);
         }
     };

@@ -79,6 +79,7 @@ mod external_trait_impls;
 pub mod filter;
 pub mod generalized;
 pub mod hash;
+pub mod lock;
 pub mod lookahead;
 #[cfg(feature = "rayon")]
 #[cfg_attr(docsrs, doc(cfg(feature = "rayon")))]
@@ -126,6 +127,8 @@ pub use filter::{DynFilter, Filter, Kind, Mergeable, Removable};
 pub use generalized::{GeneralizedBloomFilter, GeneralizedBloomFilterBuilder};
 #[doc(inline)]
 pub use hash::{HashFunction, Hashed, Hashing, IndexScheme, Item};
+#[doc(inline)]
+pub use lock::FileLock;
 #[doc(inline)]
 pub use robust::{RobustBloomFilter, RobustBloomFilterBuilder};
 #[doc(inline)]

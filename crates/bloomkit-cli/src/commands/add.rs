@@ -24,10 +24,16 @@ pub struct AddArgs {
 
     #[command(flatten)]
     pub items: ItemArgs,
+
+    #[command(flatten)]
+    pub writer: store::WriterArgs,
 }
 
 /// Loads the filter, inserts the items, saves it and says how many were new.
 pub fn run(args: AddArgs) -> Result<()> {
+    // Held until the save below: a second writer of the file waits and then reads this one's
+    // items with the file.
+    let _lock = store::lock_for_update(&args.filter, &args.writer)?;
     let mut filter = store::open(&args.filter)?;
     let (mut added, mut present) = (0u64, 0u64);
     // The item whose insert failed, and why.

@@ -23,10 +23,20 @@ pub struct MergeArgs {
     /// The filter file to write: it answers "maybe" for every item of A and of B.
     #[arg(short, long, value_name = "FILE")]
     pub output: PathBuf,
+
+    #[command(flatten)]
+    pub writer: store::WriterArgs,
 }
 
 /// Loads both filters, unions them and saves the result.
 pub fn run(args: MergeArgs) -> Result<()> {
+    // Merging into an existing file (often A itself: `merge A B -o A`) is a read-modify-write
+    // of it: hold its lock from before the inputs are read until the save, as `add` does.
+    let _lock = if args.output.exists() {
+        Some(store::lock_for_update(&args.output, &args.writer)?)
+    } else {
+        None
+    };
     let mut merged = store::open(&args.first)?;
     let other = store::open(&args.second)?;
     let cannot = || {

@@ -32,10 +32,15 @@ pub struct RemoveArgs {
 
     #[command(flatten)]
     pub items: ItemArgs,
+
+    #[command(flatten)]
+    pub writer: store::WriterArgs,
 }
 
 /// Loads the filter, removes the items, prints what happened to each and saves the filter.
 pub fn run(args: RemoveArgs) -> Result<()> {
+    // Held until the save: another writer of the file waits (see `store::lock_for_update`).
+    let _lock = store::lock_for_update(&args.filter, &args.writer)?;
     let mut filter = store::open(&args.filter)?;
     let kind = filter.kind();
     if !kind.can_remove() {

@@ -88,6 +88,9 @@ pub struct AddArgs {
 
     #[command(flatten)]
     pub memory: MemoryArg,
+
+    #[command(flatten)]
+    pub writer: store::WriterArgs,
 }
 
 /// Arguments of `bloomkit ssd check`.
@@ -160,6 +163,9 @@ fn open(path: &Path, memory: u64) -> Result<BufferedBloomFilter> {
 }
 
 fn add(args: AddArgs) -> Result<()> {
+    // The file is changed in place, page by page: two writers at once would interleave
+    // their pages. Held until `close` (see `store::lock_for_update`).
+    let _lock = store::lock_for_update(&args.filter, &args.writer)?;
     let mut filter = open(&args.filter, args.memory.memory)?;
     let added = input::for_each_item(args.items.source(), "adding", |item| {
         Ok(filter.insert(item)?)

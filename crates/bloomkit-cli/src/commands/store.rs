@@ -580,6 +580,38 @@ fn read_weights(path: &Path) -> Result<Vec<WeightLine>> {
     Ok(out)
 }
 
+/// How a command that rewrites a filter file waits for another writer of the same file.
+#[derive(Debug, Args)]
+pub struct WriterArgs {
+    /// Fail at once if another bloomkit command is changing the file, instead of waiting
+    /// for it to finish.
+    #[arg(long)]
+    pub no_wait: bool,
+}
+
+/// Takes the exclusive lock on a filter file that a command is about to read, change and
+/// save ([`bloomkit::FileLock`]); hold it until the save is done. Two writers of one file
+/// then run one after the other, and the second one reads what the first one saved: nothing
+/// is lost. Waits for another writer (saying so on standard error), or with `--no-wait`
+/// fails at once.
+pub fn lock_for_update(path: &Path, writer: &WriterArgs) -> Result<bloomkit::FileLock> {
+    if let Some(lock) = bloomkit::FileLock::try_exclusive(path)? {
+        return Ok(lock);
+    }
+    if writer.no_wait {
+        bail!(
+            "{}: another bloomkit command is changing this file; try again when it has \
+             finished (or leave out --no-wait to wait for it)",
+            path.display()
+        );
+    }
+    eprintln!(
+        "{}: waiting for another bloomkit command that is changing this file…",
+        path.display()
+    );
+    Ok(bloomkit::FileLock::exclusive(path)?)
+}
+
 /// Reads a filter file of any kind. The library's error already names the file and what is
 /// wrong with it ("F is not a valid filter file: truncated: …").
 pub fn open(path: &Path) -> Result<AnyFilter> {

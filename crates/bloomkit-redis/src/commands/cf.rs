@@ -69,7 +69,7 @@ fn reserve_option(
 /// BUCKETSIZE and EXPANSION in that order, each the first argument spelled so (the key
 /// included); other arguments are ignored.
 pub fn cf_reserve(ctx: &Context, args: &[Arg]) -> RedisResult {
-    if args.len() < 3 || args.len() % 2 == 0 {
+    if args.len() < 3 || args.len().is_multiple_of(2) {
         return Err(RedisError::WrongArity);
     }
     let capacity = integer(&args[2]).ok_or_else(|| error("Bad capacity"))?;
