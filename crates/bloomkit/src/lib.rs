@@ -55,48 +55,41 @@
 #![cfg_attr(docsrs, feature(doc_cfg))]
 #![warn(missing_docs)]
 
-pub mod any;
-#[allow(unsafe_code)]
-pub mod arch;
-pub mod arith;
-// Storage and byte-reading internals: public for the workspace's own crates (the Redis
-// module keeps RedisBloom's layouts on `BitVec` and reads headers with `codec::Reader`), not
-// part of the documented API.
-#[doc(hidden)]
-pub mod bits;
-pub mod blocked;
-pub mod bloom;
-pub mod bloomier;
-pub mod buffered;
-pub mod codec;
-pub mod compressed;
-pub mod concurrent;
-pub mod counting;
-pub mod cuckoo;
-pub mod deletable;
+// The source is laid out by concern: `kinds/<kind>/` (one folder per kind), `core/`
+// (traits, registry), `format/` (the file format), `hash/`, `storage/`, `exec/` (batches,
+// parallel builds, `arch`), `structures/` (what is not a registry kind). The public paths
+// stay flat, as they were: `bloomkit::bloom`, `bloomkit::codec`, ….
+mod core;
 pub mod error;
+mod exec;
 mod external_trait_impls;
-pub mod filter;
-pub mod generalized;
+pub mod format;
 pub mod hash;
-pub mod lock;
-pub mod lookahead;
-#[cfg(feature = "rayon")]
-#[cfg_attr(docsrs, doc(cfg(feature = "rayon")))]
-pub mod parallel;
+mod kinds;
 pub mod params;
 pub mod prelude;
-pub mod registry;
-pub mod robust;
-pub mod scalable;
-mod sizing;
-pub mod spectral;
-pub mod split_block;
-pub mod stable;
 pub mod stats;
-pub mod typed;
-pub mod vi_counting;
-pub mod weighted;
+mod storage;
+mod structures;
+
+pub(crate) use crate::core::sizing;
+pub use crate::core::{any, filter, registry, typed};
+#[cfg(feature = "rayon")]
+#[cfg_attr(docsrs, doc(cfg(feature = "rayon")))]
+pub use exec::parallel;
+pub use exec::{arch, lookahead};
+/// The file format: the old name of [`format`].
+#[doc(hidden)]
+pub use format as codec;
+pub use format::lock;
+pub use kinds::{
+    blocked, bloom, compressed, counting, cuckoo, deletable, generalized, robust, scalable,
+    spectral, split_block, stable, vi_counting, weighted,
+};
+pub use storage::arith;
+#[doc(hidden)]
+pub use storage::bits;
+pub use structures::{bloomier, buffered, concurrent};
 
 #[doc(inline)]
 pub use any::AnyFilter;

@@ -1,0 +1,688 @@
+//! The versioned file format shared by every filter kind.
+//!
+//! ```text
+//! offset  size  field
+//!      0     8  magic "BLOOMKIT"
+//!      8     2  format version (little-endian u16), currently 1
+//!     10     1  kind tag (see `Kind`)
+//!     11     1  hash function id (see `HashFunction`)
+//!     12     1  index scheme id (see `IndexScheme`)
+//!     13     3  reserved, zero
+//!     16     8  seed (u64)
+//!     24     4  length P of the kind's parameters (u32)
+//!     28     P  parameters, kind-specific, little-endian
+//!   28+P     8  length L of the payload (u64)
+//!   36+P     L  payload (the kind's storage)
+//! 36+P+L     8  checksum: XXH3-64 (seed 0) of every byte before it
+//! ```
+//!
+//! All integers are little-endian. Decoding checks every length against the bytes actually
+//! present before it slices or allocates, so a hostile header claiming terabytes fails
+//! with [`DecodeError::Truncated`] instead of an allocation; the checksum is verified before
+//! any field past the header is interpreted. Every failure is a typed [`DecodeError`].
+//!
+//! [`Persist::save`] writes to a temporary file in the same directory, syncs it, and
+//! renames it over the target, so a crash or a full disk leaves the old file whole.
+
+pub mod lock;
+
+use std::io::Write;
+use std::path::Path;
+
+use crate::error::{DecodeError, Error};
+use crate::filter::{Filter, Kind};
+use crate::hash::{HashFunction, Hashing, IndexScheme};
+
+/// The eight bytes every bloomkit filter file starts with.
+pub const MAGIC: &[u8; 8] = b"BLOOMKIT";
+/// The format version this build writes and reads.
+pub const FORMAT_VERSION: u16 = 1;
+/// Size of the fixed header up to and including the parameter length.
+const HEADER_LEN: usize = 28;
+
+/// Saving and loading a filter in the bloomkit file format.
+///
+/// ```
+/// use bloomkit::{BloomFilter, Persist};
+///
+/// let mut filter = BloomFilter::with_capacity(1000, 0.01)?;
+/// filter.insert("dist");
+/// let bytes = filter.to_bytes();
+/// let back = BloomFilter::from_bytes(&bytes)?;
+/// assert!(back.contains("dist"));
+/// assert!(BloomFilter::from_bytes(&bytes[..bytes.len() - 1]).is_err());
+/// # Ok::<(), bloomkit::Error>(())
+/// ```
+pub trait Persist: Filter + Sized {
+    /// Appends the kind-specific parameters.
+    fn encode_params(&self, out: &mut Vec<u8>);
+
+    /// Appends the kind's storage.
+    fn encode_payload(&self, out: &mut Vec<u8>);
+
+    /// Rebuilds the filter from a validated header's parts.
+    fn decode_parts(parts: &Parts<'_>) -> Result<Self, DecodeError>;
+
+    /// The filter in the bloomkit file format.
+    fn to_bytes(&self) -> Vec<u8> {
+        let mut params = Vec::new();
+        self.encode_params(&mut params);
+        encode(self.kind().tag(), self.hashing(), &params, |out| {
+            self.encode_payload(out)
+        })
+    }
+
+    /// Reads a filter of this kind from the bloomkit file format.
+    fn from_bytes(bytes: &[u8]) -> Result<Self, Error> {
+        Ok(Self::decode_parts(&Parts::parse(bytes)?)?)
+    }
+
+    /// Writes the filter in the bloomkit file format to any writer (a socket, a buffer, a
+    /// compressor). For files, [`save`](Persist::save) also keeps the old file whole if
+    /// the write fails.
+    ///
+    /// ```
+    /// use bloomkit::{BloomFilter, Persist};
+    /// let mut filter = BloomFilter::with_capacity(100, 0.01)?;
+    /// filter.insert("dist");
+    /// let mut wire = Vec::new();
+    /// filter.write_to(&mut wire)?;
+    /// let back = BloomFilter::read_from(&wire[..])?;
+    /// assert!(back.contains("dist"));
+    /// # Ok::<(), bloomkit::Error>(())
+    /// ```
+    fn write_to<W: std::io::Write>(&self, mut writer: W) -> Result<(), Error> {
+        writer
+            .write_all(&self.to_bytes())
+            .and_then(|()| writer.flush())
+            .map_err(|e| Error::io("writing a filter", e))
+    }
+
+    /// Reads one filter from any reader, consuming exactly its bytes (a stream may hold
+    /// more after it). The lengths in the header are not trusted for allocation: the
+    /// buffer grows only as bytes arrive, so a hostile header that claims terabytes costs
+    /// what the stream really holds, then fails as truncated.
+    fn read_from<R: std::io::Read>(reader: R) -> Result<Self, Error> {
+        Self::from_bytes(&read_encoded(reader)?)
+    }
+
+    /// Writes the filter to `path` atomically: a crash or a failed write keeps the old file.
+    fn save(&self, path: impl AsRef<Path>) -> Result<(), Error> {
+        write_atomically(path.as_ref(), &self.to_bytes())
+    }
+
+    /// Reads a filter of this kind from a file.
+    fn load(path: impl AsRef<Path>) -> Result<Self, Error> {
+        let path = path.as_ref();
+        let bytes =
+            std::fs::read(path).map_err(|e| Error::io(format!("reading {}", path.display()), e))?;
+        Self::from_bytes(&bytes).map_err(|e| with_path(e, path))
+    }
+}
+
+/// The file of a structure with format tag `tag`: the header, `params`, the payload that
+/// `payload` appends, and the checksum. [`Persist::to_bytes`] calls it for every registered
+/// kind; a static structure outside the registry (the Bloomier filter) calls it with its own
+/// tag.
+pub(crate) fn encode(
+    tag: u8,
+    hashing: Hashing,
+    params: &[u8],
+    payload: impl FnOnce(&mut Vec<u8>),
+) -> Vec<u8> {
+    let mut out = Vec::with_capacity(HEADER_LEN + params.len() + 16);
+    write_prefix(&mut out, tag, hashing);
+    out.extend_from_slice(&(params.len() as u32).to_le_bytes());
+    out.extend_from_slice(params);
+    let length_at = out.len();
+    out.extend_from_slice(&0u64.to_le_bytes());
+    payload(&mut out);
+    let payload_len = (out.len() - length_at - 8) as u64;
+    out[length_at..length_at + 8].copy_from_slice(&payload_len.to_le_bytes());
+    let checksum = xxhash_rust::xxh3::xxh3_64(&out);
+    out.extend_from_slice(&checksum.to_le_bytes());
+    out
+}
+
+/// Format tags of structures that are not filter kinds (static, built once from a set, so
+/// without `Filter::insert`) and live outside the registry, with their names: `Parts` refuses
+/// them with a message that says how to read them instead. The tag numbers are shared with
+/// [`Kind`] and never reused.
+const STATIC_TAGS: &[(u8, &str)] = &[
+    (
+        crate::bloomier::FORMAT_TAG,
+        "a Bloomier filter (a static function, not a filter kind); read it with \
+         `BloomierFilter::from_bytes` or `bloomkit bloomier get`",
+    ),
+    (
+        crate::buffered::BUFFERED_TAG,
+        "a buffered Bloom filter on disk (read page by page, not loaded whole); open it \
+         with `BufferedBloomFilter::open` or `bloomkit ssd check`",
+    ),
+];
+
+/// The bytes of one encoded filter from `reader`: the fixed header, the parameters and the
+/// payload whose lengths it gives, and the checksum — no byte past them.
+fn read_encoded(reader: impl std::io::Read) -> Result<Vec<u8>, Error> {
+    use std::io::Read;
+    let mut reader = reader;
+    let mut bytes = Vec::with_capacity(HEADER_LEN);
+    // Reads exactly `len` more bytes (or fails as truncated), growing the buffer as data
+    // arrives rather than by the claimed length.
+    let mut take = |bytes: &mut Vec<u8>, len: u64| -> Result<(), Error> {
+        let start = bytes.len();
+        (&mut reader)
+            .take(len)
+            .read_to_end(bytes)
+            .map_err(|e| Error::io("reading a filter", e))?;
+        let got = (bytes.len() - start) as u64;
+        if got < len {
+            return Err(Error::Decode(DecodeError::Truncated {
+                offset: start,
+                needed: len,
+                available: got as usize,
+            }));
+        }
+        Ok(())
+    };
+    take(&mut bytes, HEADER_LEN as u64)?;
+    let params_len = u32::from_le_bytes(bytes[HEADER_LEN - 4..].try_into().expect("4 bytes"));
+    take(&mut bytes, u64::from(params_len) + 8)?;
+    let at = bytes.len() - 8;
+    let payload_len = u64::from_le_bytes(bytes[at..].try_into().expect("8 bytes"));
+    take(&mut bytes, payload_len.saturating_add(8))?;
+    Ok(bytes)
+}
+
+/// The first 24 bytes of every bloomkit file (the in-memory kinds' and the buffered
+/// filter's on-disk file): magic, format version, kind tag, hash function id, index scheme
+/// id, three reserved zero bytes, seed.
+pub(crate) fn write_prefix(out: &mut Vec<u8>, tag: u8, hashing: Hashing) {
+    out.extend_from_slice(MAGIC);
+    out.extend_from_slice(&FORMAT_VERSION.to_le_bytes());
+    out.push(tag);
+    out.push(hashing.function.id());
+    out.push(hashing.scheme.id());
+    out.extend_from_slice(&[0, 0, 0]);
+    out.extend_from_slice(&hashing.seed.to_le_bytes());
+}
+
+/// Reads [`write_prefix`]'s 24 bytes, checking the magic, the version and the reserved
+/// bytes; returns the kind tag, the hash function and index scheme ids (for the caller to
+/// check) and the seed.
+pub(crate) fn read_prefix(r: &mut Reader<'_>) -> Result<(u8, u8, u8, u64), DecodeError> {
+    if r.take(MAGIC.len())? != MAGIC {
+        return Err(DecodeError::BadMagic);
+    }
+    let version = r.u16()?;
+    if version != FORMAT_VERSION {
+        return Err(DecodeError::UnsupportedVersion(version, FORMAT_VERSION));
+    }
+    let tag = r.u8()?;
+    let function = r.u8()?;
+    let scheme = r.u8()?;
+    if r.take(3)? != [0, 0, 0] {
+        return Err(invalid("reserved", "must be zero".into()));
+    }
+    Ok((tag, function, scheme, r.u64()?))
+}
+
+/// Adds the file name to a decoding error, so the CLI can say which file is bad.
+pub(crate) fn with_path(error: Error, path: &Path) -> Error {
+    match error {
+        Error::Decode(error) => Error::InvalidFile {
+            path: path.to_path_buf(),
+            error,
+        },
+        other => other,
+    }
+}
+
+/// The validated pieces of an encoded filter, handed to a kind's decoder.
+#[derive(Debug, Clone)]
+pub struct Parts<'a> {
+    /// The kind tag.
+    pub kind: Kind,
+    /// The hashing configuration from the header.
+    pub hashing: Hashing,
+    /// The kind-specific parameters.
+    pub params: &'a [u8],
+    /// The kind's storage.
+    pub payload: &'a [u8],
+}
+
+impl<'a> Parts<'a> {
+    /// Splits and checks an encoded filter: magic, version, identifiers, every length, and
+    /// the checksum. Nothing is allocated.
+    pub fn parse(bytes: &'a [u8]) -> Result<Self, DecodeError> {
+        let frame = Frame::parse(bytes, |tag| {
+            if let Some((_, what)) = STATIC_TAGS.iter().find(|(t, _)| *t == tag) {
+                return Err(DecodeError::InvalidField {
+                    field: "kind",
+                    reason: format!("tag {tag} is {what}"),
+                });
+            }
+            Kind::from_tag(tag)
+                .map(|_| ())
+                .ok_or(DecodeError::UnknownKind(tag))
+        })?;
+        Ok(Parts {
+            kind: Kind::from_tag(frame.tag).expect("checked by the closure"),
+            hashing: frame.hashing,
+            params: frame.params,
+            payload: frame.payload,
+        })
+    }
+
+    /// Fails unless the parts are of the `expected` kind.
+    pub fn expect_kind(&self, expected: Kind) -> Result<(), DecodeError> {
+        if self.kind == expected {
+            Ok(())
+        } else {
+            Err(DecodeError::InvalidField {
+                field: "kind",
+                reason: format!("expected a {expected} filter, found a {} filter", self.kind),
+            })
+        }
+    }
+}
+
+/// The validated pieces of an encoded structure of any tag: what [`Parts`] is made from, and
+/// what a static structure outside the registry decodes from.
+#[derive(Debug, Clone)]
+pub(crate) struct Frame<'a> {
+    /// The format tag.
+    pub tag: u8,
+    /// The hashing configuration from the header.
+    pub hashing: Hashing,
+    /// The structure's parameters.
+    pub params: &'a [u8],
+    /// The structure's storage.
+    pub payload: &'a [u8],
+}
+
+impl<'a> Frame<'a> {
+    /// Splits and checks an encoded structure: magic, version, every length, the checksum,
+    /// then the tag (with `check_tag`) and the hashing identifiers. Nothing is allocated.
+    pub(crate) fn parse(
+        bytes: &'a [u8],
+        check_tag: impl FnOnce(u8) -> Result<(), DecodeError>,
+    ) -> Result<Self, DecodeError> {
+        let mut r = Reader::new(bytes);
+        let (tag, function, scheme, seed) = read_prefix(&mut r)?;
+        let params_len = r.u32()? as u64;
+        let params = r.take_u64(params_len)?;
+        let payload_len = r.u64()?;
+        let payload = r.take_u64(payload_len)?;
+        let body_end = r.position();
+        let stored = r.u64()?;
+        if !r.is_at_end() {
+            return Err(DecodeError::TrailingBytes(r.remaining()));
+        }
+        let computed = xxhash_rust::xxh3::xxh3_64(&bytes[..body_end]);
+        if stored != computed {
+            return Err(DecodeError::ChecksumMismatch { stored, computed });
+        }
+        check_tag(tag)?;
+        let invalid = |field, e: Error| DecodeError::InvalidField {
+            field,
+            reason: e.to_string(),
+        };
+        let hashing = Hashing {
+            function: HashFunction::from_id(function).map_err(|e| invalid("hash function", e))?,
+            scheme: IndexScheme::from_id(scheme).map_err(|e| invalid("index scheme", e))?,
+            seed,
+        };
+        Ok(Frame {
+            tag,
+            hashing,
+            params,
+            payload,
+        })
+    }
+}
+
+/// A bounds-checked little-endian reader over a byte slice. Every read that would pass the
+/// end is a [`DecodeError::Truncated`]. (Public for the workspace's Redis module, which
+/// reads RedisBloom's headers with it; not part of the documented API.)
+#[doc(hidden)]
+#[derive(Debug, Clone)]
+pub struct Reader<'a> {
+    bytes: &'a [u8],
+    position: usize,
+}
+
+impl<'a> Reader<'a> {
+    /// A reader at the start of `bytes`.
+    pub fn new(bytes: &'a [u8]) -> Self {
+        Self { bytes, position: 0 }
+    }
+
+    /// The offset of the next byte to read.
+    pub fn position(&self) -> usize {
+        self.position
+    }
+
+    /// How many bytes are left.
+    pub fn remaining(&self) -> usize {
+        self.bytes.len() - self.position
+    }
+
+    /// Whether every byte has been read.
+    pub fn is_at_end(&self) -> bool {
+        self.remaining() == 0
+    }
+
+    /// The next `len` bytes.
+    pub fn take(&mut self, len: usize) -> Result<&'a [u8], DecodeError> {
+        self.take_u64(len as u64)
+    }
+
+    /// The next `len` bytes, for a length read from the input (checked before use).
+    pub fn take_u64(&mut self, len: u64) -> Result<&'a [u8], DecodeError> {
+        if len > self.remaining() as u64 {
+            return Err(DecodeError::Truncated {
+                offset: self.position,
+                needed: len,
+                available: self.remaining(),
+            });
+        }
+        let start = self.position;
+        self.position += len as usize;
+        Ok(&self.bytes[start..self.position])
+    }
+
+    fn array<const N: usize>(&mut self) -> Result<[u8; N], DecodeError> {
+        Ok(self.take(N)?.try_into().expect("take returns N bytes"))
+    }
+
+    /// A `u8`.
+    pub fn u8(&mut self) -> Result<u8, DecodeError> {
+        Ok(self.array::<1>()?[0])
+    }
+
+    /// A little-endian `u16`.
+    pub fn u16(&mut self) -> Result<u16, DecodeError> {
+        Ok(u16::from_le_bytes(self.array()?))
+    }
+
+    /// A little-endian `u32`.
+    pub fn u32(&mut self) -> Result<u32, DecodeError> {
+        Ok(u32::from_le_bytes(self.array()?))
+    }
+
+    /// A little-endian `u64`.
+    pub fn u64(&mut self) -> Result<u64, DecodeError> {
+        Ok(u64::from_le_bytes(self.array()?))
+    }
+
+    /// A little-endian IEEE-754 `f64`.
+    pub fn f64(&mut self) -> Result<f64, DecodeError> {
+        Ok(f64::from_le_bytes(self.array()?))
+    }
+
+    /// Fails unless every byte has been read.
+    pub fn finish(&self, what: &'static str) -> Result<(), DecodeError> {
+        if self.is_at_end() {
+            Ok(())
+        } else {
+            Err(DecodeError::InvalidField {
+                field: what,
+                reason: format!("{} unexpected trailing bytes", self.remaining()),
+            })
+        }
+    }
+}
+
+/// The error for a stored field that no valid filter has: every decoder's one way to say
+/// so.
+pub(crate) fn invalid(field: &'static str, reason: String) -> DecodeError {
+    DecodeError::InvalidField { field, reason }
+}
+
+/// Decoding check shared by the kinds: k is in `1..=MAX_NUM_HASHES`.
+pub fn check_num_hashes(num_hashes: u32) -> Result<(), DecodeError> {
+    use crate::params::MAX_NUM_HASHES;
+    if num_hashes == 0 || num_hashes > MAX_NUM_HASHES {
+        return Err(DecodeError::InvalidField {
+            field: "num_hashes",
+            reason: format!("{num_hashes} is not in 1..={MAX_NUM_HASHES}"),
+        });
+    }
+    Ok(())
+}
+
+/// Decoding check shared by the kinds whose storage is one bit array: m is in
+/// `1..=MAX_NUM_BITS`.
+pub(crate) fn check_num_bits(num_bits: u64) -> Result<(), DecodeError> {
+    use crate::params::MAX_NUM_BITS;
+    if num_bits == 0 || num_bits > MAX_NUM_BITS {
+        return Err(invalid(
+            "num_bits",
+            format!("{num_bits} is not in 1..={MAX_NUM_BITS}"),
+        ));
+    }
+    Ok(())
+}
+
+/// Decoding check shared by the kinds: a capacity of at least one item.
+pub fn check_capacity(capacity: u64) -> Result<(), DecodeError> {
+    check_positive("capacity", capacity)
+}
+
+/// Decoding check shared by the kinds: a target false-positive probability in [0, 1].
+///
+/// Closed, unlike a requested ε: a filter whose dimensions the user fixed reports their
+/// exact rate, which is 1 for one bit and one hash (m = k = 1) and underflows to 0 for huge
+/// m and k, and whatever a builder makes must load back. Nothing computes with the stored
+/// value; it is reported.
+pub fn check_target_fpp(target_fpp: f64) -> Result<(), DecodeError> {
+    if !(0.0..=1.0).contains(&target_fpp) {
+        return Err(invalid(
+            "target_fpp",
+            format!("{target_fpp} is not in [0, 1]"),
+        ));
+    }
+    Ok(())
+}
+
+/// A stored count that must be at least 1 (a capacity, under whatever name the kind's
+/// layout gives it).
+pub(crate) fn check_positive(field: &'static str, value: u64) -> Result<(), DecodeError> {
+    if value == 0 {
+        return Err(invalid(field, "must be at least 1".into()));
+    }
+    Ok(())
+}
+
+/// A stored probability that must lie strictly between 0 and 1 (NaN does not).
+pub(crate) fn check_probability(field: &'static str, value: f64) -> Result<(), DecodeError> {
+    if !(value > 0.0 && value < 1.0) {
+        return Err(invalid(field, format!("{value} is not in (0, 1)")));
+    }
+    Ok(())
+}
+
+/// Writes `bytes` to `path` through a temporary file in the same directory: write, fsync,
+/// rename over the target, fsync the directory. Readers see the old file or the new one,
+/// never a mix; on failure the temporary file is removed and the old file is untouched.
+pub fn write_atomically(path: &Path, bytes: &[u8]) -> Result<(), Error> {
+    write_atomically_with(path, |file| file.write_all(bytes))
+}
+
+/// [`write_atomically`] for content written piece by piece (a file larger than memory, as
+/// the buffered filter's): `write` fills the temporary file, which is then synced and
+/// renamed over `path`; on any failure the old file is untouched.
+pub(crate) fn write_atomically_with(
+    path: &Path,
+    write: impl FnOnce(&mut std::fs::File) -> std::io::Result<()>,
+) -> Result<(), Error> {
+    let dir = match path.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
+        _ => std::path::PathBuf::from("."),
+    };
+    let name = path.file_name().ok_or_else(|| {
+        Error::io(
+            format!("writing {}", path.display()),
+            std::io::ErrorKind::InvalidInput.into(),
+        )
+    })?;
+    let mut tmp_name = std::ffi::OsString::from(".");
+    tmp_name.push(name);
+    // Unique per process and per call, so concurrent saves never share a temporary file.
+    static SAVES: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+    let n = SAVES.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    tmp_name.push(format!(".tmp-{}-{n}", std::process::id()));
+    let tmp = dir.join(tmp_name);
+    let context = || format!("writing {}", path.display());
+
+    let result = (|| {
+        let mut file = std::fs::File::create(&tmp)?;
+        write(&mut file)?;
+        file.sync_all()?;
+        drop(file);
+        std::fs::rename(&tmp, path)?;
+        // Make the rename itself durable. Opening a directory for fsync is not supported
+        // everywhere, so a failure here is not an error: the data is already in place.
+        if let Ok(d) = std::fs::File::open(&dir) {
+            let _ = d.sync_all();
+        }
+        Ok(())
+    })();
+    result.map_err(|e: std::io::Error| {
+        let _ = std::fs::remove_file(&tmp);
+        Error::io(context(), e)
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{BloomFilter, CuckooFilter};
+
+    /// A reader that hands out one byte per call, as a slow socket might.
+    struct Trickle<'a>(&'a [u8]);
+
+    impl std::io::Read for Trickle<'_> {
+        fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+            match (self.0.split_first(), buf.first_mut()) {
+                (Some((&b, rest)), Some(slot)) => {
+                    *slot = b;
+                    self.0 = rest;
+                    Ok(1)
+                }
+                _ => Ok(0),
+            }
+        }
+    }
+
+    #[test]
+    fn read_from_takes_exactly_one_filter_from_a_stream() {
+        let mut a = BloomFilter::with_capacity(100, 0.01).unwrap();
+        a.insert("a");
+        let mut b = CuckooFilter::with_capacity(100, 0.01).unwrap();
+        b.insert("b").unwrap();
+        let mut stream = Vec::new();
+        a.write_to(&mut stream).unwrap();
+        b.write_to(&mut stream).unwrap();
+        stream.extend_from_slice(b"tail");
+        let mut reader = &stream[..];
+        assert_eq!(BloomFilter::read_from(&mut reader).unwrap(), a);
+        let back = CuckooFilter::read_from(Trickle(reader)).unwrap();
+        assert_eq!(back.to_bytes(), b.to_bytes());
+        let mut reader = &stream[a.to_bytes().len() + b.to_bytes().len()..];
+        let mut rest = Vec::new();
+        std::io::Read::read_to_end(&mut reader, &mut rest).unwrap();
+        assert_eq!(rest, b"tail");
+    }
+
+    #[test]
+    fn read_from_refuses_every_cut_and_trusts_no_claimed_length() {
+        let mut filter = BloomFilter::with_capacity(50, 0.01).unwrap();
+        filter.insert("x");
+        let bytes = filter.to_bytes();
+        for cut in 0..bytes.len() {
+            let err = BloomFilter::read_from(&bytes[..cut]).unwrap_err();
+            assert!(
+                matches!(err, Error::Decode(DecodeError::Truncated { .. })),
+                "{cut}: {err}"
+            );
+        }
+        // A header claiming a 2⁶⁴ − 1 byte payload over a stream of a few bytes: an error
+        // after reading what is there, never an allocation of the claimed size.
+        let mut hostile = bytes[..HEADER_LEN].to_vec();
+        hostile[HEADER_LEN - 4..].copy_from_slice(&0u32.to_le_bytes());
+        hostile.extend_from_slice(&u64::MAX.to_le_bytes());
+        hostile.extend_from_slice(&[0; 16]);
+        let err = BloomFilter::read_from(&hostile[..]).unwrap_err();
+        assert!(
+            matches!(err, Error::Decode(DecodeError::Truncated { .. })),
+            "{err}"
+        );
+    }
+
+    #[test]
+    fn reader_refuses_to_read_past_the_end() {
+        let mut r = Reader::new(&[1, 2, 3]);
+        assert_eq!(r.u16().unwrap(), 0x0201);
+        assert!(matches!(
+            r.u16(),
+            Err(DecodeError::Truncated {
+                offset: 2,
+                needed: 2,
+                available: 1
+            })
+        ));
+        assert!(r.take_u64(u64::MAX).is_err());
+    }
+
+    #[test]
+    fn garbage_is_not_a_filter() {
+        assert_eq!(
+            Parts::parse(b"hello world, this is not a filter at all").unwrap_err(),
+            DecodeError::BadMagic
+        );
+        assert!(matches!(
+            Parts::parse(b""),
+            Err(DecodeError::Truncated { .. })
+        ));
+    }
+
+    #[test]
+    fn atomic_write_replaces_the_file_and_leaves_no_temporary() {
+        let dir = std::env::temp_dir().join(format!("bloomkit-codec-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("f.bin");
+        write_atomically(&path, b"old").unwrap();
+        write_atomically(&path, b"new").unwrap();
+        assert_eq!(std::fs::read(&path).unwrap(), b"new");
+        let names: Vec<_> = std::fs::read_dir(&dir)
+            .unwrap()
+            .map(|e| e.unwrap().file_name())
+            .collect();
+        assert_eq!(names.len(), 1, "{names:?}");
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn failed_write_keeps_the_old_file() {
+        let dir = std::env::temp_dir().join(format!("bloomkit-codec-fail-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("f.bin");
+        std::fs::write(&path, b"old").unwrap();
+        // Writing into a directory that does not exist fails before the rename.
+        let missing = dir.join("no-such-dir").join("f.bin");
+        assert!(write_atomically(&missing, b"new").is_err());
+        // A target that is a directory cannot be replaced by a file: the rename fails.
+        let target_dir = dir.join("sub");
+        std::fs::create_dir_all(&target_dir).unwrap();
+        assert!(write_atomically(&target_dir, b"new").is_err());
+        assert_eq!(std::fs::read(&path).unwrap(), b"old");
+        let names: Vec<_> = std::fs::read_dir(&dir)
+            .unwrap()
+            .map(|e| e.unwrap().file_name())
+            .collect();
+        assert_eq!(names.len(), 2, "temporary left behind: {names:?}");
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+}

@@ -1,0 +1,931 @@
+//! The classic Bloom filter (Bloom, "Space/Time Trade-offs in Hash Coding with Allowable
+//! Errors", CACM 1970) — the filter the seeds describe.
+//!
+//! An array of m bits, all 0 at first, and k hash functions with values in `[0, m)`.
+//! Inserting an item sets its k bits; a query answers "definitely not" when one of the
+//! item's bits is 0 and "maybe" when all are 1. Bits are never cleared, so an inserted item
+//! is always found (no false negatives), and an item cannot be removed: its bits may be
+//! shared with other items. This type therefore has no `remove` at all — see
+//! the counting and deletable kinds for filters that can delete.
+//!
+//! Sizing follows the seeds (see [`crate::params`]): for n items at false-positive
+//! probability ε, `m = ⌈−n ln ε / (ln 2)²⌉` and `k = round((m/n) ln 2)`.
+
+pub mod theory;
+
+use std::fmt;
+
+use crate::bits::BitVec;
+use crate::codec::{Parts, Persist, Reader};
+use crate::error::{DecodeError, Error};
+use crate::filter::{Filter, Kind};
+use crate::hash::HashingChoice;
+use crate::hash::{Hashing, IndexScheme, Item};
+use crate::lookahead;
+use crate::params;
+use crate::sizing;
+
+/// The classic Bloom filter.
+///
+/// ```
+/// use bloomkit::BloomFilter;
+///
+/// // Sized by the seeds' formulas for 58 110 words at ε = 0.1%.
+/// let mut filter = BloomFilter::with_capacity(58_110, 0.001)?;
+/// assert_eq!(filter.num_hashes(), 10);
+///
+/// filter.insert("dist");
+/// assert!(filter.contains("dist"));      // maybe in the set (here: yes)
+/// assert!(!filter.contains("fkuv"));     // definitely not (with probability 1 − ε)
+/// # Ok::<(), bloomkit::Error>(())
+/// ```
+#[derive(Clone, PartialEq)]
+pub struct BloomFilter {
+    // pub(crate) for the concurrent filter, which shares this layout.
+    pub(crate) bits: BitVec,
+    pub(crate) num_hashes: u32,
+    pub(crate) hashing: Hashing,
+    pub(crate) capacity: u64,
+    pub(crate) target_fpp: f64,
+    pub(crate) inserted: u64,
+}
+
+impl BloomFilter {
+    /// A filter for `capacity` items at false-positive probability `fpp`, with the default
+    /// hashing (MurmurHash3, enhanced double hashing, seed 0).
+    ///
+    /// ```
+    /// use bloomkit::BloomFilter;
+    /// let filter = BloomFilter::with_capacity(1_000, 0.01)?;
+    /// assert_eq!(filter.num_bits(), 9_586);
+    /// assert_eq!(filter.num_hashes(), 7);
+    /// assert!(BloomFilter::with_capacity(0, 0.01).is_err());
+    /// assert!(BloomFilter::with_capacity(1_000, 1.0).is_err());
+    /// # Ok::<(), bloomkit::Error>(())
+    /// ```
+    pub fn with_capacity(capacity: impl crate::params::ItemCount, fpp: f64) -> Result<Self, Error> {
+        Self::builder().capacity(capacity).fpp(fpp).build()
+    }
+
+    /// A builder for every other choice: explicit m and k, hash function, index scheme, seed.
+    pub fn builder() -> BloomFilterBuilder {
+        BloomFilterBuilder::default()
+    }
+
+    /// Adds an item. Returns `true` if the filter changed (at least one of its bits was 0, so
+    /// the item was certainly new), `false` if it was already reported present.
+    #[inline]
+    pub fn insert<I: Item + ?Sized>(&mut self, item: &I) -> bool {
+        let (hashing, k, m) = (self.hashing, self.num_hashes, self.bits.len());
+        let bits = &mut self.bits;
+        let changed = item.with_bytes(|bytes| {
+            hashing
+                .positions(bytes, k, m)
+                .fold(false, |changed, p| bits.set(p) | changed)
+        });
+        self.inserted += changed as u64;
+        changed
+    }
+
+    /// `false` if the item is certainly absent, `true` if it may be present.
+    ///
+    /// How the k bits are read depends on the filter's size ([`BRANCH_FREE_MAX_BITS`]): a
+    /// filter that fits in the caches reads all k and combines them without a branch; a
+    /// larger one stops at the first 0 bit.
+    #[inline]
+    pub fn contains<I: Item + ?Sized>(&self, item: &I) -> bool {
+        item.with_bytes(|bytes| self.holds(bytes, self.branch_free()))
+    }
+
+    /// Whether all k bits of the item with these bytes are 1, read branch-free or stopping
+    /// at the first 0 (the two give the same answer; a unit test holds them to it).
+    #[inline]
+    fn holds(&self, bytes: &[u8], branch_free: bool) -> bool {
+        let positions = self
+            .hashing
+            .positions(bytes, self.num_hashes, self.bits.len());
+        if branch_free {
+            positions.fold(true, |all, p| all & self.bits.get(p))
+        } else {
+            { positions }.all(|p| self.bits.get(p))
+        }
+    }
+
+    /// Whether queries read all k bits without branching (see [`BRANCH_FREE_MAX_BITS`]).
+    #[inline(always)]
+    fn branch_free(&self) -> bool {
+        self.bits.len() <= BRANCH_FREE_MAX_BITS
+    }
+
+    /// The answers of [`contains`](Self::contains) for every item. A filter past
+    /// [`BRANCH_FREE_MAX_BITS`] (in main memory) is read through the lookahead window
+    /// ([`lookahead`]): each item is hashed and the words of its k bits
+    /// prefetched a window of items before they are read, so that many cache misses are
+    /// always in flight; then its k bits are combined without a branch. (Under
+    /// [`IndexScheme::SeededHashes`](crate::IndexScheme), whose k positions cost k hashes,
+    /// the positions of a group of items are computed once, prefetched, then read.) A
+    /// smaller filter is served from the caches, where the single queries' loop is faster.
+    /// The answers are those of the single calls.
+    ///
+    /// ```
+    /// use bloomkit::BloomFilter;
+    /// let mut filter = BloomFilter::with_capacity(1000, 0.01)?;
+    /// assert_eq!(filter.insert_batch(&["a", "b", "a"]), 2);
+    /// assert_eq!(filter.contains_batch(&["a", "b", "zz"]), vec![true, true, false]);
+    /// # Ok::<(), bloomkit::Error>(())
+    /// ```
+    pub fn contains_batch<I: Item>(&self, items: &[I]) -> Vec<bool> {
+        lookahead::answers(items.len(), |out| self.contains_batch_into(items, out))
+    }
+
+    /// [`contains_batch`](Self::contains_batch) into a vector that is cleared first (reuse it
+    /// across calls to avoid an allocation per batch).
+    pub fn contains_batch_into<I: Item>(&self, items: &[I], out: &mut Vec<bool>) {
+        lookahead::ready(out, items.len());
+        if self.branch_free() {
+            out.extend(items.iter().map(|item| self.contains(item)));
+        } else if self.hashing.scheme == IndexScheme::SeededHashes {
+            self.grouped_contains_into(items, out);
+        } else {
+            let mut stages = Probes(&self.bits, self.hashing, self.num_hashes);
+            lookahead::pipeline(&mut stages, out, items);
+        }
+    }
+
+    /// The grouped, prefetched batch query of a large filter (appends to `out`).
+    fn grouped_contains_into<I: Item>(&self, items: &[I], out: &mut Vec<bool>) {
+        let (hashing, k) = (self.hashing, self.num_hashes);
+        in_seeded_groups(&self.bits, hashing, k, items, |bits, item_positions| {
+            out.push(
+                item_positions
+                    .iter()
+                    .fold(true, |all, &p| all & bits.get(p)),
+            );
+        });
+    }
+
+    /// Inserts every item (a filter past [`BRANCH_FREE_MAX_BITS`] prefetches their words
+    /// ahead as [`contains_batch`](Self::contains_batch) does). The filter ends exactly as after
+    /// [`insert`](Self::insert) of each item in order; returns how many of those inserts
+    /// changed the filter.
+    pub fn insert_batch<I: Item>(&mut self, items: &[I]) -> u64 {
+        let mut changed = 0;
+        if self.branch_free() {
+            // In the caches: the single inserts' loop is faster (as for queries).
+            return items.iter().filter(|item| self.insert(*item)).count() as u64;
+        } else if self.hashing.scheme == IndexScheme::SeededHashes {
+            let (hashing, k) = (self.hashing, self.num_hashes);
+            in_seeded_groups(&mut self.bits, hashing, k, items, |bits, item_positions| {
+                changed += item_positions
+                    .iter()
+                    .fold(false, |changed, &p| bits.set(p) | changed)
+                    as u64;
+            });
+        } else {
+            let mut stages = Sets(self.hashing, self.num_hashes, 0);
+            lookahead::pipeline(&mut stages, &mut self.bits, items);
+            changed = stages.2;
+        }
+        self.inserted += changed;
+        changed
+    }
+
+    /// m, the number of bits.
+    pub fn num_bits(&self) -> u64 {
+        self.bits.len()
+    }
+
+    /// k, the number of hash functions.
+    pub fn num_hashes(&self) -> u32 {
+        self.num_hashes
+    }
+
+    /// n, the number of items the filter was sized for.
+    pub fn capacity(&self) -> u64 {
+        self.capacity
+    }
+
+    /// ε, the false-positive probability the filter was sized for (at `capacity` items).
+    pub fn target_fpp(&self) -> f64 {
+        self.target_fpp
+    }
+
+    /// The number of bits that are 1.
+    pub fn count_ones(&self) -> u64 {
+        self.bits.count_ones()
+    }
+
+    /// The fraction of bits that are 1; about one half at capacity with the optimal k.
+    pub fn fill_ratio(&self) -> f64 {
+        self.count_ones() as f64 / self.num_bits() as f64
+    }
+
+    /// The parameters that decide where an item lands, and the hashing, for
+    /// [`require_same_layout`](crate::filter::require_same_layout).
+    pub(crate) fn layout(&self) -> String {
+        layout(self.num_bits(), self.num_hashes, self.hashing)
+    }
+
+    /// Re-counts the items from the fill after a union or intersection, where the exact
+    /// count is lost.
+    fn recount(&mut self) {
+        let estimate = Filter::estimated_len(self);
+        self.inserted = crate::params::count_from_estimate(estimate);
+    }
+}
+
+impl Filter for BloomFilter {
+    fn kind(&self) -> Kind {
+        Kind::Bloom
+    }
+
+    fn hashing(&self) -> Hashing {
+        self.hashing
+    }
+
+    fn try_insert<I: Item + ?Sized>(&mut self, item: &I) -> Result<bool, Error> {
+        Ok(self.insert(item))
+    }
+
+    fn contains<I: Item + ?Sized>(&self, item: &I) -> bool {
+        BloomFilter::contains(self, item)
+    }
+
+    fn clear(&mut self) {
+        self.bits.clear();
+        self.inserted = 0;
+    }
+
+    fn len(&self) -> u64 {
+        self.inserted
+    }
+
+    fn estimated_len(&self) -> f64 {
+        params::estimate_items(self.count_ones(), self.num_bits(), self.num_hashes)
+    }
+
+    fn memory_bytes(&self) -> usize {
+        self.bits.memory_bytes()
+    }
+
+    fn capacity(&self) -> u64 {
+        self.capacity
+    }
+
+    fn properties(&self) -> Vec<(&'static str, String)> {
+        vec![
+            ("bits (m)", self.num_bits().to_string()),
+            ("hash functions (k)", self.num_hashes.to_string()),
+            ("target fpp", format!("{}", self.target_fpp)),
+            ("fill ratio", format!("{:.6}", self.fill_ratio())),
+        ]
+    }
+
+    fn expected_fpp(&self) -> f64 {
+        params::fpp_from_fill(self.count_ones(), self.num_bits(), self.num_hashes)
+    }
+
+    fn target_fpp(&self) -> f64 {
+        BloomFilter::target_fpp(self)
+    }
+
+    fn fpp_at(&self, n: u64) -> f64 {
+        params::fpp_exact(self.num_bits(), self.num_hashes(), n)
+    }
+}
+
+crate::registry::registered!(
+    BloomFilter,
+    crate::registry::Abilities {
+        name: "bloom",
+        summary: "The classic Bloom filter: no remove; union.",
+        remove: false,
+        merge: true,
+        grow: false,
+        forgets: false,
+        index_scheme: true,
+    },
+    merge
+);
+
+/// The layout of a classic filter (shared with [`ConcurrentBloomFilter`](crate::ConcurrentBloomFilter),
+/// so that the two merge with one check).
+pub(crate) fn layout(num_bits: u64, num_hashes: u32, hashing: Hashing) -> String {
+    format!("m = {num_bits}, k = {num_hashes}, {hashing}")
+}
+
+crate::filter::bit_array_mergeable!(
+    /// Bitwise OR: exactly the filter that inserting both sets would have built.
+    ///
+    /// ```
+    /// use bloomkit::{BloomFilter, Mergeable};
+    /// let mut a = BloomFilter::with_capacity(100, 0.01)?;
+    /// let mut b = BloomFilter::with_capacity(100, 0.01)?;
+    /// a.insert("left");
+    /// b.insert("right");
+    /// a.union(&b)?;
+    /// assert!(a.contains("left") && a.contains("right"));
+    /// # Ok::<(), bloomkit::Error>(())
+    /// ```
+    BloomFilter
+);
+
+crate::filter::collection_impls!(
+    /// Collects items into a filter sized for their number at ε = 1%, the most common choice.
+    /// (The items are buffered to count them; use [`BloomFilter::with_capacity`] and `extend`
+    /// to choose ε or to stream.)
+    ///
+    /// ```
+    /// use bloomkit::BloomFilter;
+    /// let filter: BloomFilter = ["a", "b", "c"].into_iter().collect();
+    /// assert!(filter.contains("b"));
+    /// assert_eq!(filter.capacity(), 3);
+    /// ```
+    BloomFilter
+);
+
+pub use crate::params::DEFAULT_FPP;
+
+/// The largest filter (in bits: 32 MiB) whose queries read all k bits and combine them
+/// without a branch; larger filters stop at the first 0 bit.
+///
+/// A query for an absent item meets its first 0 bit after about two reads (each bit is 1
+/// with probability about 1/2), at a place no branch predictor can guess. While the filter
+/// is in the caches, the mispredicted branch costs more than reading the other bits: at
+/// n = 10⁷ (11.4 MiB) branch-free absent-item queries took 14–19 ns against 28–33 ns with the
+/// early stop. From main memory each extra read costs more than the branch: at n = 10⁸
+/// (114 MiB) 115 ns against 88 ns. (`BLOOMKIT_BENCH_N=10000000` and `=100000000
+/// BLOOMKIT_BENCH_FPP=0.01 BLOOMKIT_BENCH_ONLY=classic cargo bench -p bloomkit --bench
+/// peers`, each with this constant at `u64::MAX` and at 0; 2-core AMD EPYC with 32 MiB of
+/// L3.) The limit sits at that L3 size.
+pub const BRANCH_FREE_MAX_BITS: u64 = 32 << 23;
+
+/// Items whose positions a batch computes at once under
+/// [`IndexScheme::SeededHashes`](crate::IndexScheme) (the digest schemes go through the
+/// lookahead window instead).
+pub const SEEDED_GROUP: usize = 16;
+
+/// The seeded scheme's batches: for a group of [`SEEDED_GROUP`] items at a time, the k
+/// positions of each item are computed and their words prefetched, then `each` gets the
+/// bits (shared for queries, `&mut` for inserts) and one item's positions, item by item.
+fn in_seeded_groups<I: Item, B: std::ops::Deref<Target = BitVec>>(
+    mut bits: B,
+    hashing: Hashing,
+    k: u32,
+    items: &[I],
+    mut each: impl FnMut(&mut B, &[u64]),
+) {
+    let m = bits.len();
+    let mut positions = Vec::with_capacity(SEEDED_GROUP * k as usize);
+    for group in items.chunks(SEEDED_GROUP) {
+        positions.clear();
+        for item in group {
+            item.with_bytes(|bytes| positions.extend(hashing.positions(bytes, k, m)));
+        }
+        for &p in &positions {
+            bits.prefetch(p);
+        }
+        for item_positions in positions.chunks_exact(k as usize) {
+            each(&mut bits, item_positions);
+        }
+    }
+}
+
+/// The k positions of a digest (either digest scheme), each word prefetched: what the
+/// batches locate ahead. The digest is what they keep; `used` derives the positions again
+/// (k multiply-shifts, cheaper than keeping k words per item in the window).
+#[inline(always)]
+fn prefetch_positions(bits: &BitVec, hashing: &Hashing, item: &impl Item, k: u32) -> u128 {
+    let digest = item.with_bytes(|bytes| hashing.digest(bytes));
+    for p in hashing.positions_with_digest(&[], digest, k, bits.len()) {
+        bits.prefetch(p);
+    }
+    digest
+}
+
+/// The batch queries' stages: the bits, the hashing, k.
+struct Probes<'a>(&'a BitVec, Hashing, u32);
+
+impl<I: Item> lookahead::Stages<&I> for Probes<'_> {
+    type State = Vec<bool>;
+    type Located = u128;
+    #[inline(always)]
+    fn locate(&self, _: &Vec<bool>, item: &I) -> u128 {
+        prefetch_positions(self.0, &self.1, item, self.2)
+    }
+    #[inline(always)]
+    fn used(&mut self, out: &mut Vec<bool>, digest: u128) {
+        let Probes(bits, hashing, k) = *self;
+        let positions = hashing.positions_with_digest(&[], digest, k, bits.len());
+        out.push(positions.fold(true, |all, p| all & bits.get(p)));
+    }
+}
+
+/// The batch inserts' stages: the hashing, k, the count of inserts that changed the filter.
+struct Sets(Hashing, u32, u64);
+
+impl<I: Item> lookahead::Stages<&I> for Sets {
+    type State = BitVec;
+    type Located = u128;
+    #[inline(always)]
+    fn locate(&self, bits: &BitVec, item: &I) -> u128 {
+        prefetch_positions(bits, &self.0, item, self.1)
+    }
+    #[inline(always)]
+    fn used(&mut self, bits: &mut BitVec, digest: u128) {
+        let positions = self
+            .0
+            .positions_with_digest(&[], digest, self.1, bits.len());
+        self.2 += positions.fold(false, |changed, p| bits.set(p) | changed) as u64;
+    }
+}
+
+impl fmt::Debug for BloomFilter {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("BloomFilter")
+            .field("num_bits", &self.num_bits())
+            .field("num_hashes", &self.num_hashes)
+            .field("capacity", &self.capacity)
+            .field("target_fpp", &self.target_fpp)
+            .field("inserted", &self.inserted)
+            .field("ones", &self.count_ones())
+            .field("hashing", &self.hashing)
+            .finish()
+    }
+}
+
+/// Builds a [`BloomFilter`] from a capacity and ε, or from explicit m and k.
+///
+/// ```
+/// use bloomkit::{BloomFilter, HashFunction, IndexScheme};
+///
+/// // The seeds' construction: k seeded Murmur hashes.
+/// let seeded = BloomFilter::builder()
+///     .capacity(58_110)
+///     .fpp(0.01)
+///     .index_scheme(IndexScheme::SeededHashes)
+///     .build()?;
+/// assert_eq!(seeded.num_hashes(), 7);
+///
+/// // Explicit m and k, XXH3, a random seed.
+/// let explicit = BloomFilter::builder()
+///     .num_bits(1 << 20)
+///     .num_hashes(5)
+///     .hash_function(HashFunction::Xxh3)
+///     .random_seed()
+///     .build()?;
+/// assert_eq!(explicit.num_bits(), 1 << 20);
+/// # Ok::<(), bloomkit::Error>(())
+/// ```
+#[derive(Clone, Debug, Default)]
+#[must_use = "a builder does nothing until .build() is called"]
+pub struct BloomFilterBuilder {
+    capacity: Option<u64>,
+    fpp: Option<f64>,
+    num_bits: Option<u64>,
+    num_hashes: Option<u32>,
+    hashing: HashingChoice,
+}
+
+impl BloomFilterBuilder {
+    crate::hash::hashing_setters!(index_scheme);
+
+    crate::sizing::capacity_and_fpp_setters!();
+
+    crate::sizing::num_cells_setter!(num_bits, "bits");
+
+    /// m, the number of bits, instead of deriving it from capacity and ε.
+    pub fn num_bits(mut self, num_bits: u64) -> Self {
+        self.num_bits = Some(num_bits);
+        self
+    }
+
+    /// k, the number of hash functions, instead of the optimal one.
+    pub fn num_hashes(mut self, num_hashes: u32) -> Self {
+        self.num_hashes = Some(num_hashes);
+        self
+    }
+
+    /// Validates the parameters and allocates the filter.
+    ///
+    /// With neither capacity nor m, the error is [`Error::ZeroCapacity`]. With m but no
+    /// capacity, the capacity is the n at which m and k reach the optimal fill, `m ln 2 / k`.
+    pub fn build(self) -> Result<BloomFilter, Error> {
+        let d = sizing::dimensions(self.capacity, self.fpp, self.num_bits, self.num_hashes, 1)?;
+        let hashing = self.hashing.resolve()?;
+        Ok(BloomFilter {
+            bits: BitVec::zeros(d.num_cells)?,
+            num_hashes: d.num_hashes,
+            hashing,
+            capacity: d.capacity,
+            target_fpp: d.target_fpp,
+            inserted: 0,
+        })
+    }
+}
+
+// Parameters on disk: num_bits u64, num_hashes u32, capacity u64, target_fpp f64,
+// inserted u64 (36 bytes). Payload: the bit array, 64-bit little-endian words.
+impl Persist for BloomFilter {
+    fn encode_params(&self, out: &mut Vec<u8>) {
+        out.extend_from_slice(&self.num_bits().to_le_bytes());
+        out.extend_from_slice(&self.num_hashes.to_le_bytes());
+        out.extend_from_slice(&self.capacity.to_le_bytes());
+        out.extend_from_slice(&self.target_fpp.to_le_bytes());
+        out.extend_from_slice(&self.inserted.to_le_bytes());
+    }
+
+    fn encode_payload(&self, out: &mut Vec<u8>) {
+        self.bits.write_le_bytes(out);
+    }
+
+    fn decode_parts(parts: &Parts<'_>) -> Result<Self, DecodeError> {
+        parts.expect_kind(Kind::Bloom)?;
+        let mut r = Reader::new(parts.params);
+        let num_bits = r.u64()?;
+        let num_hashes = r.u32()?;
+        let capacity = r.u64()?;
+        let target_fpp = r.f64()?;
+        let inserted = r.u64()?;
+        r.finish("parameters")?;
+        crate::codec::check_num_bits(num_bits)?;
+        crate::codec::check_num_hashes(num_hashes)?;
+        crate::codec::check_capacity(capacity)?;
+        crate::codec::check_target_fpp(target_fpp)?;
+        // The payload length was checked against the input; from_le_bytes checks it against
+        // num_bits before it allocates anything.
+        let bits = BitVec::from_le_bytes(num_bits, parts.payload)?;
+        Ok(BloomFilter {
+            bits,
+            num_hashes,
+            hashing: parts.hashing,
+            capacity,
+            target_fpp,
+            inserted,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::filter::Mergeable;
+    use crate::hash::{HashFunction, IndexScheme, Item};
+
+    /// Queries read the bits branch-free or stop at the first 0, and large filters answer
+    /// batches by groups: every way gives the single branch-free answer, for present and
+    /// absent items, under every index scheme.
+    #[test]
+    fn every_way_of_reading_the_bits_gives_the_same_answers() {
+        for scheme in [
+            IndexScheme::EnhancedDoubleHashing,
+            IndexScheme::SeededHashes,
+            IndexScheme::DoubleHashing,
+        ] {
+            let mut f = BloomFilter::builder()
+                .num_bits(20_000)
+                .num_hashes(5)
+                .index_scheme(scheme)
+                .build()
+                .unwrap();
+            for i in 0..2_000u64 {
+                f.insert(&i);
+            }
+            let items: Vec<u64> = (0..8_000).collect();
+            let singles: Vec<bool> = items.iter().map(|i| f.contains(i)).collect();
+            let early: Vec<bool> = items
+                .iter()
+                .map(|i| i.with_bytes(|b| f.holds(b, false)))
+                .collect();
+            let mut grouped = Vec::new();
+            f.grouped_contains_into(&items, &mut grouped);
+            assert_eq!(early, singles, "{scheme:?}");
+            assert_eq!(grouped, singles, "{scheme:?}");
+            if scheme != IndexScheme::SeededHashes {
+                let mut pipelined = Vec::new();
+                let mut stages = Probes(&f.bits, f.hashing, f.num_hashes);
+                lookahead::pipeline(&mut stages, &mut pipelined, &items);
+                assert_eq!(pipelined, singles, "{scheme:?}");
+            }
+            if scheme != IndexScheme::SeededHashes {
+                let mut by_single = f.clone();
+                by_single.clear();
+                let mut bits = by_single.bits.clone();
+                let changed = items[..2_000]
+                    .iter()
+                    .filter(|i| by_single.insert(*i))
+                    .count();
+                let mut stages = Sets(f.hashing, f.num_hashes, 0);
+                lookahead::pipeline(&mut stages, &mut bits, &items[..2_000]);
+                assert_eq!(stages.2, changed as u64, "{scheme:?}");
+                assert_eq!(bits, by_single.bits, "{scheme:?}");
+            }
+            assert!(singles[..2_000].iter().all(|&b| b));
+            let absent_yes = singles[2_000..].iter().filter(|&&b| b).count();
+            assert!(absent_yes < 6_000, "{scheme:?}: {absent_yes}");
+        }
+    }
+
+    /// A filter past [`BRANCH_FREE_MAX_BITS`] takes the early-stop path and the batches'
+    /// lookahead window (digest schemes) or seeded groups (k seeded hashes) through the
+    /// public calls: batch inserts set the bits and count the changes of the single inserts,
+    /// and every inserted item is still found, singly and in batches.
+    #[test]
+    fn a_filter_past_the_branch_free_limit_finds_every_item() {
+        for scheme in [
+            IndexScheme::EnhancedDoubleHashing,
+            IndexScheme::SeededHashes,
+        ] {
+            let mut f = BloomFilter::builder()
+                .num_bits(BRANCH_FREE_MAX_BITS + 1)
+                .num_hashes(7)
+                .index_scheme(scheme)
+                .build()
+                .unwrap();
+            assert!(!f.branch_free());
+            let items: Vec<u64> = (0..20_000u64)
+                .map(|i| i.wrapping_mul(0x9e37_79b9))
+                .collect();
+            let mut by_single = f.clone();
+            let changed = items.iter().filter(|i| by_single.insert(*i)).count() as u64;
+            assert_eq!(f.insert_batch(&items), changed, "{scheme:?}");
+            assert!(f.bits == by_single.bits, "{scheme:?}");
+            assert!(items.iter().all(|i| f.contains(i)));
+            assert!(f.contains_batch(&items).into_iter().all(|b| b));
+            let absent: Vec<u64> = (0..20_000u64).map(|i| !i).collect();
+            let singles: Vec<bool> = absent.iter().map(|i| f.contains(i)).collect();
+            assert_eq!(f.contains_batch(&absent), singles, "{scheme:?}");
+        }
+    }
+
+    /// Fixed dimensions report their exact rate, which can be 1 (one bit, one hash) or
+    /// underflow to 0 (a large m and k for one item): such a filter still saves and loads
+    /// back. (The decoder refused both before: a file the library itself wrote.)
+    #[test]
+    fn filters_at_the_ends_of_their_rate_load_back() {
+        for (m, k) in [(1, 1), (1 << 24, 64)] {
+            let mut f = BloomFilter::builder()
+                .num_bits(m)
+                .num_hashes(k)
+                .capacity(1)
+                .build()
+                .unwrap();
+            f.insert("x");
+            assert!(
+                f.target_fpp() == 1.0 || f.target_fpp() == 0.0,
+                "m {m}: {}",
+                f.target_fpp()
+            );
+            let back = BloomFilter::from_bytes(&f.to_bytes()).unwrap();
+            assert!(back == f && back.contains("x"), "m = {m}, k = {k}");
+        }
+    }
+
+    #[test]
+    fn inserted_items_are_found() {
+        let mut f = BloomFilter::with_capacity(1000, 0.01).unwrap();
+        for i in 0..1000u32 {
+            f.insert(&i);
+        }
+        assert!((0..1000u32).all(|i| f.contains(&i)));
+    }
+
+    #[test]
+    fn insert_reports_whether_the_filter_changed_and_len_counts_those() {
+        let mut f = BloomFilter::with_capacity(1000, 0.01).unwrap();
+        assert!(f.insert("x"));
+        assert!(!f.insert("x"));
+        assert_eq!(Filter::len(&f), 1);
+        f.clear();
+        assert!(Filter::is_empty(&f));
+        assert!(!f.contains("x"));
+    }
+
+    #[test]
+    fn union_of_mismatched_filters_is_an_error() {
+        let mut a = BloomFilter::with_capacity(1000, 0.01).unwrap();
+        let b = BloomFilter::with_capacity(2000, 0.01).unwrap();
+        let c = BloomFilter::builder()
+            .capacity(1000)
+            .seed(1)
+            .build()
+            .unwrap();
+        assert!(matches!(a.union(&b), Err(Error::Incompatible(_))));
+        assert!(matches!(a.union(&c), Err(Error::Incompatible(_))));
+        assert!(matches!(a.intersect(&b), Err(Error::Incompatible(_))));
+    }
+
+    #[test]
+    fn intersection_keeps_common_items() {
+        let mut a = BloomFilter::with_capacity(1000, 0.001).unwrap();
+        let mut b = a.clone();
+        for i in 0..300u32 {
+            a.insert(&i);
+        }
+        for i in 200..500u32 {
+            b.insert(&i);
+        }
+        a.intersect(&b).unwrap();
+        assert!((200..300u32).all(|i| a.contains(&i)));
+        let others = (0..200u32)
+            .chain(300..500)
+            .filter(|i| a.contains(i))
+            .count();
+        assert!(
+            others < 100,
+            "{others} of 400 non-shared items still present"
+        );
+    }
+
+    #[test]
+    fn estimated_len_is_close_to_the_truth() {
+        let mut f = BloomFilter::with_capacity(10_000, 0.01).unwrap();
+        f.extend(0..5_000u64);
+        let est = f.estimated_len();
+        assert!((est - 5000.0).abs() < 150.0, "{est}");
+    }
+
+    /// A short lowercase pseudo-word (4 to 10 letters) for index `i`, from a splitmix64 step.
+    fn word(i: u64) -> Vec<u8> {
+        let x = crate::hash::mix64(i.wrapping_mul(crate::hash::GOLDEN_GAMMA));
+        let len = 4 + (x % 7) as usize;
+        (0..len)
+            .map(|j| b'a' + ((x >> (5 * j + 3)) % 26) as u8)
+            .collect()
+    }
+
+    /// Similar short items (pseudo-words of 4 to 10 letters) at a small ε expose hash functions whose
+    /// k variants are correlated: seeded XXH3 with seeds `0, 1, 2, …` gave 10× the
+    /// theoretical rate here before the seeds were mixed (`hash::seeded_hash_seed`).
+    #[test]
+    fn every_hashing_combination_meets_theory_on_similar_words() {
+        use crate::stats::{binomial_acceptance, Z_99_9};
+        let (n, negatives) = (40_000u64, 400_000u64);
+        for function in [HashFunction::Murmur3, HashFunction::Xxh3] {
+            for scheme in [
+                IndexScheme::EnhancedDoubleHashing,
+                IndexScheme::SeededHashes,
+            ] {
+                let mut f = BloomFilter::builder()
+                    .capacity(n)
+                    .fpp(1e-4)
+                    .hash_function(function)
+                    .index_scheme(scheme)
+                    .build()
+                    .unwrap();
+                let inserted: std::collections::HashSet<Vec<u8>> = (0..n).map(word).collect();
+                for w in &inserted {
+                    f.insert(w);
+                }
+                let absent: Vec<Vec<u8>> = (n..)
+                    .map(word)
+                    .filter(|w| !inserted.contains(w))
+                    .take(negatives as usize)
+                    .collect();
+                let fp = absent.iter().filter(|w| f.contains(*w)).count();
+                let n = inserted.len() as u64;
+                let theory = params::fpp_exact(f.num_bits(), f.num_hashes(), n);
+                let (low, high) = binomial_acceptance(theory, negatives, Z_99_9);
+                assert!(
+                    (low..=high).contains(&(fp as f64)),
+                    "{function:?}/{scheme:?}: {fp} false positives, expected {low:.0}..{high:.0}"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn degenerate_parameters_are_errors() {
+        assert_eq!(
+            BloomFilter::builder().build().unwrap_err(),
+            Error::ZeroCapacity
+        );
+        assert_eq!(
+            BloomFilter::builder().num_bits(0).build().unwrap_err(),
+            Error::ZeroBits
+        );
+        assert_eq!(
+            BloomFilter::builder()
+                .num_bits(10)
+                .num_hashes(0)
+                .build()
+                .unwrap_err(),
+            Error::ZeroHashes
+        );
+        assert!(matches!(
+            BloomFilter::builder().num_bits(10).num_hashes(1000).build(),
+            Err(Error::TooManyHashes { .. })
+        ));
+        assert!(matches!(
+            BloomFilter::builder().num_bits(u64::MAX).build(),
+            Err(Error::TooLarge { .. })
+        ));
+        assert!(matches!(
+            BloomFilter::with_capacity(10, f64::NAN),
+            Err(Error::InvalidFpp(_))
+        ));
+        assert!(matches!(
+            BloomFilter::with_capacity(10, -1.0),
+            Err(Error::InvalidFpp(_))
+        ));
+        assert!(matches!(
+            BloomFilter::with_capacity(u64::MAX, 0.01),
+            Err(Error::TooLarge { .. })
+        ));
+        assert_eq!(
+            BloomFilter::builder()
+                .num_bits(100)
+                .capacity(0)
+                .build()
+                .unwrap_err(),
+            Error::ZeroCapacity
+        );
+    }
+
+    #[test]
+    fn explicit_size_derives_capacity_and_target() {
+        let f = BloomFilter::builder()
+            .num_bits(9_586)
+            .num_hashes(7)
+            .build()
+            .unwrap();
+        assert_eq!(f.capacity(), 949); // ⌊9586 · ln 2 / 7⌋
+        assert!(
+            (f.target_fpp() - 0.0083).abs() < 0.001,
+            "{}",
+            f.target_fpp()
+        );
+    }
+
+    #[test]
+    fn random_seeds_differ() {
+        let a = BloomFilter::builder()
+            .capacity(10)
+            .random_seed()
+            .build()
+            .unwrap();
+        let b = BloomFilter::builder()
+            .capacity(10)
+            .random_seed()
+            .build()
+            .unwrap();
+        assert_ne!(a.hashing.seed, b.hashing.seed);
+    }
+
+    #[test]
+    fn debug_shows_the_parameters() {
+        let f = BloomFilter::with_capacity(1000, 0.01).unwrap();
+        let s = format!("{f:?}");
+        for needle in [
+            "num_bits: 9586",
+            "num_hashes: 7",
+            "capacity: 1000",
+            "target_fpp: 0.01",
+        ] {
+            assert!(s.contains(needle), "{s}");
+        }
+    }
+
+    #[test]
+    fn decoding_a_filter_of_another_kind_tag_is_an_error() {
+        let f = BloomFilter::with_capacity(10, 0.1).unwrap();
+        let mut bytes = f.to_bytes();
+        bytes[10] = 200;
+        let n = bytes.len();
+        let sum = xxhash_rust::xxh3::xxh3_64(&bytes[..n - 8]);
+        bytes[n - 8..].copy_from_slice(&sum.to_le_bytes());
+        assert_eq!(
+            BloomFilter::from_bytes(&bytes).unwrap_err(),
+            Error::Decode(DecodeError::UnknownKind(200))
+        );
+    }
+
+    #[test]
+    fn batches_answer_exactly_like_single_calls() {
+        for scheme in [
+            IndexScheme::EnhancedDoubleHashing,
+            IndexScheme::SeededHashes,
+        ] {
+            let mut single = BloomFilter::builder()
+                .capacity(3000)
+                .fpp(0.05)
+                .index_scheme(scheme)
+                .build()
+                .unwrap();
+            let mut batched = single.clone();
+            let keys: Vec<u64> = (0..3000u64).map(|i| i.wrapping_mul(0x9e37_79b9)).collect();
+            let changed = keys.iter().filter(|&&k| single.insert(&k)).count() as u64;
+            assert_eq!(batched.insert_batch(&keys), changed);
+            assert_eq!(batched, single);
+            let queries: Vec<u64> = (0..10_007u64)
+                .map(|i| i.wrapping_mul(0x9e37_79b9))
+                .collect();
+            let expected: Vec<bool> = queries.iter().map(|k| single.contains(k)).collect();
+            assert_eq!(single.contains_batch(&queries), expected);
+            let mut out = vec![false; 5];
+            single.contains_batch_into(&queries[..17], &mut out);
+            assert_eq!(out, expected[..17]);
+            assert!(expected.iter().filter(|&&b| !b).count() > 6000);
+        }
+    }
+}

@@ -1,0 +1,822 @@
+//! The counting Bloom filter (Fan, Cao, Almeida & Broder, "Summary Cache: A Scalable
+//! Wide-Area Web Cache Sharing Protocol", IEEE/ACM Transactions on Networking 8(3),
+//! 2000; SIGCOMM 1998) — a Bloom filter that can delete.
+//!
+//! # Structure
+//!
+//! m small counters instead of m bits, and k hash functions with values in `[0, m)` (the
+//! positions come from [`Hashing::positions`], exactly as in the classic
+//! [`BloomFilter`](crate::BloomFilter)). Inserting an item adds 1 to each of its k
+//! counters; a query answers "definitely not" when one of them is 0 and "maybe" when all
+//! are positive; removing an item subtracts 1 from each. A position that appears twice
+//! among an item's k positions (possible when m is small) is counted twice on insert and
+//! on remove alike. With the same m and k, the answers are those of a Bloom filter of m
+//! bits holding the same items, so the false-positive probability and the sizing are the
+//! classic ones ([`params::optimal_num_bits`], [`params::optimal_num_hashes`],
+//! [`params::fpp_exact`]): `m = ⌈−n ln ε / (ln 2)²⌉` counters and `k = round((m/n) ln 2)`.
+//! The price of deletion is memory: 4 bits per counter, so four times the classic filter.
+//!
+//! # Why 4 bits, and what saturation means
+//!
+//! A counter holds the number of items (with repeats) that hash to it, Binomial(nk, 1/m).
+//! Fan et al. bound the chance that any counter reaches j:
+//! `P(max c ≥ j) ≤ m · (e·nk/(j·m))^j`, which at the optimal k (nk/m = ln 2) and j = 16
+//! is `≤ 1.37·10⁻¹⁵ · m` ([`params::counter_overflow_bound`]). So 4-bit counters (the
+//! default) practically never overflow at the design load; 8 and 16 bits can be chosen
+//! with [`CountingBloomFilterBuilder::counter_width`] for heavy overfilling or many
+//! repeats of one item.
+//!
+//! When a counter does reach its maximum `2^w − 1` it **saturates**: it stays at the
+//! maximum and is never decremented again, because its true value is no longer known.
+//! Decrementing it could bring it to 0 while items still hash to it — a false negative.
+//! A saturated counter therefore keeps answering "maybe" forever (the filter errs towards
+//! false positives, never false negatives); [`CountingBloomFilter::saturated_counters`]
+//! reports how many there are.
+//!
+//! # Removing
+//!
+//! [`CountingBloomFilter::remove`] first checks that the item can be in the filter: every
+//! counter that is not saturated must be at least the number of times the item's positions
+//! name it. If not, the item is certainly absent, the result is [`Error::NotPresent`] and
+//! nothing changes. Otherwise each of its k counters is decremented (saturated ones are
+//! left). Remove only what you inserted: removing a false positive (an item never inserted
+//! that happens to pass the check) takes counts that belong to other items and can make
+//! them disappear.
+//!
+//! ```
+//! use bloomkit::{CountingBloomFilter, Error, Persist};
+//!
+//! let mut filter = CountingBloomFilter::with_capacity(10_000, 0.01)?;
+//! filter.insert("dist");
+//! filter.insert("bloom");
+//! assert!(filter.contains("dist"));
+//!
+//! assert_eq!(filter.remove("dist"), Ok(true));
+//! assert!(!filter.contains("dist"));              // gone (with probability 1 − ε)
+//! assert!(filter.contains("bloom"));              // the other item is untouched
+//! assert_eq!(filter.remove("cuckoo"), Err(Error::NotPresent));
+//!
+//! let copy = CountingBloomFilter::from_bytes(&filter.to_bytes())?;
+//! assert_eq!(copy, filter);
+//! # Ok::<(), bloomkit::Error>(())
+//! ```
+
+pub mod theory;
+
+use std::fmt;
+
+use crate::bits::PackedCounters;
+use crate::codec::{invalid, Parts, Persist, Reader};
+use crate::error::{DecodeError, Error};
+use crate::filter::{Filter, Kind, Mergeable, Removable};
+use crate::hash::HashingChoice;
+use crate::hash::{Hashing, Item};
+use crate::params::{self, MAX_NUM_BITS, MAX_NUM_HASHES};
+use crate::sizing;
+
+/// The counter width used unless another is chosen: 4 bits, as Fan et al. recommend.
+pub const DEFAULT_COUNTER_WIDTH: u32 = 4;
+
+/// A counting Bloom filter: a Bloom filter of small saturating counters that can remove.
+///
+/// ```
+/// use bloomkit::CountingBloomFilter;
+///
+/// let mut filter = CountingBloomFilter::with_capacity(1_000, 0.01)?;
+/// assert_eq!((filter.num_counters(), filter.num_hashes()), (9_586, 7));
+/// assert_eq!(filter.counter_width(), 4);
+/// filter.insert(&42u64);
+/// filter.insert(&42u64);          // a multiset: two copies
+/// filter.remove(&42u64)?;
+/// assert!(filter.contains(&42u64)); // one copy left
+/// # Ok::<(), bloomkit::Error>(())
+/// ```
+#[derive(Clone, PartialEq)]
+pub struct CountingBloomFilter {
+    counters: PackedCounters,
+    num_hashes: u32,
+    hashing: Hashing,
+    capacity: u64,
+    target_fpp: f64,
+    len: u64,
+}
+
+impl CountingBloomFilter {
+    /// A filter for `capacity` items at false-positive probability `fpp`, with 4-bit
+    /// counters and the default hashing (MurmurHash3, enhanced double hashing, seed 0).
+    ///
+    /// ```
+    /// use bloomkit::CountingBloomFilter;
+    /// assert!(CountingBloomFilter::with_capacity(0, 0.01).is_err());
+    /// assert!(CountingBloomFilter::with_capacity(100, f64::NAN).is_err());
+    /// ```
+    pub fn with_capacity(capacity: impl crate::params::ItemCount, fpp: f64) -> Result<Self, Error> {
+        Self::builder().capacity(capacity).fpp(fpp).build()
+    }
+
+    /// A builder for every other choice: explicit m and k, counter width, hashing.
+    pub fn builder() -> CountingBloomFilterBuilder {
+        CountingBloomFilterBuilder::default()
+    }
+
+    /// Adds one copy of an item: each of its k counters goes up by 1 (saturated counters
+    /// stay at the maximum). Returns `true` if the item was certainly new (one of its
+    /// counters was 0), `false` if it was already reported present.
+    #[inline]
+    pub fn insert<I: Item + ?Sized>(&mut self, item: &I) -> bool {
+        let (hashing, k, m) = (self.hashing, self.num_hashes, self.counters.len());
+        let counters = &mut self.counters;
+        let new = item.with_bytes(|bytes| {
+            hashing.positions(bytes, k, m).fold(false, |new, p| {
+                let was_zero = counters.get(p) == 0;
+                counters.saturating_add(p, 1);
+                new | was_zero
+            })
+        });
+        self.len = self.len.saturating_add(1);
+        new
+    }
+
+    /// `false` if the item is certainly absent (one of its counters is 0), `true` if it may
+    /// be present.
+    #[inline]
+    pub fn contains<I: Item + ?Sized>(&self, item: &I) -> bool {
+        item.with_bytes(|bytes| {
+            self.hashing
+                .positions(bytes, self.num_hashes, self.counters.len())
+                .all(|p| self.counters.get(p) != 0)
+        })
+    }
+
+    /// Removes one copy of an item: each of its k counters goes down by 1, except
+    /// saturated ones, which stay (their true value is unknown). `Ok(true)` when done.
+    ///
+    /// If the item is certainly absent — some counter that is not saturated is smaller
+    /// than the number of times the item's positions name it (0 for a position named
+    /// once) — the result is [`Error::NotPresent`] and the filter is unchanged.
+    ///
+    /// Only remove items you inserted: a false positive passes the check, and removing it
+    /// takes counts from other items.
+    pub fn remove<I: Item + ?Sized>(&mut self, item: &I) -> Result<bool, Error> {
+        let mut positions = [0u64; MAX_NUM_HASHES as usize];
+        let k = self.num_hashes as usize;
+        item.with_bytes(|bytes| {
+            let m = self.counters.len();
+            for (slot, p) in
+                positions
+                    .iter_mut()
+                    .zip(self.hashing.positions(bytes, self.num_hashes, m))
+            {
+                *slot = p;
+            }
+        });
+        let positions = &positions[..k];
+        let max = self.counters.max_value();
+        // Check everything before changing anything, so that a failed remove changes
+        // nothing. k ≤ 64, so counting repeats by comparison is cheap.
+        for &p in positions {
+            let value = self.counters.get(p);
+            let times = positions.iter().filter(|&&q| q == p).count() as u32;
+            if value != max && value < times {
+                return Err(Error::NotPresent);
+            }
+        }
+        for &p in positions {
+            let value = self.counters.get(p);
+            if value != max {
+                self.counters.set(p, value - 1);
+            }
+        }
+        self.len = self.len.saturating_sub(1);
+        Ok(true)
+    }
+
+    /// m, the number of counters.
+    pub fn num_counters(&self) -> u64 {
+        self.counters.len()
+    }
+
+    /// k, the number of hash functions.
+    pub fn num_hashes(&self) -> u32 {
+        self.num_hashes
+    }
+
+    /// The width of one counter in bits (4 unless chosen otherwise in the builder).
+    pub fn counter_width(&self) -> u32 {
+        self.counters.width()
+    }
+
+    /// n, the number of items the filter was sized for.
+    pub fn capacity(&self) -> u64 {
+        self.capacity
+    }
+
+    /// ε, the false-positive probability the filter was sized for (at `capacity` items).
+    pub fn target_fpp(&self) -> f64 {
+        self.target_fpp
+    }
+
+    /// The number of counters that are not zero (the set bits of the equivalent Bloom
+    /// filter).
+    pub fn nonzero_counters(&self) -> u64 {
+        self.counters.count_nonzero()
+    }
+
+    /// The number of saturated counters: counters at the maximum `2^w − 1`, which are never
+    /// decremented again. Practically always 0 at the design load with 4-bit counters (see
+    /// the module docs); a growing number means the filter is overfilled or one item was
+    /// inserted very many times.
+    pub fn saturated_counters(&self) -> u64 {
+        self.counters.count_saturated()
+    }
+
+    /// The value of counter `index` (for inspection and tests).
+    ///
+    /// # Panics
+    ///
+    /// If `index` is not below [`num_counters`](Self::num_counters).
+    pub fn counter(&self, index: u64) -> u32 {
+        assert!(index < self.counters.len(), "counter index out of range");
+        self.counters.get(index)
+    }
+
+    fn check_compatible(&self, other: &Self) -> Result<(), Error> {
+        crate::filter::require_same_layout(self.kind(), self.layout(), other.layout())
+    }
+
+    /// The parameters that decide where an item lands, and the hashing, for
+    /// [`require_same_layout`](crate::filter::require_same_layout).
+    fn layout(&self) -> String {
+        format!(
+            "m = {}, k = {}, {}-bit counters, {}",
+            self.num_counters(),
+            self.num_hashes,
+            self.counter_width(),
+            self.hashing
+        )
+    }
+}
+
+impl Filter for CountingBloomFilter {
+    fn kind(&self) -> Kind {
+        Kind::Counting
+    }
+
+    fn hashing(&self) -> Hashing {
+        self.hashing
+    }
+
+    fn try_insert<I: Item + ?Sized>(&mut self, item: &I) -> Result<bool, Error> {
+        Ok(self.insert(item))
+    }
+
+    fn contains<I: Item + ?Sized>(&self, item: &I) -> bool {
+        CountingBloomFilter::contains(self, item)
+    }
+
+    fn clear(&mut self) {
+        self.counters.clear();
+        self.len = 0;
+    }
+
+    /// Insertions minus successful removals (a multiset count: repeats count). After an
+    /// intersection, where it is unknown, the estimate from the counters.
+    fn len(&self) -> u64 {
+        self.len
+    }
+
+    /// The number of distinct items, from the number of non-zero counters exactly as for
+    /// a Bloom filter ([`params::estimate_items`]).
+    fn estimated_len(&self) -> f64 {
+        params::estimate_items(
+            self.nonzero_counters(),
+            self.num_counters(),
+            self.num_hashes,
+        )
+    }
+
+    fn memory_bytes(&self) -> usize {
+        self.counters.memory_bytes()
+    }
+
+    fn capacity(&self) -> u64 {
+        self.capacity
+    }
+
+    fn properties(&self) -> Vec<(&'static str, String)> {
+        let nonzero = self.nonzero_counters();
+        vec![
+            ("counters (m)", self.num_counters().to_string()),
+            ("counter width", format!("{} bits", self.counter_width())),
+            ("hash functions (k)", self.num_hashes.to_string()),
+            ("target fpp", format!("{}", self.target_fpp)),
+            ("nonzero counters", nonzero.to_string()),
+            (
+                "fill ratio",
+                format!("{:.6}", nonzero as f64 / self.num_counters() as f64),
+            ),
+            ("saturated counters", self.saturated_counters().to_string()),
+            (
+                "overflow bound at capacity",
+                format!(
+                    "{:.3e}",
+                    params::counter_overflow_bound(
+                        self.num_counters(),
+                        self.num_hashes,
+                        self.capacity,
+                        self.counters.max_value() + 1
+                    )
+                ),
+            ),
+        ]
+    }
+
+    /// `(nonzero/m)^k`, the Bloom estimate from the fill ([`params::fpp_from_fill`]).
+    fn expected_fpp(&self) -> f64 {
+        params::fpp_from_fill(
+            self.nonzero_counters(),
+            self.num_counters(),
+            self.num_hashes,
+        )
+    }
+
+    fn target_fpp(&self) -> f64 {
+        CountingBloomFilter::target_fpp(self)
+    }
+
+    fn fpp_at(&self, n: u64) -> f64 {
+        params::fpp_exact(self.num_counters(), self.num_hashes(), n)
+    }
+}
+
+crate::registry::registered!(
+    CountingBloomFilter,
+    crate::registry::Abilities {
+        name: "counting",
+        summary: "Counting Bloom filter (Fan et al. 2000): saturating counters; remove, union.",
+        remove: true,
+        merge: true,
+        grow: false,
+        forgets: false,
+        index_scheme: true,
+    },
+    remove,
+    merge
+);
+
+impl Removable for CountingBloomFilter {
+    fn remove<I: Item + ?Sized>(&mut self, item: &I) -> Result<bool, Error> {
+        CountingBloomFilter::remove(self, item)
+    }
+}
+
+impl Mergeable for CountingBloomFilter {
+    /// Adds the counters (saturating): the filter that inserting both multisets would have
+    /// built, as long as no sum reaches the maximum. `len` becomes the sum of both.
+    ///
+    /// ```
+    /// use bloomkit::{CountingBloomFilter, Mergeable};
+    /// let mut a = CountingBloomFilter::with_capacity(100, 0.01)?;
+    /// let mut b = a.clone();
+    /// a.insert("left");
+    /// b.insert("right");
+    /// a.union(&b)?;
+    /// assert!(a.contains("left") && a.contains("right"));
+    /// a.remove("right")?;
+    /// assert!(a.contains("left") && !a.contains("right"));
+    /// # Ok::<(), bloomkit::Error>(())
+    /// ```
+    fn union(&mut self, other: &Self) -> Result<(), Error> {
+        self.check_compatible(other)?;
+        self.counters.saturating_add_all(&other.counters);
+        self.len = self.len.saturating_add(other.len);
+        Ok(())
+    }
+
+    /// Element-wise minimum. Each counter stays at least the count of the items both
+    /// filters hold (a saturated counter yields to the other filter's exact one), so every
+    /// common item is still found and can be removed. `len` becomes the estimate from the
+    /// counters.
+    fn intersect(&mut self, other: &Self) -> Result<(), Error> {
+        self.check_compatible(other)?;
+        self.counters.min_with(&other.counters);
+        let estimate = Filter::estimated_len(self);
+        self.len = crate::params::count_from_estimate(estimate);
+        Ok(())
+    }
+}
+
+crate::filter::collection_impls!(
+    /// Collects items into a filter sized for their number at ε = 1% with 4-bit counters.
+    /// (The items are buffered to count them; use [`CountingBloomFilter::with_capacity`] and
+    /// `extend` to choose ε or to stream.)
+    ///
+    /// ```
+    /// use bloomkit::CountingBloomFilter;
+    /// let filter: CountingBloomFilter = ["a", "b", "c"].into_iter().collect();
+    /// assert!(filter.contains("b"));
+    /// assert_eq!(filter.capacity(), 3);
+    /// ```
+    CountingBloomFilter
+);
+
+impl fmt::Debug for CountingBloomFilter {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("CountingBloomFilter")
+            .field("num_counters", &self.num_counters())
+            .field("counter_width", &self.counter_width())
+            .field("num_hashes", &self.num_hashes)
+            .field("capacity", &self.capacity)
+            .field("target_fpp", &self.target_fpp)
+            .field("len", &self.len)
+            .field("saturated", &self.saturated_counters())
+            .field("hashing", &self.hashing)
+            .finish()
+    }
+}
+
+/// Builds a [`CountingBloomFilter`] from a capacity and ε, or from explicit m and k.
+///
+/// ```
+/// use bloomkit::{CountingBloomFilter, HashFunction, IndexScheme};
+///
+/// let wide = CountingBloomFilter::builder()
+///     .capacity(10_000)
+///     .fpp(0.001)
+///     .counter_width(8)
+///     .index_scheme(IndexScheme::SeededHashes)
+///     .build()?;
+/// assert_eq!((wide.counter_width(), wide.num_hashes()), (8, 10));
+///
+/// let explicit = CountingBloomFilter::builder()
+///     .num_counters(1 << 16)
+///     .num_hashes(5)
+///     .hash_function(HashFunction::Xxh3)
+///     .random_seed()
+///     .build()?;
+/// assert_eq!(explicit.num_counters(), 1 << 16);
+/// assert!(CountingBloomFilter::builder().capacity(10).counter_width(17).build().is_err());
+/// # Ok::<(), bloomkit::Error>(())
+/// ```
+#[derive(Clone, Debug, Default)]
+#[must_use = "a builder does nothing until .build() is called"]
+pub struct CountingBloomFilterBuilder {
+    capacity: Option<u64>,
+    fpp: Option<f64>,
+    num_counters: Option<u64>,
+    num_hashes: Option<u32>,
+    counter_width: Option<u32>,
+    hashing: HashingChoice,
+}
+
+impl CountingBloomFilterBuilder {
+    crate::hash::hashing_setters!(index_scheme);
+
+    crate::sizing::capacity_and_fpp_setters!();
+
+    crate::sizing::num_cells_setter!(num_counters, "counters");
+
+    /// m, the number of counters, instead of deriving it from capacity and ε.
+    pub fn num_counters(mut self, num_counters: u64) -> Self {
+        self.num_counters = Some(num_counters);
+        self
+    }
+
+    /// k, the number of hash functions, instead of the optimal one.
+    pub fn num_hashes(mut self, num_hashes: u32) -> Self {
+        self.num_hashes = Some(num_hashes);
+        self
+    }
+
+    /// The width of each counter in bits: 4 (default), 8 or 16 are the usual choices; any
+    /// width from 1 to 16 is accepted.
+    pub fn counter_width(mut self, bits: u32) -> Self {
+        self.counter_width = Some(bits);
+        self
+    }
+
+    /// Validates the parameters and allocates the filter.
+    ///
+    /// Sizing is that of the classic filter with counters in place of bits. With neither
+    /// capacity nor m, the error is [`Error::ZeroCapacity`]. With m but no capacity, the
+    /// capacity is the n at which m and k reach the optimal fill, `m ln 2 / k`. The total
+    /// size `m · width` must stay within [`MAX_NUM_BITS`].
+    pub fn build(self) -> Result<CountingBloomFilter, Error> {
+        let width = self.counter_width.unwrap_or(DEFAULT_COUNTER_WIDTH);
+        if !(1..=16).contains(&width) {
+            return Err(Error::InvalidCounterWidth(width));
+        }
+        let d = sizing::dimensions(
+            self.capacity,
+            self.fpp,
+            self.num_counters,
+            self.num_hashes,
+            width,
+        )?;
+        let hashing = self.hashing.resolve()?;
+        Ok(CountingBloomFilter {
+            counters: PackedCounters::zeros(d.num_cells, width)?,
+            num_hashes: d.num_hashes,
+            hashing,
+            capacity: d.capacity,
+            target_fpp: d.target_fpp,
+            len: 0,
+        })
+    }
+}
+
+// Parameters on disk: num_counters u64, num_hashes u32, counter_width u32, capacity u64,
+// target_fpp f64, len u64 (40 bytes). Payload: the packed counters, 64-bit little-endian
+// words of ⌊64/width⌋ counters each (see `PackedCounters`).
+impl Persist for CountingBloomFilter {
+    fn encode_params(&self, out: &mut Vec<u8>) {
+        out.extend_from_slice(&self.num_counters().to_le_bytes());
+        out.extend_from_slice(&self.num_hashes.to_le_bytes());
+        out.extend_from_slice(&self.counter_width().to_le_bytes());
+        out.extend_from_slice(&self.capacity.to_le_bytes());
+        out.extend_from_slice(&self.target_fpp.to_le_bytes());
+        out.extend_from_slice(&self.len.to_le_bytes());
+    }
+
+    fn encode_payload(&self, out: &mut Vec<u8>) {
+        self.counters.write_le_bytes(out);
+    }
+
+    fn decode_parts(parts: &Parts<'_>) -> Result<Self, DecodeError> {
+        parts.expect_kind(Kind::Counting)?;
+        let mut r = Reader::new(parts.params);
+        let num_counters = r.u64()?;
+        let num_hashes = r.u32()?;
+        let width = r.u32()?;
+        let capacity = r.u64()?;
+        let target_fpp = r.f64()?;
+        let len = r.u64()?;
+        r.finish("parameters")?;
+        if !(1..=16).contains(&width) {
+            return Err(invalid(
+                "counter_width",
+                format!("{width} is not in 1..=16"),
+            ));
+        }
+        if num_counters == 0 || num_counters.saturating_mul(width as u64) > MAX_NUM_BITS {
+            return Err(invalid(
+                "num_counters",
+                format!(
+                    "{num_counters} counters of {width} bits are not in 1..={MAX_NUM_BITS} bits"
+                ),
+            ));
+        }
+        crate::codec::check_num_hashes(num_hashes)?;
+        crate::codec::check_capacity(capacity)?;
+        crate::codec::check_target_fpp(target_fpp)?;
+        // from_le_bytes checks the payload length against m and the width before it
+        // allocates anything.
+        let counters = PackedCounters::from_le_bytes(num_counters, width, parts.payload)?;
+        Ok(CountingBloomFilter {
+            counters,
+            num_hashes,
+            hashing: parts.hashing,
+            capacity,
+            target_fpp,
+            len,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A small filter whose items repeat positions: m = 3, k = 4 forces a repeat.
+    fn tiny() -> CountingBloomFilter {
+        CountingBloomFilter::builder()
+            .num_counters(3)
+            .num_hashes(4)
+            .counter_width(8)
+            .build()
+            .unwrap()
+    }
+
+    #[test]
+    fn inserted_items_are_found_and_removed_items_are_not() {
+        let mut f = CountingBloomFilter::with_capacity(1000, 0.01).unwrap();
+        f.extend(0..1000u32);
+        assert!((0..1000u32).all(|i| f.contains(&i)));
+        for i in 0..500u32 {
+            assert_eq!(f.remove(&i), Ok(true));
+        }
+        assert!((500..1000u32).all(|i| f.contains(&i)));
+        let left = (0..500u32).filter(|i| f.contains(i)).count();
+        assert!(left < 25, "{left} of 500 removed items still reported");
+        assert_eq!(Filter::len(&f), 500);
+    }
+
+    #[test]
+    fn a_position_named_twice_is_counted_twice_on_insert_and_remove() {
+        let mut f = tiny();
+        f.insert("x");
+        let total: u32 = (0..3).map(|i| f.counter(i)).sum();
+        assert_eq!(total, 4, "k = 4 increments on 3 counters");
+        assert_eq!(f.remove("x"), Ok(true));
+        assert!((0..3).all(|i| f.counter(i) == 0));
+        assert_eq!(f.remove("x"), Err(Error::NotPresent));
+    }
+
+    #[test]
+    fn remove_needs_as_many_counts_as_the_item_has_repeats() {
+        // Find an item that names one counter at least twice and set that counter to 1:
+        // the item passes `contains` but cannot have been inserted.
+        let mut f = tiny();
+        let hashing = f.hashing;
+        let (item, p) = (0u32..)
+            .find_map(|i| {
+                let ps: Vec<u64> = hashing.positions(&i.to_le_bytes(), 4, 3).collect();
+                let p = *ps
+                    .iter()
+                    .find(|&&p| ps.iter().filter(|&&q| q == p).count() >= 2)?;
+                Some((i, p))
+            })
+            .unwrap();
+        for q in 0..3 {
+            f.counters.set(q, 1);
+        }
+        assert!(f.contains(&item));
+        assert!(f.counter(p) == 1);
+        let before = f.to_bytes();
+        assert_eq!(f.remove(&item), Err(Error::NotPresent));
+        assert_eq!(f.to_bytes(), before);
+    }
+
+    #[test]
+    fn saturated_counters_are_reported_and_never_decremented() {
+        let mut f = CountingBloomFilter::builder()
+            .num_counters(1000)
+            .num_hashes(3)
+            .build()
+            .unwrap();
+        for _ in 0..20 {
+            f.insert("hot");
+        }
+        let distinct = {
+            let mut ps: Vec<u64> = f.hashing.positions(b"hot", 3, 1000).collect();
+            ps.sort_unstable();
+            ps.dedup();
+            ps.len() as u64
+        };
+        assert_eq!(f.saturated_counters(), distinct);
+        for _ in 0..20 {
+            assert_eq!(f.remove("hot"), Ok(true));
+        }
+        assert!(f.contains("hot"));
+        assert_eq!(f.saturated_counters(), distinct);
+        assert!(f
+            .properties()
+            .contains(&("saturated counters", distinct.to_string())));
+    }
+
+    #[test]
+    fn union_adds_counts_and_intersection_keeps_common_items() {
+        let mut a = CountingBloomFilter::with_capacity(1000, 0.001).unwrap();
+        let mut b = a.clone();
+        a.extend(0..300u32);
+        b.extend(200..500u32);
+        let mut u = a.clone();
+        u.union(&b).unwrap();
+        assert_eq!(Filter::len(&u), 600);
+        // Items in both are there twice: two removes succeed.
+        for i in 200..300u32 {
+            u.remove(&i).unwrap();
+            u.remove(&i).unwrap();
+        }
+        assert!((0..200u32).chain(300..500).all(|i| u.contains(&i)));
+        a.intersect(&b).unwrap();
+        assert!((200..300u32).all(|i| a.contains(&i)));
+        let others = (0..200u32)
+            .chain(300..500)
+            .filter(|i| a.contains(i))
+            .count();
+        assert!(others < 100, "{others}");
+        for i in 200..300u32 {
+            assert_eq!(a.remove(&i), Ok(true));
+        }
+    }
+
+    #[test]
+    fn mismatched_filters_cannot_be_combined() {
+        let mut a = CountingBloomFilter::with_capacity(1000, 0.01).unwrap();
+        let wider = CountingBloomFilter::builder()
+            .capacity(1000)
+            .counter_width(8)
+            .build()
+            .unwrap();
+        let seeded = CountingBloomFilter::builder()
+            .capacity(1000)
+            .seed(9)
+            .build()
+            .unwrap();
+        let bigger = CountingBloomFilter::with_capacity(2000, 0.01).unwrap();
+        for other in [&wider, &seeded, &bigger] {
+            assert!(matches!(a.union(other), Err(Error::Incompatible(_))));
+            assert!(matches!(a.intersect(other), Err(Error::Incompatible(_))));
+        }
+    }
+
+    #[test]
+    fn union_saturates_instead_of_wrapping() {
+        let mut a = CountingBloomFilter::builder()
+            .num_counters(100)
+            .num_hashes(2)
+            .build()
+            .unwrap();
+        for _ in 0..10 {
+            a.insert("x");
+        }
+        let b = a.clone();
+        a.union(&b).unwrap();
+        assert!(a.contains("x"));
+        assert!(a.saturated_counters() >= 1);
+        assert_eq!(Filter::len(&a), 20);
+    }
+
+    #[test]
+    fn degenerate_parameters_are_errors() {
+        let b = CountingBloomFilter::builder;
+        assert_eq!(b().build().unwrap_err(), Error::ZeroCapacity);
+        assert_eq!(b().num_counters(0).build().unwrap_err(), Error::ZeroBits);
+        assert_eq!(
+            b().num_counters(10).num_hashes(0).build().unwrap_err(),
+            Error::ZeroHashes
+        );
+        assert!(matches!(
+            b().num_counters(10).num_hashes(65).build(),
+            Err(Error::TooManyHashes { .. })
+        ));
+        for w in [0, 17, 64] {
+            assert_eq!(
+                b().capacity(10).counter_width(w).build().unwrap_err(),
+                Error::InvalidCounterWidth(w)
+            );
+        }
+        assert!(matches!(
+            b().num_counters(MAX_NUM_BITS / 4 + 1).build(),
+            Err(Error::TooLarge { .. })
+        ));
+        assert!(matches!(
+            b().num_counters(u64::MAX).build(),
+            Err(Error::TooLarge { .. })
+        ));
+        assert!(matches!(
+            CountingBloomFilter::with_capacity(u64::MAX, 0.01),
+            Err(Error::TooLarge { .. })
+        ));
+        for fpp in [0.0, 1.0, -1.0, f64::NAN, f64::INFINITY] {
+            assert!(matches!(
+                CountingBloomFilter::with_capacity(10, fpp),
+                Err(Error::InvalidFpp(_))
+            ));
+        }
+        assert_eq!(
+            b().num_counters(100).capacity(0).build().unwrap_err(),
+            Error::ZeroCapacity
+        );
+    }
+
+    #[test]
+    fn sizing_is_the_classic_one_with_counters_for_bits() {
+        let f = CountingBloomFilter::with_capacity(58_110, 0.001).unwrap();
+        assert_eq!((f.num_counters(), f.num_hashes()), (835_482, 10));
+        // 4 bits per counter: 16 counters per word.
+        assert_eq!(f.memory_bytes(), 835_482usize.div_ceil(16) * 8);
+        let explicit = CountingBloomFilter::builder()
+            .num_counters(9_586)
+            .num_hashes(7)
+            .build()
+            .unwrap();
+        assert_eq!(explicit.capacity(), 949);
+    }
+
+    #[test]
+    fn debug_shows_the_parameters() {
+        let f = CountingBloomFilter::with_capacity(1000, 0.01).unwrap();
+        let s = format!("{f:?}");
+        for needle in [
+            "num_counters: 9586",
+            "counter_width: 4",
+            "num_hashes: 7",
+            "capacity: 1000",
+            "saturated: 0",
+        ] {
+            assert!(s.contains(needle), "{s}");
+        }
+    }
+
+    #[test]
+    fn clear_empties_the_filter() {
+        let mut f: CountingBloomFilter = (0..100u32).collect();
+        assert_eq!(Filter::len(&f), 100);
+        f.clear();
+        assert!(Filter::is_empty(&f));
+        assert!(!f.contains(&5u32));
+        assert_eq!(f.nonzero_counters(), 0);
+    }
+}

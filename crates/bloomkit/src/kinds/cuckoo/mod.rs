@@ -1,0 +1,1527 @@
+//! The cuckoo filter: short fingerprints in a cuckoo hash table, with remove. It follows
+//! Fan, Andersen, Kaminsky & Mitzenmacher, "Cuckoo Filter: Practically Better Than Bloom",
+//! CoNEXT 2014 (ACM), and, for the victim slot, the authors' reference implementation.
+//!
+//! # Structure
+//!
+//! A table of B buckets (any B ≥ 1), each of b slots (b = 4 by default; 2 or 8 on
+//! request). A slot holds an f-bit fingerprint of an item (4 ≤ f ≤ 16, chosen from ε), or
+//! 0 for "empty". The table is one [`PackedCounters`] of B·b slots of f bits, bucket after
+//! bucket (slot j of bucket i is counter `i·b + j`); a slot never straddles two 64-bit
+//! words, so a word holds ⌊64/f⌋ slots: 8- and 16-bit fingerprints waste nothing, 10-bit
+//! ones fill 60 of each word's 64 bits (10.7 bits per slot), 12-bit ones 60 (12.8).
+//!
+//! # Partial-key cuckoo hashing
+//!
+//! An item's bytes are hashed once to a 128-bit digest ([`Hashing::digest`]):
+//!
+//! ```text
+//!     i₁ = the top log₂B bits of the low 64 bits of the digest
+//!     fp = the top f bits of the high 64 bits, with 0 mapped to 1 (0 marks an empty slot)
+//!     h(fp) = ⌊B · (fp · 0x9E37_79B9_7F4A_7C15 mod 2⁶⁴) / 2⁶⁴⌋, in [0, B)
+//!     i₂ = i₁ ⊕ h(fp)             if B is a power of two
+//!     i₂ = (h(fp) − i₁) mod B     otherwise
+//! ```
+//!
+//! h is Fibonacci hashing (Knuth, TAOCP vol. 3, 6.4), multiplication by ⌊2⁶⁴/φ⌋, which
+//! spreads even consecutive small fingerprints over all buckets. Both maps are involutions:
+//! `i₁ = i₂ ⊕ h(fp)`, and `(h − ((h − i₁) mod B)) mod B = i₁`. So either bucket of a stored
+//! fingerprint follows from the other and the fingerprint alone, which is what lets an
+//! insert move a fingerprint without knowing its item (the paper's partial-key cuckoo
+//! hashing). The paper's ⊕ needs B to be a power of two, which can leave a table sized for
+//! n items only half full at n; the subtraction map works for every B (the same idea as
+//! Fan et al.'s; Graf & Lemire's binary fuse and Dillinger's "prefix" cuckoo variants use
+//! such maps), so the table is sized to exactly the load it is meant for. Power-of-two
+//! tables keep ⊕, so every file written before the change answers as it did.
+//!
+//! The mapping 0 → 1 makes the fingerprint 1 twice as likely as the others; it raises the
+//! chance that two fingerprints match from 2^−f to (2^f + 2)/4^f, less than 1% more for
+//! f = 8 and nothing measurable for 12 or 16.
+//!
+//! # Insert, the victim slot, and when the filter is full
+//!
+//! An insert puts fp into a free slot of i₁ or i₂. If both buckets are full and the table
+//! is larger than the caches hold ([`LARGE_TABLE_BYTES`], 8 MiB), it first searches
+//! breadth-first for the shortest chain of at most [`SEARCH_DEPTH`] = 3 moves that frees a
+//! slot in one of them (each fingerprint on the chain moving to its own other bucket),
+//! reading each level's buckets at once so that their cache misses overlap (Li, Andersen,
+//! Kaminsky & Freedman, EuroSys 2014). Otherwise, or when no such chain exists, it takes
+//! the paper's random walk: evict a random fingerprint of one bucket, put fp in its
+//! place, and move the evicted one to its own other bucket, up to `max_kicks` times (500,
+//! as in the paper). The walk waits for one cache miss per kick; filling a table of 10⁸
+//! items to 94%, the search cut the last tenth of the inserts from 1038 to 428 ns each
+//! (`cargo run --release -p bloomkit --example cuckoo_batch -- 100000000`, built as is
+//! and with [`SEARCH_DEPTH`] set to 0). If the kicks
+//! run out, the last evicted fingerprint is kept in a one-entry *victim* slot, as the
+//! reference implementation does: the insert has succeeded and nothing is lost. While the
+//! victim slot is occupied, further inserts fail with [`Error::Full`] and change nothing; a
+//! successful remove frees a slot and tries again to place the victim in the table.
+//! Queries, counts and removes consult the victim too.
+//!
+//! The random choices come from a splitmix64 generator kept in the filter (and in its file),
+//! seeded from the filter's seed, so a filter behaves the same on every run.
+//!
+//! [`CuckooFilter::insert_batch`] and [`CuckooFilter::contains_batch`] prefetch both buckets
+//! of each item a window of items ahead ([`lookahead`]), so that the
+//! reads of many items overlap; they answer and insert exactly as the single calls.
+//!
+//! Items are a multiset: inserting an item twice stores two copies of its fingerprint, and
+//! [`CuckooFilter::count`] reports them. An item's two buckets hold at most 2b copies, so
+//! inserting one item more than 2b times fills the filter.
+//!
+//! # Sizing and false-positive probability
+//!
+//! A query for an absent item compares its fingerprint with the occupied slots of its two
+//! buckets, 2bα of them on average at load factor α, each a match with probability 2^−f:
+//!
+//! ```text
+//!     ε = 1 − (1 − 2^−f)^(2bα)  ≤  2b / 2^f
+//! ```
+//!
+//! (the paper's analysis of the bucket size; [`params::cuckoo_fpp`],
+//! [`params::cuckoo_fpp_bound`]). So [`CuckooFilter::with_capacity`]`(n, ε)` takes the
+//! smallest f with `2b/2^f ≤ ε`, widened to the widest f that packs as many slots per word
+//! ([`params::cuckoo_fingerprint_bits`]: 10 bits for ε = 1% with b = 4; an error if 16 bits
+//! cannot reach ε), and `B = ⌈n / (b · 0.95)⌉` buckets plus a margin of `⌈2√(n/b)⌉` for the
+//! table-to-table variation of small tables ([`params::cuckoo_num_buckets`]): with b = 4 the
+//! paper measures that about 95% of the slots fill before an insert fails, so 95% is the
+//! target load ([`params::CUCKOO_TARGET_LOAD`]); past 10⁷ items the target is 94%, since a
+//! table of 10⁸ items sized for 95% refused inserts from 99.8% of its capacity on
+//! ([`params::cuckoo_sizing_load`]). At ε = 1% and n = 10⁶ that is 11.3 bits per item,
+//! within 1.07× of the f/α = 10.5 the structure needs.
+//!
+//! # Remove, and what it cannot know
+//!
+//! A remove deletes one copy of the item's fingerprint from i₁, i₂ or the victim slot. Any
+//! copy will do: a fingerprint fp in bucket i₁ or i₂ belongs to an item whose buckets are
+//! exactly {i₁, i₂}, so the copies are interchangeable. An item whose fingerprint is in
+//! neither bucket is certainly absent; removing it is [`Error::NotPresent`] and changes
+//! nothing. But a filter cannot tell an inserted item from a false positive: removing an
+//! item that was never inserted, yet is reported present, deletes another item's copy and
+//! makes that item a false negative. Remove only what was inserted (the paper's discussion of deletion).
+//!
+//! Cuckoo filters are not mergeable: two tables cannot be combined slot by slot, and
+//! re-inserting one filter's fingerprints into the other can overflow it.
+//!
+//! ```
+//! use bloomkit::{CuckooFilter, Filter};
+//!
+//! let mut filter = CuckooFilter::with_capacity(10_000, 0.01)?;
+//! assert_eq!(filter.fingerprint_bits(), 10); // 2·4 / 2¹⁰ ≈ 0.78% ≤ 1%
+//! assert_eq!(filter.num_buckets(), 2732);    // ⌈10 000 / 3.8⌉ + a margin of ⌈2·√2 500⌉
+//!
+//! filter.insert("dist")?;
+//! filter.insert("dist")?;
+//! assert!(filter.contains("dist"));
+//! assert_eq!(filter.count("dist"), 2);
+//! filter.remove("dist")?;
+//! assert_eq!(filter.count("dist"), 1);
+//! assert!(filter.remove("never inserted").is_err()); // certainly absent: nothing changes
+//! assert_eq!(filter.len(), 1);
+//! # Ok::<(), bloomkit::Error>(())
+//! ```
+
+pub mod theory;
+
+use std::fmt;
+
+use crate::bits::PackedCounters;
+use crate::bloom::DEFAULT_FPP;
+use crate::codec::{invalid, Parts, Persist, Reader};
+use crate::error::{DecodeError, Error};
+use crate::filter::{Filter, Kind, Removable};
+use crate::hash::HashingChoice;
+use crate::hash::{reduce, Hashing, IndexScheme, Item};
+use crate::lookahead;
+use crate::params::{self, CUCKOO_FINGERPRINT_BITS, CUCKOO_TARGET_LOAD, MAX_NUM_BITS};
+
+/// The default number of slots per bucket, b = 4: the paper's choice, which reaches a load
+/// factor of about 95%.
+pub const DEFAULT_BUCKET_SIZE: u32 = 4;
+
+/// The bucket sizes a cuckoo filter supports.
+pub const BUCKET_SIZES: [u32; 3] = [2, 4, 8];
+
+/// The default number of evictions before an insert gives up and uses the victim slot:
+/// 500, as in the paper and its reference implementation.
+pub const DEFAULT_MAX_KICKS: u32 = 500;
+
+/// The largest `max_kicks` a filter accepts, so that one insert stays cheap.
+pub const MAX_KICKS_LIMIT: u32 = 1 << 16;
+
+/// ⌊2⁶⁴/φ⌋, the multiplier of the fingerprint hash h(fp) (Fibonacci hashing).
+const FINGERPRINT_MULTIPLIER: u64 = 0x9E37_79B9_7F4A_7C15;
+
+/// Mixed into the filter's seed to seed the eviction generator, so that it does not start
+/// from the same state as anything else derived from the seed.
+const RNG_SALT: u64 = 0x6375_636b_6f6f_2121; // "cuckoo!!"
+
+/// A fingerprint evicted when the kicks ran out, waiting outside the table.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Victim {
+    /// One of the fingerprint's two buckets.
+    bucket: u64,
+    fingerprint: u32,
+}
+
+/// The longest chain of moves an insert's breadth-first search looks for before the random
+/// walk of evictions takes over (see `CuckooFilter::search_and_move`).
+pub const SEARCH_DEPTH: u32 = 3;
+
+/// Tables of at least this many bytes are out of the caches' reach: their inserts search
+/// breadth-first before the random walk, and their batch inserts prefetch a window ahead.
+/// Smaller tables only walk, since in the caches a kick costs less than looking at a whole
+/// level of buckets, and their batch inserts are the single inserts in a loop.
+///
+/// Measured with `cargo run --release -p bloomkit --example cuckoo_batch -- N` before this
+/// limit existed, built as is and with [`SEARCH_DEPTH`] set to 0 (2-core AMD EPYC, 512 KiB L2, 32 MiB L3). ns per single insert in
+/// the last tenth of the fill, walk against search: 135 against 193 at 1.4 MB, 175 against
+/// 207 at 4.2 MB, 1000 against 348 at 14 MB, 1038 against 428 at 142 MB. `insert_batch`
+/// over the whole fill, walk against search: 142 against 72 ns at 14 MB, 163 against 86 ns
+/// at 142 MB; and through the window against the single inserts' mean, in the caches: 50
+/// against 43 ns at 1.4 MB, 56–61 against 52 at 4.2 MB.
+pub const LARGE_TABLE_BYTES: usize = 8 << 20;
+
+/// A bucket the insert's search reached: the other bucket of the fingerprint in `slot` of
+/// its `parent` node's bucket (`parent` is [`ROOT`] for the item's own two buckets).
+#[derive(Clone, Copy)]
+struct Reached {
+    bucket: u64,
+    parent: usize,
+    slot: u64,
+}
+
+/// The parent of the search's two roots.
+const ROOT: usize = usize::MAX;
+
+/// Whether `bucket` is the bucket of `node` or of one of its ancestors. A chain that came
+/// back to a bucket could, past three moves, carry a fingerprint out of a slot that an
+/// earlier move of the same chain refilled, into a bucket that is not its own.
+fn on_chain(tree: &[Reached], mut node: usize, bucket: u64) -> bool {
+    while node != ROOT {
+        if tree[node].bucket == bucket {
+            return true;
+        }
+        node = tree[node].parent;
+    }
+    false
+}
+
+/// The batch queries' stages: the filter; the answers are the state.
+struct Queries<'a>(&'a CuckooFilter);
+
+impl<'i, I: Item> lookahead::Stages<&'i I> for Queries<'_> {
+    type State = Vec<bool>;
+    type Located = (u64, u32, u64);
+    #[inline(always)]
+    fn locate(&self, _: &Vec<bool>, item: &'i I) -> (u64, u32, u64) {
+        item.with_bytes(|bytes| self.0.locate_ahead(bytes))
+    }
+    #[inline(always)]
+    fn used(&mut self, out: &mut Vec<bool>, (i1, fingerprint, i2): (u64, u32, u64)) {
+        out.push(self.0.holds_in(i1, i2, fingerprint));
+    }
+}
+
+/// The batch inserts' stages: how many were new, and whether one was refused (after which
+/// nothing more goes in).
+struct Inserts {
+    new: u64,
+    refused: bool,
+}
+
+impl<'i, I: Item> lookahead::Stages<&'i I> for Inserts {
+    type State = CuckooFilter;
+    type Located = (u64, u32, u64);
+    #[inline(always)]
+    fn locate(&self, filter: &CuckooFilter, item: &'i I) -> (u64, u32, u64) {
+        item.with_bytes(|bytes| filter.locate_ahead(bytes))
+    }
+    #[inline(always)]
+    fn used(&mut self, filter: &mut CuckooFilter, (i1, fingerprint, i2): (u64, u32, u64)) {
+        if self.refused || filter.victim.is_some() {
+            self.refused = true;
+            return;
+        }
+        self.new += !filter.holds_in(i1, i2, fingerprint) as u64;
+        filter.len += 1;
+        filter.place(i1, i2, fingerprint);
+    }
+}
+
+/// A cuckoo filter: f-bit fingerprints in buckets of b slots, with remove and counts.
+///
+/// ```
+/// use bloomkit::{CuckooFilter, Error};
+///
+/// // A small table, filled until an insert fails: nothing inserted before is lost.
+/// let mut filter = CuckooFilter::builder().num_buckets(64).fingerprint_bits(16).build()?;
+/// let mut inserted = Vec::new();
+/// for i in 0u32.. {
+///     match filter.insert(&i) {
+///         Ok(_) => inserted.push(i),
+///         Err(Error::Full { .. }) => break,
+///         Err(e) => return Err(e),
+///     }
+/// }
+/// assert!(inserted.iter().all(|i| filter.contains(i)));
+/// assert!(filter.load_factor() > 0.85, "{}", filter.load_factor());
+/// # Ok::<(), bloomkit::Error>(())
+/// ```
+#[derive(Clone, PartialEq)]
+pub struct CuckooFilter {
+    /// `num_buckets · bucket_size` slots of `fingerprint_bits` bits; 0 is an empty slot.
+    table: PackedCounters,
+    num_buckets: u64,
+    bucket_size: u32,
+    fingerprint_bits: u32,
+    max_kicks: u32,
+    hashing: Hashing,
+    capacity: u64,
+    target_fpp: f64,
+    /// Fingerprints held, in the table and the victim slot.
+    len: u64,
+    victim: Option<Victim>,
+    /// State of the splitmix64 generator that picks evictions.
+    rng: u64,
+}
+
+impl CuckooFilter {
+    /// A filter for `capacity` items whose false-positive probability stays below `fpp`,
+    /// with buckets of 4 slots: f is the smallest width with `8 / 2^f ≤ fpp`, widened to what
+    /// a 64-bit word packs as many of ([`params::cuckoo_fingerprint_bits`]),
+    /// and the number of buckets `⌈capacity / 3.8⌉` (95% load) plus a small margin.
+    ///
+    /// ```
+    /// use bloomkit::{CuckooFilter, Error};
+    /// assert_eq!(CuckooFilter::with_capacity(1_000, 0.05)?.fingerprint_bits(), 8);
+    /// assert_eq!(CuckooFilter::with_capacity(1_000, 0.001)?.fingerprint_bits(), 16);
+    /// assert!(matches!(
+    ///     CuckooFilter::with_capacity(1_000, 1e-5),
+    ///     Err(Error::UnreachableFpp { .. })
+    /// ));
+    /// # Ok::<(), bloomkit::Error>(())
+    /// ```
+    pub fn with_capacity(capacity: impl crate::params::ItemCount, fpp: f64) -> Result<Self, Error> {
+        Self::builder().capacity(capacity).fpp(fpp).build()
+    }
+
+    /// A builder for every other choice: bucket size, fingerprint width, explicit number of
+    /// buckets, kicks, hashing.
+    pub fn builder() -> CuckooFilterBuilder {
+        CuckooFilterBuilder::default()
+    }
+
+    /// Adds one copy of an item. `Ok(true)` if the item was certainly new (its fingerprint
+    /// was in neither of its buckets), `Ok(false)` if it was already reported present — a
+    /// copy is added either way, so that each `remove` takes one out.
+    ///
+    /// An error ([`Error::Full`]) while an evicted fingerprint waits in the victim slot;
+    /// the filter is then unchanged. An insert that runs out of kicks still succeeds (its
+    /// item is in) and fills the victim slot, so the *next* insert fails.
+    pub fn insert<I: Item + ?Sized>(&mut self, item: &I) -> Result<bool, Error> {
+        if self.victim.is_some() {
+            return Err(self.full_error());
+        }
+        let (bucket, fingerprint) = item.with_bytes(|bytes| self.locate(bytes));
+        let other = self.alt_bucket(bucket, fingerprint);
+        let new = !self.holds_in(bucket, other, fingerprint);
+        self.len += 1;
+        self.place(bucket, other, fingerprint);
+        Ok(new)
+    }
+
+    /// `false` if the item is certainly absent, `true` if it may be present (its
+    /// fingerprint is in one of its two buckets or in the victim slot).
+    #[inline]
+    pub fn contains<I: Item + ?Sized>(&self, item: &I) -> bool {
+        let (i1, fingerprint) = item.with_bytes(|bytes| self.locate(bytes));
+        self.holds(i1, fingerprint)
+    }
+
+    /// The answers of [`contains`](Self::contains) for every item. Both buckets of each item
+    /// are prefetched a window of items before they are read ([`lookahead`]), so that the
+    /// reads of many items are in flight at once; the answers are those of the single calls.
+    ///
+    /// ```
+    /// use bloomkit::CuckooFilter;
+    /// let mut filter = CuckooFilter::with_capacity(1000, 0.01)?;
+    /// filter.insert_batch(&[1u64, 2, 3])?;
+    /// assert_eq!(filter.contains_batch(&[1u64, 2, 3]), vec![true, true, true]);
+    /// # Ok::<(), bloomkit::Error>(())
+    /// ```
+    pub fn contains_batch<I: Item>(&self, items: &[I]) -> Vec<bool> {
+        lookahead::answers(items.len(), |out| self.contains_batch_into(items, out))
+    }
+
+    /// [`contains_batch`](Self::contains_batch) into a vector that is cleared first.
+    pub fn contains_batch_into<I: Item>(&self, items: &[I], out: &mut Vec<bool>) {
+        lookahead::ready(out, items.len());
+        lookahead::pipeline(&mut Queries(self), out, items);
+    }
+
+    /// Inserts every item in order, as [`insert`](Self::insert) of each would; in a table of
+    /// at least [`LARGE_TABLE_BYTES`], with both buckets of each item prefetched a window of
+    /// items ahead ([`lookahead`]).
+    ///
+    /// `Ok(n)` when every item went in, `n` of them certainly new. At the first item the
+    /// filter refuses, [`Error::Full`]: the items before it are in, it and the items after
+    /// it are not (and [`len`](Filter::len) grew by the number that went in).
+    ///
+    /// ```
+    /// use bloomkit::{CuckooFilter, Error, Filter};
+    /// let mut filter = CuckooFilter::with_capacity(1000, 0.01)?;
+    /// assert_eq!(filter.insert_batch(&["a", "b", "a"])?, 2);
+    /// assert_eq!(filter.len(), 3); // a multiset: two copies of "a"
+    ///
+    /// let mut tiny = CuckooFilter::builder().num_buckets(4).fingerprint_bits(16).build()?;
+    /// let items: Vec<u32> = (0..100).collect();
+    /// assert!(matches!(tiny.insert_batch(&items), Err(Error::Full { .. })));
+    /// let went_in = tiny.len() as usize;
+    /// assert!(items[..went_in].iter().all(|i| tiny.contains(i)));
+    /// # Ok::<(), bloomkit::Error>(())
+    /// ```
+    pub fn insert_batch<I: Item>(&mut self, items: &[I]) -> Result<u64, Error> {
+        if self.table.memory_bytes() < LARGE_TABLE_BYTES {
+            let mut new = 0;
+            for item in items {
+                new += self.insert(item)? as u64;
+            }
+            return Ok(new);
+        }
+        let mut inserts = Inserts {
+            new: 0,
+            refused: false,
+        };
+        lookahead::pipeline(&mut inserts, self, items);
+        if inserts.refused {
+            return Err(self.full_error());
+        }
+        Ok(inserts.new)
+    }
+
+    /// An item's first bucket, fingerprint and second bucket, with both buckets prefetched:
+    /// what the batch calls locate ahead.
+    #[inline]
+    fn locate_ahead(&self, bytes: &[u8]) -> (u64, u32, u64) {
+        let (i1, fingerprint) = self.locate(bytes);
+        let i2 = self.alt_bucket(i1, fingerprint);
+        let size = self.bucket_size as u64;
+        self.table.prefetch(i1 * size);
+        self.table.prefetch(i2 * size);
+        (i1, fingerprint, i2)
+    }
+
+    /// Whether `fingerprint` is in bucket `i1`, in its alternate bucket or in the victim slot.
+    #[inline]
+    fn holds(&self, i1: u64, fingerprint: u32) -> bool {
+        self.holds_in(i1, self.alt_bucket(i1, fingerprint), fingerprint)
+    }
+
+    /// [`holds`](Self::holds) with the alternate bucket `i2` known.
+    #[inline]
+    fn holds_in(&self, i1: u64, i2: u64, fingerprint: u32) -> bool {
+        // Both buckets read, their slots compared without a branch: the two cache misses
+        // overlap, and no branch on a fingerprint match waits for the first.
+        let has = |bucket: u64| {
+            self.slots(bucket).fold(false, |found, slot| {
+                found | (self.table.get(slot) == fingerprint)
+            })
+        };
+        has(i1) | has(i2) | self.victim_matches(i1, i2, fingerprint)
+    }
+
+    /// Removes one copy of an item, then tries to move a waiting victim into the table.
+    /// `Ok(true)` when a copy was taken out (a cuckoo filter can always take it out: the
+    /// `bool` is there for the contract every removable kind shares, see
+    /// [`Removable::remove`]).
+    ///
+    /// [`Error::NotPresent`], with the filter unchanged, if the item is certainly absent.
+    /// Remove only items that were inserted: removing a false positive deletes another
+    /// item's fingerprint (see the module documentation).
+    pub fn remove<I: Item + ?Sized>(&mut self, item: &I) -> Result<bool, Error> {
+        let (i1, fingerprint) = item.with_bytes(|bytes| self.locate(bytes));
+        let i2 = self.alt_bucket(i1, fingerprint);
+        if self.victim_matches(i1, i2, fingerprint) {
+            self.victim = None;
+            self.len -= 1;
+            return Ok(true);
+        }
+        let slot = self
+            .find_in_bucket(i1, fingerprint)
+            .or_else(|| self.find_in_bucket(i2, fingerprint))
+            .ok_or(Error::NotPresent)?;
+        self.table.set(slot, 0);
+        self.len -= 1;
+        if let Some(victim) = self.victim.take() {
+            // A slot is free now (perhaps not in the victim's buckets; the kicks may find
+            // a path). If not, some fingerprint ends up in the victim slot again.
+            let other = self.alt_bucket(victim.bucket, victim.fingerprint);
+            self.place(victim.bucket, other, victim.fingerprint);
+        }
+        Ok(true)
+    }
+
+    /// The number of copies of the item's fingerprint in its two buckets and the victim
+    /// slot: at least the number of times it was inserted and not removed, more if other
+    /// items share its fingerprint and buckets.
+    pub fn count<I: Item + ?Sized>(&self, item: &I) -> u32 {
+        let (i1, fingerprint) = item.with_bytes(|bytes| self.locate(bytes));
+        let i2 = self.alt_bucket(i1, fingerprint);
+        let mut copies = self.count_in_bucket(i1, fingerprint);
+        if i2 != i1 {
+            copies += self.count_in_bucket(i2, fingerprint);
+        }
+        copies + self.victim_matches(i1, i2, fingerprint) as u32
+    }
+
+    /// B, the number of buckets.
+    pub fn num_buckets(&self) -> u64 {
+        self.num_buckets
+    }
+
+    /// b, the number of slots per bucket.
+    pub fn bucket_size(&self) -> u32 {
+        self.bucket_size
+    }
+
+    /// f, the width of a fingerprint in bits.
+    pub fn fingerprint_bits(&self) -> u32 {
+        self.fingerprint_bits
+    }
+
+    /// B · b, the number of slots.
+    pub fn num_slots(&self) -> u64 {
+        self.table.len()
+    }
+
+    /// The most evictions of one insert's random walk before it uses the victim slot (it
+    /// also bounds the length of the chain the breadth-first search looks for).
+    pub fn max_kicks(&self) -> u32 {
+        self.max_kicks
+    }
+
+    /// n, the number of items the filter was sized for.
+    pub fn capacity(&self) -> u64 {
+        self.capacity
+    }
+
+    /// ε, the false-positive probability the filter was sized for.
+    pub fn target_fpp(&self) -> f64 {
+        self.target_fpp
+    }
+
+    /// `2b / 2^f`, the bound on the false-positive probability at any load.
+    pub fn fpp_bound(&self) -> f64 {
+        params::cuckoo_fpp_bound(self.fingerprint_bits, self.bucket_size)
+    }
+
+    /// α, the fraction of the table's slots that hold a fingerprint (the victim slot is not
+    /// part of the table).
+    pub fn load_factor(&self) -> f64 {
+        self.in_table() as f64 / self.num_slots() as f64
+    }
+
+    /// Whether an evicted fingerprint waits in the victim slot; inserts fail until a
+    /// remove makes room.
+    pub fn is_full(&self) -> bool {
+        self.victim.is_some()
+    }
+
+    fn in_table(&self) -> u64 {
+        self.len - self.victim.is_some() as u64
+    }
+
+    fn full_error(&self) -> Error {
+        Error::Full {
+            kind: Kind::Cuckoo,
+            reason: format!(
+                "an evicted fingerprint waits in the victim slot ({} of {} slots used, load \
+                 {:.1}%); remove an item or build a larger filter",
+                self.in_table(),
+                self.num_slots(),
+                100.0 * self.load_factor()
+            ),
+        }
+    }
+
+    /// The first bucket and the fingerprint of an item's bytes.
+    #[inline]
+    fn locate(&self, bytes: &[u8]) -> (u64, u32) {
+        let digest = self.hashing.digest(bytes);
+        let bucket = reduce(digest as u64, self.num_buckets);
+        let high = (digest >> 64) as u64;
+        let fingerprint = (high >> (64 - self.fingerprint_bits)) as u32;
+        (bucket, fingerprint.max(1))
+    }
+
+    /// The other bucket of a fingerprint stored in `bucket`: `bucket ⊕ h(fp)` for a
+    /// power-of-two B, else `(h(fp) − bucket) mod B` (both are their own inverse).
+    #[inline]
+    fn alt_bucket(&self, bucket: u64, fingerprint: u32) -> u64 {
+        let n = self.num_buckets;
+        let h = reduce((fingerprint as u64).wrapping_mul(FINGERPRINT_MULTIPLIER), n);
+        if n.is_power_of_two() {
+            bucket ^ h
+        } else if h >= bucket {
+            h - bucket
+        } else {
+            h + n - bucket
+        }
+    }
+
+    #[inline]
+    fn slots(&self, bucket: u64) -> std::ops::Range<u64> {
+        let first = bucket * self.bucket_size as u64;
+        first..first + self.bucket_size as u64
+    }
+
+    #[inline]
+    fn find_in_bucket(&self, bucket: u64, fingerprint: u32) -> Option<u64> {
+        self.slots(bucket)
+            .find(|&slot| self.table.get(slot) == fingerprint)
+    }
+
+    fn count_in_bucket(&self, bucket: u64, fingerprint: u32) -> u32 {
+        self.slots(bucket)
+            .filter(|&slot| self.table.get(slot) == fingerprint)
+            .count() as u32
+    }
+
+    #[inline]
+    fn victim_matches(&self, i1: u64, i2: u64, fingerprint: u32) -> bool {
+        self.victim
+            .is_some_and(|v| v.fingerprint == fingerprint && (v.bucket == i1 || v.bucket == i2))
+    }
+
+    /// Puts the fingerprint into a free slot of `bucket`; false if the bucket is full.
+    fn try_put(&mut self, bucket: u64, fingerprint: u32) -> bool {
+        match self.find_in_bucket(bucket, 0) {
+            Some(slot) => {
+                self.table.set(slot, fingerprint);
+                true
+            }
+            None => false,
+        }
+    }
+
+    /// Stores a fingerprint whose buckets are `bucket` and its alternate `other`: in a free slot of
+    /// either; else, in a table of at least [`LARGE_TABLE_BYTES`], along the shortest chain of
+    /// moves that frees one, if a breadth-first search finds one within [`SEARCH_DEPTH`]
+    /// moves ([`search_and_move`](Self::search_and_move));
+    /// else by the random walk of evictions, and when its kicks run out the last evicted
+    /// fingerprint goes to the (empty) victim slot. Never loses a fingerprint.
+    fn place(&mut self, bucket: u64, other: u64, fingerprint: u32) {
+        debug_assert!(self.victim.is_none());
+        debug_assert_eq!(other, self.alt_bucket(bucket, fingerprint));
+        if self.try_put(bucket, fingerprint)
+            || self.try_put(other, fingerprint)
+            || (self.table.memory_bytes() >= LARGE_TABLE_BYTES
+                && self.search_and_move(bucket, other, fingerprint))
+        {
+            return;
+        }
+        let (mut bucket, mut fingerprint) = if self.next_random() & 1 == 0 {
+            (bucket, fingerprint)
+        } else {
+            (other, fingerprint)
+        };
+        for _ in 0..self.max_kicks {
+            let j = reduce(self.next_random(), self.bucket_size as u64);
+            let slot = bucket * self.bucket_size as u64 + j;
+            let evicted = self.table.get(slot);
+            self.table.set(slot, fingerprint);
+            fingerprint = evicted;
+            bucket = self.alt_bucket(bucket, fingerprint);
+            if self.try_put(bucket, fingerprint) {
+                return;
+            }
+        }
+        self.victim = Some(Victim {
+            bucket,
+            fingerprint,
+        });
+    }
+
+    /// Looks breadth-first for the shortest chain of moves that frees a slot in bucket `b1`
+    /// or `b2` (both full), and makes it: the search tree's nodes are buckets, and a node's
+    /// children are the other buckets of the fingerprints it holds. The first bucket found
+    /// with a free slot ends the chain; each fingerprint on the chain moves into the slot
+    /// its successor freed, and `fingerprint` takes the slot freed in `b1` or `b2`. A chain
+    /// never visits a bucket twice (so no move overwrites another), and every moved
+    /// fingerprint goes to its own other bucket. Each level's buckets are prefetched before
+    /// any is read, so their cache misses overlap, where a random walk waits for one miss
+    /// per kick (Li, Andersen, Kaminsky & Freedman, "Algorithmic Improvements for Fast
+    /// Concurrent Cuckoo Hashing", EuroSys 2014, §4.2, for the idea). Depth 3 reaches
+    /// 2 + 2b + 2b² + 2b³ buckets (170 with b = 4); at most `max_kicks` moves.
+    fn search_and_move(&mut self, b1: u64, b2: u64, fingerprint: u32) -> bool {
+        let depth = SEARCH_DEPTH.min(self.max_kicks);
+        if depth == 0 {
+            return false;
+        }
+        let size = self.bucket_size as u64;
+        let mut tree = vec![Reached {
+            bucket: b1,
+            parent: ROOT,
+            slot: 0,
+        }];
+        if b2 != b1 {
+            tree.push(Reached {
+                bucket: b2,
+                parent: ROOT,
+                slot: 0,
+            });
+        }
+        let mut level = 0..tree.len();
+        for _ in 0..depth {
+            let next = tree.len();
+            for node in level {
+                let from = tree[node].bucket;
+                for slot in self.slots(from) {
+                    let to = self.alt_bucket(from, self.table.get(slot));
+                    if !on_chain(&tree, node, to) {
+                        self.table.prefetch(to * size);
+                        tree.push(Reached {
+                            bucket: to,
+                            parent: node,
+                            slot,
+                        });
+                    }
+                }
+            }
+            level = next..tree.len();
+            for node in level.clone() {
+                if let Some(free) = self.find_in_bucket(tree[node].bucket, 0) {
+                    self.move_along(&tree, node, free, fingerprint);
+                    return true;
+                }
+            }
+        }
+        false
+    }
+
+    /// Makes the chain that ends at `node`, whose bucket has the free slot `free`: from the
+    /// end up, each fingerprint moves into the slot below it, and `fingerprint` takes the
+    /// root's freed slot.
+    fn move_along(&mut self, tree: &[Reached], mut node: usize, mut free: u64, fingerprint: u32) {
+        while tree[node].parent != ROOT {
+            let slot = tree[node].slot;
+            let moved = self.table.get(slot);
+            self.table.set(free, moved);
+            free = slot;
+            node = tree[node].parent;
+        }
+        self.table.set(free, fingerprint);
+    }
+
+    /// splitmix64 (Steele, Lea & Flood, "Fast Splittable Pseudorandom Number Generators",
+    /// OOPSLA 2014).
+    fn next_random(&mut self) -> u64 {
+        let mut rng = crate::hash::SplitMix64::new(self.rng);
+        let out = rng.next_u64();
+        self.rng = rng.state();
+        out
+    }
+}
+
+impl Filter for CuckooFilter {
+    fn kind(&self) -> Kind {
+        Kind::Cuckoo
+    }
+
+    fn hashing(&self) -> Hashing {
+        self.hashing
+    }
+
+    fn try_insert<I: Item + ?Sized>(&mut self, item: &I) -> Result<bool, Error> {
+        self.insert(item)
+    }
+
+    fn contains<I: Item + ?Sized>(&self, item: &I) -> bool {
+        CuckooFilter::contains(self, item)
+    }
+
+    /// Empties the table and the victim slot and restarts the eviction generator, as
+    /// after `build`.
+    fn clear(&mut self) {
+        self.table.clear();
+        self.victim = None;
+        self.len = 0;
+        self.rng = self.hashing.seed ^ RNG_SALT;
+    }
+
+    /// The number of fingerprints held: insertions less removals.
+    fn len(&self) -> u64 {
+        self.len
+    }
+
+    /// Exact: every insertion stores one fingerprint.
+    fn estimated_len(&self) -> f64 {
+        self.len as f64
+    }
+
+    fn memory_bytes(&self) -> usize {
+        self.table.memory_bytes()
+    }
+
+    fn capacity(&self) -> u64 {
+        self.capacity
+    }
+
+    fn properties(&self) -> Vec<(&'static str, String)> {
+        vec![
+            ("bucket size (b)", self.bucket_size.to_string()),
+            ("fingerprint bits (f)", self.fingerprint_bits.to_string()),
+            ("buckets", self.num_buckets.to_string()),
+            ("slots", self.num_slots().to_string()),
+            ("load factor", format!("{:.6}", self.load_factor())),
+            ("target load", format!("{CUCKOO_TARGET_LOAD}")),
+            ("target fpp", format!("{}", self.target_fpp)),
+            ("fpp bound (2b/2^f)", format!("{:.6e}", self.fpp_bound())),
+            ("max kicks", self.max_kicks.to_string()),
+            (
+                "victim slot",
+                if self.is_full() {
+                    "occupied (inserts fail until a remove)".to_string()
+                } else {
+                    "empty".to_string()
+                },
+            ),
+        ]
+    }
+
+    /// `1 − (1 − 2^−f)^(2bα)` at the current load factor α.
+    fn expected_fpp(&self) -> f64 {
+        params::cuckoo_fpp(self.fingerprint_bits, self.bucket_size, self.load_factor())
+    }
+
+    fn target_fpp(&self) -> f64 {
+        CuckooFilter::target_fpp(self)
+    }
+
+    fn fpp_at(&self, n: u64) -> f64 {
+        params::cuckoo_fpp(
+            self.fingerprint_bits(),
+            self.bucket_size(),
+            n.min(self.num_slots()) as f64 / self.num_slots().max(1) as f64,
+        )
+    }
+}
+
+crate::registry::registered!(
+    CuckooFilter,
+    crate::registry::Abilities {
+        name: "cuckoo",
+        summary:
+            "Cuckoo filter (Fan et al. 2014): fingerprints in buckets; remove; can become full.",
+        remove: true,
+        merge: false,
+        grow: false,
+        forgets: false,
+        index_scheme: false,
+    },
+    remove
+);
+
+impl Removable for CuckooFilter {
+    /// Removes one copy; always `Ok(true)` when it succeeds (see [`CuckooFilter::remove`]).
+    fn remove<I: Item + ?Sized>(&mut self, item: &I) -> Result<bool, Error> {
+        CuckooFilter::remove(self, item)
+    }
+}
+
+/// Collects items into a filter at ε = 1% sized for their number, as a set: an item
+/// already reported present is not stored again, so no item can fill its two buckets. The
+/// items are buffered; if an insert still fails (a rare eviction cycle), the filter is
+/// rebuilt with twice the buckets, so collecting does not fail (short of a table past
+/// [`MAX_NUM_BITS`], where it panics) and the filter returned accepts further inserts.
+///
+/// ```
+/// use bloomkit::{CuckooFilter, Filter};
+/// let filter: CuckooFilter = ["a", "b", "c", "a"].into_iter().collect();
+/// assert!(filter.contains("b"));
+/// assert_eq!(filter.len(), 3);
+/// ```
+impl<I: Item> FromIterator<I> for CuckooFilter {
+    fn from_iter<T: IntoIterator<Item = I>>(iter: T) -> Self {
+        let items: Vec<I> = iter.into_iter().collect();
+        let mut num_buckets = None;
+        loop {
+            let mut builder = CuckooFilter::builder()
+                .capacity(items.len().max(1) as u64)
+                .fpp(DEFAULT_FPP);
+            if let Some(buckets) = num_buckets {
+                builder = builder.num_buckets(buckets);
+            }
+            let mut filter = builder
+                .build()
+                .expect("ε = 1% is valid and any in-memory collection fits");
+            let stored = items
+                .iter()
+                .all(|item| filter.contains(item) || filter.insert(item).is_ok());
+            if stored && !filter.is_full() {
+                return filter;
+            }
+            num_buckets = Some(filter.num_buckets * 2);
+        }
+    }
+}
+
+impl fmt::Debug for CuckooFilter {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("CuckooFilter")
+            .field("num_buckets", &self.num_buckets)
+            .field("bucket_size", &self.bucket_size)
+            .field("fingerprint_bits", &self.fingerprint_bits)
+            .field("capacity", &self.capacity)
+            .field("target_fpp", &self.target_fpp)
+            .field("len", &self.len)
+            .field("load_factor", &self.load_factor())
+            .field("victim", &self.victim.is_some())
+            .field("max_kicks", &self.max_kicks)
+            .field("hashing", &self.hashing)
+            .finish()
+    }
+}
+
+/// Builds a [`CuckooFilter`] from a capacity and ε, or from an explicit table shape.
+///
+/// ```
+/// use bloomkit::{CuckooFilter, HashFunction};
+///
+/// let filter = CuckooFilter::builder()
+///     .capacity(1_000_000)
+///     .fpp(0.001)
+///     .bucket_size(8)
+///     .hash_function(HashFunction::Xxh3)
+///     .random_seed()
+///     .build()?;
+/// assert_eq!(filter.fingerprint_bits(), 16); // 2·8 / 2^16 ≈ 0.02% ≤ 0.1%
+/// assert_eq!(filter.num_buckets(), 131_579 + 708); // ⌈10⁶ / (8 · 0.95)⌉ + ⌈2·√(10⁶/8)⌉
+///
+/// let explicit = CuckooFilter::builder().num_buckets(1024).fingerprint_bits(8).build()?;
+/// assert_eq!(explicit.capacity(), 3_891); // ⌊1024 · 4 · 0.95⌋
+/// # Ok::<(), bloomkit::Error>(())
+/// ```
+#[derive(Clone, Debug, Default)]
+#[must_use = "a builder does nothing until .build() is called"]
+pub struct CuckooFilterBuilder {
+    capacity: Option<u64>,
+    fpp: Option<f64>,
+    bucket_size: Option<u32>,
+    fingerprint_bits: Option<u32>,
+    num_buckets: Option<u64>,
+    max_kicks: Option<u32>,
+    hashing: HashingChoice,
+}
+
+impl CuckooFilterBuilder {
+    crate::hash::hashing_setters!();
+
+    crate::sizing::capacity_and_fpp_setters!(
+        "n, the number of items expected.",
+        "ε, the false-positive probability wanted (default 1%); chooses f."
+    );
+
+    /// b, the slots per bucket: 2, 4 (the default) or 8.
+    pub fn bucket_size(mut self, bucket_size: u32) -> Self {
+        self.bucket_size = Some(bucket_size);
+        self
+    }
+
+    /// f, the fingerprint width: 8, 12 or 16 bits, instead of deriving it from ε.
+    pub fn fingerprint_bits(mut self, bits: u32) -> Self {
+        self.fingerprint_bits = Some(bits);
+        self
+    }
+
+    /// B, the number of buckets (any B ≥ 1), instead of deriving it from the capacity.
+    pub fn num_buckets(mut self, num_buckets: u64) -> Self {
+        self.num_buckets = Some(num_buckets);
+        self
+    }
+
+    /// The most evictions of an insert's random walk before the victim slot is used
+    /// (default 500, at most [`MAX_KICKS_LIMIT`]); it also bounds the breadth-first search's
+    /// chains, which are at most [`SEARCH_DEPTH`] moves long anyway.
+    pub fn max_kicks(mut self, max_kicks: u32) -> Self {
+        self.max_kicks = Some(max_kicks);
+        self
+    }
+
+    /// Validates the parameters and allocates the table.
+    ///
+    /// With neither capacity nor number of buckets, the error is [`Error::ZeroCapacity`].
+    /// With buckets but no capacity, the capacity is `⌊B · b · 0.95⌋`.
+    pub fn build(self) -> Result<CuckooFilter, Error> {
+        let bucket_size = check_bucket_size(self.bucket_size.unwrap_or(DEFAULT_BUCKET_SIZE))?;
+        let fpp = crate::sizing::fpp(self.fpp)?;
+        let fingerprint_bits = match self.fingerprint_bits {
+            Some(bits) => {
+                let bits = check_fingerprint_bits(bits)?;
+                let bound = params::cuckoo_fpp_bound(bits, bucket_size);
+                if self.fpp.is_some() && bound > fpp {
+                    return Err(Error::UnreachableFpp {
+                        kind: Kind::Cuckoo,
+                        fpp,
+                        reason: format!(
+                            "{bits}-bit fingerprints in buckets of {bucket_size} give ε up to \
+                             {bound:.3e}, more than the requested {fpp}; leave the width to \
+                             the builder or ask for a larger ε"
+                        ),
+                    });
+                }
+                bits
+            }
+            None => params::cuckoo_fingerprint_bits(fpp, bucket_size).ok_or_else(|| {
+                Error::UnreachableFpp {
+                    kind: Kind::Cuckoo,
+                    fpp,
+                    reason: format!(
+                        "a cuckoo filter with buckets of {bucket_size} reaches at best ε = \
+                         2b/2^16 = {:.3e} (16-bit fingerprints), more than the requested \
+                         {fpp}; ask for a larger ε, use smaller buckets, or use a Bloom \
+                         filter",
+                        params::cuckoo_fpp_bound(16, bucket_size)
+                    ),
+                }
+            })?,
+        };
+        crate::sizing::check_capacity(self.capacity)?;
+        let num_buckets = match (self.num_buckets, self.capacity) {
+            (Some(buckets), _) => check_num_buckets(buckets)?,
+            (None, Some(n)) => {
+                params::cuckoo_num_buckets(n, bucket_size, params::cuckoo_sizing_load(n))
+                    .ok_or_else(|| Error::SizeOverflow {
+                        what: format!("the number of buckets for {n} items"),
+                    })?
+            }
+            (None, None) => return Err(Error::ZeroCapacity),
+        };
+        let num_slots = check_table_size(num_buckets, bucket_size, fingerprint_bits)?;
+        let capacity = self
+            .capacity
+            .unwrap_or_else(|| ((num_slots as f64 * CUCKOO_TARGET_LOAD).floor() as u64).max(1));
+        let target_fpp = match (self.fpp, self.fingerprint_bits) {
+            // The rate with every slot full: just under 2b/2^f, and below 1 even where that
+            // bound is not (4-bit fingerprints in buckets of 8).
+            (None, Some(bits)) => params::cuckoo_fpp(bits, bucket_size, 1.0),
+            _ => fpp,
+        };
+        let max_kicks = self.max_kicks.unwrap_or(DEFAULT_MAX_KICKS);
+        if max_kicks > MAX_KICKS_LIMIT {
+            return Err(Error::InvalidParameter {
+                parameter: "max kicks",
+                reason: format!("must be at most {MAX_KICKS_LIMIT}, got {max_kicks}"),
+            });
+        }
+        // The builder offers no scheme setter, so the scheme is the default one.
+        let hashing = self.hashing.resolve()?;
+        Ok(CuckooFilter {
+            table: PackedCounters::zeros(num_slots, fingerprint_bits)?,
+            num_buckets,
+            bucket_size,
+            fingerprint_bits,
+            max_kicks,
+            hashing,
+            capacity,
+            target_fpp,
+            len: 0,
+            victim: None,
+            rng: hashing.seed ^ RNG_SALT,
+        })
+    }
+}
+
+fn check_bucket_size(bucket_size: u32) -> Result<u32, Error> {
+    if BUCKET_SIZES.contains(&bucket_size) {
+        Ok(bucket_size)
+    } else {
+        Err(Error::InvalidParameter {
+            parameter: "bucket size",
+            reason: format!("must be 2, 4 or 8 slots, got {bucket_size}"),
+        })
+    }
+}
+
+fn check_fingerprint_bits(bits: u32) -> Result<u32, Error> {
+    if CUCKOO_FINGERPRINT_BITS.contains(&bits) {
+        Ok(bits)
+    } else {
+        Err(Error::InvalidParameter {
+            parameter: "fingerprint bits",
+            reason: format!("must be 4 to 16, got {bits}"),
+        })
+    }
+}
+
+fn check_num_buckets(num_buckets: u64) -> Result<u64, Error> {
+    if num_buckets > 0 {
+        Ok(num_buckets)
+    } else {
+        Err(Error::InvalidParameter {
+            parameter: "number of buckets",
+            reason: "must be at least 1".into(),
+        })
+    }
+}
+
+/// The number of slots, if the table's storage fits in [`MAX_NUM_BITS`].
+fn check_table_size(
+    num_buckets: u64,
+    bucket_size: u32,
+    fingerprint_bits: u32,
+) -> Result<u64, Error> {
+    let too_large = |bits| Error::TooLarge {
+        bits,
+        max: MAX_NUM_BITS,
+    };
+    let slots = num_buckets
+        .checked_mul(bucket_size as u64)
+        .ok_or(too_large(u64::MAX))?;
+    let bits = PackedCounters::encoded_len(slots, fingerprint_bits).saturating_mul(8);
+    if bits > MAX_NUM_BITS {
+        return Err(too_large(bits));
+    }
+    Ok(slots)
+}
+
+// Parameters on disk (64 bytes): num_buckets u64, bucket_size u32, fingerprint_bits u32,
+// max_kicks u32, capacity u64, target_fpp f64, len u64, rng state u64, victim bucket u64,
+// victim fingerprint u32 (0 = no victim; then the bucket is 0).
+// Payload: the table, `PackedCounters` words (little-endian u64), slot j of bucket i at
+// counter i·b + j, ⌊64/f⌋ slots per word from the low bits up.
+impl Persist for CuckooFilter {
+    fn encode_params(&self, out: &mut Vec<u8>) {
+        let victim = self.victim.unwrap_or(Victim {
+            bucket: 0,
+            fingerprint: 0,
+        });
+        out.extend_from_slice(&self.num_buckets.to_le_bytes());
+        out.extend_from_slice(&self.bucket_size.to_le_bytes());
+        out.extend_from_slice(&self.fingerprint_bits.to_le_bytes());
+        out.extend_from_slice(&self.max_kicks.to_le_bytes());
+        out.extend_from_slice(&self.capacity.to_le_bytes());
+        out.extend_from_slice(&self.target_fpp.to_le_bytes());
+        out.extend_from_slice(&self.len.to_le_bytes());
+        out.extend_from_slice(&self.rng.to_le_bytes());
+        out.extend_from_slice(&victim.bucket.to_le_bytes());
+        out.extend_from_slice(&victim.fingerprint.to_le_bytes());
+    }
+
+    fn encode_payload(&self, out: &mut Vec<u8>) {
+        self.table.write_le_bytes(out);
+    }
+
+    fn decode_parts(parts: &Parts<'_>) -> Result<Self, DecodeError> {
+        parts.expect_kind(Kind::Cuckoo)?;
+        if parts.hashing.scheme != IndexScheme::default() {
+            return Err(invalid(
+                "index scheme",
+                format!(
+                    "a cuckoo filter uses one digest, stored as scheme {}, found {}",
+                    IndexScheme::default().name(),
+                    parts.hashing.scheme.name()
+                ),
+            ));
+        }
+        let mut r = Reader::new(parts.params);
+        let num_buckets = r.u64()?;
+        let bucket_size = r.u32()?;
+        let fingerprint_bits = r.u32()?;
+        let max_kicks = r.u32()?;
+        let capacity = r.u64()?;
+        let target_fpp = r.f64()?;
+        let len = r.u64()?;
+        let rng = r.u64()?;
+        let victim_bucket = r.u64()?;
+        let victim_fingerprint = r.u32()?;
+        r.finish("parameters")?;
+        check_bucket_size(bucket_size).map_err(|e| invalid("bucket_size", e.to_string()))?;
+        check_fingerprint_bits(fingerprint_bits)
+            .map_err(|e| invalid("fingerprint_bits", e.to_string()))?;
+        check_num_buckets(num_buckets).map_err(|e| invalid("num_buckets", e.to_string()))?;
+        let num_slots = check_table_size(num_buckets, bucket_size, fingerprint_bits)
+            .map_err(|e| invalid("num_buckets", e.to_string()))?;
+        if max_kicks > MAX_KICKS_LIMIT {
+            return Err(invalid(
+                "max_kicks",
+                format!("{max_kicks} is more than {MAX_KICKS_LIMIT}"),
+            ));
+        }
+        crate::codec::check_capacity(capacity)?;
+        crate::codec::check_target_fpp(target_fpp)?;
+        let victim = match victim_fingerprint {
+            0 if victim_bucket == 0 => None,
+            0 => return Err(invalid("victim", "a bucket without a fingerprint".into())),
+            fp if fp >> fingerprint_bits != 0 => {
+                return Err(invalid(
+                    "victim",
+                    format!("fingerprint {fp} is wider than {fingerprint_bits} bits"),
+                ))
+            }
+            _ if victim_bucket >= num_buckets => {
+                return Err(invalid(
+                    "victim",
+                    format!("bucket {victim_bucket} of {num_buckets}"),
+                ))
+            }
+            fingerprint => Some(Victim {
+                bucket: victim_bucket,
+                fingerprint,
+            }),
+        };
+        // Check the payload length against the parameters before anything is allocated.
+        let expected = PackedCounters::encoded_len(num_slots, fingerprint_bits);
+        if parts.payload.len() as u64 != expected {
+            return Err(invalid(
+                "payload",
+                format!(
+                    "{} bytes, the parameters imply {expected}",
+                    parts.payload.len()
+                ),
+            ));
+        }
+        let table = PackedCounters::from_le_bytes(num_slots, fingerprint_bits, parts.payload)?;
+        let held = table.count_nonzero() + victim.is_some() as u64;
+        if held != len {
+            return Err(invalid(
+                "len",
+                format!("{len}, but the table and victim slot hold {held} fingerprints"),
+            ));
+        }
+        Ok(CuckooFilter {
+            table,
+            num_buckets,
+            bucket_size,
+            fingerprint_bits,
+            max_kicks,
+            hashing: parts.hashing,
+            capacity,
+            target_fpp,
+            len,
+            victim,
+            rng,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn small(num_buckets: u64, fingerprint_bits: u32) -> CuckooFilter {
+        CuckooFilter::builder()
+            .num_buckets(num_buckets)
+            .fingerprint_bits(fingerprint_bits)
+            .build()
+            .unwrap()
+    }
+
+    /// Past 10⁷ items the builder sizes for the large-table load (0.94, see
+    /// `params::cuckoo_sizing_load`), up to it for 0.95.
+    #[test]
+    fn large_tables_are_sized_for_the_lower_load() {
+        let n = params::CUCKOO_LARGE_TABLE_ITEMS;
+        let at = CuckooFilter::with_capacity(n, 0.01).unwrap();
+        assert_eq!(
+            Some(at.num_buckets()),
+            params::cuckoo_num_buckets(n, 4, CUCKOO_TARGET_LOAD)
+        );
+        let past = CuckooFilter::with_capacity(n + 1, 0.01).unwrap();
+        assert_eq!(
+            Some(past.num_buckets()),
+            params::cuckoo_num_buckets(n + 1, 4, params::CUCKOO_LARGE_TABLE_LOAD)
+        );
+        assert!(past.num_buckets() > at.num_buckets() * 100 / 99);
+    }
+
+    #[test]
+    fn sizing_follows_the_paper() {
+        let f = CuckooFilter::with_capacity(1_000_000, 0.01).unwrap();
+        assert_eq!(f.bucket_size(), 4);
+        assert_eq!(f.fingerprint_bits(), 10); // 8 / 2¹⁰ ≈ 0.78% ≤ 1%
+        assert_eq!(f.num_buckets(), 263_158 + 1_000); // ⌈10⁶ / 3.8⌉ + ⌈2·√(10⁶/4)⌉
+        assert_eq!(f.num_slots(), 1_056_632);
+        // 10-bit slots, six to a word: 11.2 bits per item, 1.07× f/α.
+        assert_eq!(f.memory_bytes() as u64, 1_056_632u64.div_ceil(6) * 8);
+        let bits_per_item = f.memory_bytes() as f64 * 8.0 / 1e6;
+        assert!(
+            bits_per_item <= 1.1 * 10.0 / CUCKOO_TARGET_LOAD,
+            "{bits_per_item}"
+        );
+        let f = CuckooFilter::builder()
+            .capacity(100)
+            .fpp(0.01)
+            .bucket_size(2)
+            .build()
+            .unwrap();
+        assert_eq!((f.fingerprint_bits(), f.num_buckets()), (9, 68)); // 4/2⁹ ≤ 1%, ⌈100/1.9⌉ + ⌈2·√50⌉
+    }
+
+    #[test]
+    fn the_search_knows_a_chain_by_its_buckets() {
+        let node = |bucket, parent| Reached {
+            bucket,
+            parent,
+            slot: 0,
+        };
+        // Roots 10 and 20; 30 below 10; 40 below 30; 20 again below 10 (another branch).
+        let tree = [
+            node(10, ROOT),
+            node(20, ROOT),
+            node(30, 0),
+            node(40, 2),
+            node(20, 0),
+        ];
+        assert!(on_chain(&tree, 3, 40) && on_chain(&tree, 3, 30) && on_chain(&tree, 3, 10));
+        assert!(
+            !on_chain(&tree, 3, 20),
+            "20 is a root, but not on this chain"
+        );
+        assert!(on_chain(&tree, 4, 20) && on_chain(&tree, 4, 10));
+        assert!(!on_chain(&tree, 1, 10) && !on_chain(&tree, 4, 30));
+    }
+
+    #[test]
+    fn alternate_bucket_is_an_involution() {
+        for buckets in [1u64, 2, 3, 7, 1000, 1 << 10, 2632, 1 << 20, (1 << 20) + 1] {
+            let f = small(buckets, 8);
+            for i in [0, buckets / 3, buckets - 1] {
+                for fp in [1u32, 2, 77, 255] {
+                    let j = f.alt_bucket(i, fp);
+                    assert!(j < buckets);
+                    assert_eq!(f.alt_bucket(j, fp), i);
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn fingerprints_are_never_zero_and_fit_their_width() {
+        for bits in CUCKOO_FINGERPRINT_BITS {
+            let f = small(1 << 8, bits);
+            for i in 0..20_000u32 {
+                let (bucket, fp) = f.locate(&i.to_le_bytes());
+                assert!(bucket < 1 << 8);
+                assert!(fp >= 1 && fp >> bits == 0, "{fp}");
+            }
+        }
+    }
+
+    #[test]
+    fn duplicates_are_counted_and_removed_one_at_a_time() {
+        let mut f = small(1 << 8, 16);
+        for _ in 0..3 {
+            f.insert("dup").unwrap();
+        }
+        assert_eq!(f.count("dup"), 3);
+        f.remove("dup").unwrap();
+        assert_eq!(f.count("dup"), 2);
+        f.remove("dup").unwrap();
+        f.remove("dup").unwrap();
+        assert!(!f.contains("dup"));
+        assert!(matches!(f.remove("dup"), Err(Error::NotPresent)));
+        assert!(Filter::is_empty(&f));
+    }
+
+    #[test]
+    fn one_item_fits_at_most_two_buckets_plus_the_victim() {
+        let mut f = small(1 << 6, 16);
+        for _ in 0..9 {
+            f.insert("same").unwrap(); // 2b = 8 slots, the 9th copy ends in the victim slot
+        }
+        assert!(f.is_full());
+        assert_eq!(f.count("same"), 9);
+        let before = f.clone();
+        assert!(matches!(
+            f.insert("other"),
+            Err(Error::Full {
+                kind: Kind::Cuckoo,
+                ..
+            })
+        ));
+        assert_eq!(f, before);
+        // The victim is a copy of "same": removing one copy empties the victim slot.
+        f.remove("same").unwrap();
+        assert!(!f.is_full());
+        assert_eq!(f.count("same"), 8);
+        f.insert("other").unwrap();
+    }
+
+    #[test]
+    fn removing_an_absent_item_changes_nothing() {
+        let mut f = small(1 << 4, 16);
+        f.try_extend(0..40u32).unwrap();
+        let before = f.clone();
+        let absent = (1000..2000u32).find(|i| !f.contains(i)).unwrap();
+        assert!(f.remove(&absent).is_err());
+        assert_eq!(f, before);
+    }
+
+    #[test]
+    fn without_kicks_the_first_collision_fills_the_victim_slot() {
+        let mut f = CuckooFilter::builder()
+            .num_buckets(1)
+            .bucket_size(2)
+            .fingerprint_bits(16)
+            .max_kicks(0)
+            .build()
+            .unwrap();
+        f.insert(&1u32).unwrap();
+        f.insert(&2u32).unwrap();
+        assert!(!f.is_full());
+        f.insert(&3u32).unwrap();
+        assert!(f.is_full());
+        assert!((1..=3u32).all(|i| f.contains(&i)));
+        assert!(f.insert(&4u32).is_err());
+        assert_eq!(Filter::len(&f), 3);
+    }
+
+    /// The generator chooses which bucket a kick starts from and which fingerprint it
+    /// evicts. Its state is the filter seed's (two seeds, two states, one of them the same
+    /// after `clear`), it moves with every kick, and it decides where fingerprints end up:
+    /// the same items into the same table from another generator state give another table.
+    #[test]
+    fn the_eviction_generator_is_seeded_from_the_filter_seed_and_steers_the_kicks() {
+        let seeded = |seed| {
+            CuckooFilter::builder()
+                .num_buckets(1 << 4)
+                .fingerprint_bits(8)
+                .seed(seed)
+                .build()
+                .unwrap()
+        };
+        assert_ne!(seeded(1).rng, seeded(2).rng);
+        let fill = |mut f: CuckooFilter| {
+            let _ = f.try_extend(0..1000u32);
+            assert!(f.is_full(), "the table must need kicks");
+            f
+        };
+        let start = seeded(1).rng;
+        let mut a = fill(seeded(1));
+        assert_ne!(a.rng, start, "kicks draw from the generator");
+        let mut other_state = seeded(1);
+        other_state.rng ^= 0x5555;
+        let b = fill(other_state);
+        assert_ne!(a.table, b.table, "the generator does not steer the kicks");
+        a.clear();
+        assert_eq!(a.rng, start, "clear restarts the generator");
+    }
+
+    #[test]
+    fn clear_restores_a_fresh_filter() {
+        let fresh = small(1 << 4, 8);
+        let mut f = fresh.clone();
+        f.try_extend(0..1000u32).unwrap_err();
+        assert!(f.is_full());
+        f.clear();
+        assert_eq!(f, fresh);
+    }
+
+    #[test]
+    fn degenerate_parameters_are_errors() {
+        let b = || CuckooFilter::builder().capacity(100);
+        assert_eq!(
+            CuckooFilter::builder().build().unwrap_err(),
+            Error::ZeroCapacity
+        );
+        assert_eq!(b().capacity(0).build().unwrap_err(), Error::ZeroCapacity);
+        for e in [0.0, 1.0, f64::NAN, -0.1, 1e-6] {
+            assert!(b().fpp(e).build().is_err(), "{e}");
+        }
+        for s in [0, 1, 3, 16] {
+            assert!(matches!(
+                b().bucket_size(s).build(),
+                Err(Error::InvalidParameter {
+                    parameter: "bucket size",
+                    ..
+                })
+            ));
+        }
+        for bits in [0, 1, 3, 17, 32] {
+            assert!(matches!(
+                b().fingerprint_bits(bits).build(),
+                Err(Error::InvalidParameter {
+                    parameter: "fingerprint bits",
+                    ..
+                })
+            ));
+        }
+        assert!(matches!(
+            b().fpp(0.001).fingerprint_bits(8).build(),
+            Err(Error::UnreachableFpp {
+                kind: Kind::Cuckoo,
+                ..
+            })
+        ));
+        assert!(matches!(
+            b().num_buckets(0).build(),
+            Err(Error::InvalidParameter {
+                parameter: "number of buckets",
+                ..
+            })
+        ));
+        assert!(matches!(
+            b().num_buckets(1 << 40).build(),
+            Err(Error::TooLarge { .. })
+        ));
+        assert!(matches!(
+            b().num_buckets(1 << 63).bucket_size(8).build(),
+            Err(Error::TooLarge { .. })
+        ));
+        assert!(matches!(
+            CuckooFilter::with_capacity(u64::MAX, 0.01),
+            Err(Error::TooLarge { .. })
+        ));
+        assert!(matches!(
+            b().max_kicks(MAX_KICKS_LIMIT + 1).build(),
+            Err(Error::InvalidParameter {
+                parameter: "max kicks",
+                ..
+            })
+        ));
+    }
+
+    #[test]
+    fn debug_shows_the_parameters_not_the_table() {
+        let f = CuckooFilter::with_capacity(1000, 0.01).unwrap();
+        let s = format!("{f:?}");
+        for needle in [
+            "num_buckets: 296",
+            "bucket_size: 4",
+            "fingerprint_bits: 10",
+            "capacity: 1000",
+            "victim: false",
+        ] {
+            assert!(s.contains(needle), "{s}");
+        }
+        assert!(s.len() < 400, "{s}");
+    }
+
+    #[test]
+    fn round_trip_keeps_the_table_the_victim_and_the_generator() {
+        let mut f = small(1 << 3, 12);
+        f.try_extend(0..1000u32).unwrap_err();
+        assert!(f.is_full());
+        let mut back = CuckooFilter::from_bytes(&f.to_bytes()).unwrap();
+        assert_eq!(back, f);
+        // Same generator state: the same operations give the same filter.
+        f.remove(&5u32).unwrap();
+        back.remove(&5u32).unwrap();
+        assert_eq!(back, f);
+    }
+
+    #[test]
+    fn from_iterator_builds_a_set_that_still_accepts_inserts() {
+        let items: Vec<u32> = (0..3_891).chain(0..100).collect();
+        let mut f: CuckooFilter = items.iter().collect();
+        // A set: the repeated items are not stored again (nor the rare distinct item that
+        // was already reported present).
+        let n = Filter::len(&f);
+        assert!(n <= 3_891 && n > 3_850, "{n}");
+        assert!(items.iter().all(|i| f.contains(i)));
+        assert!(!f.is_full());
+        f.insert("one more").unwrap();
+    }
+}

@@ -1,0 +1,1053 @@
+//! The deletable Bloom filter (Rothenberg, Macapuna, Verdi & Magalhães, "The Deletable
+//! Bloom Filter: A New Member of the Bloom Family", IEEE Communications Letters 14(6),
+//! 2010): a classic Bloom filter that can remove most of its items for a few extra bits.
+//!
+//! # Structure
+//!
+//! A classic filter cannot clear an item's bits because another item may share them. The
+//! deletable filter remembers, coarsely, *where* bits were shared. Its m bits are laid out
+//! as in the paper:
+//!
+//! ```text
+//!   bit  0 … r−1      collision bitmap: bit i = 1 when region i has seen a collision
+//!   bit  r … m−1      data: m' = m − r bits, split into r regions of about m'/r bits
+//! ```
+//!
+//! Data bit j (0 ≤ j < m') lies in region `⌊j · r / m'⌋`, so region sizes differ by at most
+//! one bit. Everything — bitmap and data — lives in one bit array of m bits, so
+//! [`memory_bytes`](Filter::memory_bytes) and the bits per item count the bitmap too.
+//!
+//! * **Insert**: for each of the item's k positions (in the data part), if the bit is
+//!   already 1 — set by another item, by an earlier insertion of the same item, or by
+//!   another of this item's own positions — mark its region as collided; then set it.
+//! * **Query**: all k bits set, exactly as in the classic filter.
+//! * **Remove**: if one of the item's bits is 0 the item is certainly absent: an
+//!   [`Error::NotPresent`], nothing changes. Otherwise reset those of its bits that lie in
+//!   collision-free regions. `Ok(true)` when at least one bit was reset: the item is then
+//!   reported absent (fully removed). `Ok(false)` when all its bits lie in collided regions:
+//!   it cannot be removed and stays.
+//!
+//! **Why removal never creates a false negative.** In a collision-free region every set bit
+//! was set by exactly one insertion of one item (a second setting would have been a
+//! collision). Resetting such a bit therefore only affects the item being removed. Bits in
+//! collided regions are never reset. This holds for items that were really inserted:
+//! removing an item that was never inserted but is reported present (a false positive)
+//! resets bits that belong to others, exactly as in a counting filter — remove only what
+//! you inserted.
+//!
+//! # How many items can be removed
+//!
+//! An item is deletable when one of its k bits is in a collision-free region. The
+//! probability, as a function of m, k, n and r, is [`params::deletable_probability`] (the
+//! derivation is there): it depends mostly on the region size m'/r. At capacity with the
+//! optimal k about half of the data bits are set, so large regions almost surely contain a
+//! collision: with r = 16 regions (as in seed 004's study) a filter sized for 1000 items at
+//! ε = 1% has regions of 600 bits; 73% of the items can be removed at n = 100, 17% at 150,
+//! 1.5% at 200 and essentially none beyond 250. Small regions make most items deletable,
+//! paid for with r bitmap bits:
+//!
+//! ```text
+//!   bits per region   bitmap overhead   deletable at capacity (ε = 1%, k = 7)   at half
+//!          4               25 %                      0.90                          1.00
+//!          8               12.5 %                    0.64                          0.99
+//!         16                6.3 %                    0.20                          0.92
+//!         32                3.1 %                    0.01                          0.62
+//! ```
+//!
+//! The default is therefore one region per [`DEFAULT_REGION_BITS`] = 8 data bits rather
+//! than a fixed region count; [`DeletableBloomFilterBuilder::regions`] sets r directly (for
+//! the paper's and the seeds' experiments). [`DeletableBloomFilter::expected_deletable_fraction`]
+//! gives the formula's value for the filter as it is; [`DeletableBloomFilter::deletable_fraction`]
+//! measures it over items the caller holds.
+//!
+//! # False positives and sizing
+//!
+//! Queries see only the data part, so the false-positive probability is the classic one
+//! with m' = m − r bits: `(1 − (1 − 1/m')^(kn))^k` (see [`crate::params`]). A filter for n
+//! items at ε is therefore sized with the classic rule for the data part,
+//! `m' = ⌈−n ln ε / (ln 2)²⌉`, `k = round((m'/n) ln 2)`, and the bitmap is added on top:
+//! `m = m' + r`. Removing items lowers the false-positive rate again, since their bits in
+//! collision-free regions become 0.
+//!
+//! # Union
+//!
+//! [`Mergeable::union`] ORs the data bits and the collision bitmaps, and also marks as
+//! collided every region in which both inputs had the same bit set — that bit now stands for
+//! two items, a collision that neither input had recorded. (Bits set by the two inputs in
+//! different cells of a region are no collision.) For filters without removals the result
+//! is exactly the filter that inserting both sets into one filter would have built (after
+//! removals the bitmaps may carry marks of removed items, which only make fewer items
+//! deletable), so removal stays safe after a union. [`Mergeable::intersect`] ANDs the data
+//! bits and ORs the bitmaps: a region collision-free in the result is collision-free in both
+//! inputs, so each remaining bit there still has a single owner and removal stays safe for
+//! the items that were in both sets.
+//!
+//! ```
+//! use bloomkit::DeletableBloomFilter;
+//!
+//! let mut filter = DeletableBloomFilter::with_capacity(1_000, 0.01)?;
+//! for word in ["alpha", "beta", "gamma"] {
+//!     filter.insert(word);
+//! }
+//! // With three items in a filter for 1000, every region is still collision-free.
+//! assert_eq!(filter.remove("beta"), Ok(true));
+//! assert!(!filter.contains("beta"));
+//! assert!(filter.contains("alpha") && filter.contains("gamma"));
+//! // Removing an item that is certainly absent is an error and changes nothing.
+//! assert!(filter.remove("beta").is_err());
+//! # Ok::<(), bloomkit::Error>(())
+//! ```
+
+pub mod theory;
+
+use std::fmt;
+
+use crate::bits::BitVec;
+use crate::codec::{invalid, Parts, Persist, Reader};
+use crate::error::{DecodeError, Error};
+use crate::filter::{Filter, Kind, Mergeable, Removable};
+use crate::hash::HashingChoice;
+use crate::hash::{Hashing, Item};
+use crate::params::{self, MAX_NUM_BITS};
+use crate::sizing;
+
+/// Data bits per region when neither a region count nor a region size is given. See the
+/// module documentation for the trade-off.
+pub const DEFAULT_REGION_BITS: u64 = 8;
+
+/// A Bloom filter that can remove the items whose bits lie in collision-free regions.
+///
+/// ```
+/// use bloomkit::{DeletableBloomFilter, Filter};
+///
+/// let mut filter = DeletableBloomFilter::builder()
+///     .capacity(10_000)
+///     .fpp(0.01)
+///     .regions(20_000)
+///     .build()?;
+/// assert_eq!(filter.num_bits(), filter.data_bits() + 20_000);
+/// filter.extend(0..5_000u32);
+/// let removable = filter.deletable_fraction(0..5_000u32).unwrap();
+/// assert!(removable > 0.9, "{removable}");
+/// assert!((removable - filter.expected_deletable_fraction()).abs() < 0.05);
+/// # Ok::<(), bloomkit::Error>(())
+/// ```
+#[derive(Clone, PartialEq)]
+pub struct DeletableBloomFilter {
+    /// m bits: the collision bitmap in `[0, r)`, the data in `[r, m)`.
+    bits: BitVec,
+    regions: u64,
+    num_hashes: u32,
+    hashing: Hashing,
+    capacity: u64,
+    target_fpp: f64,
+    inserted: u64,
+}
+
+/// The region of data bit `j` of `data_bits`, for `regions` regions: `⌊j · r / m'⌋`.
+#[inline]
+fn region_of(j: u64, regions: u64, data_bits: u64) -> u64 {
+    ((j as u128 * regions as u128) / data_bits as u128) as u64
+}
+
+impl DeletableBloomFilter {
+    /// A filter for `capacity` items at false-positive probability `fpp`, with one region per
+    /// [`DEFAULT_REGION_BITS`] data bits and the default hashing (MurmurHash3, enhanced
+    /// double hashing, seed 0).
+    ///
+    /// ```
+    /// use bloomkit::DeletableBloomFilter;
+    /// let filter = DeletableBloomFilter::with_capacity(1_000, 0.01)?;
+    /// assert_eq!(filter.data_bits(), 9_586); // the classic filter's m for n = 1000, ε = 1%
+    /// assert_eq!(filter.regions(), 1_199); // ⌈9586 / 8⌉
+    /// assert_eq!(filter.num_bits(), 9_586 + 1_199);
+    /// assert_eq!(filter.num_hashes(), 7);
+    /// assert!(DeletableBloomFilter::with_capacity(0, 0.01).is_err());
+    /// # Ok::<(), bloomkit::Error>(())
+    /// ```
+    pub fn with_capacity(capacity: impl crate::params::ItemCount, fpp: f64) -> Result<Self, Error> {
+        Self::builder().capacity(capacity).fpp(fpp).build()
+    }
+
+    /// A builder for every other choice: regions, explicit m and k, hashing.
+    pub fn builder() -> DeletableBloomFilterBuilder {
+        DeletableBloomFilterBuilder::default()
+    }
+
+    fn data_len(&self) -> u64 {
+        self.bits.len() - self.regions
+    }
+
+    /// Adds an item. Returns `true` if the filter changed (at least one of its bits was 0, so
+    /// the item was certainly new), `false` if it was already reported present — in which
+    /// case all its regions are now marked collided and it can no longer be removed.
+    #[inline]
+    pub fn insert<I: Item + ?Sized>(&mut self, item: &I) -> bool {
+        let (hashing, k, r) = (self.hashing, self.num_hashes, self.regions);
+        let data = self.data_len();
+        let bits = &mut self.bits;
+        let changed = item.with_bytes(|bytes| {
+            let mut changed = false;
+            for j in hashing.positions(bytes, k, data) {
+                if bits.set(r + j) {
+                    changed = true;
+                } else {
+                    bits.set(region_of(j, r, data));
+                }
+            }
+            changed
+        });
+        self.inserted += changed as u64;
+        changed
+    }
+
+    /// `false` if the item is certainly absent, `true` if it may be present.
+    #[inline]
+    pub fn contains<I: Item + ?Sized>(&self, item: &I) -> bool {
+        let (r, data) = (self.regions, self.data_len());
+        item.with_bytes(|bytes| {
+            self.hashing
+                .positions(bytes, self.num_hashes, data)
+                .all(|j| self.bits.get(r + j))
+        })
+    }
+
+    /// Removes an item: resets its bits that lie in collision-free regions.
+    ///
+    /// * `Ok(true)`: at least one bit was reset; the item is no longer reported present.
+    /// * `Ok(false)`: every one of its bits lies in a collided region; nothing changed and
+    ///   the item stays (reported present).
+    /// * `Err(Error::NotPresent)`: one of its bits is 0, so it is certainly not in the
+    ///   filter; nothing changed.
+    ///
+    /// Other items are never affected, provided that only inserted items are removed (see
+    /// the module documentation).
+    pub fn remove<I: Item + ?Sized>(&mut self, item: &I) -> Result<bool, Error> {
+        let (hashing, k, r) = (self.hashing, self.num_hashes, self.regions);
+        let data = self.data_len();
+        let bits = &mut self.bits;
+        let removed = item.with_bytes(|bytes| {
+            let positions = hashing.positions(bytes, k, data);
+            if !positions.clone().all(|j| bits.get(r + j)) {
+                return Err(Error::NotPresent);
+            }
+            let mut removed = false;
+            for j in positions {
+                if !bits.get(region_of(j, r, data)) {
+                    // A repeated position in a collision-free region cannot occur: it would
+                    // have marked the region at insertion. `unset` is idempotent anyway.
+                    removed |= bits.unset(r + j);
+                }
+            }
+            Ok(removed)
+        })?;
+        if removed {
+            self.inserted = self.inserted.saturating_sub(1);
+        }
+        Ok(removed)
+    }
+
+    /// Whether `remove(item)` would remove the item: it is reported present and at least
+    /// one of its bits lies in a collision-free region.
+    pub fn is_deletable<I: Item + ?Sized>(&self, item: &I) -> bool {
+        let (r, data) = (self.regions, self.data_len());
+        item.with_bytes(|bytes| {
+            let mut positions = self.hashing.positions(bytes, self.num_hashes, data);
+            positions.clone().all(|j| self.bits.get(r + j))
+                && positions.any(|j| !self.bits.get(region_of(j, r, data)))
+        })
+    }
+
+    /// The measured deletable fraction: of the given items (normally the ones inserted),
+    /// the fraction that [`is_deletable`](Self::is_deletable). `None` for no items.
+    pub fn deletable_fraction<T: Item>(&self, items: impl IntoIterator<Item = T>) -> Option<f64> {
+        let (mut deletable, mut total) = (0u64, 0u64);
+        for item in items {
+            total += 1;
+            deletable += self.is_deletable(&item) as u64;
+        }
+        (total > 0).then(|| deletable as f64 / total as f64)
+    }
+
+    /// The expected deletable fraction for the items the filter holds now
+    /// ([`params::deletable_probability`] at n = [`len`](Filter::len)).
+    pub fn expected_deletable_fraction(&self) -> f64 {
+        params::deletable_probability(
+            self.num_bits(),
+            self.num_hashes,
+            self.inserted,
+            self.regions,
+        )
+    }
+
+    /// The deletable fraction estimated from the filter's content alone, without the items:
+    /// every set bit in a collision-free region belongs to exactly one position of one item,
+    /// so a fraction `f = (such bits) / (k · n)` of the n items' positions can be reset, and
+    /// an item (k positions) is deletable with probability about `1 − (1 − f)^k`.
+    pub fn estimated_deletable_fraction(&self) -> f64 {
+        if self.inserted == 0 {
+            return 1.0;
+        }
+        let free_bits = self.set_bits_in_free_regions();
+        let positions = self.inserted as f64 * self.num_hashes as f64;
+        let f = (free_bits as f64 / positions).min(1.0);
+        1.0 - (1.0 - f).powi(self.num_hashes as i32)
+    }
+
+    fn set_bits_in_free_regions(&self) -> u64 {
+        let (r, data) = (self.regions, self.data_len());
+        (0..data)
+            .filter(|&j| self.bits.get(r + j) && !self.bits.get(region_of(j, r, data)))
+            .count() as u64
+    }
+
+    /// m, the number of bits including the r-bit collision bitmap.
+    pub fn num_bits(&self) -> u64 {
+        self.bits.len()
+    }
+
+    /// m' = m − r, the bits that hold items.
+    pub fn data_bits(&self) -> u64 {
+        self.data_len()
+    }
+
+    /// r, the number of regions (and of bitmap bits).
+    pub fn regions(&self) -> u64 {
+        self.regions
+    }
+
+    /// k, the number of hash functions.
+    pub fn num_hashes(&self) -> u32 {
+        self.num_hashes
+    }
+
+    /// n, the number of items the filter was sized for.
+    pub fn capacity(&self) -> u64 {
+        self.capacity
+    }
+
+    /// ε, the false-positive probability the filter was sized for (at `capacity` items).
+    pub fn target_fpp(&self) -> f64 {
+        self.target_fpp
+    }
+
+    /// The number of data bits that are 1.
+    pub fn count_ones(&self) -> u64 {
+        self.bits.count_ones() - self.collided_regions()
+    }
+
+    /// The number of regions marked collided.
+    pub fn collided_regions(&self) -> u64 {
+        (0..self.regions).filter(|&i| self.bits.get(i)).count() as u64
+    }
+
+    /// The fraction of data bits that are 1.
+    pub fn fill_ratio(&self) -> f64 {
+        self.count_ones() as f64 / self.data_len() as f64
+    }
+
+    fn check_compatible(&self, other: &Self) -> Result<(), Error> {
+        crate::filter::require_same_layout(self.kind(), self.layout(), other.layout())
+    }
+
+    /// The parameters that decide where an item lands, and the hashing, for
+    /// [`require_same_layout`](crate::filter::require_same_layout).
+    fn layout(&self) -> String {
+        format!(
+            "m = {}, r = {}, k = {}, {}",
+            self.num_bits(),
+            self.regions,
+            self.num_hashes,
+            self.hashing
+        )
+    }
+
+    /// Re-counts the items from the fill after a union or intersection.
+    fn recount(&mut self) {
+        let estimate = Filter::estimated_len(self);
+        self.inserted = crate::params::count_from_estimate(estimate);
+    }
+}
+
+impl Filter for DeletableBloomFilter {
+    fn kind(&self) -> Kind {
+        Kind::Deletable
+    }
+
+    fn hashing(&self) -> Hashing {
+        self.hashing
+    }
+
+    fn try_insert<I: Item + ?Sized>(&mut self, item: &I) -> Result<bool, Error> {
+        Ok(self.insert(item))
+    }
+
+    fn contains<I: Item + ?Sized>(&self, item: &I) -> bool {
+        DeletableBloomFilter::contains(self, item)
+    }
+
+    fn clear(&mut self) {
+        self.bits.clear();
+        self.inserted = 0;
+    }
+
+    /// Insertions that changed the filter, less the successful removals.
+    fn len(&self) -> u64 {
+        self.inserted
+    }
+
+    fn estimated_len(&self) -> f64 {
+        params::estimate_items(self.count_ones(), self.data_len(), self.num_hashes)
+    }
+
+    fn memory_bytes(&self) -> usize {
+        self.bits.memory_bytes()
+    }
+
+    fn capacity(&self) -> u64 {
+        self.capacity
+    }
+
+    fn properties(&self) -> Vec<(&'static str, String)> {
+        vec![
+            ("bits (m)", self.num_bits().to_string()),
+            ("data bits (m - r)", self.data_len().to_string()),
+            ("regions (r)", self.regions.to_string()),
+            (
+                "data bits per region",
+                format!("{:.2}", self.data_len() as f64 / self.regions as f64),
+            ),
+            ("hash functions (k)", self.num_hashes.to_string()),
+            ("target fpp", format!("{}", self.target_fpp)),
+            ("fill ratio", format!("{:.6}", self.fill_ratio())),
+            (
+                "collided regions",
+                format!("{} of {}", self.collided_regions(), self.regions),
+            ),
+            (
+                "deletable fraction (expected)",
+                format!("{:.4}", self.expected_deletable_fraction()),
+            ),
+            (
+                "deletable fraction (from content)",
+                format!("{:.4}", self.estimated_deletable_fraction()),
+            ),
+        ]
+    }
+
+    fn expected_fpp(&self) -> f64 {
+        params::fpp_from_fill(self.count_ones(), self.data_len(), self.num_hashes)
+    }
+
+    fn target_fpp(&self) -> f64 {
+        DeletableBloomFilter::target_fpp(self)
+    }
+
+    fn fpp_at(&self, n: u64) -> f64 {
+        params::fpp_exact(self.data_bits(), self.num_hashes(), n)
+    }
+}
+
+crate::registry::registered!(
+    DeletableBloomFilter,
+    crate::registry::Abilities {
+        name: "deletable",
+        summary: "Deletable Bloom filter (Rothenberg et al. 2010): removes the items whose bits lie in collision-free regions; union.",
+        remove: true,
+        merge: true,
+        grow: false,
+        forgets: false,
+        index_scheme: true,
+    }, remove, merge
+);
+
+impl Removable for DeletableBloomFilter {
+    fn remove<I: Item + ?Sized>(&mut self, item: &I) -> Result<bool, Error> {
+        DeletableBloomFilter::remove(self, item)
+    }
+}
+
+impl Mergeable for DeletableBloomFilter {
+    /// OR of data bits and bitmaps, plus a collision mark for every region in which both
+    /// filters had the same bit set. Removal stays safe for the items of both sets.
+    ///
+    /// ```
+    /// use bloomkit::{DeletableBloomFilter, Mergeable};
+    /// let mut a = DeletableBloomFilter::with_capacity(100, 0.01)?;
+    /// let mut b = a.clone();
+    /// a.insert("left");
+    /// b.insert("right");
+    /// b.insert("shared");
+    /// a.insert("shared");
+    /// a.union(&b)?;
+    /// assert!(a.contains("left") && a.contains("right"));
+    /// // "shared" was inserted into both: its bits collide, it can no longer be removed.
+    /// assert_eq!(a.remove("shared"), Ok(false));
+    /// assert_eq!(a.remove("left"), Ok(true));
+    /// # Ok::<(), bloomkit::Error>(())
+    /// ```
+    fn union(&mut self, other: &Self) -> Result<(), Error> {
+        self.check_compatible(other)?;
+        let (r, data) = (self.regions, self.data_len());
+        for j in 0..data {
+            if self.bits.get(r + j) && other.bits.get(r + j) {
+                self.bits.set(region_of(j, r, data));
+            }
+        }
+        self.bits.union_with(&other.bits);
+        self.recount();
+        Ok(())
+    }
+
+    /// AND of the data bits, OR of the bitmaps.
+    fn intersect(&mut self, other: &Self) -> Result<(), Error> {
+        self.check_compatible(other)?;
+        let collided: Vec<u64> = (0..self.regions)
+            .filter(|&i| self.bits.get(i) || other.bits.get(i))
+            .collect();
+        self.bits.intersect_with(&other.bits);
+        for i in collided {
+            self.bits.set(i);
+        }
+        self.recount();
+        Ok(())
+    }
+}
+
+crate::filter::collection_impls!(
+    /// Collects items into a filter sized for their number at ε = 1% with the default regions.
+    /// (The items are buffered to count them.)
+    ///
+    /// ```
+    /// use bloomkit::DeletableBloomFilter;
+    /// let filter: DeletableBloomFilter = ["a", "b", "c"].into_iter().collect();
+    /// assert!(filter.contains("b"));
+    /// assert_eq!(filter.capacity(), 3);
+    /// ```
+    DeletableBloomFilter
+);
+
+impl fmt::Debug for DeletableBloomFilter {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("DeletableBloomFilter")
+            .field("num_bits", &self.num_bits())
+            .field("data_bits", &self.data_len())
+            .field("regions", &self.regions)
+            .field("num_hashes", &self.num_hashes)
+            .field("capacity", &self.capacity)
+            .field("target_fpp", &self.target_fpp)
+            .field("inserted", &self.inserted)
+            .field("collided_regions", &self.collided_regions())
+            .field("hashing", &self.hashing)
+            .finish()
+    }
+}
+
+/// Builds a [`DeletableBloomFilter`] from a capacity and ε, or from explicit m and k; the
+/// regions from a count or a size.
+///
+/// ```
+/// use bloomkit::{DeletableBloomFilter, HashFunction};
+///
+/// // Seed 004's configuration: 16 regions.
+/// let seed = DeletableBloomFilter::builder().capacity(58_110).fpp(0.01).regions(16).build()?;
+/// assert_eq!(seed.regions(), 16);
+/// assert_eq!(seed.data_bits(), 556_988);
+///
+/// // Explicit m (including the bitmap), k, region size and hashing.
+/// let explicit = DeletableBloomFilter::builder()
+///     .num_bits(1 << 20)
+///     .num_hashes(5)
+///     .region_bits(4)
+///     .hash_function(HashFunction::Xxh3)
+///     .seed(7)
+///     .build()?;
+/// assert_eq!(explicit.num_bits(), 1 << 20);
+/// assert_eq!(explicit.regions(), 209_716); // ⌈2²⁰ / 5⌉: 4 data bits + 1 bitmap bit each
+/// # Ok::<(), bloomkit::Error>(())
+/// ```
+#[derive(Clone, Debug, Default)]
+#[must_use = "a builder does nothing until .build() is called"]
+pub struct DeletableBloomFilterBuilder {
+    capacity: Option<u64>,
+    fpp: Option<f64>,
+    num_bits: Option<u64>,
+    num_hashes: Option<u32>,
+    regions: Option<u64>,
+    region_bits: Option<u64>,
+    hashing: HashingChoice,
+}
+
+impl DeletableBloomFilterBuilder {
+    crate::hash::hashing_setters!(index_scheme);
+
+    crate::sizing::capacity_and_fpp_setters!();
+
+    crate::sizing::num_cells_setter!(num_bits, "bits, the collision bitmap included");
+
+    /// m, the total number of bits *including* the collision bitmap, instead of deriving the
+    /// data part from capacity and ε.
+    pub fn num_bits(mut self, num_bits: u64) -> Self {
+        self.num_bits = Some(num_bits);
+        self
+    }
+
+    /// k, the number of hash functions, instead of the optimal one.
+    pub fn num_hashes(mut self, num_hashes: u32) -> Self {
+        self.num_hashes = Some(num_hashes);
+        self
+    }
+
+    /// r, the number of regions (and of bitmap bits). Takes precedence over
+    /// [`region_bits`](Self::region_bits). Each region needs at least one data bit.
+    pub fn regions(mut self, regions: u64) -> Self {
+        self.regions = Some(regions);
+        self
+    }
+
+    /// The number of data bits per region, from which r is derived (default
+    /// [`DEFAULT_REGION_BITS`]): `r = ⌈m'/s⌉` when the data part is sized from capacity,
+    /// `r = ⌈m/(s + 1)⌉` when m is given.
+    pub fn region_bits(mut self, region_bits: u64) -> Self {
+        self.region_bits = Some(region_bits);
+        self
+    }
+
+    /// Validates the parameters and allocates the filter.
+    ///
+    /// With neither capacity nor m, the error is [`Error::ZeroCapacity`]. With m but no
+    /// capacity, the capacity is the n at which m' and k reach the optimal fill,
+    /// `m' ln 2 / k`.
+    pub fn build(self) -> Result<DeletableBloomFilter, Error> {
+        let fpp = sizing::fpp(self.fpp)?;
+        sizing::check_capacity(self.capacity)?;
+        let region_bits = self.region_bits.unwrap_or(DEFAULT_REGION_BITS);
+        if region_bits == 0 {
+            return Err(Error::InvalidParameter {
+                parameter: "region bits",
+                reason: "a region needs at least one data bit".into(),
+            });
+        }
+        let too_large = |bits: u64| Error::TooLarge {
+            bits,
+            max: MAX_NUM_BITS,
+        };
+        let (num_bits, regions) = match (self.num_bits, self.capacity) {
+            (Some(0), _) => return Err(Error::ZeroBits),
+            (Some(m), _) if m > MAX_NUM_BITS => return Err(too_large(m)),
+            (Some(m), _) => (
+                m,
+                self.regions
+                    .unwrap_or(m.div_ceil(region_bits.saturating_add(1))),
+            ),
+            (None, Some(n)) => {
+                let data = params::optimal_num_bits(n, fpp)?;
+                let r = self.regions.unwrap_or(data.div_ceil(region_bits));
+                let m = data.saturating_add(r);
+                if m > MAX_NUM_BITS {
+                    return Err(too_large(m));
+                }
+                (m, r)
+            }
+            (None, None) => return Err(Error::ZeroCapacity),
+        };
+        if regions == 0 || regions > num_bits / 2 {
+            return Err(Error::InvalidParameter {
+                parameter: "regions",
+                reason: format!(
+                    "{regions} regions do not fit in {num_bits} bits: r must be between 1 and \
+                     m/2 = {} (r bitmap bits plus at least one data bit per region)",
+                    num_bits / 2
+                ),
+            });
+        }
+        let data = num_bits - regions;
+        // The rules of every array-shaped kind, on the data bits (the bitmap is not probed).
+        let num_hashes = sizing::num_hashes(self.num_hashes, data, self.capacity, fpp)?;
+        let capacity = sizing::capacity(self.capacity, data, num_hashes);
+        let fixed = self.num_bits.is_some() || self.num_hashes.is_some();
+        let target_fpp = sizing::target_fpp(fixed, fpp, data, num_hashes, capacity);
+        let hashing = self.hashing.resolve()?;
+        Ok(DeletableBloomFilter {
+            bits: BitVec::zeros(num_bits)?,
+            regions,
+            num_hashes,
+            hashing,
+            capacity,
+            target_fpp,
+            inserted: 0,
+        })
+    }
+}
+
+// Parameters on disk: num_bits u64 (m, bitmap included), num_hashes u32, regions u64,
+// capacity u64, target_fpp f64, inserted u64 (44 bytes). Payload: the m-bit array (bitmap
+// in bits 0 … r−1, data after it), 64-bit little-endian words.
+impl Persist for DeletableBloomFilter {
+    fn encode_params(&self, out: &mut Vec<u8>) {
+        out.extend_from_slice(&self.num_bits().to_le_bytes());
+        out.extend_from_slice(&self.num_hashes.to_le_bytes());
+        out.extend_from_slice(&self.regions.to_le_bytes());
+        out.extend_from_slice(&self.capacity.to_le_bytes());
+        out.extend_from_slice(&self.target_fpp.to_le_bytes());
+        out.extend_from_slice(&self.inserted.to_le_bytes());
+    }
+
+    fn encode_payload(&self, out: &mut Vec<u8>) {
+        self.bits.write_le_bytes(out);
+    }
+
+    fn decode_parts(parts: &Parts<'_>) -> Result<Self, DecodeError> {
+        parts.expect_kind(Kind::Deletable)?;
+        let mut r = Reader::new(parts.params);
+        let num_bits = r.u64()?;
+        let num_hashes = r.u32()?;
+        let regions = r.u64()?;
+        let capacity = r.u64()?;
+        let target_fpp = r.f64()?;
+        let inserted = r.u64()?;
+        r.finish("parameters")?;
+        if !(2..=MAX_NUM_BITS).contains(&num_bits) {
+            return Err(invalid(
+                "num_bits",
+                format!("{num_bits} is not in 2..={MAX_NUM_BITS}"),
+            ));
+        }
+        crate::codec::check_num_hashes(num_hashes)?;
+        if regions == 0 || regions > num_bits / 2 {
+            return Err(invalid(
+                "regions",
+                format!(
+                    "{regions} is not in 1..={} for {num_bits} bits",
+                    num_bits / 2
+                ),
+            ));
+        }
+        crate::codec::check_capacity(capacity)?;
+        crate::codec::check_target_fpp(target_fpp)?;
+        // from_le_bytes checks the payload length against num_bits before it allocates.
+        let bits = BitVec::from_le_bytes(num_bits, parts.payload)?;
+        Ok(DeletableBloomFilter {
+            bits,
+            regions,
+            num_hashes,
+            hashing: parts.hashing,
+            capacity,
+            target_fpp,
+            inserted,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn small(regions: u64) -> DeletableBloomFilter {
+        DeletableBloomFilter::builder()
+            .num_bits(1_000 + regions)
+            .num_hashes(4)
+            .regions(regions)
+            .build()
+            .unwrap()
+    }
+
+    #[test]
+    fn regions_split_the_data_part_evenly() {
+        let (r, data) = (7u64, 100u64);
+        let mut sizes = vec![0u64; r as usize];
+        for j in 0..data {
+            sizes[region_of(j, r, data) as usize] += 1;
+        }
+        assert_eq!(sizes.iter().sum::<u64>(), data);
+        assert!(sizes.iter().all(|&s| s == 14 || s == 15), "{sizes:?}");
+        // Huge filters do not overflow.
+        assert_eq!(
+            region_of(MAX_NUM_BITS - 1, 1 << 39, MAX_NUM_BITS),
+            (1 << 39) - 1
+        );
+    }
+
+    #[test]
+    fn insert_marks_a_region_only_when_a_bit_was_already_set() {
+        let mut f = small(10);
+        f.insert("a");
+        // k = 4 positions in 1000 bits: a self-collision is possible but not for "a".
+        assert_eq!(f.collided_regions(), 0);
+        assert!(!f.insert("a")); // every bit already set: all its regions collide
+        assert!(f.collided_regions() >= 1);
+        assert_eq!(f.remove("a"), Ok(false));
+        assert!(f.contains("a"));
+    }
+
+    #[test]
+    fn remove_resets_only_bits_in_collision_free_regions() {
+        let mut f = small(500); // regions of 2 data bits
+        for i in 0..50u32 {
+            f.insert(&i);
+        }
+        let before = f.clone();
+        for i in 0..50u32 {
+            let was_deletable = f.is_deletable(&i);
+            match f.remove(&i) {
+                Ok(true) => {
+                    assert!(was_deletable);
+                    assert!(!f.contains(&i));
+                }
+                Ok(false) => {
+                    assert!(!was_deletable);
+                    assert!(f.contains(&i));
+                }
+                Err(e) => panic!("{i}: {e}"),
+            }
+        }
+        // Bits in collided regions are untouched; the bitmap never changes on removal.
+        let (r, data) = (f.regions, f.data_len());
+        for j in 0..data {
+            if before.bits.get(region_of(j, r, data)) {
+                assert_eq!(f.bits.get(r + j), before.bits.get(r + j));
+            }
+        }
+        assert_eq!(f.collided_regions(), before.collided_regions());
+    }
+
+    #[test]
+    fn removing_an_absent_item_is_an_error_and_changes_nothing() {
+        let mut f = small(100);
+        f.insert("present");
+        let before = f.clone();
+        assert_eq!(f.remove("absent"), Err(Error::NotPresent));
+        assert_eq!(f, before);
+    }
+
+    #[test]
+    fn len_counts_insertions_less_removals() {
+        let mut f = DeletableBloomFilter::with_capacity(100, 0.01).unwrap();
+        f.insert("x");
+        f.insert("y");
+        assert_eq!(Filter::len(&f), 2);
+        assert_eq!(f.remove("x"), Ok(true));
+        assert_eq!(Filter::len(&f), 1);
+        f.clear();
+        assert!(Filter::is_empty(&f));
+        assert_eq!(f.collided_regions(), 0);
+    }
+
+    #[test]
+    fn union_marks_bits_set_in_both_as_collisions() {
+        let mut a = small(100);
+        let mut b = small(100);
+        a.insert("both");
+        b.insert("both");
+        a.insert("only a");
+        b.insert("only b");
+        let mut u = a.clone();
+        u.union(&b).unwrap();
+        assert!(u.contains("both") && u.contains("only a") && u.contains("only b"));
+        assert_eq!(u.remove("both"), Ok(false));
+        // Inserting both sets into one filter gives the same bitmap here.
+        let mut direct = small(100);
+        for x in ["both", "only a", "both", "only b"] {
+            direct.insert(x);
+        }
+        assert_eq!(u.bits, direct.bits);
+    }
+
+    #[test]
+    fn intersection_keeps_common_items_and_ors_the_bitmaps() {
+        let mut a = small(100);
+        let mut b = small(100);
+        for i in 0..60u32 {
+            a.insert(&i);
+        }
+        for i in 40..100u32 {
+            b.insert(&i);
+        }
+        let mut x = a.clone();
+        x.intersect(&b).unwrap();
+        assert!((40..60u32).all(|i| x.contains(&i)));
+        for i in 0..100 {
+            assert_eq!(x.bits.get(i), a.bits.get(i) || b.bits.get(i));
+        }
+        // Removing common items never loses another common item.
+        for i in 40..50u32 {
+            x.remove(&i).unwrap();
+        }
+        assert!((50..60u32).all(|i| x.contains(&i)));
+    }
+
+    #[test]
+    fn mismatched_filters_cannot_be_combined() {
+        let mut a = small(100);
+        assert!(matches!(a.union(&small(50)), Err(Error::Incompatible(_))));
+        let other_regions = DeletableBloomFilter::builder()
+            .num_bits(1_100)
+            .num_hashes(4)
+            .regions(99)
+            .build()
+            .unwrap();
+        assert!(matches!(
+            a.intersect(&other_regions),
+            Err(Error::Incompatible(_))
+        ));
+    }
+
+    #[test]
+    fn degenerate_parameters_are_errors() {
+        let b = DeletableBloomFilter::builder;
+        assert_eq!(b().build().unwrap_err(), Error::ZeroCapacity);
+        assert_eq!(b().num_bits(0).build().unwrap_err(), Error::ZeroBits);
+        assert!(matches!(
+            b().num_bits(10).regions(6).build(),
+            Err(Error::InvalidParameter {
+                parameter: "regions",
+                ..
+            })
+        ));
+        assert!(matches!(
+            b().num_bits(10).regions(0).build(),
+            Err(Error::InvalidParameter { .. })
+        ));
+        assert!(matches!(
+            b().num_bits(1).build(),
+            Err(Error::InvalidParameter { .. })
+        ));
+        assert!(matches!(
+            b().capacity(10).region_bits(0).build(),
+            Err(Error::InvalidParameter { .. })
+        ));
+        assert!(matches!(
+            b().capacity(10).regions(u64::MAX).build(),
+            Err(Error::TooLarge { .. })
+        ));
+        assert_eq!(
+            b().num_bits(100).num_hashes(0).build().unwrap_err(),
+            Error::ZeroHashes
+        );
+        assert!(matches!(
+            b().num_bits(100).num_hashes(65).build(),
+            Err(Error::TooManyHashes { .. })
+        ));
+        assert!(matches!(
+            b().num_bits(u64::MAX).build(),
+            Err(Error::TooLarge { .. })
+        ));
+        assert!(matches!(
+            DeletableBloomFilter::with_capacity(10, f64::NAN),
+            Err(Error::InvalidFpp(_))
+        ));
+        assert!(matches!(
+            DeletableBloomFilter::with_capacity(10, 1.0),
+            Err(Error::InvalidFpp(_))
+        ));
+        assert!(matches!(
+            DeletableBloomFilter::with_capacity(u64::MAX, 0.01),
+            Err(Error::TooLarge { .. })
+        ));
+        assert_eq!(
+            b().num_bits(100).capacity(0).build().unwrap_err(),
+            Error::ZeroCapacity
+        );
+        // The smallest filter: one bitmap bit, one data bit.
+        let mut tiny = b().num_bits(2).regions(1).num_hashes(1).build().unwrap();
+        assert!(tiny.insert("x"));
+        assert_eq!(tiny.remove("x"), Ok(true));
+    }
+
+    #[test]
+    fn the_region_size_table_in_the_module_docs_is_the_formula() {
+        let n = 1_000;
+        let data = params::optimal_num_bits(n, 0.01).unwrap();
+        for (s, at_capacity, at_half) in [
+            (4, 0.90, 1.00),
+            (8, 0.64, 0.99),
+            (16, 0.20, 0.92),
+            (32, 0.01, 0.62),
+        ] {
+            let r = data.div_ceil(s);
+            let full = params::deletable_probability(data + r, 7, n, r);
+            let half = params::deletable_probability(data + r, 7, n / 2, r);
+            assert!((full - at_capacity).abs() < 0.006, "s = {s}: {full}");
+            assert!((half - at_half).abs() < 0.006, "s = {s}: {half}");
+        }
+    }
+
+    #[test]
+    fn sixteen_regions_stop_deleting_early_as_the_module_docs_say() {
+        let m = params::optimal_num_bits(1_000, 0.01).unwrap() + 16;
+        for (n, want) in [(100, 0.73), (150, 0.17), (200, 0.015)] {
+            let p = params::deletable_probability(m, 7, n, 16);
+            assert!((p - want).abs() < 0.006, "n = {n}: {p}");
+        }
+        assert!(params::deletable_probability(m, 7, 260, 16) < 0.001);
+    }
+
+    #[test]
+    fn memory_counts_the_bitmap() {
+        let f = DeletableBloomFilter::builder()
+            .num_bits(64 * 10)
+            .regions(64)
+            .build()
+            .unwrap();
+        assert_eq!(f.memory_bytes(), 80);
+        assert_eq!(f.data_bits(), 576);
+        let g = DeletableBloomFilter::with_capacity(1_000, 0.01).unwrap();
+        assert_eq!(g.memory_bytes(), (9_586 + 1_199usize).div_ceil(64) * 8);
+    }
+
+    #[test]
+    fn fpp_is_the_classic_one_on_the_data_bits() {
+        let mut f = DeletableBloomFilter::with_capacity(2_000, 0.01).unwrap();
+        f.extend(0..2_000u32);
+        let ones = f.count_ones();
+        assert_eq!(
+            f.expected_fpp(),
+            params::fpp_from_fill(ones, f.data_bits(), f.num_hashes())
+        );
+        let classic = params::fpp_exact(f.data_bits(), f.num_hashes(), 2_000);
+        assert!((classic - 0.01).abs() < 0.001, "{classic}");
+    }
+
+    #[test]
+    fn debug_and_properties_show_the_parameters() {
+        let f = DeletableBloomFilter::with_capacity(1000, 0.01).unwrap();
+        let s = format!("{f:?}");
+        for needle in ["num_bits: 10785", "regions: 1199", "num_hashes: 7"] {
+            assert!(s.contains(needle), "{s}");
+        }
+        let props = Filter::properties(&f);
+        for label in [
+            "regions (r)",
+            "collided regions",
+            "deletable fraction (expected)",
+            "deletable fraction (from content)",
+        ] {
+            assert!(props.iter().any(|(l, _)| *l == label), "{props:?}");
+        }
+    }
+
+    #[test]
+    fn decoding_checks_every_parameter() {
+        let f = small(100);
+        let bytes = f.to_bytes();
+        assert_eq!(DeletableBloomFilter::from_bytes(&bytes).unwrap(), f);
+        // Parameters start at offset 28: num_bits (8), num_hashes (4), regions (8) …
+        let patch = |offset: usize, value: &[u8]| {
+            let mut b = bytes.clone();
+            b[offset..offset + value.len()].copy_from_slice(value);
+            let n = b.len();
+            let sum = xxhash_rust::xxh3::xxh3_64(&b[..n - 8]);
+            b[n - 8..].copy_from_slice(&sum.to_le_bytes());
+            DeletableBloomFilter::from_bytes(&b)
+        };
+        assert!(patch(28, &0u64.to_le_bytes()).is_err());
+        assert!(patch(28, &u64::MAX.to_le_bytes()).is_err());
+        assert!(patch(28, &2000u64.to_le_bytes()).is_err()); // payload too short
+        assert!(patch(36, &0u32.to_le_bytes()).is_err());
+        assert!(patch(40, &0u64.to_le_bytes()).is_err());
+        assert!(patch(40, &551u64.to_le_bytes()).is_err());
+        assert!(patch(48, &0u64.to_le_bytes()).is_err());
+        assert!(patch(56, &f64::NAN.to_le_bytes()).is_err());
+        assert!(patch(56, &1.5f64.to_le_bytes()).is_err());
+    }
+}

@@ -1,0 +1,495 @@
+//! The generalized Bloom filter (Laufer, Velloso, Cunha & Duarte, "Generalized Bloom
+//! Filters", technical report GTA-05-43, UFRJ, 2005; extended in Computer Networks, 2011) —
+//! a Bloom filter whose false-positive probability is bounded however many items go in,
+//! paid for with false negatives.
+//!
+//! # Structure
+//!
+//! m bits and two families of hash functions: k₁ that **set** bits to 1, as in a classic
+//! filter, and k₀ that **reset** bits to 0. Inserting an item resets its k₀ bits, then sets
+//! its k₁ bits (a bit named by both ends at 1). A query answers "maybe" when the item's k₁
+//! bits are all 1 *and* its k₀ bits are all 0 (a k₀ bit that is also one of the item's own
+//! k₁ bits must be 1); otherwise "certainly not" — or, since this filter forgets, "not any
+//! more".
+//!
+//! A classic filter only ever sets bits: overfilled, it answers "maybe" to everything, and
+//! a hostile writer who sets many bits can make every query a false positive. Here every
+//! insertion also clears bits, so the fraction of ones p tends to `k₁/(k₀ + k₁)` instead of
+//! to 1, and an absent item passes with probability `p^k₁ (1 − p)^k₀`, which is at most
+//!
+//! ```text
+//!     (k₁/(k₀ + k₁))^k₁ · (k₀/(k₀ + k₁))^k₀
+//! ```
+//!
+//! at *any* fill — so for any number of insertions and any initial state
+//! ([`params::generalized_fpp_bound`]; 1/4 for k₀ = k₁ = 1, 0.0156 for k₁ = 6, k₀ = 2).
+//! The price: a later insertion can reset one of an item's ones or set one of its zeros,
+//! and the item is then no longer found — a **false negative**, growing with the number of
+//! later insertions ([`params::generalized_fnr_after`]). The filter declares it
+//! ([`Abilities::forgets`](crate::registry::Abilities::forgets)), like the stable filter:
+//! an item is always found right after its insertion, not necessarily later.
+//!
+//! The recurrences behind both rates ([`params::generalized_one_probability`],
+//! [`params::generalized_fpp`], [`params::generalized_fnr`]) are in `params/generalized.rs`;
+//! `tests/generalized.rs` measures both rates against them. With k₀ = 0 the filter is the
+//! classic one, bit for bit in behaviour.
+//!
+//! The filter starts with every bit at 0 (the paper allows any initial state; the bound
+//! holds for all of them). It cannot remove or merge.
+//!
+//! ```
+//! use bloomkit::GeneralizedBloomFilter;
+//!
+//! let mut recent = GeneralizedBloomFilter::builder()
+//!     .num_bits(10_000)
+//!     .set_hashes(6)
+//!     .reset_hashes(2)
+//!     .build()?;
+//! recent.insert("a");
+//! assert!(recent.contains("a")); // always, right after
+//! // However many items follow, an absent item passes with probability at most 1.6%.
+//! assert!(recent.false_positive_bound() < 0.016);
+//! # Ok::<(), bloomkit::Error>(())
+//! ```
+
+pub mod theory;
+
+use std::fmt;
+
+use crate::bits::BitVec;
+use crate::codec::{invalid, Parts, Persist, Reader};
+use crate::error::{DecodeError, Error};
+use crate::filter::{Filter, Kind};
+use crate::hash::{Hashing, HashingChoice, Item};
+use crate::params::{self, MAX_NUM_HASHES};
+use crate::sizing;
+
+/// k₀ unless chosen otherwise: one reset per insertion, the smallest that bounds the
+/// false-positive probability.
+pub const DEFAULT_RESET_HASHES: u32 = 1;
+
+/// A generalized Bloom filter: k₁ hashes set bits, k₀ reset them; bounded false positives,
+/// false negatives by design (see the [module docs](self)).
+#[derive(Clone, PartialEq)]
+pub struct GeneralizedBloomFilter {
+    bits: BitVec,
+    set_hashes: u32,
+    reset_hashes: u32,
+    hashing: Hashing,
+    capacity: u64,
+    target_fpp: f64,
+    inserted: u64,
+}
+
+impl GeneralizedBloomFilter {
+    /// A filter for `capacity` items: m and k₁ as a classic filter for `capacity` at
+    /// `fpp`, and k₀ = 1. The false-positive probability at capacity is then a little
+    /// below ε ([`target_fpp`](Self::target_fpp) says how much); past capacity it stays
+    /// below [`false_positive_bound`](Self::false_positive_bound).
+    ///
+    /// ```
+    /// use bloomkit::GeneralizedBloomFilter;
+    /// let f = GeneralizedBloomFilter::with_capacity(1_000, 0.01)?;
+    /// assert_eq!((f.num_bits(), f.set_hashes(), f.reset_hashes()), (9_586, 7, 1));
+    /// assert!(f.target_fpp() < 0.01);
+    /// # Ok::<(), bloomkit::Error>(())
+    /// ```
+    pub fn with_capacity(capacity: impl crate::params::ItemCount, fpp: f64) -> Result<Self, Error> {
+        Self::builder().capacity(capacity).fpp(fpp).build()
+    }
+
+    /// A builder: capacity and ε, or m; k₁ and k₀; hashing.
+    pub fn builder() -> GeneralizedBloomFilterBuilder {
+        GeneralizedBloomFilterBuilder::default()
+    }
+
+    /// The item's k₁ set positions, then its k₀ reset positions.
+    fn positions(&self, bytes: &[u8]) -> ([u64; MAX_NUM_HASHES as usize], usize) {
+        let mut buf = [0u64; MAX_NUM_HASHES as usize];
+        let k = self.set_hashes + self.reset_hashes;
+        for (slot, p) in buf
+            .iter_mut()
+            .zip(self.hashing.positions(bytes, k, self.bits.len()))
+        {
+            *slot = p;
+        }
+        (buf, k as usize)
+    }
+
+    /// Adds an item: resets its k₀ bits, then sets its k₁ bits. Returns `true` if the item
+    /// was reported absent before.
+    pub fn insert<I: Item + ?Sized>(&mut self, item: &I) -> bool {
+        let new = item.with_bytes(|bytes| {
+            let (ps, k) = self.positions(bytes);
+            let (ones, zeros) = ps[..k].split_at(self.set_hashes as usize);
+            let new = !self.holds(ones, zeros);
+            for &p in zeros {
+                self.bits.unset(p);
+            }
+            for &p in ones {
+                self.bits.set(p);
+            }
+            new
+        });
+        self.inserted += u64::from(new);
+        new
+    }
+
+    /// `true` when the item's k₁ bits are 1 and its k₀ bits 0 (those that are not also
+    /// among its k₁): "maybe inserted, and not overwritten since".
+    pub fn contains<I: Item + ?Sized>(&self, item: &I) -> bool {
+        item.with_bytes(|bytes| {
+            let (ps, k) = self.positions(bytes);
+            let (ones, zeros) = ps[..k].split_at(self.set_hashes as usize);
+            self.holds(ones, zeros)
+        })
+    }
+
+    /// The answer of [`contains`](Self::contains) for an item's set and reset positions.
+    fn holds(&self, ones: &[u64], zeros: &[u64]) -> bool {
+        ones.iter().all(|&p| self.bits.get(p))
+            && zeros
+                .iter()
+                .all(|&p| !self.bits.get(p) || ones.contains(&p))
+    }
+
+    /// m, the number of bits.
+    pub fn num_bits(&self) -> u64 {
+        self.bits.len()
+    }
+
+    /// k₁, the hash functions that set bits.
+    pub fn set_hashes(&self) -> u32 {
+        self.set_hashes
+    }
+
+    /// k₀, the hash functions that reset bits.
+    pub fn reset_hashes(&self) -> u32 {
+        self.reset_hashes
+    }
+
+    /// n, the number of items the filter was sized for.
+    pub fn capacity(&self) -> u64 {
+        self.capacity
+    }
+
+    /// The false-positive probability at capacity ([`params::generalized_fpp`]).
+    pub fn target_fpp(&self) -> f64 {
+        self.target_fpp
+    }
+
+    /// The bound on the false-positive probability at any fill
+    /// ([`params::generalized_fpp_bound`]).
+    pub fn false_positive_bound(&self) -> f64 {
+        params::generalized_fpp_bound(self.set_hashes, self.reset_hashes)
+    }
+
+    /// The number of bits set.
+    pub fn count_ones(&self) -> u64 {
+        self.bits.count_ones()
+    }
+}
+
+impl Filter for GeneralizedBloomFilter {
+    fn kind(&self) -> Kind {
+        Kind::Generalized
+    }
+
+    fn hashing(&self) -> Hashing {
+        self.hashing
+    }
+
+    fn try_insert<I: Item + ?Sized>(&mut self, item: &I) -> Result<bool, Error> {
+        Ok(self.insert(item))
+    }
+
+    fn contains<I: Item + ?Sized>(&self, item: &I) -> bool {
+        GeneralizedBloomFilter::contains(self, item)
+    }
+
+    fn clear(&mut self) {
+        self.bits.clear();
+        self.inserted = 0;
+    }
+
+    /// The insertions of items that were reported absent (a set; forgotten items that come
+    /// again count again).
+    fn len(&self) -> u64 {
+        self.inserted
+    }
+
+    /// The insertions that explain the fraction of ones, inverting
+    /// [`params::generalized_one_probability`]; infinite once the fill reaches its limit
+    /// `s/(s + r)`, where it no longer tells.
+    fn estimated_len(&self) -> f64 {
+        let target = self.count_ones() as f64 / self.num_bits() as f64;
+        let one = |n: u64| {
+            params::generalized_one_probability(
+                self.num_bits(),
+                self.set_hashes,
+                self.reset_hashes,
+                n,
+            )
+        };
+        let limit = one(u64::MAX);
+        if target >= limit {
+            return f64::INFINITY;
+        }
+        // p(n) = L (1 − uⁿ) with L the limit: n = ln(1 − p/L) / ln u, u = 1 − p(1)/L.
+        let u = 1.0 - one(1) / limit;
+        (1.0 - target / limit).ln() / u.ln()
+    }
+
+    fn memory_bytes(&self) -> usize {
+        self.bits.memory_bytes()
+    }
+
+    fn capacity(&self) -> u64 {
+        self.capacity
+    }
+
+    fn properties(&self) -> Vec<(&'static str, String)> {
+        vec![
+            ("bits (m)", self.num_bits().to_string()),
+            ("set hash functions (k1)", self.set_hashes.to_string()),
+            ("reset hash functions (k0)", self.reset_hashes.to_string()),
+            ("target fpp", format!("{}", self.target_fpp)),
+            (
+                "fpp bound at any fill",
+                format!("{:.6}", self.false_positive_bound()),
+            ),
+            (
+                "fill ratio",
+                format!("{:.6}", self.count_ones() as f64 / self.num_bits() as f64),
+            ),
+        ]
+    }
+
+    /// `x^k₁ (1 − x)^k₀` for the fraction x of ones now.
+    fn expected_fpp(&self) -> f64 {
+        let x = self.count_ones() as f64 / self.num_bits() as f64;
+        x.powi(self.set_hashes as i32) * (1.0 - x).powi(self.reset_hashes as i32)
+    }
+
+    fn target_fpp(&self) -> f64 {
+        self.target_fpp
+    }
+
+    fn fpp_at(&self, n: u64) -> f64 {
+        params::generalized_fpp(self.num_bits(), self.set_hashes, self.reset_hashes, n)
+    }
+}
+
+crate::registry::registered!(
+    GeneralizedBloomFilter,
+    crate::registry::Abilities {
+        name: "generalized",
+        summary: "Generalized Bloom filter (Laufer et al. 2005): k1 hashes set bits, k0 reset \
+                  them; false positives bounded at any fill, false negatives by design.",
+        remove: false,
+        merge: false,
+        grow: false,
+        forgets: true,
+        index_scheme: true,
+    }
+);
+
+crate::filter::collection_impls!(
+    /// Collects items into a filter sized for their number at ε = 1% (k₀ = 1).
+    ///
+    /// ```
+    /// use bloomkit::GeneralizedBloomFilter;
+    /// let filter: GeneralizedBloomFilter = ["a"].into_iter().collect();
+    /// assert!(filter.contains("a"));
+    /// ```
+    GeneralizedBloomFilter
+);
+
+impl fmt::Debug for GeneralizedBloomFilter {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("GeneralizedBloomFilter")
+            .field("num_bits", &self.num_bits())
+            .field("set_hashes", &self.set_hashes)
+            .field("reset_hashes", &self.reset_hashes)
+            .field("capacity", &self.capacity)
+            .field("target_fpp", &self.target_fpp)
+            .field("inserted", &self.inserted)
+            .field("hashing", &self.hashing)
+            .finish()
+    }
+}
+
+/// Builds a [`GeneralizedBloomFilter`].
+///
+/// ```
+/// use bloomkit::GeneralizedBloomFilter;
+/// let f = GeneralizedBloomFilter::builder().capacity(100).reset_hashes(3).build()?;
+/// assert_eq!(f.reset_hashes(), 3);
+/// assert!(GeneralizedBloomFilter::builder().capacity(100).num_hashes(60).reset_hashes(5).build().is_err());
+/// # Ok::<(), bloomkit::Error>(())
+/// ```
+#[derive(Clone, Debug, Default)]
+#[must_use = "a builder does nothing until .build() is called"]
+pub struct GeneralizedBloomFilterBuilder {
+    capacity: Option<u64>,
+    fpp: Option<f64>,
+    num_bits: Option<u64>,
+    set_hashes: Option<u32>,
+    reset_hashes: Option<u32>,
+    hashing: HashingChoice,
+}
+
+impl GeneralizedBloomFilterBuilder {
+    crate::hash::hashing_setters!(index_scheme);
+
+    crate::sizing::capacity_and_fpp_setters!();
+
+    crate::sizing::num_cells_setter!(num_bits, "bits");
+
+    /// m, the number of bits, instead of deriving it from capacity and ε.
+    pub fn num_bits(mut self, num_bits: u64) -> Self {
+        self.num_bits = Some(num_bits);
+        self
+    }
+
+    /// k₁, the hash functions that set bits (default: the classic optimum).
+    pub fn set_hashes(mut self, k1: u32) -> Self {
+        self.set_hashes = Some(k1);
+        self
+    }
+
+    /// The same as [`set_hashes`](Self::set_hashes): k of the other array-shaped kinds.
+    pub fn num_hashes(self, k1: u32) -> Self {
+        self.set_hashes(k1)
+    }
+
+    /// k₀, the hash functions that reset bits (default 1; 0 makes a classic filter).
+    pub fn reset_hashes(mut self, k0: u32) -> Self {
+        self.reset_hashes = Some(k0);
+        self
+    }
+
+    /// Validates the parameters and allocates the filter. k₁ ≥ 1 and k₀ + k₁ ≤ 64.
+    pub fn build(self) -> Result<GeneralizedBloomFilter, Error> {
+        let d = sizing::dimensions(self.capacity, self.fpp, self.num_bits, self.set_hashes, 1)?;
+        let reset = self.reset_hashes.unwrap_or(DEFAULT_RESET_HASHES);
+        check_hashes(d.num_hashes, reset).map_err(|reason| Error::InvalidParameter {
+            parameter: "reset hashes",
+            reason,
+        })?;
+        let target = params::generalized_fpp(d.num_cells, d.num_hashes, reset, d.capacity);
+        Ok(GeneralizedBloomFilter {
+            bits: BitVec::zeros(d.num_cells)?,
+            set_hashes: d.num_hashes,
+            reset_hashes: reset,
+            hashing: self.hashing.resolve()?,
+            capacity: d.capacity,
+            target_fpp: target.clamp(f64::MIN_POSITIVE, 1.0 - f64::EPSILON),
+            inserted: 0,
+        })
+    }
+}
+
+/// k₁ ≥ 1 and k₀ + k₁ ≤ [`MAX_NUM_HASHES`].
+fn check_hashes(set: u32, reset: u32) -> Result<(), String> {
+    if set == 0 || set.saturating_add(reset) > MAX_NUM_HASHES {
+        return Err(format!(
+            "k1 = {set} and k0 = {reset}: k1 must be at least 1 and k0 + k1 at most \
+             {MAX_NUM_HASHES}"
+        ));
+    }
+    Ok(())
+}
+
+// Parameters on disk: num_bits u64, set_hashes u32, reset_hashes u32, capacity u64,
+// target_fpp f64, inserted u64 (44 bytes). Payload: the bits as `BitVec` words.
+impl Persist for GeneralizedBloomFilter {
+    fn encode_params(&self, out: &mut Vec<u8>) {
+        out.extend_from_slice(&self.num_bits().to_le_bytes());
+        out.extend_from_slice(&self.set_hashes.to_le_bytes());
+        out.extend_from_slice(&self.reset_hashes.to_le_bytes());
+        out.extend_from_slice(&self.capacity.to_le_bytes());
+        out.extend_from_slice(&self.target_fpp.to_le_bytes());
+        out.extend_from_slice(&self.inserted.to_le_bytes());
+    }
+
+    fn encode_payload(&self, out: &mut Vec<u8>) {
+        self.bits.write_le_bytes(out);
+    }
+
+    fn decode_parts(parts: &Parts<'_>) -> Result<Self, DecodeError> {
+        parts.expect_kind(Kind::Generalized)?;
+        let mut r = Reader::new(parts.params);
+        let num_bits = r.u64()?;
+        let set_hashes = r.u32()?;
+        let reset_hashes = r.u32()?;
+        let capacity = r.u64()?;
+        let target_fpp = r.f64()?;
+        let inserted = r.u64()?;
+        r.finish("parameters")?;
+        crate::codec::check_num_bits(num_bits)?;
+        check_hashes(set_hashes, reset_hashes).map_err(|reason| invalid("hashes", reason))?;
+        crate::codec::check_capacity(capacity)?;
+        crate::codec::check_target_fpp(target_fpp)?;
+        let bits = BitVec::from_le_bytes(num_bits, parts.payload)?;
+        Ok(GeneralizedBloomFilter {
+            bits,
+            set_hashes,
+            reset_hashes,
+            hashing: parts.hashing,
+            capacity,
+            target_fpp,
+            inserted,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn resets_make_earlier_items_disappear() {
+        let mut f = GeneralizedBloomFilter::builder()
+            .num_bits(64)
+            .set_hashes(2)
+            .reset_hashes(2)
+            .build()
+            .unwrap();
+        f.insert(&0u32);
+        assert!(f.contains(&0u32));
+        // Some later item resets one of 0's ones (or sets one of its zeros).
+        let lost = (1u32..1_000).any(|x| {
+            f.insert(&x);
+            !f.contains(&0u32)
+        });
+        assert!(lost);
+    }
+
+    #[test]
+    fn without_resets_it_is_the_classic_filter() {
+        let mut g = GeneralizedBloomFilter::builder()
+            .capacity(500)
+            .reset_hashes(0)
+            .build()
+            .unwrap();
+        let mut c = crate::BloomFilter::with_capacity(500, 0.01).unwrap();
+        for x in 0..2_000u32 {
+            assert_eq!(g.insert(&x), c.insert(&x));
+        }
+        for x in 0..5_000u32 {
+            assert_eq!(g.contains(&x), c.contains(&x));
+        }
+    }
+
+    #[test]
+    fn bad_hash_counts_are_errors() {
+        let b = || GeneralizedBloomFilter::builder().capacity(10);
+        assert!(matches!(
+            b().set_hashes(40).reset_hashes(25).build(),
+            Err(Error::InvalidParameter { .. })
+        ));
+        assert_eq!(b().set_hashes(0).build().unwrap_err(), Error::ZeroHashes);
+        assert!(b().set_hashes(32).reset_hashes(32).build().is_ok());
+    }
+}

@@ -1,0 +1,1092 @@
+//! The scalable Bloom filter: a Bloom filter that grows with its content and still keeps
+//! a chosen bound ε on the false-positive probability. It follows Almeida, Baquero,
+//! Preguiça & Hutchison, "Scalable Bloom Filters", Information Processing Letters 101(6),
+//! 2007.
+//!
+//! # Structure
+//!
+//! A classic Bloom filter must be sized for its final number of items n in advance: put
+//! more in and its false-positive probability climbs towards 1. A scalable filter is a
+//! stack of classic filters, the *layers*, each a [`BloomFilter`] of its own. Only the
+//! newest layer takes insertions; when it is full, a new, larger and more accurate layer is
+//! added on top. A query asks every layer and says "maybe" if any of them does.
+//!
+//! Layer i (counted from 0) is sized by the classic formulas for
+//!
+//! ```text
+//!     capacity  nᵢ = n₀ · sⁱ        (s, the growth factor: 2 or 4)
+//!     error     εᵢ = ε₀ · rⁱ        (r, the tightening ratio, in (0, 1))
+//! ```
+//!
+//! so it has `mᵢ = ⌈−nᵢ ln εᵢ / (ln 2)²⌉` bits and `kᵢ = round((mᵢ/nᵢ) ln 2)` hash
+//! functions (see [`crate::params`]). A query for an absent item is a false positive when
+//! at least one layer answers "maybe", so by the union bound the compound false-positive
+//! probability of L layers is at most
+//!
+//! ```text
+//!     Σ_{i<L} ε₀ rⁱ  =  ε₀ (1 − r^L) / (1 − r)  <  ε₀ / (1 − r)
+//! ```
+//!
+//! however many layers are added (the paper's analysis of the compound error). This filter takes
+//! `ε₀ = ε (1 − r)`, which makes the limit exactly the requested ε
+//! ([`params::scalable_initial_fpp`], [`params::scalable_fpp_bound`]). The paper
+//! recommends s = 2 for slow growth and s = 4 for fast growth, and r between 0.8 and 0.9
+//! when the filter will grow a lot; the default here is s = 2 and r = 0.5, which
+//! spends fewer bits on the first layers and more on the later ones.
+//!
+//! # When a layer is full
+//!
+//! The paper splits each layer into k slices and calls it full when the fraction of set
+//! bits reaches 1/2, the fill of a filter sized with the optimal k at its capacity. This
+//! filter instead counts: a layer is full when the number of insertions that changed it
+//! reaches its capacity nᵢ. The two criteria agree on average (the sizing formulas say a
+//! layer with nᵢ items is half full and has error εᵢ); counting is exact, costs nothing
+//! (the classic filter already counts the insertions that changed it), keeps the number of
+//! layers a deterministic function of the number of items ([`params::scalable_num_layers`]),
+//! and is the criterion RedisBloom uses (the Redis module's layers count the same way).
+//!
+//! # Insert, query, limits
+//!
+//! An insert first asks every layer; if one says "maybe", the item is (probably) already
+//! in and nothing changes (`Ok(false)`). Otherwise it goes into the newest layer, after a
+//! new layer is added if the newest one is full. Items are never moved between layers, so
+//! nothing inserted is ever lost, and an inserted item is always found.
+//!
+//! A filter may be given a maximum number of layers and a maximum total number of bits
+//! (at most [`params::MAX_NUM_BITS`], the default). When a new layer would pass either, the
+//! insert returns an error ([`Error::Full`], [`Error::TooLarge`], [`Error::SizeOverflow`] or
+//! [`Error::UnreachableFpp`]) and the filter is
+//! unchanged — an item is never silently dropped. With `max_layers(1)` the filter behaves
+//! like a classic filter that refuses to overfill.
+//!
+//! All layers use the filter's one [`Hashing`] (function, index scheme, seed). Their sizes
+//! differ, so an item lands on unrelated positions in each; and the bound above is a union
+//! bound, which holds whether or not the layers' answers are independent.
+//!
+//! # Not mergeable, not removable
+//!
+//! Removal is impossible for the same reason as in a classic filter (bits are shared).
+//! There is no union either: OR-ing two stacks layer by layer keeps every item, but each
+//! layer then holds up to twice its capacity, and a layer sized for εᵢ = 0.5% at nᵢ items has
+//! an error of about 12% at 2nᵢ — the ε guarantee, the point of this kind, would be gone.
+//! Appending one stack's layers to the other's would instead add the two bounds (up to 2ε).
+//! Neither is "the filter that inserting both sets would have built", so the kind does not
+//! implement [`Mergeable`](crate::Mergeable).
+//!
+//! ```
+//! use bloomkit::{Filter, ScalableBloomFilter};
+//!
+//! // Starts with room for 1 000 items, grows as needed, false positives stay below 1%.
+//! let mut filter = ScalableBloomFilter::with_capacity(1_000, 0.01)?;
+//! for i in 0..10_000u32 {
+//!     filter.insert(&i)?;
+//! }
+//! assert!((0..10_000u32).all(|i| filter.contains(&i)));
+//! assert_eq!(filter.num_layers(), 4); // 1 000 + 2 000 + 4 000 + 8 000 ≥ 10 000
+//! assert!(filter.fpp_bound() < 0.01);
+//! assert!(!filter.insert(&7u32)?); // already in: nothing changes
+//! # Ok::<(), bloomkit::Error>(())
+//! ```
+
+pub mod theory;
+
+use std::fmt;
+
+use crate::bits::BitVec;
+use crate::bloom::{BloomFilter, DEFAULT_FPP};
+use crate::codec::{invalid, Parts, Persist, Reader};
+use crate::error::{DecodeError, Error};
+use crate::filter::{Filter, Kind};
+use crate::hash::HashingChoice;
+use crate::hash::{Hashing, Item};
+use crate::params::{self, MAX_NUM_BITS};
+
+/// The default growth factor s: each layer has twice the capacity of the one before.
+pub const DEFAULT_GROWTH: u32 = 2;
+
+/// The default tightening ratio r: each layer has half the error of the one before.
+pub const DEFAULT_TIGHTENING: f64 = 0.5;
+
+/// The initial capacity used by `collect()` when the iterator does not say how many items
+/// it has.
+pub const DEFAULT_INITIAL_CAPACITY: u64 = 1000;
+
+/// A scalable Bloom filter: a stack of classic Bloom filters of growing capacity and
+/// shrinking error, with a compound false-positive probability below the requested ε.
+///
+/// ```
+/// use bloomkit::{Filter, ScalableBloomFilter};
+///
+/// let mut filter = ScalableBloomFilter::builder()
+///     .capacity(100)
+///     .fpp(0.001)
+///     .growth_factor(4)
+///     .tightening_ratio(0.8)
+///     .build()?;
+/// for i in 0..1_000u32 {
+///     filter.insert(&i)?;
+/// }
+/// assert_eq!(filter.num_layers(), 3); // 100 + 400 + 1 600 ≥ 1 000
+/// assert_eq!(filter.layers()[2].capacity(), 1_600);
+/// assert!(filter.fpp_bound() < 0.001);
+/// assert_eq!(Filter::capacity(&filter), 100 + 400 + 1_600);
+/// # Ok::<(), bloomkit::Error>(())
+/// ```
+#[derive(Clone, PartialEq)]
+pub struct ScalableBloomFilter {
+    /// Never empty; only the last layer takes insertions.
+    layers: Vec<BloomFilter>,
+    hashing: Hashing,
+    initial_capacity: u64,
+    fpp: f64,
+    growth: u32,
+    tightening: f64,
+    max_layers: Option<u32>,
+    max_bits: u64,
+}
+
+/// The size of one layer, derived from the filter's parameters alone.
+#[derive(Clone, Copy, Debug, PartialEq)]
+struct LayerShape {
+    capacity: u64,
+    fpp: f64,
+    num_bits: u64,
+    num_hashes: u32,
+}
+
+/// The shape of layer `index`: nᵢ = n₀ sⁱ, εᵢ = ε₀ rⁱ, and the classic m and k for them.
+fn layer_shape(
+    initial_capacity: u64,
+    fpp: f64,
+    growth: u32,
+    tightening: f64,
+    index: u32,
+) -> Result<LayerShape, Error> {
+    let capacity =
+        params::scalable_layer_capacity(initial_capacity, growth, index).ok_or_else(|| {
+            Error::SizeOverflow {
+                what: format!(
+                    "the capacity of layer {index}, {initial_capacity} · {growth}^{index},"
+                ),
+            }
+        })?;
+    let initial_fpp = params::scalable_initial_fpp(fpp, tightening);
+    let layer_fpp = params::scalable_layer_fpp(initial_fpp, tightening, index);
+    if layer_fpp <= 0.0 {
+        return Err(Error::UnreachableFpp {
+            kind: Kind::Scalable,
+            fpp: layer_fpp,
+            reason: format!(
+                "layer {index} would need an error of {initial_fpp:e} · {tightening}^{index}, \
+                 which is 0 in floating point; use a tightening ratio closer to 1"
+            ),
+        });
+    }
+    let num_bits = params::optimal_num_bits(capacity, layer_fpp)?;
+    Ok(LayerShape {
+        capacity,
+        fpp: layer_fpp,
+        num_bits,
+        num_hashes: params::optimal_num_hashes(num_bits, capacity),
+    })
+}
+
+impl ScalableBloomFilter {
+    /// A filter whose first layer holds `capacity` items and whose false-positive
+    /// probability stays below `fpp` however much it grows, with the defaults s = 2,
+    /// r = 0.5, no layer limit, and the default hashing.
+    ///
+    /// ```
+    /// use bloomkit::ScalableBloomFilter;
+    /// let filter = ScalableBloomFilter::with_capacity(1_000, 0.01)?;
+    /// assert_eq!(filter.num_layers(), 1);
+    /// assert_eq!(filter.initial_fpp(), 0.005); // ε₀ = ε (1 − r)
+    /// assert!(ScalableBloomFilter::with_capacity(0, 0.01).is_err());
+    /// assert!(ScalableBloomFilter::with_capacity(1_000, f64::NAN).is_err());
+    /// # Ok::<(), bloomkit::Error>(())
+    /// ```
+    pub fn with_capacity(capacity: impl crate::params::ItemCount, fpp: f64) -> Result<Self, Error> {
+        Self::builder().capacity(capacity).fpp(fpp).build()
+    }
+
+    /// A builder for every other choice: growth factor, tightening ratio, limits, hashing.
+    pub fn builder() -> ScalableBloomFilterBuilder {
+        ScalableBloomFilterBuilder::default()
+    }
+
+    /// Adds an item. `Ok(true)` if it was added, `Ok(false)` if some layer already reported
+    /// it present (nothing changes). An error if the newest layer is full and a new layer
+    /// would pass the filter's limits; the filter is then unchanged.
+    pub fn insert<I: Item + ?Sized>(&mut self, item: &I) -> Result<bool, Error> {
+        item.with_bytes(|bytes| {
+            if self.contains(bytes) {
+                return Ok(false);
+            }
+            if self.newest_is_full() {
+                self.grow()?;
+            }
+            let newest = self
+                .layers
+                .last_mut()
+                .expect("a filter has at least one layer");
+            let changed = newest.insert(bytes);
+            debug_assert!(changed, "an item absent from a layer changes it");
+            Ok(true)
+        })
+    }
+
+    /// `false` if the item is certainly absent, `true` if it may be present (some layer
+    /// says "maybe").
+    pub fn contains<I: Item + ?Sized>(&self, item: &I) -> bool {
+        // The newest layers are the largest and hold most items, so they go first.
+        item.with_bytes(|bytes| self.layers.iter().rev().any(|layer| layer.contains(bytes)))
+    }
+
+    /// The number of layers, at least 1.
+    pub fn num_layers(&self) -> usize {
+        self.layers.len()
+    }
+
+    /// The layers, oldest (smallest) first, for their capacity, error, fill and count.
+    ///
+    /// ```
+    /// use bloomkit::{Filter, ScalableBloomFilter};
+    /// let mut filter = ScalableBloomFilter::with_capacity(10, 0.01)?;
+    /// for i in 0..25u32 {
+    ///     filter.insert(&i)?;
+    /// }
+    /// for layer in filter.layers() {
+    ///     println!("{} of {} items, ε {}, fill {:.2}",
+    ///              layer.len(), layer.capacity(), layer.target_fpp(), layer.fill_ratio());
+    /// }
+    /// assert_eq!(filter.layers()[1].target_fpp(), 0.0025);
+    /// # Ok::<(), bloomkit::Error>(())
+    /// ```
+    pub fn layers(&self) -> &[BloomFilter] {
+        &self.layers
+    }
+
+    /// n₀, the capacity of the first layer.
+    pub fn initial_capacity(&self) -> u64 {
+        self.initial_capacity
+    }
+
+    /// ε, the bound on the compound false-positive probability.
+    pub fn target_fpp(&self) -> f64 {
+        self.fpp
+    }
+
+    /// ε₀ = ε (1 − r), the error of the first layer.
+    pub fn initial_fpp(&self) -> f64 {
+        params::scalable_initial_fpp(self.fpp, self.tightening)
+    }
+
+    /// s, the factor by which each layer's capacity grows.
+    pub fn growth_factor(&self) -> u32 {
+        self.growth
+    }
+
+    /// r, the factor by which each layer's error shrinks.
+    pub fn tightening_ratio(&self) -> f64 {
+        self.tightening
+    }
+
+    /// The most layers the filter may have, if limited.
+    pub fn max_layers(&self) -> Option<u32> {
+        self.max_layers
+    }
+
+    /// The most bits all layers together may have.
+    pub fn max_bits(&self) -> u64 {
+        self.max_bits
+    }
+
+    /// The total number of bits of all layers.
+    pub fn num_bits(&self) -> u64 {
+        self.layers.iter().map(BloomFilter::num_bits).sum()
+    }
+
+    /// The bound on the false-positive probability with the layers there are now:
+    /// `Σ εᵢ = ε₀ (1 − r^L) / (1 − r)`, always below [`target_fpp`](Self::target_fpp).
+    pub fn fpp_bound(&self) -> f64 {
+        params::scalable_fpp_bound(
+            self.initial_fpp(),
+            self.tightening,
+            self.layers.len() as u32,
+        )
+    }
+
+    fn newest_is_full(&self) -> bool {
+        let newest = self.layers.last().expect("a filter has at least one layer");
+        Filter::len(newest) >= newest.capacity()
+    }
+
+    /// Adds a layer on top, or fails (changing nothing) if it would pass a limit.
+    fn grow(&mut self) -> Result<(), Error> {
+        let index = self.layers.len() as u32;
+        if let Some(max) = self.max_layers {
+            if index >= max {
+                return Err(Error::Full {
+                    kind: Kind::Scalable,
+                    reason: format!(
+                        "all {max} layers are full ({} items); build it with a larger \
+                         max_layers or max_bits",
+                        Filter::len(self)
+                    ),
+                });
+            }
+        }
+        let shape = layer_shape(
+            self.initial_capacity,
+            self.fpp,
+            self.growth,
+            self.tightening,
+            index,
+        )?;
+        let total = self.num_bits().saturating_add(shape.num_bits);
+        if total > self.max_bits {
+            return Err(Error::TooLarge {
+                bits: total,
+                max: self.max_bits,
+            });
+        }
+        let layer = BloomFilter::builder()
+            .capacity(shape.capacity)
+            .fpp(shape.fpp)
+            .hash_function(self.hashing.function)
+            .index_scheme(self.hashing.scheme)
+            .seed(self.hashing.seed)
+            .build()?;
+        debug_assert_eq!(
+            (layer.num_bits(), layer.num_hashes()),
+            (shape.num_bits, shape.num_hashes)
+        );
+        self.layers.try_reserve(1).map_err(|_| Error::OutOfMemory {
+            bytes: std::mem::size_of::<BloomFilter>() as u64,
+        })?;
+        self.layers.push(layer);
+        Ok(())
+    }
+}
+
+/// Joins per-layer values for [`Filter::properties`].
+fn per_layer(layers: &[BloomFilter], value: impl Fn(&BloomFilter) -> String) -> String {
+    layers.iter().map(value).collect::<Vec<_>>().join(", ")
+}
+
+impl Filter for ScalableBloomFilter {
+    fn kind(&self) -> Kind {
+        Kind::Scalable
+    }
+
+    fn hashing(&self) -> Hashing {
+        self.hashing
+    }
+
+    fn try_insert<I: Item + ?Sized>(&mut self, item: &I) -> Result<bool, Error> {
+        self.insert(item)
+    }
+
+    fn contains<I: Item + ?Sized>(&self, item: &I) -> bool {
+        ScalableBloomFilter::contains(self, item)
+    }
+
+    /// Back to a single, empty first layer (the memory of the others is freed).
+    fn clear(&mut self) {
+        self.layers.truncate(1);
+        self.layers[0].clear();
+    }
+
+    fn len(&self) -> u64 {
+        self.layers.iter().map(Filter::len).sum()
+    }
+
+    fn estimated_len(&self) -> f64 {
+        self.layers.iter().map(Filter::estimated_len).sum()
+    }
+
+    fn memory_bytes(&self) -> usize {
+        self.layers.iter().map(Filter::memory_bytes).sum()
+    }
+
+    /// The total capacity of the layers there are now, `Σ nᵢ`: the items the filter holds
+    /// before it adds another layer.
+    fn capacity(&self) -> u64 {
+        self.layers.iter().map(BloomFilter::capacity).sum()
+    }
+
+    fn properties(&self) -> Vec<(&'static str, String)> {
+        let layers = &self.layers;
+        vec![
+            ("target fpp (ε)", format!("{}", self.fpp)),
+            ("initial capacity (n₀)", self.initial_capacity.to_string()),
+            ("first layer fpp (ε₀)", format!("{}", self.initial_fpp())),
+            ("growth factor (s)", self.growth.to_string()),
+            ("tightening ratio (r)", format!("{}", self.tightening)),
+            ("layers", layers.len().to_string()),
+            (
+                "max layers",
+                self.max_layers
+                    .map_or_else(|| "unlimited".to_string(), |m| m.to_string()),
+            ),
+            ("max bits", self.max_bits.to_string()),
+            ("total bits", self.num_bits().to_string()),
+            ("compound fpp bound", format!("{:.6e}", self.fpp_bound())),
+            (
+                "layer capacities",
+                per_layer(layers, |l| l.capacity().to_string()),
+            ),
+            (
+                "layer fpps",
+                per_layer(layers, |l| format!("{}", l.target_fpp())),
+            ),
+            (
+                "layer items",
+                per_layer(layers, |l| Filter::len(l).to_string()),
+            ),
+            (
+                "layer hash functions",
+                per_layer(layers, |l| l.num_hashes().to_string()),
+            ),
+            (
+                "layer fill ratios",
+                per_layer(layers, |l| format!("{:.4}", l.fill_ratio())),
+            ),
+        ]
+    }
+
+    /// `1 − Π(1 − pᵢ)`, with each layer's pᵢ from its fill (a query is a false positive when
+    /// some layer answers "maybe"), over the layers, computed as `−expm1(Σ ln(1 − pᵢ))` so that rates
+    /// far below 10⁻¹⁶ do not round to 0.
+    fn expected_fpp(&self) -> f64 {
+        let log_all_negative: f64 = self
+            .layers
+            .iter()
+            .map(|l| (-l.expected_fpp()).ln_1p())
+            .sum();
+        -log_all_negative.exp_m1()
+    }
+
+    fn target_fpp(&self) -> f64 {
+        ScalableBloomFilter::target_fpp(self)
+    }
+
+    /// The layers fill in turn — n₀ items into the first, n₀·s into the second, … — and a
+    /// query is a false positive when any layer says "maybe":
+    /// `1 − Π (1 − FPP_exact(mᵢ, kᵢ, items in layer i))`, over the layers that n items
+    /// open (shaped as the filter shapes them when it grows).
+    fn fpp_at(&self, n: u64) -> f64 {
+        let (mut left, mut pass, mut index) = (n, 1.0, 0);
+        while left > 0 {
+            let Ok(shape) = layer_shape(
+                self.initial_capacity,
+                self.fpp,
+                self.growth,
+                self.tightening,
+                index,
+            ) else {
+                break; // no further layer can exist: the filter refuses the rest
+            };
+            let here = left.min(shape.capacity);
+            pass *= 1.0 - params::fpp_exact(shape.num_bits, shape.num_hashes, here);
+            left -= here;
+            index += 1;
+        }
+        1.0 - pass
+    }
+}
+
+crate::registry::registered!(
+    ScalableBloomFilter,
+    crate::registry::Abilities {
+        name: "scalable",
+        summary:
+            "Scalable Bloom filter (Almeida et al. 2007): grows past its capacity and keeps ε.",
+        remove: false,
+        merge: false,
+        grow: true,
+        forgets: false,
+        index_scheme: true,
+    }
+);
+
+// No `Extend`: an insert can fail (past `max_layers`, `max_bits` or the crate's size limit)
+// and `Extend` cannot say so. Use `Filter::try_extend`, which stops at the first error.
+
+/// Collects items into a scalable filter at ε = 1% whose first layer holds them all (at
+/// least [`DEFAULT_INITIAL_CAPACITY`]), so collecting never needs to grow and cannot fail;
+/// the filter grows on later inserts.
+///
+/// ```
+/// use bloomkit::ScalableBloomFilter;
+/// let filter: ScalableBloomFilter = (0..5_000u32).collect();
+/// assert!(filter.contains(&4_999u32));
+/// assert_eq!(filter.num_layers(), 1);
+/// ```
+impl<I: Item> FromIterator<I> for ScalableBloomFilter {
+    fn from_iter<T: IntoIterator<Item = I>>(iter: T) -> Self {
+        let items: Vec<I> = iter.into_iter().collect();
+        let initial = (items.len() as u64).max(DEFAULT_INITIAL_CAPACITY);
+        let mut filter = ScalableBloomFilter::with_capacity(initial, DEFAULT_FPP)
+            .expect("ε = 1% is valid and any in-memory collection fits");
+        filter
+            .try_extend(items)
+            .expect("one layer holds every item, so nothing grows");
+        filter
+    }
+}
+
+impl fmt::Debug for ScalableBloomFilter {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("ScalableBloomFilter")
+            .field("target_fpp", &self.fpp)
+            .field("initial_capacity", &self.initial_capacity)
+            .field("growth", &self.growth)
+            .field("tightening", &self.tightening)
+            .field("max_layers", &self.max_layers)
+            .field("max_bits", &self.max_bits)
+            .field("num_layers", &self.layers.len())
+            .field("capacity", &Filter::capacity(self))
+            .field("inserted", &Filter::len(self))
+            .field("num_bits", &self.num_bits())
+            .field("hashing", &self.hashing)
+            .finish()
+    }
+}
+
+/// Builds a [`ScalableBloomFilter`].
+///
+/// ```
+/// use bloomkit::{Error, HashFunction, ScalableBloomFilter};
+///
+/// let filter = ScalableBloomFilter::builder()
+///     .capacity(10_000)
+///     .fpp(0.001)
+///     .growth_factor(4)
+///     .tightening_ratio(0.9)
+///     .max_layers(5)
+///     .hash_function(HashFunction::Xxh3)
+///     .seed(42)
+///     .build()?;
+/// assert_eq!(filter.max_layers(), Some(5));
+///
+/// assert!(matches!(
+///     ScalableBloomFilter::builder().capacity(10).growth_factor(3).build(),
+///     Err(Error::InvalidParameter { .. })
+/// ));
+/// # Ok::<(), bloomkit::Error>(())
+/// ```
+#[derive(Clone, Debug, Default)]
+#[must_use = "a builder does nothing until .build() is called"]
+pub struct ScalableBloomFilterBuilder {
+    capacity: Option<u64>,
+    fpp: Option<f64>,
+    growth: Option<u32>,
+    tightening: Option<f64>,
+    max_layers: Option<u32>,
+    max_bits: Option<u64>,
+    hashing: HashingChoice,
+}
+
+impl ScalableBloomFilterBuilder {
+    crate::hash::hashing_setters!(index_scheme);
+
+    crate::sizing::capacity_and_fpp_setters!(
+        "n₀, the capacity of the first layer (required).",
+        "ε, the bound on the compound false-positive probability (default 1%)."
+    );
+
+    /// s, the factor by which each layer's capacity grows: 2 (the default) or 4.
+    pub fn growth_factor(mut self, growth: u32) -> Self {
+        self.growth = Some(growth);
+        self
+    }
+
+    /// r, the factor by which each layer's error shrinks, strictly between 0 and 1
+    /// (default 0.5). Closer to 1 spends fewer bits on later layers and more on the first.
+    pub fn tightening_ratio(mut self, tightening: f64) -> Self {
+        self.tightening = Some(tightening);
+        self
+    }
+
+    /// The most layers the filter may have (default: no limit but `max_bits`).
+    pub fn max_layers(mut self, max_layers: u32) -> Self {
+        self.max_layers = Some(max_layers);
+        self
+    }
+
+    /// The most bits all layers together may have (default and at most
+    /// [`params::MAX_NUM_BITS`]).
+    pub fn max_bits(mut self, max_bits: u64) -> Self {
+        self.max_bits = Some(max_bits);
+        self
+    }
+
+    /// Validates the parameters and allocates the first layer.
+    pub fn build(self) -> Result<ScalableBloomFilter, Error> {
+        let fpp = crate::sizing::fpp(self.fpp)?;
+        let initial_capacity = match self.capacity {
+            None | Some(0) => return Err(Error::ZeroCapacity),
+            Some(n) => n,
+        };
+        let growth = check_growth(self.growth.unwrap_or(DEFAULT_GROWTH))?;
+        let tightening = check_tightening(self.tightening.unwrap_or(DEFAULT_TIGHTENING))?;
+        if self.max_layers == Some(0) {
+            return Err(Error::InvalidParameter {
+                parameter: "max layers",
+                reason: "a filter needs at least one layer".into(),
+            });
+        }
+        let max_bits = match self.max_bits {
+            Some(0) => return Err(Error::ZeroBits),
+            Some(bits) if bits > MAX_NUM_BITS => {
+                return Err(Error::TooLarge {
+                    bits,
+                    max: MAX_NUM_BITS,
+                })
+            }
+            Some(bits) => bits,
+            None => MAX_NUM_BITS,
+        };
+        let hashing = self.hashing.resolve()?;
+        let mut filter = ScalableBloomFilter {
+            layers: Vec::new(),
+            hashing,
+            initial_capacity,
+            fpp,
+            growth,
+            tightening,
+            max_layers: self.max_layers,
+            max_bits,
+        };
+        filter.grow()?;
+        Ok(filter)
+    }
+}
+
+fn check_growth(growth: u32) -> Result<u32, Error> {
+    if growth == 2 || growth == 4 {
+        Ok(growth)
+    } else {
+        Err(Error::InvalidParameter {
+            parameter: "growth factor",
+            reason: format!("must be 2 or 4 (the paper's slow and fast growth), got {growth}"),
+        })
+    }
+}
+
+fn check_tightening(tightening: f64) -> Result<f64, Error> {
+    if tightening > 0.0 && tightening < 1.0 {
+        Ok(tightening)
+    } else {
+        Err(Error::InvalidParameter {
+            parameter: "tightening ratio",
+            reason: format!("must be strictly between 0 and 1, got {tightening}"),
+        })
+    }
+}
+
+// Parameters on disk (44 bytes): initial_capacity u64, fpp f64, growth u32, tightening f64,
+// max_layers u32 (0 = no limit), max_bits u64, num_layers u32.
+// Payload: for each layer, oldest first, the layer as the classic filter encodes itself:
+// parameter length u32, parameters, payload length u64, payload (see `BloomFilter`).
+impl Persist for ScalableBloomFilter {
+    fn encode_params(&self, out: &mut Vec<u8>) {
+        out.extend_from_slice(&self.initial_capacity.to_le_bytes());
+        out.extend_from_slice(&self.fpp.to_le_bytes());
+        out.extend_from_slice(&self.growth.to_le_bytes());
+        out.extend_from_slice(&self.tightening.to_le_bytes());
+        out.extend_from_slice(&self.max_layers.unwrap_or(0).to_le_bytes());
+        out.extend_from_slice(&self.max_bits.to_le_bytes());
+        out.extend_from_slice(&(self.layers.len() as u32).to_le_bytes());
+    }
+
+    fn encode_payload(&self, out: &mut Vec<u8>) {
+        for layer in &self.layers {
+            let mut layer_params = Vec::new();
+            layer.encode_params(&mut layer_params);
+            out.extend_from_slice(&(layer_params.len() as u32).to_le_bytes());
+            out.extend_from_slice(&layer_params);
+            let length_at = out.len();
+            out.extend_from_slice(&0u64.to_le_bytes());
+            layer.encode_payload(out);
+            let length = (out.len() - length_at - 8) as u64;
+            out[length_at..length_at + 8].copy_from_slice(&length.to_le_bytes());
+        }
+    }
+
+    fn decode_parts(parts: &Parts<'_>) -> Result<Self, DecodeError> {
+        parts.expect_kind(Kind::Scalable)?;
+        let mut r = Reader::new(parts.params);
+        let initial_capacity = r.u64()?;
+        let fpp = r.f64()?;
+        let growth = r.u32()?;
+        let tightening = r.f64()?;
+        let max_layers = r.u32()?;
+        let max_bits = r.u64()?;
+        let num_layers = r.u32()?;
+        r.finish("parameters")?;
+        // The checks every decoder shares, on this layout's fields: the first layer's
+        // capacity, and ε.
+        crate::codec::check_positive("initial_capacity", initial_capacity)?;
+        crate::codec::check_probability("fpp", fpp)?;
+        check_growth(growth).map_err(|e| invalid("growth", e.to_string()))?;
+        check_tightening(tightening).map_err(|e| invalid("tightening", e.to_string()))?;
+        if max_bits == 0 || max_bits > MAX_NUM_BITS {
+            return Err(invalid(
+                "max_bits",
+                format!("{max_bits} is not in 1..={MAX_NUM_BITS}"),
+            ));
+        }
+        if num_layers == 0 || (max_layers != 0 && num_layers > max_layers) {
+            return Err(invalid(
+                "num_layers",
+                format!("{num_layers} layers with a limit of {max_layers} (0 = none)"),
+            ));
+        }
+        // The layers' sizes follow from the parameters. Work them out, and check that they
+        // fit in max_bits, before reading (and allocating) any layer. Sizes at least double
+        // from layer to layer, so a hostile layer count fails here after a few dozen steps.
+        let mut shapes = Vec::new();
+        let mut total_bits = 0u64;
+        for index in 0..num_layers {
+            let shape = layer_shape(initial_capacity, fpp, growth, tightening, index)
+                .map_err(|e| invalid("num_layers", format!("layer {index}: {e}")))?;
+            total_bits = total_bits.saturating_add(shape.num_bits);
+            if total_bits > max_bits {
+                return Err(invalid(
+                    "num_layers",
+                    format!("{num_layers} layers need more than max_bits = {max_bits} bits"),
+                ));
+            }
+            shapes.push(shape);
+        }
+        let mut r = Reader::new(parts.payload);
+        let mut layers = Vec::with_capacity(shapes.len());
+        for (index, shape) in shapes.iter().enumerate() {
+            let params_len = r.u32()?;
+            let layer_params = r.take_u64(params_len as u64)?;
+            let payload_len = r.u64()?;
+            if payload_len != BitVec::encoded_len(shape.num_bits) {
+                return Err(invalid(
+                    "layer",
+                    format!(
+                        "layer {index} has {payload_len} bytes of bits, its parameters imply {}",
+                        BitVec::encoded_len(shape.num_bits)
+                    ),
+                ));
+            }
+            let layer_payload = r.take_u64(payload_len)?;
+            let layer = BloomFilter::decode_parts(&Parts {
+                kind: Kind::Bloom,
+                hashing: parts.hashing,
+                params: layer_params,
+                payload: layer_payload,
+            })?;
+            let found = LayerShape {
+                capacity: layer.capacity(),
+                fpp: layer.target_fpp(),
+                num_bits: layer.num_bits(),
+                num_hashes: layer.num_hashes(),
+            };
+            if found != *shape {
+                return Err(invalid(
+                    "layer",
+                    format!("layer {index} is {found:?}, the parameters imply {shape:?}"),
+                ));
+            }
+            let items = Filter::len(&layer);
+            let is_last = index + 1 == shapes.len();
+            if items > shape.capacity || (!is_last && items != shape.capacity) {
+                return Err(invalid(
+                    "layer",
+                    format!(
+                        "layer {index} holds {items} items of {}; only the newest layer may \
+                         be less than full, and none more",
+                        shape.capacity
+                    ),
+                ));
+            }
+            layers.push(layer);
+        }
+        r.finish("payload")?;
+        Ok(ScalableBloomFilter {
+            layers,
+            hashing: parts.hashing,
+            initial_capacity,
+            fpp,
+            growth,
+            tightening,
+            max_layers: (max_layers != 0).then_some(max_layers),
+            max_bits,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn layers_follow_the_growth_and_tightening_laws() {
+        let mut f = ScalableBloomFilter::builder()
+            .capacity(100)
+            .fpp(0.01)
+            .growth_factor(4)
+            .tightening_ratio(0.8)
+            .build()
+            .unwrap();
+        f.try_extend(0..20_000u32).unwrap();
+        let e0 = 0.01 * (1.0 - 0.8);
+        for (i, layer) in f.layers().iter().enumerate() {
+            assert_eq!(layer.capacity(), 100 * 4u64.pow(i as u32));
+            let expected = e0 * 0.8f64.powi(i as i32);
+            assert!((layer.target_fpp() - expected).abs() < expected * 1e-12);
+        }
+        assert_eq!(
+            f.num_layers() as u32,
+            params::scalable_num_layers(Filter::len(&f), 100, 4)
+        );
+        assert!(f.fpp_bound() < 0.01);
+    }
+
+    #[test]
+    fn a_new_layer_is_added_only_when_the_newest_is_full() {
+        let mut f = ScalableBloomFilter::with_capacity(10, 0.001).unwrap();
+        let mut added = 0u32;
+        let mut i = 0u32;
+        while added < 10 {
+            added += f.insert(&i).unwrap() as u32;
+            i += 1;
+        }
+        assert_eq!(f.num_layers(), 1);
+        assert_eq!(Filter::len(&f.layers()[0]), 10);
+        while !f.insert(&i).unwrap() {
+            i += 1;
+        }
+        assert_eq!(f.num_layers(), 2);
+        assert_eq!(Filter::len(&f.layers()[1]), 1);
+    }
+
+    #[test]
+    fn inserting_a_present_item_changes_nothing() {
+        let mut f = ScalableBloomFilter::with_capacity(10, 0.01).unwrap();
+        assert!(f.insert("x").unwrap());
+        let before = f.clone();
+        assert!(!f.insert("x").unwrap());
+        assert_eq!(f, before);
+        assert_eq!(Filter::len(&f), 1);
+    }
+
+    #[test]
+    fn max_layers_refuses_growth_and_keeps_every_item() {
+        let mut f = ScalableBloomFilter::builder()
+            .capacity(10)
+            .max_layers(2)
+            .build()
+            .unwrap();
+        let mut inserted = Vec::new();
+        let mut error = None;
+        for i in 0..100u32 {
+            match f.insert(&i) {
+                Ok(_) => inserted.push(i),
+                Err(e) => {
+                    error = Some(e);
+                    break;
+                }
+            }
+        }
+        assert!(matches!(
+            error,
+            Some(Error::Full {
+                kind: Kind::Scalable,
+                ..
+            })
+        ));
+        assert_eq!(f.num_layers(), 2);
+        assert_eq!(Filter::len(&f), 30);
+        assert!(inserted.iter().all(|i| f.contains(i)));
+        // Still refused, still unchanged, for an item it does not hold (one it reports
+        // present is not refused: nothing needs adding); present items are still fine.
+        let before = f.clone();
+        let absent = (1000u32..).find(|i| !f.contains(i)).unwrap();
+        assert!(matches!(
+            f.insert(&absent),
+            Err(Error::Full {
+                kind: Kind::Scalable,
+                ..
+            })
+        ));
+        assert_eq!(f, before);
+        assert_eq!(f.insert(&0u32), Ok(false));
+    }
+
+    #[test]
+    fn max_bits_refuses_growth_with_too_large() {
+        let first = params::optimal_num_bits(100, 0.005).unwrap();
+        let mut f = ScalableBloomFilter::builder()
+            .capacity(100)
+            .max_bits(first + 10)
+            .build()
+            .unwrap();
+        let result = f.try_extend(0..1000u32);
+        assert!(
+            matches!(result, Err(Error::TooLarge { max, .. }) if max == first + 10),
+            "{result:?}"
+        );
+        assert_eq!(f.num_layers(), 1);
+        assert!(matches!(
+            ScalableBloomFilter::builder()
+                .capacity(100)
+                .max_bits(10)
+                .build(),
+            Err(Error::TooLarge { .. })
+        ));
+    }
+
+    #[test]
+    fn growth_past_the_crate_limit_is_an_error_not_a_panic() {
+        // A first layer of about 2³⁸ bits: the third alone would pass 2⁴⁰ bits. Checked
+        // without allocating by asking for the shapes directly.
+        let n0 = (1u64 << 38) / 10;
+        let e = 0.01;
+        let total: u64 = (0..2)
+            .map(|i| layer_shape(n0, e, 2, 0.5, i).unwrap().num_bits)
+            .sum();
+        assert!(total < MAX_NUM_BITS);
+        assert!(matches!(
+            layer_shape(n0, e, 2, 0.5, 2),
+            Err(Error::TooLarge { .. })
+        ));
+        assert!(matches!(
+            layer_shape(u64::MAX / 2, e, 4, 0.5, 1),
+            Err(Error::SizeOverflow { .. })
+        ));
+        assert!(matches!(
+            layer_shape(10, e, 2, 1e-300, 3),
+            Err(Error::UnreachableFpp {
+                kind: Kind::Scalable,
+                ..
+            })
+        ));
+    }
+
+    #[test]
+    fn degenerate_parameters_are_errors() {
+        let b = || ScalableBloomFilter::builder().capacity(10);
+        assert_eq!(
+            ScalableBloomFilter::builder().build().unwrap_err(),
+            Error::ZeroCapacity
+        );
+        for s in [0, 1, 3, 8] {
+            assert!(matches!(
+                b().growth_factor(s).build(),
+                Err(Error::InvalidParameter {
+                    parameter: "growth factor",
+                    ..
+                })
+            ));
+        }
+        for r in [0.0, 1.0, -0.5, 2.0, f64::NAN] {
+            assert!(matches!(
+                b().tightening_ratio(r).build(),
+                Err(Error::InvalidParameter {
+                    parameter: "tightening ratio",
+                    ..
+                })
+            ));
+        }
+        for e in [0.0, 1.0, f64::NAN, -1.0] {
+            assert!(matches!(b().fpp(e).build(), Err(Error::InvalidFpp(_))));
+        }
+        assert!(matches!(
+            b().max_layers(0).build(),
+            Err(Error::InvalidParameter { .. })
+        ));
+        assert_eq!(b().max_bits(0).build().unwrap_err(), Error::ZeroBits);
+        assert!(matches!(
+            b().max_bits(u64::MAX).build(),
+            Err(Error::TooLarge { .. })
+        ));
+        assert!(matches!(
+            ScalableBloomFilter::with_capacity(u64::MAX, 0.01),
+            Err(Error::TooLarge { .. })
+        ));
+    }
+
+    #[test]
+    fn clear_returns_to_one_empty_layer() {
+        let mut f = ScalableBloomFilter::with_capacity(10, 0.01).unwrap();
+        f.try_extend(0..100u32).unwrap();
+        assert!(f.num_layers() > 1);
+        f.clear();
+        assert_eq!(f, ScalableBloomFilter::with_capacity(10, 0.01).unwrap());
+        assert!(Filter::is_empty(&f));
+    }
+
+    #[test]
+    fn counts_and_estimates_add_up_over_layers() {
+        let mut f = ScalableBloomFilter::with_capacity(1000, 0.01).unwrap();
+        f.try_extend(0..20_000u32).unwrap();
+        let n = Filter::len(&f);
+        assert!(n > 19_800 && n <= 20_000, "{n}");
+        let est = f.estimated_len();
+        assert!((est - n as f64).abs() < n as f64 * 0.02, "{est} vs {n}");
+        assert_eq!(Filter::capacity(&f), 1000 * 31);
+        assert!(f.expected_fpp() < 0.01);
+        assert_eq!(
+            f.memory_bytes(),
+            f.layers().iter().map(|l| l.memory_bytes()).sum::<usize>()
+        );
+        let props = f.properties();
+        let get = |k| props.iter().find(|(l, _)| *l == k).unwrap().1.clone();
+        assert_eq!(get("layers"), "5");
+        assert_eq!(get("layer capacities"), "1000, 2000, 4000, 8000, 16000");
+        assert_eq!(get("max layers"), "unlimited");
+    }
+
+    #[test]
+    fn debug_shows_the_parameters_not_the_bits() {
+        let f = ScalableBloomFilter::with_capacity(1000, 0.01).unwrap();
+        let s = format!("{f:?}");
+        for needle in [
+            "target_fpp: 0.01",
+            "initial_capacity: 1000",
+            "growth: 2",
+            "tightening: 0.5",
+            "num_layers: 1",
+        ] {
+            assert!(s.contains(needle), "{s}");
+        }
+        assert!(s.len() < 400, "{s}");
+    }
+
+    #[test]
+    fn round_trip_keeps_every_layer() {
+        let mut f = ScalableBloomFilter::builder()
+            .capacity(50)
+            .fpp(0.02)
+            .max_layers(9)
+            .seed(7)
+            .build()
+            .unwrap();
+        f.try_extend(0..1000u32).unwrap();
+        let back = ScalableBloomFilter::from_bytes(&f.to_bytes()).unwrap();
+        assert_eq!(back, f);
+    }
+
+    #[test]
+    fn try_extend_stops_at_the_first_item_that_does_not_fit() {
+        let mut f = ScalableBloomFilter::builder()
+            .capacity(10)
+            .max_layers(1)
+            .build()
+            .unwrap();
+        let err = f.try_extend(0..100u32).unwrap_err();
+        assert!(matches!(err, Error::Full { .. }), "{err}");
+        // The ten that fit are in; the rest are not (the one layer is full).
+        assert_eq!(Filter::len(&f), 10);
+        assert!((0..10u32).all(|i| f.contains(&i)));
+        assert_eq!(f.try_insert(&1000u32), Err(err));
+    }
+}

@@ -1,0 +1,997 @@
+//! The spectral Bloom filter (Cohen & Matias, "Spectral Bloom Filters", Proceedings of the
+//! 2003 ACM SIGMOD International Conference on Management of Data, pp. 241–252,
+//! doi:10.1145/872757.872787) — a Bloom filter that answers *how often* an item was
+//! inserted.
+//!
+//! # Structure
+//!
+//! m counters and k hash functions, as in the [`CountingBloomFilter`](crate::CountingBloomFilter).
+//! An item x inserted f_x times is answered with an estimate m_x of f_x, read off its k
+//! counters. Where the counting filter only asks "is any counter 0?", the spectral filter
+//! asks "what do the counters say?", and the paper gives three ways to keep and read them
+//! ([`SpectralMethod`]):
+//!
+//! * **Minimum selection** (MS, the default): insert adds 1 to each of the item's k
+//!   counters; the estimate is the smallest. Every counter of x holds f_x plus the counts
+//!   of the other items that share it, so `m_x ≥ f_x` always, and `m_x = f_x` unless every
+//!   one of x's counters is shared. That is exactly the event "x would be a false positive
+//!   of the filter of the other items", so (the paper's claim for MS)
+//!
+//!   ```text
+//!       P(m_x ≠ f_x)  =  E_b  ≈  (1 − (1 − 1/m)^(k(n−1)))^k
+//!   ```
+//!
+//!   for n distinct items ([`params::spectral_error_probability`]) — the Bloom error of the
+//!   same m, k and n, whatever the frequencies are. Removes are exact (subtract 1 from each
+//!   counter), and the union of two filters is the sum of their counters.
+//! * **Minimal increase** (MI): insert adds 1 only to the counters of x that hold the
+//!   minimum. A counter larger than the minimum is already too large for x, so increasing
+//!   it only adds error for the other items there. Still `m_x ≥ f_x` (the minimum rises with
+//!   every insert of x), with fewer and smaller errors than MS; the paper shows it is the
+//!   most accurate of the three on insert-only streams. But it **cannot remove**: a counter
+//!   then holds less than the sum of the items passing through it, so subtracting x from it
+//!   can take another item's last count (a false negative). [`SpectralBloomFilter::remove`]
+//!   refuses with [`Error::Unsupported`] under MI.
+//! * **Recurring minimum** (RM): items whose minimum appears in at least two of their
+//!   counters (a *recurring* minimum) are rarely wrong — two counters would both have to be
+//!   inflated by the same amount. The items with a *single* minimum are the suspicious ones;
+//!   RM keeps them in a second, smaller spectral filter as well. Insert: add 1 to x's
+//!   counters in the primary filter (MS); if x now has a single minimum, add 1 to its
+//!   counters in the secondary filter if it is there (all of them positive), or else
+//!   insert it there with the primary's minimum as its count. Query: the primary's minimum
+//!   if it is 0 or recurring; otherwise the secondary's minimum if positive, else the
+//!   primary's. Remove: subtract from the primary, and from the secondary when x had a
+//!   single minimum there and is held there. RM supports removes, unlike MI, and errs less
+//!   often than MS; its estimates can, rarely, fall *below* f_x (an item whose minimum
+//!   switched between recurring and single missed some secondary increments), so only
+//!   membership — never "estimate ≥ count" — is promised under RM.
+//!
+//! The secondary filter of RM has ⌈m/2⌉ counters of the same width and the same k, with its
+//! own seed (derived from the filter's). Half the primary is this crate's choice: with the
+//! optimal k about `(k + 1)/2^k` of the items (6% at k = 7) have a single minimum, far
+//! fewer than the primary's n.
+//!
+//! Positions are taken as a set: an item whose k positions name one counter twice (only
+//! possible when m is small) adds 1 to it once, so that every counter is the sum of the
+//! counts of the distinct items that hash to it.
+//!
+//! # Counters
+//!
+//! Counters are fixed-width ([`PackedCounters`], 1 to 16 bits; 16 by default, counting to
+//! 65 535). The paper stores them with variable length (its String-Array Index) to come
+//! close to a Bloom filter's memory; fixed width is simpler and costs `w` times a Bloom
+//! filter's bits. A counter that reaches `2^w − 1` **saturates**, as in the counting filter:
+//! it stays there and is never decremented (its true value is unknown), so an estimate of
+//! `2^w − 1` means "at least that many".
+//!
+//! ```
+//! use bloomkit::{SpectralBloomFilter, SpectralMethod};
+//!
+//! let mut words = SpectralBloomFilter::builder()
+//!     .capacity(10_000)
+//!     .fpp(0.01)
+//!     .method(SpectralMethod::MinimalIncrease)
+//!     .build()?;
+//! for w in "to be or not to be that is the question".split(' ') {
+//!     words.insert(w);
+//! }
+//! assert_eq!(words.count("to"), 2);
+//! assert_eq!(words.count("question"), 1);
+//! assert_eq!(words.count("hamlet"), 0); // with probability 1 − ε
+//! # Ok::<(), bloomkit::Error>(())
+//! ```
+
+pub mod theory;
+
+use std::fmt;
+
+use crate::bits::PackedCounters;
+use crate::codec::{invalid, Parts, Persist, Reader};
+use crate::error::{DecodeError, Error};
+use crate::filter::{Filter, Kind, Mergeable, Removable};
+use crate::hash::{mix64, Hashing, HashingChoice, Item};
+use crate::params::{self, MAX_NUM_BITS, MAX_NUM_HASHES};
+use crate::sizing;
+
+/// The counter width used unless another is chosen: 16 bits, counts up to 65 535.
+pub const DEFAULT_SPECTRAL_COUNTER_WIDTH: u32 = 16;
+
+/// How a [`SpectralBloomFilter`] keeps and reads its counters (Cohen & Matias 2003, §3–4).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum SpectralMethod {
+    /// Minimum selection: add 1 to every counter, answer the smallest. Error probability
+    /// exactly the Bloom error; removes and unions.
+    #[default]
+    MinimumSelection,
+    /// Minimal increase: add 1 only to the smallest counters. Fewest errors on
+    /// insert-only streams; no removes.
+    MinimalIncrease,
+    /// Recurring minimum: minimum selection plus a secondary filter for the items whose
+    /// minimum is not recurring. Fewer errors than MS, with removes.
+    RecurringMinimum,
+}
+
+impl SpectralMethod {
+    /// Every method, in the order of their ids.
+    pub const ALL: [SpectralMethod; 3] = [
+        SpectralMethod::MinimumSelection,
+        SpectralMethod::MinimalIncrease,
+        SpectralMethod::RecurringMinimum,
+    ];
+
+    /// The short name: `ms`, `mi`, `rm`.
+    pub fn name(self) -> &'static str {
+        match self {
+            SpectralMethod::MinimumSelection => "ms",
+            SpectralMethod::MinimalIncrease => "mi",
+            SpectralMethod::RecurringMinimum => "rm",
+        }
+    }
+
+    /// The method of a short name.
+    pub fn from_name(name: &str) -> Option<SpectralMethod> {
+        Self::ALL.into_iter().find(|m| m.name() == name)
+    }
+
+    fn id(self) -> u32 {
+        self as u32
+    }
+
+    fn from_id(id: u32) -> Option<SpectralMethod> {
+        Self::ALL.get(id as usize).copied()
+    }
+}
+
+impl fmt::Display for SpectralMethod {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// A spectral Bloom filter: a multiset summary that estimates how often each item was
+/// inserted (see the [module docs](self)).
+///
+/// ```
+/// use bloomkit::SpectralBloomFilter;
+///
+/// let mut clicks = SpectralBloomFilter::with_capacity(1_000, 0.01)?;
+/// for _ in 0..3 {
+///     clicks.insert("home");
+/// }
+/// clicks.insert("about");
+/// assert_eq!(clicks.count("home"), 3);
+/// clicks.remove("home")?;
+/// assert_eq!(clicks.count("home"), 2);
+/// assert!(clicks.contains("about"));
+/// # Ok::<(), bloomkit::Error>(())
+/// ```
+#[derive(Clone, PartialEq)]
+pub struct SpectralBloomFilter {
+    counters: PackedCounters,
+    /// RM's secondary filter (⌈m/2⌉ counters); `None` for MS and MI.
+    secondary: Option<PackedCounters>,
+    num_hashes: u32,
+    method: SpectralMethod,
+    hashing: Hashing,
+    capacity: u64,
+    target_fpp: f64,
+    len: u64,
+}
+
+/// An item's distinct positions: at most 64, sorted.
+struct DistinctPositions {
+    buf: [u64; MAX_NUM_HASHES as usize],
+    len: usize,
+}
+
+impl DistinctPositions {
+    fn of(hashing: Hashing, bytes: &[u8], k: u32, m: u64) -> Self {
+        let mut buf = [0u64; MAX_NUM_HASHES as usize];
+        let mut len = 0;
+        for p in hashing.positions(bytes, k, m) {
+            buf[len] = p;
+            len += 1;
+        }
+        buf[..len].sort_unstable();
+        let mut distinct = 0;
+        for i in 0..len {
+            if i == 0 || buf[i] != buf[distinct - 1] {
+                buf[distinct] = buf[i];
+                distinct += 1;
+            }
+        }
+        DistinctPositions { buf, len: distinct }
+    }
+
+    fn get(&self) -> &[u64] {
+        &self.buf[..self.len]
+    }
+}
+
+/// The smallest counter at `positions`, and whether it occurs at two positions or more.
+fn minimum(counters: &PackedCounters, positions: &[u64]) -> (u32, bool) {
+    let mut min = u32::MAX;
+    let mut times = 0;
+    for &p in positions {
+        let c = counters.get(p);
+        if c < min {
+            (min, times) = (c, 1);
+        } else if c == min {
+            times += 1;
+        }
+    }
+    (min, times >= 2)
+}
+
+/// Takes 1 from each counter at `positions`, leaving saturated counters (whose true value
+/// is unknown) as they are.
+fn decrement(counters: &mut PackedCounters, positions: &[u64]) {
+    let max = counters.max_value();
+    for &p in positions {
+        if counters.get(p) != max {
+            counters.saturating_sub(p, 1);
+        }
+    }
+}
+
+impl SpectralBloomFilter {
+    /// A filter for `capacity` distinct items at false-positive probability `fpp`
+    /// (minimum selection, 16-bit counters, the default hashing).
+    ///
+    /// ```
+    /// use bloomkit::SpectralBloomFilter;
+    /// let f = SpectralBloomFilter::with_capacity(1_000, 0.01)?;
+    /// assert_eq!((f.num_counters(), f.num_hashes(), f.counter_width()), (9_586, 7, 16));
+    /// assert!(SpectralBloomFilter::with_capacity(0, 0.01).is_err());
+    /// # Ok::<(), bloomkit::Error>(())
+    /// ```
+    pub fn with_capacity(capacity: impl crate::params::ItemCount, fpp: f64) -> Result<Self, Error> {
+        Self::builder().capacity(capacity).fpp(fpp).build()
+    }
+
+    /// A builder for every other choice: method, explicit m and k, counter width, hashing.
+    pub fn builder() -> SpectralBloomFilterBuilder {
+        SpectralBloomFilterBuilder::default()
+    }
+
+    /// The hashing of RM's secondary filter: the same function and scheme, another seed,
+    /// so that two items sharing primary counters do not share secondary ones for that.
+    fn secondary_hashing(&self) -> Hashing {
+        Hashing {
+            seed: mix64(self.hashing.seed ^ 0x05ec_0dc0),
+            ..self.hashing
+        }
+    }
+
+    fn positions(&self, bytes: &[u8]) -> DistinctPositions {
+        DistinctPositions::of(self.hashing, bytes, self.num_hashes, self.counters.len())
+    }
+
+    /// The item's positions in RM's secondary filter (`None` under the other methods).
+    fn secondary_positions(&self, bytes: &[u8]) -> Option<DistinctPositions> {
+        let secondary = self.secondary.as_ref()?;
+        Some(DistinctPositions::of(
+            self.secondary_hashing(),
+            bytes,
+            self.num_hashes,
+            secondary.len(),
+        ))
+    }
+
+    /// Adds one occurrence of an item (by the filter's [`method`](Self::method)). Returns
+    /// `true` if the item was certainly new (its estimate was 0).
+    pub fn insert<I: Item + ?Sized>(&mut self, item: &I) -> bool {
+        let new = item.with_bytes(|bytes| self.insert_bytes(bytes));
+        self.len = self.len.saturating_add(1);
+        new
+    }
+
+    fn insert_bytes(&mut self, bytes: &[u8]) -> bool {
+        let ps = self.positions(bytes);
+        let ps = ps.get();
+        let (min, _) = minimum(&self.counters, ps);
+        match self.method {
+            SpectralMethod::MinimumSelection => {
+                for &p in ps {
+                    self.counters.saturating_add(p, 1);
+                }
+            }
+            SpectralMethod::MinimalIncrease => {
+                // Only the counters at the minimum rise: m_x becomes min + 1.
+                for &p in ps {
+                    if self.counters.get(p) == min {
+                        self.counters.saturating_add(p, 1);
+                    }
+                }
+            }
+            SpectralMethod::RecurringMinimum => {
+                for &p in ps {
+                    self.counters.saturating_add(p, 1);
+                }
+                let (primary, recurring) = minimum(&self.counters, ps);
+                if !recurring {
+                    let qs = self.secondary_positions(bytes).expect("RM has a secondary");
+                    let secondary = self.secondary.as_mut().expect("RM has a secondary");
+                    let (held, _) = minimum(secondary, qs.get());
+                    // Held there: one more; not yet: start from the primary's estimate.
+                    let add = if held > 0 { 1 } else { primary };
+                    for &q in qs.get() {
+                        secondary.saturating_add(q, add);
+                    }
+                }
+            }
+        }
+        min == 0
+    }
+
+    /// `false` if the item is certainly absent (one of its counters is 0).
+    pub fn contains<I: Item + ?Sized>(&self, item: &I) -> bool {
+        item.with_bytes(|bytes| minimum(&self.counters, self.positions(bytes).get()).0 > 0)
+    }
+
+    /// The estimated number of times the item was inserted (less the times it was
+    /// removed): 0 when it is certainly absent. Under MS and MI never below the true count
+    /// (unless counters saturated); wrong with probability about ε (MS) or less (MI, RM).
+    pub fn count<I: Item + ?Sized>(&self, item: &I) -> u64 {
+        item.with_bytes(|bytes| u64::from(self.count_bytes(bytes)))
+    }
+
+    fn count_bytes(&self, bytes: &[u8]) -> u32 {
+        let (min, recurring) = minimum(&self.counters, self.positions(bytes).get());
+        match &self.secondary {
+            Some(secondary) if min > 0 && !recurring => {
+                let qs = self.secondary_positions(bytes).expect("RM has a secondary");
+                match minimum(secondary, qs.get()).0 {
+                    0 => min,
+                    held => held,
+                }
+            }
+            _ => min,
+        }
+    }
+
+    /// Removes one occurrence of an item. `Ok(true)` when done.
+    ///
+    /// * [`Error::NotPresent`], with nothing changed, when the item is certainly absent
+    ///   (one of its counters that is not saturated is 0).
+    /// * [`Error::Unsupported`] under [`SpectralMethod::MinimalIncrease`], which cannot
+    ///   remove without false negatives.
+    ///
+    /// As with every counting kind, only remove what you inserted.
+    pub fn remove<I: Item + ?Sized>(&mut self, item: &I) -> Result<bool, Error> {
+        item.with_bytes(|bytes| self.remove_bytes(bytes))?;
+        self.len = self.len.saturating_sub(1);
+        Ok(true)
+    }
+
+    fn remove_bytes(&mut self, bytes: &[u8]) -> Result<(), Error> {
+        let ps = self.positions(bytes);
+        let ps = ps.get();
+        let (min, recurring) = minimum(&self.counters, ps);
+        if min == 0 {
+            return Err(Error::NotPresent);
+        }
+        if self.method == SpectralMethod::MinimalIncrease {
+            return Err(Error::Unsupported {
+                kind: Kind::Spectral,
+                operation: "remove under minimal increase (it would create false negatives)",
+            });
+        }
+        decrement(&mut self.counters, ps);
+        if !recurring {
+            if let (Some(qs), Some(secondary)) =
+                (self.secondary_positions(bytes), self.secondary.as_mut())
+            {
+                let qs = qs.get();
+                if minimum(secondary, qs).0 > 0 {
+                    decrement(secondary, qs);
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// How the counters are kept and read.
+    pub fn method(&self) -> SpectralMethod {
+        self.method
+    }
+
+    /// m, the number of counters of the (primary) filter.
+    pub fn num_counters(&self) -> u64 {
+        self.counters.len()
+    }
+
+    /// The counters of RM's secondary filter (⌈m/2⌉), 0 for the other methods.
+    pub fn secondary_counters(&self) -> u64 {
+        self.secondary.as_ref().map_or(0, PackedCounters::len)
+    }
+
+    /// k, the number of hash functions.
+    pub fn num_hashes(&self) -> u32 {
+        self.num_hashes
+    }
+
+    /// The width of one counter in bits.
+    pub fn counter_width(&self) -> u32 {
+        self.counters.width()
+    }
+
+    /// n, the number of distinct items the filter was sized for.
+    pub fn capacity(&self) -> u64 {
+        self.capacity
+    }
+
+    /// ε, the false-positive probability (and the MS error probability) at capacity.
+    pub fn target_fpp(&self) -> f64 {
+        self.target_fpp
+    }
+
+    /// The counters of the primary filter that are not zero.
+    pub fn nonzero_counters(&self) -> u64 {
+        self.counters.count_nonzero()
+    }
+
+    /// The counters (primary and secondary) at their maximum `2^w − 1`.
+    pub fn saturated_counters(&self) -> u64 {
+        self.arrays().map(PackedCounters::count_saturated).sum()
+    }
+
+    /// The counter arrays: the primary, and RM's secondary.
+    fn arrays(&self) -> impl Iterator<Item = &PackedCounters> {
+        std::iter::once(&self.counters).chain(self.secondary.as_ref())
+    }
+}
+
+impl Filter for SpectralBloomFilter {
+    fn kind(&self) -> Kind {
+        Kind::Spectral
+    }
+
+    fn hashing(&self) -> Hashing {
+        self.hashing
+    }
+
+    fn try_insert<I: Item + ?Sized>(&mut self, item: &I) -> Result<bool, Error> {
+        Ok(self.insert(item))
+    }
+
+    fn contains<I: Item + ?Sized>(&self, item: &I) -> bool {
+        SpectralBloomFilter::contains(self, item)
+    }
+
+    fn clear(&mut self) {
+        self.counters.clear();
+        if let Some(s) = &mut self.secondary {
+            s.clear();
+        }
+        self.len = 0;
+    }
+
+    /// Insertions less successful removals (a multiset count).
+    fn len(&self) -> u64 {
+        self.len
+    }
+
+    /// The number of distinct items, from the non-zero counters as for a Bloom filter.
+    fn estimated_len(&self) -> f64 {
+        params::estimate_items(
+            self.nonzero_counters(),
+            self.num_counters(),
+            self.num_hashes,
+        )
+    }
+
+    fn memory_bytes(&self) -> usize {
+        self.arrays().map(PackedCounters::memory_bytes).sum()
+    }
+
+    fn capacity(&self) -> u64 {
+        self.capacity
+    }
+
+    fn properties(&self) -> Vec<(&'static str, String)> {
+        let nonzero = self.nonzero_counters();
+        vec![
+            ("method", self.method.to_string()),
+            ("counters (m)", self.num_counters().to_string()),
+            ("secondary counters", self.secondary_counters().to_string()),
+            ("counter width", format!("{} bits", self.counter_width())),
+            ("hash functions (k)", self.num_hashes.to_string()),
+            ("target fpp", format!("{}", self.target_fpp)),
+            ("nonzero counters", nonzero.to_string()),
+            ("saturated counters", self.saturated_counters().to_string()),
+        ]
+    }
+
+    /// `(nonzero/m)^k`: the chance that an absent item has a non-zero estimate, and under
+    /// MS the chance that an item's estimate is too high.
+    fn expected_fpp(&self) -> f64 {
+        params::fpp_from_fill(
+            self.nonzero_counters(),
+            self.num_counters(),
+            self.num_hashes,
+        )
+    }
+
+    fn target_fpp(&self) -> f64 {
+        self.target_fpp
+    }
+
+    fn fpp_at(&self, n: u64) -> f64 {
+        params::fpp_exact(self.num_counters(), self.num_hashes, n)
+    }
+}
+
+crate::registry::registered!(
+    SpectralBloomFilter,
+    crate::registry::Abilities {
+        name: "spectral",
+        summary: "Spectral Bloom filter (Cohen & Matias 2003): how often was an item inserted; \
+                  minimum selection, minimal increase, recurring minimum; remove (MS, RM), union \
+                  (MS).",
+        remove: true,
+        merge: true,
+        grow: false,
+        forgets: false,
+        index_scheme: true,
+    },
+    remove,
+    merge
+);
+
+impl Removable for SpectralBloomFilter {
+    fn remove<I: Item + ?Sized>(&mut self, item: &I) -> Result<bool, Error> {
+        SpectralBloomFilter::remove(self, item)
+    }
+}
+
+impl SpectralBloomFilter {
+    /// The parameters that decide where an item lands and how counters are kept, and the
+    /// hashing, for [`require_same_layout`](crate::filter::require_same_layout).
+    fn layout(&self) -> String {
+        format!(
+            "m = {}, k = {}, {}-bit counters, method {}, {}",
+            self.num_counters(),
+            self.num_hashes,
+            self.counter_width(),
+            self.method,
+            self.hashing
+        )
+    }
+
+    /// Same layout, and minimum selection: only its counters are plain sums, so that adding
+    /// two filters gives the filter of both streams.
+    fn check_mergeable(&self, other: &Self) -> Result<(), Error> {
+        crate::filter::require_same_layout(self.kind(), self.layout(), other.layout())?;
+        if self.method != SpectralMethod::MinimumSelection {
+            return Err(Error::Unsupported {
+                kind: Kind::Spectral,
+                operation: "merge under minimal increase or recurring minimum (only minimum \
+                            selection's counters add up)",
+            });
+        }
+        Ok(())
+    }
+}
+
+impl Mergeable for SpectralBloomFilter {
+    /// Adds the counters (saturating), under minimum selection: exactly the filter that
+    /// inserting both streams builds, so every estimate is an upper bound of the summed
+    /// counts. Minimal increase and recurring minimum refuse with
+    /// [`Error::Unsupported`]: their counters depend on the order of the inserts.
+    ///
+    /// ```
+    /// use bloomkit::{Mergeable, SpectralBloomFilter};
+    /// let mut monday = SpectralBloomFilter::with_capacity(1_000, 0.01)?;
+    /// let mut tuesday = monday.clone();
+    /// monday.insert("home");
+    /// tuesday.insert("home");
+    /// monday.union(&tuesday)?;
+    /// assert_eq!(monday.count("home"), 2);
+    /// # Ok::<(), bloomkit::Error>(())
+    /// ```
+    fn union(&mut self, other: &Self) -> Result<(), Error> {
+        self.check_mergeable(other)?;
+        self.counters.saturating_add_all(&other.counters);
+        self.len = self.len.saturating_add(other.len);
+        Ok(())
+    }
+
+    /// Element-wise minimum, under minimum selection: every item in both keeps an estimate
+    /// of at least the smaller of its two counts. `len` becomes the estimate from the fill.
+    fn intersect(&mut self, other: &Self) -> Result<(), Error> {
+        self.check_mergeable(other)?;
+        self.counters.min_with(&other.counters);
+        self.len = params::count_from_estimate(Filter::estimated_len(self));
+        Ok(())
+    }
+}
+
+crate::filter::collection_impls!(
+    /// Collects items (with repeats) into a filter sized for their number at ε = 1%.
+    ///
+    /// ```
+    /// use bloomkit::SpectralBloomFilter;
+    /// let filter: SpectralBloomFilter = ["a", "b", "a"].into_iter().collect();
+    /// assert_eq!(filter.count("a"), 2);
+    /// ```
+    SpectralBloomFilter
+);
+
+impl fmt::Debug for SpectralBloomFilter {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("SpectralBloomFilter")
+            .field("method", &self.method)
+            .field("num_counters", &self.num_counters())
+            .field("secondary_counters", &self.secondary_counters())
+            .field("counter_width", &self.counter_width())
+            .field("num_hashes", &self.num_hashes)
+            .field("capacity", &self.capacity)
+            .field("target_fpp", &self.target_fpp)
+            .field("len", &self.len)
+            .field("hashing", &self.hashing)
+            .finish()
+    }
+}
+
+/// The counters of RM's secondary filter for a primary of m counters: ⌈m/2⌉.
+fn secondary_len(m: u64) -> u64 {
+    m.div_ceil(2)
+}
+
+/// Builds a [`SpectralBloomFilter`]: capacity and ε, or explicit m and k; method; counter
+/// width; hashing.
+///
+/// ```
+/// use bloomkit::{SpectralBloomFilter, SpectralMethod};
+/// let f = SpectralBloomFilter::builder()
+///     .num_counters(1 << 16)
+///     .num_hashes(4)
+///     .counter_width(8)
+///     .method(SpectralMethod::RecurringMinimum)
+///     .build()?;
+/// assert_eq!(f.secondary_counters(), 1 << 15);
+/// assert!(SpectralBloomFilter::builder().capacity(10).counter_width(0).build().is_err());
+/// # Ok::<(), bloomkit::Error>(())
+/// ```
+#[derive(Clone, Debug, Default)]
+#[must_use = "a builder does nothing until .build() is called"]
+pub struct SpectralBloomFilterBuilder {
+    capacity: Option<u64>,
+    fpp: Option<f64>,
+    num_counters: Option<u64>,
+    num_hashes: Option<u32>,
+    counter_width: Option<u32>,
+    method: SpectralMethod,
+    hashing: HashingChoice,
+}
+
+impl SpectralBloomFilterBuilder {
+    crate::hash::hashing_setters!(index_scheme);
+
+    crate::sizing::capacity_and_fpp_setters!(
+        "n, the number of distinct items expected.",
+        "ε, the false-positive probability (and MS error probability) wanted at capacity \
+         (default 1%)."
+    );
+
+    crate::sizing::num_cells_setter!(num_counters, "counters");
+
+    /// m, the number of counters, instead of deriving it from capacity and ε.
+    pub fn num_counters(mut self, num_counters: u64) -> Self {
+        self.num_counters = Some(num_counters);
+        self
+    }
+
+    /// k, the number of hash functions, instead of the optimal one.
+    pub fn num_hashes(mut self, num_hashes: u32) -> Self {
+        self.num_hashes = Some(num_hashes);
+        self
+    }
+
+    /// Bits per counter, 1 to 16 (default 16).
+    pub fn counter_width(mut self, bits: u32) -> Self {
+        self.counter_width = Some(bits);
+        self
+    }
+
+    /// How counters are kept and read (default minimum selection).
+    pub fn method(mut self, method: SpectralMethod) -> Self {
+        self.method = method;
+        self
+    }
+
+    /// Validates the parameters and allocates the filter. Sizing is the classic one for n
+    /// distinct items (so the MS error probability is ε at capacity); RM adds ⌈m/2⌉
+    /// secondary counters, and the whole must stay within [`MAX_NUM_BITS`].
+    pub fn build(self) -> Result<SpectralBloomFilter, Error> {
+        let width = self.counter_width.unwrap_or(DEFAULT_SPECTRAL_COUNTER_WIDTH);
+        if !(1..=16).contains(&width) {
+            return Err(Error::InvalidCounterWidth(width));
+        }
+        let d = sizing::dimensions(
+            self.capacity,
+            self.fpp,
+            self.num_counters,
+            self.num_hashes,
+            width,
+        )?;
+        let rm = self.method == SpectralMethod::RecurringMinimum;
+        let cells = d.num_cells + if rm { secondary_len(d.num_cells) } else { 0 };
+        let bits = cells.saturating_mul(u64::from(width));
+        if bits > MAX_NUM_BITS {
+            return Err(Error::TooLarge {
+                bits,
+                max: MAX_NUM_BITS,
+            });
+        }
+        let secondary = if rm {
+            Some(PackedCounters::zeros(secondary_len(d.num_cells), width)?)
+        } else {
+            None
+        };
+        Ok(SpectralBloomFilter {
+            counters: PackedCounters::zeros(d.num_cells, width)?,
+            secondary,
+            num_hashes: d.num_hashes,
+            method: self.method,
+            hashing: self.hashing.resolve()?,
+            capacity: d.capacity,
+            target_fpp: d.target_fpp,
+            len: 0,
+        })
+    }
+}
+
+// Parameters on disk: num_counters u64, num_hashes u32, counter_width u32, method u32
+// (0 MS, 1 MI, 2 RM), capacity u64, target_fpp f64, len u64 (44 bytes). Payload: the primary
+// counters as `PackedCounters` words, then under RM the ⌈m/2⌉ secondary counters likewise.
+impl Persist for SpectralBloomFilter {
+    fn encode_params(&self, out: &mut Vec<u8>) {
+        out.extend_from_slice(&self.num_counters().to_le_bytes());
+        out.extend_from_slice(&self.num_hashes.to_le_bytes());
+        out.extend_from_slice(&self.counter_width().to_le_bytes());
+        out.extend_from_slice(&self.method.id().to_le_bytes());
+        out.extend_from_slice(&self.capacity.to_le_bytes());
+        out.extend_from_slice(&self.target_fpp.to_le_bytes());
+        out.extend_from_slice(&self.len.to_le_bytes());
+    }
+
+    fn encode_payload(&self, out: &mut Vec<u8>) {
+        for counters in self.arrays() {
+            counters.write_le_bytes(out);
+        }
+    }
+
+    fn decode_parts(parts: &Parts<'_>) -> Result<Self, DecodeError> {
+        parts.expect_kind(Kind::Spectral)?;
+        let mut r = Reader::new(parts.params);
+        let num_counters = r.u64()?;
+        let num_hashes = r.u32()?;
+        let width = r.u32()?;
+        let method = r.u32()?;
+        let capacity = r.u64()?;
+        let target_fpp = r.f64()?;
+        let len = r.u64()?;
+        r.finish("parameters")?;
+        let method = SpectralMethod::from_id(method)
+            .ok_or_else(|| invalid("method", format!("{method} is not 0, 1 or 2")))?;
+        if !(1..=16).contains(&width) {
+            return Err(invalid(
+                "counter_width",
+                format!("{width} is not in 1..=16"),
+            ));
+        }
+        let rm = method == SpectralMethod::RecurringMinimum;
+        let cells = num_counters.saturating_add(if rm { secondary_len(num_counters) } else { 0 });
+        if num_counters == 0 || cells.saturating_mul(u64::from(width)) > MAX_NUM_BITS {
+            return Err(invalid(
+                "num_counters",
+                format!(
+                    "{num_counters} counters of {width} bits are not in 1..={MAX_NUM_BITS} bits"
+                ),
+            ));
+        }
+        crate::codec::check_num_hashes(num_hashes)?;
+        crate::codec::check_capacity(capacity)?;
+        crate::codec::check_target_fpp(target_fpp)?;
+        // The primary's length is known from m and the width, before anything is allocated.
+        let primary_len = PackedCounters::encoded_len(num_counters, width);
+        if (parts.payload.len() as u64) < primary_len {
+            return Err(invalid(
+                "payload",
+                format!(
+                    "{} bytes cannot hold {num_counters} counters",
+                    parts.payload.len()
+                ),
+            ));
+        }
+        let (primary, rest) = parts.payload.split_at(primary_len as usize);
+        let counters = PackedCounters::from_le_bytes(num_counters, width, primary)?;
+        let secondary = if rm {
+            Some(PackedCounters::from_le_bytes(
+                secondary_len(num_counters),
+                width,
+                rest,
+            )?)
+        } else if !rest.is_empty() {
+            return Err(invalid("payload", format!("{} bytes too many", rest.len())));
+        } else {
+            None
+        };
+        Ok(SpectralBloomFilter {
+            counters,
+            secondary,
+            num_hashes,
+            method,
+            hashing: parts.hashing,
+            capacity,
+            target_fpp,
+            len,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn with(method: SpectralMethod) -> SpectralBloomFilter {
+        SpectralBloomFilter::builder()
+            .capacity(1_000)
+            .fpp(0.01)
+            .method(method)
+            .build()
+            .unwrap()
+    }
+
+    #[test]
+    fn counts_are_exact_without_collisions() {
+        for method in SpectralMethod::ALL {
+            let mut f = with(method);
+            for i in 0..50u32 {
+                for _ in 0..=i % 7 {
+                    f.insert(&i);
+                }
+            }
+            for i in 0..50u32 {
+                assert_eq!(f.count(&i), u64::from(i % 7 + 1), "{method}: {i}");
+            }
+            assert_eq!(
+                Filter::len(&f),
+                (0..50u32).map(|i| u64::from(i % 7 + 1)).sum::<u64>()
+            );
+        }
+    }
+
+    #[test]
+    fn minimal_increase_raises_only_the_minimum() {
+        // One counter, k = 1 … no: two counters and k = 2 so every item covers both.
+        let mut f = SpectralBloomFilter::builder()
+            .num_counters(64)
+            .num_hashes(3)
+            .method(SpectralMethod::MinimalIncrease)
+            .build()
+            .unwrap();
+        f.insert("x");
+        let ps = f.positions(b"x");
+        let p = ps.get()[0];
+        f.counters.set(p, 5);
+        f.insert("x");
+        // The counter at 5 stayed; the others (at 1) went to 2.
+        assert_eq!(f.counters.get(p), 5);
+        assert_eq!(f.count("x"), 2);
+        for &q in &ps.get()[1..] {
+            assert_eq!(f.counters.get(q), 2);
+        }
+    }
+
+    #[test]
+    fn minimal_increase_refuses_to_remove() {
+        let mut f = with(SpectralMethod::MinimalIncrease);
+        f.insert("x");
+        let before = f.to_bytes();
+        assert!(matches!(f.remove("x"), Err(Error::Unsupported { .. })));
+        assert_eq!(f.remove("never"), Err(Error::NotPresent));
+        assert_eq!(f.to_bytes(), before);
+    }
+
+    #[test]
+    fn recurring_minimum_reads_the_secondary_for_a_single_minimum() {
+        let mut f = with(SpectralMethod::RecurringMinimum);
+        f.insert("x");
+        // Inflate all but one of x's primary counters: a single minimum of 1 … and make
+        // that one wrong too, so that only the secondary knows the truth.
+        let ps = f.positions(b"x");
+        for (i, &p) in ps.get().iter().enumerate() {
+            f.counters.set(p, if i == 0 { 3 } else { 9 });
+        }
+        // x is not in the secondary yet: the primary's minimum is the answer.
+        assert_eq!(f.count("x"), 3);
+        f.insert("x"); // single minimum (4): into the secondary with 4
+        assert_eq!(f.count("x"), 4);
+        let qs = f.secondary_positions(b"x").unwrap();
+        let s = f.secondary.as_mut().unwrap();
+        for &q in qs.get() {
+            s.set(q, 2);
+        }
+        assert_eq!(f.count("x"), 2, "the secondary wins for a single minimum");
+        f.remove("x").unwrap();
+        assert_eq!(f.count("x"), 1);
+    }
+
+    #[test]
+    fn degenerate_parameters_are_errors() {
+        let b = SpectralBloomFilter::builder;
+        assert_eq!(b().build().unwrap_err(), Error::ZeroCapacity);
+        assert_eq!(b().num_counters(0).build().unwrap_err(), Error::ZeroBits);
+        assert_eq!(
+            b().capacity(10).counter_width(17).build().unwrap_err(),
+            Error::InvalidCounterWidth(17)
+        );
+        assert!(matches!(
+            b().num_counters(MAX_NUM_BITS / 16)
+                .method(SpectralMethod::RecurringMinimum)
+                .build(),
+            Err(Error::TooLarge { .. })
+        ));
+        assert!(matches!(
+            SpectralBloomFilter::with_capacity(u64::MAX, 0.01),
+            Err(Error::TooLarge { .. })
+        ));
+    }
+
+    #[test]
+    fn saturated_counters_are_lower_bounds_and_stay() {
+        let mut f = SpectralBloomFilter::builder()
+            .num_counters(1_000)
+            .num_hashes(3)
+            .counter_width(4)
+            .build()
+            .unwrap();
+        for _ in 0..20 {
+            f.insert("hot");
+        }
+        assert_eq!(f.count("hot"), 15);
+        assert!(f.saturated_counters() >= 1);
+        for _ in 0..20 {
+            f.remove("hot").unwrap();
+        }
+        assert_eq!(f.count("hot"), 15);
+    }
+
+    #[test]
+    fn only_minimum_selection_merges() {
+        for method in [
+            SpectralMethod::MinimalIncrease,
+            SpectralMethod::RecurringMinimum,
+        ] {
+            let mut a = with(method);
+            a.insert("x");
+            let before = a.to_bytes();
+            let b = a.clone();
+            assert!(matches!(a.union(&b), Err(Error::Unsupported { .. })));
+            assert!(matches!(a.intersect(&b), Err(Error::Unsupported { .. })));
+            assert_eq!(a.to_bytes(), before);
+            let ms = with(SpectralMethod::MinimumSelection);
+            assert!(matches!(a.union(&ms), Err(Error::Incompatible(_))));
+        }
+        let mut a = with(SpectralMethod::MinimumSelection);
+        let mut b = a.clone();
+        a.insert("x");
+        b.insert("x");
+        b.insert("y");
+        a.union(&b).unwrap();
+        assert_eq!((a.count("x"), a.count("y"), Filter::len(&a)), (2, 1, 3));
+    }
+
+    #[test]
+    fn method_names_round_trip() {
+        for m in SpectralMethod::ALL {
+            assert_eq!(SpectralMethod::from_name(m.name()), Some(m));
+            assert_eq!(SpectralMethod::from_id(m.id()), Some(m));
+        }
+        assert_eq!(SpectralMethod::from_name("xx"), None);
+        assert_eq!(SpectralMethod::from_id(3), None);
+    }
+}

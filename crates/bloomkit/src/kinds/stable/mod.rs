@@ -1,0 +1,922 @@
+//! The stable Bloom filter (Deng & Rafiei, "Approximately Detecting Duplicates for
+//! Streaming Data using Stable Bloom Filters", SIGMOD 2006): duplicate detection on an
+//! unbounded stream in fixed memory, by forgetting old items.
+//!
+//! # Structure
+//!
+//! m cells of d bits each (a [`PackedCounters`]), all 0 at
+//! first; `Max = 2^d − 1`. K hash functions map an item to K cells.
+//!
+//! * **Insert**: decrement P cells by 1 (those already 0 stay 0), then set the item's K
+//!   cells to Max.
+//! * **Query**: "maybe seen" when all K cells are non-zero, "certainly not seen recently"
+//!   otherwise.
+//! * [`StableBloomFilter::insert_and_check`] does both for a stream: it answers whether the
+//!   item looked like a duplicate, then inserts it.
+//!
+//! A classic filter fed an endless stream fills up until it answers "maybe" to everything.
+//! Here the decrements evict old information at the rate new information arrives, and the
+//! fraction of zero cells settles at a *stable point* independent of the stream's length.
+//!
+//! **False negatives by design.** An item's cells are decremented by later insertions;
+//! once one of them reaches 0 the item is reported unseen. So an item inserted long ago is
+//! eventually forgotten, and `contains` can answer `false` for an item that was inserted.
+//! Right after its insertion an item is always found (its cells are at Max, and the
+//! decrements of an insertion come *before* its sets); only later insertions can make it
+//! disappear. This kind therefore has no `remove` and no union (a union of two decayed
+//! states has no meaning the paper defines).
+//!
+//! # The random decrements
+//!
+//! The paper picks a random start position and decrements the P consecutive cells from
+//! there (wrapping around at the end), which needs one random number per insertion instead
+//! of P; this filter does the same. Each cell is still decremented with probability exactly
+//! P/m per insertion, which is all the analysis uses. The random numbers come from a
+//! SplitMix64 generator (Steele, Lea & Flood, "Fast Splittable Pseudorandom Number
+//! Generators", OOPSLA 2014) started from the hashing seed; its state is part of the
+//! filter and of the file format, so a filter saved and loaded again continues exactly
+//! as the original would have, and two filters built with the same parameters and fed the
+//! same stream are identical.
+//!
+//! # The stable point
+//!
+//! Deng & Rafiei show that the expected fraction of zero
+//! cells converges, exponentially fast and from any start, to
+//!
+//! ```text
+//!     Pr(0) = ( 1 / (1 + 1/(P (1/K − 1/m))) )^Max
+//! ```
+//!
+//! so the false-positive probability of a fresh item converges to
+//! `FPS = (1 − Pr(0))^K` ([`params::stable_zero_fraction`], [`params::stable_fpp`]).
+//! Solving for P gives the number of decrements that makes the stable point a chosen ε
+//! ([`params::stable_decrements_for_fpp`]). It is rounded *up*, so the filter's stable FPR
+//! ([`StableBloomFilter::stable_fpp`]) never exceeds ε; with P in the tens (3-bit cells) it
+//! is within a few percent of ε, with a small P noticeably below (one-bit cells at ε = 1%:
+//! P = 6.5 → 7, stable FPR 0.78%).
+//!
+//! # Sizing for a stream: what capacity means
+//!
+//! `with_capacity(n, ε)` builds a filter that behaves, at its stable point, like a classic
+//! Bloom filter holding about the last n items:
+//!
+//! * m = `⌈−n ln ε / (ln 2)²⌉` cells — as many cells as a classic filter for n items at ε
+//!   has bits — and K = `round((m/n) ln 2)`, the classic optimal k;
+//! * cells of d = [`DEFAULT_CELL_WIDTH`] = 3 bits (Max = 7), so memory is d times the classic
+//!   filter's: 3 · 9.59 ≈ 28.8 bits per item of capacity at ε = 1%;
+//! * P chosen so that the stable-point false-positive probability is ε (at most). Then about
+//!   `ε^(1/K) ≈ 1/2` of the cells are non-zero at the stable point, as in a classic filter at
+//!   capacity.
+//!
+//! A cell set to Max survives about `Max · m / P` further insertions unless it is set
+//! again; with these choices that is about n insertions (1048 for n = 1000 at ε = 1%), and
+//! an item needs all K of its cells. Measured (`tests/stable.rs`, n = 2000, ε = 1%, d = 3),
+//! an item is still found after n/4 further distinct insertions 99% of the time, after n/2
+//! 76%, after n 9%, and after 2n no more often than an item never inserted (1%). So
+//! *capacity n* is the horizon of the duplicate detection: a duplicate within about n/4
+//! items is caught reliably, one more than n items later is (almost always) forgotten.
+//!
+//! The cell width decides how sharp that horizon is. A cell dies after Max decrements
+//! that are not interrupted by a new set. With Max = 1 its lifetime is memoryless — one
+//! unlucky decrement kills it, however recent — while with a larger Max it is the sum of
+//! Max waiting times and nearly fixed. Measured with the test above (n = 2000, ε = 1%), the
+//! share of items still found after a further number of distinct insertions:
+//!
+//! ```text
+//!   d (Max)     P     n/8    n/4    n/2    3n/4    n      2n
+//!   1  (1)      7    0.55   0.31   0.12   0.06   0.04   0.01
+//!   2  (3)     26    0.97   0.82   0.40   0.16   0.06   0.01
+//!   3  (7)     64    1.00   0.99   0.76   0.30   0.09   0.01
+//!   4 (15)    141    1.00   1.00   0.96   0.51   0.10   0.01
+//! ```
+//!
+//! The default of 3 bits catches duplicates within n/4 reliably for three times a classic
+//! filter's memory; `cell_width(4)` stretches that to about n/2 for four times;
+//! `cell_width(1)` is as small as a classic filter but forgets early and erratically.
+//!
+//! ```
+//! use bloomkit::StableBloomFilter;
+//!
+//! // Duplicate detection over a click stream, remembering roughly the last 10 000 clicks.
+//! let mut seen = StableBloomFilter::with_capacity(10_000, 0.01)?;
+//! assert!(!seen.insert_and_check("click 1")); // new
+//! assert!(!seen.insert_and_check("click 2")); // new
+//! assert!(seen.insert_and_check("click 1")); // a duplicate
+//! assert!(seen.contains("click 2"));
+//! # Ok::<(), bloomkit::Error>(())
+//! ```
+
+pub mod theory;
+
+use std::fmt;
+
+use crate::bits::PackedCounters;
+use crate::codec::{invalid, Parts, Persist, Reader};
+use crate::error::{DecodeError, Error};
+use crate::filter::{Filter, Kind};
+use crate::hash::HashingChoice;
+use crate::hash::SplitMix64;
+use crate::hash::{reduce, Hashing, Item};
+use crate::params::{self, MAX_NUM_BITS};
+use crate::sizing;
+
+/// The cell width d used where none is given: 3 bits, Max = 7.
+pub const DEFAULT_CELL_WIDTH: u32 = 3;
+
+/// Mixed into the hashing seed to start the decrement generator, so that it does not
+/// produce the same numbers as anything else seeded with the same value.
+const RNG_SALT: u64 = 0x5354_4142_4c45_2d31; // "STABLE-1"
+
+/// One step of the crate's SplitMix64 on a stored state: advances it, returns the output.
+#[inline]
+fn splitmix64(state: &mut u64) -> u64 {
+    let mut rng = SplitMix64::new(*state);
+    let out = rng.next_u64();
+    *state = rng.state();
+    out
+}
+
+/// A stable Bloom filter: a fixed-memory duplicate detector for streams that forgets old
+/// items (and so has false negatives).
+///
+/// ```
+/// use bloomkit::{Filter, StableBloomFilter};
+///
+/// let mut filter = StableBloomFilter::with_capacity(1_000, 0.01)?;
+/// // A long stream of distinct items: the share of "duplicate" answers settles near ε.
+/// let false_alarms = (0..50_000u32).filter(|i| filter.insert_and_check(i)).count();
+/// assert!(false_alarms < 1_000, "{false_alarms}");
+/// assert!((filter.stable_fpp() - 0.01).abs() < 0.001);
+/// # Ok::<(), bloomkit::Error>(())
+/// ```
+#[derive(Clone, PartialEq)]
+pub struct StableBloomFilter {
+    cells: PackedCounters,
+    num_hashes: u32,
+    decrements: u64,
+    hashing: Hashing,
+    capacity: u64,
+    target_fpp: f64,
+    /// Insertions of items that were not reported present before.
+    inserted: u64,
+    /// All insertions: the position in the stream.
+    insertions: u64,
+    /// SplitMix64 state of the decrement generator.
+    rng: u64,
+}
+
+impl StableBloomFilter {
+    /// A filter that remembers about the last `capacity` items of a stream and settles at
+    /// false-positive probability `fpp` (see the module documentation for what capacity
+    /// means here), with 3-bit cells and the default hashing.
+    ///
+    /// ```
+    /// use bloomkit::StableBloomFilter;
+    /// let filter = StableBloomFilter::with_capacity(1_000, 0.01)?;
+    /// assert_eq!(filter.num_cells(), 9_586);
+    /// assert_eq!(filter.num_hashes(), 7);
+    /// assert_eq!(filter.max_value(), 7);
+    /// assert_eq!(filter.decrements(), 64);
+    /// assert!(StableBloomFilter::with_capacity(0, 0.01).is_err());
+    /// # Ok::<(), bloomkit::Error>(())
+    /// ```
+    pub fn with_capacity(capacity: impl crate::params::ItemCount, fpp: f64) -> Result<Self, Error> {
+        Self::builder().capacity(capacity).fpp(fpp).build()
+    }
+
+    /// A filter of `num_cells` cells that settles at false-positive probability `fpp`, with
+    /// K = round(log₂(1/ε)) hash functions, 3-bit cells and P from the stable-point formula.
+    ///
+    /// ```
+    /// use bloomkit::StableBloomFilter;
+    /// let filter = StableBloomFilter::with_cells(1 << 20, 0.001)?;
+    /// assert_eq!(filter.num_hashes(), 10);
+    /// assert!((filter.stable_fpp() - 0.001).abs() < 0.0001);
+    /// # Ok::<(), bloomkit::Error>(())
+    /// ```
+    pub fn with_cells(num_cells: u64, fpp: f64) -> Result<Self, Error> {
+        Self::builder().num_cells(num_cells).fpp(fpp).build()
+    }
+
+    /// A builder for every other choice: cells, cell width, K, P, hashing.
+    pub fn builder() -> StableBloomFilterBuilder {
+        StableBloomFilterBuilder::default()
+    }
+
+    /// Adds an item: decrements P cells, then sets the item's K cells to Max. Returns `true`
+    /// if the item looked new (it was not reported present just before), `false` if it
+    /// looked like a duplicate.
+    #[inline]
+    pub fn insert<I: Item + ?Sized>(&mut self, item: &I) -> bool {
+        let (hashing, k, m) = (self.hashing, self.num_hashes, self.cells.len());
+        let start = reduce(splitmix64(&mut self.rng), m);
+        let decrements = self.decrements;
+        let cells = &mut self.cells;
+        let new = item.with_bytes(|bytes| {
+            let positions = hashing.positions(bytes, k, m);
+            let seen = positions.clone().all(|i| cells.get(i) != 0);
+            decrement_run(cells, start, decrements);
+            let max = cells.max_value();
+            for i in positions {
+                cells.set(i, max);
+            }
+            !seen
+        });
+        self.insertions += 1;
+        self.inserted += new as u64;
+        new
+    }
+
+    /// Streaming duplicate detection: whether the item looked like a duplicate (it was
+    /// reported present before), then inserts it.
+    #[inline]
+    pub fn insert_and_check<I: Item + ?Sized>(&mut self, item: &I) -> bool {
+        !self.insert(item)
+    }
+
+    /// `false` if the item was certainly not inserted recently, `true` if it may have been.
+    /// Unlike the other kinds, `false` is also possible for an item inserted long ago.
+    #[inline]
+    pub fn contains<I: Item + ?Sized>(&self, item: &I) -> bool {
+        item.with_bytes(|bytes| {
+            self.hashing
+                .positions(bytes, self.num_hashes, self.cells.len())
+                .all(|i| self.cells.get(i) != 0)
+        })
+    }
+
+    /// m, the number of cells.
+    pub fn num_cells(&self) -> u64 {
+        self.cells.len()
+    }
+
+    /// d, the width of a cell in bits.
+    pub fn cell_width(&self) -> u32 {
+        self.cells.width()
+    }
+
+    /// Max = 2^d − 1, the value a cell is set to.
+    pub fn max_value(&self) -> u32 {
+        self.cells.max_value()
+    }
+
+    /// K, the number of hash functions.
+    pub fn num_hashes(&self) -> u32 {
+        self.num_hashes
+    }
+
+    /// P, the number of cells decremented per insertion.
+    pub fn decrements(&self) -> u64 {
+        self.decrements
+    }
+
+    /// n, the number of recent items the filter was sized to remember.
+    pub fn capacity(&self) -> u64 {
+        self.capacity
+    }
+
+    /// ε, the stable-point false-positive probability asked for.
+    pub fn target_fpp(&self) -> f64 {
+        self.target_fpp
+    }
+
+    /// The number of insertions so far (the position in the stream).
+    pub fn insertions(&self) -> u64 {
+        self.insertions
+    }
+
+    /// The stable-point false-positive probability of this filter's m, K, P and Max
+    /// ([`params::stable_fpp`]).
+    pub fn stable_fpp(&self) -> f64 {
+        params::stable_fpp(
+            self.num_cells(),
+            self.num_hashes,
+            self.decrements,
+            self.max_value(),
+        )
+    }
+
+    /// The fraction of zero cells at the stable point ([`params::stable_zero_fraction`]).
+    pub fn stable_zero_fraction(&self) -> f64 {
+        params::stable_zero_fraction(
+            self.num_cells(),
+            self.num_hashes,
+            self.decrements,
+            self.max_value(),
+        )
+    }
+
+    /// The fraction of cells that are zero now.
+    pub fn zero_fraction(&self) -> f64 {
+        1.0 - self.cells.count_nonzero() as f64 / self.num_cells() as f64
+    }
+
+    fn initial_rng(seed: u64) -> u64 {
+        seed ^ RNG_SALT
+    }
+}
+
+/// Decrements `count` consecutive cells from `start`, wrapping at the end.
+fn decrement_run(cells: &mut PackedCounters, start: u64, count: u64) {
+    let m = cells.len();
+    let first_end = start.saturating_add(count).min(m);
+    let wrapped = count - (first_end - start);
+    for i in (start..first_end).chain(0..wrapped) {
+        if cells.get(i) != 0 {
+            cells.saturating_sub(i, 1);
+        }
+    }
+}
+
+impl Filter for StableBloomFilter {
+    fn kind(&self) -> Kind {
+        Kind::Stable
+    }
+
+    fn hashing(&self) -> Hashing {
+        self.hashing
+    }
+
+    fn try_insert<I: Item + ?Sized>(&mut self, item: &I) -> Result<bool, Error> {
+        Ok(self.insert(item))
+    }
+
+    fn contains<I: Item + ?Sized>(&self, item: &I) -> bool {
+        StableBloomFilter::contains(self, item)
+    }
+
+    /// Empties every cell and restarts the decrement generator: the filter is as new.
+    fn clear(&mut self) {
+        self.cells.clear();
+        self.inserted = 0;
+        self.insertions = 0;
+        self.rng = Self::initial_rng(self.hashing.seed);
+    }
+
+    /// Insertions of items that were not reported present just before (the stream's
+    /// distinct-looking items, however long ago).
+    fn len(&self) -> u64 {
+        self.inserted
+    }
+
+    /// The number of items the non-zero cells stand for, `−(m/K) ln(1 − X/m)` for X
+    /// non-zero cells: about the number of recent items still remembered.
+    fn estimated_len(&self) -> f64 {
+        params::estimate_items(
+            self.cells.count_nonzero(),
+            self.num_cells(),
+            self.num_hashes,
+        )
+    }
+
+    fn memory_bytes(&self) -> usize {
+        self.cells.memory_bytes()
+    }
+
+    fn capacity(&self) -> u64 {
+        self.capacity
+    }
+
+    fn properties(&self) -> Vec<(&'static str, String)> {
+        vec![
+            ("cells (m)", self.num_cells().to_string()),
+            ("cell width (d)", self.cell_width().to_string()),
+            ("cell maximum (Max)", self.max_value().to_string()),
+            ("hash functions (K)", self.num_hashes.to_string()),
+            ("decrements per insertion (P)", self.decrements.to_string()),
+            (
+                "decrement scheme",
+                "P consecutive cells from a random start".into(),
+            ),
+            ("target fpp", format!("{}", self.target_fpp)),
+            ("stable-point fpp", format!("{:.6}", self.stable_fpp())),
+            (
+                "zero fraction (stable point)",
+                format!("{:.6}", self.stable_zero_fraction()),
+            ),
+            (
+                "zero fraction (now)",
+                format!("{:.6}", self.zero_fraction()),
+            ),
+            ("insertions", self.insertions.to_string()),
+            ("false negatives", "yes: old items are forgotten".into()),
+        ]
+    }
+
+    /// The false-positive probability now, `(non-zero fraction)^K`; near
+    /// [`stable_fpp`](StableBloomFilter::stable_fpp) once the stream is long.
+    fn expected_fpp(&self) -> f64 {
+        params::fpp_from_fill(
+            self.cells.count_nonzero(),
+            self.num_cells(),
+            self.num_hashes,
+        )
+    }
+
+    fn target_fpp(&self) -> f64 {
+        StableBloomFilter::target_fpp(self)
+    }
+
+    /// The stable point's rate (Deng & Rafiei's limit as the stream goes on): it does not
+    /// depend on how many items came, once the filter has seen enough to forget.
+    fn fpp_at(&self, _n: u64) -> f64 {
+        params::stable_fpp(
+            self.num_cells(),
+            self.num_hashes(),
+            self.decrements(),
+            self.max_value(),
+        )
+    }
+}
+
+crate::registry::registered!(
+    StableBloomFilter,
+    crate::registry::Abilities {
+        name: "stable",
+        summary: "Stable Bloom filter (Deng & Rafiei 2006): duplicate detection on streams; forgets old items (false negatives by design).",
+        remove: false,
+        merge: false,
+        grow: false,
+        forgets: true,
+        index_scheme: true,
+    }
+);
+
+impl<I: Item> Extend<I> for StableBloomFilter {
+    fn extend<T: IntoIterator<Item = I>>(&mut self, iter: T) {
+        for item in iter {
+            self.insert(&item);
+        }
+    }
+}
+
+// No `FromIterator`: a filter sized for a collection's length would already have
+// forgotten part of the collection when the last item goes in. Build one with
+// `with_capacity` for the horizon you need and `extend` it.
+
+impl fmt::Debug for StableBloomFilter {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("StableBloomFilter")
+            .field("num_cells", &self.num_cells())
+            .field("cell_width", &self.cell_width())
+            .field("num_hashes", &self.num_hashes)
+            .field("decrements", &self.decrements)
+            .field("capacity", &self.capacity)
+            .field("target_fpp", &self.target_fpp)
+            .field("stable_fpp", &self.stable_fpp())
+            .field("insertions", &self.insertions)
+            .field("hashing", &self.hashing)
+            .finish()
+    }
+}
+
+/// Builds a [`StableBloomFilter`] from a capacity and ε, or from explicit cells, cell
+/// width, K and P.
+///
+/// ```
+/// use bloomkit::StableBloomFilter;
+///
+/// // The paper's parameters, given directly: m, d, K, P.
+/// let filter = StableBloomFilter::builder()
+///     .num_cells(100_000)
+///     .cell_width(2)
+///     .num_hashes(4)
+///     .decrements(10)
+///     .seed(42)
+///     .build()?;
+/// assert_eq!(filter.max_value(), 3);
+/// assert!(filter.stable_fpp() > 0.0 && filter.stable_fpp() < 1.0);
+///
+/// // One-bit cells, P from a target stable FPR.
+/// let frugal = StableBloomFilter::builder().capacity(1_000).fpp(0.01).cell_width(1).build()?;
+/// assert_eq!(frugal.decrements(), 7);
+/// # Ok::<(), bloomkit::Error>(())
+/// ```
+#[derive(Clone, Debug, Default)]
+#[must_use = "a builder does nothing until .build() is called"]
+pub struct StableBloomFilterBuilder {
+    capacity: Option<u64>,
+    fpp: Option<f64>,
+    num_cells: Option<u64>,
+    cell_width: Option<u32>,
+    num_hashes: Option<u32>,
+    decrements: Option<u64>,
+    hashing: HashingChoice,
+}
+
+impl StableBloomFilterBuilder {
+    crate::hash::hashing_setters!(index_scheme);
+
+    crate::sizing::capacity_and_fpp_setters!(
+        "n, the number of recent items to remember (sizes m and K like a classic filter).",
+        "ε, the stable-point false-positive probability (default 1%); P is derived from it unless [`decrements`](Self::decrements) is given."
+    );
+
+    /// m, the number of cells, instead of deriving it from capacity and ε.
+    pub fn num_cells(mut self, num_cells: u64) -> Self {
+        self.num_cells = Some(num_cells);
+        self
+    }
+
+    /// d, the bits per cell, 1 to 16 (default [`DEFAULT_CELL_WIDTH`]).
+    pub fn cell_width(mut self, cell_width: u32) -> Self {
+        self.cell_width = Some(cell_width);
+        self
+    }
+
+    /// K, the number of hash functions.
+    pub fn num_hashes(mut self, num_hashes: u32) -> Self {
+        self.num_hashes = Some(num_hashes);
+        self
+    }
+
+    /// P, the cells decremented per insertion (1 to m), instead of deriving it from ε.
+    pub fn decrements(mut self, decrements: u64) -> Self {
+        self.decrements = Some(decrements);
+        self
+    }
+
+    /// Validates the parameters and allocates the filter.
+    ///
+    /// With neither capacity nor m, the error is [`Error::ZeroCapacity`]. With m but no
+    /// capacity, K = round(log₂(1/ε)) and the capacity is `⌊m ln 2 / K⌋`.
+    pub fn build(self) -> Result<StableBloomFilter, Error> {
+        let width = self.cell_width.unwrap_or(DEFAULT_CELL_WIDTH);
+        if !(1..=16).contains(&width) {
+            return Err(Error::InvalidCounterWidth(width));
+        }
+        // m and K by the rules of every array-shaped kind; the capacity and ε of a stable
+        // filter are its own (the stable point), below.
+        let d = sizing::dimensions(
+            self.capacity,
+            self.fpp,
+            self.num_cells,
+            self.num_hashes,
+            width,
+        )?;
+        let (fpp, num_cells, num_hashes) = (d.fpp, d.num_cells, d.num_hashes);
+        if num_cells <= num_hashes as u64 {
+            return Err(Error::InvalidParameter {
+                parameter: "cells",
+                reason: format!(
+                    "{num_cells} cells for K = {num_hashes} hash functions: the filter needs \
+                     more cells than hash functions (m > K)"
+                ),
+            });
+        }
+        let max = (1u32 << width) - 1;
+        let decrements = match self.decrements {
+            Some(p) => p,
+            None => {
+                let p = params::stable_decrements_for_fpp(num_cells, num_hashes, max, fpp)
+                    .unwrap_or(f64::INFINITY);
+                if p > num_cells as f64 {
+                    return Err(Error::UnreachableFpp {
+                        kind: Kind::Stable,
+                        fpp,
+                        reason: format!(
+                            "a stable false-positive probability of {fpp} with {num_cells} \
+                             cells and K = {num_hashes} needs P = {p:.0} decrements per \
+                             insertion, more than there are cells; allow a larger ε or use \
+                             more cells or hash functions"
+                        ),
+                    });
+                }
+                // Rounded up: more decrements, fewer non-zero cells, FPR at most ε.
+                (p.ceil() as u64).max(1)
+            }
+        };
+        if decrements == 0 || decrements > num_cells {
+            return Err(Error::InvalidParameter {
+                parameter: "decrements",
+                reason: format!(
+                    "P = {decrements} must be between 1 and the number of cells ({num_cells})"
+                ),
+            });
+        }
+        let capacity = self.capacity.unwrap_or_else(|| {
+            ((num_cells as f64 * std::f64::consts::LN_2 / num_hashes as f64).floor() as u64).max(1)
+        });
+        let target_fpp = if self.decrements.is_none() {
+            fpp
+        } else {
+            params::stable_fpp(num_cells, num_hashes, decrements, max)
+        };
+        let hashing = self.hashing.resolve()?;
+        Ok(StableBloomFilter {
+            cells: PackedCounters::zeros(num_cells, width)?,
+            num_hashes,
+            decrements,
+            hashing,
+            capacity,
+            target_fpp,
+            inserted: 0,
+            insertions: 0,
+            rng: StableBloomFilter::initial_rng(hashing.seed),
+        })
+    }
+}
+
+// Parameters on disk: num_cells u64, cell_width u32, num_hashes u32, decrements u64,
+// capacity u64, target_fpp f64, inserted u64, insertions u64, rng_state u64 (64 bytes).
+// Payload: the cells, packed `⌊64/d⌋` to a 64-bit little-endian word (PackedCounters).
+impl Persist for StableBloomFilter {
+    fn encode_params(&self, out: &mut Vec<u8>) {
+        out.extend_from_slice(&self.num_cells().to_le_bytes());
+        out.extend_from_slice(&self.cell_width().to_le_bytes());
+        out.extend_from_slice(&self.num_hashes.to_le_bytes());
+        out.extend_from_slice(&self.decrements.to_le_bytes());
+        out.extend_from_slice(&self.capacity.to_le_bytes());
+        out.extend_from_slice(&self.target_fpp.to_le_bytes());
+        out.extend_from_slice(&self.inserted.to_le_bytes());
+        out.extend_from_slice(&self.insertions.to_le_bytes());
+        out.extend_from_slice(&self.rng.to_le_bytes());
+    }
+
+    fn encode_payload(&self, out: &mut Vec<u8>) {
+        self.cells.write_le_bytes(out);
+    }
+
+    fn decode_parts(parts: &Parts<'_>) -> Result<Self, DecodeError> {
+        parts.expect_kind(Kind::Stable)?;
+        let mut r = Reader::new(parts.params);
+        let num_cells = r.u64()?;
+        let cell_width = r.u32()?;
+        let num_hashes = r.u32()?;
+        let decrements = r.u64()?;
+        let capacity = r.u64()?;
+        let target_fpp = r.f64()?;
+        let inserted = r.u64()?;
+        let insertions = r.u64()?;
+        let rng = r.u64()?;
+        r.finish("parameters")?;
+        if !(1..=16).contains(&cell_width) {
+            return Err(invalid(
+                "cell_width",
+                format!("{cell_width} is not in 1..=16"),
+            ));
+        }
+        crate::codec::check_num_hashes(num_hashes)?;
+        if num_cells <= num_hashes as u64
+            || num_cells.saturating_mul(cell_width as u64) > MAX_NUM_BITS
+        {
+            return Err(invalid(
+                "num_cells",
+                format!(
+                    "{num_cells} cells of {cell_width} bits: need more than K = {num_hashes} \
+                     cells and at most {MAX_NUM_BITS} bits"
+                ),
+            ));
+        }
+        if decrements == 0 || decrements > num_cells {
+            return Err(invalid(
+                "decrements",
+                format!("{decrements} is not in 1..={num_cells}"),
+            ));
+        }
+        crate::codec::check_capacity(capacity)?;
+        // A target derived from explicit parameters is the stable-point formula's value,
+        // which can round to 0 or 1 for extreme parameters; NaN and the rest are invalid.
+        if !(0.0..=1.0).contains(&target_fpp) {
+            return Err(invalid(
+                "target_fpp",
+                format!("{target_fpp} is not in [0, 1]"),
+            ));
+        }
+        // from_le_bytes checks the payload length against m and d before it allocates.
+        let cells = PackedCounters::from_le_bytes(num_cells, cell_width, parts.payload)?;
+        Ok(StableBloomFilter {
+            cells,
+            num_hashes,
+            decrements,
+            hashing: parts.hashing,
+            capacity,
+            target_fpp,
+            inserted,
+            insertions,
+            rng,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn splitmix64_matches_the_reference_sequence() {
+        // Reference outputs for seed 0 (Vigna's splitmix64.c).
+        let mut state = 0u64;
+        assert_eq!(splitmix64(&mut state), 0xe220_a839_7b1d_cdaf);
+        assert_eq!(splitmix64(&mut state), 0x6e78_9e6a_a1b9_65f4);
+        assert_eq!(splitmix64(&mut state), 0x06c4_5d18_8009_454f);
+    }
+
+    #[test]
+    fn decrements_wrap_around_and_stop_at_zero() {
+        let mut cells = PackedCounters::zeros(10, 3).unwrap();
+        for i in 0..10 {
+            cells.set(i, 2);
+        }
+        cells.set(9, 0);
+        decrement_run(&mut cells, 8, 4); // cells 8, 9, 0, 1
+        let values: Vec<u32> = (0..10).map(|i| cells.get(i)).collect();
+        assert_eq!(values, [1, 1, 2, 2, 2, 2, 2, 2, 1, 0]);
+        decrement_run(&mut cells, 0, 10);
+        assert_eq!(cells.get(0), 0);
+        assert_eq!(cells.get(2), 1);
+        assert_eq!(cells.get(9), 0);
+    }
+
+    #[test]
+    fn insertion_decrements_p_cells_then_sets_k_cells_to_max() {
+        let mut f = StableBloomFilter::builder()
+            .num_cells(1_000)
+            .num_hashes(3)
+            .decrements(5)
+            .build()
+            .unwrap();
+        f.insert("a");
+        assert!(f.cells.count_nonzero() <= 3);
+        assert_eq!(f.cells.count_saturated(), f.cells.count_nonzero());
+        let sum = |f: &StableBloomFilter| (0..1_000).map(|i| f.cells.get(i) as u64).sum::<u64>();
+        let before = sum(&f);
+        // "b" sets at most 3 new cells (at most 21) and removes at most 5.
+        f.insert("b");
+        let after = sum(&f);
+        assert!(
+            after + 5 >= before && after <= before + 21,
+            "{before} {after}"
+        );
+    }
+
+    #[test]
+    fn insert_reports_duplicates_and_counts() {
+        let mut f = StableBloomFilter::with_capacity(1_000, 0.01).unwrap();
+        assert!(f.insert("x"));
+        assert!(f.insert_and_check("x"));
+        assert_eq!(Filter::len(&f), 1);
+        assert_eq!(f.insertions(), 2);
+        f.clear();
+        assert!(Filter::is_empty(&f));
+        assert_eq!(f.insertions(), 0);
+        assert_eq!(f, StableBloomFilter::with_capacity(1_000, 0.01).unwrap());
+    }
+
+    #[test]
+    fn with_capacity_reaches_the_target_stable_fpp() {
+        for (n, fpp) in [(1_000u64, 0.01), (100_000, 0.001), (50, 0.1)] {
+            let f = StableBloomFilter::with_capacity(n, fpp).unwrap();
+            let got = f.stable_fpp();
+            assert!((got - fpp).abs() < 0.05 * fpp, "n {n}, ε {fpp}: {got}");
+            assert_eq!(f.num_cells(), params::optimal_num_bits(n, fpp).unwrap());
+        }
+    }
+
+    #[test]
+    fn degenerate_parameters_are_errors() {
+        let b = StableBloomFilter::builder;
+        assert_eq!(b().build().unwrap_err(), Error::ZeroCapacity);
+        assert_eq!(
+            b().num_cells(100).capacity(0).build().unwrap_err(),
+            Error::ZeroCapacity
+        );
+        // Zero cells is the same error in every kind.
+        assert_eq!(b().num_cells(0).build().unwrap_err(), Error::ZeroBits);
+        assert!(matches!(
+            b().num_cells(5).num_hashes(5).build(),
+            Err(Error::InvalidParameter { .. })
+        ));
+        assert_eq!(
+            b().num_cells(100).num_hashes(0).build().unwrap_err(),
+            Error::ZeroHashes
+        );
+        assert!(matches!(
+            b().num_cells(100).num_hashes(65).build(),
+            Err(Error::TooManyHashes { .. })
+        ));
+        assert_eq!(
+            b().num_cells(100).cell_width(0).build().unwrap_err(),
+            Error::InvalidCounterWidth(0)
+        );
+        assert_eq!(
+            b().num_cells(100).cell_width(17).build().unwrap_err(),
+            Error::InvalidCounterWidth(17)
+        );
+        assert!(matches!(
+            b().num_cells(100).decrements(0).build(),
+            Err(Error::InvalidParameter {
+                parameter: "decrements",
+                ..
+            })
+        ));
+        assert!(matches!(
+            b().num_cells(100).decrements(101).build(),
+            Err(Error::InvalidParameter { .. })
+        ));
+        assert!(matches!(
+            b().num_cells(u64::MAX).build(),
+            Err(Error::TooLarge { .. })
+        ));
+        assert!(matches!(
+            b().num_cells(MAX_NUM_BITS).cell_width(2).build(),
+            Err(Error::TooLarge { .. })
+        ));
+        assert!(matches!(
+            StableBloomFilter::with_capacity(u64::MAX, 0.01),
+            Err(Error::TooLarge { .. })
+        ));
+        assert!(matches!(
+            StableBloomFilter::with_capacity(10, f64::NAN),
+            Err(Error::InvalidFpp(_))
+        ));
+        // One hash function cannot reach 10⁻⁹ with 100 cells: P would exceed m.
+        assert!(matches!(
+            b().num_cells(100).num_hashes(1).fpp(1e-9).build(),
+            Err(Error::UnreachableFpp {
+                kind: Kind::Stable,
+                ..
+            })
+        ));
+        // The smallest filter: two cells, one hash, one decrement.
+        let mut tiny = b()
+            .num_cells(2)
+            .num_hashes(1)
+            .decrements(1)
+            .build()
+            .unwrap();
+        assert!(tiny.insert("x"));
+        assert!(tiny.contains("x"));
+    }
+
+    #[test]
+    fn a_filter_whose_stable_fpp_rounds_to_one_still_round_trips() {
+        // 16 cells of Max = 31, one decrement per insertion: the stable point is all
+        // non-zero, and the derived target is 1.0 in f64.
+        let f = StableBloomFilter::builder()
+            .num_cells(16)
+            .cell_width(5)
+            .num_hashes(3)
+            .decrements(1)
+            .build()
+            .unwrap();
+        assert_eq!(f.target_fpp(), 1.0);
+        assert_eq!(StableBloomFilter::from_bytes(&f.to_bytes()).unwrap(), f);
+    }
+
+    #[test]
+    fn debug_and_properties_show_the_parameters() {
+        let f = StableBloomFilter::with_capacity(1000, 0.01).unwrap();
+        let s = format!("{f:?}");
+        for needle in [
+            "num_cells: 9586",
+            "cell_width: 3",
+            "num_hashes: 7",
+            "decrements: 64",
+        ] {
+            assert!(s.contains(needle), "{s}");
+        }
+        let props = Filter::properties(&f);
+        for label in [
+            "decrements per insertion (P)",
+            "stable-point fpp",
+            "zero fraction (now)",
+        ] {
+            assert!(props.iter().any(|(l, _)| *l == label), "{props:?}");
+        }
+        assert_eq!(Filter::memory_bytes(&f), 9_586usize.div_ceil(21) * 8);
+    }
+
+    #[test]
+    fn decoding_checks_every_parameter() {
+        let mut f = StableBloomFilter::builder()
+            .num_cells(100)
+            .num_hashes(3)
+            .decrements(4)
+            .build()
+            .unwrap();
+        f.extend(0..10u32);
+        let bytes = f.to_bytes();
+        assert_eq!(StableBloomFilter::from_bytes(&bytes).unwrap(), f);
+        let patch = |offset: usize, value: &[u8]| {
+            let mut b = bytes.clone();
+            b[offset..offset + value.len()].copy_from_slice(value);
+            let n = b.len();
+            let sum = xxhash_rust::xxh3::xxh3_64(&b[..n - 8]);
+            b[n - 8..].copy_from_slice(&sum.to_le_bytes());
+            StableBloomFilter::from_bytes(&b)
+        };
+        // Parameters at offset 28: cells 8, width 4, K 4, P 8, capacity 8, fpp 8, …
+        assert!(patch(28, &3u64.to_le_bytes()).is_err()); // m ≤ K
+        assert!(patch(28, &u64::MAX.to_le_bytes()).is_err());
+        assert!(patch(28, &200u64.to_le_bytes()).is_err()); // payload too short
+        assert!(patch(36, &0u32.to_le_bytes()).is_err());
+        assert!(patch(36, &17u32.to_le_bytes()).is_err());
+        assert!(patch(36, &4u32.to_le_bytes()).is_err()); // payload length differs
+        assert!(patch(40, &0u32.to_le_bytes()).is_err());
+        assert!(patch(44, &0u64.to_le_bytes()).is_err());
+        assert!(patch(44, &101u64.to_le_bytes()).is_err());
+        assert!(patch(52, &0u64.to_le_bytes()).is_err());
+        assert!(patch(60, &2.0f64.to_le_bytes()).is_err());
+    }
+}

@@ -1,0 +1,676 @@
+//! The weighted Bloom filter (Bruck, Gao & Jiang, "Weighted Bloom Filter", IEEE
+//! International Symposium on Information Theory (ISIT) 2006, pp. 2304–2308,
+//! doi:10.1109/ISIT.2006.261978) — a Bloom filter that spends more hash functions on the
+//! items that are queried often and fewer on the rare ones.
+//!
+//! # Why
+//!
+//! A classic filter gives every item the same k, so every absent item is a false positive
+//! with the same probability ε. But queries are rarely uniform: a few items are asked for
+//! again and again (popular URLs, hot keys), most almost never. What a user sees is the
+//! false-positive rate *of the query stream*, `F = Σ q_x · P(x is a false positive)` over
+//! the absent items x with query frequencies q_x. Bruck, Gao & Jiang minimise that F with
+//! the same m bits by letting k depend on the item:
+//!
+//! ```text
+//!     k_x  =  k̄ + log₂(w_x / w̄),      w_x = q_x (1 − p_x) / p_x,      k̄ = (m/n) ln 2
+//! ```
+//!
+//! where p_x is how likely x is to be in the set and `log₂ w̄` the membership-weighted mean
+//! of `log₂ w_x` ([`params::weighted_num_hashes`] explains the derivation). An item
+//! queried twice as often as the average gets one more hash function, which halves its
+//! false-positive probability; an item queried half as often gets one fewer. Inserted
+//! items keep k̄ hash functions on average, so the filter fills to the classic half and
+//! the same m bits hold the same n items — at a lower F for the stream
+//! ([`params::weighted_fpp`]; `tests/weighted.rs` measures the gain on a Zipf stream).
+//!
+//! # What the filter stores
+//!
+//! Insert and query must agree on each item's k, so the filter keeps its **weight table**:
+//! the items given a weight when it was built (by a 64-bit key derived from their digest)
+//! and their k, where it differs from the k of every other item. Items not in the table are
+//! *ordinary*: query frequency 1 (the unit of the weights) and the membership likelihood
+//! that the rest of the set implies. The table costs 9 bytes per weighted item in the file
+//! (16 in memory) — list the items whose frequency is known to differ, not the whole
+//! universe, where memory matters.
+//!
+//! The weights are fixed when the filter is built; the filter promises no false negatives
+//! (an item is always probed with the same k_x), merges with a filter of the same table,
+//! and cannot remove.
+//!
+//! ```
+//! use bloomkit::WeightedBloomFilter;
+//!
+//! // A cache of 1 000 keys; "home" and "search" are asked for 100× as often as others.
+//! let mut cache = WeightedBloomFilter::builder()
+//!     .capacity(1_000)
+//!     .fpp(0.01)
+//!     .universe(100_000)
+//!     .query_frequency("home", 100.0)
+//!     .query_frequency("search", 100.0)
+//!     .build()?;
+//! assert_eq!(cache.num_hashes_of("about"), 7);  // an ordinary item: the classic k
+//! assert_eq!(cache.num_hashes_of("home"), 13);  // k̄ + log₂ 100 = 6.64 + 6.64 → 13
+//! cache.insert("about");
+//! assert!(cache.contains("about"));
+//! # Ok::<(), bloomkit::Error>(())
+//! ```
+
+pub mod theory;
+
+use std::fmt;
+
+use crate::bits::BitVec;
+use crate::codec::{invalid, Parts, Persist, Reader};
+use crate::error::{DecodeError, Error};
+use crate::filter::{Filter, Kind};
+use crate::hash::{Hashing, HashingChoice, Item};
+use crate::params::{self, MAX_NUM_HASHES};
+use crate::sizing;
+
+/// A weighted Bloom filter: k per item from its query frequency and membership likelihood
+/// (see the [module docs](self)).
+#[derive(Clone, PartialEq)]
+pub struct WeightedBloomFilter {
+    bits: BitVec,
+    /// k of the ordinary items (those not in the table).
+    default_hashes: u32,
+    /// (key, k), sorted by key, strictly increasing; k ≠ `default_hashes`.
+    table: Vec<(u64, u8)>,
+    hashing: Hashing,
+    capacity: u64,
+    target_fpp: f64,
+    inserted: u64,
+}
+
+/// The table key of an item: its digest folded to 64 bits.
+fn key_of(hashing: Hashing, bytes: &[u8]) -> u64 {
+    key_of_digest(hashing.digest(bytes))
+}
+
+fn key_of_digest(d: u128) -> u64 {
+    (d as u64) ^ ((d >> 64) as u64).rotate_left(29)
+}
+
+impl WeightedBloomFilter {
+    /// A filter for `capacity` items at false-positive probability `fpp` with no weights:
+    /// every item gets the classic k (a classic filter, until weights are given with the
+    /// [`builder`](Self::builder)).
+    ///
+    /// ```
+    /// use bloomkit::WeightedBloomFilter;
+    /// let f = WeightedBloomFilter::with_capacity(1_000, 0.01)?;
+    /// assert_eq!((f.num_bits(), f.num_hashes_of("any")), (9_586, 7));
+    /// # Ok::<(), bloomkit::Error>(())
+    /// ```
+    pub fn with_capacity(capacity: impl crate::params::ItemCount, fpp: f64) -> Result<Self, Error> {
+        Self::builder().capacity(capacity).fpp(fpp).build()
+    }
+
+    /// A builder: capacity and ε (or m), the universe, and the items' weights.
+    pub fn builder() -> WeightedBloomFilterBuilder {
+        WeightedBloomFilterBuilder::default()
+    }
+
+    fn hashes_of_bytes(&self, bytes: &[u8]) -> u32 {
+        if self.table.is_empty() {
+            return self.default_hashes;
+        }
+        self.hashes_of_digest(self.hashing.digest(bytes))
+    }
+
+    /// k_x from the item's digest: its entry in the weight table, else the default k.
+    fn hashes_of_digest(&self, digest: u128) -> u32 {
+        let key = key_of_digest(digest);
+        match self.table.binary_search_by_key(&key, |&(k, _)| k) {
+            Ok(i) => u32::from(self.table[i].1),
+            Err(_) => self.default_hashes,
+        }
+    }
+
+    /// An item's k_x positions, from one digest of its bytes (the table key and, under the
+    /// digest schemes, the positions too). Borrows the bytes only, so an insert can set
+    /// the bits while it walks them.
+    fn positions_of<'a>(&self, bytes: &'a [u8]) -> crate::hash::Positions<'a> {
+        let (hashing, m) = (self.hashing, self.bits.len());
+        if self.table.is_empty() {
+            return hashing.positions(bytes, self.default_hashes, m);
+        }
+        let digest = hashing.digest(bytes);
+        hashing.positions_with_digest(bytes, digest, self.hashes_of_digest(digest), m)
+    }
+
+    /// k_x, the number of hash functions the filter uses for an item.
+    pub fn num_hashes_of<I: Item + ?Sized>(&self, item: &I) -> u32 {
+        item.with_bytes(|bytes| self.hashes_of_bytes(bytes))
+    }
+
+    /// Adds an item: sets its k_x bits. Returns `true` if it was certainly new.
+    pub fn insert<I: Item + ?Sized>(&mut self, item: &I) -> bool {
+        let new = item.with_bytes(|bytes| {
+            let positions = self.positions_of(bytes);
+            positions.fold(false, |new, p| self.bits.set(p) | new)
+        });
+        self.inserted += u64::from(new);
+        new
+    }
+
+    /// `false` if the item is certainly absent (one of its k_x bits is 0).
+    pub fn contains<I: Item + ?Sized>(&self, item: &I) -> bool {
+        item.with_bytes(|bytes| self.positions_of(bytes).all(|p| self.bits.get(p)))
+    }
+
+    /// m, the number of bits.
+    pub fn num_bits(&self) -> u64 {
+        self.bits.len()
+    }
+
+    /// k of the ordinary items (not in the weight table).
+    pub fn default_hashes(&self) -> u32 {
+        self.default_hashes
+    }
+
+    /// The number of items with a k of their own.
+    pub fn weighted_items(&self) -> usize {
+        self.table.len()
+    }
+
+    /// n, the number of items the filter was sized for.
+    pub fn capacity(&self) -> u64 {
+        self.capacity
+    }
+
+    /// ε, the false-positive probability of an ordinary item at capacity.
+    pub fn target_fpp(&self) -> f64 {
+        self.target_fpp
+    }
+
+    /// The number of bits set.
+    pub fn count_ones(&self) -> u64 {
+        self.bits.count_ones()
+    }
+
+    fn layout(&self) -> String {
+        let mut table = Vec::with_capacity(self.table.len() * 9);
+        for &(key, k) in &self.table {
+            table.extend_from_slice(&key.to_le_bytes());
+            table.push(k);
+        }
+        format!(
+            "m = {}, k = {}, {} weighted items (table {:016x}), {}",
+            self.num_bits(),
+            self.default_hashes,
+            self.table.len(),
+            xxhash_rust::xxh3::xxh3_64(&table),
+            self.hashing
+        )
+    }
+
+    fn recount(&mut self) {
+        self.inserted = params::count_from_estimate(Filter::estimated_len(self));
+    }
+}
+
+impl Filter for WeightedBloomFilter {
+    fn kind(&self) -> Kind {
+        Kind::Weighted
+    }
+
+    fn hashing(&self) -> Hashing {
+        self.hashing
+    }
+
+    fn try_insert<I: Item + ?Sized>(&mut self, item: &I) -> Result<bool, Error> {
+        Ok(self.insert(item))
+    }
+
+    fn contains<I: Item + ?Sized>(&self, item: &I) -> bool {
+        WeightedBloomFilter::contains(self, item)
+    }
+
+    fn clear(&mut self) {
+        self.bits.clear();
+        self.inserted = 0;
+    }
+
+    /// The insertions that set at least one bit (a set).
+    fn len(&self) -> u64 {
+        self.inserted
+    }
+
+    /// From the fill, as for a classic filter with the ordinary items' k (the members'
+    /// k averages about that).
+    fn estimated_len(&self) -> f64 {
+        params::estimate_items(self.count_ones(), self.num_bits(), self.default_hashes)
+    }
+
+    fn memory_bytes(&self) -> usize {
+        self.bits.memory_bytes() + self.table.len() * std::mem::size_of::<(u64, u8)>()
+    }
+
+    fn capacity(&self) -> u64 {
+        self.capacity
+    }
+
+    fn properties(&self) -> Vec<(&'static str, String)> {
+        let (min, max) = self
+            .table
+            .iter()
+            .map(|&(_, k)| u32::from(k))
+            .fold((self.default_hashes, self.default_hashes), |(a, b), k| {
+                (a.min(k), b.max(k))
+            });
+        vec![
+            ("bits (m)", self.num_bits().to_string()),
+            (
+                "hash functions of ordinary items",
+                self.default_hashes.to_string(),
+            ),
+            ("weighted items", self.table.len().to_string()),
+            ("hash functions (min..max)", format!("{min}..{max}")),
+            ("target fpp", format!("{}", self.target_fpp)),
+            (
+                "fill ratio",
+                format!("{:.6}", self.count_ones() as f64 / self.num_bits() as f64),
+            ),
+        ]
+    }
+
+    /// `(ones/m)^k` for an ordinary item; an item with k_x hash functions has
+    /// `(ones/m)^{k_x}`.
+    fn expected_fpp(&self) -> f64 {
+        params::fpp_from_fill(self.count_ones(), self.num_bits(), self.default_hashes)
+    }
+
+    fn target_fpp(&self) -> f64 {
+        self.target_fpp
+    }
+
+    /// The classic rate of an ordinary item after n members with the ordinary k.
+    fn fpp_at(&self, n: u64) -> f64 {
+        params::fpp_exact(self.num_bits(), self.default_hashes, n)
+    }
+}
+
+crate::registry::registered!(
+    WeightedBloomFilter,
+    crate::registry::Abilities {
+        name: "weighted",
+        summary: "Weighted Bloom filter (Bruck, Gao & Jiang 2006): more hash functions for \
+                  items queried often, fewer for rare ones; union.",
+        remove: false,
+        merge: true,
+        grow: false,
+        forgets: false,
+        index_scheme: true,
+    },
+    merge
+);
+
+crate::filter::bit_array_mergeable!(
+    /// Bitwise OR of two filters with the same m, weights and hashing: the filter that
+    /// inserting both sets would have built.
+    WeightedBloomFilter
+);
+
+crate::filter::collection_impls!(
+    /// Collects items into a filter sized for their number at ε = 1%, with no weights.
+    ///
+    /// ```
+    /// use bloomkit::WeightedBloomFilter;
+    /// let filter: WeightedBloomFilter = ["a", "b"].into_iter().collect();
+    /// assert!(filter.contains("a"));
+    /// ```
+    WeightedBloomFilter
+);
+
+impl fmt::Debug for WeightedBloomFilter {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("WeightedBloomFilter")
+            .field("num_bits", &self.num_bits())
+            .field("default_hashes", &self.default_hashes)
+            .field("weighted_items", &self.table.len())
+            .field("capacity", &self.capacity)
+            .field("target_fpp", &self.target_fpp)
+            .field("inserted", &self.inserted)
+            .field("hashing", &self.hashing)
+            .finish()
+    }
+}
+
+/// An item's weight as given to the builder.
+#[derive(Clone, Debug)]
+struct Weighted {
+    bytes: Vec<u8>,
+    query_frequency: f64,
+    membership: Option<f64>,
+}
+
+/// Builds a [`WeightedBloomFilter`]: size (capacity and ε, or m), the size N of the
+/// universe the items come from, and the weights of the items whose query frequency (and
+/// membership likelihood) is known.
+///
+/// Every item not listed is ordinary: query frequency 1 and the membership likelihood the
+/// rest implies, `p₀ = (n − Σ given p_x) / (N − number of items with a given p_x)`. Items
+/// listed with [`query_frequency`](Self::query_frequency) alone have p₀ too. (With no p_x
+/// given at all, every item has the same p and only the query frequencies matter.) Then
+/// `w_x = q_x (1 − p_x)/p_x`, `log₂ w̄ = Σ_universe p_x log₂ w_x / n`, and
+/// `k_x = k̄ + log₂(w_x/w̄)` rounded into 1..=64 ([`params::weighted_num_hashes`]).
+///
+/// ```
+/// use bloomkit::WeightedBloomFilter;
+/// let f = WeightedBloomFilter::builder()
+///     .capacity(1_000)
+///     .universe(10_000)
+///     .query_frequency("rare", 1.0 / 16.0)
+///     .weight("likely member", 1.0, 0.9)
+///     .build()?;
+/// assert_eq!(f.num_hashes_of("rare"), 3);
+/// assert!(f.num_hashes_of("likely member") < 3);
+/// assert!(WeightedBloomFilter::builder().capacity(10).query_frequency("x", -1.0).build().is_err());
+/// # Ok::<(), bloomkit::Error>(())
+/// ```
+#[derive(Clone, Debug, Default)]
+#[must_use = "a builder does nothing until .build() is called"]
+pub struct WeightedBloomFilterBuilder {
+    capacity: Option<u64>,
+    fpp: Option<f64>,
+    num_bits: Option<u64>,
+    num_hashes: Option<u32>,
+    universe: Option<u64>,
+    weights: Vec<Weighted>,
+    hashing: HashingChoice,
+}
+
+impl WeightedBloomFilterBuilder {
+    crate::hash::hashing_setters!(index_scheme);
+
+    crate::sizing::capacity_and_fpp_setters!();
+
+    crate::sizing::num_cells_setter!(num_bits, "bits");
+
+    /// m, the number of bits, instead of deriving it from capacity and ε.
+    pub fn num_bits(mut self, num_bits: u64) -> Self {
+        self.num_bits = Some(num_bits);
+        self
+    }
+
+    /// k̄, the hash functions of an average item, instead of `(m/n) ln 2`.
+    pub fn num_hashes(mut self, num_hashes: u32) -> Self {
+        self.num_hashes = Some(num_hashes);
+        self
+    }
+
+    /// N, the number of distinct items queries and members come from (default: the
+    /// number of listed items, at least the capacity).
+    pub fn universe(mut self, items: u64) -> Self {
+        self.universe = Some(items);
+        self
+    }
+
+    /// An item queried `query_frequency` times as often as an ordinary item, as likely to
+    /// be a member as one.
+    pub fn query_frequency<I: Item + ?Sized>(self, item: &I, query_frequency: f64) -> Self {
+        self.push(item, query_frequency, None)
+    }
+
+    /// An item queried `query_frequency` times as often as an ordinary item and in the set
+    /// with probability `membership` (strictly between 0 and 1).
+    pub fn weight<I: Item + ?Sized>(self, item: &I, query_frequency: f64, membership: f64) -> Self {
+        self.push(item, query_frequency, Some(membership))
+    }
+
+    fn push<I: Item + ?Sized>(mut self, item: &I, q: f64, p: Option<f64>) -> Self {
+        let bytes = item.with_bytes(<[u8]>::to_vec);
+        self.weights.push(Weighted {
+            bytes,
+            query_frequency: q,
+            membership: p,
+        });
+        self
+    }
+
+    /// Validates the parameters, computes every listed item's k and allocates the filter.
+    pub fn build(self) -> Result<WeightedBloomFilter, Error> {
+        let bad = |parameter, reason: String| Error::InvalidParameter { parameter, reason };
+        let d = sizing::dimensions(self.capacity, self.fpp, self.num_bits, self.num_hashes, 1)?;
+        let hashing = self.hashing.resolve()?;
+        let n = d.capacity as f64;
+        // k̄: the uniform optimum (m/n) ln 2, or the k given.
+        let mean_k = match self.num_hashes {
+            Some(k) => f64::from(k),
+            None => d.num_cells as f64 * std::f64::consts::LN_2 / n,
+        };
+        let listed = self.weights.len() as u64;
+        let universe = self.universe.unwrap_or(listed.max(d.capacity));
+        if self.universe.is_some() && universe < listed.max(d.capacity) {
+            return Err(bad(
+                "universe",
+                format!(
+                    "{universe} items cannot hold {listed} weighted items and a set of {}",
+                    d.capacity
+                ),
+            ));
+        }
+        let (mut given_p, mut with_p) = (0.0, 0u64);
+        for w in &self.weights {
+            if !(w.query_frequency.is_finite() && w.query_frequency > 0.0) {
+                return Err(bad(
+                    "query frequency",
+                    format!("{} is not a positive number", w.query_frequency),
+                ));
+            }
+            if let Some(p) = w.membership {
+                if !(p > 0.0 && p < 1.0) {
+                    return Err(bad("membership", format!("{p} is not in (0, 1)")));
+                }
+                given_p += p;
+                with_p += 1;
+            }
+        }
+        // p₀: the membership mass the given p_x leave, spread over the other items. With no
+        // p_x given every item is as likely a member, and (1 − p)/p is the same factor in
+        // every weight: any p₀ gives the same k.
+        let rest = universe - with_p;
+        let p0 = if with_p == 0 || rest == 0 {
+            0.5
+        } else {
+            (n - given_p) / rest as f64
+        };
+        if !(p0 > 0.0 && p0 < 1.0) {
+            return Err(bad(
+                "membership",
+                format!(
+                    "the other {rest} items of the universe would be members with probability \
+                     {p0:.4}; it must be in (0, 1): adjust the universe, capacity or memberships"
+                ),
+            ));
+        }
+        let log_w = |q: f64, p: f64| (q * (1.0 - p) / p).log2();
+        let ordinary = log_w(1.0, p0);
+        // log₂ w̄ = Σ p_x log₂ w_x / Σ p_x over the universe.
+        let (mut sum, mut mass) = (0.0, 0.0);
+        for w in &self.weights {
+            let p = w.membership.unwrap_or(p0);
+            sum += p * log_w(w.query_frequency, p);
+            mass += p;
+        }
+        let unlisted = (universe - listed) as f64;
+        sum += unlisted * p0 * ordinary;
+        mass += unlisted * p0;
+        let mean_log_w = if mass > 0.0 { sum / mass } else { ordinary };
+        let default_hashes = params::weighted_num_hashes(mean_k, (ordinary - mean_log_w).exp2());
+        let mut table: Vec<(u64, u8)> = Vec::with_capacity(self.weights.len());
+        for w in &self.weights {
+            let p = w.membership.unwrap_or(p0);
+            let k = params::weighted_num_hashes(
+                mean_k,
+                (log_w(w.query_frequency, p) - mean_log_w).exp2(),
+            );
+            if k != default_hashes {
+                table.push((key_of(hashing, &w.bytes), k as u8));
+            }
+        }
+        // One k per key: the last given wins, as a later setter does.
+        table.reverse();
+        table.sort_by_key(|&(key, _)| key);
+        table.dedup_by_key(|&mut (key, _)| key);
+        debug_assert!(default_hashes <= MAX_NUM_HASHES);
+        Ok(WeightedBloomFilter {
+            bits: BitVec::zeros(d.num_cells)?,
+            default_hashes,
+            table,
+            hashing,
+            capacity: d.capacity,
+            target_fpp: params::fpp_exact(d.num_cells, default_hashes, d.capacity),
+            inserted: 0,
+        })
+    }
+}
+
+// Parameters on disk: num_bits u64, default_hashes u32, capacity u64, target_fpp f64,
+// inserted u64, table_len u64 (44 bytes). Payload: the bits as `BitVec` words, then the
+// table: table_len entries of (key u64, k u8), keys strictly increasing, k in 1..=64 and
+// not the default.
+impl Persist for WeightedBloomFilter {
+    fn encode_params(&self, out: &mut Vec<u8>) {
+        out.extend_from_slice(&self.num_bits().to_le_bytes());
+        out.extend_from_slice(&self.default_hashes.to_le_bytes());
+        out.extend_from_slice(&self.capacity.to_le_bytes());
+        out.extend_from_slice(&self.target_fpp.to_le_bytes());
+        out.extend_from_slice(&self.inserted.to_le_bytes());
+        out.extend_from_slice(&(self.table.len() as u64).to_le_bytes());
+    }
+
+    fn encode_payload(&self, out: &mut Vec<u8>) {
+        self.bits.write_le_bytes(out);
+        for &(key, k) in &self.table {
+            out.extend_from_slice(&key.to_le_bytes());
+            out.push(k);
+        }
+    }
+
+    fn decode_parts(parts: &Parts<'_>) -> Result<Self, DecodeError> {
+        parts.expect_kind(Kind::Weighted)?;
+        let mut r = Reader::new(parts.params);
+        let num_bits = r.u64()?;
+        let default_hashes = r.u32()?;
+        let capacity = r.u64()?;
+        let target_fpp = r.f64()?;
+        let inserted = r.u64()?;
+        let table_len = r.u64()?;
+        r.finish("parameters")?;
+        crate::codec::check_num_bits(num_bits)?;
+        crate::codec::check_num_hashes(default_hashes)?;
+        crate::codec::check_capacity(capacity)?;
+        crate::codec::check_target_fpp(target_fpp)?;
+        // Both lengths are checked against the bytes present before anything is allocated.
+        let bits_len = BitVec::encoded_len(num_bits);
+        let payload = parts.payload;
+        let table_bytes = table_len.checked_mul(9);
+        if table_bytes.and_then(|t| t.checked_add(bits_len)) != Some(payload.len() as u64) {
+            return Err(invalid(
+                "payload",
+                format!(
+                    "{} bytes do not hold {num_bits} bits and {table_len} table entries",
+                    payload.len()
+                ),
+            ));
+        }
+        let (bits, table_bytes) = payload.split_at(bits_len as usize);
+        let bits = BitVec::from_le_bytes(num_bits, bits)?;
+        let mut table = Vec::with_capacity(table_len as usize);
+        let mut previous: Option<u64> = None;
+        for entry in table_bytes.chunks_exact(9) {
+            let key = u64::from_le_bytes(entry[..8].try_into().expect("8 bytes"));
+            let k = entry[8];
+            if previous.is_some_and(|p| p >= key) {
+                return Err(invalid("table", "keys are not strictly increasing".into()));
+            }
+            if k == 0 || u32::from(k) > MAX_NUM_HASHES || u32::from(k) == default_hashes {
+                return Err(invalid(
+                    "table",
+                    format!("k = {k} is not in 1..={MAX_NUM_HASHES} or is the default"),
+                ));
+            }
+            previous = Some(key);
+            table.push((key, k));
+        }
+        Ok(WeightedBloomFilter {
+            bits,
+            default_hashes,
+            table,
+            hashing: parts.hashing,
+            capacity,
+            target_fpp,
+            inserted,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn hot_items_get_more_hash_functions_and_cold_ones_fewer() {
+        let f = WeightedBloomFilter::builder()
+            .capacity(1_000)
+            .universe(1_000_000)
+            .query_frequency("hot", 64.0)
+            .query_frequency("cold", 1.0 / 8.0)
+            .build()
+            .unwrap();
+        assert_eq!(f.default_hashes(), 7);
+        assert_eq!(f.num_hashes_of("hot"), 13);
+        assert_eq!(f.num_hashes_of("cold"), 4);
+        assert_eq!(f.weighted_items(), 2);
+    }
+
+    #[test]
+    fn the_reference_weight_is_the_membership_weighted_mean() {
+        // Half the universe queried 4× as often: log₂ w̄ = 1, so those items get k̄ + 1
+        // and the others k̄ − 1, and the members still average k̄.
+        let mut b = WeightedBloomFilter::builder()
+            .capacity(100)
+            .num_bits(1_000)
+            .universe(400);
+        for i in 0..200u32 {
+            b = b.query_frequency(&i, 4.0);
+        }
+        let f = b.build().unwrap();
+        let mean_k = 1_000.0 * std::f64::consts::LN_2 / 100.0; // 6.93
+        assert_eq!(f.num_hashes_of(&0u32), (mean_k + 1.0).round() as u32);
+        assert_eq!(f.default_hashes(), (mean_k - 1.0).round() as u32);
+    }
+
+    #[test]
+    fn bad_weights_are_errors() {
+        let b = || WeightedBloomFilter::builder().capacity(100);
+        for q in [0.0, -1.0, f64::NAN, f64::INFINITY] {
+            assert!(matches!(
+                b().query_frequency("x", q).build(),
+                Err(Error::InvalidParameter { .. })
+            ));
+        }
+        for p in [0.0, 1.0, 1.5, f64::NAN] {
+            assert!(matches!(
+                b().weight("x", 1.0, p).build(),
+                Err(Error::InvalidParameter { .. })
+            ));
+        }
+        // A universe no larger than the set leaves no room for non-members.
+        assert!(matches!(
+            b().universe(100).weight("x", 2.0, 0.5).build(),
+            Err(Error::InvalidParameter { .. })
+        ));
+        assert!(matches!(
+            b().universe(10).build(),
+            Err(Error::InvalidParameter { .. })
+        ));
+        assert_eq!(
+            WeightedBloomFilter::builder().build().unwrap_err(),
+            Error::ZeroCapacity
+        );
+    }
+}

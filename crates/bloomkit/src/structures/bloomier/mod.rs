@@ -1,0 +1,591 @@
+//! The Bloomier filter (Chazelle, Kilian, Rubinfeld & Tal, "The Bloomier Filter: An
+//! Efficient Data Structure for Static Support Lookup Tables", SODA 2004): a static
+//! function from a set S of keys to r-bit values that stores no key. For a key of S it
+//! returns the key's value; for a key outside S it answers "not in set", except with
+//! probability `2^−c` for c check bits.
+//!
+//! # Not a filter kind
+//!
+//! A Bloomier filter is built once from all its keys and cannot take another, so it does
+//! not implement [`Filter`](crate::Filter) (whose `insert` it could not honour) and is not
+//! in the [`Kind`](crate::Kind) registry. It has its own type, its own file tag
+//! ([`FORMAT_TAG`], 13) in the crate's checksummed file format, and its own CLI verb
+//! (`bloomkit bloomier build` / `get`); [`AnyFilter`](crate::AnyFilter) refuses its files
+//! with a message that names this type.
+//!
+//! # Structure
+//!
+//! A table T of m cells of `w = r + c` bits, in three segments of equal length s
+//! (m = 3s). A key x is hashed once to a 128-bit digest ([`Hashing::digest`]); from it come
+//! three cells `h₀(x), h₁(x), h₂(x)`, one in each segment, and a w-bit mask `M(x)`. The
+//! key's *word* is
+//!
+//! ```text
+//!     word(x) = T[h₀(x)] ⊕ T[h₁(x)] ⊕ T[h₂(x)] ⊕ M(x)
+//! ```
+//!
+//! The table is built so that for every key of S, `word(x)` is its value in the low r bits
+//! and zero in the c check bits above. A query computes `word(x)`: if a check bit is set, x
+//! is certainly not in S; otherwise the low r bits are its value. For x outside S the word
+//! is a xor of cells and a mask that x shares with no key, uniform over `2^w` values, so the
+//! check bits are all zero with probability `2^−c` ([`params::bloomier_fpp`]): a false
+//! positive, answered with an arbitrary value. With `c = 0` the structure is a pure
+//! *retrieval* table (every key gets some value); with `r = 0` it is a membership filter of
+//! c-bit fingerprints, the xor filter of Graf & Lemire (2020) — the "membership mode".
+//!
+//! # Construction by peeling
+//!
+//! The paper solves for T by finding, for each key, one of its cells that no key ordered
+//! after it uses, and fixing the cells in reverse order. The order comes from *peeling* the
+//! 3-uniform hypergraph whose vertices are the cells and whose edges are the keys'
+//! triples: a cell lying on exactly one remaining edge is that key's own; remove the key,
+//! which may leave other cells with one edge, and repeat. If every key is removed, assign in
+//! reverse order of removal: a key's own cell is set to `value ⊕ M(x) ⊕` the two other
+//! cells, which are final already, since every key that touches them was assigned before
+//! (it was peeled later) — and the own cell is touched by no key assigned after it.
+//!
+//! Peeling removes every key with high probability when `m ≥ 1.23·n`
+//! ([`params::BLOOMIER_CELLS_PER_KEY`], the 2-core threshold of random 3-uniform
+//! hypergraphs), so the table costs about `1.23·w` bits per key; 32 extra cells
+//! ([`params::BLOOMIER_EXTRA_CELLS`]) cover small n. When peeling gets stuck (a 2-core
+//! remains), the construction draws new cells for every key with the next *attempt* number
+//! and tries again; the attempt that succeeded is stored in the file, so queries derive
+//! the same cells. Building takes O(n) time per attempt.
+//!
+//! Keys are told apart by their digests: a key given twice with the same value counts
+//! once; given twice with different values it is an error.
+//!
+//! ```
+//! use bloomkit::BloomierFilter;
+//!
+//! let table = BloomierFilter::builder()
+//!     .value_bits(8)
+//!     .fpp(0.001)
+//!     .build([("apple", 3), ("pear", 200), ("plum", 17)])?;
+//! assert_eq!(table.get("pear"), Some(200));
+//! assert_eq!(table.get("apple"), Some(3));
+//! assert_eq!(table.get("durian"), None); // not in set (with probability 1 − 2⁻¹⁰)
+//! assert_eq!(table.check_bits(), 10);
+//!
+//! let copy = BloomierFilter::from_bytes(&table.to_bytes())?;
+//! assert_eq!(copy.get("plum"), Some(17));
+//! # Ok::<(), bloomkit::Error>(())
+//! ```
+
+pub mod theory;
+
+use std::path::Path;
+
+use crate::bits::PackedCells;
+use crate::codec::{self, invalid, Frame, Reader};
+use crate::error::Error;
+use crate::hash::{mix64, reduce, Hashing, HashingChoice, Item, GOLDEN_GAMMA};
+use crate::params::{self, MAX_NUM_BITS};
+use crate::sizing;
+
+/// The tag of a Bloomier filter in the crate's file format (outside the [`Kind`](crate::Kind)
+/// registry, but from the same numbering, so no kind will ever take it).
+pub const FORMAT_TAG: u8 = 13;
+
+/// How many times construction draws new cells before giving up. One attempt fails with a
+/// probability well below 1/2 at 1.23 cells per key (a few percent for small n, vanishing
+/// for large n), so 64 failures in a row do not happen with distinct keys.
+pub const MAX_ATTEMPTS: u32 = 64;
+
+/// A Bloomier filter: a static map from keys to r-bit values that stores no keys, and
+/// answers "not in set" for other keys except with probability `2^−c`.
+///
+/// ```
+/// use bloomkit::BloomierFilter;
+///
+/// // Membership mode: no value bits, 8 check bits — an xor filter at ε = 2⁻⁸.
+/// let filter = BloomierFilter::membership(["a", "b", "c"], 1.0 / 256.0)?;
+/// assert!(filter.contains("a") && filter.contains("c"));
+/// assert_eq!((filter.value_bits(), filter.check_bits()), (0, 8));
+/// # Ok::<(), bloomkit::Error>(())
+/// ```
+#[derive(Clone, PartialEq, Eq)]
+pub struct BloomierFilter {
+    /// 3·segment_len cells of value_bits + check_bits bits.
+    cells: PackedCells,
+    segment_len: u64,
+    value_bits: u32,
+    check_bits: u32,
+    hashing: Hashing,
+    attempt: u32,
+    len: u64,
+}
+
+/// The three cells and the mask of one key, for one construction attempt.
+#[derive(Clone, Copy)]
+struct Slots {
+    cells: [u64; 3],
+    mask: u64,
+}
+
+/// The cells and mask of the key with `digest` in a table of three segments of
+/// `segment_len` cells, for construction attempt `attempt`.
+///
+/// `x = mix64(lo ⊕ mix64(attempt·γ)) ⊕ hi` depends on all 128 digest bits and on the
+/// attempt (so a failed attempt is retried with independent cells); `h = mix64(x)` gives
+/// the three cells, by multiply-shift reduction of h and of h rotated by 21 and 42 bits (one
+/// cell per segment, as in Graf & Lemire's xor filters), and an independent mix of x gives
+/// the mask.
+#[inline]
+fn slots(digest: u128, attempt: u32, segment_len: u64) -> Slots {
+    let (lo, hi) = (digest as u64, (digest >> 64) as u64);
+    let x = mix64(lo ^ mix64(u64::from(attempt).wrapping_mul(GOLDEN_GAMMA))) ^ hi;
+    let h = mix64(x);
+    let s = segment_len;
+    Slots {
+        cells: [
+            reduce(h, s),
+            s + reduce(h.rotate_left(21), s),
+            2 * s + reduce(h.rotate_left(42), s),
+        ],
+        mask: mix64(x.wrapping_add(GOLDEN_GAMMA)),
+    }
+}
+
+impl BloomierFilter {
+    /// A builder: value width r, check bits c (or ε), hashing.
+    pub fn builder() -> BloomierFilterBuilder {
+        BloomierFilterBuilder::default()
+    }
+
+    /// A membership filter of `keys`: no value bits and the fewest check bits that reach
+    /// `fpp` (`⌈log₂(1/ε)⌉`), so about `1.23·⌈log₂(1/ε)⌉` bits per key.
+    ///
+    /// ```
+    /// use bloomkit::BloomierFilter;
+    /// assert!(BloomierFilter::membership(["x"], 0.0).is_err());
+    /// ```
+    pub fn membership<I: Item>(keys: impl IntoIterator<Item = I>, fpp: f64) -> Result<Self, Error> {
+        Self::builder()
+            .value_bits(0)
+            .fpp(fpp)
+            .build(keys.into_iter().map(|k| (k, 0)))
+    }
+
+    /// The key's word: its value in the low r bits and zeros above, for a key of the set.
+    #[inline]
+    fn word(&self, digest: u128) -> u64 {
+        let Slots { cells, mask } = slots(digest, self.attempt, self.segment_len);
+        self.cells.get(cells[0]) ^ self.cells.get(cells[1]) ^ self.cells.get(cells[2]) ^ mask
+    }
+
+    /// The value of `key`, or `None` if it is certainly not in the set. A key outside the
+    /// set gets `Some` (an arbitrary value) with probability `2^−c`.
+    #[inline]
+    pub fn get<I: Item + ?Sized>(&self, key: &I) -> Option<u64> {
+        let word = key.with_bytes(|bytes| self.word(self.hashing.digest(bytes)));
+        let word = word & (u64::MAX >> (64 - self.cell_width()));
+        if word.checked_shr(self.value_bits).unwrap_or(0) != 0 {
+            None
+        } else {
+            Some(word)
+        }
+    }
+
+    /// Whether `key` may be in the set (`get(key).is_some()`).
+    #[inline]
+    pub fn contains<I: Item + ?Sized>(&self, key: &I) -> bool {
+        self.get(key).is_some()
+    }
+
+    /// n, the number of distinct keys in the set.
+    pub fn len(&self) -> u64 {
+        self.len
+    }
+
+    /// Whether the set is empty.
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// r, the bits of each value.
+    pub fn value_bits(&self) -> u32 {
+        self.value_bits
+    }
+
+    /// c, the check bits that reject keys outside the set.
+    pub fn check_bits(&self) -> u32 {
+        self.check_bits
+    }
+
+    /// w = r + c, the bits of one cell.
+    pub fn cell_width(&self) -> u32 {
+        self.value_bits + self.check_bits
+    }
+
+    /// m, the number of cells (three segments).
+    pub fn num_cells(&self) -> u64 {
+        self.cells.len()
+    }
+
+    /// The construction attempt whose cells peeled (0 for the first).
+    pub fn attempt(&self) -> u32 {
+        self.attempt
+    }
+
+    /// The hashing configuration (function and seed; the index scheme is unused).
+    pub fn hashing(&self) -> Hashing {
+        self.hashing
+    }
+
+    /// The heap memory of the table, in bytes.
+    pub fn memory_bytes(&self) -> usize {
+        self.cells.memory_bytes()
+    }
+
+    /// Bits of table per key, `8 · memory_bytes / n` — about `1.23·w`
+    /// ([`params::bloomier_bits_per_key`]).
+    pub fn bits_per_key(&self) -> f64 {
+        self.memory_bytes() as f64 * 8.0 / self.len.max(1) as f64
+    }
+
+    /// `2^−c`, the probability that a key outside the set is not rejected.
+    pub fn fpp(&self) -> f64 {
+        params::bloomier_fpp(self.check_bits)
+    }
+
+    /// The table in the crate's file format (tag [`FORMAT_TAG`]).
+    pub fn to_bytes(&self) -> Vec<u8> {
+        let mut p = Vec::with_capacity(28);
+        p.extend_from_slice(&self.len.to_le_bytes());
+        p.extend_from_slice(&self.segment_len.to_le_bytes());
+        p.extend_from_slice(&self.value_bits.to_le_bytes());
+        p.extend_from_slice(&self.check_bits.to_le_bytes());
+        p.extend_from_slice(&self.attempt.to_le_bytes());
+        codec::encode(FORMAT_TAG, self.hashing, &p, |out| {
+            self.cells.write_le_bytes(out)
+        })
+    }
+
+    /// Reads a table written by [`to_bytes`](Self::to_bytes). Every field is checked and
+    /// no length is trusted before it is compared with the bytes present.
+    pub fn from_bytes(bytes: &[u8]) -> Result<Self, Error> {
+        let frame = Frame::parse(bytes, |tag| {
+            if tag == FORMAT_TAG {
+                Ok(())
+            } else {
+                Err(invalid(
+                    "kind",
+                    format!("tag {tag} is not a Bloomier filter ({FORMAT_TAG})"),
+                ))
+            }
+        })?;
+        let mut r = Reader::new(frame.params);
+        let len = r.u64()?;
+        let segment_len = r.u64()?;
+        let value_bits = r.u32()?;
+        let check_bits = r.u32()?;
+        let attempt = r.u32()?;
+        r.finish("parameters")?;
+        let width = u64::from(value_bits) + u64::from(check_bits);
+        if !(1..=64).contains(&width) {
+            return Err(invalid(
+                "cell width",
+                format!("{value_bits} value bits + {check_bits} check bits is not in 1..=64"),
+            )
+            .into());
+        }
+        let cells = segment_len
+            .checked_mul(3)
+            .filter(|&m| segment_len > 0 && m.saturating_mul(width) <= MAX_NUM_BITS && len <= m);
+        let Some(num_cells) = cells else {
+            return Err(invalid(
+                "segment_len",
+                format!("{segment_len} segments of {width}-bit cells cannot hold {len} keys"),
+            )
+            .into());
+        };
+        if attempt >= MAX_ATTEMPTS {
+            return Err(invalid("attempt", format!("{attempt} ≥ {MAX_ATTEMPTS}")).into());
+        }
+        let cells = PackedCells::from_le_bytes(num_cells, width as u32, frame.payload)?;
+        Ok(BloomierFilter {
+            cells,
+            segment_len,
+            value_bits,
+            check_bits,
+            hashing: frame.hashing,
+            attempt,
+            len,
+        })
+    }
+
+    /// Writes the table to `path` atomically (a crash keeps the old file).
+    pub fn save(&self, path: impl AsRef<Path>) -> Result<(), Error> {
+        codec::write_atomically(path.as_ref(), &self.to_bytes())
+    }
+
+    /// Reads a table from a file.
+    pub fn load(path: impl AsRef<Path>) -> Result<Self, Error> {
+        let path = path.as_ref();
+        let bytes =
+            std::fs::read(path).map_err(|e| Error::io(format!("reading {}", path.display()), e))?;
+        Self::from_bytes(&bytes).map_err(|e| crate::codec::with_path(e, path))
+    }
+}
+
+impl std::fmt::Debug for BloomierFilter {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("BloomierFilter")
+            .field("len", &self.len)
+            .field("num_cells", &self.num_cells())
+            .field("value_bits", &self.value_bits)
+            .field("check_bits", &self.check_bits)
+            .field("hashing", &self.hashing)
+            .field("attempt", &self.attempt)
+            .finish()
+    }
+}
+
+/// The choices of a Bloomier filter: value width r, check bits c (directly or from ε),
+/// hashing. The keys and values are given to [`build`](Self::build).
+///
+/// * **r**: as given (0 to 64), else the fewest bits that hold the largest value given.
+/// * **c**: as given, else `⌈log₂(1/ε)⌉` for the ε given, else for 1%
+///   ([`params::DEFAULT_FPP`]). `r + c` must be 1 to 64.
+///
+/// ```
+/// use bloomkit::BloomierFilter;
+/// let t = BloomierFilter::builder().build([("a", 5u64), ("b", 9)])?;
+/// assert_eq!((t.value_bits(), t.check_bits()), (4, 7)); // 9 needs 4 bits; ε = 1%
+/// assert!(BloomierFilter::builder().value_bits(3).build([("a", 8u64)]).is_err());
+/// assert!(BloomierFilter::builder().value_bits(60).check_bits(5).build([("a", 1u64)]).is_err());
+/// # Ok::<(), bloomkit::Error>(())
+/// ```
+#[derive(Clone, Debug, Default)]
+#[must_use = "a builder does nothing until .build() is called"]
+pub struct BloomierFilterBuilder {
+    value_bits: Option<u32>,
+    check_bits: Option<u32>,
+    fpp: Option<f64>,
+    hashing: HashingChoice,
+}
+
+impl BloomierFilterBuilder {
+    crate::hash::hashing_setters!();
+
+    /// r, the bits of each value (0 to 64).
+    pub fn value_bits(mut self, bits: u32) -> Self {
+        self.value_bits = Some(bits);
+        self
+    }
+
+    /// c, the check bits: a key outside the set passes with probability `2^−c`. Takes
+    /// precedence over [`fpp`](Self::fpp).
+    pub fn check_bits(mut self, bits: u32) -> Self {
+        self.check_bits = Some(bits);
+        self
+    }
+
+    /// ε, the false-positive probability wanted: `c = ⌈log₂(1/ε)⌉` (default 1%, c = 7).
+    pub fn fpp(mut self, fpp: f64) -> Self {
+        self.fpp = Some(fpp);
+        self
+    }
+
+    /// Builds the table for these keys and values by peeling (see the module docs).
+    ///
+    /// Errors: r or c out of range, a value wider than r bits, a key given twice with
+    /// different values ([`Error::InvalidParameter`]); a table too large
+    /// ([`Error::TooLarge`]); no peelable attempt in [`MAX_ATTEMPTS`] (which distinct keys
+    /// do not produce in practice).
+    pub fn build<I: Item>(
+        self,
+        pairs: impl IntoIterator<Item = (I, u64)>,
+    ) -> Result<BloomierFilter, Error> {
+        let hashing = self.hashing.resolve()?;
+        let mut keys: Vec<(u128, u64)> = pairs
+            .into_iter()
+            .map(|(key, value)| (key.with_bytes(|b| hashing.digest(b)), value))
+            .collect();
+        let check_bits = match self.check_bits {
+            Some(c) => c,
+            None => params::bloomier_check_bits_for_fpp(sizing::fpp(self.fpp)?),
+        };
+        let largest = keys.iter().map(|&(_, v)| v).max().unwrap_or(0);
+        let needed = 64 - largest.leading_zeros();
+        let value_bits = self.value_bits.unwrap_or(needed);
+        let bad = |parameter, reason| Err(Error::InvalidParameter { parameter, reason });
+        if value_bits > 64 || check_bits > 64 || !(1..=64).contains(&(value_bits + check_bits)) {
+            return bad(
+                "cell width",
+                format!("{value_bits} value bits + {check_bits} check bits must be 1 to 64 bits"),
+            );
+        }
+        if needed > value_bits {
+            return bad(
+                "value",
+                format!("{largest} does not fit in {value_bits} value bits"),
+            );
+        }
+        keys.sort_unstable();
+        keys.dedup();
+        if let Some(pair) = keys.windows(2).find(|p| p[0].0 == p[1].0) {
+            return bad(
+                "keys",
+                format!(
+                    "a key is given twice with different values ({} and {})",
+                    pair[0].1, pair[1].1
+                ),
+            );
+        }
+        let width = value_bits + check_bits;
+        let n = keys.len() as u64;
+        let segment_len = params::bloomier_segment_len(n);
+        let bits = segment_len
+            .saturating_mul(3)
+            .saturating_mul(u64::from(width));
+        if bits > MAX_NUM_BITS {
+            return Err(Error::TooLarge {
+                bits,
+                max: MAX_NUM_BITS,
+            });
+        }
+        let mut cells = PackedCells::zeros(3 * segment_len, width)?;
+        for attempt in 0..MAX_ATTEMPTS {
+            if let Some(order) = peel(&keys, attempt, segment_len) {
+                // Reverse order of peeling: the key's own cell takes what makes its word its
+                // value; its two other cells are final already.
+                for &(key, own) in order.iter().rev() {
+                    let (digest, value) = keys[key as usize];
+                    let Slots { cells: at, mask } = slots(digest, attempt, segment_len);
+                    let others = at
+                        .iter()
+                        .filter(|&&c| c != own)
+                        .fold(0, |acc, &c| acc ^ cells.get(c));
+                    cells.set(own, value ^ mask ^ others);
+                }
+                return Ok(BloomierFilter {
+                    cells,
+                    segment_len,
+                    value_bits,
+                    check_bits,
+                    hashing,
+                    attempt,
+                    len: n,
+                });
+            }
+        }
+        bad(
+            "keys",
+            format!("no peelable table in {MAX_ATTEMPTS} attempts for {n} distinct keys"),
+        )
+    }
+}
+
+/// Peels the hypergraph of `keys` for one attempt: the keys in order of removal, each with
+/// its own cell, or `None` when a 2-core remains.
+///
+/// Per cell it keeps the number of remaining keys on it and the xor of their indexes; a
+/// cell with count 1 therefore names its one key directly (the xor of a single index), so
+/// peeling needs no adjacency lists — the trick of Botelho et al. and of xor filters.
+fn peel(keys: &[(u128, u64)], attempt: u32, segment_len: u64) -> Option<Vec<(u64, u64)>> {
+    /// A cell's remaining keys: how many, and the xor of their indexes, side by side so
+    /// that updating a cell is one cache miss.
+    #[derive(Clone, Copy, Default)]
+    struct Degree {
+        xor: u64,
+        count: u32,
+    }
+    let m = (3 * segment_len) as usize;
+    let mut cells = vec![Degree::default(); m];
+    for (i, &(digest, _)) in keys.iter().enumerate() {
+        for c in slots(digest, attempt, segment_len).cells {
+            let d = &mut cells[c as usize];
+            d.count += 1;
+            d.xor ^= i as u64;
+        }
+    }
+    let mut queue: Vec<u64> = (0..m as u64)
+        .filter(|&c| cells[c as usize].count == 1)
+        .collect();
+    let mut order = Vec::with_capacity(keys.len());
+    while let Some(cell) = queue.pop() {
+        let Degree { xor: key, count } = cells[cell as usize];
+        if count != 1 {
+            continue; // emptied since it was queued
+        }
+        order.push((key, cell));
+        for c in slots(keys[key as usize].0, attempt, segment_len).cells {
+            let d = &mut cells[c as usize];
+            d.count -= 1;
+            d.xor ^= key;
+            if d.count == 1 {
+                queue.push(c);
+            }
+        }
+    }
+    (order.len() == keys.len()).then_some(order)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_key_gets_its_value_and_the_file_round_trips() {
+        let pairs: Vec<(u64, u64)> = (0..5_000u64).map(|i| (i, mix64(i) & 0xfff)).collect();
+        let table = BloomierFilter::builder()
+            .value_bits(12)
+            .check_bits(4)
+            .seed(7)
+            .build(pairs.iter().map(|&(k, v)| (k, v)))
+            .unwrap();
+        for &(k, v) in &pairs {
+            assert_eq!(table.get(&k), Some(v), "{k}");
+        }
+        let back = BloomierFilter::from_bytes(&table.to_bytes()).unwrap();
+        assert_eq!(back, table);
+    }
+
+    #[test]
+    fn empty_and_single_sets_build() {
+        let empty = BloomierFilter::membership(Vec::<&str>::new(), 0.01).unwrap();
+        assert!(empty.is_empty() && empty.num_cells() == 33);
+        let one = BloomierFilter::membership(["only"], 0.01).unwrap();
+        assert!(one.contains("only"));
+    }
+
+    #[test]
+    fn duplicates_with_one_value_count_once_and_conflicts_are_errors() {
+        let t = BloomierFilter::builder()
+            .build([("a", 1u64), ("a", 1), ("b", 2)])
+            .unwrap();
+        assert_eq!(t.len(), 2);
+        let e = BloomierFilter::builder()
+            .build([("a", 1u64), ("a", 2)])
+            .unwrap_err();
+        assert!(
+            matches!(
+                e,
+                Error::InvalidParameter {
+                    parameter: "keys",
+                    ..
+                }
+            ),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn hostile_files_are_errors() {
+        let t = BloomierFilter::membership(0..100u32, 0.01).unwrap();
+        let bytes = t.to_bytes();
+        for cut in 0..bytes.len() {
+            assert!(BloomierFilter::from_bytes(&bytes[..cut]).is_err());
+        }
+        // A registered kind's decoder names the type to use instead.
+        let e = <crate::AnyFilter as crate::Persist>::from_bytes(&bytes)
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("BloomierFilter"), "{e}");
+        // A filter file is not a Bloomier filter.
+        let bloom = crate::BloomFilter::with_capacity(10, 0.01).unwrap();
+        assert!(BloomierFilter::from_bytes(&crate::Persist::to_bytes(&bloom)).is_err());
+    }
+}
