@@ -185,7 +185,7 @@ pub fn study(args: &RobustArgs) -> Result<Report> {
              the average filter (how many of its bits happen to be set)."
                 .into(),
             "The paper's near-zero rate comes from its hash, which reads only some bytes of a \
-             key (tests/robust.rs shows its decimal keys collapsing onto about a thousand \
+             key (tests/suite/robust.rs shows its decimal keys collapsing onto about a thousand \
              values); with a hash that reads every byte, robustBF is the formula above."
                 .into(),
         ],

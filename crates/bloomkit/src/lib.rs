@@ -6,7 +6,7 @@
 //!   k positions (enhanced double hashing or k seeded hashes).
 //! * [`params`] — the seeds' formulas: optimal m and k, the false-positive probability,
 //!   the item count estimated from the fill; each kind's theory in its own file
-//!   (`params/counting.rs`, …), all reachable as `params::name`.
+//!   (`kinds/counting/theory.rs`, …), all reachable as `params::name`.
 //! * [`filter`] — the traits [`Filter`], [`Removable`], [`Mergeable`]: one contract for every
 //!   kind (`try_insert` says whether the item was new; every `remove` returns the same type).
 //! * [`registry`] — every kind listed once: [`Kind`] (with what each kind can do) and

@@ -325,7 +325,7 @@ pub struct HashingChoice {
 /// positions of enhanced double hashing and the cuckoo filter's bucket and fingerprint then
 /// depend on each other. Measured with `u64` items, n = 10⁵, ε = 1%: seed 8 hashed as given
 /// gave the classic filter 15 811 false positives in 10⁶ queries (1.58%, theory 1.00%;
-/// `tests/statistics.rs`, `a_weak_murmur3_seed_keeps_the_false_positive_rate_of_u64_items`,
+/// `tests/suite/statistics.rs`, `a_weak_murmur3_seed_keeps_the_false_positive_rate_of_u64_items`,
 /// with the move below taken out), and cuckoo tables stopped filling early.
 ///
 /// So a builder given one of these seeds hashes with it plus [`MURMUR3_SEED_OFFSET`]

@@ -6,7 +6,7 @@
 //!
 //! Two block layouts have kernels here, each as a **scalar twin** (plain Rust, the reference)
 //! and SIMD versions that must give the same answers and set the same bits (property tests in
-//! this module and in `tests/kernels.rs` hold them to it):
+//! this module and in `tests/suite/kernels.rs` hold them to it):
 //!
 //! * [`block512`]: the [`BlockedBloomFilter`](crate::BlockedBloomFilter)'s 512-bit block of
 //!   eight `u64` words. Bit t of an item goes to word `t mod 8` at the 6-bit field

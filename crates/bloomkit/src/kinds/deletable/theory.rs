@@ -46,7 +46,7 @@
 /// (the exponential generating function of the multinomial), computed by raising a
 /// polynomial truncated at degree k to the power r by repeated squaring: O(k² log r).
 /// The remaining approximations — cells and regions treated as independent, regions of
-/// equal size — are checked by the paper test in `tests/deletable.rs`: with k independent
+/// equal size — are checked by the paper test in `tests/suite/deletable.rs`: with k independent
 /// hashes the measured fraction is within 0.007 of this value; enhanced double hashing,
 /// whose k positions are correlated, lowers it by up to 0.011 when r is small.
 ///

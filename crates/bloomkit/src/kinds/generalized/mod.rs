@@ -30,8 +30,8 @@
 //! an item is always found right after its insertion, not necessarily later.
 //!
 //! The recurrences behind both rates ([`params::generalized_one_probability`],
-//! [`params::generalized_fpp`], [`params::generalized_fnr`]) are in `params/generalized.rs`;
-//! `tests/generalized.rs` measures both rates against them. With k₀ = 0 the filter is the
+//! [`params::generalized_fpp`], [`params::generalized_fnr`]) are in `kinds/generalized/theory.rs`;
+//! `tests/suite/generalized.rs` measures both rates against them. With k₀ = 0 the filter is the
 //! classic one, bit for bit in behaviour.
 //!
 //! The filter starts with every bit at 0 (the paper allows any initial state; the bound

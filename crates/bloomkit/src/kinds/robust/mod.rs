@@ -36,7 +36,7 @@
 //! # Do the paper's claims hold?
 //!
 //! The paper claims "nearly zero false positive probability with more than 10× … lower
-//! memory consumption than standard Bloom filter". Measured here (`tests/robust.rs`,
+//! memory consumption than standard Bloom filter". Measured here (`tests/suite/robust.rs`,
 //! uniform hashing): the memory is ½ of the classic filter's at the same ε (not 10×), and
 //! the false-positive rate is the formula above — ten times the classic filter's at
 //! ε = 1%. At equal *measured* accuracy a classic filter is smaller: it needs
@@ -49,7 +49,7 @@
 //! remaining bytes. Bytes 4–6 of every 7 are never read, and keys of 4 to 6 bytes hash to
 //! a value that depends only on their length. On the paper's keys (the decimal numbers 0
 //! to 10⁷ − 1) about 10⁴ distinct values result, so the filter holds a thousandth of the
-//! items it was given and is nearly empty for other queries. `tests/robust.rs` reproduces
+//! items it was given and is nearly empty for other queries. `tests/suite/robust.rs` reproduces
 //! this collapse. This type does not use that hash.
 //!
 //! # Layout

@@ -32,7 +32,7 @@
 //! At ε = 1% that is M ≈ 4.7 bits per item and FPP ≈ 0.105 — ten times the ε the size
 //! was derived from; at ε = 0.1% (the paper's run, n = 10⁷), FPP ≈ 0.044. A classic filter reaches
 //! those rates with fewer bits than robustBF's 64·X·Y (at FPP = 0.044 it needs 6.5 bits per
-//! item against robustBF's 7.2). See `tests/robust.rs`, which measures both and explains where the
+//! item against robustBF's 7.2). See `tests/suite/robust.rs`, which measures both and explains where the
 //! paper's "nearly zero" rate came from.
 
 use crate::error::Error;

@@ -14,7 +14,7 @@
 /// (Cohen & Matias, "Spectral Bloom Filters", SIGMOD 2003: the error probability of MS is
 /// the Bloom error E_b). It does not depend on the frequencies, only on the number of
 /// distinct items. Minimal increase and recurring minimum err less often; the paper
-/// measures how much, and so does this crate's `tests/spectral.rs`.
+/// measures how much, and so does this crate's `tests/suite/spectral.rs`.
 ///
 /// ```
 /// use bloomkit::params::{fpp_exact, spectral_error_probability};

@@ -70,7 +70,7 @@
 //!
 //! A cell set to Max survives about `Max · m / P` further insertions unless it is set
 //! again; with these choices that is about n insertions (1048 for n = 1000 at ε = 1%), and
-//! an item needs all K of its cells. Measured (`tests/stable.rs`, n = 2000, ε = 1%, d = 3),
+//! an item needs all K of its cells. Measured (`tests/suite/stable.rs`, n = 2000, ε = 1%, d = 3),
 //! an item is still found after n/4 further distinct insertions 99% of the time, after n/2
 //! 76%, after n 9%, and after 2n no more often than an item never inserted (1%). So
 //! *capacity n* is the horizon of the duplicate detection: a duplicate within about n/4

@@ -22,7 +22,7 @@
 //! false-positive probability; an item queried half as often gets one fewer. Inserted
 //! items keep k̄ hash functions on average, so the filter fills to the classic half and
 //! the same m bits hold the same n items — at a lower F for the stream
-//! ([`params::weighted_fpp`]; `tests/weighted.rs` measures the gain on a Zipf stream).
+//! ([`params::weighted_fpp`]; `tests/suite/weighted.rs` measures the gain on a Zipf stream).
 //!
 //! # What the filter stores
 //!

@@ -16,7 +16,7 @@
 //! bits of that page's pending inserts, so the answer is the one the fully written filter
 //! would give: no false negatives).
 //!
-//! # Theory (next to the code: `params/buffered.rs`)
+//! # Theory (next to the code: `structures/buffered/theory.rs`)
 //!
 //! * False positives: each page is a classic filter of b = 8(P − 8) bits; with
 //!   λ = n/N items per page on average, `FPR = Σ Poisson(i; λ)·(1 − (1 − 1/b)^(ki))^k`
@@ -25,7 +25,7 @@
 //!   Flushing batches of B inserts over N pages touches `D = N(1 − (1 − 1/N)^B)` distinct
 //!   pages, so an insert costs D/B reads and D/B writes ([`params::buffered_io_per_insert`]).
 //!   The counters in [`IoStats`] record every page read and written, so tests hold the
-//!   measured cost to these numbers (`tests/buffered.rs`).
+//!   measured cost to these numbers (`tests/suite/buffered.rs`).
 //!
 //! # Not a registry kind
 //!

@@ -4,7 +4,7 @@
 //! The contract every kind keeps (no false negatives, removes keep the others, round trip,
 //! corrupt bytes refused) is checked by the conformance suite, `every_kind.rs`.
 
-mod conformance;
+use crate::conformance;
 
 use std::collections::HashMap;
 

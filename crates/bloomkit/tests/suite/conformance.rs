@@ -1,5 +1,5 @@
 //! The contract every filter kind keeps, written once and run by every kind
-//! (`tests/every_kind.rs`), and the helpers the kind-specific test files share.
+//! (`tests/suite/every_kind.rs`), and the helpers the kind-specific test files share.
 //!
 //! Each check is a generic function over [`Subject`] (a filter the suite can build, copy
 //! and snapshot) and the traits the kind implements: [`Filter`], [`Persist`],

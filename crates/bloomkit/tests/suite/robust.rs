@@ -17,7 +17,7 @@
 //! And the paper's near-zero rate is explained by its "modified murmur" hash, which reads
 //! only some bytes of a key: the paper's decimal keys collapse onto a few hash values.
 
-mod conformance;
+use crate::conformance;
 
 use bloomkit::params::{fpp_exact, fpp_from_fill, fpp_robust, optimal_num_bits};
 use bloomkit::stats::{binomial_acceptance, wilson_interval, Z_99_9};

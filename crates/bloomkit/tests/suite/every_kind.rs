@@ -6,7 +6,7 @@
 //! Kind-specific checks (the theory, the statistics, hostile fields of one layout) stay
 //! in the kind's own test file.
 
-mod conformance;
+use crate::conformance;
 
 use bloomkit::{
     AnyFilter, BlockedBloomFilter, BloomFilter, CompressedBloomFilter, ConcurrentBloomFilter,
@@ -217,7 +217,7 @@ mod stable_horizon {
 filter_suite!(scalable, ScalableBloomFilter);
 
 filter_suite!(spectral, SpectralBloomFilter);
-// Minimal increase cannot remove (it refuses with `Unsupported`, tests/spectral.rs).
+// Minimal increase cannot remove (it refuses with `Unsupported`, tests/suite/spectral.rs).
 removable_suite!(spectral_removes, SpectralBloomFilter, removable_spectral);
 // Minimal increase and recurring minimum cannot merge (`Unsupported`, spectral.rs).
 mergeable_suite!(spectral_merges, SpectralBloomFilter, mergeable_spectral);

@@ -6,7 +6,7 @@
 //!
 //! Case counts and sizes are modest so that the file runs in a few seconds.
 
-mod conformance;
+use crate::conformance;
 
 use bloomkit::params::{fpp_blocked, fpp_exact, BLOCK_BITS};
 use bloomkit::stats::{binomial_acceptance, wilson_interval, Z_99_9};

@@ -3,7 +3,7 @@
 //! refused, `try_extend` stopping when full) is checked by the conformance suite,
 //! `every_kind.rs`.
 
-mod conformance;
+use crate::conformance;
 
 use std::collections::HashMap;
 

@@ -2,7 +2,7 @@
 //! kind keeps (no false negatives, removes keep the others, round trip, corrupt bytes
 //! refused, merges) is checked by the conformance suite, `every_kind.rs`.
 
-mod conformance;
+use crate::conformance;
 
 use std::collections::HashSet;
 

@@ -3,7 +3,7 @@
 //! file kept whole through failed flushes, hostile files refused, and the promises as
 //! properties: no false negatives, and the file is the same whatever the buffer.
 
-mod conformance;
+use crate::conformance;
 
 use bloomkit::buffered::journal_path;
 use bloomkit::params::{buffered_distinct_pages_variance, buffered_io_per_insert, fpp_paged};

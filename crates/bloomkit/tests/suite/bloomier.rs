@@ -2,7 +2,7 @@
 //! saved loads back, hostile bytes are errors), and its measured behaviour beside the
 //! theory — the false-positive rate against `2^−c` and the bits per key against `1.23·w`.
 
-mod conformance;
+use crate::conformance;
 
 use bloomkit::params::{bloomier_bits_per_key, bloomier_fpp, BLOOMIER_CELLS_PER_KEY};
 use bloomkit::stats::{binomial_acceptance, Z_99_9};

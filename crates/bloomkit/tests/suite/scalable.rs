@@ -2,7 +2,7 @@
 //! every kind keeps (no false negatives, round trip, corrupt bytes refused, `try_extend`
 //! stopping at the limit) is checked by the conformance suite, `every_kind.rs`.
 
-mod conformance;
+use crate::conformance;
 
 use bloomkit::params;
 use bloomkit::stats::{binomial_acceptance, wilson_interval, Z_99_9};

@@ -5,7 +5,7 @@
 //! one in a thousand configurations; the seeds are fixed, so the outcome never changes
 //! from run to run, and a broken hash or index scheme is off by many standard deviations.
 
-mod conformance;
+use crate::conformance;
 
 use bloomkit::params::{fpp_exact, fpp_from_fill};
 use bloomkit::stats::{binomial_acceptance, Z_99_9};

@@ -5,7 +5,7 @@
 use bloomkit::arch::{available_levels, block256, block512};
 use proptest::prelude::*;
 
-mod conformance;
+use crate::conformance;
 
 /// 2 000 cases from the suite's fixed seed.
 fn config() -> ProptestConfig {

@@ -3,7 +3,7 @@
 //! the specification's sizing examples; plus round trips, corruption, false negatives and
 //! the measured false-positive rate against the formula.
 
-mod conformance;
+use crate::conformance;
 
 use bloomkit::split_block::{fpp, num_blocks_for};
 use bloomkit::stats::{binomial_acceptance, Z_99_9};

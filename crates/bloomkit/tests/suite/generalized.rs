@@ -4,7 +4,7 @@
 //! The contract every kind keeps (an item is found right after its insertion, round trip,
 //! corrupt bytes refused) is checked by the conformance suite, `every_kind.rs`.
 
-mod conformance;
+use crate::conformance;
 
 use bloomkit::params::{
     generalized_fnr, generalized_fnr_after, generalized_fpp, generalized_fpp_bound,

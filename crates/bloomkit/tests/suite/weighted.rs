@@ -4,7 +4,7 @@
 //! The contract every kind keeps (no false negatives, round trip, corrupt bytes refused,
 //! merges) is checked by the conformance suite, `every_kind.rs`.
 
-mod conformance;
+use crate::conformance;
 
 use bloomkit::hash::SplitMix64;
 use bloomkit::params::weighted_fpp;

@@ -3,7 +3,7 @@
 //! The contract every kind keeps (no false negatives, removes keep the others, round trip,
 //! corrupt bytes refused, merges) is checked by the conformance suite, `every_kind.rs`.
 
-mod conformance;
+use crate::conformance;
 
 use bloomkit::params::{fpp_exact, optimal_num_bits, optimal_num_hashes};
 use bloomkit::stats::{binomial_acceptance, Z_99_9};

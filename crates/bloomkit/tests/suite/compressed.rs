@@ -2,7 +2,7 @@
 //! (m, k) it chooses against the exact formula, the bytes it sends against `m·H(p)`, and the
 //! paper's Tables 1 and 2 rebuilt on real filters. Plus the properties its file promises.
 
-mod conformance;
+use crate::conformance;
 
 use bloomkit::params::{
     binary_entropy, compressed_bits_per_item, entropy_bound_bits_per_item, fpp_exact,

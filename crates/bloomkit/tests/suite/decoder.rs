@@ -544,7 +544,7 @@ fn hostile_headers_allocate_nothing_like_what_they_claim() {
     }
     let output = std::process::Command::new(std::env::current_exe().unwrap())
         .args([
-            "decode_hostile_headers_measuring_peak_memory",
+            "decoder::decode_hostile_headers_measuring_peak_memory",
             "--exact",
             "--test-threads=1",
             "--nocapture",

@@ -8,7 +8,7 @@
 //!
 //! Case counts are modest so that the whole file runs in a few seconds.
 
-mod conformance;
+use crate::conformance;
 
 use bloomkit::{
     AnyFilter, BloomFilter, Error, Filter, HashFunction, IndexScheme, Kind, Mergeable, Persist,
