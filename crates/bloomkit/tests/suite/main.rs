@@ -19,6 +19,7 @@ mod generalized;
 mod kernels;
 mod properties;
 mod robust;
+mod saved_files;
 mod scalable;
 mod spectral;
 mod split_block;

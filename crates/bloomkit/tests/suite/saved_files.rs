@@ -1,0 +1,97 @@
+//! Files saved by earlier builds load, answer as they did, and save back byte for byte.
+//!
+//! `tests/fixtures/` holds one small file per kind (and a few non-default hashings), saved
+//! by the build that added them. Each must load through its own type and through
+//! `AnyFilter`, hold every item it was built with, and encode again to exactly the bytes on
+//! disk: the proof that a change to how a kind declares or encodes its fields left the
+//! format alone. (Sizing may change — `with_capacity` of a later build may choose other
+//! dimensions — so the files are not compared with what today's build would make.) A new kind gets its file by running this test once with
+//! `BLOOMKIT_WRITE_FIXTURES=1` (which writes only the files that are missing); a file
+//! that exists is never rewritten by the test.
+
+use std::path::PathBuf;
+
+use bloomkit::{AnyFilter, BloomFilter, Filter, HashFunction, IndexScheme, Kind, Persist};
+
+/// The items every fixture was filled with, and the ones removed again where the kind can.
+fn items() -> impl Iterator<Item = String> {
+    (0..150).map(|i| format!("saved-{i}"))
+}
+fn removed() -> impl Iterator<Item = String> {
+    (0..10).map(|i| format!("saved-{i}"))
+}
+
+fn dir() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures")
+}
+
+/// What each fixture is: its file name and how it was made.
+fn fixtures() -> Vec<(String, AnyFilter)> {
+    let mut out = Vec::new();
+    for &kind in Kind::ALL {
+        let mut filter = AnyFilter::with_capacity(kind, 200, 0.01).unwrap();
+        for item in items() {
+            filter.try_insert(item.as_str()).unwrap();
+        }
+        if kind.can_remove() {
+            for item in removed() {
+                filter.remove(item.as_str()).unwrap();
+            }
+        }
+        out.push((format!("{}.bk", kind.name()), filter));
+    }
+    // The classic filter with every hashing choice that is not the default.
+    let mut seeded = BloomFilter::builder()
+        .capacity(200)
+        .fpp(0.001)
+        .hash_function(HashFunction::Xxh3)
+        .index_scheme(IndexScheme::SeededHashes)
+        .seed(0x5eed)
+        .build()
+        .unwrap();
+    for item in items() {
+        seeded.insert(item.as_str());
+    }
+    out.push(("bloom-xxh3-seeded.bk".into(), seeded.into()));
+    out
+}
+
+#[test]
+fn files_saved_by_earlier_builds_load_and_save_back_byte_for_byte() {
+    let write = std::env::var_os("BLOOMKIT_WRITE_FIXTURES").is_some();
+    let mut checked = 0;
+    for (name, made) in fixtures() {
+        let path = dir().join(&name);
+        if !path.exists() {
+            assert!(
+                write,
+                "{name}: no saved file; run with BLOOMKIT_WRITE_FIXTURES=1 once to add it"
+            );
+            std::fs::create_dir_all(dir()).unwrap();
+            made.save(&path).unwrap();
+        }
+        let bytes = std::fs::read(&path).unwrap();
+        let loaded = AnyFilter::from_bytes(&bytes).unwrap_or_else(|e| panic!("{name}: {e}"));
+        assert_eq!(
+            loaded.to_bytes(),
+            bytes,
+            "{name}: saves back to other bytes"
+        );
+        let kind = loaded.kind();
+        for item in items() {
+            let gone = kind.can_remove() && removed().any(|r| r == item);
+            if !gone && !kind.forgets() {
+                assert!(loaded.contains(item.as_str()), "{name}: lost {item}");
+            }
+        }
+        let false_positives = (0..1000)
+            .filter(|i| loaded.contains(format!("absent-{i}").as_str()))
+            .count();
+        assert!(
+            false_positives < 100,
+            "{name}: {false_positives} of 1000 absent items"
+        );
+        checked += 1;
+    }
+    assert_eq!(checked, Kind::ALL.len() + 1);
+}
