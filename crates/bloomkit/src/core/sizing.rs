@@ -165,6 +165,22 @@ macro_rules! capacity_and_fpp_setters {
 }
 pub(crate) use capacity_and_fpp_setters;
 
+/// A builder's plain setters: `name: Type;` becomes `pub fn name(mut self, name: Type) ->
+/// Self` that stores `Some(name)` in the field of that name, with the doc comment written
+/// above it. Validation waits for `build`, where every parameter is seen together.
+macro_rules! setters {
+    ($($(#[$doc:meta])* $name:ident: $ty:ty;)*) => {
+        $(
+            $(#[$doc])*
+            pub fn $name(mut self, $name: $ty) -> Self {
+                self.$name = Some($name);
+                self
+            }
+        )*
+    };
+}
+pub(crate) use setters;
+
 /// `num_cells(m)`: the one name every array-shaped kind's builder gives its explicit size
 /// m, forwarding to the kind's own unit-named setter (`num_bits`, `num_counters`, …).
 /// Generic code — the CLI's `--bits`, a study that sweeps m — calls `num_cells` on any of

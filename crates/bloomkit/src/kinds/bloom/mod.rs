@@ -16,7 +16,7 @@ pub mod theory;
 use std::fmt;
 
 use crate::bits::BitVec;
-use crate::codec::{Parts, Persist, Reader};
+use crate::codec::{Parts, Persist};
 use crate::error::{DecodeError, Error};
 use crate::filter::{Filter, Kind};
 use crate::hash::HashingChoice;
@@ -494,16 +494,12 @@ impl BloomFilterBuilder {
 
     crate::sizing::num_cells_setter!(num_bits, "bits");
 
-    /// m, the number of bits, instead of deriving it from capacity and ε.
-    pub fn num_bits(mut self, num_bits: u64) -> Self {
-        self.num_bits = Some(num_bits);
-        self
-    }
+    crate::sizing::setters! {
+        /// m, the number of bits, instead of deriving it from capacity and ε.
+        num_bits: u64;
 
-    /// k, the number of hash functions, instead of the optimal one.
-    pub fn num_hashes(mut self, num_hashes: u32) -> Self {
-        self.num_hashes = Some(num_hashes);
-        self
+        /// k, the number of hash functions, instead of the optimal one.
+        num_hashes: u32;
     }
 
     /// Validates the parameters and allocates the filter.
@@ -524,15 +520,28 @@ impl BloomFilterBuilder {
     }
 }
 
-// Parameters on disk: num_bits u64, num_hashes u32, capacity u64, target_fpp f64,
-// inserted u64 (36 bytes). Payload: the bit array, 64-bit little-endian words.
+crate::codec::stored! {
+    /// The classic filter's parameters on disk (36 bytes). Payload: the bit array, 64-bit
+    /// little-endian words.
+    struct Stored {
+        num_bits: u64 => check_num_bits,
+        num_hashes: u32 => check_num_hashes,
+        capacity: u64 => check_capacity,
+        target_fpp: f64 => check_target_fpp,
+        inserted: u64,
+    }
+}
+
 impl Persist for BloomFilter {
     fn encode_params(&self, out: &mut Vec<u8>) {
-        out.extend_from_slice(&self.num_bits().to_le_bytes());
-        out.extend_from_slice(&self.num_hashes.to_le_bytes());
-        out.extend_from_slice(&self.capacity.to_le_bytes());
-        out.extend_from_slice(&self.target_fpp.to_le_bytes());
-        out.extend_from_slice(&self.inserted.to_le_bytes());
+        Stored {
+            num_bits: self.num_bits(),
+            num_hashes: self.num_hashes,
+            capacity: self.capacity,
+            target_fpp: self.target_fpp,
+            inserted: self.inserted,
+        }
+        .write(out);
     }
 
     fn encode_payload(&self, out: &mut Vec<u8>) {
@@ -541,27 +550,15 @@ impl Persist for BloomFilter {
 
     fn decode_parts(parts: &Parts<'_>) -> Result<Self, DecodeError> {
         parts.expect_kind(Kind::Bloom)?;
-        let mut r = Reader::new(parts.params);
-        let num_bits = r.u64()?;
-        let num_hashes = r.u32()?;
-        let capacity = r.u64()?;
-        let target_fpp = r.f64()?;
-        let inserted = r.u64()?;
-        r.finish("parameters")?;
-        crate::codec::check_num_bits(num_bits)?;
-        crate::codec::check_num_hashes(num_hashes)?;
-        crate::codec::check_capacity(capacity)?;
-        crate::codec::check_target_fpp(target_fpp)?;
-        // The payload length was checked against the input; from_le_bytes checks it against
-        // num_bits before it allocates anything.
-        let bits = BitVec::from_le_bytes(num_bits, parts.payload)?;
+        let p = Stored::read(parts.params)?;
         Ok(BloomFilter {
-            bits,
-            num_hashes,
+            // from_le_bytes checks the payload's length against m before it allocates.
+            bits: BitVec::from_le_bytes(p.num_bits, parts.payload)?,
+            num_hashes: p.num_hashes,
             hashing: parts.hashing,
-            capacity,
-            target_fpp,
-            inserted,
+            capacity: p.capacity,
+            target_fpp: p.target_fpp,
+            inserted: p.inserted,
         })
     }
 }

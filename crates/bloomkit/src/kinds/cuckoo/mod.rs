@@ -923,30 +923,20 @@ impl CuckooFilterBuilder {
         "ε, the false-positive probability wanted (default 1%); chooses f."
     );
 
-    /// b, the slots per bucket: 2, 4 (the default) or 8.
-    pub fn bucket_size(mut self, bucket_size: u32) -> Self {
-        self.bucket_size = Some(bucket_size);
-        self
-    }
+    crate::sizing::setters! {
+        /// b, the slots per bucket: 2, 4 (the default) or 8.
+        bucket_size: u32;
 
-    /// f, the fingerprint width: 8, 12 or 16 bits, instead of deriving it from ε.
-    pub fn fingerprint_bits(mut self, bits: u32) -> Self {
-        self.fingerprint_bits = Some(bits);
-        self
-    }
+        /// f, the fingerprint width: 8, 12 or 16 bits, instead of deriving it from ε.
+        fingerprint_bits: u32;
 
-    /// B, the number of buckets (any B ≥ 1), instead of deriving it from the capacity.
-    pub fn num_buckets(mut self, num_buckets: u64) -> Self {
-        self.num_buckets = Some(num_buckets);
-        self
-    }
+        /// B, the number of buckets (any B ≥ 1), instead of deriving it from the capacity.
+        num_buckets: u64;
 
-    /// The most evictions of an insert's random walk before the victim slot is used
-    /// (default 500, at most [`MAX_KICKS_LIMIT`]); it also bounds the breadth-first search's
-    /// chains, which are at most [`SEARCH_DEPTH`] moves long anyway.
-    pub fn max_kicks(mut self, max_kicks: u32) -> Self {
-        self.max_kicks = Some(max_kicks);
-        self
+        /// The most evictions of an insert's random walk before the victim slot is used
+        /// (default 500, at most [`MAX_KICKS_LIMIT`]); it also bounds the breadth-first search's
+        /// chains, which are at most [`SEARCH_DEPTH`] moves long anyway.
+        max_kicks: u32;
     }
 
     /// Validates the parameters and allocates the table.

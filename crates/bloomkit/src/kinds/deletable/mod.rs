@@ -103,7 +103,7 @@ pub mod theory;
 use std::fmt;
 
 use crate::bits::BitVec;
-use crate::codec::{invalid, Parts, Persist, Reader};
+use crate::codec::{invalid, Parts, Persist};
 use crate::error::{DecodeError, Error};
 use crate::filter::{Filter, Kind, Mergeable, Removable};
 use crate::hash::HashingChoice;
@@ -585,32 +585,22 @@ impl DeletableBloomFilterBuilder {
 
     crate::sizing::num_cells_setter!(num_bits, "bits, the collision bitmap included");
 
-    /// m, the total number of bits *including* the collision bitmap, instead of deriving the
-    /// data part from capacity and ε.
-    pub fn num_bits(mut self, num_bits: u64) -> Self {
-        self.num_bits = Some(num_bits);
-        self
-    }
+    crate::sizing::setters! {
+        /// m, the total number of bits *including* the collision bitmap, instead of deriving the
+        /// data part from capacity and ε.
+        num_bits: u64;
 
-    /// k, the number of hash functions, instead of the optimal one.
-    pub fn num_hashes(mut self, num_hashes: u32) -> Self {
-        self.num_hashes = Some(num_hashes);
-        self
-    }
+        /// k, the number of hash functions, instead of the optimal one.
+        num_hashes: u32;
 
-    /// r, the number of regions (and of bitmap bits). Takes precedence over
-    /// [`region_bits`](Self::region_bits). Each region needs at least one data bit.
-    pub fn regions(mut self, regions: u64) -> Self {
-        self.regions = Some(regions);
-        self
-    }
+        /// r, the number of regions (and of bitmap bits). Takes precedence over
+        /// [`region_bits`](Self::region_bits). Each region needs at least one data bit.
+        regions: u64;
 
-    /// The number of data bits per region, from which r is derived (default
-    /// [`DEFAULT_REGION_BITS`]): `r = ⌈m'/s⌉` when the data part is sized from capacity,
-    /// `r = ⌈m/(s + 1)⌉` when m is given.
-    pub fn region_bits(mut self, region_bits: u64) -> Self {
-        self.region_bits = Some(region_bits);
-        self
+        /// The number of data bits per region, from which r is derived (default
+        /// [`DEFAULT_REGION_BITS`]): `r = ⌈m'/s⌉` when the data part is sized from capacity,
+        /// `r = ⌈m/(s + 1)⌉` when m is given.
+        region_bits: u64;
     }
 
     /// Validates the parameters and allocates the filter.
@@ -680,17 +670,30 @@ impl DeletableBloomFilterBuilder {
     }
 }
 
-// Parameters on disk: num_bits u64 (m, bitmap included), num_hashes u32, regions u64,
-// capacity u64, target_fpp f64, inserted u64 (44 bytes). Payload: the m-bit array (bitmap
-// in bits 0 … r−1, data after it), 64-bit little-endian words.
+crate::codec::stored! {
+    /// The deletable filter's parameters on disk (44 bytes): m counts the bitmap. Payload: the
+    /// m-bit array (bitmap in bits 0 … r−1, data after it), 64-bit little-endian words.
+    struct Stored {
+        num_bits: u64,
+        num_hashes: u32 => check_num_hashes,
+        regions: u64,
+        capacity: u64 => check_capacity,
+        target_fpp: f64 => check_target_fpp,
+        inserted: u64,
+    }
+}
+
 impl Persist for DeletableBloomFilter {
     fn encode_params(&self, out: &mut Vec<u8>) {
-        out.extend_from_slice(&self.num_bits().to_le_bytes());
-        out.extend_from_slice(&self.num_hashes.to_le_bytes());
-        out.extend_from_slice(&self.regions.to_le_bytes());
-        out.extend_from_slice(&self.capacity.to_le_bytes());
-        out.extend_from_slice(&self.target_fpp.to_le_bytes());
-        out.extend_from_slice(&self.inserted.to_le_bytes());
+        Stored {
+            num_bits: self.num_bits(),
+            num_hashes: self.num_hashes,
+            regions: self.regions,
+            capacity: self.capacity,
+            target_fpp: self.target_fpp,
+            inserted: self.inserted,
+        }
+        .write(out);
     }
 
     fn encode_payload(&self, out: &mut Vec<u8>) {
@@ -699,21 +702,20 @@ impl Persist for DeletableBloomFilter {
 
     fn decode_parts(parts: &Parts<'_>) -> Result<Self, DecodeError> {
         parts.expect_kind(Kind::Deletable)?;
-        let mut r = Reader::new(parts.params);
-        let num_bits = r.u64()?;
-        let num_hashes = r.u32()?;
-        let regions = r.u64()?;
-        let capacity = r.u64()?;
-        let target_fpp = r.f64()?;
-        let inserted = r.u64()?;
-        r.finish("parameters")?;
+        let Stored {
+            num_bits,
+            num_hashes,
+            regions,
+            capacity,
+            target_fpp,
+            inserted,
+        } = Stored::read(parts.params)?;
         if !(2..=MAX_NUM_BITS).contains(&num_bits) {
             return Err(invalid(
                 "num_bits",
                 format!("{num_bits} is not in 2..={MAX_NUM_BITS}"),
             ));
         }
-        crate::codec::check_num_hashes(num_hashes)?;
         if regions == 0 || regions > num_bits / 2 {
             return Err(invalid(
                 "regions",
@@ -723,8 +725,6 @@ impl Persist for DeletableBloomFilter {
                 ),
             ));
         }
-        crate::codec::check_capacity(capacity)?;
-        crate::codec::check_target_fpp(target_fpp)?;
         // from_le_bytes checks the payload length against num_bits before it allocates.
         let bits = BitVec::from_le_bytes(num_bits, parts.payload)?;
         Ok(DeletableBloomFilter {

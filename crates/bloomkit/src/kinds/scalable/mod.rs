@@ -609,17 +609,13 @@ impl ScalableBloomFilterBuilder {
         self
     }
 
-    /// The most layers the filter may have (default: no limit but `max_bits`).
-    pub fn max_layers(mut self, max_layers: u32) -> Self {
-        self.max_layers = Some(max_layers);
-        self
-    }
+    crate::sizing::setters! {
+        /// The most layers the filter may have (default: no limit but `max_bits`).
+        max_layers: u32;
 
-    /// The most bits all layers together may have (default and at most
-    /// [`params::MAX_NUM_BITS`]).
-    pub fn max_bits(mut self, max_bits: u64) -> Self {
-        self.max_bits = Some(max_bits);
-        self
+        /// The most bits all layers together may have (default and at most
+        /// [`params::MAX_NUM_BITS`]).
+        max_bits: u64;
     }
 
     /// Validates the parameters and allocates the first layer.

@@ -369,23 +369,16 @@ pub struct BloomierFilterBuilder {
 impl BloomierFilterBuilder {
     crate::hash::hashing_setters!();
 
-    /// r, the bits of each value (0 to 64).
-    pub fn value_bits(mut self, bits: u32) -> Self {
-        self.value_bits = Some(bits);
-        self
-    }
+    crate::sizing::setters! {
+        /// r, the bits of each value (0 to 64).
+        value_bits: u32;
 
-    /// c, the check bits: a key outside the set passes with probability `2^−c`. Takes
-    /// precedence over [`fpp`](Self::fpp).
-    pub fn check_bits(mut self, bits: u32) -> Self {
-        self.check_bits = Some(bits);
-        self
-    }
+        /// c, the check bits: a key outside the set passes with probability `2^−c`. Takes
+        /// precedence over [`fpp`](Self::fpp).
+        check_bits: u32;
 
-    /// ε, the false-positive probability wanted: `c = ⌈log₂(1/ε)⌉` (default 1%, c = 7).
-    pub fn fpp(mut self, fpp: f64) -> Self {
-        self.fpp = Some(fpp);
-        self
+        /// ε, the false-positive probability wanted: `c = ⌈log₂(1/ε)⌉` (default 1%, c = 7).
+        fpp: f64;
     }
 
     /// Builds the table for these keys and values by peeling (see the module docs).

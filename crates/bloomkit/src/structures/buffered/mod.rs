@@ -531,17 +531,13 @@ impl BufferedBloomFilterBuilder {
 
     crate::sizing::capacity_and_fpp_setters!();
 
-    /// P, the bytes of a page: a power of two from 128 bytes to 1 MiB (default 4 KiB).
-    pub fn page_size(mut self, bytes: u32) -> Self {
-        self.page_size = Some(bytes);
-        self
-    }
+    crate::sizing::setters! {
+        /// P, the bytes of a page: a power of two from 128 bytes to 1 MiB (default 4 KiB).
+        page_size: u32;
 
-    /// The bytes of memory for pending inserts (16 per insert; default 1 MiB). 0 writes
-    /// every insert at once: the unbuffered filter.
-    pub fn memory_budget(mut self, bytes: u64) -> Self {
-        self.memory_budget = Some(bytes);
-        self
+        /// The bytes of memory for pending inserts (16 per insert; default 1 MiB). 0 writes
+        /// every insert at once: the unbuffered filter.
+        memory_budget: u64;
     }
 
     /// Sizes the filter and writes its empty file at `path` (atomically: a temporary file
