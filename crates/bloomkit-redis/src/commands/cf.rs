@@ -7,7 +7,7 @@ use std::ffi::CStr;
 use super::{arg_index, error, first_letter, integer, replied, wrong_type, Arg, Reply};
 use crate::cf::{
     CreateError, Cuckoo, Insert, DEFAULT_BUCKET_SIZE, DEFAULT_CAPACITY, DEFAULT_EXPANSION,
-    DEFAULT_MAX_ITERATIONS, HEADER_BYTES, MAX_BUCKET_SIZE, MAX_EXPANSION, MAX_ITERATIONS,
+    DEFAULT_MAX_ITERATIONS, MAX_BUCKET_SIZE, MAX_EXPANSION, MAX_ITERATIONS,
 };
 use crate::config;
 use crate::memory::KeyLimit;
@@ -446,7 +446,7 @@ pub fn cf_loadchunk(ctx: &Context, args: &[Arg]) -> RedisResult {
         if existing?.is_some() {
             return Err(error("ERR item exists"));
         }
-        if data.len() != HEADER_BYTES {
+        if !Cuckoo::header_len_ok(data.len()) {
             return Err(error("Invalid header"));
         }
         let cf = Cuckoo::from_header(data, KeyLimit).map_err(|e| match e {
