@@ -114,10 +114,18 @@ pub enum Hashing {
     Murmur64A,
     /// RedisBloom 1.1 to 2.0 (`src/cuckoo.h`, `src/cuckoo.c` of its 2.0 branch), the
     /// filters of encoding version 3: `h = MurmurHash2(item, 0)` (32 bits), `fp = h >> 24`
-    /// (0 → 7), buckets `h mod n` and `(u32)(i ⊕ fp·0x5bd1e995) mod n`. Such a filter
-    /// also follows that version's table rules where they decide answers: an insert takes a
-    /// free slot in the newest sub-filter only, a delete looks in the oldest sub-filter
-    /// first, and `CF.COUNT` counts an item's bucket once when both of its buckets are one.
+    /// (0 → 7), buckets `h mod n` and `(u32)(i ⊕ fp·0x5bd1e995) mod n`, and `CF.COUNT`
+    /// counts an item's bucket once when both of its buckets are one.
+    ///
+    /// Such a filter also keeps that version's table rules, which decide how it grows (its
+    /// sub-filters and memory) but no answer: an insert takes a free slot in the newest
+    /// sub-filter only, a delete looks in the oldest sub-filter first, and a compaction goes
+    /// on past a sub-filter it cannot empty. No answer depends on them, nor on which
+    /// evictions 2.0 made (it chose victims with `rand()`): its sub-filters all have the
+    /// first one's bucket count, and under the xor alternate index two items with one
+    /// fingerprint have the same pair of buckets or disjoint ones, so what an item's
+    /// queries see is the number of copies of its fingerprint in its pair, whichever
+    /// sub-filter or bucket of the pair holds them.
     Murmur2,
 }
 
@@ -1306,5 +1314,38 @@ mod legacy_tests {
             Cuckoo::from_header(&bad, NO_LIMIT),
             Err(CreateError::Invalid)
         );
+    }
+}
+
+#[cfg(test)]
+mod legacy_growth_tests {
+    use super::*;
+
+    /// RedisBloom 2.0 fills only the newest sub-filter: a slot freed in an older one stays
+    /// free when items are added.
+    #[test]
+    fn inserts_fill_the_newest_sub_filter_only() {
+        let mut cf = Cuckoo::new(16, 2, LEGACY_MAX_ITERATIONS, 1, u64::MAX).unwrap();
+        cf.hashing = Hashing::Murmur2;
+        let mut i = 0u32;
+        while cf.filters().len() < 2 {
+            cf.insert(&i.to_le_bytes(), u64::MAX);
+            i += 1;
+        }
+        let used = |cf: &Cuckoo| {
+            cf.filters()[0]
+                .data()
+                .iter()
+                .filter(|&&s| s != EMPTY)
+                .count()
+        };
+        let before = used(&cf);
+        assert!((0..i).any(|k| cf.filters[0].delete(&Lookup::of(&k.to_le_bytes(), cf.hashing), 2)));
+        let mut k = 1000u32;
+        while cf.filters().len() < 5 {
+            cf.insert(&k.to_le_bytes(), u64::MAX);
+            k += 1;
+        }
+        assert_eq!(used(&cf), before - 1);
     }
 }
