@@ -9,6 +9,10 @@
 //! filter grows by adding sub-filters. A dump made by RedisBloom must load and answer the
 //! same, so the layout is kept here as it is; only the hash (MurmurHash64A, from the
 //! library's [`bloomkit::hash`]) is shared.
+//!
+//! Filters that RedisBloom 1.1 to 2.0 wrote (RDB encoding version 3) keep that version's
+//! hashing, 32-bit MurmurHash2 with other fingerprint and alternate-index rules: see
+//! [`Hashing::Murmur2`], and [`Cuckoo::save`] for how they are saved.
 
 use bloomkit::hash::{murmur2, murmur64a};
 

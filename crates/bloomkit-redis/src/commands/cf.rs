@@ -430,7 +430,8 @@ pub fn cf_scandump(ctx: &Context, args: &[Arg]) -> RedisResult {
 
 /// `CF.LOADCHUNK key iterator data`, with RedisBloom's checks in its order: the position
 /// (0 or not a number: "Invalid position"); at 1 the key must be missing ("ERR item
-/// exists"), the header 38 bytes long ("Invalid header") and make a filter ("Couldn't
+/// exists"), the header 38 bytes long, or 39 with RedisBloom 2.0's hashing ("Invalid
+/// header"; see [`Cuckoo::header`]), and make a filter ("Couldn't
 /// create filter!"); elsewhere the chunk must fit a sub-filter ("Couldn't load chunk!").
 pub fn cf_loadchunk(ctx: &Context, args: &[Arg]) -> RedisResult {
     if args.len() != 4 {
