@@ -111,6 +111,11 @@ mod module {
             c"cf.debug" => cf_debug, c"readonly fast";
             c"cf.scandump" => cf_scandump, c"readonly";
             c"cf.loadchunk" => cf_loadchunk, c"write deny-oom";
+            // CF.LOADCHUNK under a name RedisBloom lacks: the AOF rewrite of a filter with
+            // RedisBloom 2.0's hashing starts with it, so that a server running RedisBloom
+            // stops at that AOF ("Unknown command") instead of dropping the key, whose
+            // header its CF.LOADCHUNK refuses, and answering 0 for its items.
+            c"bloomkit.cf.loadchunk" => cf_loadchunk, c"write deny-oom";
         )
     }
 

@@ -19,7 +19,7 @@ use redis_module::native_types::RedisType;
 use redis_module::raw;
 
 use crate::bf::Chain;
-use crate::cf::Cuckoo;
+use crate::cf::{Cuckoo, Hashing};
 use crate::config::Limit;
 use crate::memory::KeyLimit;
 use crate::rdb::{Sink, Source};
@@ -248,7 +248,13 @@ unsafe extern "C" fn cuckoo_aof_rewrite(
     // SAFETY: `value` is a live Cuckoo owned by the key for the duration of the call.
     let cf = unsafe { &*value.cast::<Cuckoo>() };
     // Unlike SCANDUMP, the rewrite also keeps empty filters (their parameters matter).
-    emit_loadchunk(aof, "CF.LOADCHUNK", key, 1, &cf.header());
+    // A filter with RedisBloom 2.0's hashing starts with a command RedisBloom does not
+    // know (see `bloomkit.cf.loadchunk` in lib.rs).
+    let first = match cf.hashing() {
+        Hashing::Murmur64A => "CF.LOADCHUNK",
+        Hashing::Murmur2 => "BLOOMKIT.CF.LOADCHUNK",
+    };
+    emit_loadchunk(aof, first, key, 1, &cf.header());
     let mut iter = 1;
     while let Some((next, data)) = cf.chunk(iter) {
         emit_loadchunk(aof, "CF.LOADCHUNK", key, next, data);

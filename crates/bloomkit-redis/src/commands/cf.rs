@@ -7,7 +7,7 @@ use std::ffi::CStr;
 use super::{arg_index, error, first_letter, integer, replied, wrong_type, Arg, Reply};
 use crate::cf::{
     CreateError, Cuckoo, Insert, DEFAULT_BUCKET_SIZE, DEFAULT_CAPACITY, DEFAULT_EXPANSION,
-    DEFAULT_MAX_ITERATIONS, HEADER_BYTES, MAX_BUCKET_SIZE, MAX_EXPANSION, MAX_ITERATIONS,
+    DEFAULT_MAX_ITERATIONS, MAX_BUCKET_SIZE, MAX_EXPANSION, MAX_ITERATIONS,
 };
 use crate::config;
 use crate::memory::KeyLimit;
@@ -430,7 +430,8 @@ pub fn cf_scandump(ctx: &Context, args: &[Arg]) -> RedisResult {
 
 /// `CF.LOADCHUNK key iterator data`, with RedisBloom's checks in its order: the position
 /// (0 or not a number: "Invalid position"); at 1 the key must be missing ("ERR item
-/// exists"), the header 38 bytes long ("Invalid header") and make a filter ("Couldn't
+/// exists"), the header 38 bytes long, or 39 with RedisBloom 2.0's hashing ("Invalid
+/// header"; see [`Cuckoo::header`]), and make a filter ("Couldn't
 /// create filter!"); elsewhere the chunk must fit a sub-filter ("Couldn't load chunk!").
 pub fn cf_loadchunk(ctx: &Context, args: &[Arg]) -> RedisResult {
     if args.len() != 4 {
@@ -446,7 +447,7 @@ pub fn cf_loadchunk(ctx: &Context, args: &[Arg]) -> RedisResult {
         if existing?.is_some() {
             return Err(error("ERR item exists"));
         }
-        if data.len() != HEADER_BYTES {
+        if !Cuckoo::header_len_ok(data.len()) {
             return Err(error("Invalid header"));
         }
         let cf = Cuckoo::from_header(data, KeyLimit).map_err(|e| match e {

@@ -6,6 +6,7 @@ mod cf;
 mod distributed;
 mod harness;
 mod older;
+mod older_rdb;
 mod parity;
 mod payload;
 mod persistence;
