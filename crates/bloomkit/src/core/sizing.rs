@@ -181,6 +181,20 @@ macro_rules! setters {
 }
 pub(crate) use setters;
 
+/// A type's plain getters: `name: Type;` becomes `pub fn name(&self) -> Type` returning
+/// the (`Copy`) field of that name, with the doc comment written above it.
+macro_rules! getters {
+    ($($(#[$doc:meta])* $name:ident: $ty:ty;)*) => {
+        $(
+            $(#[$doc])*
+            pub fn $name(&self) -> $ty {
+                self.$name
+            }
+        )*
+    };
+}
+pub(crate) use getters;
+
 /// `num_cells(m)`: the one name every array-shaped kind's builder gives its explicit size
 /// m, forwarding to the kind's own unit-named setter (`num_bits`, `num_counters`, …).
 /// Generic code — the CLI's `--bits`, a study that sweeps m — calls `num_cells` on any of

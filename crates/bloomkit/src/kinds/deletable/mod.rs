@@ -311,24 +311,18 @@ impl DeletableBloomFilter {
         self.data_len()
     }
 
-    /// r, the number of regions (and of bitmap bits).
-    pub fn regions(&self) -> u64 {
-        self.regions
-    }
+    crate::sizing::getters! {
+        /// r, the number of regions (and of bitmap bits).
+        regions: u64;
 
-    /// k, the number of hash functions.
-    pub fn num_hashes(&self) -> u32 {
-        self.num_hashes
-    }
+        /// k, the number of hash functions.
+        num_hashes: u32;
 
-    /// n, the number of items the filter was sized for.
-    pub fn capacity(&self) -> u64 {
-        self.capacity
-    }
+        /// n, the number of items the filter was sized for.
+        capacity: u64;
 
-    /// ε, the false-positive probability the filter was sized for (at `capacity` items).
-    pub fn target_fpp(&self) -> f64 {
-        self.target_fpp
+        /// ε, the false-positive probability the filter was sized for (at `capacity` items).
+        target_fpp: f64;
     }
 
     /// The number of data bits that are 1.

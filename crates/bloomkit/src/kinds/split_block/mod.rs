@@ -440,19 +440,15 @@ impl SplitBlockBloomFilter {
         self.num_blocks() * BLOCK_BYTES
     }
 
-    /// The hash seed (0 for Parquet compatibility).
-    pub fn seed(&self) -> u64 {
-        self.seed
-    }
+    crate::sizing::getters! {
+        /// The hash seed (0 for Parquet compatibility).
+        seed: u64;
 
-    /// n, the number of items the filter was sized for.
-    pub fn capacity(&self) -> u64 {
-        self.capacity
-    }
+        /// n, the number of items the filter was sized for.
+        capacity: u64;
 
-    /// ε, the false-positive probability wanted at capacity.
-    pub fn target_fpp(&self) -> f64 {
-        self.target_fpp
+        /// ε, the false-positive probability wanted at capacity.
+        target_fpp: f64;
     }
 
     /// [`fpp`](fpp()) at capacity.
