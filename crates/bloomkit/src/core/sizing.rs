@@ -7,7 +7,7 @@
 //!
 //! * **ε**: as given, or [`DEFAULT_FPP`]; strictly between 0 and 1.
 //! * **m**: as given (at least 1, and at most [`MAX_NUM_BITS`] bits of storage), else the
-//!   seeds' `m = ⌈−n ln ε / (ln 2)²⌉` for n. Neither m nor n is an error: there is nothing
+//!   standard `m = ⌈−n ln ε / (ln 2)²⌉` for n. Neither m nor n is an error: there is nothing
 //!   to size from.
 //! * **k**: as given (1 to [`MAX_NUM_HASHES`]), else the optimum for m and n,
 //!   `k = round((m/n) ln 2)`; with m alone, the k that is optimal for ε itself,
@@ -219,7 +219,7 @@ mod tests {
 
     #[test]
     fn sized_for_n_and_epsilon_as_the_seeds_say() {
-        // Seed 000's row ε = 0.001 for its 58,110 words: m = 835,482 bits, k = 10.
+        // The row ε = 0.001 of Grützner, Möller & Weber ("Bloom Filter", 2021) for its 58,110 words: m = 835,482 bits, k = 10.
         let d = dimensions(Some(58_110), Some(0.001), None, None, 1).unwrap();
         assert_eq!(
             (d.num_cells, d.num_hashes, d.capacity),

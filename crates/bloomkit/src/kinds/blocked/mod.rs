@@ -752,7 +752,7 @@ fn zero_blocks(count: u64) -> Result<Vec<Block>, Error> {
 /// Builds a [`BlockedBloomFilter`] from a capacity and ε, or from an explicit size.
 ///
 /// The blocked filter derives all k positions from one digest by its own scheme (see the
-/// module docs); the seeds' k-seeded-hashes scheme does not apply, so the builder has no
+/// module docs); the textbook k-seeded-hashes scheme does not apply, so the builder has no
 /// index-scheme option and the filter's [`Hashing::scheme`] is always
 /// [`IndexScheme::EnhancedDoubleHashing`] (the one-digest scheme id in files).
 ///

@@ -41,7 +41,7 @@
 //! probability, as a function of m, k, n and r, is [`params::deletable_probability`] (the
 //! derivation is there): it depends mostly on the region size m'/r. At capacity with the
 //! optimal k about half of the data bits are set, so large regions almost surely contain a
-//! collision: with r = 16 regions (as in seed 004's study) a filter sized for 1000 items at
+//! collision: with r = 16 regions (as in the TU Bergakademie Freiberg lecture "Bloom-Filter") a filter sized for 1000 items at
 //! ε = 1% has regions of 600 bits; 73% of the items can be removed at n = 100, 17% at 150,
 //! 1.5% at 200 and essentially none beyond 250. Small regions make most items deletable,
 //! paid for with r bitmap bits:
@@ -56,7 +56,7 @@
 //!
 //! The default is therefore one region per [`DEFAULT_REGION_BITS`] = 8 data bits rather
 //! than a fixed region count; [`DeletableBloomFilterBuilder::regions`] sets r directly (for
-//! the paper's and the seeds' experiments). [`DeletableBloomFilter::expected_deletable_fraction`]
+//! the paper's experiments and the studies of this project). [`DeletableBloomFilter::expected_deletable_fraction`]
 //! gives the formula's value for the filter as it is; [`DeletableBloomFilter::deletable_fraction`]
 //! measures it over items the caller holds.
 //!
@@ -543,7 +543,7 @@ impl fmt::Debug for DeletableBloomFilter {
 /// ```
 /// use bloomkit::{DeletableBloomFilter, HashFunction};
 ///
-/// // Seed 004's configuration: 16 regions.
+/// // The Freiberg lecture's configuration: 16 regions.
 /// let seed = DeletableBloomFilter::builder().capacity(58_110).fpp(0.01).regions(16).build()?;
 /// assert_eq!(seed.regions(), 16);
 /// assert_eq!(seed.data_bits(), 556_988);

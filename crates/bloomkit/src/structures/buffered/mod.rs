@@ -1,7 +1,7 @@
 //! The buffered Bloom filter on solid-state storage (Canim, Mihaila, Bhattacharjee, Lang &
 //! Ross, "Buffered Bloom Filters on Solid State Storage", First International Workshop on
 //! Accelerating Data Management Systems Using Modern Processor and Storage Architectures,
-//! ADMS 2010; cited by seed 001).
+//! ADMS 2010; cited by the German Wikipedia article "Bloomfilter").
 //!
 //! # What it is
 //!
