@@ -288,10 +288,9 @@ impl Layer {
     }
 
     fn insert(&mut self, hash: (u64, u64)) {
-        let m = self.modulus();
-        let (a, b) = hash;
-        for i in 0..self.hashes as u64 {
-            self.bits.set(a.wrapping_add(i.wrapping_mul(b)) % m);
+        // The iterator holds copies of m and k, not a borrow of the layer.
+        for p in self.positions(hash) {
+            self.bits.set(p);
         }
     }
 
