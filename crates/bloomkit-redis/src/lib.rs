@@ -62,7 +62,7 @@ mod module {
         // which the load callbacks check, instead of aborting the server.
         ctx.set_module_options(ModuleOptions::HANDLE_IO_ERRORS);
         if !memory::start(ctx) {
-            ctx.log_warning("bloomkit: could not subscribe to configuration changes");
+            ctx.log_warning("bloomkit: could not subscribe to configuration changes and the cron");
             return Status::Err;
         }
         match config::parse(args.iter().map(RedisString::as_slice)) {

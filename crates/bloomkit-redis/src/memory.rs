@@ -8,8 +8,10 @@
 //! The module API gives it only through `RedisModule_GetServerInfo(NULL, "memory")`
 //! (`RedisModule_GetUsedMemoryRatio` is 0 without `maxmemory`, and `CONFIG GET`/`INFO`
 //! through `RedisModule_Call` need a client), which generates and parses the whole
-//! `INFO memory` text. So the module reads it at most every [`REFRESH_MS`] and between
-//! two reads follows its own allocations exactly:
+//! `INFO memory` text. So the module reads it every [`REFRESH_MS`], from Redis's cron
+//! (the `REDISMODULE_EVENT_CRON_LOOP` server event, between commands, so that no
+//! command's temporary buffers — a RESTORE payload being decoded, say — are taken for
+//! memory held), and between two reads follows its own allocations exactly:
 //!
 //! * [`STORED`] is the sum of `memory_bytes` (`BF.INFO`/`CF.INFO` "Size") of every filter
 //!   value Redis holds: added when a value is handed to Redis (a command storing it, an RDB
@@ -17,17 +19,19 @@
 //!   cuckoo compaction drops sub-filters and when Redis frees a value (`DEL`, overwrite,
 //!   `FLUSHALL`, also from the lazy-free thread, hence atomics).
 //! * At each read, `OTHER` = `used_memory` − `mem_not_counted_for_evict` − [`STORED`]:
-//!   everything else the server holds. Between reads, what the server holds is
+//!   everything else the server holds (other keys, clients' buffers, the allocator's
+//!   rounding of the filters' blocks). Between reads, what the server holds is
 //!   `OTHER + STORED`: a burst of `BF.RESERVE`s is counted one by one, a `DEL` frees room at
 //!   once, and any drift of the count is corrected at the next read.
 //!
-//! Cost: only an allocation pays anything. Commands that allocate nothing (`BF.ADD` to a
-//! filter with room, every query) never look at any of this. An allocation's check reads
-//! the clock, a few atomics and `RedisModule_GetContextFlags(NULL)` (a handful of loads in
-//! Redis): 30–45 ns in all, measured in a loop of 20 000 inside a release build loaded
-//! into Redis 7.0.15. The `INFO memory` read costs 19–23 µs there, so it is made at most
-//! ten times a second (at most 0.02 % of a core) instead of once per allocation, where it
-//! would make a `BF.ADD` that creates its key (a few µs) several times slower.
+//! Cost: commands that allocate nothing (`BF.ADD` to a filter with room, every query)
+//! never look at any of this. An allocation's check reads a few atomics and
+//! `RedisModule_GetContextFlags(NULL)` (a handful of loads in Redis): 30–45 ns in all,
+//! measured in a loop of 20 000 inside a release build loaded into Redis 7.0.15. The
+//! `INFO memory` read costs 19–23 µs there, so it is made ten times a second (0.02 % of a
+//! core) instead of once per allocation, where it would make a `BF.ADD` that creates its
+//! key (a few µs) several times slower. While the server loads, the cron does not run and
+//! the read waits; the server-wide rule does not apply then anyway.
 //!
 //! `maxmemory`, its policy and the physical memory come from the same read, also made
 //! when the module loads and after every `CONFIG SET` (the `REDISMODULE_EVENT_CONFIG`
@@ -58,10 +62,11 @@ static PHYSICAL: AtomicU64 = AtomicU64::new(0);
 static STORED: AtomicU64 = AtomicU64::new(0);
 /// What else the server held at the last read.
 static OTHER: AtomicU64 = AtomicU64::new(0);
-/// When the last read was, in milliseconds since [`epoch`] (`u64::MAX`: never).
-static READ_AT: AtomicU64 = AtomicU64::new(u64::MAX);
+/// When the last read was, in milliseconds since [`epoch`].
+static READ_AT: AtomicU64 = AtomicU64::new(0);
 
-/// The longest a read of `INFO memory` is used before the next allocation reads it again.
+/// How often `INFO memory` is read (Redis's cron runs `hz` times a second, 10 by default;
+/// a faster `hz` does not make the read more frequent).
 pub const REFRESH_MS: u64 = 100;
 
 fn epoch() -> Instant {
@@ -131,22 +136,41 @@ unsafe extern "C" fn on_config_change(
     refresh();
 }
 
-/// Reads the server's memory state and keeps the limits current. False if Redis refused
-/// the subscription.
+/// The cron server event: reads `INFO memory` when the last read is [`REFRESH_MS`] old.
+unsafe extern "C" fn on_cron(
+    _ctx: *mut raw::RedisModuleCtx,
+    _eid: raw::RedisModuleEvent,
+    _subevent: u64,
+    _data: *mut c_void,
+) {
+    if now_ms().saturating_sub(READ_AT.load(Ordering::Relaxed)) >= REFRESH_MS {
+        refresh();
+    }
+}
+
+/// Reads the server's memory state and keeps it current. False if Redis refused a
+/// subscription.
 pub fn start(ctx: &Context) -> bool {
     refresh();
     // SAFETY: reading the API pointer, set by RedisModule_Init before `init` runs.
     let Some(subscribe) = (unsafe { raw::RedisModule_SubscribeToServerEvent }) else {
         return false;
     };
-    let event = raw::RedisModuleEvent {
-        id: raw::REDISMODULE_EVENT_CONFIG,
-        dataver: 1,
-    };
-    // SAFETY: `ctx` is the module's load context; the callback is a plain function that
-    // lives as long as the module.
-    unsafe { subscribe(ctx.ctx, event, Some(on_config_change)) == raw::REDISMODULE_OK as c_int }
+    let events = [
+        (raw::REDISMODULE_EVENT_CONFIG, on_config_change as Callback),
+        (raw::REDISMODULE_EVENT_CRON_LOOP, on_cron),
+    ];
+    events.into_iter().all(|(id, callback)| {
+        let event = raw::RedisModuleEvent { id, dataver: 1 };
+        // SAFETY: `ctx` is the module's load context; the callbacks are plain functions
+        // that live as long as the module.
+        unsafe { subscribe(ctx.ctx, event, Some(callback)) == raw::REDISMODULE_OK as c_int }
+    })
 }
+
+/// A server event callback.
+type Callback =
+    unsafe extern "C" fn(*mut raw::RedisModuleCtx, raw::RedisModuleEvent, u64, *mut c_void);
 
 /// The per-key limit in force: `MAX_KEY_MEMORY` when given, else the default.
 fn key_limit() -> u64 {
@@ -171,13 +195,9 @@ fn server_rule_applies() -> bool {
     flags as u32 & exempt as u32 == 0
 }
 
-/// What the server holds now: its other memory at the last read of `INFO memory` (read
-/// again when older than [`REFRESH_MS`]) plus the filters as counted since.
+/// What the server holds now: its other memory at the last read of `INFO memory` plus
+/// the filters as counted since.
 fn held() -> u64 {
-    let read_at = READ_AT.load(Ordering::Relaxed);
-    if read_at == u64::MAX || now_ms().saturating_sub(read_at) >= REFRESH_MS {
-        refresh();
-    }
     OTHER
         .load(Ordering::Relaxed)
         .saturating_add(STORED.load(Ordering::Relaxed))
