@@ -192,7 +192,7 @@ fn server_rule_applies() -> bool {
     let exempt = raw::REDISMODULE_CTX_FLAGS_LOADING
         | raw::REDISMODULE_CTX_FLAGS_ASYNC_LOADING
         | raw::REDISMODULE_CTX_FLAGS_SLAVE;
-    flags as u32 & exempt as u32 == 0
+    flags as u32 & exempt == 0
 }
 
 /// What the server holds now: its other memory at the last read of `INFO memory` plus

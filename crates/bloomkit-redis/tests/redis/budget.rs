@@ -28,9 +28,37 @@ type Reply = Result<String, String>;
 /// Sends `commands` in one write, so that Redis runs them back to back, and reads one
 /// reply per command (statuses, errors, integers and bulk strings).
 fn pipeline(port: u16, commands: &[Vec<Vec<u8>>]) -> Vec<Reply> {
+    let (mut reader, count) = send(port, commands, false);
+    (0..count).map(|_| read_reply(&mut reader)).collect()
+}
+
+/// Runs `commands` in one MULTI/EXEC, so that Redis's cron, which reads `used_memory`
+/// again, cannot run between them however long a large argument takes to arrive; the
+/// replies of the commands.
+fn transaction(port: u16, commands: &[Vec<Vec<u8>>]) -> Vec<Reply> {
+    let (mut reader, _) = send(port, commands, true);
+    assert_eq!(read_reply(&mut reader), Ok("OK".into()), "MULTI");
+    for _ in commands {
+        assert_eq!(read_reply(&mut reader), Ok("QUEUED".into()));
+    }
+    let mut line = String::new();
+    reader.read_line(&mut line).expect("EXEC reply");
+    assert_eq!(line.trim_end(), format!("*{}", commands.len()), "EXEC");
+    commands.iter().map(|_| read_reply(&mut reader)).collect()
+}
+
+fn send(port: u16, commands: &[Vec<Vec<u8>>], multi: bool) -> (BufReader<TcpStream>, usize) {
     let mut stream = TcpStream::connect(("127.0.0.1", port)).expect("connect");
+    let mut all: Vec<Vec<Vec<u8>>> = Vec::new();
+    if multi {
+        all.push(args(&["MULTI"]));
+    }
+    all.extend(commands.iter().cloned());
+    if multi {
+        all.push(args(&["EXEC"]));
+    }
     let mut request = Vec::new();
-    for args in commands {
+    for args in &all {
         request.extend_from_slice(format!("*{}\r\n", args.len()).as_bytes());
         for a in args {
             request.extend_from_slice(format!("${}\r\n", a.len()).as_bytes());
@@ -39,28 +67,28 @@ fn pipeline(port: u16, commands: &[Vec<Vec<u8>>]) -> Vec<Reply> {
         }
     }
     stream.write_all(&request).expect("send");
-    let mut reader = BufReader::new(stream);
-    (0..commands.len())
-        .map(|_| {
-            let mut line = String::new();
-            reader.read_line(&mut line).expect("reply");
-            let line = line.trim_end().to_string();
-            match line.as_bytes().first() {
-                Some(b'-') => Err(line[1..].to_string()),
-                Some(b'$') => {
-                    let len: i64 = line[1..].parse().expect("bulk length");
-                    if len < 0 {
-                        return Ok(String::new());
-                    }
-                    let mut data = vec![0; len as usize + 2];
-                    reader.read_exact(&mut data).expect("bulk");
-                    Ok(String::from_utf8_lossy(&data[..len as usize]).into_owned())
-                }
-                Some(b'+' | b':') => Ok(line[1..].to_string()),
-                _ => panic!("unexpected reply {line:?}"),
+    (BufReader::new(stream), all.len())
+}
+
+/// One status, error, integer or bulk-string reply.
+fn read_reply(reader: &mut BufReader<TcpStream>) -> Reply {
+    let mut line = String::new();
+    reader.read_line(&mut line).expect("reply");
+    let line = line.trim_end().to_string();
+    match line.as_bytes().first() {
+        Some(b'-') => Err(line[1..].to_string()),
+        Some(b'$') => {
+            let len: i64 = line[1..].parse().expect("bulk length");
+            if len < 0 {
+                return Ok(String::new());
             }
-        })
-        .collect()
+            let mut data = vec![0; len as usize + 2];
+            reader.read_exact(&mut data).expect("bulk");
+            Ok(String::from_utf8_lossy(&data[..len as usize]).into_owned())
+        }
+        Some(b'+' | b':') => Ok(line[1..].to_string()),
+        _ => panic!("unexpected reply {line:?}"),
+    }
 }
 
 fn args(words: &[&str]) -> Vec<Vec<u8>> {
@@ -69,6 +97,11 @@ fn args(words: &[&str]) -> Vec<Vec<u8>> {
 
 fn bf_reserve(key: &str) -> Vec<Vec<u8>> {
     args(&["BF.RESERVE", key, "0.01", "20000000"])
+}
+
+/// `BF.RESERVE probe 0.01 30000000`: 41 354 176 bytes.
+fn probe() -> Vec<Vec<u8>> {
+    args(&["BF.RESERVE", "probe", "0.01", "30000000"])
 }
 
 fn cf_reserve(key: &str) -> Vec<Vec<u8>> {
@@ -155,7 +188,7 @@ fn dump(c: &mut Connection, key: &str) -> Vec<u8> {
 
 /// With `maxmemory` and `noeviction`, a stream of reserves ends in clear errors at the
 /// budget, and so do RESTORE, COPY and a LOADCHUNK header; deleting keys makes room at
-/// once (in the same pipeline, before the module reads `used_memory` again).
+/// once (in the same transaction, before the module reads `used_memory` again).
 #[test]
 fn reserves_stop_at_maxmemory_and_freed_keys_make_room_again() {
     let s = Server::start_with(&[], &["--maxmemory", "256mb"]);
@@ -198,8 +231,8 @@ fn reserves_stop_at_maxmemory_and_freed_keys_make_room_again() {
         0
     );
 
-    // Deleting three filters makes room for three more, in the same pipeline.
-    let replies = pipeline(
+    // Deleting three filters makes room for three more, in the same transaction.
+    let replies = transaction(
         s.port,
         &[
             args(&["DEL", "b0", "c1", "b2"]),
@@ -215,19 +248,39 @@ fn reserves_stop_at_maxmemory_and_freed_keys_make_room_again() {
         [Ok("OK".into()), Ok("OK".into()), Ok("OK".into())]
     );
     assert!(replies[4].is_err(), "{replies:?}");
-    // Then a copy, a restore and a LOADCHUNK header fit in what another delete frees.
-    q::<i64, _>(c, &["DEL", "again0", "again2", "b4"]);
-    q::<i64, _>(c, &["COPY", "b6", "copied"]);
-    redis::cmd("RESTORE")
-        .arg("restored")
-        .arg(0)
-        .arg(&payload[..])
-        .query::<String>(c)
-        .expect("RESTORE fits again");
-    assert_eq!(
-        q::<String, _>(c, &[&b"BF.LOADCHUNK"[..], b"loaded", b"1", &header]),
-        "OK"
+    // Then a copy, a restore and a LOADCHUNK header fit in what another delete frees, and
+    // are counted at once: a reserve right after them is refused.
+    let replies = transaction(
+        s.port,
+        &[
+            args(&["DEL", "again0", "again2", "b4"]),
+            args(&["COPY", "b6", "copied"]),
+            vec![
+                b"RESTORE".to_vec(),
+                b"restored".to_vec(),
+                b"0".to_vec(),
+                payload,
+            ],
+            vec![
+                b"BF.LOADCHUNK".to_vec(),
+                b"loaded".to_vec(),
+                b"1".to_vec(),
+                header,
+            ],
+            bf_reserve("after"),
+        ],
     );
+    assert_eq!(
+        replies[..4],
+        [
+            Ok("3".into()),
+            Ok("1".into()),
+            Ok("OK".into()),
+            Ok("OK".into())
+        ]
+    );
+    let e = replies[4].as_ref().expect_err("no room left after them");
+    assert!(e.contains("bytes it may hold"), "{e}");
     assert_eq!(&admitted[3..], ["c3", "b4", "c5", "b6", "c7"]);
     for key in [
         "c3", "c5", "b6", "c7", "again1", "copied", "restored", "loaded",
@@ -286,16 +339,42 @@ fn max_memory_bounds_reserves_and_growth_without_maxmemory() {
     assert_eq!(cf_info[5], Value::Int(1), "{cf_info:?}");
     assert_eq!(q::<String, _>(c, &["PING"]), "PONG");
 
-    // Four deleted reserves (122 MB) make room for both growths (111 MB).
-    assert_eq!(q::<i64, _>(c, &["DEL", "b0", "c1", "b2", "c3"]), 4);
-    assert_eq!(q::<i64, _>(c, &["BF.ADD", "grows", &bf_item]), 1);
-    assert_eq!(q::<i64, _>(c, &["CF.ADD", "cgrows", &cf_item]), 1);
+    // Four deleted reserves (122 MB) make room for both growths (111 MB). The growths are
+    // counted at once: what they took is not there for a reserve sent right after them
+    // (about 24 MB are left and the probe asks for 41 MB; had the growths not been
+    // counted, 135 MB would seem free).
+    let replies = transaction(
+        s.port,
+        &[
+            args(&["DEL", "b0", "c1", "b2", "c3"]),
+            args(&["BF.ADD", "grows", &bf_item]),
+            args(&["CF.ADD", "cgrows", &cf_item]),
+            probe(),
+        ],
+    );
+    assert_eq!(
+        replies[..3],
+        [Ok("4".into()), Ok("1".into()), Ok("1".into())]
+    );
+    let e = replies[3].as_ref().expect_err("no room left for the probe");
+    assert!(e.contains("bytes it may hold"), "{e}");
     assert_eq!(q::<Vec<i64>, _>(c, &["BF.INFO", "grows", "FILTERS"]), [2]);
     let cf_info: Vec<Value> = q(c, &["CF.INFO", "cgrows"]);
     assert_eq!(cf_info[5], Value::Int(2), "{cf_info:?}");
-    // The growths are counted: what they took is not there for another reserve.
-    let e = err(c, &["BF.RESERVE", "b0", "0.01", "20000000"]);
-    assert!(e.contains("bytes it may hold"), "{e}");
+
+    // Deletes compact the cuckoo filter back into its first sub-filter: the 32 MiB of the
+    // second are freed at once, and the probe fits.
+    let mut commands: Vec<_> = (0..1000)
+        .map(|i| args(&["CF.DEL", "cgrows", &format!("i{i}")]))
+        .collect();
+    commands.push(args(&["CF.COMPACT", "cgrows"]));
+    commands.push(probe());
+    let replies = transaction(s.port, &commands);
+    assert!(replies[..1000].iter().all(|r| r == &Ok("1".into())));
+    assert_eq!(replies[1000..], [Ok("OK".into()), Ok("OK".into())]);
+    let cf_info: Vec<Value> = q(c, &["CF.INFO", "cgrows"]);
+    assert_eq!(cf_info[5], Value::Int(1), "{cf_info:?}");
+    assert_eq!(q::<i64, _>(c, &["CF.EXISTS", "cgrows", &cf_item]), 1);
     assert!(used_memory(c) <= BUDGET);
 }
 
@@ -311,10 +390,16 @@ fn eviction_makes_room_and_loads_are_not_refused() {
     );
     let c = &mut s.conn();
     q::<String, _>(c, &["DEBUG", "POPULATE", "100", "fill", "1000000"]);
-    for i in 0..20 {
-        assert_eq!(q::<i64, _>(c, &["BF.ADD", &format!("new{i}"), "x"]), 1);
-        assert_eq!(q::<i64, _>(c, &["CF.ADD", &format!("cnew{i}"), "x"]), 1);
+    // The cache is full (Redis evicts down to 64 MiB before each command), and a 6.9 MB
+    // filter is taken all the same, again and again, as are small ones.
+    for i in 0..5 {
+        let key = format!("new{i}");
+        q::<String, _>(c, &["BF.RESERVE", &key, "0.01", "5000000"]);
+        q::<String, _>(c, &["CF.RESERVE", &format!("c{key}"), "4194304"]);
+        assert_eq!(q::<i64, _>(c, &["BF.ADD", &format!("small{i}"), "x"]), 1);
+        assert_eq!(q::<i64, _>(c, &["CF.ADD", &format!("csmall{i}"), "x"]), 1);
     }
+    q::<String, _>(c, &["PING"]);
     assert!(used_memory(c) <= 66 << 20);
 
     let s = Server::start();
