@@ -24,6 +24,13 @@
 //!   `OTHER + STORED`: a burst of `BF.RESERVE`s is counted one by one, a `DEL` frees room at
 //!   once, and any drift of the count is corrected at the next read.
 //!
+//! What a burst between two reads does not see: other keys written meanwhile, and the
+//! allocator's rounding of the new filters' blocks to its size classes (jemalloc spaces
+//! large classes a quarter of a power of two apart, so up to 25 % more: a 2.96 GB layer
+//! takes 3.22 GB). Both are in the next read, at most 100 ms later; within one, the
+//! budget's margin (the quarter of the machine left out, or Redis refusing writes once past
+//! `maxmemory`) absorbs them.
+//!
 //! Cost: commands that allocate nothing (`BF.ADD` to a filter with room, every query)
 //! never look at any of this. An allocation's check reads a few atomics and
 //! `RedisModule_GetContextFlags(NULL)` (a handful of loads in Redis): 30–45 ns in all,
@@ -276,8 +283,9 @@ pub fn store<T: Footprint>(
 
 /// Redis's allocator (so that filters count in `used_memory` and `maxmemory`), with
 /// zeroed allocations served by `RedisModule_Calloc`: a large zeroed block then comes from
-/// fresh pages that are not written, so a 4 GiB empty filter costs memory only as it is
-/// filled. Sizes are rounded up to the alignment, which jemalloc's size classes then
+/// fresh pages that are not written, so a 4 GiB empty cuckoo filter costs memory only as it
+/// is filled (a Bloom layer's bit vector, from the library, writes its zeros when it is
+/// made). Sizes are rounded up to the alignment, which jemalloc's size classes then
 /// honour (as `redis_module::alloc::RedisAlloc` does).
 pub struct Allocator;
 

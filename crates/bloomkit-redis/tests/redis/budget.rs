@@ -2,8 +2,8 @@
 //! reserves, each under the per-key limit, stops with errors once the server could not
 //! hold the next one; the server stays up with every key; freeing keys makes room again.
 //!
-//! Filters are allocated zeroed, so the hundreds of MB asked for here cost the machine
-//! almost nothing (their pages are never written) while counting in full in Redis's
+//! Each server here holds at most about 256 MB (the cuckoo filters' pages are never
+//! written, the Bloom layers' are zero-filled), and counts every byte asked for in Redis's
 //! `used_memory`, which is what the budget is about.
 
 use std::io::{BufRead, BufReader, Read, Write};
