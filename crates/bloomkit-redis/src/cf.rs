@@ -1284,14 +1284,22 @@ mod legacy_tests {
         let mut cf = legacy(4); // 2 buckets: an even fingerprint maps both to one bucket
         let item = (0u32..)
             .map(|i| i.to_le_bytes())
-            .find(|b| Lookup::of(b, Hashing::Murmur2).fingerprint() % 2 == 0)
+            .find(|b| {
+                Lookup::of(b, Hashing::Murmur2)
+                    .fingerprint()
+                    .is_multiple_of(2)
+            })
             .unwrap();
         cf.insert(&item, NO_LIMIT);
         assert_eq!(cf.count(&item), 1);
         let mut current = Cuckoo::new(4, 2, 20, 1, NO_LIMIT).unwrap();
         let item = (0u32..)
             .map(|i| i.to_le_bytes())
-            .find(|b| Lookup::of(b, Hashing::Murmur64A).fingerprint() % 2 == 0)
+            .find(|b| {
+                Lookup::of(b, Hashing::Murmur64A)
+                    .fingerprint()
+                    .is_multiple_of(2)
+            })
             .unwrap();
         current.insert(&item, NO_LIMIT);
         assert_eq!(current.count(&item), 2);
