@@ -30,8 +30,9 @@
 //! * `held` is Redis's `used_memory` less `mem_not_counted_for_evict` (the replication and
 //!   AOF buffers) — what Redis itself compares with `maxmemory`. It counts every key, not
 //!   only filters, and it counts a filter's *requested* bytes in full from the start, not
-//!   the pages written so far (RSS): a cuckoo filter is allocated zeroed (calloc) and its
-//!   untouched pages cost the machine nothing until it fills, but then they will. (How
+//!   the pages written so far (RSS): Bloom layers and cuckoo filters are allocated zeroed
+//!   (calloc) and their untouched pages cost the machine nothing until they fill, but then
+//!   they will. (How
 //!   `held` is kept current without generating `INFO` on every allocation: see the
 //!   `memory` module.)
 //! * `budget` is the smallest of the bounds that apply:

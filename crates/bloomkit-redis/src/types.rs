@@ -9,8 +9,9 @@
 //! (`RedisModule_IsIOError`), and a load returns NULL at the first error or inconsistency,
 //! dropping what it had read. RESTORE then answers an error; an RDB load fails as a whole.
 //!
-//! This is the one place with `unsafe`: Redis calls these functions through C pointers
-//! and hands over values as `void *`.
+//! One of the three modules with `unsafe` (with `glue` and `memory`; `lib.rs` lists them
+//! and says why): Redis calls these functions through C pointers and hands over values as
+//! `void *`.
 
 use std::ffi::CString;
 use std::os::raw::{c_char, c_int, c_longlong, c_void};
