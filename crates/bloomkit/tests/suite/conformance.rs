@@ -542,16 +542,22 @@ impl Build for ScalableBloomFilter {
 }
 
 impl Build for RobustBloomFilter {
-    /// The paper's dimensions for the shape, or (knob odd) explicit primes: 3, 5 or 7 rows
-    /// and the first prime past `rows + n/64` columns (a tiny, crowded matrix); k from 1 to 4.
+    /// By the knob: dimensions sized to meet the shape's ε (k chosen by the builder, or
+    /// given), the paper's dimensions, or (knob odd) explicit primes: 3, 5 or 7 rows and the
+    /// first prime past `rows + n/64` columns (a tiny, crowded matrix); k from 1 to 4.
     fn make(s: &Shape) -> Self {
         let mut builder = RobustBloomFilter::builder()
             .capacity(s.capacity)
             .fpp(s.fpp)
-            .num_hashes(1 + s.knob as u32 % 4)
             .hash_function(s.function)
             .index_scheme(s.scheme)
             .seed(s.seed);
+        if s.knob % 8 != 0 {
+            builder = builder.num_hashes(1 + s.knob as u32 / 2 % 4);
+        }
+        if s.knob % 4 == 2 {
+            builder = builder.paper_sizing();
+        }
         if s.knob % 2 == 1 {
             let rows = [3, 5, 7][s.knob as usize % 3];
             let cols = (rows + 1 + s.capacity / 64..)

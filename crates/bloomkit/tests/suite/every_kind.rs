@@ -464,9 +464,9 @@ fn measured_rate(kind: Kind, fpp: f64) -> Vec<(u64, u64)> {
             let base = f * (n + q);
             let mut filter = AnyFilter::with_capacity(kind, n, fpp).unwrap();
             for i in base..base + n {
-                filter
-                    .try_insert(&key(i))
-                    .unwrap_or_else(|e| panic!("{kind}, ε = {fpp}: item {} refused: {e}", i - base));
+                filter.try_insert(&key(i)).unwrap_or_else(|e| {
+                    panic!("{kind}, ε = {fpp}: item {} refused: {e}", i - base)
+                });
             }
             let positives = (base + n..base + n + q)
                 .filter(|&i| filter.contains(&key(i)))

@@ -265,16 +265,21 @@ pub fn robust_dimensions_for_fpp(
         Some(k) => k,
         // M_k is convex in k with its minimum near log₂(1/ε) ≤ 64 for every ε the crate
         // allows; the first minimum wins, so ties go to fewer hashes.
-        None => (1..=MAX_NUM_HASHES)
-            .map(|k| (k, robust_usable_bits_for_fpp(capacity, fpp, k)))
-            .fold((1, f64::INFINITY), |best, (k, m)| {
-                if m < best.1 {
-                    (k, m)
-                } else {
-                    best
-                }
-            })
-            .0,
+        None => {
+            (1..=MAX_NUM_HASHES)
+                .map(|k| (k, robust_usable_bits_for_fpp(capacity, fpp, k)))
+                .fold(
+                    (1, f64::INFINITY),
+                    |best, (k, m)| {
+                        if m < best.1 {
+                            (k, m)
+                        } else {
+                            best
+                        }
+                    },
+                )
+                .0
+        }
     };
     let usable = robust_usable_bits_for_fpp(capacity, fpp, num_hashes);
     let too_large = |words: f64| Error::TooLarge {
@@ -359,7 +364,9 @@ mod tests {
 
     #[test]
     fn sized_for_fpp_the_rate_is_at_most_fpp_with_little_to_spare() {
-        for n in [1u64, 2, 10, 99, 1_000, 20_000, 123_457, 1_000_000, 10_000_000] {
+        for n in [
+            1u64, 2, 10, 99, 1_000, 20_000, 123_457, 1_000_000, 10_000_000,
+        ] {
             for fpp in [0.5, 0.2, 0.1, 0.05, 0.01, 0.003, 0.001, 1e-4, 1e-6, 1e-9] {
                 let (x, y, k) = robust_dimensions_for_fpp(n, fpp, None).unwrap();
                 let what = format!("n = {n}, ε = {fpp}: {x} × {y}, k = {k}");
@@ -370,7 +377,10 @@ mod tests {
                 // k is the one needing the fewest bits, and the matrix holds them.
                 let m = robust_usable_bits_for_fpp(n, fpp, k);
                 for other in 1..=MAX_NUM_HASHES {
-                    assert!(robust_usable_bits_for_fpp(n, fpp, other) >= m, "{what}: {other}");
+                    assert!(
+                        robust_usable_bits_for_fpp(n, fpp, other) >= m,
+                        "{what}: {other}"
+                    );
                 }
                 let words = (x * y) as f64;
                 assert!(61.0 * words >= m, "{what}");
