@@ -43,16 +43,17 @@
 //!
 //! 1. k = the integer minimising M_k (7 at ε = 1%, 10 at 0.1%);
 //! 2. W = ⌈M_k / 61⌉ words;
-//! 3. Y = a prime at or below √W and X the first prime with X·Y ≥ W (X > Y, neither 61,
-//!    so X, Y and 61 are pairwise coprime); of the eight largest such Y, the one with the
-//!    fewest words X·Y;
+//! 3. Y = a prime in [√W/2, √W] and X the first prime with X·Y ≥ W (X > Y, neither 61,
+//!    so X, Y and 61 are pairwise coprime; X/Y below about 4); of the eight largest such
+//!    Y, the one with the fewest words X·Y;
 //! 4. if the exact formula at (X, Y, k, n) still exceeds ε (floating-point rounding at the
 //!    boundary), W grows by one and step 3 is repeated — so `FPP ≤ ε` holds by
 //!    construction, checked against the same [`fpp_robust`] that the filter reports.
 //!
 //! Memory is then `64·X·Y ≈ (64/61)·M_k`: the classic filter's bits plus 4.9% for the
-//! three unused bits of every word, plus the rounding of X·Y to primes (under 1% from
-//! n ≈ 10⁵; about 10 bits per item at ε = 1%, 15.1 at 0.1%). With k given (`num_hashes(3)`,
+//! three unused bits of every word, plus the rounding of X·Y to primes (at most 2% from
+//! W ≈ 10⁴ words, n ≈ 6·10⁴ at ε = 1%; up to 7% in small matrices): about 10.1 bits per
+//! item at ε = 1% and 15.1 at 0.1%. With k given (`num_hashes(3)`,
 //! the paper's k), step 1 is skipped and M_k is that k's: 12.4 usable bits per item at
 //! ε = 1% and 28.5 at 0.1% — k = 3 is far from the optimum below ε ≈ 12%.
 //!
@@ -206,15 +207,18 @@ pub fn robust_usable_bits_for_fpp(capacity: u64, fpp: f64, num_hashes: u32) -> f
 }
 
 /// The X × Y matrix, two primes other than 61 with X > Y, of at least `words` words and
-/// close to square: for each of the eight largest primes Y ≤ √words (2 when there is none),
-/// X is the first prime ≥ ⌈words / Y⌉ above Y; the pair with the fewest words wins (the
-/// squarer one on a tie).
+/// close to square: for each of the eight largest primes Y in [√words / 2, √words] (2 when
+/// √words < 2; Bertrand's postulate puts a prime in every such range), X is the first prime
+/// ≥ ⌈words / Y⌉ above Y, so X/Y stays below about 4; the pair with the fewest words wins
+/// (the squarer one on a tie).
 fn robust_grid(words: u64) -> (u64, u64) {
     let usable = |p: u64| is_prime(p) && p != ROBUST_BITS_PER_WORD;
     let mut best: Option<(u64, u64)> = None;
     let mut tried = 0;
-    let mut y = words.isqrt().max(2);
-    while y >= 2 && tried < 8 {
+    let root = words.isqrt().max(2);
+    let lowest = root.div_ceil(2).max(2);
+    let mut y = root;
+    while y >= lowest && tried < 8 {
         if usable(y) {
             tried += 1;
             let mut x = words.div_ceil(y).max(y + 1);
@@ -429,10 +433,17 @@ mod tests {
         assert_eq!(robust_grid(1), (3, 2));
         // Of the eight largest primes Y ≤ 60, Y = 41 with X = 89 wastes the fewest words.
         assert_eq!(robust_grid(3_600), (89, 41));
-        for words in 1..5_000 {
+        // Near square, and few words more than asked: 7% from 700 words on, 2% from
+        // 10 000 (the primes thin out the choice in small matrices).
+        assert_eq!(robust_grid(787), (47, 17));
+        for words in 1..30_000 {
             let (x, y) = robust_grid(words);
             assert!(x * y >= words && x > y && x != 61 && y != 61, "{words}");
             assert!(robust_dimensions_valid(x, y), "{words}");
+            assert!(x <= 4 * y + 8, "{words}: {x} × {y}");
+            let over = (x * y) as f64 / words as f64;
+            assert!(words < 700 || over <= 1.07, "{words}: {x} × {y}");
+            assert!(words < 10_000 || over <= 1.02, "{words}: {x} × {y}");
         }
     }
 
