@@ -552,7 +552,7 @@ impl Build for RobustBloomFilter {
             .hash_function(s.function)
             .index_scheme(s.scheme)
             .seed(s.seed);
-        if s.knob % 8 != 0 {
+        if !s.knob.is_multiple_of(8) {
             builder = builder.num_hashes(1 + s.knob as u32 / 2 % 4);
         }
         if s.knob % 4 == 2 {
