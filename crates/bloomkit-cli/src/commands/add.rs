@@ -1,7 +1,7 @@
 //! `bloomkit add`: add items to a filter file.
 //!
-//! Some kinds can refuse an item: a cuckoo filter that is full, a scalable filter at its
-//! layer or memory limit. Then nothing is lost: the items added before the failure are saved
+//! Some kinds can refuse an item: those that can fill up, when they are full (or at a limit
+//! they were given). Then nothing is lost: the items added before the failure are saved
 //! with the old ones, and the error says how many were added and which item failed (exit 2).
 
 use std::io::Write;

@@ -5,8 +5,10 @@
 //! them, in blocks of [`input::BLOCK_SIZE`] bytes read a block ahead on a thread of their
 //! own. Both passes show a progress bar by bytes. Each block is split into lines by rayon's
 //! threads and handed to the filter whole: the kinds that insert on all cores
-//! ([`Kind::inserts_in_parallel`](bloomkit::Kind::inserts_in_parallel)) do, with exactly the result of inserting the lines one
-//! by one; the others take the block through their batch insert.
+//! ([`Kind::inserts_in_parallel`]) do, with exactly the result of inserting the lines one by
+//! one; the others take the block through their batch insert.
+//!
+//! [`Kind::inserts_in_parallel`]: bloomkit::Kind::inserts_in_parallel
 
 use std::collections::HashSet;
 use std::hash::{BuildHasherDefault, Hasher};
@@ -104,16 +106,19 @@ pub fn run(args: BuildArgs) -> Result<()> {
 ///
 /// How repeated lines are taken depends on what the kind is, as the registry says:
 ///
-/// * a kind that counts how often each item was inserted ([`Kind::counts`](bloomkit::Kind::counts)) takes every
+/// * a kind that counts how often each item was inserted ([`Kind::counts`]) takes every
 ///   line, repeats included: they are what it counts (as `add` gives them);
 /// * the other kinds read the file as a set: every distinct line is inserted exactly once.
-///   The kinds that insert on all cores ([`Kind::inserts_in_parallel`](bloomkit::Kind::inserts_in_parallel)) need no help for
+///   The kinds that insert on all cores ([`Kind::inserts_in_parallel`]) need no help for
 ///   that — their insert only sets bits, so a repeat changes nothing — and take every line.
 ///   Every other kind goes through [`Distinct`], an exact set of the lines' 128-bit
 ///   digests. The filter's own "maybe" must never decide what is a repeat: a line that
 ///   happens to be a false positive when it is read would then never be inserted, and
 ///   removing another line that shares its counters (or its fingerprint) would make it
 ///   answer "no" — a false negative the removable kinds promise never to give.
+///
+/// [`Kind::counts`]: bloomkit::Kind::counts
+/// [`Kind::inserts_in_parallel`]: bloomkit::Kind::inserts_in_parallel
 fn insert_lines(
     mut filter: AnyFilter,
     reader: impl std::io::Read + Send + 'static,

@@ -3,7 +3,7 @@
 //! Output, one line per item: `ITEM<TAB>maybe` or `ITEM<TAB>no`; with `--present` only the
 //! items that may be present, with `--absent` only the ones that are certainly absent (the
 //! item alone, so the output can feed another program). With `--count` (the kinds that count
-//! how often each item was added, [`Kind::counts`](bloomkit::Kind::counts)) `ITEM<TAB>COUNT`, 0 for an absent item.
+//! how often each item was added, [`Kind::counts`]) `ITEM<TAB>COUNT`, 0 for an absent item.
 
 use std::io::{BufWriter, Write};
 use std::path::PathBuf;
