@@ -1761,6 +1761,90 @@ fn a_writer_waits_for_the_lock_or_fails_at_once_with_no_wait() {
     assert!(!filter.contains("x"), "the refused add changed the file");
 }
 
+/// 20 000 words into a classic filter made for 1 000: every bit ends up set. The command
+/// must not report the items it could not tell apart as "already present" and stay quiet:
+/// it warns that the filter is full, with its rate now and what to do.
+#[test]
+fn adding_past_capacity_warns_that_the_filter_is_full() {
+    let dir = temp();
+    ok(dir.path(), &["create", "-n", "1000", "-o", "small.bk"]);
+    let words: Vec<u8> = (0..20_000)
+        .flat_map(|i| format!("word-{i}\n").into_bytes())
+        .collect();
+    let output = run_with_stdin(dir.path(), &["add", "small.bk"], Some(&words));
+    assert!(output.status.success(), "{}", stderr(&output));
+    let (out, err) = (stdout(&output), stderr(&output));
+    assert!(out.contains("answered maybe-present"), "{out}");
+    assert!(!out.contains("already present"), "{out}");
+    assert!(err.contains("warning: the filter is full"), "{err}");
+    assert!(err.contains("past the 1000 it was built for"), "{err}");
+    assert!(err.contains("--kind scalable"), "{err}");
+
+    // Within capacity: no warning, the usual words.
+    ok(dir.path(), &["create", "-n", "1000", "-o", "roomy.bk"]);
+    let output = run_with_stdin(dir.path(), &["add", "roomy.bk"], Some(&words[..5000]));
+    assert!(
+        stdout(&output).contains("already present"),
+        "{}",
+        stdout(&output)
+    );
+    assert!(!stderr(&output).contains("warning"), "{}", stderr(&output));
+    // A scalable filter grows: never full.
+    ok(
+        dir.path(),
+        &[
+            "create", "--kind", "scalable", "-n", "1000", "-o", "grows.bk",
+        ],
+    );
+    let output = run_with_stdin(dir.path(), &["add", "grows.bk"], Some(&words));
+    assert!(!stderr(&output).contains("warning"), "{}", stderr(&output));
+}
+
+/// `cat log | bloomkit build - -o f`: standard input is spooled (build reads its input
+/// twice) and the filter is the one the same lines in a file give; the spool is removed.
+#[test]
+fn build_reads_standard_input() {
+    let dir = temp();
+    let lines: Vec<u8> = (0..5000)
+        .flat_map(|i| format!("line-{i}\n").into_bytes())
+        .collect();
+    std::fs::write(dir.path().join("lines.txt"), &lines).unwrap();
+    ok(dir.path(), &["build", "lines.txt", "-o", "from-file.bk"]);
+    let output = run_with_stdin(
+        dir.path(),
+        &["build", "-", "-o", "from-stdin.bk"],
+        Some(&lines),
+    );
+    assert!(output.status.success(), "{}", stderr(&output));
+    assert!(
+        stdout(&output).contains("5000 lines of standard input"),
+        "{}",
+        stdout(&output)
+    );
+    assert_eq!(
+        std::fs::read(dir.path().join("from-stdin.bk")).unwrap(),
+        std::fs::read(dir.path().join("from-file.bk")).unwrap()
+    );
+    let output = run_with_stdin(
+        dir.path(),
+        &["ssd", "build", "-", "-o", "disk.bk", "--memory", "1MiB"],
+        Some(&lines),
+    );
+    assert!(output.status.success(), "{}", stderr(&output));
+    let left: Vec<_> = std::fs::read_dir(dir.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|name| name.starts_with(".bloomkit-stdin-"))
+        .collect();
+    assert!(left.is_empty(), "spool files left behind: {left:?}");
+    let output = run_with_stdin(dir.path(), &["build", "-", "-o", "empty.bk"], Some(b""));
+    assert!(
+        stderr(&output).contains("standard input is empty"),
+        "{}",
+        stderr(&output)
+    );
+}
+
 /// Every kind of the library's registry — not a list kept here — is made by `create --kind`
 /// and described by `create`, `info` and `info --json`; `--kind`'s help offers each.
 #[test]

@@ -9,10 +9,14 @@
 //! filter grows by adding sub-filters. A dump made by RedisBloom must load and answer the
 //! same, so the layout is kept here as it is; only the hash (MurmurHash64A, from the
 //! library's [`bloomkit::hash`]) is shared.
+//!
+//! Filters that RedisBloom 1.1 to 2.0 wrote (RDB encoding version 3) keep that version's
+//! hashing, 32-bit MurmurHash2 with other fingerprint and alternate-index rules: see
+//! [`Hashing::Murmur2`], and [`Cuckoo::save`] for how they are saved.
 
-use bloomkit::hash::murmur64a;
+use bloomkit::hash::{murmur2, murmur64a};
 
-use crate::config::Limit;
+use crate::config::{Limit, Refusal};
 use crate::rdb::{Sink, Source};
 use bloomkit::codec::Reader;
 
@@ -32,11 +36,23 @@ pub const MAX_ITERATIONS: u16 = 65535;
 pub const MAX_EXPANSION: u16 = 32768;
 
 /// The newest RDB encoding version of `MBbloomCF` (2.2 and later: with deletes, bucket
-/// size, max iterations, expansion and per-sub-filter bucket counts). Versions 0–3
-/// (RedisBloom 1.x) hold sub-filter count, buckets and items, then the sub-filters'
-/// buffers; the rest is RedisBloom's defaults then (bucket size 2, 20 iterations,
-/// expansion 1, no deletes).
+/// size, max iterations, expansion and per-sub-filter bucket counts). Version 3 (RedisBloom
+/// 1.1 to 2.0, the only older version any release wrote for cuckoo filters) holds
+/// sub-filter count, buckets and items, then the sub-filters' buffers, and its filters
+/// hash as [`Hashing::Murmur2`]; versions 0–2 are read the same way.
 pub const ENCODING_VERSION: i32 = 4;
+
+/// What `CF.ADD` gave up after in RedisBloom 1.1–2.0 (a constant there, `MAX_ITERATIONS`
+/// in `src/cuckoo.c`): the max iterations of a filter loaded from encoding version 3.
+pub const LEGACY_MAX_ITERATIONS: u16 = 500;
+
+/// The first field of an encoding-4 record of a [`Hashing::Murmur2`] filter: a sub-filter
+/// count of 0, which no filter has. RedisBloom 2.4 refuses such a record (its loader
+/// returns no value when the count is 0: Redis stops loading the RDB, RESTORE answers "Bad
+/// data format"), and RedisBloom 2.2 reads seven numbers and no sub-filter, after which
+/// Redis finds no end-of-value marker and refuses it too. After it come the hashing's id
+/// ([`Hashing::id`]) and the record as for any filter.
+const HASHING_MARK: u64 = 0;
 
 /// The most buckets a sub-filter may have: RedisBloom stores the count in 56 bits.
 pub const MAX_NUM_BUCKETS: u64 = (1 << 56) - 1;
@@ -68,13 +84,8 @@ pub enum Insert {
     /// limit, a 16-bit count) or the next would have more than 2⁵⁶ − 1 buckets (its 56-bit
     /// field). RedisBloom calls this a failed allocation.
     CannotGrow,
-    /// Growing would pass the per-key memory limit.
-    TooLarge {
-        /// Bytes the filter would need.
-        needed: u64,
-        /// The limit.
-        limit: u64,
-    },
+    /// Growing would pass a memory limit.
+    TooLarge(Refusal),
 }
 
 /// Why a filter cannot be created.
@@ -83,13 +94,53 @@ pub enum CreateError {
     /// Capacity below 2 × bucket size, more than [`MAX_NUM_BUCKETS`] buckets, or a size
     /// that does not fit in memory.
     Invalid,
-    /// The filter would pass the per-key memory limit.
-    TooLarge {
-        /// Bytes the filter would need.
-        needed: u64,
-        /// The limit.
-        limit: u64,
-    },
+    /// The filter would pass a memory limit.
+    TooLarge(Refusal),
+}
+
+/// How a filter maps an item to its fingerprint and buckets. A filter keeps the hashing it
+/// was written with: its fingerprints are all that is stored, so it cannot be rehashed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Hashing {
+    /// RedisBloom 2.2 and later: `h = MurmurHash64A(item, 0)`, `fp = h mod 255 + 1`,
+    /// buckets `h mod n` and `alt(fp, h) mod n`.
+    #[default]
+    Murmur64A,
+    /// RedisBloom 1.1 to 2.0 (`src/cuckoo.h`, `src/cuckoo.c` of its 2.0 branch), the
+    /// filters of encoding version 3: `h = MurmurHash2(item, 0)` (32 bits), `fp = h >> 24`
+    /// (0 → 7), buckets `h mod n` and `(u32)(i ⊕ fp·0x5bd1e995) mod n`, and `CF.COUNT`
+    /// counts an item's bucket once when both of its buckets are one.
+    ///
+    /// Such a filter also keeps that version's table rules, which decide how it grows (its
+    /// sub-filters and memory) but no answer: an insert takes a free slot in the newest
+    /// sub-filter only, a delete looks in the oldest sub-filter first, and a compaction goes
+    /// on past a sub-filter it cannot empty. No answer depends on them, nor on which
+    /// evictions 2.0 made (it chose victims with `rand()`): its sub-filters all have the
+    /// first one's bucket count, and under the xor alternate index two items with one
+    /// fingerprint have the same pair of buckets or disjoint ones, so what an item's
+    /// queries see is the number of copies of its fingerprint in its pair, whichever
+    /// sub-filter or bucket of the pair holds them.
+    Murmur2,
+}
+
+impl Hashing {
+    /// The id saved with a [`Hashing::Murmur2`] filter (the RDB record after
+    /// `HASHING_MARK`, and the 39th byte of its SCANDUMP header).
+    pub fn id(self) -> u8 {
+        match self {
+            Hashing::Murmur64A => 0,
+            Hashing::Murmur2 => 1,
+        }
+    }
+
+    /// The alternate bucket's hash of a fingerprint in the bucket of `index`.
+    #[inline]
+    fn alt(self, fp: u8, index: u64) -> u64 {
+        match self {
+            Hashing::Murmur64A => alt_hash(fp, index),
+            Hashing::Murmur2 => (index as u32 ^ (fp as u32).wrapping_mul(0x5bd1_e995)) as u64,
+        }
+    }
 }
 
 /// An item's lookup parameters: its hash, the alternate hash, and its fingerprint.
@@ -101,14 +152,31 @@ pub struct Lookup {
 }
 
 impl Lookup {
-    /// `h = MurmurHash64A(item, 0)`, `fp = h mod 255 + 1`, `h2 = alt(fp, h)`.
-    pub fn of(item: &[u8]) -> Self {
-        let h1 = murmur64a(item, 0);
-        let fp = (h1 % 255 + 1) as u8;
-        Self {
-            h1,
-            h2: alt_hash(fp, h1),
-            fp,
+    /// An item's parameters under a hashing (see [`Hashing`]).
+    #[inline]
+    pub fn of(item: &[u8], hashing: Hashing) -> Self {
+        match hashing {
+            Hashing::Murmur64A => {
+                let h1 = murmur64a(item, 0);
+                let fp = (h1 % 255 + 1) as u8;
+                Self {
+                    h1,
+                    h2: alt_hash(fp, h1),
+                    fp,
+                }
+            }
+            Hashing::Murmur2 => {
+                let h1 = murmur2(item, 0);
+                let fp = match (h1 >> 24) as u8 {
+                    EMPTY => 7,
+                    fp => fp,
+                };
+                Self {
+                    h1: h1 as u64,
+                    h2: hashing.alt(fp, h1 as u64),
+                    fp,
+                }
+            }
         }
     }
 
@@ -197,9 +265,15 @@ impl SubFilter {
         has(p.h1) || has(p.h2)
     }
 
-    fn count(&self, p: &Lookup, bs: u16) -> u64 {
+    /// Copies of the fingerprint in the item's two buckets; with `once`, a bucket that is
+    /// both of them is counted once (RedisBloom 2.0), else twice (2.2 and later).
+    fn count(&self, p: &Lookup, bs: u16, once: bool) -> u64 {
         let count = |b: &[u8]| b.iter().filter(|&&s| s == p.fp).count() as u64;
-        count(self.bucket(p.h1, bs)) + count(self.bucket(p.h2, bs))
+        let first = count(self.bucket(p.h1, bs));
+        if once && bucket_index(p.h1, self.num_buckets) == bucket_index(p.h2, self.num_buckets) {
+            return first;
+        }
+        first + count(self.bucket(p.h2, bs))
     }
 
     /// What [`contains`](Self::contains) and [`find_available`](Self::find_available) answer
@@ -246,7 +320,7 @@ impl SubFilter {
 
     /// Evicts fingerprints along the item's cuckoo path, up to `max_iterations` times;
     /// when that fails, walks the path back so that the table is as it was.
-    fn kick_insert(&mut self, p: &Lookup, bs: u16, max_iterations: u16) -> bool {
+    fn kick_insert(&mut self, p: &Lookup, bs: u16, max_iterations: u16, hashing: Hashing) -> bool {
         let n = self.num_buckets;
         let bs64 = bs as u64;
         let mut fp = p.fp;
@@ -254,7 +328,7 @@ impl SubFilter {
         let mut index = bucket_index(p.h1, n);
         for _ in 0..max_iterations {
             std::mem::swap(&mut self.data[(index * bs64 + victim) as usize], &mut fp);
-            index = bucket_index(alt_hash(fp, index), n);
+            index = bucket_index(hashing.alt(fp, index), n);
             let start = (index * bs64) as usize;
             if let Some(slot) = self.data[start..start + bs as usize]
                 .iter_mut()
@@ -267,7 +341,7 @@ impl SubFilter {
         }
         for _ in 0..max_iterations {
             victim = (victim + bs64 - 1) % bs64;
-            index = bucket_index(alt_hash(fp, index), n);
+            index = bucket_index(hashing.alt(fp, index), n);
             std::mem::swap(&mut self.data[(index * bs64 + victim) as usize], &mut fp);
         }
         false
@@ -288,6 +362,7 @@ pub struct Cuckoo {
     bucket_size: u16,
     max_iterations: u16,
     expansion: u16,
+    hashing: Hashing,
     filters: Vec<SubFilter>,
 }
 
@@ -313,10 +388,7 @@ impl Cuckoo {
         let needed = (num_buckets as u128 * bucket_size as u128)
             + (FILTER_STRUCT_BYTES + SUBFILTER_STRUCT_BYTES) as u128;
         let needed = u64::try_from(needed).unwrap_or(u64::MAX);
-        let limit = limit.bytes();
-        if num_buckets == 0 || needed > limit {
-            return Err(CreateError::TooLarge { needed, limit });
-        }
+        limit.check(0, needed).map_err(CreateError::TooLarge)?;
         let first = SubFilter::zeroed(num_buckets, bucket_size).ok_or(CreateError::Invalid)?;
         Ok(Self {
             num_buckets,
@@ -325,6 +397,7 @@ impl Cuckoo {
             bucket_size,
             max_iterations,
             expansion: next_pow2(expansion as u64) as u16,
+            hashing: Hashing::Murmur64A,
             filters: vec![first],
         })
     }
@@ -337,7 +410,7 @@ impl Cuckoo {
 
     /// Whether the item may be in the filter.
     pub fn contains(&self, item: &[u8]) -> bool {
-        let p = Lookup::of(item);
+        let p = Lookup::of(item, self.hashing);
         self.filters
             .iter()
             .any(|f| f.contains(&p, self.bucket_size))
@@ -346,10 +419,11 @@ impl Cuckoo {
     /// How many copies of the item's fingerprint are in its buckets (an upper bound on how
     /// often it was added).
     pub fn count(&self, item: &[u8]) -> u64 {
-        let p = Lookup::of(item);
+        let p = Lookup::of(item, self.hashing);
+        let once = self.hashing == Hashing::Murmur2;
         self.filters
             .iter()
-            .map(|f| f.count(&p, self.bucket_size))
+            .map(|f| f.count(&p, self.bucket_size, once))
             .sum()
     }
 
@@ -358,22 +432,23 @@ impl Cuckoo {
     /// filter already has `CF_MAX_EXPANSIONS` sub-filters (the caller checks that first),
     /// and within a command grows as far as [`MAX_NUM_FILTERS`] and `limit` bytes allow.
     pub fn insert(&mut self, item: &[u8], limit: impl Limit) -> Insert {
-        let p = Lookup::of(item);
+        let p = Lookup::of(item, self.hashing);
         self.insert_lookup(&p, limit)
     }
 
     /// Adds an item unless it may be there already.
     pub fn insert_unique(&mut self, item: &[u8], limit: impl Limit) -> Insert {
-        let p = Lookup::of(item);
+        let p = Lookup::of(item, self.hashing);
         // As a check of every sub-filter followed by `insert`, in one pass: the newest
         // sub-filter with a free slot takes the fingerprint, as `insert_lookup` would choose.
         let mut target = None;
+        let first_free = self.first_to_fill();
         for (index, f) in self.filters.iter().enumerate().rev() {
             let (found, free) = f.scan(&p, self.bucket_size);
             if found {
                 return Insert::Exists;
             }
-            if target.is_none() {
+            if target.is_none() && index >= first_free {
                 target = free.map(|slot| (index, slot));
             }
         }
@@ -387,10 +462,20 @@ impl Cuckoo {
         }
     }
 
+    /// The oldest sub-filter whose free slots an insert may take: any (2.2 and later), or
+    /// only the newest (RedisBloom 2.0, [`Hashing::Murmur2`]).
+    fn first_to_fill(&self) -> usize {
+        match self.hashing {
+            Hashing::Murmur64A => 0,
+            Hashing::Murmur2 => self.filters.len() - 1,
+        }
+    }
+
     fn insert_lookup(&mut self, p: &Lookup, limit: impl Limit) -> Insert {
         let bs = self.bucket_size;
         loop {
-            for f in self.filters.iter_mut().rev() {
+            let first_free = self.first_to_fill();
+            for f in self.filters[first_free..].iter_mut().rev() {
                 if let Some(slot) = f.find_available(p, bs) {
                     f.data[slot] = p.fp;
                     self.num_items = self.num_items.saturating_add(1);
@@ -398,7 +483,7 @@ impl Cuckoo {
                 }
             }
             let last = self.filters.last_mut().expect("a filter has a sub-filter");
-            if last.kick_insert(p, bs, self.max_iterations) {
+            if last.kick_insert(p, bs, self.max_iterations, self.hashing) {
                 self.num_items = self.num_items.saturating_add(1);
                 return Insert::Inserted;
             }
@@ -414,34 +499,39 @@ impl Cuckoo {
             else {
                 return Insert::CannotGrow;
             };
-            let buckets = Some(buckets);
-            let bytes = buckets.and_then(|b| b.checked_mul(bs as u64));
-            let needed = bytes
-                .and_then(|b| b.checked_add(self.memory_bytes() + SUBFILTER_STRUCT_BYTES))
+            let held = self.memory_bytes();
+            let needed = buckets
+                .checked_mul(bs as u64)
+                .and_then(|b| b.checked_add(held + SUBFILTER_STRUCT_BYTES))
                 .unwrap_or(u64::MAX);
-            let limit = limit.bytes();
-            if needed > limit {
-                return Insert::TooLarge { needed, limit };
+            if let Err(refusal) = limit.check(held, needed) {
+                return Insert::TooLarge(refusal);
             }
-            match buckets.and_then(|b| SubFilter::zeroed(b, bs)) {
+            match SubFilter::zeroed(buckets, bs) {
                 Some(f) => self.filters.push(f),
-                None => return Insert::TooLarge { needed, limit },
+                None => return Insert::CannotGrow,
             }
+            limit.grew(self.memory_bytes() - held);
         }
     }
 
-    /// Removes one copy of the item's fingerprint, newest sub-filter first; compacts when
-    /// there is more than one sub-filter and deletes pass 10% of the items.
+    /// Removes one copy of the item's fingerprint, newest sub-filter first (oldest first
+    /// under [`Hashing::Murmur2`], as RedisBloom 2.0 did); compacts when there is more than
+    /// one sub-filter and deletes pass 10% of the items (RedisBloom 2.0 went on past a
+    /// sub-filter it could not empty; 2.2 and later stop there).
     pub fn delete(&mut self, item: &[u8]) -> bool {
-        let p = Lookup::of(item);
+        let p = Lookup::of(item, self.hashing);
         let bs = self.bucket_size;
-        for i in (0..self.filters.len()).rev() {
+        let n = self.filters.len();
+        let legacy = self.hashing == Hashing::Murmur2;
+        for k in 0..n {
+            let i = if legacy { k } else { n - 1 - k };
             if self.filters[i].delete(&p, bs) {
                 self.num_items = self.num_items.saturating_sub(1);
                 self.num_deletes = self.num_deletes.saturating_add(1);
                 if self.filters.len() > 1 && self.num_deletes as f64 > self.num_items as f64 * 0.10
                 {
-                    self.compact(false);
+                    self.compact(legacy);
                 }
                 return true;
             }
@@ -463,6 +553,7 @@ impl Cuckoo {
 
     fn compact_one(&mut self, index: usize) -> bool {
         let bs = self.bucket_size;
+        let hashing = self.hashing;
         let (older, newer) = self.filters.split_at_mut(index);
         let current = &mut newer[0];
         let mut all_moved = true;
@@ -475,7 +566,7 @@ impl Cuckoo {
                 }
                 let p = Lookup {
                     h1: bucket,
-                    h2: alt_hash(fp, bucket),
+                    h2: hashing.alt(fp, bucket),
                     fp,
                 };
                 let target = older
@@ -534,6 +625,10 @@ impl Cuckoo {
     pub fn filters(&self) -> &[SubFilter] {
         &self.filters
     }
+    /// How items map to fingerprints and buckets.
+    pub fn hashing(&self) -> Hashing {
+        self.hashing
+    }
 
     /// `CF.DEBUG`'s line.
     pub fn debug_line(&self) -> String {
@@ -549,9 +644,11 @@ impl Cuckoo {
         )
     }
 
-    /// The 38-byte SCANDUMP header.
+    /// The 38-byte SCANDUMP header; 39 bytes, the last the hashing's id, for a
+    /// [`Hashing::Murmur2`] filter — RedisBloom's `CF.LOADCHUNK` refuses that length
+    /// ("Invalid header") instead of making a filter that would answer with other hashing.
     pub fn header(&self) -> Vec<u8> {
-        let mut out = Vec::with_capacity(HEADER_BYTES);
+        let mut out = Vec::with_capacity(HEADER_BYTES + 1);
         out.extend_from_slice(&self.num_items.to_le_bytes());
         out.extend_from_slice(&self.num_buckets.to_le_bytes());
         out.extend_from_slice(&self.num_deletes.to_le_bytes());
@@ -559,7 +656,15 @@ impl Cuckoo {
         out.extend_from_slice(&self.bucket_size.to_le_bytes());
         out.extend_from_slice(&self.max_iterations.to_le_bytes());
         out.extend_from_slice(&self.expansion.to_le_bytes());
+        if self.hashing != Hashing::Murmur64A {
+            out.push(self.hashing.id());
+        }
         out
+    }
+
+    /// Whether a SCANDUMP header of `len` bytes may be valid (38, or 39 with the hashing).
+    pub fn header_len_ok(len: usize) -> bool {
+        len == HEADER_BYTES || len == HEADER_BYTES + 1
     }
 
     /// Parameters shared by a header and an RDB record, checked, the bucket counts of the
@@ -599,6 +704,7 @@ impl Cuckoo {
             bucket_size: bucket_size as u16,
             max_iterations: max_iterations as u16,
             expansion: expansion as u16,
+            hashing: Hashing::Murmur64A,
             filters: Vec::new(),
         };
         let mut needed = FILTER_STRUCT_BYTES;
@@ -619,9 +725,13 @@ impl Cuckoo {
     /// asks for before allocating. `Invalid` for a header of the wrong length or with
     /// parameters that do not make a filter.
     pub fn from_header(header: &[u8], limit: impl Limit) -> Result<Self, CreateError> {
-        if header.len() != HEADER_BYTES {
-            return Err(CreateError::Invalid);
-        }
+        let hashing = match header.len() {
+            HEADER_BYTES => Hashing::Murmur64A,
+            n if n == HEADER_BYTES + 1 && header[HEADER_BYTES] == Hashing::Murmur2.id() => {
+                Hashing::Murmur2
+            }
+            _ => return Err(CreateError::Invalid),
+        };
         let mut r = Reader::new(header);
         let mut u64s = [0u64; 4];
         for v in &mut u64s {
@@ -643,10 +753,8 @@ impl Cuckoo {
             expansion,
         )
         .ok_or(CreateError::Invalid)?;
-        let limit = limit.bytes();
-        if needed > limit {
-            return Err(CreateError::TooLarge { needed, limit });
-        }
+        cf.hashing = hashing;
+        limit.check(0, needed).map_err(CreateError::TooLarge)?;
         for b in sizes {
             cf.filters
                 .push(SubFilter::zeroed(b, cf.bucket_size).ok_or(CreateError::Invalid)?);
@@ -656,8 +764,15 @@ impl Cuckoo {
 
     /// Writes the RDB record of encoding version [`ENCODING_VERSION`]: sub-filters,
     /// buckets, items, deletes, bucket size, max iterations, expansion; per sub-filter its
-    /// bucket count and slots.
+    /// bucket count and slots. A [`Hashing::Murmur2`] filter's record starts with
+    /// `HASHING_MARK` and the hashing's id: Redis stamps every value of a type with one
+    /// encoding version, so version 3 cannot be written for it, and RedisBloom refuses the
+    /// mark instead of answering with other hashing.
     pub fn save(&self, out: &mut impl Sink) {
+        if self.hashing != Hashing::Murmur64A {
+            out.unsigned(HASHING_MARK);
+            out.unsigned(self.hashing.id() as u64);
+        }
         out.unsigned(self.filters.len() as u64);
         out.unsigned(self.num_buckets);
         out.unsigned(self.num_items);
@@ -674,19 +789,37 @@ impl Cuckoo {
     /// Reads an RDB record of encoding version `encver` (0 to [`ENCODING_VERSION`]).
     /// `None` — and nothing kept — at the first short read, on parameters a header would
     /// not be accepted with, on sub-filters of another size than the parameters give, or
-    /// when the filter would pass `limit` bytes: that is checked before any slot is read.
+    /// when `limit` does not admit the filter: that is checked before any slot is read.
+    ///
+    /// A record of version 3 or below was written by RedisBloom 1.1 to 2.0: it loads with
+    /// [`Hashing::Murmur2`], bucket size 2, [`LEGACY_MAX_ITERATIONS`], expansion 1 (every
+    /// sub-filter as large as the first) and no deletes (that version did not save them).
+    /// RedisBloom 2.2 and later load it with their own hashing, and then most of its items
+    /// answer 0.
     pub fn load(src: &mut impl Source, encver: i32, limit: impl Limit) -> Option<Self> {
         if !(0..=ENCODING_VERSION).contains(&encver) {
             return None;
         }
-        let num_filters = src.unsigned()?;
+        let mut hashing = if encver < ENCODING_VERSION {
+            Hashing::Murmur2
+        } else {
+            Hashing::Murmur64A
+        };
+        let mut num_filters = src.unsigned()?;
+        if encver == ENCODING_VERSION && num_filters == HASHING_MARK {
+            if src.unsigned()? != Hashing::Murmur2.id() as u64 {
+                return None;
+            }
+            hashing = Hashing::Murmur2;
+            num_filters = src.unsigned()?;
+        }
         let num_buckets = src.unsigned()?;
         let num_items = src.unsigned()?;
         let [num_deletes, bucket_size, max_iterations, expansion] = if encver < ENCODING_VERSION {
             [
                 0,
                 DEFAULT_BUCKET_SIZE as u64,
-                DEFAULT_MAX_ITERATIONS as u64,
+                LEGACY_MAX_ITERATIONS as u64,
                 DEFAULT_EXPANSION as u64,
             ]
         } else {
@@ -706,9 +839,8 @@ impl Cuckoo {
             max_iterations,
             expansion,
         )?;
-        if needed > limit.bytes() {
-            return None;
-        }
+        cf.hashing = hashing;
+        limit.check(0, needed).ok()?;
         for want in sizes {
             let buckets = if encver < ENCODING_VERSION {
                 num_buckets
@@ -811,7 +943,7 @@ mod tests {
             Cuckoo::new(3, 2, 20, 1, NO_LIMIT),
             Err(CreateError::Invalid)
         );
-        let p = Lookup::of(b"item");
+        let p = Lookup::of(b"item", Hashing::Murmur64A);
         let h = murmur64a(b"item", 0);
         assert_eq!(p.fingerprint() as u64, h % 255 + 1);
         // The alternate bucket of the alternate bucket is the first one.
@@ -941,7 +1073,7 @@ mod tests {
         );
         assert!(matches!(
             Cuckoo::from_header(&header, 100),
-            Err(CreateError::TooLarge { .. })
+            Err(CreateError::TooLarge(Refusal::PerKey { limit: 100, .. }))
         ));
         assert!(!copy.load_chunk(1 << 40, &[1]));
         assert_eq!(copy.filters()[0].data().len(), 64);
@@ -1005,9 +1137,16 @@ mod tests {
         );
     }
 
+    /// A filter as RedisBloom 2.0 leaves it after loading (its parameters, its hashing).
+    fn legacy(capacity: u64) -> Cuckoo {
+        let mut cf = Cuckoo::new(capacity, 2, LEGACY_MAX_ITERATIONS, 1, NO_LIMIT).unwrap();
+        cf.hashing = Hashing::Murmur2;
+        cf
+    }
+
     #[test]
-    fn older_encodings_decode_with_redisbloom_defaults() {
-        let mut cf = Cuckoo::new(32, 2, 20, 1, NO_LIMIT).unwrap();
+    fn older_encodings_decode_with_redisbloom_2_0_parameters_and_hashing() {
+        let mut cf = legacy(32);
         for i in 0..60u32 {
             cf.insert(&i.to_le_bytes(), NO_LIMIT);
         }
@@ -1042,7 +1181,204 @@ mod tests {
                 other => break other,
             }
         };
-        assert!(matches!(status, Insert::TooLarge { limit: 200, .. }));
+        assert!(matches!(
+            status,
+            Insert::TooLarge(Refusal::PerKey { limit: 200, .. })
+        ));
         assert!(cf.memory_bytes() <= 200);
+    }
+
+    /// A limit that admits everything and records what it was asked and told.
+    #[derive(Default)]
+    struct Recorder {
+        checks: std::cell::RefCell<Vec<(u64, u64)>>,
+        grown: std::cell::Cell<u64>,
+    }
+
+    impl Limit for Recorder {
+        fn check(&self, held: u64, needed: u64) -> Result<(), Refusal> {
+            self.checks.borrow_mut().push((held, needed));
+            Ok(())
+        }
+        fn grew(&self, bytes: u64) {
+            self.grown.set(self.grown.get() + bytes);
+        }
+    }
+
+    #[test]
+    fn growth_is_checked_from_the_size_held_and_reported_to_the_limit() {
+        let limit = Recorder::default();
+        let mut cf = Cuckoo::new(8, 2, 5, 2, &limit).unwrap();
+        let created = cf.memory_bytes();
+        assert_eq!(*limit.checks.borrow(), vec![(0, created)]);
+        for i in 0..200u32 {
+            assert_eq!(cf.insert(&i.to_le_bytes(), &limit), Insert::Inserted);
+        }
+        assert!(cf.filters().len() > 2);
+        let checks = limit.checks.borrow();
+        assert_eq!(checks.len(), cf.filters().len());
+        for pair in checks.windows(2) {
+            assert_eq!(pair[1].0, pair[0].1, "{checks:?}");
+        }
+        assert_eq!(checks.last().unwrap().1, cf.memory_bytes());
+        assert_eq!(limit.grown.get(), cf.memory_bytes() - created);
+    }
+}
+
+#[cfg(test)]
+mod legacy_tests {
+    use super::*;
+    use crate::rdb::{Field, Fields};
+
+    const NO_LIMIT: u64 = u64::MAX;
+
+    fn legacy(capacity: u64) -> Cuckoo {
+        let mut cf = Cuckoo::new(capacity, 2, LEGACY_MAX_ITERATIONS, 1, NO_LIMIT).unwrap();
+        cf.hashing = Hashing::Murmur2;
+        cf
+    }
+
+    /// RedisBloom 2.0's rule, written out from its `getLookupParams` and `getAltIndex`.
+    #[test]
+    fn lookup_is_redisbloom_2_0s() {
+        for item in [&b""[..], b"a", b"item", b"a-2570", b"0123456789abcdef"] {
+            let h = murmur2(item, 0);
+            let p = Lookup::of(item, Hashing::Murmur2);
+            let fp = if h >> 24 == 0 { 7 } else { (h >> 24) as u8 };
+            assert_eq!(p.fingerprint(), fp);
+            for n in [1u64, 2, 8, 1024, 1 << 20, 1 << 33] {
+                let i1 = h as u64 % n;
+                let i2 = ((i1 ^ (fp as u32).wrapping_mul(0x5bd1_e995) as u64) as u32) as u64 % n;
+                assert_eq!(bucket_index(p.h1, n), i1);
+                assert_eq!(bucket_index(p.h2, n), i2);
+                assert_eq!(bucket_index(Hashing::Murmur2.alt(fp, i2), n), i1);
+            }
+        }
+        // A zero top byte becomes 7: find such an item.
+        let zero = (0u32..)
+            .map(|i| i.to_le_bytes())
+            .find(|b| murmur2(b, 0) >> 24 == 0)
+            .unwrap();
+        assert_eq!(Lookup::of(&zero, Hashing::Murmur2).fingerprint(), 7);
+    }
+
+    #[test]
+    fn a_legacy_filter_finds_counts_and_deletes_what_it_was_given() {
+        let mut cf = legacy(16);
+        for i in 0..200u32 {
+            assert_eq!(cf.insert(&i.to_le_bytes(), NO_LIMIT), Insert::Inserted);
+        }
+        assert!(cf.filters().len() > 3);
+        assert!(cf.filters().iter().all(|f| f.num_buckets() == 8));
+        assert!((0..200u32).all(|i| cf.contains(&i.to_le_bytes())));
+        for i in 0..100u32 {
+            assert!(cf.delete(&i.to_le_bytes()));
+        }
+        assert!((100..200u32).all(|i| cf.contains(&i.to_le_bytes())));
+        assert_eq!(cf.num_items(), 100);
+    }
+
+    /// Where an item's two buckets are one, 2.0 counts it once (2.2 and later twice).
+    #[test]
+    fn count_takes_a_shared_bucket_once() {
+        let mut cf = legacy(4); // 2 buckets: an even fingerprint maps both to one bucket
+        let item = (0u32..)
+            .map(|i| i.to_le_bytes())
+            .find(|b| {
+                Lookup::of(b, Hashing::Murmur2)
+                    .fingerprint()
+                    .is_multiple_of(2)
+            })
+            .unwrap();
+        cf.insert(&item, NO_LIMIT);
+        assert_eq!(cf.count(&item), 1);
+        let mut current = Cuckoo::new(4, 2, 20, 1, NO_LIMIT).unwrap();
+        let item = (0u32..)
+            .map(|i| i.to_le_bytes())
+            .find(|b| {
+                Lookup::of(b, Hashing::Murmur64A)
+                    .fingerprint()
+                    .is_multiple_of(2)
+            })
+            .unwrap();
+        current.insert(&item, NO_LIMIT);
+        assert_eq!(current.count(&item), 2);
+    }
+
+    /// Saved in encoding 4 behind the mark, a legacy filter loads back with its hashing; so
+    /// does its SCANDUMP header (39 bytes). A mark with an unknown hashing is refused.
+    #[test]
+    fn the_hashing_survives_save_and_scandump() {
+        let mut cf = legacy(64);
+        for i in 0..300u32 {
+            cf.insert(&i.to_le_bytes(), NO_LIMIT);
+        }
+        let mut out = Fields::default();
+        cf.save(&mut out);
+        assert_eq!(out.fields[..2], [Field::Unsigned(0), Field::Unsigned(1)]);
+        let back = Cuckoo::load(
+            &mut Fields::new(out.fields.clone()),
+            ENCODING_VERSION,
+            NO_LIMIT,
+        );
+        assert_eq!(back.as_ref(), Some(&cf));
+        let mut bad = out.fields.clone();
+        bad[1] = Field::Unsigned(2);
+        assert_eq!(
+            Cuckoo::load(&mut Fields::new(bad), ENCODING_VERSION, NO_LIMIT),
+            None
+        );
+        // Without the mark the same fields are a 64-bit-hashing filter.
+        let plain = Cuckoo::load(&mut Fields::new(out.fields[2..].to_vec()), 4, NO_LIMIT).unwrap();
+        assert_eq!(plain.hashing(), Hashing::Murmur64A);
+
+        let header = cf.header();
+        assert_eq!((header.len(), header[38]), (39, 1));
+        let mut copy = Cuckoo::from_header(&header, NO_LIMIT).unwrap();
+        let mut iter = 1;
+        while let Some((next, data)) = cf.chunk(iter) {
+            assert!(copy.load_chunk(next as i64, data));
+            iter = next;
+        }
+        assert_eq!(copy, cf);
+        let mut bad = header.clone();
+        bad[38] = 0;
+        assert_eq!(
+            Cuckoo::from_header(&bad, NO_LIMIT),
+            Err(CreateError::Invalid)
+        );
+    }
+}
+
+#[cfg(test)]
+mod legacy_growth_tests {
+    use super::*;
+
+    /// RedisBloom 2.0 fills only the newest sub-filter: a slot freed in an older one stays
+    /// free when items are added.
+    #[test]
+    fn inserts_fill_the_newest_sub_filter_only() {
+        let mut cf = Cuckoo::new(16, 2, LEGACY_MAX_ITERATIONS, 1, u64::MAX).unwrap();
+        cf.hashing = Hashing::Murmur2;
+        let mut i = 0u32;
+        while cf.filters().len() < 2 {
+            cf.insert(&i.to_le_bytes(), u64::MAX);
+            i += 1;
+        }
+        let used = |cf: &Cuckoo| {
+            cf.filters()[0]
+                .data()
+                .iter()
+                .filter(|&&s| s != EMPTY)
+                .count()
+        };
+        let before = used(&cf);
+        assert!((0..i).any(|k| cf.filters[0].delete(&Lookup::of(&k.to_le_bytes(), cf.hashing), 2)));
+        let mut k = 1000u32;
+        while cf.filters().len() < 5 {
+            cf.insert(&k.to_le_bytes(), u64::MAX);
+            k += 1;
+        }
+        assert_eq!(used(&cf), before - 1);
     }
 }

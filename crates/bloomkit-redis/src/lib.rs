@@ -8,12 +8,13 @@
 //!
 //! ```text
 //! cargo build --release -p bloomkit-redis
-//! redis-server --loadmodule target/release/libbloomkit_redis.so [MAX_KEY_MEMORY 134217728]
+//! redis-server --loadmodule target/release/libbloomkit_redis.so [MAX_KEY_MEMORY 134217728] [MAX_MEMORY 8589934592]
 //! ```
 //!
 //! * [`bf`] and [`cf`] hold RedisBloom's layouts as plain Rust (no Redis API), built on the
 //!   library's bit vector and MurmurHash64A; they are unit-tested without a server.
-//! * [`config`] parses the module arguments.
+//! * [`config`] parses the module arguments and holds the memory limits' rule (per key and
+//!   server-wide, checked before every allocation of filter memory).
 //! * The command handlers, their C entry points and the data-type callbacks (`commands`,
 //!   `glue`, `types`) are the only code that touches the Redis module API; they are exercised by the integration tests,
 //!   which start real `redis-server` processes.
@@ -62,7 +63,7 @@ mod module {
         // which the load callbacks check, instead of aborting the server.
         ctx.set_module_options(ModuleOptions::HANDLE_IO_ERRORS);
         if !memory::start(ctx) {
-            ctx.log_warning("bloomkit: could not subscribe to configuration changes");
+            ctx.log_warning("bloomkit: could not subscribe to configuration changes and the cron");
             return Status::Err;
         }
         match config::parse(args.iter().map(RedisString::as_slice)) {
@@ -111,6 +112,11 @@ mod module {
             c"cf.debug" => cf_debug, c"readonly fast";
             c"cf.scandump" => cf_scandump, c"readonly";
             c"cf.loadchunk" => cf_loadchunk, c"write deny-oom";
+            // CF.LOADCHUNK under a name RedisBloom lacks: the AOF rewrite of a filter with
+            // RedisBloom 2.0's hashing starts with it, so that a server running RedisBloom
+            // stops at that AOF ("Unknown command") instead of dropping the key, whose
+            // header its CF.LOADCHUNK refuses, and answering 0 for its items.
+            c"bloomkit.cf.loadchunk" => cf_loadchunk, c"write deny-oom";
         )
     }
 

@@ -69,12 +69,48 @@ pub fn run(args: AddArgs) -> Result<()> {
     }
     read?;
     store::save(&filter, &args.filter)?;
+    let full = past_capacity(&filter);
     let mut out = std::io::stdout().lock();
+    // Past capacity most "already present" answers are false positives: say so rather than
+    // call them present.
+    let present_label = if full.is_some() {
+        "answered maybe-present"
+    } else {
+        "already present"
+    };
     writeln!(
         out,
-        "{}: added {added}, already present {present}",
+        "{}: added {added}, {present_label} {present}",
         args.filter.display()
     )?;
     out.flush()?;
+    if let Some(warning) = full {
+        eprintln!("{}: warning: {warning}", args.filter.display());
+    }
     Ok(())
+}
+
+/// Why the filter's answers are no longer worth what it was built for, if they are not: it
+/// holds more items than its capacity, or its false-positive probability now is more than
+/// twice its ε. Kinds that grow keep their bound and kinds that forget have a stable rate,
+/// so neither is ever past capacity.
+fn past_capacity(filter: &bloomkit::AnyFilter) -> Option<String> {
+    let kind = filter.kind();
+    if kind.can_grow() || kind.forgets() {
+        return None;
+    }
+    let (len, capacity) = (filter.len(), filter.capacity());
+    let (now, target) = (filter.expected_fpp(), filter.target_fpp());
+    if len <= capacity && now <= 2.0 * target {
+        return None;
+    }
+    Some(format!(
+        "the filter is full: it holds {len} items, past the {capacity} it was built for, and \
+         a query for an absent item now answers \"maybe\" with probability {} (it was built \
+         for {}). Answers of \"already present\" are then mostly false positives. Build a \
+         larger filter (bloomkit build --capacity N, or create -n N and add the items again), \
+         or use --kind scalable, which grows and keeps its rate",
+        store::probability(now),
+        store::probability(target),
+    ))
 }

@@ -114,6 +114,27 @@ impl Server {
         server
     }
 
+    /// A server with the module that starts from a copy of an RDB file (as `dump.rdb` in
+    /// its own directory), and extra config directives.
+    pub fn start_from_rdb(rdb: &Path, config: &[&str]) -> Self {
+        let mut server = Self {
+            child: None,
+            port: 0,
+            dir: tempfile::tempdir().expect("temporary directory"),
+            module_args: Vec::new(),
+            config: config.iter().map(|s| s.to_string()).collect(),
+            module: module_path().to_path_buf(),
+        };
+        std::fs::copy(rdb, server.dir.path().join("dump.rdb")).expect("copy the RDB file");
+        server.launch_on_free_port();
+        server
+    }
+
+    /// Adds config directives for the next [`restart`](Self::restart).
+    pub fn add_config(&mut self, config: &[&str]) {
+        self.config.extend(config.iter().map(|s| s.to_string()));
+    }
+
     fn launch_on_free_port(&mut self) {
         for _ in 0..5 {
             self.port = free_port();

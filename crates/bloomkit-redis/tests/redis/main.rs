@@ -2,10 +2,12 @@
 //! on free loopback ports, started and killed by the tests themselves (see `harness`).
 
 mod bf;
+mod budget;
 mod cf;
 mod distributed;
 mod harness;
 mod older;
+mod older_rdb;
 mod parity;
 mod payload;
 mod persistence;

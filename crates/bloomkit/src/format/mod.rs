@@ -434,6 +434,59 @@ impl<'a> Reader<'a> {
     }
 }
 
+/// Declares the parameters a kind stores, once: the struct, and the bytes on disk that
+/// follow from it — each field little-endian in the order written (`u8`, `u16`, `u32`,
+/// `u64`, `f64`), read back with every declared check (`field: u32 => check_num_hashes`)
+/// run after the whole record has been read and found to be exactly its length. A kind's
+/// `Persist` then fills the struct to save and reads it to load, and the layout is stated in
+/// one place, next to the code that uses it.
+///
+/// ```text
+/// crate::codec::stored! {
+///     /// The classic filter's parameters on disk (36 bytes).
+///     struct Stored {
+///         num_bits: u64 => check_num_bits,
+///         num_hashes: u32 => check_num_hashes,
+///         capacity: u64 => check_capacity,
+///         target_fpp: f64 => check_target_fpp,
+///         inserted: u64,
+///     }
+/// }
+/// ```
+macro_rules! stored {
+    (
+        $(#[$meta:meta])*
+        struct $name:ident {
+            $($field:ident: $ty:ident $(=> $check:ident)?),* $(,)?
+        }
+    ) => {
+        $(#[$meta])*
+        #[derive(Clone, Copy, Debug, PartialEq)]
+        struct $name {
+            $($field: $ty,)*
+        }
+
+        impl $name {
+            /// Appends the fields, little-endian, in declaration order.
+            fn write(&self, out: &mut Vec<u8>) {
+                $(out.extend_from_slice(&self.$field.to_le_bytes());)*
+            }
+
+            /// Reads exactly the declared fields, then runs their checks.
+            fn read(bytes: &[u8]) -> Result<Self, $crate::error::DecodeError> {
+                let mut r = $crate::codec::Reader::new(bytes);
+                let stored = $name {
+                    $($field: r.$ty()?,)*
+                };
+                r.finish("parameters")?;
+                $($($crate::codec::$check(stored.$field)?;)?)*
+                Ok(stored)
+            }
+        }
+    };
+}
+pub(crate) use stored;
+
 /// The error for a stored field that no valid filter has: every decoder's one way to say
 /// so.
 pub(crate) fn invalid(field: &'static str, reason: String) -> DecodeError {

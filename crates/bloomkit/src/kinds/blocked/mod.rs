@@ -82,7 +82,7 @@ pub mod theory;
 use std::fmt;
 
 use crate::arch::{self, Supported};
-use crate::codec::{Parts, Persist, Reader};
+use crate::codec::{Parts, Persist};
 use crate::error::{DecodeError, Error};
 use crate::filter::{Filter, Kind, Mergeable};
 use crate::hash::HashingChoice;
@@ -396,19 +396,15 @@ impl BlockedBloomFilter {
         self.num_blocks() * BLOCK_BITS
     }
 
-    /// k, the number of bits set per item (all in the item's block).
-    pub fn num_hashes(&self) -> u32 {
-        self.num_hashes
-    }
+    crate::sizing::getters! {
+        /// k, the number of bits set per item (all in the item's block).
+        num_hashes: u32;
 
-    /// n, the number of items the filter was sized for.
-    pub fn capacity(&self) -> u64 {
-        self.capacity
-    }
+        /// n, the number of items the filter was sized for.
+        capacity: u64;
 
-    /// ε, the false-positive probability the filter was sized for (at `capacity` items).
-    pub fn target_fpp(&self) -> f64 {
-        self.target_fpp
+        /// ε, the false-positive probability the filter was sized for (at `capacity` items).
+        target_fpp: f64;
     }
 
     /// The false-positive probability at `capacity` items by the blocked formula
@@ -757,7 +753,7 @@ fn zero_blocks(count: u64) -> Result<Vec<Block>, Error> {
 /// Builds a [`BlockedBloomFilter`] from a capacity and ε, or from an explicit size.
 ///
 /// The blocked filter derives all k positions from one digest by its own scheme (see the
-/// module docs); the seeds' k-seeded-hashes scheme does not apply, so the builder has no
+/// module docs); the textbook k-seeded-hashes scheme does not apply, so the builder has no
 /// index-scheme option and the filter's [`Hashing::scheme`] is always
 /// [`IndexScheme::EnhancedDoubleHashing`] (the one-digest scheme id in files).
 ///
@@ -812,10 +808,9 @@ impl BlockedBloomFilterBuilder {
 
     crate::sizing::capacity_and_fpp_setters!();
 
-    /// b, the number of 512-bit blocks, instead of deriving it from capacity and ε.
-    pub fn num_blocks(mut self, num_blocks: u64) -> Self {
-        self.num_blocks = Some(num_blocks);
-        self
+    crate::sizing::setters! {
+        /// b, the number of 512-bit blocks, instead of deriving it from capacity and ε.
+        num_blocks: u64;
     }
 
     crate::sizing::num_cells_setter!(num_bits, "bits, rounded up to whole 512-bit blocks");
@@ -826,10 +821,9 @@ impl BlockedBloomFilterBuilder {
         self
     }
 
-    /// k, the bits per item, instead of the best one for the size.
-    pub fn num_hashes(mut self, num_hashes: u32) -> Self {
-        self.num_hashes = Some(num_hashes);
-        self
+    crate::sizing::setters! {
+        /// k, the bits per item, instead of the best one for the size.
+        num_hashes: u32;
     }
 
     /// Validates the parameters and allocates the filter.
@@ -881,16 +875,28 @@ impl BlockedBloomFilterBuilder {
     }
 }
 
-// Parameters on disk: num_blocks u64, num_hashes u32, capacity u64, target_fpp f64,
-// inserted u64 (36 bytes). Payload: the blocks in order, each as 8 little-endian u64 words
-// (64 bytes per block).
+crate::codec::stored! {
+    /// The blocked filter's parameters on disk (36 bytes). Payload: the blocks in order, each
+    /// as 8 little-endian u64 words (64 bytes per block).
+    struct Stored {
+        num_blocks: u64,
+        num_hashes: u32 => check_num_hashes,
+        capacity: u64 => check_capacity,
+        target_fpp: f64 => check_target_fpp,
+        inserted: u64,
+    }
+}
+
 impl Persist for BlockedBloomFilter {
     fn encode_params(&self, out: &mut Vec<u8>) {
-        out.extend_from_slice(&self.num_blocks().to_le_bytes());
-        out.extend_from_slice(&self.num_hashes.to_le_bytes());
-        out.extend_from_slice(&self.capacity.to_le_bytes());
-        out.extend_from_slice(&self.target_fpp.to_le_bytes());
-        out.extend_from_slice(&self.inserted.to_le_bytes());
+        Stored {
+            num_blocks: self.num_blocks(),
+            num_hashes: self.num_hashes,
+            capacity: self.capacity,
+            target_fpp: self.target_fpp,
+            inserted: self.inserted,
+        }
+        .write(out);
     }
 
     fn encode_payload(&self, out: &mut Vec<u8>) {
@@ -914,22 +920,19 @@ impl Persist for BlockedBloomFilter {
                 ),
             ));
         }
-        let mut r = Reader::new(parts.params);
-        let num_blocks = r.u64()?;
-        let num_hashes = r.u32()?;
-        let capacity = r.u64()?;
-        let target_fpp = r.f64()?;
-        let inserted = r.u64()?;
-        r.finish("parameters")?;
+        let Stored {
+            num_blocks,
+            num_hashes,
+            capacity,
+            target_fpp,
+            inserted,
+        } = Stored::read(parts.params)?;
         if num_blocks == 0 || num_blocks > MAX_NUM_BLOCKS {
             return Err(invalid(
                 "num_blocks",
                 format!("{num_blocks} is not in 1..={MAX_NUM_BLOCKS}"),
             ));
         }
-        crate::codec::check_num_hashes(num_hashes)?;
-        crate::codec::check_capacity(capacity)?;
-        crate::codec::check_target_fpp(target_fpp)?;
         // The payload is already in memory and its length was checked against the input;
         // it must be exactly what the parameters imply before anything is allocated.
         let block_bytes = BLOCK_BITS / 8;

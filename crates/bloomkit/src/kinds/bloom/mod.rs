@@ -1,5 +1,5 @@
 //! The classic Bloom filter (Bloom, "Space/Time Trade-offs in Hash Coding with Allowable
-//! Errors", CACM 1970) — the filter the seeds describe.
+//! Errors", CACM 1970) .
 //!
 //! An array of m bits, all 0 at first, and k hash functions with values in `[0, m)`.
 //! Inserting an item sets its k bits; a query answers "definitely not" when one of the
@@ -8,7 +8,7 @@
 //! shared with other items. This type therefore has no `remove` at all — see
 //! the counting and deletable kinds for filters that can delete.
 //!
-//! Sizing follows the seeds (see [`crate::params`]): for n items at false-positive
+//! Sizing follows the standard rule (see [`crate::params`]): for n items at false-positive
 //! probability ε, `m = ⌈−n ln ε / (ln 2)²⌉` and `k = round((m/n) ln 2)`.
 
 mod options;
@@ -17,7 +17,7 @@ pub mod theory;
 use std::fmt;
 
 use crate::bits::BitVec;
-use crate::codec::{Parts, Persist, Reader};
+use crate::codec::{Parts, Persist};
 use crate::error::{DecodeError, Error};
 use crate::filter::{Filter, Kind};
 use crate::hash::HashingChoice;
@@ -31,7 +31,7 @@ use crate::sizing;
 /// ```
 /// use bloomkit::BloomFilter;
 ///
-/// // Sized by the seeds' formulas for 58 110 words at ε = 0.1%.
+/// // Sized by the standard formulas for 58 110 words at ε = 0.1%.
 /// let mut filter = BloomFilter::with_capacity(58_110, 0.001)?;
 /// assert_eq!(filter.num_hashes(), 10);
 ///
@@ -196,19 +196,15 @@ impl BloomFilter {
         self.bits.len()
     }
 
-    /// k, the number of hash functions.
-    pub fn num_hashes(&self) -> u32 {
-        self.num_hashes
-    }
+    crate::sizing::getters! {
+        /// k, the number of hash functions.
+        num_hashes: u32;
 
-    /// n, the number of items the filter was sized for.
-    pub fn capacity(&self) -> u64 {
-        self.capacity
-    }
+        /// n, the number of items the filter was sized for.
+        capacity: u64;
 
-    /// ε, the false-positive probability the filter was sized for (at `capacity` items).
-    pub fn target_fpp(&self) -> f64 {
-        self.target_fpp
+        /// ε, the false-positive probability the filter was sized for (at `capacity` items).
+        target_fpp: f64;
     }
 
     /// The number of bits that are 1.
@@ -460,7 +456,7 @@ impl fmt::Debug for BloomFilter {
 /// ```
 /// use bloomkit::{BloomFilter, HashFunction, IndexScheme};
 ///
-/// // The seeds' construction: k seeded Murmur hashes.
+/// // The textbook construction: k seeded Murmur hashes.
 /// let seeded = BloomFilter::builder()
 ///     .capacity(58_110)
 ///     .fpp(0.01)
@@ -495,16 +491,12 @@ impl BloomFilterBuilder {
 
     crate::sizing::num_cells_setter!(num_bits, "bits");
 
-    /// m, the number of bits, instead of deriving it from capacity and ε.
-    pub fn num_bits(mut self, num_bits: u64) -> Self {
-        self.num_bits = Some(num_bits);
-        self
-    }
+    crate::sizing::setters! {
+        /// m, the number of bits, instead of deriving it from capacity and ε.
+        num_bits: u64;
 
-    /// k, the number of hash functions, instead of the optimal one.
-    pub fn num_hashes(mut self, num_hashes: u32) -> Self {
-        self.num_hashes = Some(num_hashes);
-        self
+        /// k, the number of hash functions, instead of the optimal one.
+        num_hashes: u32;
     }
 
     /// Validates the parameters and allocates the filter.
@@ -525,15 +517,28 @@ impl BloomFilterBuilder {
     }
 }
 
-// Parameters on disk: num_bits u64, num_hashes u32, capacity u64, target_fpp f64,
-// inserted u64 (36 bytes). Payload: the bit array, 64-bit little-endian words.
+crate::codec::stored! {
+    /// The classic filter's parameters on disk (36 bytes). Payload: the bit array, 64-bit
+    /// little-endian words.
+    struct Stored {
+        num_bits: u64 => check_num_bits,
+        num_hashes: u32 => check_num_hashes,
+        capacity: u64 => check_capacity,
+        target_fpp: f64 => check_target_fpp,
+        inserted: u64,
+    }
+}
+
 impl Persist for BloomFilter {
     fn encode_params(&self, out: &mut Vec<u8>) {
-        out.extend_from_slice(&self.num_bits().to_le_bytes());
-        out.extend_from_slice(&self.num_hashes.to_le_bytes());
-        out.extend_from_slice(&self.capacity.to_le_bytes());
-        out.extend_from_slice(&self.target_fpp.to_le_bytes());
-        out.extend_from_slice(&self.inserted.to_le_bytes());
+        Stored {
+            num_bits: self.num_bits(),
+            num_hashes: self.num_hashes,
+            capacity: self.capacity,
+            target_fpp: self.target_fpp,
+            inserted: self.inserted,
+        }
+        .write(out);
     }
 
     fn encode_payload(&self, out: &mut Vec<u8>) {
@@ -542,27 +547,15 @@ impl Persist for BloomFilter {
 
     fn decode_parts(parts: &Parts<'_>) -> Result<Self, DecodeError> {
         parts.expect_kind(Kind::Bloom)?;
-        let mut r = Reader::new(parts.params);
-        let num_bits = r.u64()?;
-        let num_hashes = r.u32()?;
-        let capacity = r.u64()?;
-        let target_fpp = r.f64()?;
-        let inserted = r.u64()?;
-        r.finish("parameters")?;
-        crate::codec::check_num_bits(num_bits)?;
-        crate::codec::check_num_hashes(num_hashes)?;
-        crate::codec::check_capacity(capacity)?;
-        crate::codec::check_target_fpp(target_fpp)?;
-        // The payload length was checked against the input; from_le_bytes checks it against
-        // num_bits before it allocates anything.
-        let bits = BitVec::from_le_bytes(num_bits, parts.payload)?;
+        let p = Stored::read(parts.params)?;
         Ok(BloomFilter {
-            bits,
-            num_hashes,
+            // from_le_bytes checks the payload's length against m before it allocates.
+            bits: BitVec::from_le_bytes(p.num_bits, parts.payload)?,
+            num_hashes: p.num_hashes,
             hashing: parts.hashing,
-            capacity,
-            target_fpp,
-            inserted,
+            capacity: p.capacity,
+            target_fpp: p.target_fpp,
+            inserted: p.inserted,
         })
     }
 }

@@ -279,24 +279,17 @@ impl CompressedBloomFilterBuilder {
 
     crate::sizing::num_cells_setter!(num_bits, "bits");
 
-    /// m, the number of bits, instead of the compressed optimum.
-    pub fn num_bits(mut self, num_bits: u64) -> Self {
-        self.num_bits = Some(num_bits);
-        self
-    }
+    crate::sizing::setters! {
+        /// m, the number of bits, instead of the compressed optimum.
+        num_bits: u64;
 
-    /// k, the number of hash functions, instead of the compressed optimum.
-    pub fn num_hashes(mut self, num_hashes: u32) -> Self {
-        self.num_hashes = Some(num_hashes);
-        self
-    }
+        /// k, the number of hash functions, instead of the compressed optimum.
+        num_hashes: u32;
 
-    /// The most bits per item the array may take in memory (default
-    /// [`params::DEFAULT_MEMORY_FACTOR`] times the classic filter's `1.44·log₂(1/ε)`).
-    /// Larger caps send less; it must allow at least the classic filter.
-    pub fn max_bits_per_item(mut self, bits: f64) -> Self {
-        self.max_bits_per_item = Some(bits);
-        self
+        /// The most bits per item the array may take in memory (default
+        /// [`params::DEFAULT_MEMORY_FACTOR`] times the classic filter's `1.44·log₂(1/ε)`).
+        /// Larger caps send less; it must allow at least the classic filter.
+        max_bits_per_item: f64;
     }
 
     /// Validates the parameters and allocates the filter.

@@ -476,19 +476,15 @@ impl CuckooFilter {
         copies + self.victim_matches(i1, i2, fingerprint) as u32
     }
 
-    /// B, the number of buckets.
-    pub fn num_buckets(&self) -> u64 {
-        self.num_buckets
-    }
+    crate::sizing::getters! {
+        /// B, the number of buckets.
+        num_buckets: u64;
 
-    /// b, the number of slots per bucket.
-    pub fn bucket_size(&self) -> u32 {
-        self.bucket_size
-    }
+        /// b, the number of slots per bucket.
+        bucket_size: u32;
 
-    /// f, the width of a fingerprint in bits.
-    pub fn fingerprint_bits(&self) -> u32 {
-        self.fingerprint_bits
+        /// f, the width of a fingerprint in bits.
+        fingerprint_bits: u32;
     }
 
     /// B · b, the number of slots.
@@ -496,20 +492,16 @@ impl CuckooFilter {
         self.table.len()
     }
 
-    /// The most evictions of one insert's random walk before it uses the victim slot (it
-    /// also bounds the length of the chain the breadth-first search looks for).
-    pub fn max_kicks(&self) -> u32 {
-        self.max_kicks
-    }
+    crate::sizing::getters! {
+        /// The most evictions of one insert's random walk before it uses the victim slot (it
+        /// also bounds the length of the chain the breadth-first search looks for).
+        max_kicks: u32;
 
-    /// n, the number of items the filter was sized for.
-    pub fn capacity(&self) -> u64 {
-        self.capacity
-    }
+        /// n, the number of items the filter was sized for.
+        capacity: u64;
 
-    /// ε, the false-positive probability the filter was sized for.
-    pub fn target_fpp(&self) -> f64 {
-        self.target_fpp
+        /// ε, the false-positive probability the filter was sized for.
+        target_fpp: f64;
     }
 
     /// `2b / 2^f`, the bound on the false-positive probability at any load.
@@ -924,30 +916,20 @@ impl CuckooFilterBuilder {
         "ε, the false-positive probability wanted (default 1%); chooses f."
     );
 
-    /// b, the slots per bucket: 2, 4 (the default) or 8.
-    pub fn bucket_size(mut self, bucket_size: u32) -> Self {
-        self.bucket_size = Some(bucket_size);
-        self
-    }
+    crate::sizing::setters! {
+        /// b, the slots per bucket: 2, 4 (the default) or 8.
+        bucket_size: u32;
 
-    /// f, the fingerprint width: 8, 12 or 16 bits, instead of deriving it from ε.
-    pub fn fingerprint_bits(mut self, bits: u32) -> Self {
-        self.fingerprint_bits = Some(bits);
-        self
-    }
+        /// f, the fingerprint width: 8, 12 or 16 bits, instead of deriving it from ε.
+        fingerprint_bits: u32;
 
-    /// B, the number of buckets (any B ≥ 1), instead of deriving it from the capacity.
-    pub fn num_buckets(mut self, num_buckets: u64) -> Self {
-        self.num_buckets = Some(num_buckets);
-        self
-    }
+        /// B, the number of buckets (any B ≥ 1), instead of deriving it from the capacity.
+        num_buckets: u64;
 
-    /// The most evictions of an insert's random walk before the victim slot is used
-    /// (default 500, at most [`MAX_KICKS_LIMIT`]); it also bounds the breadth-first search's
-    /// chains, which are at most [`SEARCH_DEPTH`] moves long anyway.
-    pub fn max_kicks(mut self, max_kicks: u32) -> Self {
-        self.max_kicks = Some(max_kicks);
-        self
+        /// The most evictions of an insert's random walk before the victim slot is used
+        /// (default 500, at most [`MAX_KICKS_LIMIT`]); it also bounds the breadth-first search's
+        /// chains, which are at most [`SEARCH_DEPTH`] moves long anyway.
+        max_kicks: u32;
     }
 
     /// Validates the parameters and allocates the table.

@@ -41,7 +41,7 @@
 //! probability, as a function of m, k, n and r, is [`params::deletable_probability`] (the
 //! derivation is there): it depends mostly on the region size m'/r. At capacity with the
 //! optimal k about half of the data bits are set, so large regions almost surely contain a
-//! collision: with r = 16 regions (as in seed 004's study) a filter sized for 1000 items at
+//! collision: with r = 16 regions (as in the TU Bergakademie Freiberg lecture "Bloom-Filter") a filter sized for 1000 items at
 //! ε = 1% has regions of 600 bits; 73% of the items can be removed at n = 100, 17% at 150,
 //! 1.5% at 200 and essentially none beyond 250. Small regions make most items deletable,
 //! paid for with r bitmap bits:
@@ -56,7 +56,7 @@
 //!
 //! The default is therefore one region per [`DEFAULT_REGION_BITS`] = 8 data bits rather
 //! than a fixed region count; [`DeletableBloomFilterBuilder::regions`] sets r directly (for
-//! the paper's and the seeds' experiments). [`DeletableBloomFilter::expected_deletable_fraction`]
+//! the paper's experiments and the studies of this project). [`DeletableBloomFilter::expected_deletable_fraction`]
 //! gives the formula's value for the filter as it is; [`DeletableBloomFilter::deletable_fraction`]
 //! measures it over items the caller holds.
 //!
@@ -104,7 +104,7 @@ pub mod theory;
 use std::fmt;
 
 use crate::bits::BitVec;
-use crate::codec::{invalid, Parts, Persist, Reader};
+use crate::codec::{invalid, Parts, Persist};
 use crate::error::{DecodeError, Error};
 use crate::filter::{Filter, Kind, Mergeable, Removable};
 use crate::hash::HashingChoice;
@@ -312,24 +312,18 @@ impl DeletableBloomFilter {
         self.data_len()
     }
 
-    /// r, the number of regions (and of bitmap bits).
-    pub fn regions(&self) -> u64 {
-        self.regions
-    }
+    crate::sizing::getters! {
+        /// r, the number of regions (and of bitmap bits).
+        regions: u64;
 
-    /// k, the number of hash functions.
-    pub fn num_hashes(&self) -> u32 {
-        self.num_hashes
-    }
+        /// k, the number of hash functions.
+        num_hashes: u32;
 
-    /// n, the number of items the filter was sized for.
-    pub fn capacity(&self) -> u64 {
-        self.capacity
-    }
+        /// n, the number of items the filter was sized for.
+        capacity: u64;
 
-    /// ε, the false-positive probability the filter was sized for (at `capacity` items).
-    pub fn target_fpp(&self) -> f64 {
-        self.target_fpp
+        /// ε, the false-positive probability the filter was sized for (at `capacity` items).
+        target_fpp: f64;
     }
 
     /// The number of data bits that are 1.
@@ -550,7 +544,7 @@ impl fmt::Debug for DeletableBloomFilter {
 /// ```
 /// use bloomkit::{DeletableBloomFilter, HashFunction};
 ///
-/// // Seed 004's configuration: 16 regions.
+/// // The Freiberg lecture's configuration: 16 regions.
 /// let seed = DeletableBloomFilter::builder().capacity(58_110).fpp(0.01).regions(16).build()?;
 /// assert_eq!(seed.regions(), 16);
 /// assert_eq!(seed.data_bits(), 556_988);
@@ -586,32 +580,22 @@ impl DeletableBloomFilterBuilder {
 
     crate::sizing::num_cells_setter!(num_bits, "bits, the collision bitmap included");
 
-    /// m, the total number of bits *including* the collision bitmap, instead of deriving the
-    /// data part from capacity and ε.
-    pub fn num_bits(mut self, num_bits: u64) -> Self {
-        self.num_bits = Some(num_bits);
-        self
-    }
+    crate::sizing::setters! {
+        /// m, the total number of bits *including* the collision bitmap, instead of deriving the
+        /// data part from capacity and ε.
+        num_bits: u64;
 
-    /// k, the number of hash functions, instead of the optimal one.
-    pub fn num_hashes(mut self, num_hashes: u32) -> Self {
-        self.num_hashes = Some(num_hashes);
-        self
-    }
+        /// k, the number of hash functions, instead of the optimal one.
+        num_hashes: u32;
 
-    /// r, the number of regions (and of bitmap bits). Takes precedence over
-    /// [`region_bits`](Self::region_bits). Each region needs at least one data bit.
-    pub fn regions(mut self, regions: u64) -> Self {
-        self.regions = Some(regions);
-        self
-    }
+        /// r, the number of regions (and of bitmap bits). Takes precedence over
+        /// [`region_bits`](Self::region_bits). Each region needs at least one data bit.
+        regions: u64;
 
-    /// The number of data bits per region, from which r is derived (default
-    /// [`DEFAULT_REGION_BITS`]): `r = ⌈m'/s⌉` when the data part is sized from capacity,
-    /// `r = ⌈m/(s + 1)⌉` when m is given.
-    pub fn region_bits(mut self, region_bits: u64) -> Self {
-        self.region_bits = Some(region_bits);
-        self
+        /// The number of data bits per region, from which r is derived (default
+        /// [`DEFAULT_REGION_BITS`]): `r = ⌈m'/s⌉` when the data part is sized from capacity,
+        /// `r = ⌈m/(s + 1)⌉` when m is given.
+        region_bits: u64;
     }
 
     /// Validates the parameters and allocates the filter.
@@ -681,17 +665,30 @@ impl DeletableBloomFilterBuilder {
     }
 }
 
-// Parameters on disk: num_bits u64 (m, bitmap included), num_hashes u32, regions u64,
-// capacity u64, target_fpp f64, inserted u64 (44 bytes). Payload: the m-bit array (bitmap
-// in bits 0 … r−1, data after it), 64-bit little-endian words.
+crate::codec::stored! {
+    /// The deletable filter's parameters on disk (44 bytes): m counts the bitmap. Payload: the
+    /// m-bit array (bitmap in bits 0 … r−1, data after it), 64-bit little-endian words.
+    struct Stored {
+        num_bits: u64,
+        num_hashes: u32 => check_num_hashes,
+        regions: u64,
+        capacity: u64 => check_capacity,
+        target_fpp: f64 => check_target_fpp,
+        inserted: u64,
+    }
+}
+
 impl Persist for DeletableBloomFilter {
     fn encode_params(&self, out: &mut Vec<u8>) {
-        out.extend_from_slice(&self.num_bits().to_le_bytes());
-        out.extend_from_slice(&self.num_hashes.to_le_bytes());
-        out.extend_from_slice(&self.regions.to_le_bytes());
-        out.extend_from_slice(&self.capacity.to_le_bytes());
-        out.extend_from_slice(&self.target_fpp.to_le_bytes());
-        out.extend_from_slice(&self.inserted.to_le_bytes());
+        Stored {
+            num_bits: self.num_bits(),
+            num_hashes: self.num_hashes,
+            regions: self.regions,
+            capacity: self.capacity,
+            target_fpp: self.target_fpp,
+            inserted: self.inserted,
+        }
+        .write(out);
     }
 
     fn encode_payload(&self, out: &mut Vec<u8>) {
@@ -700,21 +697,20 @@ impl Persist for DeletableBloomFilter {
 
     fn decode_parts(parts: &Parts<'_>) -> Result<Self, DecodeError> {
         parts.expect_kind(Kind::Deletable)?;
-        let mut r = Reader::new(parts.params);
-        let num_bits = r.u64()?;
-        let num_hashes = r.u32()?;
-        let regions = r.u64()?;
-        let capacity = r.u64()?;
-        let target_fpp = r.f64()?;
-        let inserted = r.u64()?;
-        r.finish("parameters")?;
+        let Stored {
+            num_bits,
+            num_hashes,
+            regions,
+            capacity,
+            target_fpp,
+            inserted,
+        } = Stored::read(parts.params)?;
         if !(2..=MAX_NUM_BITS).contains(&num_bits) {
             return Err(invalid(
                 "num_bits",
                 format!("{num_bits} is not in 2..={MAX_NUM_BITS}"),
             ));
         }
-        crate::codec::check_num_hashes(num_hashes)?;
         if regions == 0 || regions > num_bits / 2 {
             return Err(invalid(
                 "regions",
@@ -724,8 +720,6 @@ impl Persist for DeletableBloomFilter {
                 ),
             ));
         }
-        crate::codec::check_capacity(capacity)?;
-        crate::codec::check_target_fpp(target_fpp)?;
         // from_le_bytes checks the payload length against num_bits before it allocates.
         let bits = BitVec::from_le_bytes(num_bits, parts.payload)?;
         Ok(DeletableBloomFilter {

@@ -58,7 +58,7 @@ pub mod theory;
 use std::fmt;
 
 use crate::bits::BitVec;
-use crate::codec::{invalid, Parts, Persist, Reader};
+use crate::codec::{invalid, Parts, Persist};
 use crate::error::{DecodeError, Error};
 use crate::filter::{Filter, Kind};
 use crate::hash::{Hashing, HashingChoice, Item};
@@ -159,24 +159,18 @@ impl GeneralizedBloomFilter {
         self.bits.len()
     }
 
-    /// k₁, the hash functions that set bits.
-    pub fn set_hashes(&self) -> u32 {
-        self.set_hashes
-    }
+    crate::sizing::getters! {
+        /// k₁, the hash functions that set bits.
+        set_hashes: u32;
 
-    /// k₀, the hash functions that reset bits.
-    pub fn reset_hashes(&self) -> u32 {
-        self.reset_hashes
-    }
+        /// k₀, the hash functions that reset bits.
+        reset_hashes: u32;
 
-    /// n, the number of items the filter was sized for.
-    pub fn capacity(&self) -> u64 {
-        self.capacity
-    }
+        /// n, the number of items the filter was sized for.
+        capacity: u64;
 
-    /// The false-positive probability at capacity ([`params::generalized_fpp`]).
-    pub fn target_fpp(&self) -> f64 {
-        self.target_fpp
+        /// The false-positive probability at capacity ([`params::generalized_fpp`]).
+        target_fpp: f64;
     }
 
     /// The bound on the false-positive probability at any fill
@@ -347,16 +341,12 @@ impl GeneralizedBloomFilterBuilder {
 
     crate::sizing::num_cells_setter!(num_bits, "bits");
 
-    /// m, the number of bits, instead of deriving it from capacity and ε.
-    pub fn num_bits(mut self, num_bits: u64) -> Self {
-        self.num_bits = Some(num_bits);
-        self
-    }
+    crate::sizing::setters! {
+        /// m, the number of bits, instead of deriving it from capacity and ε.
+        num_bits: u64;
 
-    /// k₁, the hash functions that set bits (default: the classic optimum).
-    pub fn set_hashes(mut self, k1: u32) -> Self {
-        self.set_hashes = Some(k1);
-        self
+        /// k₁, the hash functions that set bits (default: the classic optimum).
+        set_hashes: u32;
     }
 
     /// The same as [`set_hashes`](Self::set_hashes): k of the other array-shaped kinds.
@@ -364,10 +354,9 @@ impl GeneralizedBloomFilterBuilder {
         self.set_hashes(k1)
     }
 
-    /// k₀, the hash functions that reset bits (default 1; 0 makes a classic filter).
-    pub fn reset_hashes(mut self, k0: u32) -> Self {
-        self.reset_hashes = Some(k0);
-        self
+    crate::sizing::setters! {
+        /// k₀, the hash functions that reset bits (default 1; 0 makes a classic filter).
+        reset_hashes: u32;
     }
 
     /// Validates the parameters and allocates the filter. k₁ ≥ 1 and k₀ + k₁ ≤ 64.
@@ -402,16 +391,30 @@ fn check_hashes(set: u32, reset: u32) -> Result<(), String> {
     Ok(())
 }
 
-// Parameters on disk: num_bits u64, set_hashes u32, reset_hashes u32, capacity u64,
-// target_fpp f64, inserted u64 (44 bytes). Payload: the bits as `BitVec` words.
+crate::codec::stored! {
+    /// The generalized filter's parameters on disk (44 bytes): k₁ (set) and k₀ (reset).
+    /// Payload: the bits as `BitVec` words.
+    struct Stored {
+        num_bits: u64 => check_num_bits,
+        set_hashes: u32,
+        reset_hashes: u32,
+        capacity: u64 => check_capacity,
+        target_fpp: f64 => check_target_fpp,
+        inserted: u64,
+    }
+}
+
 impl Persist for GeneralizedBloomFilter {
     fn encode_params(&self, out: &mut Vec<u8>) {
-        out.extend_from_slice(&self.num_bits().to_le_bytes());
-        out.extend_from_slice(&self.set_hashes.to_le_bytes());
-        out.extend_from_slice(&self.reset_hashes.to_le_bytes());
-        out.extend_from_slice(&self.capacity.to_le_bytes());
-        out.extend_from_slice(&self.target_fpp.to_le_bytes());
-        out.extend_from_slice(&self.inserted.to_le_bytes());
+        Stored {
+            num_bits: self.num_bits(),
+            set_hashes: self.set_hashes,
+            reset_hashes: self.reset_hashes,
+            capacity: self.capacity,
+            target_fpp: self.target_fpp,
+            inserted: self.inserted,
+        }
+        .write(out);
     }
 
     fn encode_payload(&self, out: &mut Vec<u8>) {
@@ -420,18 +423,15 @@ impl Persist for GeneralizedBloomFilter {
 
     fn decode_parts(parts: &Parts<'_>) -> Result<Self, DecodeError> {
         parts.expect_kind(Kind::Generalized)?;
-        let mut r = Reader::new(parts.params);
-        let num_bits = r.u64()?;
-        let set_hashes = r.u32()?;
-        let reset_hashes = r.u32()?;
-        let capacity = r.u64()?;
-        let target_fpp = r.f64()?;
-        let inserted = r.u64()?;
-        r.finish("parameters")?;
-        crate::codec::check_num_bits(num_bits)?;
+        let Stored {
+            num_bits,
+            set_hashes,
+            reset_hashes,
+            capacity,
+            target_fpp,
+            inserted,
+        } = Stored::read(parts.params)?;
         check_hashes(set_hashes, reset_hashes).map_err(|reason| invalid("hashes", reason))?;
-        crate::codec::check_capacity(capacity)?;
-        crate::codec::check_target_fpp(target_fpp)?;
         let bits = BitVec::from_le_bytes(num_bits, parts.payload)?;
         Ok(GeneralizedBloomFilter {
             bits,

@@ -267,9 +267,9 @@ impl ScalableBloomFilter {
         &self.layers
     }
 
-    /// n₀, the capacity of the first layer.
-    pub fn initial_capacity(&self) -> u64 {
-        self.initial_capacity
+    crate::sizing::getters! {
+        /// n₀, the capacity of the first layer.
+        initial_capacity: u64;
     }
 
     /// ε, the bound on the compound false-positive probability.
@@ -297,9 +297,9 @@ impl ScalableBloomFilter {
         self.max_layers
     }
 
-    /// The most bits all layers together may have.
-    pub fn max_bits(&self) -> u64 {
-        self.max_bits
+    crate::sizing::getters! {
+        /// The most bits all layers together may have.
+        max_bits: u64;
     }
 
     /// The total number of bits of all layers.
@@ -610,17 +610,13 @@ impl ScalableBloomFilterBuilder {
         self
     }
 
-    /// The most layers the filter may have (default: no limit but `max_bits`).
-    pub fn max_layers(mut self, max_layers: u32) -> Self {
-        self.max_layers = Some(max_layers);
-        self
-    }
+    crate::sizing::setters! {
+        /// The most layers the filter may have (default: no limit but `max_bits`).
+        max_layers: u32;
 
-    /// The most bits all layers together may have (default and at most
-    /// [`params::MAX_NUM_BITS`]).
-    pub fn max_bits(mut self, max_bits: u64) -> Self {
-        self.max_bits = Some(max_bits);
-        self
+        /// The most bits all layers together may have (default and at most
+        /// [`params::MAX_NUM_BITS`]).
+        max_bits: u64;
     }
 
     /// Validates the parameters and allocates the first layer.

@@ -87,7 +87,7 @@ pub mod theory;
 use std::fmt;
 
 use crate::bits::PackedCounters;
-use crate::codec::{invalid, Parts, Persist, Reader};
+use crate::codec::{invalid, Parts, Persist};
 use crate::error::{DecodeError, Error};
 use crate::filter::{Filter, Kind, Mergeable, Removable};
 use crate::hash::{mix64, Hashing, HashingChoice, Item};
@@ -392,9 +392,9 @@ impl SpectralBloomFilter {
         Ok(())
     }
 
-    /// How the counters are kept and read.
-    pub fn method(&self) -> SpectralMethod {
-        self.method
+    crate::sizing::getters! {
+        /// How the counters are kept and read.
+        method: SpectralMethod;
     }
 
     /// m, the number of counters of the (primary) filter.
@@ -407,9 +407,9 @@ impl SpectralBloomFilter {
         self.secondary.as_ref().map_or(0, PackedCounters::len)
     }
 
-    /// k, the number of hash functions.
-    pub fn num_hashes(&self) -> u32 {
-        self.num_hashes
+    crate::sizing::getters! {
+        /// k, the number of hash functions.
+        num_hashes: u32;
     }
 
     /// The width of one counter in bits.
@@ -417,14 +417,12 @@ impl SpectralBloomFilter {
         self.counters.width()
     }
 
-    /// n, the number of distinct items the filter was sized for.
-    pub fn capacity(&self) -> u64 {
-        self.capacity
-    }
+    crate::sizing::getters! {
+        /// n, the number of distinct items the filter was sized for.
+        capacity: u64;
 
-    /// ε, the false-positive probability (and the MS error probability) at capacity.
-    pub fn target_fpp(&self) -> f64 {
-        self.target_fpp
+        /// ε, the false-positive probability (and the MS error probability) at capacity.
+        target_fpp: f64;
     }
 
     /// The counters of the primary filter that are not zero.
@@ -678,22 +676,15 @@ impl SpectralBloomFilterBuilder {
 
     crate::sizing::num_cells_setter!(num_counters, "counters");
 
-    /// m, the number of counters, instead of deriving it from capacity and ε.
-    pub fn num_counters(mut self, num_counters: u64) -> Self {
-        self.num_counters = Some(num_counters);
-        self
-    }
+    crate::sizing::setters! {
+        /// m, the number of counters, instead of deriving it from capacity and ε.
+        num_counters: u64;
 
-    /// k, the number of hash functions, instead of the optimal one.
-    pub fn num_hashes(mut self, num_hashes: u32) -> Self {
-        self.num_hashes = Some(num_hashes);
-        self
-    }
+        /// k, the number of hash functions, instead of the optimal one.
+        num_hashes: u32;
 
-    /// Bits per counter, 1 to 16 (default 16).
-    pub fn counter_width(mut self, bits: u32) -> Self {
-        self.counter_width = Some(bits);
-        self
+        /// Bits per counter, 1 to 16 (default 16).
+        counter_width: u32;
     }
 
     /// How counters are kept and read (default minimum selection).
@@ -744,18 +735,33 @@ impl SpectralBloomFilterBuilder {
     }
 }
 
-// Parameters on disk: num_counters u64, num_hashes u32, counter_width u32, method u32
-// (0 MS, 1 MI, 2 RM), capacity u64, target_fpp f64, len u64 (44 bytes). Payload: the primary
-// counters as `PackedCounters` words, then under RM the ⌈m/2⌉ secondary counters likewise.
+crate::codec::stored! {
+    /// The spectral filter's parameters on disk (44 bytes): method 0 MS, 1 MI, 2 RM. Payload:
+    /// the primary counters as `PackedCounters` words, then under RM the ⌈m/2⌉ secondary
+    /// counters likewise.
+    struct Stored {
+        num_counters: u64,
+        num_hashes: u32 => check_num_hashes,
+        width: u32,
+        method: u32,
+        capacity: u64 => check_capacity,
+        target_fpp: f64 => check_target_fpp,
+        len: u64,
+    }
+}
+
 impl Persist for SpectralBloomFilter {
     fn encode_params(&self, out: &mut Vec<u8>) {
-        out.extend_from_slice(&self.num_counters().to_le_bytes());
-        out.extend_from_slice(&self.num_hashes.to_le_bytes());
-        out.extend_from_slice(&self.counter_width().to_le_bytes());
-        out.extend_from_slice(&self.method.id().to_le_bytes());
-        out.extend_from_slice(&self.capacity.to_le_bytes());
-        out.extend_from_slice(&self.target_fpp.to_le_bytes());
-        out.extend_from_slice(&self.len.to_le_bytes());
+        Stored {
+            num_counters: self.num_counters(),
+            num_hashes: self.num_hashes,
+            width: self.counter_width(),
+            method: self.method.id(),
+            capacity: self.capacity,
+            target_fpp: self.target_fpp,
+            len: self.len,
+        }
+        .write(out);
     }
 
     fn encode_payload(&self, out: &mut Vec<u8>) {
@@ -766,15 +772,15 @@ impl Persist for SpectralBloomFilter {
 
     fn decode_parts(parts: &Parts<'_>) -> Result<Self, DecodeError> {
         parts.expect_kind(Kind::Spectral)?;
-        let mut r = Reader::new(parts.params);
-        let num_counters = r.u64()?;
-        let num_hashes = r.u32()?;
-        let width = r.u32()?;
-        let method = r.u32()?;
-        let capacity = r.u64()?;
-        let target_fpp = r.f64()?;
-        let len = r.u64()?;
-        r.finish("parameters")?;
+        let Stored {
+            num_counters,
+            num_hashes,
+            width,
+            method,
+            capacity,
+            target_fpp,
+            len,
+        } = Stored::read(parts.params)?;
         let method = SpectralMethod::from_id(method)
             .ok_or_else(|| invalid("method", format!("{method} is not 0, 1 or 2")))?;
         if !(1..=16).contains(&width) {
@@ -793,9 +799,6 @@ impl Persist for SpectralBloomFilter {
                 ),
             ));
         }
-        crate::codec::check_num_hashes(num_hashes)?;
-        crate::codec::check_capacity(capacity)?;
-        crate::codec::check_target_fpp(target_fpp)?;
         // The primary's length is known from m and the width, before anything is allocated.
         let primary_len = PackedCounters::encoded_len(num_counters, width);
         if (parts.payload.len() as u64) < primary_len {

@@ -56,7 +56,7 @@ mod options;
 use std::fmt;
 
 use crate::arch::{self, block256};
-use crate::codec::{Parts, Persist, Reader};
+use crate::codec::{Parts, Persist};
 use crate::error::{DecodeError, Error};
 use crate::filter::{Filter, Kind, Mergeable};
 use crate::hash::{self, HashFunction, Hashing, IndexScheme, Item};
@@ -215,16 +215,9 @@ pub fn num_blocks_for(capacity: u64, target: f64) -> Result<u64, Error> {
             max: MAX_NUM_BLOCKS * BLOCK_BITS,
         });
     }
-    let (mut lo, mut hi) = (1u64, MAX_NUM_BLOCKS);
-    while lo < hi {
-        let mid = lo + (hi - lo) / 2;
-        if fpp(mid, capacity) <= target {
-            hi = mid;
-        } else {
-            lo = mid + 1;
-        }
-    }
-    Ok(lo)
+    Ok(crate::sizing::first_meeting(1, MAX_NUM_BLOCKS, |blocks| {
+        fpp(blocks, capacity) <= target
+    }))
 }
 
 impl SplitBlockBloomFilter {
@@ -442,19 +435,15 @@ impl SplitBlockBloomFilter {
         self.num_blocks() * BLOCK_BYTES
     }
 
-    /// The hash seed (0 for Parquet compatibility).
-    pub fn seed(&self) -> u64 {
-        self.seed
-    }
+    crate::sizing::getters! {
+        /// The hash seed (0 for Parquet compatibility).
+        seed: u64;
 
-    /// n, the number of items the filter was sized for.
-    pub fn capacity(&self) -> u64 {
-        self.capacity
-    }
+        /// n, the number of items the filter was sized for.
+        capacity: u64;
 
-    /// ε, the false-positive probability wanted at capacity.
-    pub fn target_fpp(&self) -> f64 {
-        self.target_fpp
+        /// ε, the false-positive probability wanted at capacity.
+        target_fpp: f64;
     }
 
     /// [`fpp`](fpp()) at capacity.
@@ -689,16 +678,12 @@ pub struct SplitBlockBloomFilterBuilder {
 impl SplitBlockBloomFilterBuilder {
     crate::sizing::capacity_and_fpp_setters!();
 
-    /// z, the number of blocks, in 1 ..= 2³¹ − 1.
-    pub fn num_blocks(mut self, num_blocks: u64) -> Self {
-        self.num_blocks = Some(num_blocks);
-        self
-    }
+    crate::sizing::setters! {
+        /// z, the number of blocks, in 1 ..= 2³¹ − 1.
+        num_blocks: u64;
 
-    /// Parquet's `numBytes`: a positive multiple of 32.
-    pub fn num_bytes(mut self, num_bytes: u64) -> Self {
-        self.num_bytes = Some(num_bytes);
-        self
+        /// Parquet's `numBytes`: a positive multiple of 32.
+        num_bytes: u64;
     }
 
     crate::sizing::num_cells_setter!(num_bits, "bits, rounded up to whole 256-bit blocks");
@@ -768,26 +753,31 @@ fn fpp_clamped(num_blocks: u64, items: u64) -> f64 {
 
 /// The largest n (at least 1) that `num_blocks` blocks hold at ε.
 fn largest_capacity(num_blocks: u64, target: f64) -> u64 {
-    let (mut lo, mut hi) = (1u64, num_blocks.saturating_mul(256));
-    while lo < hi {
-        let mid = lo + (hi - lo).div_ceil(2);
-        if fpp(num_blocks, mid) <= target {
-            lo = mid;
-        } else {
-            hi = mid - 1;
-        }
-    }
-    lo
+    crate::sizing::last_meeting(1, num_blocks.saturating_mul(256), |items| {
+        fpp(num_blocks, items) <= target
+    })
 }
 
-// Parameters on disk: num_blocks u64, capacity u64, target_fpp f64, inserted u64 (32 bytes).
-// Payload: Parquet's bitset (each block's eight words, little-endian u32).
+crate::codec::stored! {
+    /// The split block filter's parameters on disk (32 bytes). Payload: Parquet's bitset (each
+    /// block's eight words, little-endian u32).
+    struct Stored {
+        num_blocks: u64,
+        capacity: u64 => check_capacity,
+        target_fpp: f64 => check_target_fpp,
+        inserted: u64,
+    }
+}
+
 impl Persist for SplitBlockBloomFilter {
     fn encode_params(&self, out: &mut Vec<u8>) {
-        out.extend_from_slice(&self.num_blocks().to_le_bytes());
-        out.extend_from_slice(&self.capacity.to_le_bytes());
-        out.extend_from_slice(&self.target_fpp.to_le_bytes());
-        out.extend_from_slice(&self.inserted.to_le_bytes());
+        Stored {
+            num_blocks: self.num_blocks(),
+            capacity: self.capacity,
+            target_fpp: self.target_fpp,
+            inserted: self.inserted,
+        }
+        .write(out);
     }
 
     fn encode_payload(&self, out: &mut Vec<u8>) {
@@ -808,20 +798,18 @@ impl Persist for SplitBlockBloomFilter {
                 ),
             ));
         }
-        let mut r = Reader::new(parts.params);
-        let num_blocks = r.u64()?;
-        let capacity = r.u64()?;
-        let target_fpp = r.f64()?;
-        let inserted = r.u64()?;
-        r.finish("parameters")?;
+        let Stored {
+            num_blocks,
+            capacity,
+            target_fpp,
+            inserted,
+        } = Stored::read(parts.params)?;
         if num_blocks == 0 || num_blocks > MAX_NUM_BLOCKS {
             return Err(invalid(
                 "num_blocks",
                 format!("{num_blocks} is not in 1..={MAX_NUM_BLOCKS}"),
             ));
         }
-        crate::codec::check_capacity(capacity)?;
-        crate::codec::check_target_fpp(target_fpp)?;
         if parts.payload.len() as u64 != num_blocks * BLOCK_BYTES {
             return Err(invalid(
                 "payload",

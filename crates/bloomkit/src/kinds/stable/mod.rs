@@ -112,7 +112,7 @@ pub mod theory;
 use std::fmt;
 
 use crate::bits::PackedCounters;
-use crate::codec::{invalid, Parts, Persist, Reader};
+use crate::codec::{invalid, Parts, Persist};
 use crate::error::{DecodeError, Error};
 use crate::filter::{Filter, Kind};
 use crate::hash::HashingChoice;
@@ -261,29 +261,21 @@ impl StableBloomFilter {
         self.cells.max_value()
     }
 
-    /// K, the number of hash functions.
-    pub fn num_hashes(&self) -> u32 {
-        self.num_hashes
-    }
+    crate::sizing::getters! {
+        /// K, the number of hash functions.
+        num_hashes: u32;
 
-    /// P, the number of cells decremented per insertion.
-    pub fn decrements(&self) -> u64 {
-        self.decrements
-    }
+        /// P, the number of cells decremented per insertion.
+        decrements: u64;
 
-    /// n, the number of recent items the filter was sized to remember.
-    pub fn capacity(&self) -> u64 {
-        self.capacity
-    }
+        /// n, the number of recent items the filter was sized to remember.
+        capacity: u64;
 
-    /// ε, the stable-point false-positive probability asked for.
-    pub fn target_fpp(&self) -> f64 {
-        self.target_fpp
-    }
+        /// ε, the stable-point false-positive probability asked for.
+        target_fpp: f64;
 
-    /// The number of insertions so far (the position in the stream).
-    pub fn insertions(&self) -> u64 {
-        self.insertions
+        /// The number of insertions so far (the position in the stream).
+        insertions: u64;
     }
 
     /// The stable-point false-positive probability of this filter's m, K, P and Max
@@ -513,28 +505,18 @@ impl StableBloomFilterBuilder {
         "ε, the stable-point false-positive probability (default 1%); P is derived from it unless [`decrements`](Self::decrements) is given."
     );
 
-    /// m, the number of cells, instead of deriving it from capacity and ε.
-    pub fn num_cells(mut self, num_cells: u64) -> Self {
-        self.num_cells = Some(num_cells);
-        self
-    }
+    crate::sizing::setters! {
+        /// m, the number of cells, instead of deriving it from capacity and ε.
+        num_cells: u64;
 
-    /// d, the bits per cell, 1 to 16 (default [`DEFAULT_CELL_WIDTH`]).
-    pub fn cell_width(mut self, cell_width: u32) -> Self {
-        self.cell_width = Some(cell_width);
-        self
-    }
+        /// d, the bits per cell, 1 to 16 (default [`DEFAULT_CELL_WIDTH`]).
+        cell_width: u32;
 
-    /// K, the number of hash functions.
-    pub fn num_hashes(mut self, num_hashes: u32) -> Self {
-        self.num_hashes = Some(num_hashes);
-        self
-    }
+        /// K, the number of hash functions.
+        num_hashes: u32;
 
-    /// P, the cells decremented per insertion (1 to m), instead of deriving it from ε.
-    pub fn decrements(mut self, decrements: u64) -> Self {
-        self.decrements = Some(decrements);
-        self
+        /// P, the cells decremented per insertion (1 to m), instead of deriving it from ε.
+        decrements: u64;
     }
 
     /// Validates the parameters and allocates the filter.
@@ -618,20 +600,37 @@ impl StableBloomFilterBuilder {
     }
 }
 
-// Parameters on disk: num_cells u64, cell_width u32, num_hashes u32, decrements u64,
-// capacity u64, target_fpp f64, inserted u64, insertions u64, rng_state u64 (64 bytes).
-// Payload: the cells, packed `⌊64/d⌋` to a 64-bit little-endian word (PackedCounters).
+crate::codec::stored! {
+    /// The stable filter's parameters on disk (64 bytes), its generator's state included so a
+    /// loaded filter goes on as the saved one would. Payload: the cells, packed ⌊64/d⌋ to a
+    /// 64-bit little-endian word (`PackedCounters`).
+    struct Stored {
+        num_cells: u64,
+        cell_width: u32,
+        num_hashes: u32 => check_num_hashes,
+        decrements: u64,
+        capacity: u64 => check_capacity,
+        target_fpp: f64,
+        inserted: u64,
+        insertions: u64,
+        rng: u64,
+    }
+}
+
 impl Persist for StableBloomFilter {
     fn encode_params(&self, out: &mut Vec<u8>) {
-        out.extend_from_slice(&self.num_cells().to_le_bytes());
-        out.extend_from_slice(&self.cell_width().to_le_bytes());
-        out.extend_from_slice(&self.num_hashes.to_le_bytes());
-        out.extend_from_slice(&self.decrements.to_le_bytes());
-        out.extend_from_slice(&self.capacity.to_le_bytes());
-        out.extend_from_slice(&self.target_fpp.to_le_bytes());
-        out.extend_from_slice(&self.inserted.to_le_bytes());
-        out.extend_from_slice(&self.insertions.to_le_bytes());
-        out.extend_from_slice(&self.rng.to_le_bytes());
+        Stored {
+            num_cells: self.num_cells(),
+            cell_width: self.cell_width(),
+            num_hashes: self.num_hashes,
+            decrements: self.decrements,
+            capacity: self.capacity,
+            target_fpp: self.target_fpp,
+            inserted: self.inserted,
+            insertions: self.insertions,
+            rng: self.rng,
+        }
+        .write(out);
     }
 
     fn encode_payload(&self, out: &mut Vec<u8>) {
@@ -640,24 +639,23 @@ impl Persist for StableBloomFilter {
 
     fn decode_parts(parts: &Parts<'_>) -> Result<Self, DecodeError> {
         parts.expect_kind(Kind::Stable)?;
-        let mut r = Reader::new(parts.params);
-        let num_cells = r.u64()?;
-        let cell_width = r.u32()?;
-        let num_hashes = r.u32()?;
-        let decrements = r.u64()?;
-        let capacity = r.u64()?;
-        let target_fpp = r.f64()?;
-        let inserted = r.u64()?;
-        let insertions = r.u64()?;
-        let rng = r.u64()?;
-        r.finish("parameters")?;
+        let Stored {
+            num_cells,
+            cell_width,
+            num_hashes,
+            decrements,
+            capacity,
+            target_fpp,
+            inserted,
+            insertions,
+            rng,
+        } = Stored::read(parts.params)?;
         if !(1..=16).contains(&cell_width) {
             return Err(invalid(
                 "cell_width",
                 format!("{cell_width} is not in 1..=16"),
             ));
         }
-        crate::codec::check_num_hashes(num_hashes)?;
         if num_cells <= num_hashes as u64
             || num_cells.saturating_mul(cell_width as u64) > MAX_NUM_BITS
         {
@@ -675,7 +673,6 @@ impl Persist for StableBloomFilter {
                 format!("{decrements} is not in 1..={num_cells}"),
             ));
         }
-        crate::codec::check_capacity(capacity)?;
         // A target derived from explicit parameters is the stable-point formula's value,
         // which can round to 0 or 1 for extreme parameters; NaN and the rest are invalid.
         if !(0.0..=1.0).contains(&target_fpp) {

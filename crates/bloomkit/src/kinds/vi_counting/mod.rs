@@ -98,7 +98,7 @@ pub mod theory;
 use std::fmt;
 
 use crate::bits::PackedCounters;
-use crate::codec::{invalid, Parts, Persist, Reader};
+use crate::codec::{invalid, Parts, Persist};
 use crate::error::{DecodeError, Error};
 use crate::filter::{Filter, Kind, Mergeable, Removable};
 use crate::hash::HashingChoice;
@@ -326,9 +326,9 @@ impl VariableIncrementBloomFilter {
         self.counters.len()
     }
 
-    /// k, the number of hash functions.
-    pub fn num_hashes(&self) -> u32 {
-        self.num_hashes
+    crate::sizing::getters! {
+        /// k, the number of hash functions.
+        num_hashes: u32;
     }
 
     /// L: increments are `L, L+1, …, 2L−1`.
@@ -341,14 +341,12 @@ impl VariableIncrementBloomFilter {
         self.counters.width()
     }
 
-    /// n, the number of items the filter was sized for.
-    pub fn capacity(&self) -> u64 {
-        self.capacity
-    }
+    crate::sizing::getters! {
+        /// n, the number of items the filter was sized for.
+        capacity: u64;
 
-    /// ε, the false-positive probability the filter was sized for (at `capacity` items).
-    pub fn target_fpp(&self) -> f64 {
-        self.target_fpp
+        /// ε, the false-positive probability the filter was sized for (at `capacity` items).
+        target_fpp: f64;
     }
 
     /// The number of counters that are not zero.
@@ -622,22 +620,15 @@ impl VariableIncrementBloomFilterBuilder {
 
     crate::sizing::num_cells_setter!(num_counters, "counters");
 
-    /// m, the number of counters, instead of the smallest that reaches ε.
-    pub fn num_counters(mut self, num_counters: u64) -> Self {
-        self.num_counters = Some(num_counters);
-        self
-    }
+    crate::sizing::setters! {
+        /// m, the number of counters, instead of the smallest that reaches ε.
+        num_counters: u64;
 
-    /// k, the number of hash functions, instead of the best one for m and n.
-    pub fn num_hashes(mut self, num_hashes: u32) -> Self {
-        self.num_hashes = Some(num_hashes);
-        self
-    }
+        /// k, the number of hash functions, instead of the best one for m and n.
+        num_hashes: u32;
 
-    /// The width of each counter in bits (default 8); `2L − 1` must stay below `2^w − 1`.
-    pub fn counter_width(mut self, bits: u32) -> Self {
-        self.counter_width = Some(bits);
-        self
+        /// The width of each counter in bits (default 8); `2L − 1` must stay below `2^w − 1`.
+        counter_width: u32;
     }
 
     /// L, the smallest increment (default 4): increments are `L, …, 2L − 1`. Any L ≥ 1
@@ -707,18 +698,33 @@ impl VariableIncrementBloomFilterBuilder {
     }
 }
 
-// Parameters on disk: num_counters u64, num_hashes u32, counter_width u32, increment base L
-// u32, capacity u64, target_fpp f64, len u64 (44 bytes). Payload: the packed counters,
-// 64-bit little-endian words of ⌊64/width⌋ counters each (see `PackedCounters`).
+crate::codec::stored! {
+    /// The variable-increment filter's parameters on disk (44 bytes): the width is the
+    /// counters' bits, the base L the smallest increment. Payload: the packed counters, 64-bit
+    /// little-endian words of ⌊64/width⌋ counters each (see `PackedCounters`).
+    struct Stored {
+        num_counters: u64,
+        num_hashes: u32 => check_num_hashes,
+        width: u32,
+        base: u32,
+        capacity: u64 => check_capacity,
+        target_fpp: f64 => check_target_fpp,
+        len: u64,
+    }
+}
+
 impl Persist for VariableIncrementBloomFilter {
     fn encode_params(&self, out: &mut Vec<u8>) {
-        out.extend_from_slice(&self.num_counters().to_le_bytes());
-        out.extend_from_slice(&self.num_hashes.to_le_bytes());
-        out.extend_from_slice(&self.counter_width().to_le_bytes());
-        out.extend_from_slice(&self.base.to_le_bytes());
-        out.extend_from_slice(&self.capacity.to_le_bytes());
-        out.extend_from_slice(&self.target_fpp.to_le_bytes());
-        out.extend_from_slice(&self.len.to_le_bytes());
+        Stored {
+            num_counters: self.num_counters(),
+            num_hashes: self.num_hashes,
+            width: self.counter_width(),
+            base: self.base,
+            capacity: self.capacity,
+            target_fpp: self.target_fpp,
+            len: self.len,
+        }
+        .write(out);
     }
 
     fn encode_payload(&self, out: &mut Vec<u8>) {
@@ -727,15 +733,15 @@ impl Persist for VariableIncrementBloomFilter {
 
     fn decode_parts(parts: &Parts<'_>) -> Result<Self, DecodeError> {
         parts.expect_kind(Kind::VariableIncrement)?;
-        let mut r = Reader::new(parts.params);
-        let num_counters = r.u64()?;
-        let num_hashes = r.u32()?;
-        let width = r.u32()?;
-        let base = r.u32()?;
-        let capacity = r.u64()?;
-        let target_fpp = r.f64()?;
-        let len = r.u64()?;
-        r.finish("parameters")?;
+        let Stored {
+            num_counters,
+            num_hashes,
+            width,
+            base,
+            capacity,
+            target_fpp,
+            len,
+        } = Stored::read(parts.params)?;
         if !(1..=16).contains(&width) {
             return Err(invalid(
                 "counter_width",
@@ -752,9 +758,6 @@ impl Persist for VariableIncrementBloomFilter {
                 ),
             ));
         }
-        crate::codec::check_num_hashes(num_hashes)?;
-        crate::codec::check_capacity(capacity)?;
-        crate::codec::check_target_fpp(target_fpp)?;
         // from_le_bytes checks the payload length against m and the width before it
         // allocates anything.
         let counters = PackedCounters::from_le_bytes(num_counters, width, parts.payload)?;

@@ -62,7 +62,7 @@ pub mod theory;
 use std::fmt;
 
 use crate::bits::BitVec;
-use crate::codec::{invalid, Parts, Persist, Reader};
+use crate::codec::{invalid, Parts, Persist};
 use crate::error::{DecodeError, Error};
 use crate::filter::{Filter, Kind};
 use crate::hash::{Hashing, HashingChoice, Item};
@@ -166,9 +166,9 @@ impl WeightedBloomFilter {
         self.bits.len()
     }
 
-    /// k of the ordinary items (not in the weight table).
-    pub fn default_hashes(&self) -> u32 {
-        self.default_hashes
+    crate::sizing::getters! {
+        /// k of the ordinary items (not in the weight table).
+        default_hashes: u32;
     }
 
     /// The number of items with a k of their own.
@@ -176,14 +176,12 @@ impl WeightedBloomFilter {
         self.table.len()
     }
 
-    /// n, the number of items the filter was sized for.
-    pub fn capacity(&self) -> u64 {
-        self.capacity
-    }
+    crate::sizing::getters! {
+        /// n, the number of items the filter was sized for.
+        capacity: u64;
 
-    /// ε, the false-positive probability of an ordinary item at capacity.
-    pub fn target_fpp(&self) -> f64 {
-        self.target_fpp
+        /// ε, the false-positive probability of an ordinary item at capacity.
+        target_fpp: f64;
     }
 
     /// The number of bits set.
@@ -390,23 +388,16 @@ impl WeightedBloomFilterBuilder {
 
     crate::sizing::num_cells_setter!(num_bits, "bits");
 
-    /// m, the number of bits, instead of deriving it from capacity and ε.
-    pub fn num_bits(mut self, num_bits: u64) -> Self {
-        self.num_bits = Some(num_bits);
-        self
-    }
+    crate::sizing::setters! {
+        /// m, the number of bits, instead of deriving it from capacity and ε.
+        num_bits: u64;
 
-    /// k̄, the hash functions of an average item, instead of `(m/n) ln 2`.
-    pub fn num_hashes(mut self, num_hashes: u32) -> Self {
-        self.num_hashes = Some(num_hashes);
-        self
-    }
+        /// k̄, the hash functions of an average item, instead of `(m/n) ln 2`.
+        num_hashes: u32;
 
-    /// N, the number of distinct items queries and members come from (default: the
-    /// number of listed items, at least the capacity).
-    pub fn universe(mut self, items: u64) -> Self {
-        self.universe = Some(items);
-        self
+        /// N, the number of distinct items queries and members come from (default: the
+        /// number of listed items, at least the capacity).
+        universe: u64;
     }
 
     /// An item queried `query_frequency` times as often as an ordinary item, as likely to
@@ -529,18 +520,31 @@ impl WeightedBloomFilterBuilder {
     }
 }
 
-// Parameters on disk: num_bits u64, default_hashes u32, capacity u64, target_fpp f64,
-// inserted u64, table_len u64 (44 bytes). Payload: the bits as `BitVec` words, then the
-// table: table_len entries of (key u64, k u8), keys strictly increasing, k in 1..=64 and
-// not the default.
+crate::codec::stored! {
+    /// The weighted filter's parameters on disk (44 bytes). Payload: the bits as `BitVec`
+    /// words, then the table: `table_len` entries of (key u64, k u8), keys strictly increasing,
+    /// k in 1..=64 and not the default.
+    struct Stored {
+        num_bits: u64 => check_num_bits,
+        default_hashes: u32 => check_num_hashes,
+        capacity: u64 => check_capacity,
+        target_fpp: f64 => check_target_fpp,
+        inserted: u64,
+        table_len: u64,
+    }
+}
+
 impl Persist for WeightedBloomFilter {
     fn encode_params(&self, out: &mut Vec<u8>) {
-        out.extend_from_slice(&self.num_bits().to_le_bytes());
-        out.extend_from_slice(&self.default_hashes.to_le_bytes());
-        out.extend_from_slice(&self.capacity.to_le_bytes());
-        out.extend_from_slice(&self.target_fpp.to_le_bytes());
-        out.extend_from_slice(&self.inserted.to_le_bytes());
-        out.extend_from_slice(&(self.table.len() as u64).to_le_bytes());
+        Stored {
+            num_bits: self.num_bits(),
+            default_hashes: self.default_hashes,
+            capacity: self.capacity,
+            target_fpp: self.target_fpp,
+            inserted: self.inserted,
+            table_len: self.table.len() as u64,
+        }
+        .write(out);
     }
 
     fn encode_payload(&self, out: &mut Vec<u8>) {
@@ -553,18 +557,14 @@ impl Persist for WeightedBloomFilter {
 
     fn decode_parts(parts: &Parts<'_>) -> Result<Self, DecodeError> {
         parts.expect_kind(Kind::Weighted)?;
-        let mut r = Reader::new(parts.params);
-        let num_bits = r.u64()?;
-        let default_hashes = r.u32()?;
-        let capacity = r.u64()?;
-        let target_fpp = r.f64()?;
-        let inserted = r.u64()?;
-        let table_len = r.u64()?;
-        r.finish("parameters")?;
-        crate::codec::check_num_bits(num_bits)?;
-        crate::codec::check_num_hashes(default_hashes)?;
-        crate::codec::check_capacity(capacity)?;
-        crate::codec::check_target_fpp(target_fpp)?;
+        let Stored {
+            num_bits,
+            default_hashes,
+            capacity,
+            target_fpp,
+            inserted,
+            table_len,
+        } = Stored::read(parts.params)?;
         // Both lengths are checked against the bytes present before anything is allocated.
         let bits_len = BitVec::encoded_len(num_bits);
         let payload = parts.payload;

@@ -193,9 +193,9 @@ impl BloomierFilter {
         self.get(key).is_some()
     }
 
-    /// n, the number of distinct keys in the set.
-    pub fn len(&self) -> u64 {
-        self.len
+    crate::sizing::getters! {
+        /// n, the number of distinct keys in the set.
+        len: u64;
     }
 
     /// Whether the set is empty.
@@ -203,14 +203,12 @@ impl BloomierFilter {
         self.len == 0
     }
 
-    /// r, the bits of each value.
-    pub fn value_bits(&self) -> u32 {
-        self.value_bits
-    }
+    crate::sizing::getters! {
+        /// r, the bits of each value.
+        value_bits: u32;
 
-    /// c, the check bits that reject keys outside the set.
-    pub fn check_bits(&self) -> u32 {
-        self.check_bits
+        /// c, the check bits that reject keys outside the set.
+        check_bits: u32;
     }
 
     /// w = r + c, the bits of one cell.
@@ -223,14 +221,12 @@ impl BloomierFilter {
         self.cells.len()
     }
 
-    /// The construction attempt whose cells peeled (0 for the first).
-    pub fn attempt(&self) -> u32 {
-        self.attempt
-    }
+    crate::sizing::getters! {
+        /// The construction attempt whose cells peeled (0 for the first).
+        attempt: u32;
 
-    /// The hashing configuration (function and seed; the index scheme is unused).
-    pub fn hashing(&self) -> Hashing {
-        self.hashing
+        /// The hashing configuration (function and seed; the index scheme is unused).
+        hashing: Hashing;
     }
 
     /// The heap memory of the table, in bytes.
@@ -369,23 +365,16 @@ pub struct BloomierFilterBuilder {
 impl BloomierFilterBuilder {
     crate::hash::hashing_setters!();
 
-    /// r, the bits of each value (0 to 64).
-    pub fn value_bits(mut self, bits: u32) -> Self {
-        self.value_bits = Some(bits);
-        self
-    }
+    crate::sizing::setters! {
+        /// r, the bits of each value (0 to 64).
+        value_bits: u32;
 
-    /// c, the check bits: a key outside the set passes with probability `2^−c`. Takes
-    /// precedence over [`fpp`](Self::fpp).
-    pub fn check_bits(mut self, bits: u32) -> Self {
-        self.check_bits = Some(bits);
-        self
-    }
+        /// c, the check bits: a key outside the set passes with probability `2^−c`. Takes
+        /// precedence over [`fpp`](Self::fpp).
+        check_bits: u32;
 
-    /// ε, the false-positive probability wanted: `c = ⌈log₂(1/ε)⌉` (default 1%, c = 7).
-    pub fn fpp(mut self, fpp: f64) -> Self {
-        self.fpp = Some(fpp);
-        self
+        /// ε, the false-positive probability wanted: `c = ⌈log₂(1/ε)⌉` (default 1%, c = 7).
+        fpp: f64;
     }
 
     /// Builds the table for these keys and values by peeling (see the module docs).
