@@ -108,9 +108,10 @@ fn past_capacity(filter: &bloomkit::AnyFilter) -> Option<String> {
         "the filter is full: it holds {len} items, past the {capacity} it was built for, and \
          a query for an absent item now answers \"maybe\" with probability {} (it was built \
          for {}). Answers of \"already present\" are then mostly false positives. Build a \
-         larger filter (bloomkit build --capacity N, or create -n N and add the items again), \
-         or use --kind scalable, which grows and keeps its rate",
+         larger filter (create -n N and add the items again, or build from a file of them), \
+         or use a kind that grows and keeps its rate (--kind {})",
         store::probability(now),
         store::probability(target),
+        store::kinds_that(bloomkit::Kind::can_grow),
     ))
 }
