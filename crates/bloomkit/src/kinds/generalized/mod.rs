@@ -68,6 +68,7 @@
 //! # Ok::<(), bloomkit::Error>(())
 //! ```
 
+mod options;
 pub mod theory;
 
 use std::fmt;

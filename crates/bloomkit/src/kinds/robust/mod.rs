@@ -72,6 +72,7 @@
 //! The words are stored row by row (`word = row·Y + col`) in one bit array of 64·X·Y bits;
 //! bits 61–63 of every word are always 0 (the decoder refuses a file where one is not).
 
+mod options;
 pub mod theory;
 
 use std::fmt;

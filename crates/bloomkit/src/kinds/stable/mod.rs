@@ -122,6 +122,7 @@
 //! # Ok::<(), bloomkit::Error>(())
 //! ```
 
+mod options;
 pub mod theory;
 
 use std::fmt;
