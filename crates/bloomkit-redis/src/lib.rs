@@ -29,6 +29,7 @@ pub mod bf;
 pub mod cf;
 pub mod config;
 pub mod rdb;
+pub mod tdigest;
 
 // The Redis side: a global allocator that calls into Redis, so it is compiled out of unit
 // tests (which run without a server). The integration tests load the cdylib into a real
