@@ -101,11 +101,18 @@ pub struct Overflow;
 /// `i64::MIN` for NaN and for values out of range.
 pub fn c_ll(x: f64) -> i64 {
     // 2⁶³ is exactly representable; -2⁶³ itself converts exactly.
-    if x.is_nan() || x >= 9_223_372_036_854_775_808.0 || x < -9_223_372_036_854_775_808.0 {
+    if !(-9_223_372_036_854_775_808.0..9_223_372_036_854_775_808.0).contains(&x) {
         i64::MIN
     } else {
         x as i64
     }
+}
+
+/// t-digest-c's `q < 0.0 || q > 1.0`: false for NaN, unlike `!(0.0..=1.0).contains(&q)`.
+#[allow(clippy::manual_range_contains)]
+#[inline]
+fn outside_unit(q: f64) -> bool {
+    q < 0.0 || q > 1.0
 }
 
 /// C's `x > y ? x : y` (t-digest-c's `__td_max`; NaN handling differs from `f64::max`).
@@ -650,7 +657,7 @@ impl TDigest {
     /// `TDIGEST.BYRANK`): NaN outside `[0, 1]` or when nothing is merged.
     pub fn quantile(&mut self, q: f64) -> f64 {
         let _ = self.compress();
-        if q < 0.0 || q > 1.0 || self.merged_nodes == 0 {
+        if outside_unit(q) || self.merged_nodes == 0 {
             return f64::NAN;
         }
         if self.merged_nodes == 1 {
@@ -677,7 +684,7 @@ impl TDigest {
         }
         if n == 1 {
             for (v, q) in out.iter_mut().zip(qs) {
-                *v = if *q < 0.0 || *q > 1.0 {
+                *v = if outside_unit(*q) {
                     f64::NAN
                 } else {
                     self.means[0]
@@ -697,7 +704,7 @@ impl TDigest {
     /// NaN when empty or when a cut is outside `[0, 1]`.
     pub fn trimmed_mean(&mut self, low: f64, high: f64) -> f64 {
         let _ = self.compress();
-        if self.merged_nodes == 0 || low < 0.0 || low > 1.0 || high < 0.0 || high > 1.0 {
+        if self.merged_nodes == 0 || outside_unit(low) || outside_unit(high) {
             return f64::NAN;
         }
         if self.merged_nodes == 1 {
@@ -817,7 +824,7 @@ impl TDigest {
 /// A weight as RedisBloom saves it (a double holding a `long long`): an integer from 0 to
 /// 2⁶³ − 1, else `None`.
 fn weight(w: f64) -> Option<i64> {
-    (w >= 0.0 && w < 9_223_372_036_854_775_808.0 && w.fract() == 0.0).then_some(w as i64)
+    ((0.0..9_223_372_036_854_775_808.0).contains(&w) && w.fract() == 0.0).then_some(w as i64)
 }
 
 #[cfg(test)]

@@ -11,4 +11,5 @@ mod parity;
 mod payload;
 mod persistence;
 mod safety;
+mod tdigest;
 mod util;
