@@ -244,7 +244,9 @@ fn t_digests_saved_here_are_what_redisbloom_2_4_saves() {
 /// this order): arity, keys missing or of another type, every argument error, parsing
 /// quirks (`TDIGEST.CREATE` takes its value from the last argument wherever `COMPRESSION`
 /// is; `TDIGEST.MERGE` finds its options anywhere after the sources), empty, one-point
-/// (rank −2⁶³: C's conversion of NaN) and merged digests, MEMORY USAGE.
+/// (rank −2⁶³: C's conversion of NaN) and merged digests, MEMORY USAGE; a merge compresses
+/// its sources; queries compress too but leave a `WATCH` on the key standing (RedisBloom
+/// opens their keys for reading), writes break it.
 const PARITY: &[(&str, &str)] = &[
         ("TDIGEST.CREATE", "-ERR wrong number of arguments for 'tdigest.create' command"),
         ("TDIGEST.CREATE t 1 2 3", "-ERR wrong number of arguments for 'tdigest.create' command"),
@@ -396,6 +398,38 @@ const PARITY: &[(&str, &str)] = &[
         ("TDIGEST.TRIMMED_MEAN v 0.1 0.9", "$1"),
         ("TDIGEST.INFO v", "*18[+Compression|:100|+Capacity|:610|+Merged nodes|:10|+Unmerged nodes|:0|+Merged weight|:10|+Unmerged weight|:0|+Observations|:10|+Total compressions|:1|+Memory usage|:9768]"),
         ("MEMORY USAGE v", ":9800"),
+        ("TDIGEST.CREATE p", "+OK"),
+        ("TDIGEST.ADD p 3", "+OK"),
+        ("TDIGEST.RANK p 3 2 4", "*3[:-9223372036854775808|:-1|:1]"),
+        ("TDIGEST.REVRANK p 3 2 4", "*3[:-9223372036854775808|:1|:-1]"),
+        ("TDIGEST.QUANTILE p 0 0.5 1", "*3[$nan|$nan|$nan]"),
+        ("TDIGEST.CDF p 3", "*1[$nan]"),
+        ("TDIGEST.BYRANK p 0 1 2", "*3[$3|$inf|$inf]"),
+        ("TDIGEST.BYREVRANK p 0 1 2", "*3[$3|$-inf|$-inf]"),
+        ("TDIGEST.TRIMMED_MEAN p 0 1", "$nan"),
+        ("TDIGEST.INFO p", "*18[+Compression|:100|+Capacity|:610|+Merged nodes|:0|+Unmerged nodes|:1|+Merged weight|:0|+Unmerged weight|:1|+Observations|:1|+Total compressions|:0|+Memory usage|:9768]"),
+        ("TDIGEST.ADD u 1 2 3 4 5", "+OK"),
+        ("TDIGEST.INFO u", "*18[+Compression|:7|+Capacity|:52|+Merged nodes|:3|+Unmerged nodes|:5|+Merged weight|:3|+Unmerged weight|:5|+Observations|:8|+Total compressions|:1|+Memory usage|:840]"),
+        ("TDIGEST.MERGE f 1 u", "+OK"),
+        ("TDIGEST.INFO u", "*18[+Compression|:7|+Capacity|:52|+Merged nodes|:6|+Unmerged nodes|:0|+Merged weight|:8|+Unmerged weight|:0|+Observations|:8|+Total compressions|:2|+Memory usage|:840]"),
+        ("TDIGEST.ADD u 6 7", "+OK"),
+        ("WATCH p u", "+OK"),
+        ("TDIGEST.QUANTILE p 0.5", "*1[$nan]"),
+        ("TDIGEST.CDF u 1", "*1[$0.050000000000000003]"),
+        ("TDIGEST.RANK u 1", "*1[:0]"),
+        ("TDIGEST.BYRANK u 1", "*1[$2]"),
+        ("TDIGEST.TRIMMED_MEAN u 0.1 0.9", "$40.875"),
+        ("TDIGEST.INFO u", "*18[+Compression|:7|+Capacity|:52|+Merged nodes|:6|+Unmerged nodes|:0|+Merged weight|:10|+Unmerged weight|:0|+Observations|:10|+Total compressions|:3|+Memory usage|:840]"),
+        ("TDIGEST.MIN u", "$1"),
+        ("TDIGEST.MAX u", "$300"),
+        ("MULTI", "+OK"),
+        ("PING", "+QUEUED"),
+        ("EXEC", "*1[+PONG]"),
+        ("WATCH p", "+OK"),
+        ("TDIGEST.RESET p", "+OK"),
+        ("MULTI", "+OK"),
+        ("PING", "+QUEUED"),
+        ("EXEC", "$-"),
 ];
 
 #[test]
