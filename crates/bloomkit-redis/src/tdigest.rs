@@ -56,7 +56,7 @@
 //! Nothing here panics on any input: integer arithmetic that C could overflow wraps, and
 //! every index is bounded by the array capacity, which [`TDigest::load`] checks.
 
-use crate::config::Limit;
+use crate::config::{Limit, Refusal};
 use crate::rdb::{Sink, Source};
 
 /// The RDB encoding version of `TDIS-TYPE`.
@@ -83,13 +83,8 @@ pub enum CreateError {
     Unallocatable,
     /// The compression is above [`MAX_COMPRESSION`].
     CompressionTooLarge,
-    /// The digest would pass the memory limit.
-    TooLarge {
-        /// Bytes the digest would use.
-        needed: u64,
-        /// The limit.
-        limit: u64,
-    },
+    /// The digest would pass a memory limit (per key, or the server's budget).
+    TooLarge(Refusal),
 }
 
 /// An add or merge refused because a weight would overflow (RedisBloom's `EDOM`:
@@ -307,8 +302,9 @@ impl TDigest {
         std::mem::size_of::<Self>() as u64 + 16 * cap
     }
 
-    /// An empty digest (`td_init`), checked against the limits before anything is
-    /// allocated. `compression` is positive and finite.
+    /// An empty digest (`td_init`), checked against the memory limits (the per-key limit
+    /// and the server's budget, as for the filters) before anything is allocated.
+    /// `compression` is positive and finite.
     fn with_compression(compression: f64, limit: impl Limit) -> Result<Self, CreateError> {
         let cap = c_capacity(compression);
         if cap == 0 {
@@ -317,11 +313,9 @@ impl TDigest {
         if cap > i32::MAX as u64 {
             return Err(CreateError::CompressionTooLarge);
         }
-        let needed = Self::footprint(cap);
-        let limit = limit.bytes();
-        if needed > limit {
-            return Err(CreateError::TooLarge { needed, limit });
-        }
+        limit
+            .check(0, Self::footprint(cap))
+            .map_err(CreateError::TooLarge)?;
         Ok(Self {
             compression,
             min: f64::MAX,
@@ -340,7 +334,9 @@ impl TDigest {
     /// An empty digest of compression `compression` (a positive integer, as the commands
     /// parse it).
     pub fn new(compression: i64, limit: impl Limit) -> Result<Self, CreateError> {
-        debug_assert!(compression > 0);
+        if compression <= 0 {
+            return Err(CreateError::Unallocatable);
+        }
         Self::with_compression(compression as f64, limit)
     }
 
@@ -895,10 +891,10 @@ mod tests {
         assert_eq!(digest(1).info().capacity, 16);
         assert_eq!(
             TDigest::new(MAX_COMPRESSION, 0u64).unwrap_err(),
-            CreateError::TooLarge {
+            CreateError::TooLarge(Refusal::PerKey {
                 needed: TDigest::footprint(6 * MAX_COMPRESSION as u64 + 10),
                 limit: 0
-            }
+            })
         );
         assert_eq!(
             TDigest::new(MAX_COMPRESSION + 1, u64::MAX).unwrap_err(),

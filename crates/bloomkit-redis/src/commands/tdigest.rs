@@ -12,7 +12,7 @@ use redis_module::{Context, RedisError, RedisResult, RedisString, RedisValue};
 
 use super::{arg_index, error, float, integer, replied, wrong_type, Arg, Reply};
 use crate::glue;
-use crate::memory::KeyLimit;
+use crate::memory::{self, ServerLimit};
 use crate::tdigest::{
     c_ll, half_round_down, CreateError, TDigest, DEFAULT_COMPRESSION, MAX_COMPRESSION,
 };
@@ -67,10 +67,9 @@ fn create_error(e: CreateError, unallocatable: &str) -> RedisError {
         CreateError::CompressionTooLarge => error(&format!(
             "ERR T-Digest: compression parameter needs to be at most {MAX_COMPRESSION}"
         )),
-        CreateError::TooLarge { needed, limit } => error(&format!(
-            "ERR the t-digest would use {needed} bytes, more than the per-key limit of \
-             {limit} bytes (module argument MAX_KEY_MEMORY); ask for a smaller compression"
-        )),
+        CreateError::TooLarge(refusal) => {
+            super::too_large(refusal, "ask for a smaller compression")
+        }
     }
 }
 
@@ -95,9 +94,9 @@ pub fn tdigest_create(ctx: &Context, args: &[Arg]) -> RedisResult {
         }
         compression = parse_compression(&args[3])?;
     }
-    let td = TDigest::new(compression, KeyLimit)
+    let td = TDigest::new(compression, ServerLimit)
         .map_err(|e| create_error(e, "ERR T-Digest: allocation failed"))?;
-    key.set_value(&TDIGEST_TYPE, td)?;
+    memory::store(&key, &TDIGEST_TYPE, td)?;
     ctx.replicate_verbatim();
     Ok(RedisValue::SimpleStringStatic("OK"))
 }
@@ -212,7 +211,7 @@ pub fn tdigest_merge(ctx: &Context, args: &[Arg]) -> RedisResult {
             compression = c;
         }
     }
-    let mut to = TDigest::new(compression, KeyLimit)
+    let mut to = TDigest::new(compression, ServerLimit)
         .map_err(|e| create_error(e, "ERR T-Digest: allocation of destination digest failed"))?;
     if dest_compression.is_some() && !replace {
         // RedisBloom ignores an overflow here.
@@ -228,8 +227,9 @@ pub fn tdigest_merge(ctx: &Context, args: &[Arg]) -> RedisResult {
                 .map_err(|_| error(OVERFLOW))
         })?;
     }
+    // The destination's old digest, if any, is freed (and uncounted) as it is replaced.
     let key = ctx.open_key_writable(dest);
-    key.set_value(&TDIGEST_TYPE, to)?;
+    memory::store(&key, &TDIGEST_TYPE, to)?;
     ctx.replicate_verbatim();
     Ok(RedisValue::SimpleStringStatic("OK"))
 }

@@ -469,10 +469,10 @@ fn absurd_compressions_and_the_memory_limit_are_errors() {
     assert_eq!(e, too_large);
     // 16 bytes a centroid slot: compression 1000 has 6,010 slots, past 65,536 bytes.
     let e = crate::util::err(c, &["TDIGEST.CREATE", "big", "COMPRESSION", "1000"]);
-    assert!(e.starts_with("ERR the t-digest would use 96"), "{e}");
+    assert!(e.starts_with("ERR the filter would use 96"), "{e}");
     assert!(e.contains("per-key limit of 65536 bytes"), "{e}");
     let e = crate::util::err(c, &["TDIGEST.MERGE", "m", "1", "t", "COMPRESSION", "1000"]);
-    assert!(e.starts_with("ERR the t-digest would use"), "{e}");
+    assert!(e.starts_with("ERR the filter would use"), "{e}");
     // A payload of that size is refused at load.
     let payload = module_payload("TDIS-TYPE", 0, &digest_fields(1000.0, 6010, &[]));
     let restored = redis::cmd("RESTORE")
@@ -790,10 +790,7 @@ fn forged_t_digest_records_are_refused() {
         ),
         ("merged weight negative", with(7, Field::Double(-5.0))),
         ("merged weight NaN", with(7, Field::Double(f64::NAN))),
-        (
-            "merged weight 2⁶³",
-            with(7, Field::Double(9.223372036854775808e18)),
-        ),
+        ("merged weight 2⁶³", with(7, Field::Double(2f64.powi(63)))),
         ("unmerged weight fractional", with(8, Field::Double(0.5))),
         ("a weight negative", with(12, Field::Double(-1.0))),
         ("a weight NaN", with(13, Field::Double(f64::NAN))),
@@ -930,4 +927,51 @@ fn every_mutation_and_truncation_is_refused_or_reloads() {
         "{}",
         s.log()
     );
+}
+
+/// Digests count against the server-wide budget as filters do: creations and merges are
+/// refused once the server could not hold the next one, deleting digests makes room again,
+/// and the server stays within the budget.
+#[test]
+fn t_digests_count_against_the_server_budget() {
+    const BUDGET: u64 = 256 << 20;
+    let s = Server::start_with(&["MAX_MEMORY", &BUDGET.to_string()], &[]);
+    let c = &mut s.conn();
+    // Compression 400 000: 2 400 010 centroid slots of 16 bytes, about 38.4 MB (zeroed
+    // pages, never written here). Six fit in 256 MiB beside the server, a seventh does not.
+    let create = |c: &mut Connection, key: &str| {
+        redis::cmd("TDIGEST.CREATE")
+            .arg(key)
+            .arg("COMPRESSION")
+            .arg(400_000)
+            .query::<String>(c)
+            .map_err(|e| crate::util::error_text(&e))
+    };
+    let results: Vec<_> = (0..7).map(|i| create(c, &format!("t{i}"))).collect();
+    assert!(
+        results[..6].iter().all(|r| r.as_deref() == Ok("OK")),
+        "{results:?}"
+    );
+    let e = results[6].as_ref().expect_err("the seventh does not fit");
+    assert!(e.contains("bytes it may hold"), "{e}");
+    q::<String, _>(c, &["TDIGEST.ADD", "t0", "1", "2", "3"]);
+    let e = crate::util::err(
+        c,
+        &["TDIGEST.MERGE", "m", "1", "t0", "COMPRESSION", "400000"],
+    );
+    assert!(e.contains("bytes it may hold"), "{e}");
+    // A small merge still fits; deleting two digests makes room for two more.
+    q::<String, _>(c, &["TDIGEST.MERGE", "m", "1", "t0", "COMPRESSION", "100"]);
+    assert_eq!(q::<i64, _>(c, &["DEL", "t1", "t2"]), 2);
+    assert_eq!(create(c, "t7").as_deref(), Ok("OK"));
+    q::<String, _>(c, &["TDIGEST.MERGE", "t8", "1", "t0"]);
+    assert!(create(c, "t9").is_err());
+    let info: String = q(c, &["INFO", "memory"]);
+    let used: u64 = info
+        .lines()
+        .find_map(|l| l.strip_prefix("used_memory:"))
+        .and_then(|v| v.trim().parse().ok())
+        .expect("used_memory");
+    assert!(used <= BUDGET, "{used}");
+    assert_eq!(q::<String, _>(c, &["PING"]), "PONG");
 }
