@@ -966,6 +966,31 @@ fn t_digests_count_against_the_server_budget() {
     assert_eq!(create(c, "t7").as_deref(), Ok("OK"));
     q::<String, _>(c, &["TDIGEST.MERGE", "t8", "1", "t0"]);
     assert!(create(c, "t9").is_err());
+    // Restored digests count at once: two restores fill the room two deletes made, and a
+    // creation in the same transaction (no cron reading used_memory in between) is refused.
+    let payload: Vec<u8> = q(c, &["DUMP", "t0"]);
+    assert!(payload.len() < 200, "a small payload, a large digest");
+    let replies = Pipe::connect(s.port)
+        .run(&[
+            command!("DEL", "t7", "t8"),
+            command!("MULTI"),
+            command!("RESTORE", "r1", "0", payload),
+            command!("RESTORE", "r2", "0", payload),
+            command!("TDIGEST.CREATE", "t10", "COMPRESSION", "400000"),
+            command!("EXEC"),
+        ])
+        .expect("the server answers");
+    let Reply::Array(Some(exec)) = &replies[5] else {
+        panic!("{replies:?}");
+    };
+    assert_eq!(
+        exec[..2],
+        [Reply::Status("OK".into()), Reply::Status("OK".into())]
+    );
+    assert!(
+        matches!(&exec[2], Reply::Error(e) if e.contains("bytes it may hold")),
+        "{exec:?}"
+    );
     let info: String = q(c, &["INFO", "memory"]);
     let used: u64 = info
         .lines()
