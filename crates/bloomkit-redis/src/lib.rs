@@ -13,6 +13,8 @@
 //!
 //! * [`bf`] and [`cf`] hold RedisBloom's layouts as plain Rust (no Redis API), built on the
 //!   library's bit vector and MurmurHash64A; they are unit-tested without a server.
+//! * [`tdigest`] holds RedisBloom 2.4's t-digest (`TDIGEST.*`, type `TDIS-TYPE`, encoding
+//!   version 0): its t-digest-c's arithmetic, float for float, and its RDB record.
 //! * [`config`] parses the module arguments and holds the memory limits' rule (per key and
 //!   server-wide, checked before every allocation of filter memory).
 //! * The command handlers, their C entry points and the data-type callbacks (`commands`,

@@ -1,7 +1,8 @@
 //! The data types `MBbloom--` (Bloom) and `MBbloomCF` (cuckoo), encoding version 4, and
 //! their callbacks: RDB save/load in RedisBloom 2.4's field order (older encoding versions
 //! load too, see [`Chain::load`] and [`Cuckoo::load`]), AOF rewrite as a LOADCHUNK
-//! sequence, MEMORY USAGE, COPY and free.
+//! sequence, MEMORY USAGE, COPY and free. Beside them RedisBloom's t-digest type
+//! `TDIS-TYPE` (encoding version 0, [`TDigest::save`]), whose AOF rewrite is a `RESTORE`.
 //!
 //! A load never takes the server down: the module declares
 //! `REDISMODULE_OPTIONS_HANDLE_IO_ERRORS` at load time, so a short read or a wrong type
