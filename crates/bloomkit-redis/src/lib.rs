@@ -13,6 +13,8 @@
 //!
 //! * [`bf`] and [`cf`] hold RedisBloom's layouts as plain Rust (no Redis API), built on the
 //!   library's bit vector and MurmurHash64A; they are unit-tested without a server.
+//! * [`tdigest`] holds RedisBloom 2.4's t-digest (`TDIGEST.*`, type `TDIS-TYPE`, encoding
+//!   version 0): its t-digest-c's arithmetic, float for float, and its RDB record.
 //! * [`config`] parses the module arguments and holds the memory limits' rule (per key and
 //!   server-wide, checked before every allocation of filter memory).
 //! * The command handlers, their C entry points and the data-type callbacks (`commands`,
@@ -30,6 +32,7 @@ pub mod bf;
 pub mod cf;
 pub mod config;
 pub mod rdb;
+pub mod tdigest;
 
 // The Redis side: a global allocator that calls into Redis, so it is compiled out of unit
 // tests (which run without a server). The integration tests load the cdylib into a real
@@ -54,9 +57,10 @@ mod module {
 
     use crate::commands::bf::*;
     use crate::commands::cf::*;
+    use crate::commands::tdigest::*;
     use crate::config;
     use crate::memory;
-    use crate::types::{BLOOM_TYPE, CUCKOO_TYPE};
+    use crate::types::{BLOOM_TYPE, CUCKOO_TYPE, TDIGEST_TYPE};
 
     fn init(ctx: &Context, args: &[RedisString]) -> Status {
         // A short read or a corrupt field in an RDB value sets Redis's I/O error flag,
@@ -117,6 +121,24 @@ mod module {
             // stops at that AOF ("Unknown command") instead of dropping the key, whose
             // header its CF.LOADCHUNK refuses, and answering 0 for its items.
             c"bloomkit.cf.loadchunk" => cf_loadchunk, c"write deny-oom";
+        )?;
+        // The t-digest commands, flagged as RedisBloom 2.4 flags them (its queries are
+        // "readonly" although they compress the digest they read).
+        crate::register_commands!(ctx,
+            c"tdigest.create" => tdigest_create, c"write deny-oom";
+            c"tdigest.add" => tdigest_add, c"write deny-oom";
+            c"tdigest.reset" => tdigest_reset, c"write deny-oom";
+            c"tdigest.merge" => tdigest_merge, c"write deny-oom";
+            c"tdigest.min" => tdigest_min, c"readonly";
+            c"tdigest.max" => tdigest_max, c"readonly";
+            c"tdigest.quantile" => tdigest_quantile, c"readonly";
+            c"tdigest.byrank" => tdigest_byrank, c"readonly";
+            c"tdigest.byrevrank" => tdigest_byrevrank, c"readonly";
+            c"tdigest.rank" => tdigest_rank, c"readonly";
+            c"tdigest.revrank" => tdigest_revrank, c"readonly";
+            c"tdigest.cdf" => tdigest_cdf, c"readonly";
+            c"tdigest.trimmed_mean" => tdigest_trimmed_mean, c"readonly";
+            c"tdigest.info" => tdigest_info, c"readonly";
         )
     }
 
@@ -124,7 +146,7 @@ mod module {
         name: "bf",
         version: 20423,
         allocator: (crate::memory::Allocator, crate::memory::Allocator),
-        data_types: [BLOOM_TYPE, CUCKOO_TYPE],
+        data_types: [BLOOM_TYPE, CUCKOO_TYPE, TDIGEST_TYPE],
         init: init,
     }
 }

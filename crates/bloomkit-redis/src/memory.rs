@@ -58,6 +58,7 @@ use redis_module::{raw, Context, RedisError};
 use crate::bf::Chain;
 use crate::cf::Cuckoo;
 use crate::config::{self, Limit, Refusal};
+use crate::tdigest::TDigest;
 
 /// The per-key default ([`config::auto_limit`]) as the last read computed it.
 static AUTO_LIMIT: AtomicU64 = AtomicU64::new(u64::MAX);
@@ -266,6 +267,12 @@ impl Footprint for Chain {
 }
 
 impl Footprint for Cuckoo {
+    fn footprint(&self) -> u64 {
+        self.memory_bytes()
+    }
+}
+
+impl Footprint for TDigest {
     fn footprint(&self) -> u64 {
         self.memory_bytes()
     }

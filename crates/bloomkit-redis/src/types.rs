@@ -1,7 +1,8 @@
 //! The data types `MBbloom--` (Bloom) and `MBbloomCF` (cuckoo), encoding version 4, and
 //! their callbacks: RDB save/load in RedisBloom 2.4's field order (older encoding versions
 //! load too, see [`Chain::load`] and [`Cuckoo::load`]), AOF rewrite as a LOADCHUNK
-//! sequence, MEMORY USAGE, COPY and free.
+//! sequence, MEMORY USAGE, COPY and free. Beside them RedisBloom's t-digest type
+//! `TDIS-TYPE` (encoding version 0, [`TDigest::save`]), whose AOF rewrite is a `RESTORE`.
 //!
 //! A load never takes the server down: the module declares
 //! `REDISMODULE_OPTIONS_HANDLE_IO_ERRORS` at load time, so a short read or a wrong type
@@ -24,6 +25,7 @@ use crate::cf::{Cuckoo, Hashing};
 use crate::config::Limit;
 use crate::memory::{self, Footprint, ServerLimit};
 use crate::rdb::{Sink, Source};
+use crate::tdigest::TDigest;
 
 /// The module API's reads and writes of one value; every read is `None` once Redis has
 /// flagged an I/O error.
@@ -111,6 +113,20 @@ pub static CUCKOO_TYPE: RedisType = RedisType::new(
         Some(cuckoo_mem_usage),
         Some(free::<Cuckoo>),
         Some(copy::<Cuckoo>),
+    ),
+);
+
+/// RedisBloom's t-digest type (`TDIS-TYPE`, encoding version 0).
+pub static TDIGEST_TYPE: RedisType = RedisType::new(
+    "TDIS-TYPE",
+    crate::tdigest::ENCODING_VERSION,
+    methods(
+        Some(tdigest_rdb_load),
+        Some(tdigest_rdb_save),
+        Some(tdigest_aof_rewrite),
+        Some(tdigest_mem_usage),
+        Some(free::<TDigest>),
+        Some(copy::<TDigest>),
     ),
 );
 
@@ -254,4 +270,50 @@ unsafe extern "C" fn cuckoo_aof_rewrite(
         emit_loadchunk(aof, "CF.LOADCHUNK", key, next, data);
         iter = next;
     }
+}
+
+/// MEMORY USAGE: RedisBloom's count (a pointer and the two arrays).
+unsafe extern "C" fn tdigest_mem_usage(value: *const c_void) -> usize {
+    // SAFETY: `value` is a live TDigest owned by a key for the duration of the call.
+    let td = unsafe { &*value.cast::<TDigest>() };
+    td.redisbloom_memory_usage() as usize
+}
+
+/// RDB: [`TDigest::save`], which compresses the digest first, as RedisBloom does (so a
+/// `DUMP` or a foreground save changes what `TDIGEST.INFO` shows, as there).
+unsafe extern "C" fn tdigest_rdb_save(rdb: *mut raw::RedisModuleIO, value: *mut c_void) {
+    // SAFETY: `value` is a live TDigest owned by a key, not otherwise borrowed while
+    // Redis runs this callback.
+    let td = unsafe { &mut *value.cast::<TDigest>() };
+    td.save(&mut Io(rdb));
+}
+
+/// RDB: [`TDigest::load`].
+unsafe extern "C" fn tdigest_rdb_load(rdb: *mut raw::RedisModuleIO, encver: c_int) -> *mut c_void {
+    match TDigest::load(&mut Io(rdb), encver, ServerLimit) {
+        Some(td) => hand_over(td),
+        None => std::ptr::null_mut(),
+    }
+}
+
+/// AOF rewrite: `RESTORE key 0 payload`, the digest's `DUMP` payload, as RedisBloom
+/// rewrites it. RedisBloom makes the payload by calling `DUMP` from a context of
+/// database 0, so its rewrite of a digest in another database dumps the wrong key (or
+/// none); here the payload is built from the value itself ([`crate::rdb::dump_payload`]).
+unsafe extern "C" fn tdigest_aof_rewrite(
+    aof: *mut raw::RedisModuleIO,
+    key: *mut raw::RedisModuleString,
+    value: *mut c_void,
+) {
+    // SAFETY: `value` is a live TDigest owned by the key, not otherwise borrowed while
+    // Redis runs this callback.
+    let td = unsafe { &mut *value.cast::<TDigest>() };
+    let mut fields = crate::rdb::Fields::default();
+    td.save(&mut fields);
+    let payload = crate::rdb::dump_payload(
+        b"TDIS-TYPE",
+        crate::tdigest::ENCODING_VERSION,
+        &fields.fields,
+    );
+    emit_loadchunk(aof, "RESTORE", key, 0, &payload);
 }

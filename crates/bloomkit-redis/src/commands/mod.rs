@@ -13,6 +13,7 @@
 
 pub mod bf;
 pub mod cf;
+pub mod tdigest;
 
 pub use crate::glue::Arg;
 
@@ -130,6 +131,11 @@ impl<'a> Reply<'a> {
     /// A null.
     pub fn null(&self) {
         glue::reply::null(self.0);
+    }
+
+    /// A double, formatted by Redis.
+    pub fn double(&self, value: f64) {
+        glue::reply::double(self.0, value);
     }
 
     /// `(label, integer)` pairs as one flat array, as the INFO commands answer.

@@ -12,4 +12,5 @@ mod parity;
 mod payload;
 mod persistence;
 mod safety;
+mod tdigest;
 mod util;
