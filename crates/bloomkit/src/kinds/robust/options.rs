@@ -1,5 +1,5 @@
 //! How the registry builds a robustBF filter by name ([`Declared`]): its options (its
-//! matrix is sized as the paper does, so no m) and its one-line description.
+//! matrix is sized from n and ε, so no m) and its one-line description.
 
 use super::{RobustBloomFilter, RobustBloomFilterBuilder as B};
 use crate::core::spec::{
@@ -22,7 +22,7 @@ impl Declared for RobustBloomFilter {
 
     const NOT_TAKEN: &'static [(&'static str, &'static str)] = &[(
         BITS,
-        "its X × Y matrix is sized from --capacity and --fpp as the robustBF paper does",
+        "its X × Y matrix of primes is sized from --capacity and --fpp to meet ε",
     )];
 
     fn builder() -> B {
@@ -35,7 +35,7 @@ impl Declared for RobustBloomFilter {
 
     fn describe(&self) -> String {
         format!(
-            "{} × {} words of 64 bits (61 used), k = {}, {} (sized by the paper for ε = {})",
+            "{} × {} words of 64 bits (61 used), k = {}, {} (sized for ε = {})",
             self.rows(),
             self.cols(),
             self.num_hashes(),
