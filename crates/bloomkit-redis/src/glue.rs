@@ -167,4 +167,30 @@ pub mod reply {
     pub fn null(ctx: &Context) {
         api!(ctx, RedisModule_ReplyWithNull);
     }
+
+    /// A bulk string of any bytes.
+    #[inline]
+    pub fn string_buffer(ctx: &Context, bytes: &[u8]) {
+        api!(
+            ctx,
+            RedisModule_ReplyWithStringBuffer,
+            bytes.as_ptr().cast(),
+            bytes.len()
+        );
+    }
+
+    /// A double (a bulk string in RESP2, formatted by Redis).
+    #[inline]
+    pub fn double(ctx: &Context, value: f64) {
+        api!(ctx, RedisModule_ReplyWithDouble, value);
+    }
+}
+
+/// One draw of the C library's `rand()` over `RAND_MAX`, as RedisBloom's top-k draws its
+/// decay decisions: the process-wide generator that Redis seeds at start-up.
+pub fn c_rand_unit() -> f64 {
+    // SAFETY: rand() takes no arguments and only touches the C library's generator state,
+    // which glibc guards with a lock.
+    let r = unsafe { libc::rand() };
+    r as f64 / libc::RAND_MAX as f64
 }

@@ -27,8 +27,10 @@
 
 pub mod bf;
 pub mod cf;
+pub mod cms;
 pub mod config;
 pub mod rdb;
+pub mod topk;
 
 // The Redis side: a global allocator that calls into Redis, so it is compiled out of unit
 // tests (which run without a server). The integration tests load the cdylib into a real
@@ -53,9 +55,11 @@ mod module {
 
     use crate::commands::bf::*;
     use crate::commands::cf::*;
+    use crate::commands::cms::*;
+    use crate::commands::topk::*;
     use crate::config;
     use crate::memory;
-    use crate::types::{BLOOM_TYPE, CUCKOO_TYPE};
+    use crate::types::{BLOOM_TYPE, CMS_TYPE, CUCKOO_TYPE, TOPK_TYPE};
 
     fn init(ctx: &Context, args: &[RedisString]) -> Status {
         // A short read or a corrupt field in an RDB value sets Redis's I/O error flag,
@@ -116,6 +120,23 @@ mod module {
             // stops at that AOF ("Unknown command") instead of dropping the key, whose
             // header its CF.LOADCHUNK refuses, and answering 0 for its items.
             c"bloomkit.cf.loadchunk" => cf_loadchunk, c"write deny-oom";
+        )?;
+        crate::register_commands!(ctx,
+            c"cms.initbydim" => cms_initbydim, c"write deny-oom";
+            c"cms.initbyprob" => cms_initbyprob, c"write deny-oom";
+            c"cms.incrby" => cms_incrby, c"write deny-oom";
+            c"cms.query" => cms_query, c"readonly";
+            c"cms.merge" => cms_merge, c"write deny-oom";
+            c"cms.info" => cms_info, c"readonly";
+            c"topk.reserve" => topk_reserve, c"write deny-oom";
+            c"topk.add" => topk_add, c"write deny-oom";
+            c"topk.incrby" => topk_incrby, c"write deny-oom";
+            c"topk.query" => topk_query, c"readonly";
+            // RedisBloom 2.4 registers TOPK.COUNT as a write (refused on a read-only
+            // replica); it writes nothing, and later RedisBloom releases made it readonly.
+            c"topk.count" => topk_count, c"readonly";
+            c"topk.list" => topk_list, c"readonly";
+            c"topk.info" => topk_info, c"readonly";
         )
     }
 
@@ -123,7 +144,7 @@ mod module {
         name: "bf",
         version: 20423,
         allocator: (crate::memory::Allocator, crate::memory::Allocator),
-        data_types: [BLOOM_TYPE, CUCKOO_TYPE],
+        data_types: [BLOOM_TYPE, CUCKOO_TYPE, CMS_TYPE, TOPK_TYPE],
         init: init,
     }
 }

@@ -20,9 +20,11 @@ use redis_module::raw;
 
 use crate::bf::Chain;
 use crate::cf::{Cuckoo, Hashing};
+use crate::cms::Sketch;
 use crate::config::Limit;
 use crate::memory::KeyLimit;
 use crate::rdb::{Sink, Source};
+use crate::topk::Topk;
 
 /// The module API's reads and writes of one value; every read is `None` once Redis has
 /// flagged an I/O error.
@@ -68,6 +70,18 @@ impl MemoryBytes for Chain {
 impl MemoryBytes for Cuckoo {
     fn memory_bytes(&self) -> u64 {
         Cuckoo::memory_bytes(self)
+    }
+}
+
+impl MemoryBytes for Sketch {
+    fn memory_bytes(&self) -> u64 {
+        Sketch::memory_bytes(self)
+    }
+}
+
+impl MemoryBytes for Topk {
+    fn memory_bytes(&self) -> u64 {
+        Topk::memory_bytes(self)
     }
 }
 
@@ -259,5 +273,139 @@ unsafe extern "C" fn cuckoo_aof_rewrite(
     while let Some((next, data)) = cf.chunk(iter) {
         emit_loadchunk(aof, "CF.LOADCHUNK", key, next, data);
         iter = next;
+    }
+}
+
+/// RedisBloom's count-min sketch type.
+pub static CMS_TYPE: RedisType = RedisType::new(
+    "CMSk-TYPE",
+    crate::cms::ENCODING_VERSION,
+    methods(
+        Some(cms_rdb_load),
+        Some(cms_rdb_save),
+        Some(restore_aof_rewrite),
+        Some(mem_usage::<Sketch>),
+        Some(free::<Sketch>),
+        Some(copy::<Sketch>),
+    ),
+);
+
+/// RedisBloom's top-k type.
+pub static TOPK_TYPE: RedisType = RedisType::new(
+    "TopK-TYPE",
+    crate::topk::ENCODING_VERSION,
+    methods(
+        Some(topk_rdb_load),
+        Some(topk_rdb_save),
+        Some(restore_aof_rewrite),
+        Some(mem_usage::<Topk>),
+        Some(free::<Topk>),
+        Some(copy::<Topk>),
+    ),
+);
+
+/// MEMORY USAGE: the value's [`MemoryBytes`].
+unsafe extern "C" fn mem_usage<T: MemoryBytes>(value: *const c_void) -> usize {
+    // SAFETY: `value` is a live T owned by a key for the duration of the call.
+    let value = unsafe { &*value.cast::<T>() };
+    value.memory_bytes() as usize
+}
+
+/// RDB: [`Sketch::save`].
+unsafe extern "C" fn cms_rdb_save(rdb: *mut raw::RedisModuleIO, value: *mut c_void) {
+    // SAFETY: `value` is a live Sketch owned by a key for the duration of the call.
+    let sketch = unsafe { &*value.cast::<Sketch>() };
+    sketch.save(&mut Io(rdb));
+}
+
+/// RDB: [`Sketch::load`].
+unsafe extern "C" fn cms_rdb_load(rdb: *mut raw::RedisModuleIO, encver: c_int) -> *mut c_void {
+    match Sketch::load(&mut Io(rdb), encver, KeyLimit) {
+        Some(sketch) => Box::into_raw(Box::new(sketch)).cast(),
+        None => std::ptr::null_mut(),
+    }
+}
+
+/// RDB: [`Topk::save`].
+unsafe extern "C" fn topk_rdb_save(rdb: *mut raw::RedisModuleIO, value: *mut c_void) {
+    // SAFETY: `value` is a live Topk owned by a key for the duration of the call.
+    let topk = unsafe { &*value.cast::<Topk>() };
+    topk.save(&mut Io(rdb));
+}
+
+/// RDB: [`Topk::load`].
+unsafe extern "C" fn topk_rdb_load(rdb: *mut raw::RedisModuleIO, encver: c_int) -> *mut c_void {
+    match Topk::load(&mut Io(rdb), encver, KeyLimit) {
+        Some(topk) => Box::into_raw(Box::new(topk)).cast(),
+        None => std::ptr::null_mut(),
+    }
+}
+
+/// AOF rewrite of a sketch or a top-k as RedisBloom writes it: `RESTORE key 0 <DUMP of
+/// the key>`, the payload taken from the server's own `DUMP` (so that the AOF loads in
+/// RedisBloom as well). A key whose DUMP fails is logged and left out, as RedisBloom does.
+unsafe extern "C" fn restore_aof_rewrite(
+    aof: *mut raw::RedisModuleIO,
+    key: *mut raw::RedisModuleString,
+    _value: *mut c_void,
+) {
+    // SAFETY: the API's function pointers are written once by `RedisModule_Init`, before
+    // any callback can run, and only read afterwards.
+    let api = unsafe {
+        (
+            raw::RedisModule_GetThreadSafeContext,
+            raw::RedisModule_FreeThreadSafeContext,
+            raw::RedisModule_Call,
+            raw::RedisModule_CallReplyType,
+            raw::RedisModule_CallReplyStringPtr,
+            raw::RedisModule_FreeCallReply,
+            raw::RedisModule_EmitAOF,
+            raw::RedisModule_LogIOError,
+        )
+    };
+    let (
+        Some(get_ctx),
+        Some(free_ctx),
+        Some(call),
+        Some(reply_type),
+        Some(string_ptr),
+        Some(free_reply),
+        Some(emit),
+        Some(log),
+    ) = api
+    else {
+        return;
+    };
+    // SAFETY: a thread-safe context without a client is what RM_Call needs here (the
+    // rewrite runs in Redis's forked child, single-threaded); `key` is the live key name
+    // Redis passed; the call reply and the context are freed below, after the payload
+    // pointer's last use, and EmitAOF copies the payload. "s" reads one RedisModuleString*,
+    // "slb" a RedisModuleString*, a long long and a (const char*, size_t) pair.
+    unsafe {
+        let ctx = get_ctx(std::ptr::null_mut());
+        let reply = call(ctx, c"DUMP".as_ptr(), c"s".as_ptr(), key);
+        if !reply.is_null() && reply_type(reply) == raw::REDISMODULE_REPLY_STRING as c_int {
+            let mut len = 0usize;
+            let payload = string_ptr(reply, &mut len);
+            emit(
+                aof,
+                c"RESTORE".as_ptr(),
+                c"slb".as_ptr(),
+                key,
+                0 as c_longlong,
+                payload,
+                len,
+            );
+        } else {
+            log(
+                aof,
+                c"warning".as_ptr(),
+                c"bloomkit: DUMP failed, the key is not in the rewritten AOF".as_ptr(),
+            );
+        }
+        if !reply.is_null() {
+            free_reply(reply);
+        }
+        free_ctx(ctx);
     }
 }

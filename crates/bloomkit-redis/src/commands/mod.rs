@@ -13,6 +13,8 @@
 
 pub mod bf;
 pub mod cf;
+pub mod cms;
+pub mod topk;
 
 pub use crate::glue::Arg;
 
@@ -95,6 +97,21 @@ impl<'a> Reply<'a> {
     /// A null.
     pub fn null(&self) {
         glue::reply::null(self.0);
+    }
+
+    /// A status string of bytes without NUL, CR or LF.
+    pub fn simple_text(&self, text: &CStr) {
+        glue::reply::simple_string(self.0, text);
+    }
+
+    /// A bulk string.
+    pub fn bulk(&self, bytes: &[u8]) {
+        glue::reply::string_buffer(self.0, bytes);
+    }
+
+    /// A double (a bulk string in RESP2, `%.17g`).
+    pub fn double(&self, value: f64) {
+        glue::reply::double(self.0, value);
     }
 
     /// `(label, integer)` pairs as one flat array, as the INFO commands answer.
