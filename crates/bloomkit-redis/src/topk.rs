@@ -622,6 +622,27 @@ mod tests {
     }
 
     #[test]
+    fn a_new_table_holds_powers_and_a_loaded_one_running_products() {
+        let decay = 0.9;
+        let t = Topk::new(1, 1, 1, decay, NO_LIMIT).unwrap();
+        let loaded = Topk::loaded_table(decay);
+        let mut product = 1.0f64;
+        let mut differ = 0;
+        for i in 0..DECAY_TABLE {
+            assert_eq!(t.table[i], decay.powf(i as f64), "entry {i}");
+            assert_eq!(loaded[i], product, "entry {i}");
+            differ += (t.table[i] != loaded[i]) as usize;
+            product *= decay;
+        }
+        // The two differ in the last bits for some entries: which one a top-k holds shows.
+        assert!(differ > 0);
+        let mut f = Fields::default();
+        t.save(&mut f);
+        let reloaded = Topk::load(&mut Fields::new(f.fields), 0, NO_LIMIT).unwrap();
+        assert_eq!(reloaded.table, loaded);
+    }
+
+    #[test]
     fn the_sift_down_moves_past_equal_children_only_at_its_first_step() {
         let slot = |count| Slot {
             count,

@@ -11,4 +11,8 @@ mod parity;
 mod payload;
 mod persistence;
 mod safety;
+mod sketch_rdb;
+mod sketch_safety;
+mod sketches;
+mod transcript;
 mod util;
