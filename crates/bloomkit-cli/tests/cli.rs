@@ -1799,3 +1799,48 @@ fn adding_past_capacity_warns_that_the_filter_is_full() {
     let output = run_with_stdin(dir.path(), &["add", "grows.bk"], Some(&words));
     assert!(!stderr(&output).contains("warning"), "{}", stderr(&output));
 }
+
+/// `cat log | bloomkit build - -o f`: standard input is spooled (build reads its input
+/// twice) and the filter is the one the same lines in a file give; the spool is removed.
+#[test]
+fn build_reads_standard_input() {
+    let dir = temp();
+    let lines: Vec<u8> = (0..5000)
+        .flat_map(|i| format!("line-{i}\n").into_bytes())
+        .collect();
+    std::fs::write(dir.path().join("lines.txt"), &lines).unwrap();
+    ok(dir.path(), &["build", "lines.txt", "-o", "from-file.bk"]);
+    let output = run_with_stdin(
+        dir.path(),
+        &["build", "-", "-o", "from-stdin.bk"],
+        Some(&lines),
+    );
+    assert!(output.status.success(), "{}", stderr(&output));
+    assert!(
+        stdout(&output).contains("5000 lines of standard input"),
+        "{}",
+        stdout(&output)
+    );
+    assert_eq!(
+        std::fs::read(dir.path().join("from-stdin.bk")).unwrap(),
+        std::fs::read(dir.path().join("from-file.bk")).unwrap()
+    );
+    let output = run_with_stdin(
+        dir.path(),
+        &["ssd", "build", "-", "-o", "disk.bk", "--memory", "1MiB"],
+        Some(&lines),
+    );
+    assert!(output.status.success(), "{}", stderr(&output));
+    let left: Vec<_> = std::fs::read_dir(dir.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|name| name.starts_with(".bloomkit-stdin-"))
+        .collect();
+    assert!(left.is_empty(), "spool files left behind: {left:?}");
+    let output = run_with_stdin(dir.path(), &["build", "-", "-o", "empty.bk"], Some(b""));
+    assert!(
+        stderr(&output).contains("standard input is empty"),
+        "{}",
+        stderr(&output)
+    );
+}

@@ -42,7 +42,7 @@ use bloomkit::bits::BitVec;
 use bloomkit::codec::Reader;
 use bloomkit::hash::{murmur2, murmur64a, REDISBLOOM_SEED};
 
-use crate::config::Limit;
+use crate::config::{Limit, Refusal};
 use crate::rdb::{Sink, Source};
 
 /// `BLOOM_OPT_NOROUND`: bits are not rounded to a power of two.
@@ -109,13 +109,8 @@ const LN2: f64 = 0.693147180559945;
 /// Why a filter cannot be created or grown.
 #[derive(Debug, Clone, PartialEq)]
 pub enum BfError {
-    /// The filter (or the layer to add) would pass the per-key memory limit.
-    TooLarge {
-        /// Bytes the whole filter would need.
-        needed: u64,
-        /// The limit.
-        limit: u64,
-    },
+    /// The filter (or the layer to add) would pass a memory limit.
+    TooLarge(Refusal),
     /// A NONSCALING filter's only layer is full.
     NonScalingFull,
     /// The next layer's parameters are not representable (capacity overflow, error 0,
@@ -288,10 +283,9 @@ impl Layer {
     }
 
     fn insert(&mut self, hash: (u64, u64)) {
-        let m = self.modulus();
-        let (a, b) = hash;
-        for i in 0..self.hashes as u64 {
-            self.bits.set(a.wrapping_add(i.wrapping_mul(b)) % m);
+        // The iterator holds copies of m and k, not a borrow of the layer.
+        for p in self.positions(hash) {
+            self.bits.set(p);
         }
     }
 
@@ -363,13 +357,8 @@ fn valid_options(options: u32) -> bool {
 pub enum HeaderError {
     /// Not a valid header.
     Invalid,
-    /// The filter it describes would pass the memory limit.
-    TooLarge {
-        /// Bytes the filter would need.
-        needed: u64,
-        /// The limit.
-        limit: u64,
-    },
+    /// The filter it describes would pass a memory limit.
+    TooLarge(Refusal),
 }
 
 /// RedisBloom's scalable Bloom filter (its `SBChain`).
@@ -383,7 +372,7 @@ pub struct Chain {
 
 impl Chain {
     /// A filter as `BF.RESERVE key error capacity [EXPANSION growth] [NONSCALING]` makes it,
-    /// refused when its first layer would pass `limit` bytes.
+    /// refused when `limit` does not admit its first layer.
     pub fn new(
         capacity: u64,
         error: f64,
@@ -394,10 +383,7 @@ impl Chain {
         let first_error = if nonscaling { error } else { error * 0.5 };
         let (bits, _, _) = layer_shape(capacity, first_error).ok_or(BfError::CannotGrow)?;
         let needed = CHAIN_STRUCT_BYTES + LINK_STRUCT_BYTES + bits / 8;
-        let limit = limit.bytes();
-        if needed > limit {
-            return Err(BfError::TooLarge { needed, limit });
-        }
+        limit.check(0, needed).map_err(BfError::TooLarge)?;
         let mut options = OPT_NOROUND | OPT_FORCE64;
         if nonscaling {
             options |= OPT_NO_SCALING;
@@ -418,7 +404,7 @@ impl Chain {
     }
 
     /// Adds an item: `Ok(true)` if added, `Ok(false)` if some layer already has it. Adds a
-    /// layer first when the newest is full; that layer may not pass `limit` bytes in total.
+    /// layer first when the newest is full, if `limit` admits it (and tells `limit` it grew).
     /// At `u64::MAX` items the counts stay as they are (the item's bits are still set).
     pub fn add(&mut self, item: &[u8], limit: impl Limit) -> Result<bool, BfError> {
         let hash = hash_pair(self.options, item);
@@ -436,15 +422,12 @@ impl Chain {
                 .ok_or(BfError::CannotGrow)?;
             let error = newest.error * 0.5;
             let (bits, ..) = layer_for(entries, error, self.options).ok_or(BfError::CannotGrow)?;
-            let needed = self
-                .memory_bytes()
-                .saturating_add(LINK_STRUCT_BYTES + bits / 8);
-            let limit = limit.bytes();
-            if needed > limit {
-                return Err(BfError::TooLarge { needed, limit });
-            }
+            let held = self.memory_bytes();
+            let needed = held.saturating_add(LINK_STRUCT_BYTES + bits / 8);
+            limit.check(held, needed).map_err(BfError::TooLarge)?;
             let layer = Layer::new(entries, error, self.options)?;
             self.layers.push(layer);
+            limit.grew(self.memory_bytes() - held);
         }
         let newest = self.layers.last_mut().expect("a chain has a layer");
         newest.insert(hash);
@@ -576,10 +559,7 @@ impl Chain {
         if sizes != size || records.iter().any(|r| !r.is_consistent()) {
             return Err(Invalid);
         }
-        let limit = limit.bytes();
-        if needed > limit {
-            return Err(HeaderError::TooLarge { needed, limit });
-        }
+        limit.check(0, needed).map_err(HeaderError::TooLarge)?;
         let layers = records
             .iter()
             .map(Layer::zeroed)
@@ -616,7 +596,7 @@ impl Chain {
     /// Reads an RDB record of encoding version `encver` (0 to [`ENCODING_VERSION`], see
     /// the module docs for the older layouts). `None` — and nothing kept — at the first
     /// short read, on an inconsistent record (the same checks as a SCANDUMP header), or
-    /// when the layers would pass `limit` bytes: that is checked before each layer's bytes
+    /// when `limit` does not admit the layers: that is checked before each layer's bytes
     /// are read.
     pub fn load(src: &mut impl Source, encver: i32, limit: impl Limit) -> Option<Self> {
         if !(0..=ENCODING_VERSION).contains(&encver) {
@@ -637,7 +617,6 @@ impl Chain {
         if num_layers == 0 || !valid_options(options) {
             return None;
         }
-        let limit = limit.bytes();
         let mut needed = CHAIN_STRUCT_BYTES;
         let mut layers = Vec::new();
         let mut sizes = 0u64;
@@ -663,9 +642,9 @@ impl Chain {
             } else {
                 bits.div_ceil(8)
             };
-            if needed.saturating_add(LINK_STRUCT_BYTES + least) > limit {
-                return None;
-            }
+            limit
+                .check(0, needed.saturating_add(LINK_STRUCT_BYTES + least))
+                .ok()?;
             let data = src.buffer()?;
             if encver < ENCODING_VERSION && bits == 0 && n2 > 0 {
                 bits = (data.len() as u64).saturating_mul(8);
@@ -681,9 +660,7 @@ impl Chain {
                 n2,
             };
             needed = needed.saturating_add(LINK_STRUCT_BYTES + record.bytes);
-            if needed > limit {
-                return None;
-            }
+            limit.check(0, needed).ok()?;
             sizes = sizes.checked_add(record.size)?;
             let mut layer = Layer::zeroed(&record)?;
             layer.bits.write_le_bytes_at(0, &data).ok()?;
@@ -876,8 +853,54 @@ mod tests {
                 Err(e) => break e,
             }
         };
-        assert!(matches!(err, BfError::TooLarge { limit: 400, .. }));
+        assert!(matches!(
+            err,
+            BfError::TooLarge(Refusal::PerKey { limit: 400, .. })
+        ));
         assert_eq!(chain.layers().len(), 1);
+    }
+
+    /// A limit that admits everything and records what it was asked and told.
+    #[derive(Default)]
+    struct Recorder {
+        checks: std::cell::RefCell<Vec<(u64, u64)>>,
+        grown: std::cell::Cell<u64>,
+    }
+
+    impl Limit for Recorder {
+        fn check(&self, held: u64, needed: u64) -> Result<(), Refusal> {
+            self.checks.borrow_mut().push((held, needed));
+            Ok(())
+        }
+        fn grew(&self, bytes: u64) {
+            self.grown.set(self.grown.get() + bytes);
+        }
+    }
+
+    #[test]
+    fn growth_is_checked_from_the_size_held_and_reported_to_the_limit() {
+        let limit = Recorder::default();
+        let mut chain = Chain::new(10, 0.01, 4, false, &limit).unwrap();
+        let created = chain.memory_bytes();
+        assert_eq!(*limit.checks.borrow(), vec![(0, created)]);
+        assert_eq!(
+            limit.grown.get(),
+            0,
+            "creation is counted when the key stores it"
+        );
+        for i in 0..500u32 {
+            chain.add(&i.to_le_bytes(), &limit).unwrap();
+        }
+        assert!(chain.layers().len() > 2);
+        // Every growth asked from the size then held to the size after it…
+        let checks = limit.checks.borrow();
+        assert_eq!(checks.len(), chain.layers().len());
+        for pair in checks.windows(2) {
+            assert_eq!(pair[1].0, pair[0].1, "{checks:?}");
+        }
+        assert_eq!(checks.last().unwrap().1, chain.memory_bytes());
+        // …and every byte added was reported.
+        assert_eq!(limit.grown.get(), chain.memory_bytes() - created);
     }
 
     #[test]
@@ -901,7 +924,7 @@ mod tests {
         );
         assert!(matches!(
             Chain::from_header(&header, 100),
-            Err(HeaderError::TooLarge { .. })
+            Err(HeaderError::TooLarge(Refusal::PerKey { limit: 100, .. }))
         ));
         assert_eq!(copy.load_chunk(1 << 40, &[0]), Err(ChunkError::NoLink));
         let first = chain.layers()[0].bytes();

@@ -16,7 +16,7 @@
 
 use bloomkit::hash::{murmur2, murmur64a};
 
-use crate::config::Limit;
+use crate::config::{Limit, Refusal};
 use crate::rdb::{Sink, Source};
 use bloomkit::codec::Reader;
 
@@ -84,13 +84,8 @@ pub enum Insert {
     /// limit, a 16-bit count) or the next would have more than 2⁵⁶ − 1 buckets (its 56-bit
     /// field). RedisBloom calls this a failed allocation.
     CannotGrow,
-    /// Growing would pass the per-key memory limit.
-    TooLarge {
-        /// Bytes the filter would need.
-        needed: u64,
-        /// The limit.
-        limit: u64,
-    },
+    /// Growing would pass a memory limit.
+    TooLarge(Refusal),
 }
 
 /// Why a filter cannot be created.
@@ -99,13 +94,8 @@ pub enum CreateError {
     /// Capacity below 2 × bucket size, more than [`MAX_NUM_BUCKETS`] buckets, or a size
     /// that does not fit in memory.
     Invalid,
-    /// The filter would pass the per-key memory limit.
-    TooLarge {
-        /// Bytes the filter would need.
-        needed: u64,
-        /// The limit.
-        limit: u64,
-    },
+    /// The filter would pass a memory limit.
+    TooLarge(Refusal),
 }
 
 /// How a filter maps an item to its fingerprint and buckets. A filter keeps the hashing it
@@ -398,10 +388,7 @@ impl Cuckoo {
         let needed = (num_buckets as u128 * bucket_size as u128)
             + (FILTER_STRUCT_BYTES + SUBFILTER_STRUCT_BYTES) as u128;
         let needed = u64::try_from(needed).unwrap_or(u64::MAX);
-        let limit = limit.bytes();
-        if num_buckets == 0 || needed > limit {
-            return Err(CreateError::TooLarge { needed, limit });
-        }
+        limit.check(0, needed).map_err(CreateError::TooLarge)?;
         let first = SubFilter::zeroed(num_buckets, bucket_size).ok_or(CreateError::Invalid)?;
         Ok(Self {
             num_buckets,
@@ -512,19 +499,19 @@ impl Cuckoo {
             else {
                 return Insert::CannotGrow;
             };
-            let buckets = Some(buckets);
-            let bytes = buckets.and_then(|b| b.checked_mul(bs as u64));
-            let needed = bytes
-                .and_then(|b| b.checked_add(self.memory_bytes() + SUBFILTER_STRUCT_BYTES))
+            let held = self.memory_bytes();
+            let needed = buckets
+                .checked_mul(bs as u64)
+                .and_then(|b| b.checked_add(held + SUBFILTER_STRUCT_BYTES))
                 .unwrap_or(u64::MAX);
-            let limit = limit.bytes();
-            if needed > limit {
-                return Insert::TooLarge { needed, limit };
+            if let Err(refusal) = limit.check(held, needed) {
+                return Insert::TooLarge(refusal);
             }
-            match buckets.and_then(|b| SubFilter::zeroed(b, bs)) {
+            match SubFilter::zeroed(buckets, bs) {
                 Some(f) => self.filters.push(f),
-                None => return Insert::TooLarge { needed, limit },
+                None => return Insert::CannotGrow,
             }
+            limit.grew(self.memory_bytes() - held);
         }
     }
 
@@ -767,10 +754,7 @@ impl Cuckoo {
         )
         .ok_or(CreateError::Invalid)?;
         cf.hashing = hashing;
-        let limit = limit.bytes();
-        if needed > limit {
-            return Err(CreateError::TooLarge { needed, limit });
-        }
+        limit.check(0, needed).map_err(CreateError::TooLarge)?;
         for b in sizes {
             cf.filters
                 .push(SubFilter::zeroed(b, cf.bucket_size).ok_or(CreateError::Invalid)?);
@@ -805,7 +789,7 @@ impl Cuckoo {
     /// Reads an RDB record of encoding version `encver` (0 to [`ENCODING_VERSION`]).
     /// `None` — and nothing kept — at the first short read, on parameters a header would
     /// not be accepted with, on sub-filters of another size than the parameters give, or
-    /// when the filter would pass `limit` bytes: that is checked before any slot is read.
+    /// when `limit` does not admit the filter: that is checked before any slot is read.
     ///
     /// A record of version 3 or below was written by RedisBloom 1.1 to 2.0: it loads with
     /// [`Hashing::Murmur2`], bucket size 2, [`LEGACY_MAX_ITERATIONS`], expansion 1 (every
@@ -856,9 +840,7 @@ impl Cuckoo {
             expansion,
         )?;
         cf.hashing = hashing;
-        if needed > limit.bytes() {
-            return None;
-        }
+        limit.check(0, needed).ok()?;
         for want in sizes {
             let buckets = if encver < ENCODING_VERSION {
                 num_buckets
@@ -1091,7 +1073,7 @@ mod tests {
         );
         assert!(matches!(
             Cuckoo::from_header(&header, 100),
-            Err(CreateError::TooLarge { .. })
+            Err(CreateError::TooLarge(Refusal::PerKey { limit: 100, .. }))
         ));
         assert!(!copy.load_chunk(1 << 40, &[1]));
         assert_eq!(copy.filters()[0].data().len(), 64);
@@ -1199,8 +1181,47 @@ mod tests {
                 other => break other,
             }
         };
-        assert!(matches!(status, Insert::TooLarge { limit: 200, .. }));
+        assert!(matches!(
+            status,
+            Insert::TooLarge(Refusal::PerKey { limit: 200, .. })
+        ));
         assert!(cf.memory_bytes() <= 200);
+    }
+
+    /// A limit that admits everything and records what it was asked and told.
+    #[derive(Default)]
+    struct Recorder {
+        checks: std::cell::RefCell<Vec<(u64, u64)>>,
+        grown: std::cell::Cell<u64>,
+    }
+
+    impl Limit for Recorder {
+        fn check(&self, held: u64, needed: u64) -> Result<(), Refusal> {
+            self.checks.borrow_mut().push((held, needed));
+            Ok(())
+        }
+        fn grew(&self, bytes: u64) {
+            self.grown.set(self.grown.get() + bytes);
+        }
+    }
+
+    #[test]
+    fn growth_is_checked_from_the_size_held_and_reported_to_the_limit() {
+        let limit = Recorder::default();
+        let mut cf = Cuckoo::new(8, 2, 5, 2, &limit).unwrap();
+        let created = cf.memory_bytes();
+        assert_eq!(*limit.checks.borrow(), vec![(0, created)]);
+        for i in 0..200u32 {
+            assert_eq!(cf.insert(&i.to_le_bytes(), &limit), Insert::Inserted);
+        }
+        assert!(cf.filters().len() > 2);
+        let checks = limit.checks.borrow();
+        assert_eq!(checks.len(), cf.filters().len());
+        for pair in checks.windows(2) {
+            assert_eq!(pair[1].0, pair[0].1, "{checks:?}");
+        }
+        assert_eq!(checks.last().unwrap().1, cf.memory_bytes());
+        assert_eq!(limit.grown.get(), cf.memory_bytes() - created);
     }
 }
 
@@ -1263,14 +1284,22 @@ mod legacy_tests {
         let mut cf = legacy(4); // 2 buckets: an even fingerprint maps both to one bucket
         let item = (0u32..)
             .map(|i| i.to_le_bytes())
-            .find(|b| Lookup::of(b, Hashing::Murmur2).fingerprint() % 2 == 0)
+            .find(|b| {
+                Lookup::of(b, Hashing::Murmur2)
+                    .fingerprint()
+                    .is_multiple_of(2)
+            })
             .unwrap();
         cf.insert(&item, NO_LIMIT);
         assert_eq!(cf.count(&item), 1);
         let mut current = Cuckoo::new(4, 2, 20, 1, NO_LIMIT).unwrap();
         let item = (0u32..)
             .map(|i| i.to_le_bytes())
-            .find(|b| Lookup::of(b, Hashing::Murmur64A).fingerprint() % 2 == 0)
+            .find(|b| {
+                Lookup::of(b, Hashing::Murmur64A)
+                    .fingerprint()
+                    .is_multiple_of(2)
+            })
             .unwrap();
         current.insert(&item, NO_LIMIT);
         assert_eq!(current.count(&item), 2);

@@ -49,7 +49,7 @@
 
 use bloomkit::hash::murmur2;
 
-use crate::config::Limit;
+use crate::config::{Limit, Refusal};
 use crate::rdb::{Sink, Source};
 
 /// The RDB encoding version of `CMSk-TYPE` (RedisBloom's `CMS_ENC_VER`).
@@ -71,23 +71,8 @@ pub enum CreateError {
     /// `width·depth` counters do not fit in the address space: "CMS: Insufficient memory to
     /// create the key".
     Unaddressable,
-    /// The sketch would use `needed` bytes, more than the memory limit's `limit`.
-    TooLarge {
-        /// Bytes the sketch would use.
-        needed: u64,
-        /// The limit in force.
-        limit: u64,
-    },
-}
-
-/// `needed` bytes against the limit in force.
-fn admit(limit: &impl Limit, needed: u64) -> Result<(), CreateError> {
-    let limit = limit.bytes();
-    if needed > limit {
-        Err(CreateError::TooLarge { needed, limit })
-    } else {
-        Ok(())
-    }
+    /// The memory limits refused it.
+    TooLarge(Refusal),
 }
 
 /// The bytes of `width·depth` counters, if they are addressable.
@@ -141,7 +126,9 @@ impl Sketch {
             return Err(CreateError::Invalid);
         }
         let bytes = cells_bytes(width, depth).ok_or(CreateError::Unaddressable)?;
-        admit(&limit, STRUCT_BYTES + bytes)?;
+        limit
+            .check(0, STRUCT_BYTES + bytes)
+            .map_err(CreateError::TooLarge)?;
         Ok(Self {
             width,
             depth,
@@ -289,7 +276,7 @@ impl Sketch {
             return None;
         }
         let bytes = cells_bytes(width, depth)?;
-        admit(&limit, STRUCT_BYTES + bytes).ok()?;
+        limit.check(0, STRUCT_BYTES + bytes).ok()?;
         let cells = src.buffer()?;
         if cells.len() as u64 != bytes {
             return None;
@@ -378,10 +365,10 @@ mod tests {
         );
         assert_eq!(
             Sketch::new(1 << 30, 4, 1u64 << 32),
-            Err(CreateError::TooLarge {
+            Err(CreateError::TooLarge(Refusal::PerKey {
                 needed: 32 + (1 << 34),
                 limit: 1 << 32
-            })
+            }))
         );
         assert_eq!(Sketch::new(100, 5, 2032u64).unwrap().memory_bytes(), 2032);
         assert!(Sketch::new(100, 5, 2031u64).is_err());

@@ -7,8 +7,8 @@
 //! handlers get the arguments Redis passed, borrowed for the call: up to
 //! [`INLINE_ARGS`] in an array on the stack, more in one vector.
 //!
-//! With `types`, this is the one place with `unsafe`: reading the `argv` array Redis passes
-//! and registering the entry points.
+//! One of the three modules with `unsafe` (with `types` and `memory`; `lib.rs` lists them
+//! and says why): reading the `argv` array Redis passes and registering the entry points.
 
 use std::ffi::{c_int, CStr};
 use std::mem::ManuallyDrop;

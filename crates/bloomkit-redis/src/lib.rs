@@ -8,12 +8,13 @@
 //!
 //! ```text
 //! cargo build --release -p bloomkit-redis
-//! redis-server --loadmodule target/release/libbloomkit_redis.so [MAX_KEY_MEMORY 134217728]
+//! redis-server --loadmodule target/release/libbloomkit_redis.so [MAX_KEY_MEMORY 134217728] [MAX_MEMORY 8589934592]
 //! ```
 //!
 //! * [`bf`] and [`cf`] hold RedisBloom's layouts as plain Rust (no Redis API), built on the
 //!   library's bit vector and MurmurHash64A; they are unit-tested without a server.
-//! * [`config`] parses the module arguments.
+//! * [`config`] parses the module arguments and holds the memory limits' rule (per key and
+//!   server-wide, checked before every allocation of filter memory).
 //! * The command handlers, their C entry points and the data-type callbacks (`commands`,
 //!   `glue`, `types`) are the only code that touches the Redis module API; they are exercised by the integration tests,
 //!   which start real `redis-server` processes.
@@ -66,7 +67,7 @@ mod module {
         // which the load callbacks check, instead of aborting the server.
         ctx.set_module_options(ModuleOptions::HANDLE_IO_ERRORS);
         if !memory::start(ctx) {
-            ctx.log_warning("bloomkit: could not subscribe to configuration changes");
+            ctx.log_warning("bloomkit: could not subscribe to configuration changes and the cron");
             return Status::Err;
         }
         match config::parse(args.iter().map(RedisString::as_slice)) {

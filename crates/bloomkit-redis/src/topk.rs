@@ -75,7 +75,7 @@
 
 use bloomkit::hash::murmur2;
 
-use crate::config::Limit;
+use crate::config::{Limit, Refusal};
 use crate::rdb::{Sink, Source};
 
 /// The RDB encoding version of `TopK-TYPE` (RedisBloom's `TOPK_ENC_VER`).
@@ -154,23 +154,8 @@ pub enum CreateError {
     /// `width·depth` buckets do not fit in the address space: "ERR Insufficient memory to
     /// create topk data structure".
     Unaddressable,
-    /// The top-k would use `needed` bytes, more than the memory limit's `limit`.
-    TooLarge {
-        /// Bytes the top-k would use.
-        needed: u64,
-        /// The limit in force.
-        limit: u64,
-    },
-}
-
-/// `needed` bytes against the limit in force.
-fn admit(limit: &impl Limit, needed: u64) -> Result<(), CreateError> {
-    let limit = limit.bytes();
-    if needed > limit {
-        Err(CreateError::TooLarge { needed, limit })
-    } else {
-        Ok(())
-    }
+    /// The memory limits refused it.
+    TooLarge(Refusal),
 }
 
 /// The bytes of the buckets and of the heap, if they are addressable.
@@ -208,7 +193,9 @@ impl Topk {
     ) -> Result<Self, CreateError> {
         let (bucket_bytes, heap_bytes) =
             sizes(k, width, depth).ok_or(CreateError::Unaddressable)?;
-        admit(&limit, STRUCT_BYTES + bucket_bytes + heap_bytes)?;
+        limit
+            .check(0, STRUCT_BYTES + bucket_bytes + heap_bytes)
+            .map_err(CreateError::TooLarge)?;
         let mut table = [0.0; DECAY_TABLE];
         for (i, entry) in table.iter_mut().enumerate() {
             // The C library's pow, as RedisBloom's TopK_Create.
@@ -262,6 +249,14 @@ impl Topk {
             + self.buckets.len() as u64 * BUCKET_BYTES
             + self.heap.len() as u64 * SLOT_BYTES
             + self.item_bytes
+    }
+
+    /// Whether items of `bytes` in all may be added, checked before any is: the worst
+    /// case, where every one of them enters the heap and is copied there. After the adds,
+    /// the caller reports the change of [`memory_bytes`](Self::memory_bytes).
+    pub fn admit_items(&self, bytes: u64, limit: &impl Limit) -> Result<(), Refusal> {
+        let held = self.memory_bytes();
+        limit.check(held, held.saturating_add(bytes))
     }
 
     /// `decay^count` as RedisBloom computes it from its table.
@@ -374,7 +369,8 @@ impl Topk {
     /// up to the first count 0.
     pub fn list(&self) -> Vec<&Slot> {
         let mut slots: Vec<&Slot> = self.heap.iter().collect();
-        slots.sort_by(|a, b| b.count.cmp(&a.count));
+        // A stable sort, as glibc's qsort (a merge sort) is.
+        slots.sort_by_key(|s| std::cmp::Reverse(s.count));
         slots.into_iter().take_while(|s| s.count != 0).collect()
     }
 
@@ -426,7 +422,7 @@ impl Topk {
         }
         let (bucket_bytes, heap_bytes) = sizes(k, width, depth)?;
         let fixed = STRUCT_BYTES + bucket_bytes + heap_bytes;
-        admit(&limit, fixed).ok()?;
+        limit.check(0, fixed).ok()?;
         let raw = src.buffer()?;
         if raw.len() as u64 != bucket_bytes {
             return None;
@@ -464,7 +460,7 @@ impl Topk {
                 return None;
             }
             item_bytes += item.len() as u64;
-            admit(&limit, fixed.saturating_add(item_bytes)).ok()?;
+            limit.check(0, fixed.saturating_add(item_bytes)).ok()?;
             slot.item = (!item.is_empty()).then_some(item);
         }
         Some(Self {
@@ -628,10 +624,10 @@ mod tests {
         let loaded = Topk::loaded_table(decay);
         let mut product = 1.0f64;
         let mut differ = 0;
-        for i in 0..DECAY_TABLE {
-            assert_eq!(t.table[i], decay.powf(i as f64), "entry {i}");
-            assert_eq!(loaded[i], product, "entry {i}");
-            differ += (t.table[i] != loaded[i]) as usize;
+        for (i, (&new, &load)) in t.table.iter().zip(&loaded).enumerate() {
+            assert_eq!(new, decay.powf(i as f64), "entry {i}");
+            assert_eq!(load, product, "entry {i}");
+            differ += (new != load) as usize;
             product *= decay;
         }
         // The two differ in the last bits for some entries: which one a top-k holds shows.
@@ -736,7 +732,7 @@ mod tests {
         );
         assert!(matches!(
             Topk::new(u32::MAX, 8, 7, 0.9, 1u64 << 30),
-            Err(CreateError::TooLarge { .. })
+            Err(CreateError::TooLarge(_))
         ));
     }
 }

@@ -9,8 +9,9 @@
 //! (`RedisModule_IsIOError`), and a load returns NULL at the first error or inconsistency,
 //! dropping what it had read. RESTORE then answers an error; an RDB load fails as a whole.
 //!
-//! This is the one place with `unsafe`: Redis calls these functions through C pointers
-//! and hands over values as `void *`.
+//! One of the three modules with `unsafe` (with `glue` and `memory`; `lib.rs` lists them
+//! and says why): Redis calls these functions through C pointers and hands over values as
+//! `void *`.
 
 use std::ffi::CString;
 use std::os::raw::{c_char, c_int, c_longlong, c_void};
@@ -22,7 +23,7 @@ use crate::bf::Chain;
 use crate::cf::{Cuckoo, Hashing};
 use crate::cms::Sketch;
 use crate::config::Limit;
-use crate::memory::KeyLimit;
+use crate::memory::{self, Footprint, ServerLimit};
 use crate::rdb::{Sink, Source};
 use crate::topk::Topk;
 
@@ -53,35 +54,6 @@ impl Sink for Io {
     }
     fn buffer(&mut self, bytes: &[u8]) {
         raw::save_slice(self.0, bytes);
-    }
-}
-
-/// A value's size, for COPY's memory check.
-trait MemoryBytes {
-    fn memory_bytes(&self) -> u64;
-}
-
-impl MemoryBytes for Chain {
-    fn memory_bytes(&self) -> u64 {
-        Chain::memory_bytes(self)
-    }
-}
-
-impl MemoryBytes for Cuckoo {
-    fn memory_bytes(&self) -> u64 {
-        Cuckoo::memory_bytes(self)
-    }
-}
-
-impl MemoryBytes for Sketch {
-    fn memory_bytes(&self) -> u64 {
-        Sketch::memory_bytes(self)
-    }
-}
-
-impl MemoryBytes for Topk {
-    fn memory_bytes(&self) -> u64 {
-        Topk::memory_bytes(self)
     }
 }
 
@@ -144,26 +116,36 @@ pub static CUCKOO_TYPE: RedisType = RedisType::new(
     ),
 );
 
-/// Frees a value made by `Box::into_raw`.
-unsafe extern "C" fn free<T>(value: *mut c_void) {
+/// Frees a value made by `Box::into_raw`, and takes it off the count of stored bytes.
+/// May run on Redis's lazy-free thread (`FLUSHALL ASYNC`).
+unsafe extern "C" fn free<T: Footprint>(value: *mut c_void) {
     // SAFETY: Redis passes back a pointer this module made with Box::into_raw(Box<T>) for
     // this type, and calls free exactly once.
-    drop(unsafe { Box::from_raw(value.cast::<T>()) });
+    let value = unsafe { Box::from_raw(value.cast::<T>()) };
+    memory::freed(value.footprint());
+    drop(value);
 }
 
-/// COPY: a deep clone, refused (NULL: Redis answers an error) when the copy would pass
-/// the per-key limit in force (it may have been lowered since the source was made).
-unsafe extern "C" fn copy<T: Clone + MemoryBytes>(
+/// Hands a value to Redis, counted.
+fn hand_over<T: Footprint>(value: T) -> *mut c_void {
+    memory::stored(value.footprint());
+    Box::into_raw(Box::new(value)).cast()
+}
+
+/// COPY: a deep clone, refused (NULL: Redis answers an error) when the limits in force do
+/// not admit it (the per-key limit may have been lowered since the source was made, and
+/// the copy needs room beside what the server holds).
+unsafe extern "C" fn copy<T: Clone + Footprint>(
     _from: *mut raw::RedisModuleString,
     _to: *mut raw::RedisModuleString,
     value: *const c_void,
 ) -> *mut c_void {
     // SAFETY: `value` is a live T owned by the source key for the duration of the call.
     let value = unsafe { &*value.cast::<T>() };
-    if value.memory_bytes() > KeyLimit.bytes() {
+    if ServerLimit.check(0, value.footprint()).is_err() {
         return std::ptr::null_mut();
     }
-    Box::into_raw(Box::new(value.clone())).cast()
+    hand_over(value.clone())
 }
 
 unsafe extern "C" fn bloom_mem_usage(value: *const c_void) -> usize {
@@ -181,8 +163,8 @@ unsafe extern "C" fn bloom_rdb_save(rdb: *mut raw::RedisModuleIO, value: *mut c_
 
 /// RDB: [`Chain::load`], any encoding version RedisBloom 2.4 loads.
 unsafe extern "C" fn bloom_rdb_load(rdb: *mut raw::RedisModuleIO, encver: c_int) -> *mut c_void {
-    match Chain::load(&mut Io(rdb), encver, KeyLimit) {
-        Some(chain) => Box::into_raw(Box::new(chain)).cast(),
+    match Chain::load(&mut Io(rdb), encver, ServerLimit) {
+        Some(chain) => hand_over(chain),
         None => std::ptr::null_mut(),
     }
 }
@@ -248,8 +230,8 @@ unsafe extern "C" fn cuckoo_rdb_save(rdb: *mut raw::RedisModuleIO, value: *mut c
 
 /// RDB: [`Cuckoo::load`], any encoding version RedisBloom 2.4 loads.
 unsafe extern "C" fn cuckoo_rdb_load(rdb: *mut raw::RedisModuleIO, encver: c_int) -> *mut c_void {
-    match Cuckoo::load(&mut Io(rdb), encver, KeyLimit) {
-        Some(cf) => Box::into_raw(Box::new(cf)).cast(),
+    match Cuckoo::load(&mut Io(rdb), encver, ServerLimit) {
+        Some(cf) => hand_over(cf),
         None => std::ptr::null_mut(),
     }
 }
@@ -304,11 +286,11 @@ pub static TOPK_TYPE: RedisType = RedisType::new(
     ),
 );
 
-/// MEMORY USAGE: the value's [`MemoryBytes`].
-unsafe extern "C" fn mem_usage<T: MemoryBytes>(value: *const c_void) -> usize {
+/// MEMORY USAGE: the value's [`Footprint`].
+unsafe extern "C" fn mem_usage<T: Footprint>(value: *const c_void) -> usize {
     // SAFETY: `value` is a live T owned by a key for the duration of the call.
     let value = unsafe { &*value.cast::<T>() };
-    value.memory_bytes() as usize
+    value.footprint() as usize
 }
 
 /// RDB: [`Sketch::save`].
@@ -320,8 +302,8 @@ unsafe extern "C" fn cms_rdb_save(rdb: *mut raw::RedisModuleIO, value: *mut c_vo
 
 /// RDB: [`Sketch::load`].
 unsafe extern "C" fn cms_rdb_load(rdb: *mut raw::RedisModuleIO, encver: c_int) -> *mut c_void {
-    match Sketch::load(&mut Io(rdb), encver, KeyLimit) {
-        Some(sketch) => Box::into_raw(Box::new(sketch)).cast(),
+    match Sketch::load(&mut Io(rdb), encver, ServerLimit) {
+        Some(sketch) => hand_over(sketch),
         None => std::ptr::null_mut(),
     }
 }
@@ -335,8 +317,8 @@ unsafe extern "C" fn topk_rdb_save(rdb: *mut raw::RedisModuleIO, value: *mut c_v
 
 /// RDB: [`Topk::load`].
 unsafe extern "C" fn topk_rdb_load(rdb: *mut raw::RedisModuleIO, encver: c_int) -> *mut c_void {
-    match Topk::load(&mut Io(rdb), encver, KeyLimit) {
-        Some(topk) => Box::into_raw(Box::new(topk)).cast(),
+    match Topk::load(&mut Io(rdb), encver, ServerLimit) {
+        Some(topk) => hand_over(topk),
         None => std::ptr::null_mut(),
     }
 }

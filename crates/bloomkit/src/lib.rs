@@ -4,7 +4,7 @@
 //!
 //! * [`hash`] — stable 128-bit hashing of items (MurmurHash3, XXH3) and the derivation of
 //!   k positions (enhanced double hashing or k seeded hashes).
-//! * [`params`] — the seeds' formulas: optimal m and k, the false-positive probability,
+//! * [`params`] — the textbook formulas: optimal m and k, the false-positive probability,
 //!   the item count estimated from the fill; each kind's theory in its own file
 //!   (`kinds/counting/theory.rs`, …), all reachable as `params::name`.
 //! * [`filter`] — the traits [`Filter`], [`Removable`], [`Mergeable`]: one contract for every

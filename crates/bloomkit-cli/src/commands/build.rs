@@ -27,7 +27,8 @@ use super::store::{self, HashingArgs, KindArg, KindOptions, Sizing};
 /// Arguments of `bloomkit build`.
 #[derive(Debug, Args)]
 pub struct BuildArgs {
-    /// The file of items, one per line (read twice, so it cannot be standard input).
+    /// The file of items, one per line; "-" reads standard input (spooled to a temporary
+    /// file beside the output, since the input is read twice).
     #[arg(value_name = "INPUT")]
     pub input: PathBuf,
 
@@ -52,21 +53,20 @@ pub struct BuildArgs {
 
 /// Counts the lines, sizes the filter, inserts every line, saves the filter.
 pub fn run(args: BuildArgs) -> Result<()> {
-    if args.input.as_os_str() == "-" {
-        bail!("build reads its input twice, so INPUT must be a file, not standard input");
-    }
     let started = Instant::now();
-    let path = &args.input;
+    let input = input::TwiceReadable::new(&args.input, &args.output)?;
+    let path = input.path();
+    let name = input.name();
 
     let (file, size) = input::open_input(path)?;
     let progress = input::byte_progress(Some(size), "counting");
     let count = input::count_file_lines(file, size, &progress);
     progress.finish_and_clear();
-    let count = count.with_context(|| format!("reading {}", path.display()))?;
+    let count = count.with_context(|| format!("reading {}", name))?;
     if count == 0 {
         bail!(
             "{} is empty: there are no lines to build a filter from",
-            path.display()
+            name
         );
     }
 
@@ -81,11 +81,11 @@ pub fn run(args: BuildArgs) -> Result<()> {
     let progress = input::byte_progress(Some(size), "inserting");
     let filled = insert_lines(filter, file, &progress);
     progress.finish_and_clear();
-    let (filter, inserted) = filled.with_context(|| format!("reading {}", path.display()))?;
+    let (filter, inserted) = filled.with_context(|| format!("reading {}", name))?;
     if inserted != count {
         bail!(
             "{} changed while it was read: {count} lines counted, then {inserted} read",
-            path.display()
+            name
         );
     }
 
@@ -96,7 +96,7 @@ pub fn run(args: BuildArgs) -> Result<()> {
         "built {} from {} lines of {} ({} of them new to the filter) in {:.2} s: {}",
         args.output.display(),
         count,
-        path.display(),
+        name,
         filter.len(),
         started.elapsed().as_secs_f64(),
         store::describe(&filter)

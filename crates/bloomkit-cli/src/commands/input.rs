@@ -114,6 +114,58 @@ pub fn with_line_input<T>(
     }
 }
 
+/// An input that a command reads twice (once to count its lines, once to use them): a file
+/// as it is, or standard input ("-") spooled first to a temporary file beside `near` (the
+/// output, so the copy goes to the disk the user chose for the result; it is removed when
+/// this value is dropped). `cat log | bloomkit build - -o f` then works as it does with a
+/// file.
+pub struct TwiceReadable {
+    path: PathBuf,
+    name: String,
+    _spool: Option<tempfile::TempPath>,
+}
+
+impl TwiceReadable {
+    /// Opens `input` for two passes; spools standard input when `input` is "-".
+    pub fn new(input: &Path, near: &Path) -> Result<Self> {
+        if input.as_os_str() != "-" {
+            return Ok(TwiceReadable {
+                path: input.to_path_buf(),
+                name: input.display().to_string(),
+                _spool: None,
+            });
+        }
+        let dir = match near.parent() {
+            Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
+            _ => PathBuf::from("."),
+        };
+        let mut spool = tempfile::Builder::new()
+            .prefix(".bloomkit-stdin-")
+            .tempfile_in(&dir)
+            .with_context(|| format!("creating a temporary file in {}", dir.display()))?;
+        let progress = byte_progress(None, "reading standard input");
+        let mut reader = progress.wrap_read(io::stdin().lock());
+        let copied = io::copy(&mut reader, spool.as_file_mut());
+        progress.finish_and_clear();
+        copied.with_context(|| format!("copying standard input to {}", dir.display()))?;
+        Ok(TwiceReadable {
+            path: spool.path().to_path_buf(),
+            name: "standard input".into(),
+            _spool: Some(spool.into_temp_path()),
+        })
+    }
+
+    /// The file to read.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// How messages name the input: its path, or "standard input".
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+}
+
 /// Opens a file for reading and returns it with its size in bytes.
 pub fn open_input(path: &Path) -> Result<(File, u64)> {
     let file = File::open(path).with_context(|| format!("opening {}", path.display()))?;

@@ -48,7 +48,8 @@ pub struct MemoryArg {
 /// Arguments of `bloomkit ssd build`.
 #[derive(Debug, Args)]
 pub struct BuildArgs {
-    /// The file of items, one per line (read twice, so it cannot be standard input).
+    /// The file of items, one per line; "-" reads standard input (spooled to a temporary
+    /// file beside the output, since the input is read twice).
     #[arg(value_name = "INPUT")]
     pub input: PathBuf,
 
@@ -114,19 +115,17 @@ pub fn run(command: SsdCommand) -> Result<ExitCode> {
 }
 
 fn build(args: BuildArgs) -> Result<()> {
-    if args.input.as_os_str() == "-" {
-        bail!("ssd build reads its input twice, so INPUT must be a file, not standard input");
-    }
     let started = Instant::now();
-    let (file, size) = input::open_input(&args.input)?;
+    let input = input::TwiceReadable::new(&args.input, &args.output)?;
+    let (file, size) = input::open_input(input.path())?;
     let progress = input::byte_progress(Some(size), "counting");
     let count = input::count_file_lines(file, size, &progress);
     progress.finish_and_clear();
-    let count = count.with_context(|| format!("reading {}", args.input.display()))?;
+    let count = count.with_context(|| format!("reading {}", input.name()))?;
     if count == 0 {
         bail!(
             "{} is empty: there are no lines to build a filter from",
-            args.input.display()
+            input.name()
         );
     }
     let mut filter = BufferedBloomFilter::builder()
@@ -138,18 +137,18 @@ fn build(args: BuildArgs) -> Result<()> {
         .seed(args.seed)
         .create(&args.output)
         .with_context(|| format!("cannot create {}", args.output.display()))?;
-    let (file, size) = input::open_input(&args.input)?;
+    let (file, size) = input::open_input(input.path())?;
     let progress = input::byte_progress(Some(size), "inserting");
     let inserted = input::for_each_line(file, &progress, |line| Ok(filter.insert(line)?));
     progress.finish_and_clear();
-    inserted.with_context(|| format!("reading {}", args.input.display()))?;
+    inserted.with_context(|| format!("reading {}", input.name()))?;
     filter.flush()?;
     let mut out = std::io::stdout().lock();
     writeln!(
         out,
         "built {} from {count} lines of {} in {:.2} s: {}",
         args.output.display(),
-        args.input.display(),
+        input.name(),
         started.elapsed().as_secs_f64(),
         describe(&filter)
     )?;

@@ -4,10 +4,13 @@ use redis_module::{Context, RedisError, RedisResult, RedisString, RedisValue};
 
 use std::ffi::CStr;
 
-use super::{arg_index, error, first_letter, float, integer, is, replied, wrong_type, Arg, Reply};
+use super::{
+    arg_index, error, first_letter, float, growth_refused, integer, is, replied, wrong_type, Arg,
+    Reply,
+};
 use crate::bf::{BfError, Chain, ChunkError, HeaderError};
 use crate::config::{self, Config, Limit};
-use crate::memory::KeyLimit;
+use crate::memory::{self, ServerLimit};
 use crate::types::BLOOM_TYPE;
 
 /// RedisBloom's default expansion.
@@ -17,9 +20,12 @@ const DEFAULT_EXPANSION: u32 = 2;
 fn add_error(e: &BfError) -> &'static CStr {
     match e {
         BfError::NonScalingFull => c"ERR non scaling filter is full",
-        BfError::TooLarge { .. } => {
-            c"ERR adding a layer would pass the per-key memory limit (module argument MAX_KEY_MEMORY)"
-        }
+        BfError::TooLarge(refusal) => growth_refused(
+            refusal,
+            c"ERR adding a layer would pass the per-key memory limit (module argument MAX_KEY_MEMORY)",
+            c"ERR adding a layer would pass the server's memory limit (maxmemory with noeviction, \
+              module argument MAX_MEMORY, or three quarters of the machine's memory)",
+        ),
         BfError::CannotGrow => c"ERR could not add a layer to the filter (capacity or error rate out of range)",
         BfError::OutOfMemory => c"ERR could not allocate memory for the filter",
     }
@@ -36,16 +42,13 @@ fn add_answer(chain: &mut Chain, item: &RedisString, limit: impl Limit) -> Resul
     }
 }
 
-fn too_large(needed: u64, limit: u64) -> RedisError {
-    error(&format!(
-        "ERR the filter would use {needed} bytes, more than the per-key limit of {limit} bytes \
-         (module argument MAX_KEY_MEMORY); ask for a smaller capacity or a larger error rate"
-    ))
+fn too_large(refusal: config::Refusal) -> RedisError {
+    super::too_large(refusal, "ask for a smaller capacity or a larger error rate")
 }
 
 fn create_error(e: BfError) -> RedisError {
     match e {
-        BfError::TooLarge { needed, limit } => too_large(needed, limit),
+        BfError::TooLarge(refusal) => too_large(refusal),
         _ => error("ERR could not create filter"),
     }
 }
@@ -86,9 +89,9 @@ pub fn bf_reserve(ctx: &Context, args: &[Arg]) -> RedisResult {
     {
         return Err(error("ERR item exists"));
     }
-    let chain =
-        Chain::new(capacity as u64, rate, expansion, nonscaling, KeyLimit).map_err(create_error)?;
-    key.set_value(&BLOOM_TYPE, chain)?;
+    let chain = Chain::new(capacity as u64, rate, expansion, nonscaling, ServerLimit)
+        .map_err(create_error)?;
+    memory::store(&key, &BLOOM_TYPE, chain)?;
     ctx.replicate_verbatim();
     Ok(RedisValue::SimpleStringStatic("OK"))
 }
@@ -123,7 +126,7 @@ fn add_items(
     create: Option<Create>,
     multi: bool,
 ) -> RedisResult {
-    let limit = KeyLimit;
+    let limit = ServerLimit;
     let key = ctx.open_key_writable(key_name);
     let chain = match key.get_value::<Chain>(&BLOOM_TYPE).map_err(wrong_type)? {
         Some(chain) => chain,
@@ -133,7 +136,7 @@ fn add_items(
             };
             let chain = Chain::new(c.capacity, c.rate, c.expansion, c.nonscaling, limit)
                 .map_err(create_error)?;
-            key.set_value(&BLOOM_TYPE, chain)?;
+            memory::store(&key, &BLOOM_TYPE, chain)?;
             key.get_value::<Chain>(&BLOOM_TYPE)?
                 .ok_or_else(|| error("ERR could not create filter"))?
         }
@@ -410,11 +413,11 @@ pub fn bf_loadchunk(ctx: &Context, args: &[Arg]) -> RedisResult {
     let key = ctx.open_key_writable(&args[1]);
     match key.get_value::<Chain>(&BLOOM_TYPE).map_err(wrong_type)? {
         None if iter == 1 => {
-            let chain = Chain::from_header(data, KeyLimit).map_err(|e| match e {
+            let chain = Chain::from_header(data, ServerLimit).map_err(|e| match e {
                 HeaderError::Invalid => error("ERR received bad data"),
-                HeaderError::TooLarge { needed, limit } => too_large(needed, limit),
+                HeaderError::TooLarge(refusal) => too_large(refusal),
             })?;
-            key.set_value(&BLOOM_TYPE, chain)?;
+            memory::store(&key, &BLOOM_TYPE, chain)?;
         }
         None => return Err(error("ERR not found")),
         Some(chain) => chain.load_chunk(iter, data).map_err(|e| match e {

@@ -4,25 +4,20 @@ use redis_module::{Context, RedisError, RedisResult, RedisString, RedisValue};
 
 use std::ffi::CStr;
 
-use super::{arg_index, error, first_letter, integer, replied, wrong_type, Arg, Reply};
+use super::{
+    arg_index, error, first_letter, growth_refused, integer, replied, wrong_type, Arg, Reply,
+};
 use crate::cf::{
     CreateError, Cuckoo, Insert, DEFAULT_BUCKET_SIZE, DEFAULT_CAPACITY, DEFAULT_EXPANSION,
     DEFAULT_MAX_ITERATIONS, MAX_BUCKET_SIZE, MAX_EXPANSION, MAX_ITERATIONS,
 };
 use crate::config;
-use crate::memory::KeyLimit;
+use crate::memory::{self, ServerLimit};
 use crate::types::CUCKOO_TYPE;
-
-fn too_large(needed: u64, limit: u64) -> RedisError {
-    error(&format!(
-        "ERR the filter would use {needed} bytes, more than the per-key limit of {limit} bytes \
-         (module argument MAX_KEY_MEMORY); ask for a smaller capacity"
-    ))
-}
 
 fn create_error(e: CreateError) -> RedisError {
     match e {
-        CreateError::TooLarge { needed, limit } => too_large(needed, limit),
+        CreateError::TooLarge(refusal) => super::too_large(refusal, "ask for a smaller capacity"),
         CreateError::Invalid => error("ERR Insufficient memory to create filter"),
     }
 }
@@ -31,9 +26,12 @@ fn create_error(e: CreateError) -> RedisError {
 fn insert_error(status: Insert) -> &'static CStr {
     match status {
         Insert::NoSpace => c"Filter is full",
-        Insert::TooLarge { .. } => {
-            c"ERR adding a sub-filter would pass the per-key memory limit (module argument MAX_KEY_MEMORY)"
-        }
+        Insert::TooLarge(refusal) => growth_refused(
+            &refusal,
+            c"ERR adding a sub-filter would pass the per-key memory limit (module argument MAX_KEY_MEMORY)",
+            c"ERR adding a sub-filter would pass the server's memory limit (maxmemory with \
+              noeviction, module argument MAX_MEMORY, or three quarters of the machine's memory)",
+        ),
         Insert::CannotGrow | Insert::Inserted | Insert::Exists => c"Memory allocation failure",
     }
 }
@@ -107,10 +105,10 @@ pub fn cf_reserve(ctx: &Context, args: &[Arg]) -> RedisResult {
         bucket_size,
         max_iterations,
         expansion,
-        KeyLimit,
+        ServerLimit,
     )
     .map_err(create_error)?;
-    key.set_value(&CUCKOO_TYPE, cf)?;
+    memory::store(&key, &CUCKOO_TYPE, cf)?;
     ctx.replicate_verbatim();
     Ok(RedisValue::SimpleStringStatic("OK"))
 }
@@ -145,10 +143,10 @@ fn add_items(
                 DEFAULT_BUCKET_SIZE,
                 DEFAULT_MAX_ITERATIONS,
                 DEFAULT_EXPANSION,
-                KeyLimit,
+                ServerLimit,
             )
             .map_err(create_error)?;
-            key.set_value(&CUCKOO_TYPE, cf)?;
+            memory::store(&key, &CUCKOO_TYPE, cf)?;
             key.get_value::<Cuckoo>(&CUCKOO_TYPE)?
                 .ok_or_else(|| error("ERR Insufficient memory to create filter"))?
         }
@@ -161,9 +159,9 @@ fn add_items(
     #[inline(always)]
     fn insert(cf: &mut Cuckoo, item: &RedisString, unique: bool) -> Insert {
         if unique {
-            cf.insert_unique(item.as_slice(), KeyLimit)
+            cf.insert_unique(item.as_slice(), ServerLimit)
         } else {
-            cf.insert(item.as_slice(), KeyLimit)
+            cf.insert(item.as_slice(), ServerLimit)
         }
     }
     if !multi {
@@ -328,6 +326,28 @@ pub fn cf_count(ctx: &Context, args: &[Arg]) -> RedisResult {
     })
 }
 
+/// A compaction may drop sub-filters (never the first): their bytes come off the count of
+/// what filters hold. Only a filter of more than one sub-filter is measured, so a `CF.DEL`
+/// on a filter of one costs nothing more.
+struct Shrink {
+    filters: usize,
+    bytes: u64,
+}
+
+impl Shrink {
+    fn of(cf: &Cuckoo) -> Self {
+        let filters = cf.filters().len();
+        let bytes = if filters > 1 { cf.memory_bytes() } else { 0 };
+        Self { filters, bytes }
+    }
+
+    fn count(self, cf: &Cuckoo) {
+        if cf.filters().len() < self.filters {
+            memory::freed(self.bytes.saturating_sub(cf.memory_bytes()));
+        }
+    }
+}
+
 /// `CF.DEL key item`: "Not found" for a missing key or a key of another type.
 pub fn cf_del(ctx: &Context, args: &[Arg]) -> RedisResult {
     if args.len() != 3 {
@@ -339,7 +359,9 @@ pub fn cf_del(ctx: &Context, args: &[Arg]) -> RedisResult {
         .ok()
         .flatten()
         .ok_or_else(|| error("Not found"))?;
+    let shrink = Shrink::of(cf);
     let deleted = cf.delete(args[2].as_slice());
+    shrink.count(cf);
     ctx.replicate_verbatim();
     Ok(RedisValue::Integer(deleted as i64))
 }
@@ -355,7 +377,9 @@ pub fn cf_compact(ctx: &Context, args: &[Arg]) -> RedisResult {
         .ok()
         .flatten()
         .ok_or_else(|| error("Cuckoo filter was not found"))?;
+    let shrink = Shrink::of(cf);
     cf.compact(true);
+    shrink.count(cf);
     ctx.replicate_verbatim();
     Ok(RedisValue::SimpleStringStatic("OK"))
 }
@@ -450,11 +474,13 @@ pub fn cf_loadchunk(ctx: &Context, args: &[Arg]) -> RedisResult {
         if !Cuckoo::header_len_ok(data.len()) {
             return Err(error("Invalid header"));
         }
-        let cf = Cuckoo::from_header(data, KeyLimit).map_err(|e| match e {
+        let cf = Cuckoo::from_header(data, ServerLimit).map_err(|e| match e {
             CreateError::Invalid => error("Couldn't create filter!"),
-            CreateError::TooLarge { needed, limit } => too_large(needed, limit),
+            CreateError::TooLarge(refusal) => {
+                super::too_large(refusal, "ask for a smaller capacity")
+            }
         })?;
-        key.set_value(&CUCKOO_TYPE, cf)?;
+        memory::store(&key, &CUCKOO_TYPE, cf)?;
     } else {
         let cf = existing?.ok_or_else(|| error("ERR not found"))?;
         if !cf.load_chunk(iter, data) {

@@ -5,19 +5,39 @@ use redis_module::{Context, RedisError, RedisResult, RedisValue};
 
 use super::{arg_index, error, float, integer, replied, wrong_type, Arg, Reply};
 use crate::cms::{dims_from_prob, CreateError, MergeSource, Sketch};
-use crate::memory::KeyLimit;
+use crate::config::Refusal;
+use crate::memory::{self, ServerLimit};
 use crate::types::CMS_TYPE;
 
 const NOT_FOUND: &str = "CMS: key does not exist";
 
+/// Why the memory limits refused a value (`what`: "sketch", "top-k"), after RedisBloom's
+/// own text for a failed allocation.
+pub fn refused(prefix: &str, what: &str, refusal: Refusal) -> RedisError {
+    error(&match refusal {
+        Refusal::PerKey { needed, limit } => format!(
+            "{prefix}: the {what} would use {needed} bytes, more than the per-key limit of \
+             {limit} bytes (module argument MAX_KEY_MEMORY)"
+        ),
+        Refusal::Server {
+            request,
+            held,
+            budget,
+            bound,
+        } => format!(
+            "{prefix}: the {what} would use {request} bytes, but the server holds {held} of \
+             the {budget} bytes it may hold ({})",
+            bound.describe()
+        ),
+    })
+}
+
 fn create_error(e: CreateError) -> RedisError {
+    const NO_MEMORY: &str = "CMS: Insufficient memory to create the key";
     match e {
         CreateError::Invalid => error("CMS: invalid init arguments"),
-        CreateError::Unaddressable => error("CMS: Insufficient memory to create the key"),
-        CreateError::TooLarge { needed, limit } => error(&format!(
-            "CMS: Insufficient memory to create the key: the sketch would use {needed} bytes, \
-             more than the per-key limit of {limit} bytes (module argument MAX_KEY_MEMORY)"
-        )),
+        CreateError::Unaddressable => error(NO_MEMORY),
+        CreateError::TooLarge(refusal) => refused(NO_MEMORY, "sketch", refusal),
     }
 }
 
@@ -52,8 +72,8 @@ fn create(ctx: &Context, args: &[Arg], by_prob: bool) -> RedisResult {
             .ok_or_else(|| error("CMS: invalid depth"))?;
         (width as u64, depth as u64)
     };
-    let sketch = Sketch::new(width, depth, KeyLimit).map_err(create_error)?;
-    key.set_value(&CMS_TYPE, sketch)?;
+    let sketch = Sketch::new(width, depth, ServerLimit).map_err(create_error)?;
+    memory::store(&key, &CMS_TYPE, sketch)?;
     ctx.replicate_verbatim();
     Ok(RedisValue::SimpleStringStatic("OK"))
 }

@@ -22,11 +22,46 @@ use std::ffi::CStr;
 
 use redis_module::{Context, RedisError, RedisResult, RedisString, RedisValue};
 
+use crate::config::Refusal;
 use crate::glue;
 
 /// An error reply with exactly this text (RedisBloom sends some without the `ERR` prefix).
 pub fn error(text: &str) -> RedisError {
     RedisError::String(text.to_string())
+}
+
+/// A filter refused for its memory (see the config module): what it would use, against
+/// which limit, and `hint` (what to ask for instead).
+pub fn too_large(refusal: Refusal, hint: &str) -> RedisError {
+    match refusal {
+        Refusal::PerKey { needed, limit } => error(&format!(
+            "ERR the filter would use {needed} bytes, more than the per-key limit of {limit} \
+             bytes (module argument MAX_KEY_MEMORY); {hint}"
+        )),
+        Refusal::Server {
+            request,
+            held,
+            budget,
+            bound,
+        } => error(&format!(
+            "ERR the filter would use {request} bytes, but the server holds {held} of the \
+             {budget} bytes it may hold ({}); {hint}, or free memory",
+            bound.describe()
+        )),
+    }
+}
+
+/// A growth refused for its memory, as an error element (of an add's reply array):
+/// `per_key` or `server` by the limit that refused it.
+pub fn growth_refused(
+    refusal: &Refusal,
+    per_key: &'static CStr,
+    server: &'static CStr,
+) -> &'static CStr {
+    match refusal {
+        Refusal::PerKey { .. } => per_key,
+        Refusal::Server { .. } => server,
+    }
 }
 
 /// Maps redis-module's "Existing key has wrong Redis type" to Redis's own WRONGTYPE reply.

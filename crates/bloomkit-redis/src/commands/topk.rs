@@ -9,10 +9,10 @@ use std::ffi::CString;
 
 use redis_module::{Context, RedisError, RedisResult, RedisValue};
 
+use super::cms::refused;
 use super::{error, float, integer, replied, wrong_type, Arg, Reply};
-use crate::config::Limit;
 use crate::glue::c_rand_unit;
-use crate::memory::KeyLimit;
+use crate::memory::{self, ServerLimit};
 use crate::topk::{
     CreateError, Expelled, Topk, DEFAULT_DECAY, DEFAULT_DEPTH, DEFAULT_WIDTH, MAX_INCREMENT,
 };
@@ -62,43 +62,32 @@ pub fn topk_reserve(ctx: &Context, args: &[Arg]) -> RedisResult {
     } else {
         (DEFAULT_WIDTH, DEFAULT_DEPTH, DEFAULT_DECAY)
     };
-    let topk = Topk::new(k, width, depth, decay, KeyLimit).map_err(|e| match e {
-        CreateError::Unaddressable => {
-            error("ERR Insufficient memory to create topk data structure")
-        }
-        CreateError::TooLarge { needed, limit } => error(&format!(
-            "ERR Insufficient memory to create topk data structure: it would use {needed} \
-             bytes, more than the per-key limit of {limit} bytes (module argument \
-             MAX_KEY_MEMORY)"
-        )),
+    const NO_MEMORY: &str = "ERR Insufficient memory to create topk data structure";
+    let topk = Topk::new(k, width, depth, decay, ServerLimit).map_err(|e| match e {
+        CreateError::Unaddressable => error(NO_MEMORY),
+        CreateError::TooLarge(refusal) => refused(NO_MEMORY, "top-k", refusal),
     })?;
-    key.set_value(&TOPK_TYPE, topk)?;
+    memory::store(&key, &TOPK_TYPE, topk)?;
     ctx.replicate_verbatim();
     Ok(RedisValue::SimpleStringStatic("OK"))
 }
 
 /// The top-k at `key` for a write: "TopK: key does not exist", WRONGTYPE.
-fn writable<'a>(key: &'a redis_module::key::RedisKeyWritable) -> Result<&'a mut Topk, RedisError> {
+fn writable(key: &redis_module::key::RedisKeyWritable) -> Result<&mut Topk, RedisError> {
     key.get_value::<Topk>(&TOPK_TYPE)
         .map_err(wrong_type)?
         .ok_or_else(|| error(NOT_FOUND))
 }
 
 /// Refuses, before anything changes, items whose copies could take the top-k past the
-/// memory limit if every one of them entered the heap (each copy is made only when an item
-/// enters it, and only then is the memory asked for).
+/// memory limits if every one of them entered the heap (each copy is made only when an
+/// item enters it).
 fn admit_items<'a>(topk: &Topk, items: impl Iterator<Item = &'a Arg>) -> Result<(), RedisError> {
-    let needed = items.fold(topk.memory_bytes(), |n, item| {
+    let bytes = items.fold(0u64, |n, item| {
         n.saturating_add(item.as_slice().len() as u64)
     });
-    let limit = KeyLimit.bytes();
-    if needed > limit {
-        return Err(error(&format!(
-            "ERR the top-k would use up to {needed} bytes with these items, more than the \
-             per-key limit of {limit} bytes (module argument MAX_KEY_MEMORY)"
-        )));
-    }
-    Ok(())
+    topk.admit_items(bytes, &ServerLimit)
+        .map_err(|refusal| refused("ERR these items", "top-k", refusal))
 }
 
 /// One add's reply element: the expelled item, or nil.
@@ -117,12 +106,14 @@ pub fn topk_add(ctx: &Context, args: &[Arg]) -> RedisResult {
     let key = ctx.open_key_writable(&args[1]);
     let topk = writable(&key)?;
     admit_items(topk, args[2..].iter())?;
+    let before = topk.memory_bytes();
     let reply = Reply::new(ctx);
     reply.array(args.len() - 2);
     let mut chance = c_rand_unit;
     for item in &args[2..] {
         expelled_reply(&reply, topk.add(item.as_slice(), 1, &mut chance));
     }
+    memory::resized(before, topk.memory_bytes());
     ctx.replicate_verbatim();
     replied()
 }
@@ -139,6 +130,7 @@ pub fn topk_incrby(ctx: &Context, args: &[Arg]) -> RedisResult {
     let key = ctx.open_key_writable(&args[1]);
     let topk = writable(&key)?;
     admit_items(topk, args[2..].iter().step_by(2))?;
+    let before = topk.memory_bytes();
     let reply = Reply::new(ctx);
     reply.array(args.len() / 2 - 1);
     let mut chance = c_rand_unit;
@@ -156,12 +148,13 @@ pub fn topk_incrby(ctx: &Context, args: &[Arg]) -> RedisResult {
             }
         }
     }
+    memory::resized(before, topk.memory_bytes());
     ctx.replicate_verbatim();
     replied()
 }
 
 /// The top-k at `key` for a read: "TopK: key does not exist", WRONGTYPE.
-fn readable<'a>(key: &'a redis_module::key::RedisKey) -> Result<&'a Topk, RedisError> {
+fn readable(key: &redis_module::key::RedisKey) -> Result<&Topk, RedisError> {
     key.get_value::<Topk>(&TOPK_TYPE)
         .map_err(wrong_type)?
         .ok_or_else(|| error(NOT_FOUND))

@@ -2,6 +2,7 @@
 //! on free loopback ports, started and killed by the tests themselves (see `harness`).
 
 mod bf;
+mod budget;
 mod cf;
 mod distributed;
 mod harness;

@@ -136,7 +136,7 @@ fn what_passes_the_memory_limit_is_refused() {
     let refused = c.one(&[b"TOPK.RESERVE", b"t", b"100000"]);
     assert!(
         refused.starts_with(
-            "-ERR Insufficient memory to create topk data structure: it would use 2402536 bytes"
+            "-ERR Insufficient memory to create topk data structure: the top-k would use 2402536 bytes"
         ),
         "{refused}"
     );
@@ -147,7 +147,7 @@ fn what_passes_the_memory_limit_is_refused() {
     bigger.push(b'y');
     let refused = c.one(&[b"TOPK.ADD", b"t", b"a", &big, &bigger]);
     assert!(
-        refused.starts_with("-ERR the top-k would use up to 1202586 bytes with these items"),
+        refused.starts_with("-ERR these items: the top-k would use 1202586 bytes%2C more than"),
         "{refused}"
     );
     assert_eq!(c.one(&[b"TOPK.LIST", b"t"]), "[]", "nothing was added");
@@ -165,7 +165,7 @@ fn what_passes_the_memory_limit_is_refused() {
         .starts_with("-CMS: Insufficient memory to create the key: the sketch would use"));
     assert!(f
         .one(&[b"TOPK.RESERVE", b"huge", b"4294967295"])
-        .starts_with("-ERR Insufficient memory to create topk data structure: it would use"));
+        .starts_with("-ERR Insufficient memory to create topk data structure: the top-k would"));
     assert_eq!(c.one(&[b"PING"]), "+PONG");
     assert_eq!(f.one(&[b"PING"]), "+PONG");
 }

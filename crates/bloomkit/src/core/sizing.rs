@@ -7,7 +7,7 @@
 //!
 //! * **ε**: as given, or [`DEFAULT_FPP`]; strictly between 0 and 1.
 //! * **m**: as given (at least 1, and at most [`MAX_NUM_BITS`] bits of storage), else the
-//!   seeds' `m = ⌈−n ln ε / (ln 2)²⌉` for n. Neither m nor n is an error: there is nothing
+//!   standard `m = ⌈−n ln ε / (ln 2)²⌉` for n. Neither m nor n is an error: there is nothing
 //!   to size from.
 //! * **k**: as given (1 to [`MAX_NUM_HASHES`]), else the optimum for m and n,
 //!   `k = round((m/n) ln 2)`; with m alone, the k that is optimal for ε itself,
@@ -165,6 +165,40 @@ macro_rules! capacity_and_fpp_setters {
 }
 pub(crate) use capacity_and_fpp_setters;
 
+/// The smallest `x` in `lo..=hi` for which `meets(x)`, where `meets` is monotone — false,
+/// then true from some point on — and `meets(hi)` holds (else `hi` is returned). Every
+/// sizing rule that asks "the fewest cells that reach ε" (blocked, split-block,
+/// variable-increment, buffered) is this search over a rate that falls as the size grows.
+pub(crate) fn first_meeting(mut lo: u64, mut hi: u64, mut meets: impl FnMut(u64) -> bool) -> u64 {
+    // Invariant: every x below lo fails; hi meets.
+    while lo < hi {
+        let mid = lo + (hi - lo) / 2;
+        if meets(mid) {
+            hi = mid;
+        } else {
+            lo = mid + 1;
+        }
+    }
+    lo
+}
+
+/// The largest `x` in `lo..=hi` for which `meets(x)`, where `meets` is monotone — true,
+/// then false from some point on — and `meets(lo)` holds (else `lo` is returned). The
+/// capacity rules ("the most items this size holds at ε") are this search over a rate that
+/// grows with the number of items.
+pub(crate) fn last_meeting(mut lo: u64, mut hi: u64, mut meets: impl FnMut(u64) -> bool) -> u64 {
+    // Invariant: lo meets; every x above hi fails.
+    while lo < hi {
+        let mid = lo + (hi - lo).div_ceil(2);
+        if meets(mid) {
+            lo = mid;
+        } else {
+            hi = mid - 1;
+        }
+    }
+    lo
+}
+
 /// A builder's plain setters: `name: Type;` becomes `pub fn name(mut self, name: Type) ->
 /// Self` that stores `Some(name)` in the field of that name, with the doc comment written
 /// above it. Validation waits for `build`, where every parameter is seen together.
@@ -180,6 +214,20 @@ macro_rules! setters {
     };
 }
 pub(crate) use setters;
+
+/// A type's plain getters: `name: Type;` becomes `pub fn name(&self) -> Type` returning
+/// the (`Copy`) field of that name, with the doc comment written above it.
+macro_rules! getters {
+    ($($(#[$doc:meta])* $name:ident: $ty:ty;)*) => {
+        $(
+            $(#[$doc])*
+            pub fn $name(&self) -> $ty {
+                self.$name
+            }
+        )*
+    };
+}
+pub(crate) use getters;
 
 /// `num_cells(m)`: the one name every array-shaped kind's builder gives its explicit size
 /// m, forwarding to the kind's own unit-named setter (`num_bits`, `num_counters`, …).
@@ -204,8 +252,24 @@ mod tests {
     use super::*;
 
     #[test]
+    fn the_searches_find_the_threshold_a_scan_finds() {
+        for threshold in 0..40u64 {
+            for lo in 0..12u64 {
+                for hi in lo..45u64 {
+                    let from = |x: u64| x >= threshold;
+                    let scan = (lo..=hi).find(|&x| from(x)).unwrap_or(hi);
+                    assert_eq!(first_meeting(lo, hi, from), scan, "{threshold} {lo}..={hi}");
+                    let until = |x: u64| x <= threshold;
+                    let scan = (lo..=hi).rev().find(|&x| until(x)).unwrap_or(lo);
+                    assert_eq!(last_meeting(lo, hi, until), scan, "{threshold} {lo}..={hi}");
+                }
+            }
+        }
+    }
+
+    #[test]
     fn sized_for_n_and_epsilon_as_the_seeds_say() {
-        // Seed 000's row ε = 0.001 for its 58,110 words: m = 835,482 bits, k = 10.
+        // The row ε = 0.001 of Grützner, Möller & Weber ("Bloom Filter", 2021) for its 58,110 words: m = 835,482 bits, k = 10.
         let d = dimensions(Some(58_110), Some(0.001), None, None, 1).unwrap();
         assert_eq!(
             (d.num_cells, d.num_hashes, d.capacity),

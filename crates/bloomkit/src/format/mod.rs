@@ -441,7 +441,7 @@ impl<'a> Reader<'a> {
 /// `Persist` then fills the struct to save and reads it to load, and the layout is stated in
 /// one place, next to the code that uses it.
 ///
-/// ```ignore
+/// ```text
 /// crate::codec::stored! {
 ///     /// The classic filter's parameters on disk (36 bytes).
 ///     struct Stored {

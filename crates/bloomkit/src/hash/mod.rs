@@ -5,7 +5,7 @@
 //! process and in every version of this crate — filters are saved to files and read back
 //! elsewhere — so only fixed, published functions are used:
 //!
-//! * **MurmurHash3 x64_128** (Appleby, SMHasher), the hash the seeds name ("murmur with
+//! * **MurmurHash3 x64_128** (Appleby, SMHasher), the hash the textbook construction names ("murmur with
 //!   a different seed per hash function"). Implemented here; checked against SMHasher's
 //!   verification value and an independent implementation in the tests.
 //! * **XXH3-128** (Collet), faster on long items; from the `xxhash-rust` crate.
@@ -14,7 +14,7 @@
 //!
 //! Two [`IndexScheme`]s turn an item into k positions in `[0, m)`:
 //!
-//! * [`IndexScheme::SeededHashes`] is the seeds' construction: hash function i is the
+//! * [`IndexScheme::SeededHashes`] is the textbook construction: hash function i is the
 //!   same hash with its own seed, `h_i(x) = H(x, s_i)` with `s_i = fmix64(seed + i)`
 //!   (see [`seeded_hash_seed`] for why the seeds are mixed), so k hashes cost k passes
 //!   over the item.
@@ -54,7 +54,7 @@ use crate::error::Error;
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
 #[repr(u8)]
 pub enum HashFunction {
-    /// MurmurHash3 x64_128, the seeds' hash.
+    /// MurmurHash3 x64_128, the textbook's hash.
     #[default]
     Murmur3 = 1,
     /// XXH3 128-bit.
@@ -134,7 +134,7 @@ pub enum IndexScheme {
     /// One digest, k positions by enhanced double hashing (the default; one pass over the item).
     #[default]
     EnhancedDoubleHashing = 1,
-    /// k independent digests, one seed each (the seeds' construction; k passes).
+    /// k independent digests, one seed each (the textbook construction; k passes).
     SeededHashes = 2,
     /// Plain double hashing with modulo reduction, RedisBloom's scheme: from the digest's
     /// halves `a` (low) and `b` (high), position i is `(a + i·b) mod m` (wrapping 64-bit

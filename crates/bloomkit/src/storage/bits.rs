@@ -4,16 +4,15 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 use crate::error::Error;
 
-/// `count` zero words, or [`Error::OutOfMemory`] if they cannot be allocated.
+/// `count` zero words, or [`Error::OutOfMemory`] if they cannot be allocated. From a zeroed
+/// allocation ([`arch::zeroed_words`](crate::arch::zeroed_words)): an empty filter's pages
+/// cost memory only once it writes to them.
 fn zero_words(count: u64) -> Result<Vec<u64>, Error> {
     let bytes = count.saturating_mul(8);
-    let count = usize::try_from(count).map_err(|_| Error::OutOfMemory { bytes })?;
-    let mut storage = Vec::new();
-    storage
-        .try_reserve_exact(count)
-        .map_err(|_| Error::OutOfMemory { bytes })?;
-    storage.resize(count, 0);
-    Ok(storage)
+    usize::try_from(count)
+        .ok()
+        .and_then(crate::arch::zeroed_words)
+        .ok_or(Error::OutOfMemory { bytes })
 }
 
 /// Appends 64-bit words as little-endian bytes: the on-disk form of every storage here.
@@ -950,6 +949,37 @@ mod tests {
         a.intersect_with(&b);
         assert_eq!(a.count_ones(), 1);
         assert!(a.get(2));
+    }
+
+    /// Resident memory of this process in bytes (Linux).
+    #[cfg(target_os = "linux")]
+    fn resident_bytes() -> u64 {
+        let status = std::fs::read_to_string("/proc/self/status").unwrap();
+        let line = status.lines().find(|l| l.starts_with("VmRSS:")).unwrap();
+        line.split_whitespace()
+            .nth(1)
+            .unwrap()
+            .parse::<u64>()
+            .unwrap()
+            * 1024
+    }
+
+    /// A 1 GiB empty bit vector is not written at creation: its pages come from the
+    /// allocator's zeroed memory and cost nothing until set (the margin allows for what
+    /// the other tests of this process allocate meanwhile).
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn an_empty_bit_vector_costs_memory_only_as_it_is_written() {
+        let before = resident_bytes();
+        let mut bits = BitVec::zeros(8 << 30).unwrap();
+        let after = resident_bytes();
+        assert!(
+            after.saturating_sub(before) < 256 << 20,
+            "creating 1 GiB of zero bits made {} MiB resident",
+            (after - before) >> 20
+        );
+        bits.set(5 << 30);
+        assert!(bits.get(5 << 30) && !bits.get(5 << 30 | 1));
     }
 
     #[test]

@@ -253,19 +253,15 @@ impl ConcurrentBloomFilter {
         self.bits.len()
     }
 
-    /// k, the number of hash functions.
-    pub fn num_hashes(&self) -> u32 {
-        self.num_hashes
-    }
+    crate::sizing::getters! {
+        /// k, the number of hash functions.
+        num_hashes: u32;
 
-    /// n, the number of items the filter was sized for.
-    pub fn capacity(&self) -> u64 {
-        self.capacity
-    }
+        /// n, the number of items the filter was sized for.
+        capacity: u64;
 
-    /// ε, the false-positive probability the filter was sized for (at `capacity` items).
-    pub fn target_fpp(&self) -> f64 {
-        self.target_fpp
+        /// ε, the false-positive probability the filter was sized for (at `capacity` items).
+        target_fpp: f64;
     }
 
     /// The number of bits that are 1 (while others insert: some value in between).

@@ -234,6 +234,38 @@ pub fn zeroed_vec<T: Clone + Default>(len: usize) -> Option<Vec<T>> {
     Some(v)
 }
 
+/// `len` zero words, or `None` if the memory cannot be had — from the allocator's zeroed
+/// allocation (`calloc`), so a large array costs memory only as it is written: the fresh
+/// pages of a big allocation are the kernel's shared zero page until touched. Safe Rust can
+/// allocate a zeroed vector fallibly only by writing every zero itself (`try_reserve_exact`
+/// then `resize`: [`zeroed_words_written`], its twin, which a test holds it to), and a
+/// filter of 2 GiB created empty would then write 2 GiB before its first insert — the Redis
+/// module's `BF.RESERVE` of a large filter stalled the server for seconds that way.
+pub fn zeroed_words(len: usize) -> Option<Vec<u64>> {
+    if len == 0 {
+        return Some(Vec::new());
+    }
+    let layout = std::alloc::Layout::array::<u64>(len).ok()?;
+    // SAFETY: the layout's size is not zero (len > 0 words of 8 bytes). alloc_zeroed returns
+    // null or a block of exactly that layout, every byte zero.
+    let ptr = unsafe { std::alloc::alloc_zeroed(layout) }.cast::<u64>();
+    if ptr.is_null() {
+        return None;
+    }
+    // SAFETY: `ptr` comes from the global allocator with the layout of `[u64; len]`, so it is
+    // a valid allocation for a Vec of capacity `len`; all `len` elements are initialised,
+    // since all-zero bytes are the u64 0; the Vec takes sole ownership of the block.
+    Some(unsafe { Vec::from_raw_parts(ptr, len, len) })
+}
+
+/// The scalar twin of [`zeroed_words`]: the same vector, every zero written.
+pub fn zeroed_words_written(len: usize) -> Option<Vec<u64>> {
+    let mut v = Vec::new();
+    v.try_reserve_exact(len).ok()?;
+    v.resize(len, 0);
+    Some(v)
+}
+
 /// `madvise(MADV_HUGEPAGE)` on the whole 2 MiB-aligned pages inside `[start, start + len)`;
 /// the number of bytes the kernel accepted the advice for (0 when there is no whole page or
 /// the advice is refused).
@@ -274,6 +306,22 @@ mod tests {
         } else {
             assert_eq!(Some(&simd_level()), available_levels().last());
         }
+    }
+
+    #[test]
+    fn zeroed_words_equal_their_written_twin_and_refuse_what_cannot_be_had() {
+        for len in [0usize, 1, 7, 8, 9, 1000, 1 << 16, (4 << 20) / 8 + 3] {
+            let fast = zeroed_words(len).unwrap();
+            assert_eq!(fast, zeroed_words_written(len).unwrap(), "{len}");
+            assert_eq!(fast.capacity(), len);
+            // A vector like any other: it grows and frees through the same allocator.
+            let mut grown = fast;
+            grown.push(1);
+            assert_eq!(grown.len(), len + 1);
+        }
+        assert!(zeroed_words(usize::MAX / 4).is_none());
+        assert!(zeroed_words(usize::MAX).is_none());
+        assert!(zeroed_words_written(usize::MAX / 4).is_none());
     }
 
     #[test]

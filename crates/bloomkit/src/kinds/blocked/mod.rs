@@ -395,19 +395,15 @@ impl BlockedBloomFilter {
         self.num_blocks() * BLOCK_BITS
     }
 
-    /// k, the number of bits set per item (all in the item's block).
-    pub fn num_hashes(&self) -> u32 {
-        self.num_hashes
-    }
+    crate::sizing::getters! {
+        /// k, the number of bits set per item (all in the item's block).
+        num_hashes: u32;
 
-    /// n, the number of items the filter was sized for.
-    pub fn capacity(&self) -> u64 {
-        self.capacity
-    }
+        /// n, the number of items the filter was sized for.
+        capacity: u64;
 
-    /// ε, the false-positive probability the filter was sized for (at `capacity` items).
-    pub fn target_fpp(&self) -> f64 {
-        self.target_fpp
+        /// ε, the false-positive probability the filter was sized for (at `capacity` items).
+        target_fpp: f64;
     }
 
     /// The false-positive probability at `capacity` items by the blocked formula
@@ -756,7 +752,7 @@ fn zero_blocks(count: u64) -> Result<Vec<Block>, Error> {
 /// Builds a [`BlockedBloomFilter`] from a capacity and ε, or from an explicit size.
 ///
 /// The blocked filter derives all k positions from one digest by its own scheme (see the
-/// module docs); the seeds' k-seeded-hashes scheme does not apply, so the builder has no
+/// module docs); the textbook k-seeded-hashes scheme does not apply, so the builder has no
 /// index-scheme option and the filter's [`Hashing::scheme`] is always
 /// [`IndexScheme::EnhancedDoubleHashing`] (the one-digest scheme id in files).
 ///

@@ -253,7 +253,7 @@ pub fn blocked_num_blocks(capacity: u64, fpp: f64, num_hashes: u32) -> Result<u6
 /// whose size was given explicitly.
 pub fn blocked_capacity(num_blocks: u64, num_hashes: u32, fpp: f64) -> u64 {
     let meets = |n: u64| fpp_blocked(num_blocks, BLOCK_BITS, num_hashes, n) <= fpp;
-    let (mut low, mut high) = (1u64, num_blocks.saturating_mul(BLOCK_BITS).max(2));
+    let (low, high) = (1u64, num_blocks.saturating_mul(BLOCK_BITS).max(2));
     if !meets(low) {
         return 1;
     }
@@ -261,15 +261,7 @@ pub fn blocked_capacity(num_blocks: u64, num_hashes: u32, fpp: f64) -> u64 {
         return high;
     }
     // low meets, high fails.
-    while high - low > 1 {
-        let mid = low + (high - low) / 2;
-        if meets(mid) {
-            low = mid;
-        } else {
-            high = mid;
-        }
-    }
-    low
+    crate::sizing::last_meeting(low, high - 1, meets)
 }
 
 /// The k with the lowest FPR for a given size and load (ranked by [`fpp_blocked_putze`],
@@ -328,15 +320,8 @@ fn smallest_num_blocks(
         high = high.saturating_add(step).min(limit);
         step = step.saturating_mul(2);
     }
-    while high - low > 1 {
-        let mid = low + (high - low) / 2;
-        if meets(mid) {
-            high = mid;
-        } else {
-            low = mid;
-        }
-    }
-    Some(high)
+    // low fails, high meets.
+    Some(crate::sizing::first_meeting(low + 1, high, meets))
 }
 
 fn too_large_for(capacity: u64, fpp: f64) -> Error {

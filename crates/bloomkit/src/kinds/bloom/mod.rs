@@ -1,5 +1,5 @@
 //! The classic Bloom filter (Bloom, "Space/Time Trade-offs in Hash Coding with Allowable
-//! Errors", CACM 1970) — the filter the seeds describe.
+//! Errors", CACM 1970) .
 //!
 //! An array of m bits, all 0 at first, and k hash functions with values in `[0, m)`.
 //! Inserting an item sets its k bits; a query answers "definitely not" when one of the
@@ -8,7 +8,7 @@
 //! shared with other items. This type therefore has no `remove` at all — see
 //! the counting and deletable kinds for filters that can delete.
 //!
-//! Sizing follows the seeds (see [`crate::params`]): for n items at false-positive
+//! Sizing follows the standard rule (see [`crate::params`]): for n items at false-positive
 //! probability ε, `m = ⌈−n ln ε / (ln 2)²⌉` and `k = round((m/n) ln 2)`.
 
 pub mod theory;
@@ -30,7 +30,7 @@ use crate::sizing;
 /// ```
 /// use bloomkit::BloomFilter;
 ///
-/// // Sized by the seeds' formulas for 58 110 words at ε = 0.1%.
+/// // Sized by the standard formulas for 58 110 words at ε = 0.1%.
 /// let mut filter = BloomFilter::with_capacity(58_110, 0.001)?;
 /// assert_eq!(filter.num_hashes(), 10);
 ///
@@ -195,19 +195,15 @@ impl BloomFilter {
         self.bits.len()
     }
 
-    /// k, the number of hash functions.
-    pub fn num_hashes(&self) -> u32 {
-        self.num_hashes
-    }
+    crate::sizing::getters! {
+        /// k, the number of hash functions.
+        num_hashes: u32;
 
-    /// n, the number of items the filter was sized for.
-    pub fn capacity(&self) -> u64 {
-        self.capacity
-    }
+        /// n, the number of items the filter was sized for.
+        capacity: u64;
 
-    /// ε, the false-positive probability the filter was sized for (at `capacity` items).
-    pub fn target_fpp(&self) -> f64 {
-        self.target_fpp
+        /// ε, the false-positive probability the filter was sized for (at `capacity` items).
+        target_fpp: f64;
     }
 
     /// The number of bits that are 1.
@@ -459,7 +455,7 @@ impl fmt::Debug for BloomFilter {
 /// ```
 /// use bloomkit::{BloomFilter, HashFunction, IndexScheme};
 ///
-/// // The seeds' construction: k seeded Murmur hashes.
+/// // The textbook construction: k seeded Murmur hashes.
 /// let seeded = BloomFilter::builder()
 ///     .capacity(58_110)
 ///     .fpp(0.01)

@@ -1,18 +1,18 @@
 //! Sizing and theory of the classic Bloom filter.
 //!
-//! Notation as in the seeds and the literature: m bits, n items, k hash functions,
+//! Notation as in the literature: m bits, n items, k hash functions,
 //! ε the false-positive probability (FPP).
 //!
 //! After n insertions with k independent, uniform hash functions, a given bit is still 0
 //! with probability `(1 − 1/m)^(kn)`; a query for an absent item is a false positive when
-//! all k of its bits are 1 (Bloom 1970; the seeds' formula):
+//! all k of its bits are 1 (Bloom 1970):
 //!
 //! ```text
 //!     FPP = (1 − (1 − 1/m)^(kn))^k  ≈  (1 − e^(−kn/m))^k
 //! ```
 //!
 //! The approximation is minimised by `k = (m/n) ln 2`, where each bit is 1 with
-//! probability 1/2 and `FPP = 2^(−k)`; solving for m gives the seeds' sizing rule
+//! probability 1/2 and `FPP = 2^(−k)`; solving for m gives the standard sizing rule
 //! `m = −n ln ε / (ln 2)²` (about 9.6 bits per item at ε = 1%).
 //!
 //! Strictly, `(1 − (1 − 1/m)^(kn))^k` assumes the k bits of a query are independent; it
@@ -64,7 +64,7 @@ item_count! {
     i32 => |n| u64::try_from(n).unwrap_or(0);
 }
 
-/// ε when none is given: 1%, the rate the seeds' examples and most libraries default to
+/// ε when none is given: 1%, the rate most examples and libraries default to
 /// (about 9.6 bits per item in a classic filter).
 pub const DEFAULT_FPP: f64 = 0.01;
 
@@ -88,7 +88,7 @@ pub fn validate_fpp(fpp: f64) -> Result<f64, Error> {
 /// The optimal number of bits for `capacity` items at false-positive probability `fpp`:
 /// `m = ⌈−n ln ε / (ln 2)²⌉`.
 ///
-/// The seeds' own program truncated instead of rounding up, so its table shows one bit
+/// The program of Grützner, Möller & Weber ("Bloom Filter", 2021) truncated instead of rounding up, so its table shows one bit
 /// less (194 658 for n = 58 110 and ε = 0.2, where this gives 194 659).
 ///
 /// ```
@@ -210,7 +210,7 @@ pub fn expected_set_bits(num_bits: u64, num_hashes: u32, items: u64) -> f64 {
 mod tests {
     use super::*;
 
-    /// Seed 000, table 1: n = 58 110 words. The seed's program truncated m; the formula
+    /// Grützner, Möller & Weber ("Bloom Filter", 2021), table 1: n = 58 110 words. Their program truncated m; the formula
     /// rounded up gives one more bit.
     #[test]
     fn sizing_matches_seed_000_table() {

@@ -475,19 +475,15 @@ impl CuckooFilter {
         copies + self.victim_matches(i1, i2, fingerprint) as u32
     }
 
-    /// B, the number of buckets.
-    pub fn num_buckets(&self) -> u64 {
-        self.num_buckets
-    }
+    crate::sizing::getters! {
+        /// B, the number of buckets.
+        num_buckets: u64;
 
-    /// b, the number of slots per bucket.
-    pub fn bucket_size(&self) -> u32 {
-        self.bucket_size
-    }
+        /// b, the number of slots per bucket.
+        bucket_size: u32;
 
-    /// f, the width of a fingerprint in bits.
-    pub fn fingerprint_bits(&self) -> u32 {
-        self.fingerprint_bits
+        /// f, the width of a fingerprint in bits.
+        fingerprint_bits: u32;
     }
 
     /// B · b, the number of slots.
@@ -495,20 +491,16 @@ impl CuckooFilter {
         self.table.len()
     }
 
-    /// The most evictions of one insert's random walk before it uses the victim slot (it
-    /// also bounds the length of the chain the breadth-first search looks for).
-    pub fn max_kicks(&self) -> u32 {
-        self.max_kicks
-    }
+    crate::sizing::getters! {
+        /// The most evictions of one insert's random walk before it uses the victim slot (it
+        /// also bounds the length of the chain the breadth-first search looks for).
+        max_kicks: u32;
 
-    /// n, the number of items the filter was sized for.
-    pub fn capacity(&self) -> u64 {
-        self.capacity
-    }
+        /// n, the number of items the filter was sized for.
+        capacity: u64;
 
-    /// ε, the false-positive probability the filter was sized for.
-    pub fn target_fpp(&self) -> f64 {
-        self.target_fpp
+        /// ε, the false-positive probability the filter was sized for.
+        target_fpp: f64;
     }
 
     /// `2b / 2^f`, the bound on the false-positive probability at any load.

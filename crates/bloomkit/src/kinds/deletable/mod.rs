@@ -41,7 +41,7 @@
 //! probability, as a function of m, k, n and r, is [`params::deletable_probability`] (the
 //! derivation is there): it depends mostly on the region size m'/r. At capacity with the
 //! optimal k about half of the data bits are set, so large regions almost surely contain a
-//! collision: with r = 16 regions (as in seed 004's study) a filter sized for 1000 items at
+//! collision: with r = 16 regions (as in the TU Bergakademie Freiberg lecture "Bloom-Filter") a filter sized for 1000 items at
 //! ε = 1% has regions of 600 bits; 73% of the items can be removed at n = 100, 17% at 150,
 //! 1.5% at 200 and essentially none beyond 250. Small regions make most items deletable,
 //! paid for with r bitmap bits:
@@ -56,7 +56,7 @@
 //!
 //! The default is therefore one region per [`DEFAULT_REGION_BITS`] = 8 data bits rather
 //! than a fixed region count; [`DeletableBloomFilterBuilder::regions`] sets r directly (for
-//! the paper's and the seeds' experiments). [`DeletableBloomFilter::expected_deletable_fraction`]
+//! the paper's experiments and the studies of this project). [`DeletableBloomFilter::expected_deletable_fraction`]
 //! gives the formula's value for the filter as it is; [`DeletableBloomFilter::deletable_fraction`]
 //! measures it over items the caller holds.
 //!
@@ -311,24 +311,18 @@ impl DeletableBloomFilter {
         self.data_len()
     }
 
-    /// r, the number of regions (and of bitmap bits).
-    pub fn regions(&self) -> u64 {
-        self.regions
-    }
+    crate::sizing::getters! {
+        /// r, the number of regions (and of bitmap bits).
+        regions: u64;
 
-    /// k, the number of hash functions.
-    pub fn num_hashes(&self) -> u32 {
-        self.num_hashes
-    }
+        /// k, the number of hash functions.
+        num_hashes: u32;
 
-    /// n, the number of items the filter was sized for.
-    pub fn capacity(&self) -> u64 {
-        self.capacity
-    }
+        /// n, the number of items the filter was sized for.
+        capacity: u64;
 
-    /// ε, the false-positive probability the filter was sized for (at `capacity` items).
-    pub fn target_fpp(&self) -> f64 {
-        self.target_fpp
+        /// ε, the false-positive probability the filter was sized for (at `capacity` items).
+        target_fpp: f64;
     }
 
     /// The number of data bits that are 1.
@@ -549,7 +543,7 @@ impl fmt::Debug for DeletableBloomFilter {
 /// ```
 /// use bloomkit::{DeletableBloomFilter, HashFunction};
 ///
-/// // Seed 004's configuration: 16 regions.
+/// // The Freiberg lecture's configuration: 16 regions.
 /// let seed = DeletableBloomFilter::builder().capacity(58_110).fpp(0.01).regions(16).build()?;
 /// assert_eq!(seed.regions(), 16);
 /// assert_eq!(seed.data_bits(), 556_988);

@@ -158,24 +158,18 @@ impl GeneralizedBloomFilter {
         self.bits.len()
     }
 
-    /// k₁, the hash functions that set bits.
-    pub fn set_hashes(&self) -> u32 {
-        self.set_hashes
-    }
+    crate::sizing::getters! {
+        /// k₁, the hash functions that set bits.
+        set_hashes: u32;
 
-    /// k₀, the hash functions that reset bits.
-    pub fn reset_hashes(&self) -> u32 {
-        self.reset_hashes
-    }
+        /// k₀, the hash functions that reset bits.
+        reset_hashes: u32;
 
-    /// n, the number of items the filter was sized for.
-    pub fn capacity(&self) -> u64 {
-        self.capacity
-    }
+        /// n, the number of items the filter was sized for.
+        capacity: u64;
 
-    /// The false-positive probability at capacity ([`params::generalized_fpp`]).
-    pub fn target_fpp(&self) -> f64 {
-        self.target_fpp
+        /// The false-positive probability at capacity ([`params::generalized_fpp`]).
+        target_fpp: f64;
     }
 
     /// The bound on the false-positive probability at any fill

@@ -1,5 +1,5 @@
 //! robustBF, the 2D Bloom filter (Nayak & Patgiri, "robustBF: A High Accuracy and Memory
-//! Efficient 2D Bloom Filter", arXiv:2106.04365, 2021; cited by seed 004).
+//! Efficient 2D Bloom Filter", arXiv:2106.04365, 2021; cited by the TU Bergakademie Freiberg lecture "Bloom-Filter").
 //!
 //! # What it is
 //!

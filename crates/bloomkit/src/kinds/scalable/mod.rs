@@ -266,9 +266,9 @@ impl ScalableBloomFilter {
         &self.layers
     }
 
-    /// n₀, the capacity of the first layer.
-    pub fn initial_capacity(&self) -> u64 {
-        self.initial_capacity
+    crate::sizing::getters! {
+        /// n₀, the capacity of the first layer.
+        initial_capacity: u64;
     }
 
     /// ε, the bound on the compound false-positive probability.
@@ -296,9 +296,9 @@ impl ScalableBloomFilter {
         self.max_layers
     }
 
-    /// The most bits all layers together may have.
-    pub fn max_bits(&self) -> u64 {
-        self.max_bits
+    crate::sizing::getters! {
+        /// The most bits all layers together may have.
+        max_bits: u64;
     }
 
     /// The total number of bits of all layers.

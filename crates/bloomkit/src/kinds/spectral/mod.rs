@@ -391,9 +391,9 @@ impl SpectralBloomFilter {
         Ok(())
     }
 
-    /// How the counters are kept and read.
-    pub fn method(&self) -> SpectralMethod {
-        self.method
+    crate::sizing::getters! {
+        /// How the counters are kept and read.
+        method: SpectralMethod;
     }
 
     /// m, the number of counters of the (primary) filter.
@@ -406,9 +406,9 @@ impl SpectralBloomFilter {
         self.secondary.as_ref().map_or(0, PackedCounters::len)
     }
 
-    /// k, the number of hash functions.
-    pub fn num_hashes(&self) -> u32 {
-        self.num_hashes
+    crate::sizing::getters! {
+        /// k, the number of hash functions.
+        num_hashes: u32;
     }
 
     /// The width of one counter in bits.
@@ -416,14 +416,12 @@ impl SpectralBloomFilter {
         self.counters.width()
     }
 
-    /// n, the number of distinct items the filter was sized for.
-    pub fn capacity(&self) -> u64 {
-        self.capacity
-    }
+    crate::sizing::getters! {
+        /// n, the number of distinct items the filter was sized for.
+        capacity: u64;
 
-    /// ε, the false-positive probability (and the MS error probability) at capacity.
-    pub fn target_fpp(&self) -> f64 {
-        self.target_fpp
+        /// ε, the false-positive probability (and the MS error probability) at capacity.
+        target_fpp: f64;
     }
 
     /// The counters of the primary filter that are not zero.

@@ -213,16 +213,9 @@ pub fn num_blocks_for(capacity: u64, target: f64) -> Result<u64, Error> {
             max: MAX_NUM_BLOCKS * BLOCK_BITS,
         });
     }
-    let (mut lo, mut hi) = (1u64, MAX_NUM_BLOCKS);
-    while lo < hi {
-        let mid = lo + (hi - lo) / 2;
-        if fpp(mid, capacity) <= target {
-            hi = mid;
-        } else {
-            lo = mid + 1;
-        }
-    }
-    Ok(lo)
+    Ok(crate::sizing::first_meeting(1, MAX_NUM_BLOCKS, |blocks| {
+        fpp(blocks, capacity) <= target
+    }))
 }
 
 impl SplitBlockBloomFilter {
@@ -440,19 +433,15 @@ impl SplitBlockBloomFilter {
         self.num_blocks() * BLOCK_BYTES
     }
 
-    /// The hash seed (0 for Parquet compatibility).
-    pub fn seed(&self) -> u64 {
-        self.seed
-    }
+    crate::sizing::getters! {
+        /// The hash seed (0 for Parquet compatibility).
+        seed: u64;
 
-    /// n, the number of items the filter was sized for.
-    pub fn capacity(&self) -> u64 {
-        self.capacity
-    }
+        /// n, the number of items the filter was sized for.
+        capacity: u64;
 
-    /// ε, the false-positive probability wanted at capacity.
-    pub fn target_fpp(&self) -> f64 {
-        self.target_fpp
+        /// ε, the false-positive probability wanted at capacity.
+        target_fpp: f64;
     }
 
     /// [`fpp`](fpp()) at capacity.
@@ -762,16 +751,9 @@ fn fpp_clamped(num_blocks: u64, items: u64) -> f64 {
 
 /// The largest n (at least 1) that `num_blocks` blocks hold at ε.
 fn largest_capacity(num_blocks: u64, target: f64) -> u64 {
-    let (mut lo, mut hi) = (1u64, num_blocks.saturating_mul(256));
-    while lo < hi {
-        let mid = lo + (hi - lo).div_ceil(2);
-        if fpp(num_blocks, mid) <= target {
-            lo = mid;
-        } else {
-            hi = mid - 1;
-        }
-    }
-    lo
+    crate::sizing::last_meeting(1, num_blocks.saturating_mul(256), |items| {
+        fpp(num_blocks, items) <= target
+    })
 }
 
 crate::codec::stored! {

@@ -260,29 +260,21 @@ impl StableBloomFilter {
         self.cells.max_value()
     }
 
-    /// K, the number of hash functions.
-    pub fn num_hashes(&self) -> u32 {
-        self.num_hashes
-    }
+    crate::sizing::getters! {
+        /// K, the number of hash functions.
+        num_hashes: u32;
 
-    /// P, the number of cells decremented per insertion.
-    pub fn decrements(&self) -> u64 {
-        self.decrements
-    }
+        /// P, the number of cells decremented per insertion.
+        decrements: u64;
 
-    /// n, the number of recent items the filter was sized to remember.
-    pub fn capacity(&self) -> u64 {
-        self.capacity
-    }
+        /// n, the number of recent items the filter was sized to remember.
+        capacity: u64;
 
-    /// ε, the stable-point false-positive probability asked for.
-    pub fn target_fpp(&self) -> f64 {
-        self.target_fpp
-    }
+        /// ε, the stable-point false-positive probability asked for.
+        target_fpp: f64;
 
-    /// The number of insertions so far (the position in the stream).
-    pub fn insertions(&self) -> u64 {
-        self.insertions
+        /// The number of insertions so far (the position in the stream).
+        insertions: u64;
     }
 
     /// The stable-point false-positive probability of this filter's m, K, P and Max

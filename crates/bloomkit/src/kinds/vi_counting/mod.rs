@@ -325,9 +325,9 @@ impl VariableIncrementBloomFilter {
         self.counters.len()
     }
 
-    /// k, the number of hash functions.
-    pub fn num_hashes(&self) -> u32 {
-        self.num_hashes
+    crate::sizing::getters! {
+        /// k, the number of hash functions.
+        num_hashes: u32;
     }
 
     /// L: increments are `L, L+1, …, 2L−1`.
@@ -340,14 +340,12 @@ impl VariableIncrementBloomFilter {
         self.counters.width()
     }
 
-    /// n, the number of items the filter was sized for.
-    pub fn capacity(&self) -> u64 {
-        self.capacity
-    }
+    crate::sizing::getters! {
+        /// n, the number of items the filter was sized for.
+        capacity: u64;
 
-    /// ε, the false-positive probability the filter was sized for (at `capacity` items).
-    pub fn target_fpp(&self) -> f64 {
-        self.target_fpp
+        /// ε, the false-positive probability the filter was sized for (at `capacity` items).
+        target_fpp: f64;
     }
 
     /// The number of counters that are not zero.

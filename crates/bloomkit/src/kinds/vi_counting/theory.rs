@@ -154,17 +154,8 @@ pub fn vi_optimal_num_counters(
         }
         high = (high * 2).min(MAX_NUM_BITS);
     }
-    // Invariant: best(high) ≤ fpp; every m below `low` fails.
-    let mut low = 1;
-    while low < high {
-        let mid = low + (high - low) / 2;
-        if best(mid) <= fpp {
-            high = mid;
-        } else {
-            low = mid + 1;
-        }
-    }
-    Ok(high)
+    // best(high) ≤ fpp.
+    Ok(crate::sizing::first_meeting(1, high, |m| best(m) <= fpp))
 }
 
 /// The largest number of items a VI-CBF of `num_counters` counters can hold while
@@ -191,15 +182,7 @@ pub fn vi_capacity(num_counters: u64, num_hashes: Option<u32>, fpp: f64, base: u
         low = high;
         high *= 2;
     }
-    while high - low > 1 {
-        let mid = low + (high - low) / 2;
-        if rate(mid) <= fpp {
-            low = mid;
-        } else {
-            high = mid;
-        }
-    }
-    low
+    crate::sizing::last_meeting(low, high - 1, |n| rate(n) <= fpp)
 }
 
 #[cfg(test)]

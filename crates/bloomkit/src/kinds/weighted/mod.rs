@@ -165,9 +165,9 @@ impl WeightedBloomFilter {
         self.bits.len()
     }
 
-    /// k of the ordinary items (not in the weight table).
-    pub fn default_hashes(&self) -> u32 {
-        self.default_hashes
+    crate::sizing::getters! {
+        /// k of the ordinary items (not in the weight table).
+        default_hashes: u32;
     }
 
     /// The number of items with a k of their own.
@@ -175,14 +175,12 @@ impl WeightedBloomFilter {
         self.table.len()
     }
 
-    /// n, the number of items the filter was sized for.
-    pub fn capacity(&self) -> u64 {
-        self.capacity
-    }
+    crate::sizing::getters! {
+        /// n, the number of items the filter was sized for.
+        capacity: u64;
 
-    /// ε, the false-positive probability of an ordinary item at capacity.
-    pub fn target_fpp(&self) -> f64 {
-        self.target_fpp
+        /// ε, the false-positive probability of an ordinary item at capacity.
+        target_fpp: f64;
     }
 
     /// The number of bits set.

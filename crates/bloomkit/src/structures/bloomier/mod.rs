@@ -193,9 +193,9 @@ impl BloomierFilter {
         self.get(key).is_some()
     }
 
-    /// n, the number of distinct keys in the set.
-    pub fn len(&self) -> u64 {
-        self.len
+    crate::sizing::getters! {
+        /// n, the number of distinct keys in the set.
+        len: u64;
     }
 
     /// Whether the set is empty.
@@ -203,14 +203,12 @@ impl BloomierFilter {
         self.len == 0
     }
 
-    /// r, the bits of each value.
-    pub fn value_bits(&self) -> u32 {
-        self.value_bits
-    }
+    crate::sizing::getters! {
+        /// r, the bits of each value.
+        value_bits: u32;
 
-    /// c, the check bits that reject keys outside the set.
-    pub fn check_bits(&self) -> u32 {
-        self.check_bits
+        /// c, the check bits that reject keys outside the set.
+        check_bits: u32;
     }
 
     /// w = r + c, the bits of one cell.
@@ -223,14 +221,12 @@ impl BloomierFilter {
         self.cells.len()
     }
 
-    /// The construction attempt whose cells peeled (0 for the first).
-    pub fn attempt(&self) -> u32 {
-        self.attempt
-    }
+    crate::sizing::getters! {
+        /// The construction attempt whose cells peeled (0 for the first).
+        attempt: u32;
 
-    /// The hashing configuration (function and seed; the index scheme is unused).
-    pub fn hashing(&self) -> Hashing {
-        self.hashing
+        /// The hashing configuration (function and seed; the index scheme is unused).
+        hashing: Hashing;
     }
 
     /// The heap memory of the table, in bytes.

@@ -1,7 +1,7 @@
 //! The buffered Bloom filter on solid-state storage (Canim, Mihaila, Bhattacharjee, Lang &
 //! Ross, "Buffered Bloom Filters on Solid State Storage", First International Workshop on
 //! Accelerating Data Management Systems Using Modern Processor and Storage Architectures,
-//! ADMS 2010; cited by seed 001).
+//! ADMS 2010; cited by the German Wikipedia article "Bloomfilter").
 //!
 //! # What it is
 //!
@@ -344,9 +344,9 @@ impl BufferedBloomFilter {
         self.flush()
     }
 
-    /// The page I/O done since the filter was opened.
-    pub fn stats(&self) -> IoStats {
-        self.stats
+    crate::sizing::getters! {
+        /// The page I/O done since the filter was opened.
+        stats: IoStats;
     }
 
     /// The number of insertions, pending ones included (repeats count: an insert does not
@@ -365,34 +365,24 @@ impl BufferedBloomFilter {
         self.pending_len
     }
 
-    /// N, the data pages.
-    pub fn num_pages(&self) -> u64 {
-        self.num_pages
-    }
+    crate::sizing::getters! {
+        /// N, the data pages.
+        num_pages: u64;
 
-    /// P, the bytes of a page.
-    pub fn page_size(&self) -> u32 {
-        self.page_size
-    }
+        /// P, the bytes of a page.
+        page_size: u32;
 
-    /// k, the bits per item (all in its page).
-    pub fn num_hashes(&self) -> u32 {
-        self.num_hashes
-    }
+        /// k, the bits per item (all in its page).
+        num_hashes: u32;
 
-    /// The hashing (the positions are always enhanced double hashing of the digest).
-    pub fn hashing(&self) -> Hashing {
-        self.hashing
-    }
+        /// The hashing (the positions are always enhanced double hashing of the digest).
+        hashing: Hashing;
 
-    /// n, the items the filter was sized for.
-    pub fn capacity(&self) -> u64 {
-        self.capacity
-    }
+        /// n, the items the filter was sized for.
+        capacity: u64;
 
-    /// ε, the false-positive probability at capacity.
-    pub fn target_fpp(&self) -> f64 {
-        self.target_fpp
+        /// ε, the false-positive probability at capacity.
+        target_fpp: f64;
     }
 
     /// The false-positive probability after n items ([`params::fpp_paged`]).
@@ -400,9 +390,9 @@ impl BufferedBloomFilter {
         params::fpp_paged(self.num_pages, self.page_bits(), self.num_hashes, n)
     }
 
-    /// The bytes for pending inserts.
-    pub fn memory_budget(&self) -> u64 {
-        self.memory_budget
+    crate::sizing::getters! {
+        /// The bytes for pending inserts.
+        memory_budget: u64;
     }
 
     /// The size of the file: the header page and N data pages.

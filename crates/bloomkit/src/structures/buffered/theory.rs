@@ -95,15 +95,8 @@ pub fn buffered_dimensions(capacity: u64, fpp: f64, page_bits: u64) -> Result<(u
             });
         }
     }
-    while high - low > 1 {
-        let mid = low + (high - low) / 2;
-        if meets(mid) {
-            high = mid;
-        } else {
-            low = mid;
-        }
-    }
-    Ok((high, k))
+    // low fails, high meets.
+    Ok((crate::sizing::first_meeting(low + 1, high, meets), k))
 }
 
 /// The expected page reads (and as many writes) per insert when inserts are flushed in
