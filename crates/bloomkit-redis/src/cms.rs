@@ -55,9 +55,8 @@ use crate::rdb::{Sink, Source};
 /// The RDB encoding version of `CMSk-TYPE` (RedisBloom's `CMS_ENC_VER`).
 pub const ENCODING_VERSION: i32 = 0;
 
-/// RedisBloom's `sizeof(CMSketch)` (width, depth, array pointer, count), counted by
-/// [`Sketch::memory_bytes`] with the counters.
-const STRUCT_BYTES: u64 = 32;
+/// The struct's bytes, counted by [`Sketch::memory_bytes`] with the counters.
+const STRUCT_BYTES: u64 = std::mem::size_of::<Sketch>() as u64;
 
 /// The bytes of one counter.
 const CELL_BYTES: u64 = 4;
@@ -152,8 +151,7 @@ impl Sketch {
         self.count
     }
 
-    /// The bytes `MEMORY USAGE` and the memory limit count: RedisBloom's struct and the
-    /// counters.
+    /// The bytes `MEMORY USAGE` and the memory limits count: the struct and the counters.
     pub fn memory_bytes(&self) -> u64 {
         STRUCT_BYTES + self.cells.len() as u64
     }
@@ -366,12 +364,13 @@ mod tests {
         assert_eq!(
             Sketch::new(1 << 30, 4, 1u64 << 32),
             Err(CreateError::TooLarge(Refusal::PerKey {
-                needed: 32 + (1 << 34),
+                needed: STRUCT_BYTES + (1 << 34),
                 limit: 1 << 32
             }))
         );
-        assert_eq!(Sketch::new(100, 5, 2032u64).unwrap().memory_bytes(), 2032);
-        assert!(Sketch::new(100, 5, 2031u64).is_err());
+        let bytes = STRUCT_BYTES + 2000;
+        assert_eq!(Sketch::new(100, 5, bytes).unwrap().memory_bytes(), bytes);
+        assert!(Sketch::new(100, 5, bytes - 1).is_err());
     }
 
     #[test]

@@ -97,12 +97,17 @@ pub const DECAY_TABLE: usize = 256;
 /// The fingerprint's seed (RedisBloom's `GA`).
 const FINGERPRINT_SEED: u32 = 1919;
 
-/// RedisBloom's `sizeof(Bucket)` and `sizeof(HeapBucket)`.
+/// RedisBloom's `sizeof(Bucket)` and `sizeof(HeapBucket)`: a bucket's and a heap slot's
+/// bytes in the RDB record.
 const BUCKET_BYTES: u64 = 8;
 const SLOT_BYTES: u64 = 24;
-/// RedisBloom's `sizeof(TopK)`: k, width, depth, padding, decay, two pointers and the
-/// table.
-const STRUCT_BYTES: u64 = 40 + 8 * DECAY_TABLE as u64;
+
+/// What a top-k takes in memory here, which [`Topk::memory_bytes`] counts: the struct
+/// (with its decay table), a bucket, a heap slot (RedisBloom's 24 bytes, its item's
+/// length and address apart).
+const STRUCT_MEMORY: u64 = std::mem::size_of::<Topk>() as u64;
+const BUCKET_MEMORY: u64 = std::mem::size_of::<Bucket>() as u64;
+const SLOT_MEMORY: u64 = std::mem::size_of::<Slot>() as u64;
 
 /// One bucket of the arrays.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -123,7 +128,7 @@ pub struct Slot {
     padding: [u8; 4],
     /// The item; `None` where RedisBloom's pointer is NULL (a slot never filled, or one
     /// loaded with an empty item).
-    item: Option<Vec<u8>>,
+    item: Option<Box<[u8]>>,
 }
 
 impl Slot {
@@ -158,13 +163,17 @@ pub enum CreateError {
     TooLarge(Refusal),
 }
 
-/// The bytes of the buckets and of the heap, if they are addressable.
+/// The number of buckets, if they are addressable, and the memory of the struct, the
+/// buckets and the heap.
 fn sizes(k: u32, width: u32, depth: u32) -> Option<(u64, u64)> {
-    let buckets = (width as u64)
-        .checked_mul(depth as u64)?
-        .checked_mul(BUCKET_BYTES)
+    let buckets = (width as u64).checked_mul(depth as u64)?;
+    let bucket_memory = buckets
+        .checked_mul(BUCKET_MEMORY)
         .filter(|&b| b <= isize::MAX as u64)?;
-    Some((buckets, k as u64 * SLOT_BYTES))
+    Some((
+        buckets,
+        STRUCT_MEMORY + bucket_memory + k as u64 * SLOT_MEMORY,
+    ))
 }
 
 /// A top-k as RedisBloom 2.4 keeps it.
@@ -191,11 +200,8 @@ impl Topk {
         decay: f64,
         limit: impl Limit,
     ) -> Result<Self, CreateError> {
-        let (bucket_bytes, heap_bytes) =
-            sizes(k, width, depth).ok_or(CreateError::Unaddressable)?;
-        limit
-            .check(0, STRUCT_BYTES + bucket_bytes + heap_bytes)
-            .map_err(CreateError::TooLarge)?;
+        let (buckets, memory) = sizes(k, width, depth).ok_or(CreateError::Unaddressable)?;
+        limit.check(0, memory).map_err(CreateError::TooLarge)?;
         let mut table = [0.0; DECAY_TABLE];
         for (i, entry) in table.iter_mut().enumerate() {
             // The C library's pow, as RedisBloom's TopK_Create.
@@ -206,7 +212,7 @@ impl Topk {
             width,
             depth,
             decay,
-            buckets: vec![Bucket::default(); (bucket_bytes / BUCKET_BYTES) as usize],
+            buckets: vec![Bucket::default(); buckets as usize],
             heap: vec![Slot::default(); k as usize],
             table,
             item_bytes: 0,
@@ -242,12 +248,12 @@ impl Topk {
         self.decay
     }
 
-    /// The bytes `MEMORY USAGE` and the memory limit count: RedisBloom's struct, buckets
-    /// and heap slots, and the items held in the heap.
+    /// The bytes `MEMORY USAGE` and the memory limits count: the struct (with the decay
+    /// table), the buckets, the heap slots and the items held in the heap.
     pub fn memory_bytes(&self) -> u64 {
-        STRUCT_BYTES
-            + self.buckets.len() as u64 * BUCKET_BYTES
-            + self.heap.len() as u64 * SLOT_BYTES
+        STRUCT_MEMORY
+            + self.buckets.len() as u64 * BUCKET_MEMORY
+            + self.heap.len() as u64 * SLOT_MEMORY
             + self.item_bytes
     }
 
@@ -332,7 +338,7 @@ impl Topk {
             return Expelled::Nothing;
         }
         let slot = &mut self.heap[0];
-        let old = slot.item.replace(item.to_vec());
+        let old = slot.item.replace(item.into());
         self.item_bytes =
             self.item_bytes + item.len() as u64 - old.as_ref().map_or(0, |o| o.len() as u64);
         slot.count = max_count;
@@ -341,7 +347,7 @@ impl Topk {
         slot.pointer = [0; 8];
         heapify_down(&mut self.heap, 0);
         match old {
-            Some(old) => Expelled::Item(old),
+            Some(old) => Expelled::Item(old.into()),
             None => Expelled::Nothing,
         }
     }
@@ -420,11 +426,10 @@ impl Topk {
         if !(decay > 0.0 && decay <= 1.0) {
             return None;
         }
-        let (bucket_bytes, heap_bytes) = sizes(k, width, depth)?;
-        let fixed = STRUCT_BYTES + bucket_bytes + heap_bytes;
+        let (buckets, fixed) = sizes(k, width, depth)?;
         limit.check(0, fixed).ok()?;
         let raw = src.buffer()?;
-        if raw.len() as u64 != bucket_bytes {
+        if raw.len() as u64 != buckets * BUCKET_BYTES {
             return None;
         }
         let u32_at =
@@ -438,7 +443,7 @@ impl Topk {
             .collect();
         drop(raw);
         let raw = src.buffer()?;
-        if raw.len() as u64 != heap_bytes {
+        if raw.len() as u64 != k as u64 * SLOT_BYTES {
             return None;
         }
         let mut heap: Vec<Slot> = raw
@@ -461,7 +466,7 @@ impl Topk {
             }
             item_bytes += item.len() as u64;
             limit.check(0, fixed.saturating_add(item_bytes)).ok()?;
-            slot.item = (!item.is_empty()).then_some(item);
+            slot.item = (!item.is_empty()).then(|| item.into());
         }
         Some(Self {
             k,
@@ -582,7 +587,10 @@ mod tests {
             names(&t),
             [("a".to_string(), 2), ("d".into(), 1), ("b".into(), 1)]
         );
-        assert_eq!(t.memory_bytes(), STRUCT_BYTES + 56 * 8 + 3 * 24 + 3);
+        assert_eq!(
+            t.memory_bytes(),
+            STRUCT_MEMORY + 56 * BUCKET_MEMORY + 3 * SLOT_MEMORY + 3
+        );
     }
 
     #[test]

@@ -125,7 +125,7 @@ fn what_passes_the_memory_limit_is_refused() {
     let refused = c.one(&[b"CMS.INITBYDIM", b"c", b"1000", b"1000"]);
     assert_eq!(
         refused,
-        "-CMS: Insufficient memory to create the key: the sketch would use 4000032 bytes%2C \
+        "-CMS: Insufficient memory to create the key: the sketch would use 4000048 bytes%2C \
          more than the per-key limit of 1048576 bytes (module argument MAX_KEY_MEMORY)"
     );
     let refused = c.one(&[b"CMS.INITBYPROB", b"c", b"0.000001", b"0.5"]);
@@ -136,7 +136,7 @@ fn what_passes_the_memory_limit_is_refused() {
     let refused = c.one(&[b"TOPK.RESERVE", b"t", b"100000"]);
     assert!(
         refused.starts_with(
-            "-ERR Insufficient memory to create topk data structure: the top-k would use 2402536 bytes"
+            "-ERR Insufficient memory to create topk data structure: the top-k would use 4002576 bytes"
         ),
         "{refused}"
     );
@@ -147,7 +147,7 @@ fn what_passes_the_memory_limit_is_refused() {
     bigger.push(b'y');
     let refused = c.one(&[b"TOPK.ADD", b"t", b"a", &big, &bigger]);
     assert!(
-        refused.starts_with("-ERR these items: the top-k would use 1202586 bytes%2C more than"),
+        refused.starts_with("-ERR these items: the top-k would use 1202658 bytes%2C more than"),
         "{refused}"
     );
     assert_eq!(c.one(&[b"TOPK.LIST", b"t"]), "[]", "nothing was added");
@@ -357,4 +357,76 @@ fn aof_replay_gives_the_same_answers() {
     s.restart();
     let mut c = Session::connect(s.port);
     assert_eq!(answers(&mut c, &keys), before);
+}
+
+/// Sketches and top-k count in the server-wide budget as filters do: a stream of them
+/// stops at `MAX_MEMORY` with an error naming it, and a deleted one makes room again.
+#[test]
+fn sketches_and_top_k_count_in_the_server_wide_budget() {
+    let s = Server::start_with(&["MAX_MEMORY", &(256u64 << 20).to_string()], &[]);
+    let mut c = Session::connect(s.port);
+    // 32 MiB each: 8 Mi counters, or a heap of 819 Ki slots of 40 bytes.
+    let mut admitted = Vec::new();
+    let mut refusal = None;
+    for i in 0..12 {
+        let key = format!("k{i}");
+        let reply = if i % 2 == 0 {
+            c.one(&[b"CMS.INITBYDIM", key.as_bytes(), b"2097152", b"4"])
+        } else {
+            c.one(&[
+                b"TOPK.RESERVE",
+                key.as_bytes(),
+                b"838860",
+                b"8",
+                b"7",
+                b"0.9",
+            ])
+        };
+        if reply == "+OK" {
+            admitted.push(key);
+        } else {
+            refusal = Some(reply);
+            break;
+        }
+    }
+    let refusal = refusal.expect("the budget ends the stream");
+    assert!((5..=8).contains(&admitted.len()), "{admitted:?}");
+    assert!(
+        refusal.contains("but the server holds") && refusal.contains("module argument MAX_MEMORY"),
+        "{refusal}"
+    );
+    // Deleting two makes room for one (what the allocator rounds up is counted at the
+    // next read of used_memory).
+    assert_eq!(
+        c.one(&[b"DEL", admitted[0].as_bytes(), admitted[1].as_bytes()]),
+        ":2"
+    );
+    assert_eq!(
+        c.one(&[b"CMS.INITBYDIM", b"again", b"2097152", b"4"]),
+        "+OK"
+    );
+    // Full again: a RESTORE or a COPY of a 32 MiB sketch does not fit, until one goes.
+    let fill = (0..4)
+        .map(|i| {
+            c.one(&[
+                b"CMS.INITBYDIM",
+                format!("fill{i}").as_bytes(),
+                b"2097152",
+                b"4",
+            ])
+        })
+        .take_while(|r| r == "+OK")
+        .count();
+    assert!(fill < 4);
+    let payload = q::<Vec<u8>, _>(&mut s.conn(), &["DUMP", "again"]);
+    let restored = c.one(&[b"RESTORE", b"copy", b"0", &payload]);
+    assert!(restored.starts_with('-'), "{restored}");
+    let copied = c.one(&[b"COPY", b"again", b"copy"]);
+    assert!(copied.starts_with('-'), "{copied}");
+    assert_eq!(
+        c.one(&[b"DEL", admitted[2].as_bytes(), admitted[3].as_bytes()]),
+        ":2"
+    );
+    assert_eq!(c.one(&[b"RESTORE", b"copy", b"0", &payload]), "+OK");
+    assert_eq!(c.one(&[b"COPY", b"again", b"copy2"]), ":1");
 }
