@@ -379,6 +379,11 @@ mod tests {
         assert_eq!(dims_from_prob(0.5, 0.5), (Some(4), 1));
         assert_eq!(dims_from_prob(0.1, 0.999), (Some(20), 1));
         assert_eq!(dims_from_prob(1e-300, 0.5).0, None);
+        // Probabilities just below a power of ½: in single precision (RedisBloom's log10f)
+        // they round to it; in double precision the depth would be one more.
+        assert_eq!(dims_from_prob(0.1, 0.124999999).1, 3);
+        assert_eq!(dims_from_prob(0.1, 0.49999999).1, 1);
+        assert_eq!(dims_from_prob(0.1, 0.0009765624).1, 10);
     }
 
     fn sketch(items: &[(&str, u64)]) -> Sketch {

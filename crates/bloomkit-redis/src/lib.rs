@@ -4,7 +4,8 @@
 //! (`BF.*`) and cuckoo (`CF.*`) commands: same syntax, replies, error strings, hashing,
 //! sizing, SCANDUMP/LOADCHUNK bytes and RDB encoding (types `MBbloom--` and `MBbloomCF`,
 //! encoding version 4, and the older versions RedisBloom 2.4 loads), so data written by
-//! RedisBloom loads here and answers the same.
+//! RedisBloom loads here and answers the same; likewise its count-min sketch (`CMS.*`, type
+//! `CMSk-TYPE`) and top-k (`TOPK.*`, type `TopK-TYPE`), both encoding version 0.
 //!
 //! ```text
 //! cargo build --release -p bloomkit-redis
@@ -12,7 +13,9 @@
 //! ```
 //!
 //! * [`bf`] and [`cf`] hold RedisBloom's layouts as plain Rust (no Redis API), built on the
-//!   library's bit vector and MurmurHash64A; they are unit-tested without a server.
+//!   library's bit vector and MurmurHash64A; [`cms`] and [`topk`] its count-min sketch and
+//!   HeavyKeeper top-k, with their papers and error bounds; all are unit-tested without a
+//!   server.
 //! * [`config`] parses the module arguments and holds the memory limits' rule (per key and
 //!   server-wide, checked before every allocation of filter memory).
 //! * The command handlers, their C entry points and the data-type callbacks (`commands`,

@@ -60,7 +60,8 @@ fn a_bad_increment_answers_a_whole_array() {
 
 /// Items a status reply cannot carry (NUL, CR, LF) come back whole as bulk strings; the
 /// rest as RedisBloom sends them, status strings. An item with a NUL is kept whole through
-/// a reload (RedisBloom saves it up to the NUL).
+/// a reload (RedisBloom saves it up to the NUL), and an empty one lists as RedisBloom lists
+/// it after a reload.
 #[test]
 fn items_a_status_reply_cannot_carry_come_back_whole() {
     let s = Server::start();
@@ -79,7 +80,7 @@ fn items_a_status_reply_cannot_carry_come_back_whole() {
     );
     assert_eq!(c.one(&[b"DEBUG", b"RELOAD"]), "+OK");
     assert_eq!(c.one(&[b"TOPK.QUERY", b"t", b"x\0y", b"x"]), "[:1, :0]");
-    // An empty item (RedisBloom loads it as no item, and its TOPK.LIST then crashes).
+    // An empty item: saved as a lone NUL, loaded as no item, listed as "".
     assert_eq!(c.one(&[b"TOPK.INCRBY", b"t", b"", b"5"]), "[$x%00y]");
     assert_eq!(c.one(&[b"DEBUG", b"RELOAD"]), "+OK");
     assert_eq!(
