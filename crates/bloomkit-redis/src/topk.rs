@@ -103,53 +103,96 @@ const BUCKET_BYTES: u64 = 8;
 const SLOT_BYTES: u64 = 24;
 
 /// What a top-k takes in memory here, which [`Topk::memory_bytes`] counts: the struct
-/// (with its decay table), a bucket, a heap slot (RedisBloom's 24 bytes, its item's
-/// length and address apart).
+/// (with its decay table), a bucket (RedisBloom's 8 bytes), a heap slot (RedisBloom's 24
+/// bytes and the item's address and length).
 const STRUCT_MEMORY: u64 = std::mem::size_of::<Topk>() as u64;
-const BUCKET_MEMORY: u64 = std::mem::size_of::<Bucket>() as u64;
-const SLOT_MEMORY: u64 = std::mem::size_of::<Slot>() as u64;
+const BUCKET_MEMORY: u64 = BUCKET_BYTES;
+const SLOT_MEMORY: u64 = SLOT_BYTES + std::mem::size_of::<Option<Box<[u8]>>>() as u64;
 
-/// One bucket of the arrays.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-struct Bucket {
-    fp: u32,
-    count: u32,
+#[inline]
+fn u32_at(bytes: &[u8], at: usize) -> u32 {
+    u32::from_le_bytes([bytes[at], bytes[at + 1], bytes[at + 2], bytes[at + 3]])
 }
 
-/// One slot of the heap.
+#[inline]
+fn set_u32(bytes: &mut [u8], at: usize, value: u32) {
+    bytes[at..at + 4].copy_from_slice(&value.to_le_bytes());
+}
+
+/// The heap: RedisBloom's array of `HeapBucket`s as it lies in memory (24 bytes a slot:
+/// fingerprint, item length, the item's pointer, count, padding — the pointer and padding
+/// meaningless, kept as loaded), so that it is saved and loaded as it is, and each slot's
+/// item.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct Slot {
-    fp: u32,
-    itemlen: u32,
-    /// The item's pointer in RedisBloom's memory image, as loaded (meaningless).
-    pointer: [u8; 8],
-    count: u32,
-    /// The padding after the count, as loaded (meaningless).
-    padding: [u8; 4],
-    /// The item; `None` where RedisBloom's pointer is NULL (a slot never filled, or one
-    /// loaded with an empty item).
-    item: Option<Box<[u8]>>,
+struct Heap {
+    raw: Vec<u8>,
+    /// `None` where RedisBloom's pointer is NULL (a slot never filled, or one loaded with
+    /// an empty item).
+    items: Vec<Option<Box<[u8]>>>,
 }
 
-impl Slot {
+const SLOT: usize = SLOT_BYTES as usize;
+const FP_AT: usize = 0;
+const ITEMLEN_AT: usize = 4;
+const POINTER_AT: usize = 8;
+const COUNT_AT: usize = 16;
+
+impl Heap {
+    fn new(k: usize) -> Self {
+        Self {
+            raw: vec![0; k * SLOT],
+            items: vec![None; k],
+        }
+    }
+
+    fn len(&self) -> usize {
+        self.items.len()
+    }
+
+    fn fp(&self, slot: usize) -> u32 {
+        u32_at(&self.raw, slot * SLOT + FP_AT)
+    }
+
+    fn itemlen(&self, slot: usize) -> u32 {
+        u32_at(&self.raw, slot * SLOT + ITEMLEN_AT)
+    }
+
+    fn count(&self, slot: usize) -> u32 {
+        u32_at(&self.raw, slot * SLOT + COUNT_AT)
+    }
+
+    fn set_count(&mut self, slot: usize, count: u32) {
+        set_u32(&mut self.raw, slot * SLOT + COUNT_AT, count);
+    }
+
     /// The item's bytes (empty for none).
-    pub fn item(&self) -> &[u8] {
-        self.item.as_deref().unwrap_or_default()
+    fn item(&self, slot: usize) -> &[u8] {
+        self.items[slot].as_deref().unwrap_or_default()
     }
 
-    /// The count.
-    pub fn count(&self) -> u32 {
-        self.count
-    }
-
-    /// Whether this slot holds `item` (with fingerprint `fp`): RedisBloom compares the
+    /// Whether `slot` holds `item` (with fingerprint `fp`): RedisBloom compares the
     /// fingerprint, the stored length and the bytes; a slot whose stored length is not its
     /// item's (only from a forged record) matches nothing.
-    fn holds(&self, item: &[u8], fp: u32) -> bool {
-        self.fp == fp
-            && self.itemlen as usize == item.len()
-            && self.item().len() == item.len()
-            && self.item() == item
+    fn holds(&self, slot: usize, item: &[u8], fp: u32) -> bool {
+        self.fp(slot) == fp && self.itemlen(slot) as usize == item.len() && self.item(slot) == item
+    }
+
+    /// Puts `item` into `slot` with its fingerprint and count (the pointer bytes zeroed, the
+    /// padding kept, as RedisBloom writes the fields); returns the item it held.
+    fn replace(&mut self, slot: usize, item: &[u8], fp: u32, count: u32) -> Option<Box<[u8]>> {
+        let at = slot * SLOT;
+        set_u32(&mut self.raw, at + FP_AT, fp);
+        set_u32(&mut self.raw, at + ITEMLEN_AT, item.len() as u32);
+        self.raw[at + POINTER_AT..at + COUNT_AT].fill(0);
+        set_u32(&mut self.raw, at + COUNT_AT, count);
+        self.items[slot].replace(item.into())
+    }
+
+    fn swap(&mut self, a: usize, b: usize) {
+        for i in 0..SLOT {
+            self.raw.swap(a * SLOT + i, b * SLOT + i);
+        }
+        self.items.swap(a, b);
     }
 }
 
@@ -183,8 +226,10 @@ pub struct Topk {
     width: u32,
     depth: u32,
     decay: f64,
-    buckets: Vec<Bucket>,
-    heap: Vec<Slot>,
+    /// `width·depth` buckets as RedisBloom keeps them (fingerprint, count: little-endian
+    /// `u32`s), saved and loaded as they are.
+    buckets: Vec<u8>,
+    heap: Heap,
     table: [f64; DECAY_TABLE],
     /// The bytes of the items in the heap (for [`Topk::memory_bytes`]).
     item_bytes: u64,
@@ -212,8 +257,8 @@ impl Topk {
             width,
             depth,
             decay,
-            buckets: vec![Bucket::default(); buckets as usize],
-            heap: vec![Slot::default(); k as usize],
+            buckets: vec![0; (buckets * BUCKET_BYTES) as usize],
+            heap: Heap::new(k as usize),
             table,
             item_bytes: 0,
         })
@@ -252,7 +297,7 @@ impl Topk {
     /// table), the buckets, the heap slots and the items held in the heap.
     pub fn memory_bytes(&self) -> u64 {
         STRUCT_MEMORY
-            + self.buckets.len() as u64 * BUCKET_MEMORY
+            + self.buckets.len() as u64
             + self.heap.len() as u64 * SLOT_MEMORY
             + self.item_bytes
     }
@@ -285,13 +330,13 @@ impl Topk {
 
     /// The heap slot holding `item`, scanning from the last slot.
     fn find(&self, item: &[u8], fp: u32) -> Option<usize> {
-        self.heap.iter().rposition(|slot| slot.holds(item, fp))
+        (0..self.heap.len())
+            .rev()
+            .find(|&slot| self.heap.holds(slot, item, fp))
     }
 
     /// Adds `increment` arrivals of `item`; `chance()` is one draw of `rand() / RAND_MAX`
-    /// for each decay decision. Returns the item expelled from the heap, if one was: its
-    /// bytes, or `Some(None)` for a slot whose item is NULL in RedisBloom, which answers
-    /// nil for it as for no expulsion (see [`Expelled`]).
+    /// for each decay decision. Returns the item expelled from the heap, if one was.
     pub fn add(
         &mut self,
         item: &[u8],
@@ -299,27 +344,28 @@ impl Topk {
         chance: &mut impl FnMut() -> f64,
     ) -> Expelled {
         let fp = murmur2(item, FINGERPRINT_SEED);
-        let heap_min = self.heap[0].count;
+        let heap_min = self.heap.count(0);
         let mut max_count = 0u32;
         for row in 0..self.depth {
-            let at = self.bucket(item, row);
-            let bucket = &mut self.buckets[at];
-            if bucket.count == 0 {
-                bucket.fp = fp;
-                bucket.count = increment;
-                max_count = max_count.max(bucket.count);
-            } else if bucket.fp == fp {
-                bucket.count = bucket.count.wrapping_add(increment);
-                max_count = max_count.max(bucket.count);
+            let at = self.bucket(item, row) * BUCKET_BYTES as usize;
+            let (mut bucket_fp, mut count) =
+                (u32_at(&self.buckets, at), u32_at(&self.buckets, at + 4));
+            if count == 0 {
+                bucket_fp = fp;
+                count = increment;
+                max_count = max_count.max(count);
+            } else if bucket_fp == fp {
+                count = count.wrapping_add(increment);
+                max_count = max_count.max(count);
             } else {
                 let mut left = increment;
                 while left > 0 {
-                    let decay = Self::decay_at(&self.table, bucket.count);
+                    let decay = Self::decay_at(&self.table, count);
                     if chance() < decay {
-                        bucket.count -= 1;
-                        if bucket.count == 0 {
-                            bucket.fp = fp;
-                            bucket.count = left;
+                        count -= 1;
+                        if count == 0 {
+                            bucket_fp = fp;
+                            count = left;
                             max_count = max_count.max(left);
                             break;
                         }
@@ -327,24 +373,21 @@ impl Topk {
                     left -= 1;
                 }
             }
+            set_u32(&mut self.buckets, at, bucket_fp);
+            set_u32(&mut self.buckets, at + 4, count);
         }
         if max_count < heap_min {
             return Expelled::Nothing;
         }
         if let Some(at) = self.find(item, fp) {
             // Not the larger of the two: the count may have decayed.
-            self.heap[at].count = max_count;
+            self.heap.set_count(at, max_count);
             heapify_down(&mut self.heap, at);
             return Expelled::Nothing;
         }
-        let slot = &mut self.heap[0];
-        let old = slot.item.replace(item.into());
+        let old = self.heap.replace(0, item, fp, max_count);
         self.item_bytes =
             self.item_bytes + item.len() as u64 - old.as_ref().map_or(0, |o| o.len() as u64);
-        slot.count = max_count;
-        slot.fp = fp;
-        slot.itemlen = item.len() as u32;
-        slot.pointer = [0; 8];
         heapify_down(&mut self.heap, 0);
         match old {
             Some(old) => Expelled::Item(old.into()),
@@ -361,52 +404,43 @@ impl Topk {
     /// for an item in the heap, only counts at least the heap's smallest.
     pub fn count(&self, item: &[u8]) -> u32 {
         let fp = murmur2(item, FINGERPRINT_SEED);
-        let heap_min = self.heap[0].count;
+        let heap_min = self.heap.count(0);
         let in_heap = self.find(item, fp).is_some();
         (0..self.depth)
-            .map(|row| self.buckets[self.bucket(item, row)])
-            .filter(|b| b.fp == fp && (!in_heap || b.count >= heap_min))
-            .map(|b| b.count)
+            .map(|row| self.bucket(item, row) * BUCKET_BYTES as usize)
+            .map(|at| (u32_at(&self.buckets, at), u32_at(&self.buckets, at + 4)))
+            .filter(|&(bucket_fp, count)| bucket_fp == fp && (!in_heap || count >= heap_min))
+            .map(|(_, count)| count)
             .max()
             .unwrap_or(0)
     }
 
-    /// `TOPK.LIST`: the heap's slots by count, largest first, equal counts in slot order,
-    /// up to the first count 0.
-    pub fn list(&self) -> Vec<&Slot> {
-        let mut slots: Vec<&Slot> = self.heap.iter().collect();
+    /// `TOPK.LIST`: the heap's items and counts by count, largest first, equal counts in
+    /// slot order, up to the first count 0.
+    pub fn list(&self) -> Vec<(&[u8], u32)> {
+        let mut slots: Vec<(&[u8], u32)> = (0..self.heap.len())
+            .map(|slot| (self.heap.item(slot), self.heap.count(slot)))
+            .collect();
         // A stable sort, as glibc's qsort (a merge sort) is.
-        slots.sort_by_key(|s| std::cmp::Reverse(s.count));
-        slots.into_iter().take_while(|s| s.count != 0).collect()
+        slots.sort_by_key(|&(_, count)| std::cmp::Reverse(count));
+        slots
+            .into_iter()
+            .take_while(|&(_, count)| count != 0)
+            .collect()
     }
 
-    /// The RDB record (see the module docs).
+    /// The RDB record (see the module docs): the buckets and heap as they are kept.
     pub fn save(&self, out: &mut impl Sink) {
         out.unsigned(self.k as u64);
         out.unsigned(self.width as u64);
         out.unsigned(self.depth as u64);
         out.double(self.decay);
-        let mut buckets = Vec::with_capacity(self.buckets.len() * BUCKET_BYTES as usize);
-        for b in &self.buckets {
-            buckets.extend_from_slice(&b.fp.to_le_bytes());
-            buckets.extend_from_slice(&b.count.to_le_bytes());
-        }
-        out.buffer(&buckets);
-        drop(buckets);
-        let mut heap = Vec::with_capacity(self.heap.len() * SLOT_BYTES as usize);
-        for s in &self.heap {
-            heap.extend_from_slice(&s.fp.to_le_bytes());
-            heap.extend_from_slice(&s.itemlen.to_le_bytes());
-            heap.extend_from_slice(&s.pointer);
-            heap.extend_from_slice(&s.count.to_le_bytes());
-            heap.extend_from_slice(&s.padding);
-        }
-        out.buffer(&heap);
-        drop(heap);
+        out.buffer(&self.buckets);
+        out.buffer(&self.heap.raw);
         let mut item = Vec::new();
-        for s in &self.heap {
+        for slot in 0..self.heap.len() {
             item.clear();
-            item.extend_from_slice(s.item());
+            item.extend_from_slice(self.heap.item(slot));
             item.push(0);
             out.buffer(&item);
         }
@@ -426,47 +460,29 @@ impl Topk {
         if !(decay > 0.0 && decay <= 1.0) {
             return None;
         }
-        let (buckets, fixed) = sizes(k, width, depth)?;
+        let (bucket_count, fixed) = sizes(k, width, depth)?;
         limit.check(0, fixed).ok()?;
-        let raw = src.buffer()?;
-        if raw.len() as u64 != buckets * BUCKET_BYTES {
+        let buckets = src.buffer()?;
+        if buckets.len() as u64 != bucket_count * BUCKET_BYTES {
             return None;
         }
-        let u32_at =
-            |b: &[u8], at: usize| u32::from_le_bytes([b[at], b[at + 1], b[at + 2], b[at + 3]]);
-        let buckets: Vec<Bucket> = raw
-            .chunks_exact(BUCKET_BYTES as usize)
-            .map(|b| Bucket {
-                fp: u32_at(b, 0),
-                count: u32_at(b, 4),
-            })
-            .collect();
-        drop(raw);
         let raw = src.buffer()?;
         if raw.len() as u64 != k as u64 * SLOT_BYTES {
             return None;
         }
-        let mut heap: Vec<Slot> = raw
-            .chunks_exact(SLOT_BYTES as usize)
-            .map(|s| Slot {
-                fp: u32_at(s, 0),
-                itemlen: u32_at(s, 4),
-                pointer: s[8..16].try_into().expect("8 bytes"),
-                count: u32_at(s, 16),
-                padding: s[20..24].try_into().expect("4 bytes"),
-                item: None,
-            })
-            .collect();
-        drop(raw);
+        let mut heap = Heap {
+            raw,
+            items: vec![None; k as usize],
+        };
         let mut item_bytes = 0u64;
-        for slot in &mut heap {
+        for slot in &mut heap.items {
             let mut item = src.buffer()?;
             if item.pop() != Some(0) {
                 return None;
             }
             item_bytes += item.len() as u64;
             limit.check(0, fixed.saturating_add(item_bytes)).ok()?;
-            slot.item = (!item.is_empty()).then(|| item.into());
+            *slot = (!item.is_empty()).then(|| item.into());
         }
         Some(Self {
             k,
@@ -493,24 +509,25 @@ pub enum Expelled {
 /// RedisBloom's sift-down of slot `start` in a heap of the smallest count first. Its first
 /// step moves the slot below its smaller child also when their counts are equal; later
 /// steps only past strictly smaller children.
-fn heapify_down(heap: &mut [Slot], start: usize) {
+fn heapify_down(heap: &mut Heap, start: usize) {
     let len = heap.len();
     if len < 2 || (len - 2) / 2 < start {
         return;
     }
-    let smaller_child = |heap: &[Slot], parent: usize| {
+    let smaller_child = |heap: &Heap, parent: usize| {
         let child = 2 * parent + 1;
-        if child + 1 < len && heap[child].count > heap[child + 1].count {
+        if child + 1 < len && heap.count(child) > heap.count(child + 1) {
             child + 1
         } else {
             child
         }
     };
     let mut child = smaller_child(heap, start);
-    if heap[child].count > heap[start].count {
+    let top = heap.count(start);
+    if heap.count(child) > top {
         return;
     }
-    let top = std::mem::take(&mut heap[start]);
+    // The slot sinks: each smaller child moves up into its place.
     let mut at = start;
     loop {
         heap.swap(at, child);
@@ -519,11 +536,10 @@ fn heapify_down(heap: &mut [Slot], start: usize) {
             break;
         }
         child = smaller_child(heap, child);
-        if heap[child].count >= top.count {
+        if heap.count(child) >= top {
             break;
         }
     }
-    heap[at] = top;
 }
 
 #[cfg(test)]
@@ -542,7 +558,7 @@ mod tests {
     fn names(t: &Topk) -> Vec<(String, u32)> {
         t.list()
             .iter()
-            .map(|s| (String::from_utf8_lossy(s.item()).into_owned(), s.count))
+            .map(|&(item, count)| (String::from_utf8_lossy(item).into_owned(), count))
             .collect()
     }
 
@@ -599,15 +615,15 @@ mod tests {
         let mut t = Topk::new(1, 1, 1, 0.5, NO_LIMIT).unwrap();
         let mut coin = never();
         t.add(b"x", 3, &mut coin);
-        assert_eq!(t.buckets[0].count, 3);
+        assert_eq!(u32_at(&t.buckets, 4), 3);
         // Draws of 0.2: below 0.5³ = 0.125? no; so the first unit does not decay ...
         let mut draws = vec![0.2, 0.1, 0.2, 0.2].into_iter();
         let mut coin = || draws.next().unwrap();
         t.add(b"y", 4, &mut coin);
         // 0.2 ≥ 0.125: no; 0.1 < 0.125: count 2; 0.2 < 0.25: count 1; 0.2 < 0.5: count 0,
         // taken with the one unit left.
-        assert_eq!(t.buckets[0].count, 1);
-        assert_eq!(t.buckets[0].fp, murmur2(b"y", FINGERPRINT_SEED));
+        assert_eq!(u32_at(&t.buckets, 4), 1);
+        assert_eq!(u32_at(&t.buckets, 0), murmur2(b"y", FINGERPRINT_SEED));
         assert_eq!(t.count(b"y"), 1);
     }
 
@@ -648,22 +664,26 @@ mod tests {
 
     #[test]
     fn the_sift_down_moves_past_equal_children_only_at_its_first_step() {
-        let slot = |count| Slot {
-            count,
-            ..Slot::default()
+        let heap = |counts: &[u32]| {
+            let mut h = Heap::new(counts.len());
+            for (slot, &c) in counts.iter().enumerate() {
+                h.set_count(slot, c);
+            }
+            h
         };
-        let mut heap: Vec<Slot> = [5, 5, 7].into_iter().map(slot).collect();
-        heapify_down(&mut heap, 0);
-        assert_eq!(heap.iter().map(|s| s.count).collect::<Vec<_>>(), [5, 5, 7]);
-        heap[0].fp = 1;
-        heapify_down(&mut heap, 0);
-        assert_eq!(heap[1].fp, 1, "moved below an equal child");
-        let mut heap: Vec<Slot> = [9, 1, 2, 3, 3, 4, 9].into_iter().map(slot).collect();
-        heapify_down(&mut heap, 0);
+        let counts = |h: &Heap| (0..h.len()).map(|s| h.count(s)).collect::<Vec<_>>();
+        let mut h = heap(&[5, 5, 7]);
+        h.replace(0, b"x", 1, 5);
+        heapify_down(&mut h, 0);
+        assert_eq!(counts(&h), [5, 5, 7]);
         assert_eq!(
-            heap.iter().map(|s| s.count).collect::<Vec<_>>(),
-            [1, 3, 2, 9, 3, 4, 9]
+            (h.fp(1), h.item(1)),
+            (1, &b"x"[..]),
+            "moved below an equal child"
         );
+        let mut h = heap(&[9, 1, 2, 3, 3, 4, 9]);
+        heapify_down(&mut h, 0);
+        assert_eq!(counts(&h), [1, 3, 2, 9, 3, 4, 9]);
     }
 
     #[test]

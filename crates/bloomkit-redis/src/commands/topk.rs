@@ -213,10 +213,10 @@ pub fn topk_list(ctx: &Context, args: &[Arg]) -> RedisResult {
     let list = topk.list();
     let reply = Reply::new(ctx);
     reply.array(list.len() * if with_count { 2 } else { 1 });
-    for slot in list {
-        item_reply(&reply, slot.item());
+    for (item, count) in list {
+        item_reply(&reply, item);
         if with_count {
-            reply.int(slot.count() as i64);
+            reply.int(count as i64);
         }
     }
     replied()
