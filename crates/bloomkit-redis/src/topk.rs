@@ -628,6 +628,46 @@ mod tests {
     }
 
     #[test]
+    fn a_draw_of_rand_max_never_decays_even_at_decay_1() {
+        // rand() / RAND_MAX is 1.0 once in 2³¹ draws, and 1.0 < decay^C is false even for
+        // decay 1: the bucket keeps its count.
+        let mut t = Topk::new(1, 1, 1, 1.0, NO_LIMIT).unwrap();
+        t.add(b"x", 3, &mut never());
+        t.add(b"y", 5, &mut never());
+        assert_eq!(u32_at(&t.buckets, 4), 3);
+        assert_eq!(u32_at(&t.buckets, 0), murmur2(b"x", FINGERPRINT_SEED));
+        // Any other draw decays it: the third of five units takes it to 0, and y takes the
+        // bucket with the units left, that one included (RedisBloom's rule).
+        t.add(b"y", 5, &mut || 0.999);
+        assert_eq!(
+            (u32_at(&t.buckets, 0), u32_at(&t.buckets, 4)),
+            (murmur2(b"y", FINGERPRINT_SEED), 3)
+        );
+    }
+
+    #[test]
+    fn an_item_held_twice_updates_its_last_slot() {
+        // Only a forged record holds an item twice; RedisBloom scans from the last slot.
+        let mut t = Topk::new(3, 100, 2, 0.9, NO_LIMIT).unwrap();
+        let fp = murmur2(b"a", FINGERPRINT_SEED);
+        t.heap.replace(1, b"a", fp, 4);
+        t.heap.replace(2, b"a", fp, 6);
+        t.heap.set_count(0, 1);
+        t.add(b"a", 9, &mut never());
+        assert_eq!((t.heap.count(1), t.heap.count(2)), (4, 9));
+    }
+
+    #[test]
+    fn a_slot_filled_here_saves_a_zero_pointer_and_keeps_its_padding() {
+        let mut t = Topk::new(1, 4, 1, 0.9, NO_LIMIT).unwrap();
+        t.heap.raw[POINTER_AT..POINTER_AT + 8].fill(7);
+        t.heap.raw[20..24].fill(9);
+        t.add(b"a", 1, &mut never());
+        assert_eq!(&t.heap.raw[POINTER_AT..POINTER_AT + 8], &[0; 8]);
+        assert_eq!(&t.heap.raw[20..24], &[9; 4]);
+    }
+
+    #[test]
     fn large_counts_decay_by_table_powers() {
         let t = Topk::new(1, 1, 1, 0.9, NO_LIMIT).unwrap();
         let d = Topk::decay_at(&t.table, 600);
