@@ -34,32 +34,31 @@ enum Command {
     Create(commands::create::CreateArgs),
     /// Add items (arguments, lines of standard input, or lines of a file) to a filter file.
     ///
-    /// If an insert fails (a cuckoo filter that is full, a scalable filter at its layer
-    /// limit), the items added before the failure are saved with the old ones, and the error
-    /// says how many were added and which item failed (exit code 2).
+    /// If an insert fails (a filter of a kind that can fill up, when it is full), the items
+    /// added before the failure are saved with the old ones, and the error says how many
+    /// were added and which item failed (exit code 2).
     Add(commands::add::AddArgs),
     /// Build a filter file from a file of lines, sized for the number of lines.
     Build(commands::build::BuildArgs),
     /// Ask a filter whether items may be in it ("maybe") or are certainly not ("no"); with
-    /// --count, how often a spectral filter estimates each was added.
+    /// --count, how often a filter that counts estimates each was added.
     Check(commands::check::CheckArgs),
-    /// Remove items from a filter file (the kinds that can: counting, vi-counting, deletable,
-    /// cuckoo, spectral — not under its minimal-increase method).
-    ///
-    /// Prints `ITEM<TAB>removed`, `ITEM<TAB>kept` (a deletable filter could not clear any of
-    /// its bits: still reported present) or `ITEM<TAB>absent` (certainly not in the filter;
-    /// nothing changed) for each item, then a summary on standard error. Remove only items
-    /// that were added: removing a false positive can take other items out.
+    /// Remove items from a filter file of a kind that can.
+    #[command(about = commands::remove::about(), long_about = format!(
+        "{}.\n\nPrints `ITEM<TAB>removed`, `ITEM<TAB>kept` (the filter could not clear any of \
+         its cells: still reported present) or `ITEM<TAB>absent` (certainly not in the \
+         filter; nothing changed) for each item, then a summary on standard error. Remove \
+         only items that were added: removing a false positive can take other items out.",
+        commands::remove::about()
+    ))]
     Remove(commands::remove::RemoveArgs),
     /// Show a filter's parameters and current state.
     Info(commands::info::InfoArgs),
-    /// Write the union of two filters of the same kind and parameters (the kinds that can:
-    /// bloom, blocked, counting, vi-counting, deletable, sbbf, spectral (minimum selection),
-    /// weighted).
+    /// Write the union of two filters of the same kind and parameters.
+    #[command(about = commands::merge::about())]
     Merge(commands::merge::MergeArgs),
-    /// Rewrite a classic filter for sending: with --compressed as a compressed Bloom filter
-    /// (the same bits, arithmetic-coded), without it as a plain classic filter. Every
-    /// command reads both.
+    /// Rewrite a filter for sending.
+    #[command(about = commands::export::about())]
     Export(commands::export::ExportArgs),
     /// Build and query a Bloomier filter: a static map from keys to r-bit values, built
     /// once from all of them (`bloomier build KEYS_VALUES.tsv -o F`, `bloomier get F KEY…`).

@@ -1844,3 +1844,201 @@ fn build_reads_standard_input() {
         stderr(&output)
     );
 }
+
+/// Every kind of the library's registry — not a list kept here — is made by `create --kind`
+/// and described by `create`, `info` and `info --json`; `--kind`'s help offers each.
+#[test]
+fn every_registered_kind_is_created_and_described() {
+    use bloomkit::Kind;
+    let dir = temp();
+    let d = dir.path();
+    let help = ok(d, &["create", "--help"]);
+    for &kind in Kind::ALL {
+        let name = kind.name();
+        assert!(
+            help.contains(&format!("- {name}:")) && help.contains(kind.summary()),
+            "{name} not offered by --kind:\n{help}"
+        );
+        let file = format!("{name}.bk");
+        let created = ok(d, &["create", "--kind", name, "-n", "1000", "-o", &file]);
+        let filter = AnyFilter::load(d.join(&file)).expect("the file loads");
+        assert_eq!(filter.kind(), kind);
+        assert_eq!(created, format!("created {file}: {}\n", filter.describe()));
+        assert!(
+            created.starts_with(&format!("created {file}: {name} filter: ")),
+            "{created}"
+        );
+        ok(d, &["add", &file, "one", "two"]);
+        let info = ok(d, &["info", &file]);
+        assert!(
+            info.contains(&format!("{:<38}{name}\n", "Kind:")),
+            "{name}: {info}"
+        );
+        assert!(
+            info.contains(&format!("Estimated items ({})", kind.estimate_method())),
+            "{info}"
+        );
+        let json = ok(d, &["info", "--json", &file]);
+        assert!(json.contains(&format!("\"kind\": \"{name}\"")), "{json}");
+        assert!(json.contains("\"len\": 2,"), "{name}: {json}");
+    }
+    // The verbs that work for some kinds list them from the registry.
+    let names = |test: fn(Kind) -> bool| -> Vec<&str> {
+        Kind::ALL
+            .iter()
+            .filter(|k| test(**k))
+            .map(|k| k.name())
+            .collect()
+    };
+    for (verb, kinds) in [
+        ("merge", names(Kind::can_merge)),
+        ("remove", names(Kind::can_remove)),
+        ("export", names(Kind::exports)),
+    ] {
+        let help = ok(d, &[verb, "--help"]);
+        let listed = kinds.join(", ");
+        let (rest, last) = listed.rsplit_once(", ").unwrap_or(("", &listed));
+        assert!(
+            help.contains(&format!("{rest} or {last}")) || kinds.len() == 1,
+            "{verb} --help does not list {kinds:?}:\n{help}"
+        );
+    }
+}
+
+/// Every option a kind declares is a flag of `create` and `build`; a kind that takes it
+/// builds with the declared example value, and every other kind refuses it, naming (from
+/// the registry) exactly the kinds that take it.
+#[test]
+fn an_option_is_refused_by_the_kinds_that_do_not_take_it_naming_those_that_do() {
+    use bloomkit::registry::{kinds_taking, ValueType, BITS, HASHES};
+    use bloomkit::Kind;
+    let dir = temp();
+    let d = dir.path();
+    std::fs::write(d.join("lines.txt"), numbered("line", 100)).unwrap();
+    let help = ok(d, &["create", "--help"]);
+    let mut options: Vec<_> = Kind::ALL.iter().flat_map(|k| k.options()).collect();
+    options.sort_by_key(|o| o.name);
+    options.dedup_by_key(|o| o.name);
+    for option in options {
+        let flag = format!("--{}", option.name);
+        assert!(help.contains(&format!("{flag} <")), "no {flag} in\n{help}");
+        let value = match option.value {
+            ValueType::File => {
+                std::fs::write(d.join("option-file"), option.example).unwrap();
+                "option-file".to_owned()
+            }
+            // The command line's own names for these.
+            ValueType::HashFunction => "xxh3".to_owned(),
+            ValueType::IndexScheme => "seeded".to_owned(),
+            _ => option.example.to_owned(),
+        };
+        let takers: Vec<Kind> = kinds_taking(option.name);
+        let names: Vec<&str> = takers.iter().map(|k| k.name()).collect();
+        let for_kinds = match names.split_last() {
+            Some((last, [])) => last.to_string(),
+            Some((last, rest)) => format!("{} or {last}", rest.join(", ")),
+            None => unreachable!("{flag} is declared by some kind"),
+        };
+        for &kind in Kind::ALL {
+            let create = [
+                "create",
+                "--kind",
+                kind.name(),
+                "-n",
+                "100",
+                &flag,
+                &value,
+                "-o",
+                "f.bk",
+            ];
+            let build = [
+                "build",
+                "lines.txt",
+                "--kind",
+                kind.name(),
+                &flag,
+                &value,
+                "-o",
+                "f.bk",
+            ];
+            // build sizes the filter for its lines: it has no m or k to take.
+            let sizing = [BITS, HASHES].contains(&option.name);
+            let verbs = if sizing {
+                &[&create[..]][..]
+            } else {
+                &[&create[..], &build[..]]
+            };
+            for args in verbs {
+                let _ = std::fs::remove_file(d.join("f.bk"));
+                let output = run(d, args);
+                if takers.contains(&kind) {
+                    assert_eq!(
+                        output.status.code(),
+                        Some(0),
+                        "{args:?}: {}",
+                        stderr(&output)
+                    );
+                    continue;
+                }
+                assert_eq!(output.status.code(), Some(2), "{args:?}");
+                let message = stderr(&output);
+                assert!(
+                    message.contains(&format!("{flag} does not apply to a {} filter", kind))
+                        && message.contains(&format!("; it is for --kind {for_kinds}\n")),
+                    "{args:?}: {message}"
+                );
+                assert!(!d.join("f.bk").exists(), "{args:?}");
+            }
+        }
+    }
+}
+
+/// `build` fills a kind that counts ([`bloomkit::Kind::counts`]) with every line, repeats
+/// included, as `add` does: `check --count` then says how often each line occurs. (It once
+/// inserted each distinct line once, so every word of a Zipf text counted 1.)
+#[test]
+fn build_of_a_kind_that_counts_counts_every_line() {
+    use bloomkit::Kind;
+    let dir = temp();
+    let d = dir.path();
+    // Zipf's law: the word of rank r occurs ⌊5000 / r⌋ times, in a shuffled order.
+    let words: Vec<(String, usize)> = (1..=300).map(|r| (format!("w{r}"), 5_000 / r)).collect();
+    let mut lines: Vec<&str> = words
+        .iter()
+        .flat_map(|(w, n)| std::iter::repeat_n(w.as_str(), *n))
+        .collect();
+    let mut state = 0x9E37_79B9_7F4A_7C15u64;
+    for i in (1..lines.len()).rev() {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        lines.swap(i, (state % (i as u64 + 1)) as usize);
+    }
+    let text: String = lines.iter().map(|l| format!("{l}\n")).collect();
+    std::fs::write(d.join("zipf.txt"), &text).unwrap();
+    let expected: String = words.iter().map(|(w, n)| format!("{w}\t{n}\n")).collect();
+    let asked: String = words.iter().map(|(w, _)| format!("{w}\n")).collect();
+    std::fs::write(d.join("words.txt"), &asked).unwrap();
+
+    let counting: Vec<&Kind> = Kind::ALL.iter().filter(|k| k.counts()).collect();
+    assert!(!counting.is_empty());
+    for kind in counting {
+        let name = kind.name();
+        let built = ok(d, &["build", "zipf.txt", "--kind", name, "-o", "built.bk"]);
+        assert!(
+            built.contains(&format!("from {} lines", lines.len())),
+            "{built}"
+        );
+        let counts = ok(d, &["check", "built.bk", "--count", "--from", "words.txt"]);
+        assert_eq!(counts, expected, "{name}: build counted lines wrongly");
+        // The same file as `create` for as many items, then `add` of every line.
+        let n = lines.len().to_string();
+        ok(d, &["create", "--kind", name, "-n", &n, "-o", "added.bk"]);
+        ok(d, &["add", "added.bk", "--from", "zipf.txt"]);
+        assert!(
+            std::fs::read(d.join("built.bk")).unwrap()
+                == std::fs::read(d.join("added.bk")).unwrap(),
+            "{name}: build and add differ"
+        );
+    }
+}

@@ -240,17 +240,17 @@ pub fn study(args: &DeletionArgs) -> Result<Report> {
     }
     let mut removals = Vec::new();
     for variant in [
-        Variant::Counting,
-        Variant::ViCounting,
-        Variant::Deletable(None),
-        Variant::Cuckoo,
+        Variant::COUNTING,
+        Variant::VI_COUNTING,
+        Variant::DELETABLE,
+        Variant::CUCKOO,
     ] {
         removals.push(remove_half(variant, capacity, seed)?);
         bar.inc(1);
     }
     let mut saturation = Vec::new();
     for &load in &loads {
-        for variant in [Variant::Counting, Variant::ViCounting] {
+        for variant in [Variant::COUNTING, Variant::VI_COUNTING] {
             saturation.push(saturate(variant, capacity, load, seed)?);
             bar.inc(1);
         }

@@ -141,7 +141,7 @@ pub fn study(args: &TimingArgs) -> Result<Report> {
                  passes; seed {seed}; times on this machine, not deterministic.",
                 ns.iter().map(u64::to_string).collect::<Vec<_>>().join(", ")
             ),
-            "The blocked filter is not in this build; when it is, it belongs here too.".into(),
+            "Every kind of the library's registry (bloomkit::Kind::ALL), with its defaults.".into(),
         ],
         tables: vec![ReportTable {
             name: "main".into(),

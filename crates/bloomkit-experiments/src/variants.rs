@@ -27,16 +27,16 @@ pub const FPPS: [f64; 2] = [0.01, 0.05];
 
 /// The kinds compared, in legend order.
 pub const VARIANTS: [Variant; 10] = [
-    Variant::Bloom,
-    Variant::Blocked,
-    Variant::Counting,
-    Variant::ViCounting,
-    Variant::Deletable(Some(12)),
-    Variant::Deletable(Some(16)),
-    Variant::Deletable(None),
-    Variant::Scalable,
-    Variant::Stable,
-    Variant::Cuckoo,
+    Variant::BLOOM,
+    Variant::BLOCKED,
+    Variant::COUNTING,
+    Variant::VI_COUNTING,
+    Variant::DeletableRegions(12),
+    Variant::DeletableRegions(16),
+    Variant::DELETABLE,
+    Variant::SCALABLE,
+    Variant::STABLE,
+    Variant::CUCKOO,
 ];
 
 /// Checkpoints per filter: n = C/10, 2C/10, …, 2C.
@@ -146,8 +146,8 @@ pub fn study(args: &VariantsArgs) -> Result<Report> {
                         }
                     }
                     inserted = until;
-                    if variant != Variant::Stable && refused == 0 {
-                        // Every kind but the stable one must still find everything it took.
+                    if !variant.kind().forgets() && refused == 0 {
+                        // Every kind but those that forget must still find everything it took.
                         let lost = keys[..inserted as usize]
                             .iter()
                             .step_by(97)
@@ -334,8 +334,8 @@ fn figure(rows: &[Row], curves: &[Curve], fpp: f64, capacity: u64) -> Figure {
         ));
     }
     let percent = (fpp * 100.0).round();
-    let classic = bits_per_item(rows, fpp, Variant::Bloom, capacity).unwrap_or(f64::NAN);
-    let cuckoo = bits_per_item(rows, fpp, Variant::Cuckoo, capacity).unwrap_or(f64::NAN);
+    let classic = bits_per_item(rows, fpp, Variant::BLOOM, capacity).unwrap_or(f64::NAN);
+    let cuckoo = bits_per_item(rows, fpp, Variant::CUCKOO, capacity).unwrap_or(f64::NAN);
     Figure {
         name: format!("variants_fpr_{percent}pct"),
         title: format!("Seed 004: false-positive rate (target {fpp}) against items inserted"),

@@ -13,6 +13,7 @@
 use std::ffi::{c_int, CStr};
 use std::mem::ManuallyDrop;
 
+use redis_module::native_types::RedisType;
 use redis_module::{raw, Context, RedisResult, RedisString};
 
 /// A command argument: the string Redis passed, neither retained nor freed (it lives until
@@ -179,7 +180,8 @@ pub mod reply {
         );
     }
 
-    /// A double (a bulk string in RESP2, formatted by Redis).
+    /// A double, as Redis formats it (RESP2: a bulk string of `%.17g`, `inf`, `-inf`,
+    /// `nan`; RESP3: a double).
     #[inline]
     pub fn double(ctx: &Context, value: f64) {
         api!(ctx, RedisModule_ReplyWithDouble, value);
@@ -193,4 +195,48 @@ pub fn c_rand_unit() -> f64 {
     // which glibc guards with a lock.
     let r = unsafe { libc::rand() };
     r as f64 / libc::RAND_MAX as f64
+}
+
+/// A key that holds a value of another type.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct WrongType;
+
+/// Opens `name` for reading only and lends its value of type `ty` mutably to `f` (`None`
+/// for a missing key), for the t-digest queries: RedisBloom's compress the digest they
+/// read, on a key opened for reading, so the key is not signalled as modified (a `WATCH`
+/// on it holds, client-side caches stay valid) and the command needs no write access.
+pub fn with_read_value<T, R>(
+    ctx: &Context,
+    name: &RedisString,
+    ty: &RedisType,
+    f: impl FnOnce(Option<&mut T>) -> R,
+) -> Result<R, WrongType> {
+    // Redis 7.0 returns NULL for a missing key opened for reading; the API's calls below
+    // accept NULL (an empty key).
+    let key = raw::open_key(ctx.ctx, name.inner, raw::KeyMode::READ);
+    // SAFETY: the API's function pointers are set by `RedisModule_Init` before any command
+    // runs; `key` is NULL or a key handle open until `close_key` below. A value of `ty`
+    // is a `T` this module boxed (the type's callbacks only ever store `T`), owned by the
+    // key and not referenced anywhere else while the command runs (commands run one at a
+    // time on the main thread, and this borrow ends before the key is closed).
+    let result = unsafe {
+        let (Some(key_type), Some(get_type), Some(get_value)) = (
+            raw::RedisModule_KeyType,
+            raw::RedisModule_ModuleTypeGetType,
+            raw::RedisModule_ModuleTypeGetValue,
+        ) else {
+            raw::close_key(key);
+            return Err(WrongType);
+        };
+        if key.is_null() || key_type(key) == raw::REDISMODULE_KEYTYPE_EMPTY as c_int {
+            Ok(f(None))
+        } else if get_type(key) != *ty.raw_type.borrow() {
+            Err(WrongType)
+        } else {
+            let value = get_value(key).cast::<T>();
+            Ok(f(value.as_mut()))
+        }
+    };
+    raw::close_key(key);
+    result
 }

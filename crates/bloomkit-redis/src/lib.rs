@@ -5,7 +5,8 @@
 //! sizing, SCANDUMP/LOADCHUNK bytes and RDB encoding (types `MBbloom--` and `MBbloomCF`,
 //! encoding version 4, and the older versions RedisBloom 2.4 loads), so data written by
 //! RedisBloom loads here and answers the same; likewise its count-min sketch (`CMS.*`, type
-//! `CMSk-TYPE`) and top-k (`TOPK.*`, type `TopK-TYPE`), both encoding version 0.
+//! `CMSk-TYPE`) and top-k (`TOPK.*`, type `TopK-TYPE`), both encoding version 0, and its
+//! t-digest (`TDIGEST.*`, type `TDIS-TYPE`, below).
 //!
 //! ```text
 //! cargo build --release -p bloomkit-redis
@@ -16,6 +17,8 @@
 //!   library's bit vector and MurmurHash64A; [`cms`] and [`topk`] its count-min sketch and
 //!   HeavyKeeper top-k, with their papers and error bounds; all are unit-tested without a
 //!   server.
+//! * [`tdigest`] holds RedisBloom 2.4's t-digest (`TDIGEST.*`, type `TDIS-TYPE`, encoding
+//!   version 0): its t-digest-c's arithmetic, float for float, and its RDB record.
 //! * [`config`] parses the module arguments and holds the memory limits' rule (per key and
 //!   server-wide, checked before every allocation of filter memory).
 //! * The command handlers, their C entry points and the data-type callbacks (`commands`,
@@ -34,6 +37,7 @@ pub mod cf;
 pub mod cms;
 pub mod config;
 pub mod rdb;
+pub mod tdigest;
 pub mod topk;
 
 // The Redis side: a global allocator that calls into Redis, so it is compiled out of unit
@@ -60,10 +64,11 @@ mod module {
     use crate::commands::bf::*;
     use crate::commands::cf::*;
     use crate::commands::cms::*;
+    use crate::commands::tdigest::*;
     use crate::commands::topk::*;
     use crate::config;
     use crate::memory;
-    use crate::types::{BLOOM_TYPE, CMS_TYPE, CUCKOO_TYPE, TOPK_TYPE};
+    use crate::types::{BLOOM_TYPE, CMS_TYPE, CUCKOO_TYPE, TDIGEST_TYPE, TOPK_TYPE};
 
     fn init(ctx: &Context, args: &[RedisString]) -> Status {
         // A short read or a corrupt field in an RDB value sets Redis's I/O error flag,
@@ -141,6 +146,24 @@ mod module {
             c"topk.count" => topk_count, c"readonly";
             c"topk.list" => topk_list, c"readonly";
             c"topk.info" => topk_info, c"readonly";
+        )?;
+        // The t-digest commands, flagged as RedisBloom 2.4 flags them (its queries are
+        // "readonly" although they compress the digest they read).
+        crate::register_commands!(ctx,
+            c"tdigest.create" => tdigest_create, c"write deny-oom";
+            c"tdigest.add" => tdigest_add, c"write deny-oom";
+            c"tdigest.reset" => tdigest_reset, c"write deny-oom";
+            c"tdigest.merge" => tdigest_merge, c"write deny-oom";
+            c"tdigest.min" => tdigest_min, c"readonly";
+            c"tdigest.max" => tdigest_max, c"readonly";
+            c"tdigest.quantile" => tdigest_quantile, c"readonly";
+            c"tdigest.byrank" => tdigest_byrank, c"readonly";
+            c"tdigest.byrevrank" => tdigest_byrevrank, c"readonly";
+            c"tdigest.rank" => tdigest_rank, c"readonly";
+            c"tdigest.revrank" => tdigest_revrank, c"readonly";
+            c"tdigest.cdf" => tdigest_cdf, c"readonly";
+            c"tdigest.trimmed_mean" => tdigest_trimmed_mean, c"readonly";
+            c"tdigest.info" => tdigest_info, c"readonly";
         )
     }
 
@@ -148,7 +171,7 @@ mod module {
         name: "bf",
         version: 20423,
         allocator: (crate::memory::Allocator, crate::memory::Allocator),
-        data_types: [BLOOM_TYPE, CUCKOO_TYPE, CMS_TYPE, TOPK_TYPE],
+        data_types: [BLOOM_TYPE, CUCKOO_TYPE, CMS_TYPE, TOPK_TYPE, TDIGEST_TYPE],
         init: init,
     }
 }

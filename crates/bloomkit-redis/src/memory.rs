@@ -59,6 +59,7 @@ use crate::bf::Chain;
 use crate::cf::Cuckoo;
 use crate::cms::Sketch;
 use crate::config::{self, Limit, Refusal};
+use crate::tdigest::TDigest;
 use crate::topk::Topk;
 
 /// The per-key default ([`config::auto_limit`]) as the last read computed it.
@@ -274,6 +275,12 @@ impl Footprint for Cuckoo {
 }
 
 impl Footprint for Sketch {
+    fn footprint(&self) -> u64 {
+        self.memory_bytes()
+    }
+}
+
+impl Footprint for TDigest {
     fn footprint(&self) -> u64 {
         self.memory_bytes()
     }

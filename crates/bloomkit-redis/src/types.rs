@@ -1,7 +1,10 @@
 //! The data types `MBbloom--` (Bloom) and `MBbloomCF` (cuckoo), encoding version 4, and
 //! their callbacks: RDB save/load in RedisBloom 2.4's field order (older encoding versions
 //! load too, see [`Chain::load`] and [`Cuckoo::load`]), AOF rewrite as a LOADCHUNK
-//! sequence, MEMORY USAGE, COPY and free.
+//! sequence, MEMORY USAGE, COPY and free. Beside them RedisBloom's count-min sketch
+//! (`CMSk-TYPE`, [`Sketch::save`]), top-k (`TopK-TYPE`, [`Topk::save`]) and t-digest
+//! (`TDIS-TYPE`, [`TDigest::save`]) types, encoding version 0 each, whose AOF rewrites are
+//! `RESTORE`s.
 //!
 //! A load never takes the server down: the module declares
 //! `REDISMODULE_OPTIONS_HANDLE_IO_ERRORS` at load time, so a short read or a wrong type
@@ -25,6 +28,7 @@ use crate::cms::Sketch;
 use crate::config::Limit;
 use crate::memory::{self, Footprint, ServerLimit};
 use crate::rdb::{Sink, Source};
+use crate::tdigest::TDigest;
 use crate::topk::Topk;
 
 /// The module API's reads and writes of one value; every read is `None` once Redis has
@@ -113,6 +117,20 @@ pub static CUCKOO_TYPE: RedisType = RedisType::new(
         Some(cuckoo_mem_usage),
         Some(free::<Cuckoo>),
         Some(copy::<Cuckoo>),
+    ),
+);
+
+/// RedisBloom's t-digest type (`TDIS-TYPE`, encoding version 0).
+pub static TDIGEST_TYPE: RedisType = RedisType::new(
+    "TDIS-TYPE",
+    crate::tdigest::ENCODING_VERSION,
+    methods(
+        Some(tdigest_rdb_load),
+        Some(tdigest_rdb_save),
+        Some(tdigest_aof_rewrite),
+        Some(tdigest_mem_usage),
+        Some(free::<TDigest>),
+        Some(copy::<TDigest>),
     ),
 );
 
@@ -265,7 +283,7 @@ pub static CMS_TYPE: RedisType = RedisType::new(
     methods(
         Some(cms_rdb_load),
         Some(cms_rdb_save),
-        Some(restore_aof_rewrite),
+        Some(cms_aof_rewrite),
         Some(mem_usage::<Sketch>),
         Some(free::<Sketch>),
         Some(copy::<Sketch>),
@@ -279,7 +297,7 @@ pub static TOPK_TYPE: RedisType = RedisType::new(
     methods(
         Some(topk_rdb_load),
         Some(topk_rdb_save),
-        Some(restore_aof_rewrite),
+        Some(topk_aof_rewrite),
         Some(mem_usage::<Topk>),
         Some(free::<Topk>),
         Some(copy::<Topk>),
@@ -308,6 +326,30 @@ unsafe extern "C" fn cms_rdb_load(rdb: *mut raw::RedisModuleIO, encver: c_int) -
     }
 }
 
+/// MEMORY USAGE: RedisBloom's count (a pointer and the two arrays).
+unsafe extern "C" fn tdigest_mem_usage(value: *const c_void) -> usize {
+    // SAFETY: `value` is a live TDigest owned by a key for the duration of the call.
+    let td = unsafe { &*value.cast::<TDigest>() };
+    td.redisbloom_memory_usage() as usize
+}
+
+/// RDB: [`TDigest::save`], which compresses the digest first, as RedisBloom does (so a
+/// `DUMP` or a foreground save changes what `TDIGEST.INFO` shows, as there).
+unsafe extern "C" fn tdigest_rdb_save(rdb: *mut raw::RedisModuleIO, value: *mut c_void) {
+    // SAFETY: `value` is a live TDigest owned by a key, not otherwise borrowed while
+    // Redis runs this callback.
+    let td = unsafe { &mut *value.cast::<TDigest>() };
+    td.save(&mut Io(rdb));
+}
+
+/// RDB: [`TDigest::load`].
+unsafe extern "C" fn tdigest_rdb_load(rdb: *mut raw::RedisModuleIO, encver: c_int) -> *mut c_void {
+    match TDigest::load(&mut Io(rdb), encver, ServerLimit) {
+        Some(td) => hand_over(td),
+        None => std::ptr::null_mut(),
+    }
+}
+
 /// RDB: [`Topk::save`].
 unsafe extern "C" fn topk_rdb_save(rdb: *mut raw::RedisModuleIO, value: *mut c_void) {
     // SAFETY: `value` is a live Topk owned by a key for the duration of the call.
@@ -323,71 +365,67 @@ unsafe extern "C" fn topk_rdb_load(rdb: *mut raw::RedisModuleIO, encver: c_int) 
     }
 }
 
-/// AOF rewrite of a sketch or a top-k as RedisBloom writes it: `RESTORE key 0 <DUMP of
-/// the key>`, the payload taken from the server's own `DUMP` (so that the AOF loads in
-/// RedisBloom as well). A key whose DUMP fails is logged and left out, as RedisBloom does.
-unsafe extern "C" fn restore_aof_rewrite(
+/// AOF rewrite of a sketch: `RESTORE key 0 payload`, the value's `DUMP` payload, as
+/// RedisBloom rewrites it — but built from the value itself, as the t-digest's below (see
+/// there why RedisBloom's way, a `DUMP` call from a context of database 0, loses keys of
+/// other databases).
+unsafe extern "C" fn cms_aof_rewrite(
     aof: *mut raw::RedisModuleIO,
     key: *mut raw::RedisModuleString,
-    _value: *mut c_void,
+    value: *mut c_void,
 ) {
-    // SAFETY: the API's function pointers are written once by `RedisModule_Init`, before
-    // any callback can run, and only read afterwards.
-    let api = unsafe {
-        (
-            raw::RedisModule_GetThreadSafeContext,
-            raw::RedisModule_FreeThreadSafeContext,
-            raw::RedisModule_Call,
-            raw::RedisModule_CallReplyType,
-            raw::RedisModule_CallReplyStringPtr,
-            raw::RedisModule_FreeCallReply,
-            raw::RedisModule_EmitAOF,
-            raw::RedisModule_LogIOError,
-        )
-    };
-    let (
-        Some(get_ctx),
-        Some(free_ctx),
-        Some(call),
-        Some(reply_type),
-        Some(string_ptr),
-        Some(free_reply),
-        Some(emit),
-        Some(log),
-    ) = api
-    else {
-        return;
-    };
-    // SAFETY: a thread-safe context without a client is what RM_Call needs here (the
-    // rewrite runs in Redis's forked child, single-threaded); `key` is the live key name
-    // Redis passed; the call reply and the context are freed below, after the payload
-    // pointer's last use, and EmitAOF copies the payload. "s" reads one RedisModuleString*,
-    // "slb" a RedisModuleString*, a long long and a (const char*, size_t) pair.
-    unsafe {
-        let ctx = get_ctx(std::ptr::null_mut());
-        let reply = call(ctx, c"DUMP".as_ptr(), c"s".as_ptr(), key);
-        if !reply.is_null() && reply_type(reply) == raw::REDISMODULE_REPLY_STRING as c_int {
-            let mut len = 0usize;
-            let payload = string_ptr(reply, &mut len);
-            emit(
-                aof,
-                c"RESTORE".as_ptr(),
-                c"slb".as_ptr(),
-                key,
-                0 as c_longlong,
-                payload,
-                len,
-            );
-        } else {
-            log(
-                aof,
-                c"warning".as_ptr(),
-                c"bloomkit: DUMP failed, the key is not in the rewritten AOF".as_ptr(),
-            );
-        }
-        if !reply.is_null() {
-            free_reply(reply);
-        }
-        free_ctx(ctx);
-    }
+    // SAFETY: `value` is a live Sketch owned by the key for the duration of the call.
+    let sketch = unsafe { &*value.cast::<Sketch>() };
+    emit_restore(aof, key, b"CMSk-TYPE", crate::cms::ENCODING_VERSION, |f| {
+        sketch.save(f)
+    });
+}
+
+/// AOF rewrite of a top-k: as [`cms_aof_rewrite`].
+unsafe extern "C" fn topk_aof_rewrite(
+    aof: *mut raw::RedisModuleIO,
+    key: *mut raw::RedisModuleString,
+    value: *mut c_void,
+) {
+    // SAFETY: `value` is a live Topk owned by the key for the duration of the call.
+    let topk = unsafe { &*value.cast::<Topk>() };
+    emit_restore(aof, key, b"TopK-TYPE", crate::topk::ENCODING_VERSION, |f| {
+        topk.save(f)
+    });
+}
+
+/// Emits `RESTORE key 0 payload` for a value whose RDB record `save` writes.
+fn emit_restore(
+    aof: *mut raw::RedisModuleIO,
+    key: *mut raw::RedisModuleString,
+    type_name: &[u8; 9],
+    encver: i32,
+    save: impl FnOnce(&mut crate::rdb::Fields),
+) {
+    let mut fields = crate::rdb::Fields::default();
+    save(&mut fields);
+    let payload = crate::rdb::dump_payload(type_name, encver, &fields.fields);
+    emit_loadchunk(aof, "RESTORE", key, 0, &payload);
+}
+
+/// AOF rewrite: `RESTORE key 0 payload`, the digest's `DUMP` payload, as RedisBloom
+/// rewrites it. RedisBloom makes the payload by calling `DUMP` from a context of
+/// database 0, so its rewrite of a digest in another database dumps the wrong key (or
+/// none); here the payload is built from the value itself ([`crate::rdb::dump_payload`]).
+unsafe extern "C" fn tdigest_aof_rewrite(
+    aof: *mut raw::RedisModuleIO,
+    key: *mut raw::RedisModuleString,
+    value: *mut c_void,
+) {
+    // SAFETY: `value` is a live TDigest owned by the key, not otherwise borrowed while
+    // Redis runs this callback.
+    let td = unsafe { &mut *value.cast::<TDigest>() };
+    let mut fields = crate::rdb::Fields::default();
+    td.save(&mut fields);
+    let payload = crate::rdb::dump_payload(
+        b"TDIS-TYPE",
+        crate::tdigest::ENCODING_VERSION,
+        &fields.fields,
+    );
+    emit_loadchunk(aof, "RESTORE", key, 0, &payload);
 }

@@ -120,6 +120,35 @@ pub enum Error {
         /// The operating system's message.
         message: String,
     },
+    /// An option was given to a kind that does not take it ([`Kind::options`] lists what a
+    /// kind takes).
+    ///
+    /// [`Kind::options`]: crate::Kind::options
+    #[error(
+        "a {kind} filter does not take the option {option}{}; {}",
+        bracketed(why),
+        takers_text(takers)
+    )]
+    OptionNotTaken {
+        /// The kind asked for.
+        kind: crate::filter::Kind,
+        /// The option, by name.
+        option: String,
+        /// Why the kind does not take it, when it says (empty otherwise).
+        why: &'static str,
+        /// The kinds that take it, in the order of the registry (none for an unknown name).
+        takers: Vec<crate::filter::Kind>,
+    },
+    /// An option's value is not of the option's type.
+    #[error("invalid value {value:?} for the option {option}: expected {expected}")]
+    InvalidOptionValue {
+        /// The option, by name.
+        option: String,
+        /// The value given.
+        value: String,
+        /// What the option takes.
+        expected: String,
+    },
     /// The increment base L of a variable-increment counting filter does not fit its
     /// counters: increments are L to 2L − 1, and one must stay below the counter maximum.
     #[error(
@@ -132,6 +161,24 @@ pub enum Error {
         /// The largest value a counter of the chosen width holds.
         max_counter: u32,
     },
+}
+
+/// " (why)", or nothing.
+fn bracketed(why: &str) -> String {
+    if why.is_empty() {
+        String::new()
+    } else {
+        format!(" ({why})")
+    }
+}
+
+/// "it is for the kinds a, b or c", or that no kind takes the option.
+fn takers_text(takers: &[crate::filter::Kind]) -> String {
+    if takers.is_empty() {
+        return "no kind takes an option of that name".to_owned();
+    }
+    let names: Vec<&str> = takers.iter().map(|k| k.name()).collect();
+    format!("it is for {}", crate::core::spec::or_list(&names))
 }
 
 /// Why a byte string is not a valid encoded filter.

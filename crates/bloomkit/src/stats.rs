@@ -100,6 +100,73 @@ pub fn binomial_acceptance(p: f64, trials: u64, z: f64) -> (f64, f64) {
     ((mean - z * sd - 1.5).max(0.0), mean + z * sd + 1.5)
 }
 
+/// The upper tail of the standard normal distribution, `Pr(Z > z)`, as `erfc(z/√2)/2`
+/// with the Chebyshev fit of `erfc` in Press et al., "Numerical Recipes" (2nd ed., §6.2,
+/// `erfcc`): relative error below 1.2·10⁻⁷ everywhere, ample for choosing a test's
+/// critical value.
+///
+/// ```
+/// use bloomkit::stats::{normal_upper_tail, Z_99_9};
+/// assert!((normal_upper_tail(0.0) - 0.5).abs() < 1e-7);
+/// assert!((normal_upper_tail(Z_99_9) - 0.0005).abs() < 1e-9);
+/// assert!((normal_upper_tail(-Z_99_9) - 0.9995).abs() < 1e-7);
+/// ```
+pub fn normal_upper_tail(z: f64) -> f64 {
+    let x = z.abs() / std::f64::consts::SQRT_2;
+    let t = 1.0 / (1.0 + 0.5 * x);
+    let poly = [
+        -1.265_512_23,
+        1.000_023_68,
+        0.374_091_96,
+        0.096_784_18,
+        -0.186_288_06,
+        0.278_868_07,
+        -1.135_203_98,
+        1.488_515_87,
+        -0.822_152_23,
+        0.170_872_77,
+    ]
+    .iter()
+    .rev()
+    .fold(0.0, |acc, c| c + t * acc);
+    let erfc = t * (-x * x + poly).exp();
+    if z >= 0.0 {
+        erfc / 2.0
+    } else {
+        1.0 - erfc / 2.0
+    }
+}
+
+/// The one-sided critical value that keeps the family-wise error rate at `alpha` over
+/// `tests` independent tests (Šidák, JASA 1967): each test is run at
+/// `1 − (1 − alpha)^(1/tests)`, and the result is the z whose upper normal tail is that
+/// (found by bisection on [`normal_upper_tail`]). A test suite that judges many measured
+/// rates at once uses it so that the whole suite, not each rate, fails by chance with
+/// probability `alpha`.
+///
+/// ```
+/// use bloomkit::stats::{sidak_z, Z_99_9};
+/// // One test at α = 0.0005 one-sided is the two-sided 99.9% quantile.
+/// assert!((sidak_z(0.0005, 1) - Z_99_9).abs() < 1e-6);
+/// // Thirty tests at a family-wise 0.1% need about 4 σ each.
+/// let z = sidak_z(0.001, 30);
+/// assert!(z > 3.9 && z < 4.1, "{z}");
+/// ```
+pub fn sidak_z(alpha: f64, tests: u32) -> f64 {
+    // 1 − (1 − α)^(1/tests) = −expm1(ln(1 − α)/tests), without cancellation.
+    let per_test = -((-alpha).ln_1p() / f64::from(tests.max(1))).exp_m1();
+    let (mut low, mut high) = (-40.0f64, 40.0f64);
+    for _ in 0..200 {
+        let mid = 0.5 * (low + high);
+        if normal_upper_tail(mid) > per_test {
+            low = mid;
+        } else {
+            high = mid;
+        }
+    }
+    0.5 * (low + high)
+}
+
 /// Zipf's law over the ranks `0..n`: rank r is drawn with probability proportional to
 /// `1/(r + 1)^s` (s = 1 is the classic law of word and web-request frequencies). The
 /// skewed streams on which the spectral and weighted filters are measured.

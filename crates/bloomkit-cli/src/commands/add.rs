@@ -1,7 +1,7 @@
 //! `bloomkit add`: add items to a filter file.
 //!
-//! Some kinds can refuse an item: a cuckoo filter that is full, a scalable filter at its
-//! layer or memory limit. Then nothing is lost: the items added before the failure are saved
+//! Some kinds can refuse an item: those that can fill up, when they are full (or at a limit
+//! they were given). Then nothing is lost: the items added before the failure are saved
 //! with the old ones, and the error says how many were added and which item failed (exit 2).
 
 use std::io::Write;
@@ -108,9 +108,10 @@ fn past_capacity(filter: &bloomkit::AnyFilter) -> Option<String> {
         "the filter is full: it holds {len} items, past the {capacity} it was built for, and \
          a query for an absent item now answers \"maybe\" with probability {} (it was built \
          for {}). Answers of \"already present\" are then mostly false positives. Build a \
-         larger filter (bloomkit build --capacity N, or create -n N and add the items again), \
-         or use --kind scalable, which grows and keeps its rate",
+         larger filter (create -n N and add the items again, or build from a file of them), \
+         or use a kind that grows and keeps its rate (--kind {})",
         store::probability(now),
         store::probability(target),
+        store::kinds_that(bloomkit::Kind::can_grow),
     ))
 }

@@ -3,12 +3,12 @@
 //! The input is read twice: once to count its lines (the filter's capacity: on Unix the
 //! file is read in parts on all cores, see [`input::count_file_lines`]), once to insert
 //! them, in blocks of [`input::BLOCK_SIZE`] bytes read a block ahead on a thread of their
-//! own. Both passes show a progress bar by bytes. The classic, blocked and split-block
-//! filters are filled on all cores: each block is split into lines by rayon's threads and
-//! handed to the kind's `insert_parallel`
-//! ([`BloomFilter::insert_parallel`](bloomkit::BloomFilter::insert_parallel) for the
-//! classic one), whose result — bits and count — is exactly that of inserting the lines one
-//! by one.
+//! own. Both passes show a progress bar by bytes. Each block is split into lines by rayon's
+//! threads and handed to the filter whole: the kinds that insert on all cores
+//! ([`Kind::inserts_in_parallel`]) do, with exactly the result of inserting the lines one by
+//! one; the others take the block through their batch insert.
+//!
+//! [`Kind::inserts_in_parallel`]: bloomkit::Kind::inserts_in_parallel
 
 use std::collections::HashSet;
 use std::hash::{BuildHasherDefault, Hasher};
@@ -17,12 +17,13 @@ use std::path::PathBuf;
 use std::time::Instant;
 
 use anyhow::{bail, Context, Result};
+use bloomkit::registry::BuildSpec;
 use bloomkit::{AnyFilter, Filter, HashFunction};
 use clap::Args;
 use indicatif::ProgressBar;
 
 use super::input;
-use super::store::{self, HashingArgs, KindArg, KindOptions, Sizing};
+use super::store::{self, HashingArgs, KindArg, KindOptions};
 
 /// Arguments of `bloomkit build`.
 #[derive(Debug, Args)]
@@ -70,12 +71,8 @@ pub fn run(args: BuildArgs) -> Result<()> {
         );
     }
 
-    let sizing = Sizing {
-        capacity: Some(count),
-        fpp: Some(args.fpp),
-        ..Sizing::default()
-    };
-    let filter = store::new_filter(args.kind, sizing, &args.hashing, &args.options)?;
+    let spec = BuildSpec::new(count, args.fpp);
+    let filter = store::new_filter(args.kind, spec, &args.hashing, &args.options)?;
 
     let (file, size) = input::open_input(path)?;
     let progress = input::byte_progress(Some(size), "inserting");
@@ -99,7 +96,7 @@ pub fn run(args: BuildArgs) -> Result<()> {
         name,
         filter.len(),
         started.elapsed().as_secs_f64(),
-        store::describe(&filter)
+        filter.describe()
     )?;
     out.flush()?;
     Ok(())
@@ -107,60 +104,46 @@ pub fn run(args: BuildArgs) -> Result<()> {
 
 /// Inserts every line of `reader` into `filter`; returns the filter and the number of lines.
 ///
-/// The file is read as a set: every distinct line is inserted exactly once. The classic,
-/// blocked and split-block filters need no help for that (setting a bit twice changes
-/// nothing, and their count comes from the bits), so they are filled on all cores. Every
-/// other kind goes through [`Distinct`],
-/// an exact set of the lines' 128-bit digests. The filter's own "maybe" must never decide
-/// what is a repeat: a line that happens to be a false positive when it is read would then
-/// never be inserted, and removing another line that shares its counters (or its
-/// fingerprint) would make it answer "no" — a false negative the removable kinds promise
-/// never to give.
+/// How repeated lines are taken depends on what the kind is, as the registry says:
+///
+/// * a kind that counts how often each item was inserted ([`Kind::counts`]) takes every
+///   line, repeats included: they are what it counts (as `add` gives them);
+/// * the other kinds read the file as a set: every distinct line is inserted exactly once.
+///   The kinds that insert on all cores ([`Kind::inserts_in_parallel`]) need no help for
+///   that — their insert only sets bits, so a repeat changes nothing — and take every line.
+///   Every other kind goes through [`Distinct`], an exact set of the lines' 128-bit
+///   digests. The filter's own "maybe" must never decide what is a repeat: a line that
+///   happens to be a false positive when it is read would then never be inserted, and
+///   removing another line that shares its counters (or its fingerprint) would make it
+///   answer "no" — a false negative the removable kinds promise never to give.
+///
+/// [`Kind::counts`]: bloomkit::Kind::counts
+/// [`Kind::inserts_in_parallel`]: bloomkit::Kind::inserts_in_parallel
 fn insert_lines(
-    filter: AnyFilter,
+    mut filter: AnyFilter,
     reader: impl std::io::Read + Send + 'static,
     progress: &ProgressBar,
 ) -> Result<(AnyFilter, u64)> {
-    match filter {
-        // Filled on all cores (the classic filter by bit region, the one-block kinds by
-        // block), each bit for bit the sequential result.
-        AnyFilter::Bloom(bloom) => fill_by_blocks(bloom, reader, progress, |f, lines| {
-            f.insert_parallel(lines);
-            Ok(())
-        }),
-        AnyFilter::Blocked(blocked) => fill_by_blocks(blocked, reader, progress, |f, lines| {
-            f.insert_parallel(lines);
-            Ok(())
-        }),
-        AnyFilter::SplitBlock(sbbf) => fill_by_blocks(sbbf, reader, progress, |f, lines| {
-            f.insert_parallel(lines);
-            Ok(())
-        }),
-        // The cuckoo filter takes each block's new lines through its batch insert, which
-        // fetches the buckets of many lines at once.
-        AnyFilter::Cuckoo(cuckoo) => {
-            let mut seen = Distinct::default();
-            fill_by_blocks(cuckoo, reader, progress, move |f, lines| {
+    let kind = filter.kind();
+    let mut seen = (!kind.counts() && !kind.inserts_in_parallel()).then(Distinct::default);
+    let count = input::for_each_block(reader, progress, |block| {
+        let mut lines = Vec::new();
+        input::par_lines_into(block, &mut lines);
+        match &mut seen {
+            Some(seen) => {
                 let fresh: Vec<&[u8]> = lines
                     .iter()
                     .copied()
                     .filter(|line| seen.first_time(line))
                     .collect();
-                f.insert_batch(&fresh)?;
-                Ok(())
-            })
+                filter.insert_batch(&fresh)?;
+            }
+            None if kind.counts() => filter.insert_batch(&lines)?,
+            None => filter.insert_parallel(&lines)?,
         }
-        mut other => {
-            let mut seen = Distinct::default();
-            let lines = input::for_each_line(reader, progress, |line| {
-                if seen.first_time(line) {
-                    other.try_insert(line)?;
-                }
-                Ok(())
-            })?;
-            Ok((other, lines))
-        }
-    }
+        Ok(())
+    })?;
+    Ok((filter, count))
 }
 
 /// The exact set of lines seen so far, kept as 128-bit XXH3 digests (16 bytes a line, not
@@ -196,21 +179,4 @@ impl Hasher for DigestHasher {
     fn finish(&self) -> u64 {
         self.0
     }
-}
-
-/// Inserts the lines of `reader` a block of input at a time, each block's lines split on all
-/// cores and handed to `insert` (a kind's `insert_parallel` or `insert_batch`); returns the
-/// filter and the number of lines.
-fn fill_by_blocks<F: Into<AnyFilter>>(
-    mut filter: F,
-    reader: impl std::io::Read + Send + 'static,
-    progress: &ProgressBar,
-    mut insert: impl FnMut(&mut F, &[&[u8]]) -> Result<()>,
-) -> Result<(AnyFilter, u64)> {
-    let lines = input::for_each_block(reader, progress, |block| {
-        let mut lines = Vec::new();
-        input::par_lines_into(block, &mut lines);
-        insert(&mut filter, &lines)
-    })?;
-    Ok((filter.into(), lines))
 }

@@ -2,15 +2,15 @@
 //!
 //! Output, one line per item: `ITEM<TAB>maybe` or `ITEM<TAB>no`; with `--present` only the
 //! items that may be present, with `--absent` only the ones that are certainly absent (the
-//! item alone, so the output can feed another program). With `--count` (spectral filters,
-//! which estimate how often each item was added) `ITEM<TAB>COUNT`, 0 for an absent item.
+//! item alone, so the output can feed another program). With `--count` (the kinds that count
+//! how often each item was added, [`Kind::counts`]) `ITEM<TAB>COUNT`, 0 for an absent item.
 
 use std::io::{BufWriter, Write};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
 use anyhow::{bail, Result};
-use bloomkit::{AnyFilter, Filter};
+use bloomkit::{Filter, Kind};
 use clap::Args;
 use rayon::prelude::*;
 
@@ -35,9 +35,12 @@ pub struct CheckArgs {
     #[arg(long)]
     pub absent: bool,
 
-    /// Print how often each item was added, as a spectral filter estimates it
-    /// (`ITEM<TAB>COUNT`; 0 when certainly absent). Only for --kind spectral.
-    #[arg(long, conflicts_with_all = ["present", "absent"])]
+    /// Print how often each item was added, as the filter estimates it.
+    #[arg(long, conflicts_with_all = ["present", "absent"], help = format!(
+        "Print how often each item was added, as the filter estimates it (`ITEM<TAB>COUNT`; 0 \
+         when certainly absent). Only for --kind {}",
+        store::kinds_that(Kind::counts)
+    ))]
     pub count: bool,
 }
 
@@ -50,32 +53,30 @@ pub struct CheckArgs {
 /// line-by-line loop would give.
 pub fn run(args: CheckArgs) -> Result<ExitCode> {
     let filter = store::open(&args.filter)?;
-    let counts = match (&filter, args.count) {
-        (AnyFilter::Spectral(f), true) => Some(f),
-        (other, true) => bail!(
-            "{}: a {} filter does not count items; --count is for --kind spectral",
+    let counts = args.count;
+    if counts && !filter.kind().counts() {
+        bail!(
+            "{}: a {} filter does not count items; --count is for --kind {}",
             args.filter.display(),
-            other.kind()
-        ),
-        _ => None,
-    };
+            filter.kind(),
+            store::kinds_that(Kind::counts)
+        );
+    }
     let format = Format {
         present: args.present,
         absent: args.absent,
     };
     let answer = |item: &[u8], out: &mut Vec<u8>| -> bool {
-        match counts {
-            Some(f) => {
-                let n = f.count(item);
-                out.extend_from_slice(item);
-                out.extend_from_slice(format!("\t{n}\n").as_bytes());
-                n > 0
-            }
-            None => {
-                let maybe = filter.contains(item);
-                format.append(item, maybe, out);
-                maybe
-            }
+        if counts {
+            // The kind counts (checked above).
+            let n = filter.count(item).unwrap_or(0);
+            out.extend_from_slice(item);
+            out.extend_from_slice(format!("\t{n}\n").as_bytes());
+            n > 0
+        } else {
+            let maybe = filter.contains(item);
+            format.append(item, maybe, out);
+            maybe
         }
     };
     let mut out = BufWriter::with_capacity(1 << 16, std::io::stdout().lock());
@@ -104,13 +105,13 @@ pub fn run(args: CheckArgs) -> Result<ExitCode> {
                 .into_par_iter()
                 .map(|piece| {
                     let mut buffer = Vec::with_capacity(piece.len() + piece.len() / 2);
-                    if counts.is_some() {
+                    if counts {
                         for item in input::lines(piece) {
                             answer(item, &mut buffer);
                         }
                     } else {
                         let items: Vec<&[u8]> = input::lines(piece).collect();
-                        for (item, maybe) in items.iter().zip(contains_batch(&filter, &items)) {
+                        for (item, maybe) in items.iter().zip(filter.contains_batch(&items)) {
                             format.append(item, maybe, &mut buffer);
                         }
                     }
@@ -125,20 +126,6 @@ pub fn run(args: CheckArgs) -> Result<ExitCode> {
     })?;
     out.flush()?;
     Ok(ExitCode::SUCCESS)
-}
-
-/// The answers of [`Filter::contains`] for `items`, in order. The classic, blocked,
-/// split-block and cuckoo filters answer through their batch calls, which fetch the cache
-/// lines of many items at once ([`bloomkit::BlockedBloomFilter::contains_batch`]); the
-/// answers are the same.
-fn contains_batch(filter: &AnyFilter, items: &[&[u8]]) -> Vec<bool> {
-    match filter {
-        AnyFilter::Bloom(f) => f.contains_batch(items),
-        AnyFilter::Blocked(f) => f.contains_batch(items),
-        AnyFilter::SplitBlock(f) => f.contains_batch(items),
-        AnyFilter::Cuckoo(f) => f.contains_batch(items),
-        other => items.iter().map(|item| other.contains(item)).collect(),
-    }
 }
 
 /// What is printed for an item: `ITEM<TAB>maybe` / `ITEM<TAB>no`, or with `--present` /

@@ -4,9 +4,10 @@ use std::io::Write;
 use std::path::PathBuf;
 
 use anyhow::Result;
+use bloomkit::registry::{BuildSpec, BITS, HASHES};
 use clap::{ArgGroup, Args};
 
-use super::store::{self, HashingArgs, KindArg, KindOptions, Sizing};
+use super::store::{self, common_help, HashingArgs, KindArg, KindOptions};
 
 /// Arguments of `bloomkit create`.
 #[derive(Debug, Args)]
@@ -24,15 +25,14 @@ pub struct CreateArgs {
     #[arg(short = 'e', long, value_name = "E")]
     pub fpp: Option<f64>,
 
-    /// m, instead of deriving it from the capacity and ε: the number of bits (bloom;
-    /// blocked and sbbf, rounded up to whole blocks; deletable, collision bitmap included),
-    /// counters (counting, vi-counting) or cells (stable). Not for scalable or cuckoo filters.
-    #[arg(short = 'm', long, value_name = "M")]
+    /// m, the number of cells, instead of deriving it from the capacity and ε.
+    #[arg(short = 'm', long, value_name = "M",
+          help = common_help(BITS, "m, instead of deriving it from the capacity and ε"))]
     pub bits: Option<u64>,
 
-    /// k, the number of hash functions, instead of the optimal one. Not for scalable or
-    /// cuckoo filters.
-    #[arg(short = 'k', long, value_name = "K")]
+    /// k, the number of hash functions, instead of the optimal one.
+    #[arg(short = 'k', long, value_name = "K",
+          help = common_help(HASHES, "k, the number of hash functions, instead of the optimal one"))]
     pub hashes: Option<u32>,
 
     #[command(flatten)]
@@ -48,20 +48,21 @@ pub struct CreateArgs {
 
 /// Creates the filter and prints a one-line summary.
 pub fn run(args: CreateArgs) -> Result<()> {
-    let sizing = Sizing {
+    let spec = BuildSpec {
         capacity: args.capacity,
         fpp: args.fpp,
-        bits: args.bits,
-        hashes: args.hashes,
+        num_cells: args.bits,
+        num_hashes: args.hashes,
+        ..BuildSpec::default()
     };
-    let filter = store::new_filter(args.kind, sizing, &args.hashing, &args.options)?;
+    let filter = store::new_filter(args.kind, spec, &args.hashing, &args.options)?;
     store::save(&filter, &args.output)?;
     let mut out = std::io::stdout().lock();
     writeln!(
         out,
         "created {}: {}",
         args.output.display(),
-        store::describe(&filter)
+        filter.describe()
     )?;
     out.flush()?;
     Ok(())

@@ -1,9 +1,9 @@
 //! `bloomkit info`: a filter's parameters and current state, for every kind.
 //!
 //! For the kinds sized like the classic filter — one array of m slots (bits or counters)
-//! and k hash functions, for n items at ε: bloom, counting, vi-counting, deletable — the
-//! first block is the seeds' `PARAMETERS` block, exactly as their program printed it. Then
-//! come the lines every kind has (kind, memory, bits per item), the kind's own facts
+//! and k hash functions, for n items at ε ([`AnyFilter::seed_parameters`]) — the first
+//! block is the seeds' `PARAMETERS` block, exactly as their program printed it. Then come
+//! the lines every kind has (kind, memory, bits per item), the kind's own facts
 //! ([`Filter::properties`]), the hashing, and the state now (items, estimated items,
 //! expected FPP), aligned with the block.
 
@@ -11,6 +11,7 @@ use std::io::Write;
 use std::path::PathBuf;
 
 use anyhow::Result;
+use bloomkit::registry::{SeedParameters, SCHEME};
 use bloomkit::{AnyFilter, Filter, Kind};
 use bloomkit_experiments::fpr::parameters_block;
 use clap::Args;
@@ -48,10 +49,9 @@ pub fn run(args: InfoArgs) -> Result<()> {
 /// Everything `info` reports about a filter.
 struct Facts {
     kind: Kind,
-    /// The seeds' parameters (n, ε, k, m), for the kinds sized like the classic filter.
-    parameters: Option<Parameters>,
-    /// The classic filter's own facts, as the seeds' program reported them.
-    bloom: Option<BloomFacts>,
+    /// The seeds' parameters (n, ε, k, m), for the kinds sized like the classic filter; for
+    /// the classic filter itself its fill ratio too, and then they are all its facts.
+    parameters: Option<SeedParameters>,
     /// The kind's facts ([`Filter::properties`]).
     properties: Vec<(&'static str, String)>,
     capacity: u64,
@@ -59,7 +59,7 @@ struct Facts {
     memory_bytes: u64,
     file_bytes: Option<u64>,
     hash_function: &'static str,
-    /// `None` for the kinds that derive no positions (the cuckoo filter).
+    /// `None` for the kinds that take no index scheme.
     index_scheme: Option<&'static str>,
     seed: u64,
     len: u64,
@@ -67,70 +67,13 @@ struct Facts {
     expected_fpp: f64,
 }
 
-/// n, ε, k and m: the seeds' `PARAMETERS` block.
-struct Parameters {
-    capacity: u64,
-    target_fpp: f64,
-    num_hashes: u32,
-    /// Bits (bloom; deletable, bitmap included) or counters.
-    size: u64,
-}
-
-struct BloomFacts {
-    target_fpp: f64,
-    num_hashes: u32,
-    num_bits: u64,
-    fill_ratio: f64,
-}
-
 impl Facts {
     fn of(filter: &AnyFilter, file_bytes: Option<u64>) -> Self {
-        let parameters = |capacity, target_fpp, num_hashes, size| {
-            Some(Parameters {
-                capacity,
-                target_fpp,
-                num_hashes,
-                size,
-            })
-        };
-        let parameters = match filter {
-            AnyFilter::Bloom(f) => {
-                parameters(f.capacity(), f.target_fpp(), f.num_hashes(), f.num_bits())
-            }
-            AnyFilter::Counting(f) => parameters(
-                f.capacity(),
-                f.target_fpp(),
-                f.num_hashes(),
-                f.num_counters(),
-            ),
-            AnyFilter::VariableIncrement(f) => parameters(
-                f.capacity(),
-                f.target_fpp(),
-                f.num_hashes(),
-                f.num_counters(),
-            ),
-            AnyFilter::Deletable(f) => {
-                parameters(f.capacity(), f.target_fpp(), f.num_hashes(), f.num_bits())
-            }
-            // The others are not one array for n items at ε: a stack of layers (scalable),
-            // a stream's stable point (stable), buckets of fingerprints (cuckoo).
-            _ => None,
-        };
-        let bloom = match filter {
-            AnyFilter::Bloom(f) => Some(BloomFacts {
-                target_fpp: f.target_fpp(),
-                num_hashes: f.num_hashes(),
-                num_bits: f.num_bits(),
-                fill_ratio: f.fill_ratio(),
-            }),
-            _ => None,
-        };
         let hashing = filter.hashing();
         let kind = filter.kind();
         Facts {
             kind,
-            parameters,
-            bloom,
+            parameters: filter.seed_parameters(),
             properties: filter.properties(),
             capacity: filter.capacity(),
             bits_per_item: filter.bits_per_item(),
@@ -145,6 +88,11 @@ impl Facts {
         }
     }
 
+    /// The classic filter's fill ratio, when its facts are the seeds' block and that.
+    fn classic_fill_ratio(&self) -> Option<f64> {
+        self.parameters.and_then(|p| p.classic_fill_ratio)
+    }
+
     fn text(&self) -> String {
         let mut text = String::new();
         if let Some(p) = &self.parameters {
@@ -152,7 +100,7 @@ impl Facts {
                 p.capacity,
                 p.target_fpp,
                 p.num_hashes,
-                p.size,
+                p.num_cells,
             ));
         }
         let mut line = |label: &str, value: String| {
@@ -171,18 +119,18 @@ impl Facts {
         }
         line("Bits per item", format!("{:.2}", self.bits_per_item));
         // The classic filter's facts are the block above and its fill ratio, below.
-        if self.bloom.is_none() {
+        if self.classic_fill_ratio().is_none() {
             for (label, value) in &self.properties {
                 line(&capitalized(label), value.clone());
             }
         }
         line("Hash function", self.hash_function.to_owned());
-        line(
-            "Index scheme",
-            self.index_scheme
-                .unwrap_or("none (bucket and fingerprint from one digest)")
-                .to_owned(),
-        );
+        let scheme = match (self.index_scheme, self.kind.why_not(SCHEME)) {
+            (Some(scheme), _) => scheme.to_owned(),
+            (None, Some(why)) => format!("none ({why})"),
+            (None, None) => "none".to_owned(),
+        };
+        line("Index scheme", scheme);
         line("Seed", self.seed.to_string());
         let items = if self.kind.can_remove() {
             "Items held (inserted - removed)"
@@ -190,31 +138,28 @@ impl Facts {
             "Items inserted"
         };
         line(items, self.len.to_string());
-        if let Some(b) = &self.bloom {
-            line("Fill ratio", format!("{:.6}", b.fill_ratio));
+        if let Some(fill_ratio) = self.classic_fill_ratio() {
+            line("Fill ratio", format!("{fill_ratio:.6}"));
         }
         let estimate = if self.estimated_len.is_finite() {
             format!("{:.1}", self.estimated_len)
         } else {
             "unbounded (every bit is set)".to_owned()
         };
-        let method = match self.kind {
-            Kind::Cuckoo => "Estimated items (fingerprints held)",
-            _ => "Estimated items (Swamidass-Baldi)",
-        };
-        line(method, estimate);
+        let method = format!("Estimated items ({})", self.kind.estimate_method());
+        line(&method, estimate);
         line("Expected FPP now", probability(self.expected_fpp));
         text
     }
 
     fn json(&self) -> String {
         let mut fields: Vec<(&str, String)> = vec![("kind", json_string(self.kind.name()))];
-        if let Some(b) = &self.bloom {
+        if let (Some(p), Some(fill_ratio)) = (&self.parameters, self.classic_fill_ratio()) {
             fields.extend([
-                ("target_fpp", json_number(b.target_fpp)),
-                ("num_hashes", b.num_hashes.to_string()),
-                ("num_bits", b.num_bits.to_string()),
-                ("fill_ratio", json_number(b.fill_ratio)),
+                ("target_fpp", json_number(p.target_fpp)),
+                ("num_hashes", p.num_hashes.to_string()),
+                ("num_bits", p.num_cells.to_string()),
+                ("fill_ratio", json_number(fill_ratio)),
             ]);
         }
         let properties: Vec<String> = self

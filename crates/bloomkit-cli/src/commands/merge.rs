@@ -1,5 +1,5 @@
-//! `bloomkit merge`: the union of two filter files of a mergeable kind (bloom, counting,
-//! vi-counting, deletable), with the same parameters.
+//! `bloomkit merge`: the union of two filter files of a mergeable kind
+//! ([`Kind::can_merge`](bloomkit::Kind::can_merge)), with the same parameters.
 
 use std::io::Write;
 use std::path::PathBuf;
@@ -26,6 +26,15 @@ pub struct MergeArgs {
 
     #[command(flatten)]
     pub writer: store::WriterArgs,
+}
+
+/// The one-line help of `merge`: the kinds it works for, from the registry.
+pub fn about() -> String {
+    format!(
+        "Write the union of two filters of the same kind and parameters (the kinds that can: \
+         {})",
+        store::kinds_that(bloomkit::Kind::can_merge)
+    )
 }
 
 /// Loads both filters, unions them and saves the result.
@@ -62,7 +71,7 @@ pub fn run(args: MergeArgs) -> Result<()> {
         args.first.display(),
         args.second.display(),
         args.output.display(),
-        store::describe(&merged)
+        merged.describe()
     )?;
     out.flush()?;
     Ok(())

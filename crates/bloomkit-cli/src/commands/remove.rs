@@ -1,11 +1,12 @@
-//! `bloomkit remove`: remove items from a filter file of a kind that can delete (counting,
-//! vi-counting, deletable, cuckoo).
+//! `bloomkit remove`: remove items from a filter file of a kind that can delete
+//! ([`Kind::can_remove`](bloomkit::Kind::can_remove)).
 //!
 //! Output, one line per item:
 //!
 //! * `ITEM<TAB>removed` — taken out of the filter;
-//! * `ITEM<TAB>kept` — a deletable filter could not take it out (every one of its bits lies
-//!   in a region with collisions): it is still reported present;
+//! * `ITEM<TAB>kept` — the filter could not take it out (for a kind that removes what lies
+//!   in collision-free regions, every one of its bits lies in a region with collisions): it
+//!   is still reported present;
 //! * `ITEM<TAB>absent` — certainly not in the filter; nothing changed.
 //!
 //! Then a summary on standard error. The file is replaced atomically once every item has
@@ -25,9 +26,11 @@ use super::store;
 /// Arguments of `bloomkit remove`.
 #[derive(Debug, Args)]
 pub struct RemoveArgs {
-    /// The filter file (counting, vi-counting, deletable or cuckoo); it is replaced
-    /// atomically once every item has been processed.
-    #[arg(value_name = "FILE")]
+    /// The filter file; it is replaced atomically once every item has been processed.
+    #[arg(value_name = "FILE", help = format!(
+        "The filter file ({}); it is replaced atomically once every item has been processed",
+        store::kinds_that(bloomkit::Kind::can_remove)
+    ))]
     pub filter: PathBuf,
 
     #[command(flatten)]
@@ -35,6 +38,14 @@ pub struct RemoveArgs {
 
     #[command(flatten)]
     pub writer: store::WriterArgs,
+}
+
+/// The one-line help of `remove`: the kinds it works for, from the registry.
+pub fn about() -> String {
+    format!(
+        "Remove items from a filter file (the kinds that can: {})",
+        store::kinds_that(bloomkit::Kind::can_remove)
+    )
 }
 
 /// Loads the filter, removes the items, prints what happened to each and saves the filter.

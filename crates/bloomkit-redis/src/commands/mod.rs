@@ -14,6 +14,7 @@
 pub mod bf;
 pub mod cf;
 pub mod cms;
+pub mod tdigest;
 pub mod topk;
 
 pub use crate::glue::Arg;
@@ -144,7 +145,7 @@ impl<'a> Reply<'a> {
         glue::reply::string_buffer(self.0, bytes);
     }
 
-    /// A double (a bulk string in RESP2, `%.17g`).
+    /// A double, formatted by Redis.
     pub fn double(&self, value: f64) {
         glue::reply::double(self.0, value);
     }

@@ -117,13 +117,18 @@ impl Server {
     /// A server with the module that starts from a copy of an RDB file (as `dump.rdb` in
     /// its own directory), and extra config directives.
     pub fn start_from_rdb(rdb: &Path, config: &[&str]) -> Self {
+        Self::start_module_from_rdb(module_path(), rdb, config)
+    }
+
+    /// [`start_from_rdb`](Self::start_from_rdb) with another module.
+    pub fn start_module_from_rdb(module: &Path, rdb: &Path, config: &[&str]) -> Self {
         let mut server = Self {
             child: None,
             port: 0,
             dir: tempfile::tempdir().expect("temporary directory"),
             module_args: Vec::new(),
             config: config.iter().map(|s| s.to_string()).collect(),
-            module: module_path().to_path_buf(),
+            module: module.to_path_buf(),
         };
         std::fs::copy(rdb, server.dir.path().join("dump.rdb")).expect("copy the RDB file");
         server.launch_on_free_port();

@@ -15,5 +15,6 @@ mod safety;
 mod sketch_rdb;
 mod sketch_safety;
 mod sketches;
+mod tdigest;
 mod transcript;
 mod util;

@@ -435,3 +435,44 @@ fn sketches_and_top_k_count_in_the_server_wide_budget() {
     assert_eq!(c.one(&[b"RESTORE", b"copy", b"0", &payload]), "+OK");
     assert_eq!(c.one(&[b"COPY", b"again", b"copy2"]), ":1");
 }
+
+/// The AOF rewrite keeps sketches and top-k of every database: RedisBloom builds its
+/// `RESTORE` payload by calling `DUMP` from a context of database 0, which loses a key of
+/// another database (or dumps a namesake of database 0); here the payload is the value's.
+#[test]
+fn the_aof_rewrite_keeps_keys_of_other_databases() {
+    let mut s = Server::start();
+    let commands = [
+        command!("SELECT", "3"),
+        command!("CMS.INITBYDIM", "c", "10", "2"),
+        command!("CMS.INCRBY", "c", "a", "7"),
+        command!("TOPK.RESERVE", "t", "2", "50", "2", "1"),
+        command!("TOPK.ADD", "t", "x", "x", "y"),
+        command!("SELECT", "0"),
+        command!("CMS.INITBYDIM", "c", "4", "1"),
+    ];
+    let queries = [
+        command!("SELECT", "3"),
+        command!("CMS.QUERY", "c", "a"),
+        command!("CMS.INFO", "c"),
+        command!("TOPK.LIST", "t", "WITHCOUNT"),
+        command!("SELECT", "0"),
+        command!("CMS.INFO", "c"),
+    ];
+    let before = {
+        let mut c = Session::connect(s.port);
+        c.run(&commands).unwrap();
+        let before = c.run(&queries).unwrap();
+        assert_eq!(before[1], "[:7]");
+        let conn = &mut s.conn();
+        q::<String, _>(conn, &["CONFIG", "SET", "aof-use-rdb-preamble", "no"]);
+        q::<String, _>(conn, &["CONFIG", "SET", "appendonly", "yes"]);
+        wait_for_rewrite(conn);
+        before
+    };
+    std::fs::remove_file(s.dir().join("dump.rdb")).ok();
+    s.add_config(&["--appendonly", "yes", "--aof-use-rdb-preamble", "no"]);
+    s.restart();
+    let mut c = Session::connect(s.port);
+    assert_eq!(c.run(&queries).unwrap(), before, "{}", s.log());
+}

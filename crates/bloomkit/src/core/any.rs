@@ -8,6 +8,8 @@ use crate::codec::{Parts, Persist};
 use crate::error::{DecodeError, Error};
 use crate::filter::{Filter, Kind};
 use crate::hash::{Hashing, Item};
+use crate::registry::text::{at, human_bytes};
+use crate::registry::SeedParameters;
 
 impl Filter for AnyFilter {
     fn kind(&self) -> Kind {
@@ -78,5 +80,91 @@ impl AnyFilter {
     /// [`Error::Unsupported`] for the kinds that cannot.
     pub fn remove<I: Item + ?Sized>(&mut self, item: &I) -> Result<bool, Error> {
         item.with_bytes(|bytes| self.erased_mut().remove_bytes(bytes))
+    }
+
+    /// How often `item` was inserted, as the kind estimates it, for the kinds that count
+    /// ([`Kind::counts`]); [`Error::Unsupported`] for the others.
+    ///
+    /// ```
+    /// use bloomkit::registry::BuildSpec;
+    /// use bloomkit::{AnyFilter, Filter, Kind};
+    /// let mut counter = AnyFilter::build(Kind::Spectral, &BuildSpec::new(100, 0.01))?;
+    /// for word in ["to", "be", "or", "not", "to", "be"] {
+    ///     counter.try_insert(word)?;
+    /// }
+    /// assert_eq!(counter.count("to")?, 2);
+    /// assert_eq!(counter.count("hamlet")?, 0);
+    /// let set = AnyFilter::with_capacity(Kind::Bloom, 100, 0.01)?;
+    /// assert!(set.count("to").is_err());
+    /// # Ok::<(), bloomkit::Error>(())
+    /// ```
+    pub fn count<I: Item + ?Sized>(&self, item: &I) -> Result<u64, Error> {
+        item.with_bytes(|bytes| self.erased().count_bytes(bytes))
+            .ok_or(Error::Unsupported {
+                kind: self.kind(),
+                operation: "count",
+            })
+    }
+
+    /// The answers of [`contains`](Filter::contains) for `items`, in order. The kinds with a
+    /// batch query (which fetches the memory of many items at once) answer through it.
+    pub fn contains_batch(&self, items: &[&[u8]]) -> Vec<bool> {
+        self.erased().contains_batch_bytes(items)
+    }
+
+    /// Inserts `items` in order, through the kind's batch insert where it has one; stops at
+    /// the first error, as [`try_extend`](Filter::try_extend) does.
+    pub fn insert_batch(&mut self, items: &[&[u8]]) -> Result<(), Error> {
+        self.erased_mut().insert_batch_bytes(items)
+    }
+
+    /// Inserts `items` on every core for the kinds that can ([`Kind::inserts_in_parallel`]),
+    /// with exactly the result of inserting them in order; the other kinds take them
+    /// through [`insert_batch`](Self::insert_batch).
+    #[cfg(feature = "rayon")]
+    #[cfg_attr(docsrs, doc(cfg(feature = "rayon")))]
+    pub fn insert_parallel(&mut self, items: &[&[u8]]) -> Result<(), Error> {
+        self.erased_mut().insert_parallel_bytes(items)
+    }
+
+    /// The filter's parameters in one line: "NAME filter: " and the kind's own parameters,
+    /// then the hashing and the memory.
+    ///
+    /// ```
+    /// use bloomkit::{AnyFilter, Kind};
+    /// let filter = AnyFilter::with_capacity(Kind::Bloom, 1_000, 0.01)?;
+    /// assert_eq!(
+    ///     filter.describe(),
+    ///     "bloom filter: m = 9586 bits, k = 7, capacity 1000 at ε = 0.010000, \
+    ///      murmur3-x64-128, enhanced-double, seed 0, 1.2 KiB in memory"
+    /// );
+    /// # Ok::<(), bloomkit::Error>(())
+    /// ```
+    pub fn describe(&self) -> String {
+        let kind = self.kind();
+        let hashing = self.hashing();
+        let scheme = if kind.uses_index_scheme() {
+            format!("{}, ", hashing.scheme.name())
+        } else {
+            String::new()
+        };
+        let own = self.erased().describe_kind();
+        let own = if own.is_empty() {
+            at(self.capacity(), self.target_fpp())
+        } else {
+            own
+        };
+        format!(
+            "{kind} filter: {own}, {}, {scheme}seed {}, {} in memory",
+            hashing.function.name(),
+            hashing.seed,
+            human_bytes(self.memory_bytes() as u64)
+        )
+    }
+
+    /// The seeds' `PARAMETERS` block (n, ε, k, m) for the kinds sized like the classic
+    /// filter; `None` for the others.
+    pub fn seed_parameters(&self) -> Option<SeedParameters> {
+        self.erased().seed_parameters()
     }
 }

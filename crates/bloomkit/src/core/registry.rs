@@ -7,13 +7,24 @@
 //! remove, merge or grow, whether it forgets — is said by the kind itself, in its own file,
 //! as the [`Abilities`] of its [`Registered`] impl; `Kind` only looks them up.
 //!
-//! Adding a kind therefore touches its own file (the type, its `Filter`, `Persist` and
-//! `Registered` impls) and one line here. The CLI, the studies and the Redis module ask
-//! `Kind` and `AnyFilter` instead of matching on kinds.
+//! How a kind is built by name — the options its builder takes, with their help texts and
+//! defaults — and the little more a program needs to use it without naming it (batches,
+//! counts, a one-line description) the kind declares in its `options.rs`, as its `Declared`
+//! impl ([`BuildSpec`], [`AnyFilter::build`], [`Kind::options`]).
+//!
+//! Adding a kind therefore touches its own folder (the type, its `Filter`, `Persist`,
+//! `Registered` and `Declared` impls) and one line here. The CLI, the studies and the Redis
+//! module ask `Kind` and `AnyFilter` instead of matching on kinds.
 
 use crate::codec::{Parts, Persist};
+use crate::core::spec::{self, Declared};
 use crate::error::{DecodeError, Error};
 use crate::filter::Filter;
+
+pub use crate::core::spec::{
+    text, BuildSpec, Choice, OptionInfo, SeedParameters, ValueType, BITS, COMMON_OPTIONS, HASH,
+    HASHES, SCHEME,
+};
 
 /// What a kind is and can do, as its own file declares it ([`Registered::ABILITIES`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -126,6 +137,14 @@ macro_rules! kinds {
                     $(Kind::$variant => &<$ty as Registered>::ABILITIES,)*
                 }
             }
+
+            /// What the kind declares for building it by name and using it at run time
+            /// (its `options.rs`).
+            fn declaration(self) -> &'static spec::Declaration {
+                match self {
+                    $(Kind::$variant => &<$ty as spec::DeclaredFacts>::FACTS,)*
+                }
+            }
         }
 
         /// One of the crate's filter kinds, chosen at run time.
@@ -198,6 +217,58 @@ macro_rules! kinds {
                 }
             }
 
+            /// A filter of `kind` as `spec` describes it, from the kind's builder: options
+            /// left out are the kind's defaults. An option the kind does not take is
+            /// [`Error::OptionNotTaken`], which names the kinds that take it; a value of the
+            /// wrong type is [`Error::InvalidOptionValue`]; the builder's own checks follow.
+            ///
+            /// ```
+            /// use bloomkit::registry::BuildSpec;
+            /// use bloomkit::{AnyFilter, Error, Filter, Kind};
+            /// for &kind in Kind::ALL {
+            ///     let filter = AnyFilter::build(kind, &BuildSpec::new(1_000, 0.01))?;
+            ///     assert_eq!(filter.kind(), kind);
+            /// }
+            /// let spec = BuildSpec {
+            ///     num_cells: Some(4_096),
+            ///     ..BuildSpec::new(1_000, 0.01).option("bucket-size", "8")
+            /// };
+            /// let Err(Error::OptionNotTaken { option, takers, .. }) = AnyFilter::build(Kind::Cuckoo, &spec)
+            /// else {
+            ///     panic!("a cuckoo filter is sized in buckets, not in cells")
+            /// };
+            /// assert_eq!(option, "bits");
+            /// assert!(takers.contains(&Kind::Bloom) && !takers.contains(&Kind::Cuckoo));
+            /// # Ok::<(), bloomkit::Error>(())
+            /// ```
+            pub fn build(kind: Kind, spec: &BuildSpec) -> Result<AnyFilter, Error> {
+                match kind {
+                    $(Kind::$variant => spec::build::<$ty>(spec).map(AnyFilter::$variant),)*
+                }
+            }
+
+            /// The filter as the kind that is sent arithmetic-coded (a classic filter as a
+            /// `compressed` one, which stays itself); [`Error::Unsupported`] for the kinds
+            /// with no such form ([`Kind::exports`]).
+            pub fn into_compressed(self) -> Result<AnyFilter, Error> {
+                let kind = self.kind();
+                let converted = match self {
+                    $(AnyFilter::$variant(f) => <$ty as Declared>::into_compressed(f).ok(),)*
+                };
+                converted.ok_or(Error::Unsupported { kind, operation: "be exported" })
+            }
+
+            /// The filter as the kind it is in memory (a `compressed` filter as the classic
+            /// one, which stays itself); [`Error::Unsupported`] for the kinds with no
+            /// compressed form ([`Kind::exports`]).
+            pub fn into_uncompressed(self) -> Result<AnyFilter, Error> {
+                let kind = self.kind();
+                let converted = match self {
+                    $(AnyFilter::$variant(f) => <$ty as Declared>::into_uncompressed(f).ok(),)*
+                };
+                converted.ok_or(Error::Unsupported { kind, operation: "be exported" })
+            }
+
             /// Decodes the parts of a file with the decoder of the kind its tag names.
             pub(crate) fn decode_kind(parts: &Parts<'_>) -> Result<AnyFilter, DecodeError> {
                 match parts.kind {
@@ -226,9 +297,16 @@ pub(crate) trait Erased: crate::filter::DynFilter {
     fn fpp_after(&self, n: u64) -> f64;
     fn params_into(&self, out: &mut Vec<u8>);
     fn payload_into(&self, out: &mut Vec<u8>);
+    fn describe_kind(&self) -> String;
+    fn seed_parameters(&self) -> Option<SeedParameters>;
+    fn count_bytes(&self, item: &[u8]) -> Option<u64>;
+    fn contains_batch_bytes(&self, items: &[&[u8]]) -> Vec<bool>;
+    fn insert_batch_bytes(&mut self, items: &[&[u8]]) -> Result<(), Error>;
+    #[cfg(feature = "rayon")]
+    fn insert_parallel_bytes(&mut self, items: &[&[u8]]) -> Result<(), Error>;
 }
 
-impl<T: Registered> Erased for T {
+impl<T: Declared> Erased for T {
     fn filter_hashing(&self) -> crate::Hashing {
         self.hashing()
     }
@@ -258,6 +336,25 @@ impl<T: Registered> Erased for T {
     }
     fn payload_into(&self, out: &mut Vec<u8>) {
         self.encode_payload(out)
+    }
+    fn describe_kind(&self) -> String {
+        Declared::describe(self)
+    }
+    fn seed_parameters(&self) -> Option<SeedParameters> {
+        Declared::seed_parameters(self)
+    }
+    fn count_bytes(&self, item: &[u8]) -> Option<u64> {
+        Declared::count_bytes(self, item)
+    }
+    fn contains_batch_bytes(&self, items: &[&[u8]]) -> Vec<bool> {
+        Declared::contains_batch_bytes(self, items)
+    }
+    fn insert_batch_bytes(&mut self, items: &[&[u8]]) -> Result<(), Error> {
+        Declared::insert_batch_bytes(self, items)
+    }
+    #[cfg(feature = "rayon")]
+    fn insert_parallel_bytes(&mut self, items: &[&[u8]]) -> Result<(), Error> {
+        Declared::insert_parallel_bytes(self, items)
     }
 }
 
@@ -307,9 +404,86 @@ impl Kind {
         self.abilities().forgets
     }
 
-    /// Whether positions come from an index scheme (every kind but the cuckoo filter).
+    /// Whether positions come from an index scheme of the caller's choice (the kinds that
+    /// take the option [`SCHEME`]).
     pub fn uses_index_scheme(self) -> bool {
         self.abilities().index_scheme
+    }
+
+    /// The options the kind's builder takes beyond capacity, ε and the seed, in the order
+    /// the kind declares them: those of [`COMMON_OPTIONS`] it takes, and its own.
+    ///
+    /// ```
+    /// use bloomkit::Kind;
+    /// let names: Vec<&str> = Kind::Cuckoo.options().iter().map(|o| o.name).collect();
+    /// assert_eq!(names, ["hash", "bucket-size", "fingerprint-bits", "max-kicks"]);
+    /// ```
+    pub fn options(self) -> Vec<OptionInfo> {
+        (self.declaration().options)()
+    }
+
+    /// Whether the kind takes the option `name` ([`Kind::options`]).
+    pub fn takes(self, name: &str) -> bool {
+        self.options().iter().any(|o| o.name == name)
+    }
+
+    /// Why the kind does not take the common option `name`, when it says (a phrase).
+    pub fn why_not(self, name: &str) -> Option<&'static str> {
+        let not_taken = self.declaration().not_taken;
+        not_taken
+            .iter()
+            .find(|(n, _)| *n == name)
+            .map(|(_, why)| *why)
+    }
+
+    /// Whether the kind counts how often each item was inserted
+    /// ([`AnyFilter::count`](crate::AnyFilter::count)): a repeated item is then not a
+    /// duplicate but the point.
+    pub fn counts(self) -> bool {
+        self.declaration().counts
+    }
+
+    /// Whether [`AnyFilter::insert_parallel`](crate::AnyFilter::insert_parallel) uses every
+    /// core for this kind. Such a kind's insert only sets bits, so inserting an item again
+    /// changes nothing.
+    pub fn inserts_in_parallel(self) -> bool {
+        self.declaration().parallel_insert
+    }
+
+    /// How the kind estimates the number of items it holds
+    /// ([`Filter::estimated_len`]), for reports.
+    pub fn estimate_method(self) -> &'static str {
+        self.declaration().estimate
+    }
+
+    /// Whether the kind has a form sent arithmetic-coded, or is one
+    /// ([`AnyFilter::into_compressed`], [`AnyFilter::into_uncompressed`]).
+    pub fn exports(self) -> bool {
+        self.declaration().exports
+    }
+}
+
+/// The kinds that take the option `name`, in the order of the registry.
+///
+/// ```
+/// use bloomkit::registry::kinds_taking;
+/// use bloomkit::Kind;
+/// assert_eq!(kinds_taking("method"), [Kind::Spectral]);
+/// assert!(kinds_taking("no-such-option").is_empty());
+/// ```
+pub fn kinds_taking(name: &str) -> Vec<Kind> {
+    Kind::ALL
+        .iter()
+        .copied()
+        .filter(|k| k.takes(name))
+        .collect()
+}
+
+/// The kind `bloomkit create` makes when none is named: the first of the registry, the
+/// classic Bloom filter.
+impl Default for Kind {
+    fn default() -> Self {
+        Kind::ALL[0]
     }
 }
 

@@ -542,16 +542,22 @@ impl Build for ScalableBloomFilter {
 }
 
 impl Build for RobustBloomFilter {
-    /// The paper's dimensions for the shape, or (knob odd) explicit primes: 3, 5 or 7 rows
-    /// and the first prime past `rows + n/64` columns (a tiny, crowded matrix); k from 1 to 4.
+    /// By the knob: dimensions sized to meet the shape's ε (k chosen by the builder, or
+    /// given), the paper's dimensions, or (knob odd) explicit primes: 3, 5 or 7 rows and the
+    /// first prime past `rows + n/64` columns (a tiny, crowded matrix); k from 1 to 4.
     fn make(s: &Shape) -> Self {
         let mut builder = RobustBloomFilter::builder()
             .capacity(s.capacity)
             .fpp(s.fpp)
-            .num_hashes(1 + s.knob as u32 % 4)
             .hash_function(s.function)
             .index_scheme(s.scheme)
             .seed(s.seed);
+        if !s.knob.is_multiple_of(8) {
+            builder = builder.num_hashes(1 + s.knob as u32 / 2 % 4);
+        }
+        if s.knob % 4 == 2 {
+            builder = builder.paper_sizing();
+        }
         if s.knob % 2 == 1 {
             let rows = [3, 5, 7][s.knob as usize % 3];
             let cols = (rows + 1 + s.capacity / 64..)
@@ -853,6 +859,117 @@ pub fn resealed_corruption<F: Subject + Persist>(
     canonical_and_usable(F::from_bytes(&bytes), &bytes, kind)?;
     canonical_and_usable(AnyFilter::from_bytes(&bytes), &bytes, kind)?;
     Ok(())
+}
+
+/// The pieces of an encoding: the 24-byte prefix (magic, version, tag, hashing ids,
+/// reserved bytes, seed), the parameters and the payload.
+pub fn frame_parts(bytes: &[u8]) -> (&[u8], &[u8], &[u8]) {
+    let params_len = u32::from_le_bytes(bytes[24..28].try_into().unwrap()) as usize;
+    let params = &bytes[28..28 + params_len];
+    let at = 28 + params_len;
+    let payload_len = u64::from_le_bytes(bytes[at..at + 8].try_into().unwrap()) as usize;
+    (&bytes[..24], params, &bytes[at + 8..at + 8 + payload_len])
+}
+
+/// A valid frame around any parameters and payload: `prefix` (magic, version, kind tag,
+/// hashing), both lengths right, and a correct checksum — what reaches a kind's decoder.
+pub fn frame(prefix: &[u8], params: &[u8], payload: &[u8]) -> Vec<u8> {
+    let mut out = prefix.to_vec();
+    out.extend_from_slice(&(params.len() as u32).to_le_bytes());
+    out.extend_from_slice(params);
+    out.extend_from_slice(&(payload.len() as u64).to_le_bytes());
+    out.extend_from_slice(payload);
+    let sum = xxhash_rust::xxh3::xxh3_64(&out);
+    out.extend_from_slice(&sum.to_le_bytes());
+    out
+}
+
+/// How [`hostile_fields`] makes a field from the real one.
+#[derive(Clone, Copy, Debug)]
+pub enum Hostile {
+    /// Random bytes, as many as the real field has.
+    SameLength,
+    /// Random bytes, any length up to twice the real one and a few more.
+    AnyLength(prop::sample::Index),
+    /// The real field with a few bytes replaced.
+    Edited,
+    /// The real field unchanged.
+    Kept,
+}
+
+/// One field built as `how` says from `real`: random bytes come from a SplitMix64
+/// generator seeded with `fill`, edits are (position, byte) pairs.
+fn hostile_field(
+    real: &[u8],
+    how: Hostile,
+    fill: u64,
+    edits: &[(prop::sample::Index, u8)],
+) -> Vec<u8> {
+    let mut rng = bloomkit::hash::SplitMix64::new(fill);
+    let random = |len: usize, rng: &mut bloomkit::hash::SplitMix64| -> Vec<u8> {
+        (0..len).map(|_| rng.next_u64() as u8).collect()
+    };
+    match how {
+        Hostile::SameLength => random(real.len(), &mut rng),
+        Hostile::AnyLength(len) => random(len.index(2 * real.len() + 17), &mut rng),
+        Hostile::Edited => {
+            let mut out = real.to_vec();
+            if !out.is_empty() {
+                for (at, value) in edits {
+                    let i = at.index(out.len());
+                    out[i] = *value;
+                }
+            }
+            out
+        }
+        Hostile::Kept => real.to_vec(),
+    }
+}
+
+/// Hostile parameters and payload inside a valid frame (the filter's own prefix: magic,
+/// version, kind tag, hashing; right lengths; a correct checksum), so that the kind's
+/// decoder — not the frame check — meets them: parameters and payload are each random
+/// bytes of the real length or of any length, or the real ones with a few bytes edited,
+/// or kept. The frame must parse (so the decoder is reached), and the kind's decoder and
+/// [`AnyFilter`]'s must give a decode error or a filter that encodes to exactly these
+/// bytes and can be used ([`exercise`]) — never a panic.
+pub fn hostile_fields<F: Subject + Persist>(
+    filter: &F,
+    (params_how, payload_how): (Hostile, Hostile),
+    (params_fill, payload_fill): (u64, u64),
+    edits: &[(prop::sample::Index, u8)],
+) -> Result<(), TestCaseError> {
+    let kind = filter.kind();
+    let real = filter.to_bytes();
+    let (prefix, params, payload) = frame_parts(&real);
+    let bytes = frame(
+        prefix,
+        &hostile_field(params, params_how, params_fill, edits),
+        &hostile_field(payload, payload_how, payload_fill, edits),
+    );
+    let parts = bloomkit::codec::Parts::parse(&bytes);
+    prop_assert!(
+        parts.is_ok(),
+        "{kind}: the frame itself was refused, so no decoder was reached: {parts:?}"
+    );
+    canonical_and_usable(F::from_bytes(&bytes), &bytes, kind)?;
+    canonical_and_usable(AnyFilter::from_bytes(&bytes), &bytes, kind)
+}
+
+/// The ways [`hostile_fields`] builds a (parameters, payload) pair: something hostile in at
+/// least one of them.
+pub fn hostile() -> impl Strategy<Value = (Hostile, Hostile)> {
+    let how = || {
+        prop_oneof![
+            Just(Hostile::SameLength),
+            any::<prop::sample::Index>().prop_map(Hostile::AnyLength),
+            Just(Hostile::Edited),
+            Just(Hostile::Kept),
+        ]
+    };
+    (how(), how()).prop_filter("something hostile", |pair| {
+        !matches!(pair, (Hostile::Kept, Hostile::Kept))
+    })
 }
 
 /// A decoding result: a decode error, or a filter that encodes to exactly `bytes` and can

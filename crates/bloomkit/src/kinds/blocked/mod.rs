@@ -76,6 +76,7 @@
 //! # Ok::<(), bloomkit::Error>(())
 //! ```
 
+mod options;
 pub mod theory;
 
 use std::fmt;
@@ -566,7 +567,7 @@ crate::registry::registered!(
         merge: true,
         grow: false,
         forgets: false,
-        index_scheme: true,
+        index_scheme: false,
     }, merge
 );
 

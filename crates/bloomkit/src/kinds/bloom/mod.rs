@@ -11,6 +11,7 @@
 //! Sizing follows the standard rule (see [`crate::params`]): for n items at false-positive
 //! probability ε, `m = ⌈−n ln ε / (ln 2)²⌉` and `k = round((m/n) ln 2)`.
 
+mod options;
 pub mod theory;
 
 use std::fmt;

@@ -61,6 +61,7 @@
 //! # Ok::<(), bloomkit::Error>(())
 //! ```
 
+pub(crate) mod options;
 pub mod theory;
 
 use std::fmt;

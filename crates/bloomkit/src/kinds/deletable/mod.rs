@@ -98,6 +98,7 @@
 //! # Ok::<(), bloomkit::Error>(())
 //! ```
 
+mod options;
 pub mod theory;
 
 use std::fmt;

@@ -37,6 +37,22 @@
 //! The filter starts with every bit at 0 (the paper allows any initial state; the bound
 //! holds for all of them). It cannot remove or merge.
 //!
+//! # What `with_capacity(n, ε)` promises
+//!
+//! m and k₁ are the classic filter's for n at ε, and k₀ = 1. Filled with n distinct items:
+//!
+//! * **false positives at most ε** — [`params::generalized_fpp`] at n, about 0.37 ε at
+//!   ε = 1% and at 0.1% (the resets keep the fill below the classic filter's half), reported
+//!   as [`target_fpp`](GeneralizedBloomFilter::target_fpp). Past n the rate keeps rising,
+//!   above ε from about 1.3 n (ε = 1%) or 1.2 n (0.1%), towards but never past
+//!   [`false_positive_bound`](GeneralizedBloomFilter::false_positive_bound) (4.9% and 3.5%);
+//! * **false negatives, by design** — [`params::generalized_fnr`] at n: about 44% of the n
+//!   items (43% at 0.1%) are no longer found, the oldest 70%, the newest none. This is the
+//!   price of the bound; a filter that must find its items is another kind.
+//!
+//! These hold for any n (they depend on m/n only) and are measured in
+//! `tests/suite/generalized.rs`.
+//!
 //! ```
 //! use bloomkit::GeneralizedBloomFilter;
 //!
@@ -52,6 +68,7 @@
 //! # Ok::<(), bloomkit::Error>(())
 //! ```
 
+mod options;
 pub mod theory;
 
 use std::fmt;
@@ -83,9 +100,11 @@ pub struct GeneralizedBloomFilter {
 
 impl GeneralizedBloomFilter {
     /// A filter for `capacity` items: m and k₁ as a classic filter for `capacity` at
-    /// `fpp`, and k₀ = 1. The false-positive probability at capacity is then a little
-    /// below ε ([`target_fpp`](Self::target_fpp) says how much); past capacity it stays
-    /// below [`false_positive_bound`](Self::false_positive_bound).
+    /// `fpp`, and k₀ = 1. Filled with `capacity` distinct items its false-positive
+    /// probability is at most ε (about 0.37 ε; [`target_fpp`](Self::target_fpp) says it),
+    /// and about 44% of those items are no longer found (false negatives by design); past
+    /// capacity the rate rises above ε but stays below
+    /// [`false_positive_bound`](Self::false_positive_bound). See the module docs.
     ///
     /// ```
     /// use bloomkit::GeneralizedBloomFilter;

@@ -4,42 +4,57 @@
 //! # What it is
 //!
 //! A matrix of X rows by Y columns of 64-bit words, all 0 at first, X and Y two primes. An
-//! item is hashed k = 3 times; each hash value h names one word, `(h mod X, h mod Y)`, and
-//! one bit in it, `h mod 61`, which is set. A query answers "maybe" when all three bits are
-//! 1. Bits are never cleared, so an inserted item is always found, and there is no remove.
+//! item is hashed k times (k = 3 in the paper); each hash value h names one word,
+//! `(h mod X, h mod Y)`, and one bit in it, `h mod 61`, which is set. A query answers
+//! "maybe" when all k bits are 1. Bits are never cleared, so an inserted item is always
+//! found, and there is no remove.
 //!
-//! # How it is sized (the paper's construction)
-//!
-//! From n and ε the classic size `m = −n ln ε / (ln 2)²` is computed, and the matrix is
-//! made of about m/128 words: X and Y are the primes three places above and below the
-//! first prime past `√(m/128)` ([`params::robust_dimensions`]). So robustBF holds **half
-//! the bits** of the classic filter at the same ε — that is where its memory saving comes
-//! from.
-//!
-//! # What that costs (theory next to the code)
+//! # Its rate (theory next to the code)
 //!
 //! For pairwise coprime X, Y and 61, `h ↦ (h mod X, h mod Y, h mod 61)` is a bijection of
 //! `h mod 61XY` (Chinese remainder theorem). This type draws each h uniformly from
 //! `[0, 61XY)` through the crate's [`IndexScheme`](crate::IndexScheme), so cell and bit are
 //! exactly the paper's and are uniform and independent: robustBF *is* a classic Bloom filter
-//! of `M = 61·X·Y` bits with k = 3, and its rate is
+//! of `M = 61·X·Y` bits with k hashes, and its rate is
 //!
 //! ```text
-//!     FPP = (1 − (1 − 1/M)^(3n))³        (params::fpp_robust)
+//!     FPP = (1 − (1 − 1/M)^(kn))^k        (params::fpp_robust)
 //! ```
 //!
-//! With M ≈ 0.49 m that is about 10.5% at ε = 1% and 4.4% at ε = 0.1%. The filter reports
-//! that honest rate as its [`target_fpp`](Filter::target_fpp) (as every kind does when its
-//! dimensions were fixed rather than derived from ε); the ε it was asked for is kept as
-//! [`asked_fpp`](RobustBloomFilter::asked_fpp).
+//! The filter reports that rate at its capacity as its [`target_fpp`](Filter::target_fpp);
+//! the ε it was asked for is kept as [`asked_fpp`](RobustBloomFilter::asked_fpp).
+//!
+//! # How it is sized: to meet ε
+//!
+//! [`with_capacity(n, ε)`](RobustBloomFilter::with_capacity) keeps the promise every kind
+//! keeps: filled with n distinct items, the false-positive rate is at most ε. The formula
+//! above, solved for M, gives the usable bits k hashes need, `M_k = 1/(1 − (1 −
+//! ε^(1/k))^(1/(kn)))`; k is the integer for which M_k is least (7 at ε = 1%, 10 at
+//! 0.1%), and X, Y are primes other than 61 with `61·X·Y ≥ M_k`, checked against the
+//! exact formula ([`params::robust_dimensions_for_fpp`]; the derivation is in
+//! `kinds/robust/theory.rs`). Memory is the classic filter's plus 4.9% (3 of every 64
+//! bits unused) and the rounding to primes: 10.1 bits per item at ε = 1%. Measured
+//! (`tests/suite/robust.rs`, n = 10⁵, 10⁶ absent keys): 0.969% at ε = 1% (formula 0.975%)
+//! and 0.095% at 0.1% (formula 0.096%), where the paper's sizing measures about 11%.
+//!
+//! # The paper's sizing, on request
+//!
+//! [`RobustBloomFilterBuilder::paper_sizing`] builds the paper's construction instead:
+//! from the classic size `m = −n ln ε / (ln 2)²`, a matrix of about m/128 words — X and Y
+//! the primes three places above and below the first prime past `√(m/128)`
+//! ([`params::robust_dimensions`]) — and k = 3. That holds **half the bits** of the classic
+//! filter, only 61 of each 64 used, with a k far below the optimum, so its rate is about
+//! 10.5% at ε = 1% and 4.4% at ε = 0.1% (n = 10⁷). It is kept so that the paper's claim
+//! can be reproduced and measured (`bloomkit experiment robust`); such a filter's
+//! [`target_fpp`](Filter::target_fpp) says the rate it really has.
 //!
 //! # Do the paper's claims hold?
 //!
 //! The paper claims "nearly zero false positive probability with more than 10× … lower
 //! memory consumption than standard Bloom filter". Measured here (`tests/suite/robust.rs`,
-//! uniform hashing): the memory is ½ of the classic filter's at the same ε (not 10×), and
-//! the false-positive rate is the formula above — ten times the classic filter's at
-//! ε = 1%. At equal *measured* accuracy a classic filter is smaller: it needs
+//! uniform hashing): the memory of its sizing is ½ of the classic filter's at the same ε
+//! (not 10×), and the false-positive rate is the formula above — ten times the classic
+//! filter's at ε = 1%. At equal *measured* accuracy a classic filter is smaller: it needs
 //! `−ln FPP / (ln 2)²` ≈ 6.5 bits per item for robustBF's 4.4% at ε = 0.1% (n = 10⁷, the
 //! paper's run), where robustBF spends 7.2 (`bloomkit experiment robust` shows every ε). The claims do not hold with a uniform hash.
 //!
@@ -57,6 +72,7 @@
 //! The words are stored row by row (`word = row·Y + col`) in one bit array of 64·X·Y bits;
 //! bits 61–63 of every word are always 0 (the decoder refuses a file where one is not).
 
+mod options;
 pub mod theory;
 
 use std::fmt;
@@ -69,18 +85,22 @@ use crate::hash::{Hashing, HashingChoice, Item};
 use crate::params::{self, ROBUST_BITS_PER_WORD, ROBUST_NUM_HASHES};
 use crate::sizing;
 
-/// robustBF: a matrix of X × Y 64-bit words, k = 3 bits per item.
+/// robustBF: a matrix of X × Y 64-bit words, k bits per item.
 ///
 /// ```
 /// use bloomkit::{Filter, RobustBloomFilter};
 ///
-/// // The paper's sizing for 10⁶ items at ε = 1%: 293 × 263 words, half a classic filter.
+/// // 10⁶ items at ε = 1%: 439 × 359 words and k = 7, at most 1% at capacity.
 /// let mut filter = RobustBloomFilter::with_capacity(1_000_000, 0.01)?;
-/// assert_eq!((filter.rows(), filter.cols()), (293, 263));
+/// assert_eq!((filter.rows(), filter.cols(), filter.num_hashes()), (439, 359, 7));
 /// filter.insert("dist");
 /// assert!(filter.contains("dist"));
-/// // The rate those dimensions really give at capacity (about 10.5%), not the 1% asked.
-/// assert!(filter.target_fpp() > 0.1 && filter.asked_fpp() == 0.01);
+/// assert!(filter.target_fpp() <= 0.01);
+/// // The paper's sizing: 293 × 263 words and k = 3, half a classic filter, and the rate
+/// // those dimensions really give at capacity (about 10.5%), not the 1% asked.
+/// let paper = RobustBloomFilter::builder().capacity(1_000_000).fpp(0.01).paper_sizing().build()?;
+/// assert_eq!((paper.rows(), paper.cols(), paper.num_hashes()), (293, 263, 3));
+/// assert!(paper.target_fpp() > 0.1 && paper.asked_fpp() == 0.01);
 /// # Ok::<(), bloomkit::Error>(())
 /// ```
 #[derive(Clone, PartialEq)]
@@ -96,8 +116,10 @@ pub struct RobustBloomFilter {
 }
 
 impl RobustBloomFilter {
-    /// The paper's robustBF for `capacity` items at ε = `fpp` (its dimensions,
-    /// [`params::robust_dimensions`]; three hashes), with the default hashing.
+    /// A robustBF for `capacity` items whose false-positive rate at capacity is at most
+    /// `fpp` ([`params::robust_dimensions_for_fpp`]: k and X × Y from the exact rate), with
+    /// the default hashing. The paper's own sizing is
+    /// [`paper_sizing`](RobustBloomFilterBuilder::paper_sizing).
     ///
     /// ```
     /// use bloomkit::RobustBloomFilter;
@@ -159,13 +181,14 @@ impl RobustBloomFilter {
         self.cols
     }
 
-    /// k, the hash values per item (3 in the paper).
+    /// k, the hash values per item (3 in the paper's sizing).
     pub fn num_hashes(&self) -> u32 {
         self.num_hashes
     }
 
-    /// The ε the filter was sized from (default 1%). Its real rate at capacity is
-    /// [`target_fpp`](Filter::target_fpp).
+    /// The ε the filter was sized from (default 1%). Its rate at capacity is
+    /// [`target_fpp`](Filter::target_fpp): at most ε when the builder sized it for ε, more
+    /// under [`paper_sizing`](RobustBloomFilterBuilder::paper_sizing).
     pub fn asked_fpp(&self) -> f64 {
         self.asked_fpp
     }
@@ -253,8 +276,8 @@ crate::registry::registered!(
     RobustBloomFilter,
     crate::registry::Abilities {
         name: "robust",
-        summary: "robustBF (Nayak & Patgiri 2021): a 2D matrix of 64-bit words, half a classic \
-                  filter's memory at a higher rate; union.",
+        summary: "robustBF (Nayak & Patgiri 2021): a 2D matrix of 64-bit words, sized to meet \
+                  ε (the paper's half-size sizing on request); union.",
         remove: false,
         merge: true,
         grow: false,
@@ -281,7 +304,7 @@ crate::filter::bit_array_mergeable!(
 );
 
 crate::filter::collection_impls!(
-    /// Collects items into the paper's robustBF for their number at ε = 1%.
+    /// Collects items into a robustBF sized for their number at ε = 1%.
     ///
     /// ```
     /// use bloomkit::RobustBloomFilter;
@@ -306,8 +329,8 @@ impl fmt::Debug for RobustBloomFilter {
     }
 }
 
-/// Builds a [`RobustBloomFilter`]: the paper's dimensions from a capacity and ε, or
-/// explicit ones.
+/// Builds a [`RobustBloomFilter`]: dimensions that meet ε for a capacity, the paper's
+/// dimensions ([`paper_sizing`](Self::paper_sizing)), or explicit ones.
 ///
 /// ```
 /// use bloomkit::{Filter, RobustBloomFilter};
@@ -324,6 +347,7 @@ pub struct RobustBloomFilterBuilder {
     fpp: Option<f64>,
     dimensions: Option<(u64, u64)>,
     num_hashes: Option<u32>,
+    paper_sizing: bool,
     hashing: HashingChoice,
 }
 
@@ -332,7 +356,7 @@ impl RobustBloomFilterBuilder {
 
     crate::sizing::capacity_and_fpp_setters!();
 
-    /// X × Y words instead of the paper's choice for capacity and ε. They must be pairwise
+    /// X × Y words instead of sizing them from capacity and ε. They must be pairwise
     /// coprime with each other and with 61 (primes other than 61 are the paper's choice).
     /// Without a capacity, the filter is sized for the n at which M = 61XY bits and k are
     /// optimal, `⌊M ln 2 / k⌋`.
@@ -341,9 +365,30 @@ impl RobustBloomFilterBuilder {
         self
     }
 
-    /// k, the hash values per item (default 3, the paper's).
+    /// k, the hash values per item. Default: the k that needs the fewest bits for ε; 3
+    /// (the paper's) under [`paper_sizing`](Self::paper_sizing) or with explicit
+    /// [`dimensions`](Self::dimensions). Sized for ε, the matrix is made large enough for
+    /// this k to meet ε.
     pub fn num_hashes(mut self, num_hashes: u32) -> Self {
         self.num_hashes = Some(num_hashes);
+        self
+    }
+
+    /// The paper's sizing instead of one that meets ε: about m/128 words for the classic
+    /// m of capacity and ε ([`params::robust_dimensions`]) and k = 3 — half a classic
+    /// filter's bits, at about ten times ε (module docs). For reproducing the paper's
+    /// measurements; the filter's [`target_fpp`](Filter::target_fpp) is the rate it really
+    /// has.
+    ///
+    /// ```
+    /// use bloomkit::{Filter, RobustBloomFilter};
+    /// let paper = RobustBloomFilter::builder().capacity(100_000).fpp(0.01).paper_sizing().build()?;
+    /// assert_eq!((paper.rows(), paper.cols(), paper.num_hashes()), (103, 73, 3));
+    /// assert!(paper.target_fpp() > 0.1);
+    /// # Ok::<(), bloomkit::Error>(())
+    /// ```
+    pub fn paper_sizing(mut self) -> Self {
+        self.paper_sizing = true;
         self
     }
 
@@ -352,10 +397,14 @@ impl RobustBloomFilterBuilder {
         let fpp = sizing::fpp(self.fpp)?;
         sizing::check_capacity(self.capacity)?;
         sizing::check_num_hashes(self.num_hashes)?;
-        let num_hashes = self.num_hashes.unwrap_or(ROBUST_NUM_HASHES);
-        let (rows, cols) = match (self.dimensions, self.capacity) {
-            (Some(d), _) => d,
-            (None, Some(n)) => params::robust_dimensions(n, fpp)?,
+        let paper_k = self.num_hashes.unwrap_or(ROBUST_NUM_HASHES);
+        let (rows, cols, num_hashes) = match (self.dimensions, self.capacity) {
+            (Some((rows, cols)), _) => (rows, cols, paper_k),
+            (None, Some(n)) if self.paper_sizing => {
+                let (rows, cols) = params::robust_dimensions(n, fpp)?;
+                (rows, cols, paper_k)
+            }
+            (None, Some(n)) => params::robust_dimensions_for_fpp(n, fpp, self.num_hashes)?,
             (None, None) => return Err(Error::ZeroCapacity),
         };
         if !params::robust_dimensions_valid(rows, cols) {

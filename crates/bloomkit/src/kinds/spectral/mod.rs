@@ -81,6 +81,7 @@
 //! # Ok::<(), bloomkit::Error>(())
 //! ```
 
+mod options;
 pub mod theory;
 
 use std::fmt;

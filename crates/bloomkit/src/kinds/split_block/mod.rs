@@ -51,6 +51,8 @@
 //! # Ok::<(), bloomkit::Error>(())
 //! ```
 
+mod options;
+
 use std::fmt;
 
 use crate::arch::{self, block256};

@@ -68,6 +68,19 @@
 //!   `ε^(1/K) ≈ 1/2` of the cells are non-zero at the stable point, as in a classic filter at
 //!   capacity.
 //!
+//! # What `with_capacity(n, ε)` promises
+//!
+//! * **False positives: never above ε.** From empty, the rate rises towards the stable
+//!   point and never passes it ([`params::stable_fpp_after`]); the stable point is at most
+//!   ε (P rounded up). Filled with n distinct items it is about 0.47 ε (3-bit cells, ε =
+//!   1%; 0.34 ε at 0.1%), after a long stream ε (0.98% at ε = 1%).
+//! * **False negatives: by age.** An item inserted j insertions ago is no longer found with
+//!   probability [`params::stable_fnr_after`]: with 3-bit cells at ε = 1%, 1% at j = n/4,
+//!   25% at n/2, 91% at n, and at 2n it is found only as often as an item never inserted.
+//!   Both depend on m/n, K, P and Max only, so they are the same for every n.
+//!
+//! `tests/suite/stable.rs` measures both against their formulas.
+//!
 //! A cell set to Max survives about `Max · m / P` further insertions unless it is set
 //! again; with these choices that is about n insertions (1048 for n = 1000 at ε = 1%), and
 //! an item needs all K of its cells. Measured (`tests/suite/stable.rs`, n = 2000, ε = 1%, d = 3),
@@ -75,6 +88,9 @@
 //! 76%, after n 9%, and after 2n no more often than an item never inserted (1%). So
 //! *capacity n* is the horizon of the duplicate detection: a duplicate within about n/4
 //! items is caught reliably, one more than n items later is (almost always) forgotten.
+//!
+//! [`params::stable_fnr_after`] gives the same shares (0.99, 0.75, 0.31, 0.09 at n/4 to n
+//! for d = 3).
 //!
 //! The cell width decides how sharp that horizon is. A cell dies after Max decrements
 //! that are not interrupted by a new set. With Max = 1 its lifetime is memoryless — one
@@ -106,6 +122,7 @@
 //! # Ok::<(), bloomkit::Error>(())
 //! ```
 
+mod options;
 pub mod theory;
 
 use std::fmt;

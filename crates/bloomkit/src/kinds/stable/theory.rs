@@ -82,6 +82,145 @@ pub fn stable_decrements_for_fpp(
     (p.is_finite() && p > 0.0).then_some(p)
 }
 
+/// The per-insertion chances, for one cell, that the insertion sets it (`s = K/m`, one of
+/// the item's K distinct cells) and that it decrements it without setting it
+/// (`d = (1 − K/m)·P/m`: the run of P consecutive cells from a uniform start covers it
+/// with probability exactly P/m, independently of the item's hash) — Deng & Rafiei's a
+/// and b, so that the limits below are exactly [`stable_fpp`] and [`stable_zero_fraction`].
+fn stable_event_rates(num_cells: u64, num_hashes: u32, decrements: u64) -> (f64, f64) {
+    let m = num_cells.max(1) as f64;
+    let set = (f64::from(num_hashes) / m).min(1.0);
+    let decrement = (1.0 - set) * (decrements as f64 / m).min(1.0);
+    (set, decrement)
+}
+
+/// `Pr(Binomial(trials, p) ≥ i)` for every i in `1..=max`, summing the probabilities of
+/// 0 … max − 1 successes in log space (each term `exp` of its own logarithm, so a tail over
+/// a long stream neither underflows nor loses its small terms).
+fn binomial_upper_tails(trials: u64, p: f64, max: u32) -> Vec<f64> {
+    let t = trials as f64;
+    let mut tails = Vec::with_capacity(max as usize);
+    if p <= 0.0 {
+        tails.resize(max as usize, 0.0);
+        return tails;
+    }
+    if p >= 1.0 {
+        tails.extend((1..=u64::from(max)).map(|i| if i <= trials { 1.0 } else { 0.0 }));
+        return tails;
+    }
+    let odds = (p / (1.0 - p)).ln();
+    let mut ln_pmf = t * (-p).ln_1p(); // ln Pr(0 successes)
+    let mut below = 0.0; // Pr(< i successes)
+    for i in 0..u64::from(max) {
+        if i <= trials {
+            below += ln_pmf.exp();
+            ln_pmf += ((t - i as f64) / (i as f64 + 1.0)).ln() + odds;
+        }
+        tails.push((1.0 - below).clamp(0.0, 1.0));
+    }
+    tails
+}
+
+/// The false-positive probability of a stable Bloom filter that started empty, after
+/// `items` insertions of distinct items: it rises from 0 to the stable point
+/// [`stable_fpp`] and never passes it, so a filter built for ε is at most ε at every point
+/// of the stream.
+///
+/// Why: look back in time from a cell. Each insertion sets it (probability s), or else
+/// decrements it (d), or leaves it (module-private `stable_event_rates`). The cell is
+/// non-zero now exactly when, among the events met going back, a set comes before Max
+/// decrements — and it lies within the `items` insertions there have been (before them the
+/// cell was 0). Event types are independent of their timing, so with c = s + d,
+///
+/// ```text
+///     Pr(non-zero after t) = Σ_{i=1..Max} (d/c)^(i−1) (s/c) · Pr(Binomial(t, c) ≥ i),
+///     FPR(t) = Pr(non-zero after t)^K
+/// ```
+///
+/// (the K cells of a fresh item treated as independent, as in Deng & Rafiei's analysis).
+/// Each term grows with t, and as t → ∞ the sum is `1 − (d/c)^Max = 1 − Pr(0)`: the
+/// stable point. Measured in `tests/suite/stable.rs` (about 0.46 ε at t = n for a filter
+/// of capacity n and 3-bit cells).
+///
+/// ```
+/// use bloomkit::params::{stable_fpp, stable_fpp_after};
+/// let (m, k, p, max) = (19_171, 7, 64, 7); // with_capacity(2_000, 0.01)
+/// assert_eq!(stable_fpp_after(m, k, p, max, 0), 0.0);
+/// let at_capacity = stable_fpp_after(m, k, p, max, 2_000);
+/// assert!(at_capacity > 0.004 && at_capacity < 0.005, "{at_capacity}");
+/// let late = stable_fpp_after(m, k, p, max, 1_000_000);
+/// assert!((late - stable_fpp(m, k, p, max)).abs() < 1e-4 * late);
+/// ```
+pub fn stable_fpp_after(
+    num_cells: u64,
+    num_hashes: u32,
+    decrements: u64,
+    max: u32,
+    items: u64,
+) -> f64 {
+    let (set, decrement) = stable_event_rates(num_cells, num_hashes, decrements);
+    let event = set + decrement;
+    if event <= 0.0 {
+        return 0.0;
+    }
+    let tails = binomial_upper_tails(items, event, max);
+    let (first_is_set, next_is_decrement) = (set / event, decrement / event);
+    let nonzero: f64 = tails
+        .iter()
+        .enumerate()
+        .map(|(i, tail)| next_is_decrement.powi(i as i32) * first_is_set * tail)
+        .sum();
+    nonzero.clamp(0.0, 1.0).powi(num_hashes as i32)
+}
+
+/// The probability that a stable Bloom filter no longer finds an item `later` insertions
+/// (of other items) after its own: its false-negative rate at that age. It rises from 0
+/// (an item is always found right after its insertion) to `1 − FPS`, when the item is
+/// found only as often as one never inserted.
+///
+/// Why: right after the insertion each of the item's K cells is at Max. Looking back from
+/// `later` insertions on, a cell is 0 exactly when Max decrements come before any set
+/// (of another item) — and within those `later` insertions:
+///
+/// ```text
+///     Pr(cell 0 after j) = (d/c)^Max · Pr(Binomial(j, c) ≥ Max),
+///     FNR(j) = 1 − (1 − Pr(cell 0 after j))^K
+/// ```
+///
+/// with s, d, c as in [`stable_fpp_after`] (a cell set again by another item counts as
+/// found, as a query sees it). This is the horizon `with_capacity(n, ε)` promises: with
+/// 3-bit cells about 1% of items are lost n/4 insertions later, a quarter n/2 later, and
+/// nine in ten n later (`tests/suite/stable.rs` measures it).
+///
+/// ```
+/// use bloomkit::params::{stable_fnr_after, stable_fpp};
+/// let (m, k, p, max) = (19_171, 7, 64, 7); // with_capacity(2_000, 0.01)
+/// assert_eq!(stable_fnr_after(m, k, p, max, 0), 0.0);
+/// let half = stable_fnr_after(m, k, p, max, 1_000);
+/// assert!(half > 0.2 && half < 0.3, "{half}");
+/// let forgotten = stable_fnr_after(m, k, p, max, 1_000_000);
+/// assert!((forgotten - (1.0 - stable_fpp(m, k, p, max))).abs() < 1e-6);
+/// ```
+pub fn stable_fnr_after(
+    num_cells: u64,
+    num_hashes: u32,
+    decrements: u64,
+    max: u32,
+    later: u64,
+) -> f64 {
+    if max == 0 {
+        return 1.0;
+    }
+    let (set, decrement) = stable_event_rates(num_cells, num_hashes, decrements);
+    let event = set + decrement;
+    if event <= 0.0 {
+        return 0.0;
+    }
+    let reached = binomial_upper_tails(later, event, max)[max as usize - 1];
+    let zero = (decrement / event).powi(max as i32) * reached;
+    1.0 - (1.0 - zero).powi(num_hashes as i32)
+}
+
 #[cfg(test)]
 mod tests {
     use crate::params::*;
@@ -108,6 +247,52 @@ mod tests {
         assert_eq!(stable_decrements_for_fpp(100, 7, 7, 0.0), None);
         assert_eq!(stable_decrements_for_fpp(100, 7, 7, f64::NAN), None);
         assert_eq!(stable_zero_fraction(7, 7, 3, 7), 0.0);
+    }
+
+    #[test]
+    fn binomial_tails_match_a_direct_sum() {
+        let tails = super::binomial_upper_tails(10, 0.3, 4);
+        let pmf = |i: u64| {
+            let choose = (0..i).fold(1.0, |acc, j| acc * (10 - j) as f64 / (j + 1) as f64);
+            choose * 0.3f64.powi(i as i32) * 0.7f64.powi(10 - i as i32)
+        };
+        for (i, tail) in tails.iter().enumerate() {
+            let below: f64 = (0..=i as u64).map(pmf).sum();
+            assert!((tail - (1.0 - below)).abs() < 1e-12, "{i}: {tail}");
+        }
+        // Fewer trials than successes asked: impossible.
+        assert_eq!(super::binomial_upper_tails(2, 0.5, 4)[3], 0.0);
+        // A long stream: the tail is 1 without underflow trouble.
+        assert!((super::binomial_upper_tails(10_000_000, 0.01, 7)[6] - 1.0).abs() < 1e-12);
+    }
+
+    #[test]
+    fn the_rate_rises_to_the_stable_point_and_the_losses_to_all_but_it() {
+        for (m, k, p, max) in [
+            (19_171u64, 7u32, 64u64, 7u32),
+            (19_171, 7, 7, 1),
+            (5_000, 3, 20, 15),
+        ] {
+            let fps = stable_fpp(m, k, p, max);
+            let mut last = (0.0, 0.0);
+            for t in [0u64, 10, 100, 1_000, 10_000, 100_000, 10_000_000] {
+                let (fpr, fnr) = (
+                    stable_fpp_after(m, k, p, max, t),
+                    stable_fnr_after(m, k, p, max, t),
+                );
+                assert!(fpr >= last.0 && fnr >= last.1, "{m} {k} {p} {max} at {t}");
+                assert!(fpr <= fps * (1.0 + 1e-9), "{fpr} > {fps}");
+                last = (fpr, fnr);
+            }
+            assert!((last.0 - fps).abs() < 1e-6 * fps);
+            assert!((last.1 - (1.0 - fps)).abs() < 1e-6);
+        }
+        // Max = 1: one decrement before any set kills a cell, Pr(0 after j) = d/c · (1 − (1 − c)^j).
+        let (s, d) = super::stable_event_rates(1_000, 2, 5);
+        let c = s + d;
+        let zero = d / c * (1.0 - (1.0 - c).powi(300));
+        let expected = 1.0 - (1.0 - zero).powi(2);
+        assert!((stable_fnr_after(1_000, 2, 5, 1, 300) - expected).abs() < 1e-12);
     }
 
     #[test]

@@ -1,0 +1,59 @@
+//! How the registry builds a blocked filter by name ([`Declared`]): its options, its
+//! one-line description, its batch and parallel inserts.
+
+use super::{BlockedBloomFilter, BlockedBloomFilterBuilder as B};
+use crate::core::spec::{text::at, Declared, KindOption, SCHEME};
+use crate::error::Error;
+
+crate::core::spec::spec_builder!(B);
+
+impl Declared for BlockedBloomFilter {
+    type Builder = B;
+
+    const OPTIONS: &'static [KindOption<B>] = &[
+        KindOption::bits("bits, rounded up to whole 512-bit blocks", B::num_cells),
+        KindOption::hashes("", B::num_hashes),
+        // The kind's default is XXH3: the example is the other one.
+        KindOption::hash_function(B::hash_function).example("murmur3-x64-128"),
+    ];
+
+    const NOT_TAKEN: &'static [(&'static str, &'static str)] = &[(
+        SCHEME,
+        "a blocked filter derives all its positions inside one block from one digest",
+    )];
+
+    const PARALLEL_INSERT: bool = true;
+
+    fn builder() -> B {
+        BlockedBloomFilter::builder()
+    }
+
+    fn build(builder: B) -> Result<Self, Error> {
+        builder.build()
+    }
+
+    fn describe(&self) -> String {
+        format!(
+            "{} blocks of 512 bits (m = {}), k = {}, {}",
+            self.num_blocks(),
+            self.num_bits(),
+            self.num_hashes(),
+            at(self.capacity(), self.target_fpp())
+        )
+    }
+
+    fn contains_batch_bytes(&self, items: &[&[u8]]) -> Vec<bool> {
+        self.contains_batch(items)
+    }
+
+    fn insert_batch_bytes(&mut self, items: &[&[u8]]) -> Result<(), Error> {
+        self.insert_batch(items);
+        Ok(())
+    }
+
+    #[cfg(feature = "rayon")]
+    fn insert_parallel_bytes(&mut self, items: &[&[u8]]) -> Result<(), Error> {
+        self.insert_parallel(items);
+        Ok(())
+    }
+}

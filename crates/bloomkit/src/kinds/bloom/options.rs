@@ -1,0 +1,75 @@
+//! How the registry builds a classic filter by name ([`Declared`]): its options, its
+//! one-line description, its batch and parallel inserts, the seeds' parameters block, and
+//! its compressed form for sending.
+
+use super::{BloomFilter, BloomFilterBuilder as B};
+use crate::compressed::CompressedBloomFilter;
+use crate::core::spec::{text::at, Declared, KindOption, SeedParameters};
+use crate::error::Error;
+use crate::AnyFilter;
+
+crate::core::spec::spec_builder!(B);
+
+impl Declared for BloomFilter {
+    type Builder = B;
+
+    const OPTIONS: &'static [KindOption<B>] = &[
+        KindOption::bits("bits", B::num_cells),
+        KindOption::hashes("", B::num_hashes),
+        KindOption::scheme(B::index_scheme),
+        KindOption::hash_function(B::hash_function),
+    ];
+
+    const PARALLEL_INSERT: bool = true;
+    const EXPORTS: bool = true;
+
+    fn builder() -> B {
+        BloomFilter::builder()
+    }
+
+    fn build(builder: B) -> Result<Self, Error> {
+        builder.build()
+    }
+
+    fn describe(&self) -> String {
+        format!(
+            "m = {} bits, k = {}, {}",
+            self.num_bits(),
+            self.num_hashes(),
+            at(self.capacity(), self.target_fpp())
+        )
+    }
+
+    fn seed_parameters(&self) -> Option<SeedParameters> {
+        Some(SeedParameters {
+            capacity: self.capacity(),
+            target_fpp: self.target_fpp(),
+            num_hashes: self.num_hashes(),
+            num_cells: self.num_bits(),
+            classic_fill_ratio: Some(self.fill_ratio()),
+        })
+    }
+
+    fn contains_batch_bytes(&self, items: &[&[u8]]) -> Vec<bool> {
+        self.contains_batch(items)
+    }
+
+    fn insert_batch_bytes(&mut self, items: &[&[u8]]) -> Result<(), Error> {
+        self.insert_batch(items);
+        Ok(())
+    }
+
+    #[cfg(feature = "rayon")]
+    fn insert_parallel_bytes(&mut self, items: &[&[u8]]) -> Result<(), Error> {
+        self.insert_parallel(items);
+        Ok(())
+    }
+
+    fn into_compressed(self) -> Result<AnyFilter, Self> {
+        Ok(CompressedBloomFilter::from_bloom(self).into())
+    }
+
+    fn into_uncompressed(self) -> Result<AnyFilter, Self> {
+        Ok(self.into())
+    }
+}

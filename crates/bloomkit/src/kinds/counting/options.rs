@@ -1,0 +1,63 @@
+//! How the registry builds a counting filter by name ([`Declared`]): its options, its
+//! one-line description and the seeds' parameters block.
+
+use super::{CountingBloomFilter, CountingBloomFilterBuilder as B};
+use crate::core::spec::{text::at, Apply, Declared, KindOption, SeedParameters};
+use crate::error::Error;
+
+crate::core::spec::spec_builder!(B);
+
+/// `counter-width`, as the counting kinds declare it (with their own defaults).
+pub(crate) const fn counter_width<T>(
+    default: &'static str,
+    apply: fn(T, u32) -> T,
+) -> KindOption<T> {
+    KindOption::new(
+        "counter-width",
+        "W",
+        "bits per counter, 1 to 16",
+        default,
+        "6",
+        Apply::U32(apply),
+    )
+}
+
+impl Declared for CountingBloomFilter {
+    type Builder = B;
+
+    const OPTIONS: &'static [KindOption<B>] = &[
+        KindOption::bits("counters", B::num_cells),
+        KindOption::hashes("", B::num_hashes),
+        KindOption::scheme(B::index_scheme),
+        KindOption::hash_function(B::hash_function),
+        counter_width("4", B::counter_width),
+    ];
+
+    fn builder() -> B {
+        CountingBloomFilter::builder()
+    }
+
+    fn build(builder: B) -> Result<Self, Error> {
+        builder.build()
+    }
+
+    fn describe(&self) -> String {
+        format!(
+            "m = {} counters of {} bits, k = {}, {}",
+            self.num_counters(),
+            self.counter_width(),
+            self.num_hashes(),
+            at(self.capacity(), self.target_fpp())
+        )
+    }
+
+    fn seed_parameters(&self) -> Option<SeedParameters> {
+        Some(SeedParameters {
+            capacity: self.capacity(),
+            target_fpp: self.target_fpp(),
+            num_hashes: self.num_hashes(),
+            num_cells: self.num_counters(),
+            classic_fill_ratio: None,
+        })
+    }
+}

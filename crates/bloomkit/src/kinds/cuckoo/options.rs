@@ -1,0 +1,88 @@
+//! How the registry builds a cuckoo filter by name ([`Declared`]): its options (it is sized
+//! in buckets and fingerprints, and has no positions to derive), its one-line description,
+//! its batch query and insert.
+
+use super::{CuckooFilter, CuckooFilterBuilder as B};
+use crate::core::spec::{
+    text::{at, count},
+    Apply, Declared, KindOption, BITS, HASHES, SCHEME,
+};
+use crate::error::Error;
+
+crate::core::spec::spec_builder!(B);
+
+impl Declared for CuckooFilter {
+    type Builder = B;
+
+    const OPTIONS: &'static [KindOption<B>] = &[
+        KindOption::hash_function(B::hash_function),
+        KindOption::new(
+            "bucket-size",
+            "B",
+            "b, the slots per bucket: 2, 4 or 8",
+            "4",
+            "8",
+            Apply::U32(B::bucket_size),
+        ),
+        KindOption::new(
+            "fingerprint-bits",
+            "F",
+            "f, the fingerprint width: 8, 12 or 16 bits",
+            "the smallest that reaches ε",
+            "16",
+            Apply::U32(B::fingerprint_bits),
+        ),
+        KindOption::new(
+            "max-kicks",
+            "N",
+            "the most evictions per insert before the filter counts as full",
+            "500",
+            "100",
+            Apply::U32(B::max_kicks),
+        ),
+    ];
+
+    const NOT_TAKEN: &'static [(&'static str, &'static str)] = &[
+        (
+            SCHEME,
+            "a cuckoo filter takes its bucket and fingerprint from one digest; there are no \
+             positions to derive",
+        ),
+        (
+            BITS,
+            "it is sized from --capacity and --fpp, with --bucket-size and --fingerprint-bits",
+        ),
+        (
+            HASHES,
+            "it is sized from --capacity and --fpp, with --bucket-size and --fingerprint-bits",
+        ),
+    ];
+
+    const ESTIMATE: &'static str = "fingerprints held";
+
+    fn builder() -> B {
+        CuckooFilter::builder()
+    }
+
+    fn build(builder: B) -> Result<Self, Error> {
+        builder.build()
+    }
+
+    fn describe(&self) -> String {
+        format!(
+            "{} of {} slots, {}-bit fingerprints, {}",
+            count(self.num_buckets(), "bucket"),
+            self.bucket_size(),
+            self.fingerprint_bits(),
+            at(self.capacity(), self.target_fpp())
+        )
+    }
+
+    fn contains_batch_bytes(&self, items: &[&[u8]]) -> Vec<bool> {
+        self.contains_batch(items)
+    }
+
+    fn insert_batch_bytes(&mut self, items: &[&[u8]]) -> Result<(), Error> {
+        self.insert_batch(items).map(drop)
+    }
+}

@@ -1,0 +1,55 @@
+//! How the registry builds a deletable filter by name ([`Declared`]): its options, its
+//! one-line description and the seeds' parameters block.
+
+use super::{DeletableBloomFilter, DeletableBloomFilterBuilder as B};
+use crate::core::spec::{text::at, Apply, Declared, KindOption, SeedParameters};
+use crate::error::Error;
+
+crate::core::spec::spec_builder!(B);
+
+impl Declared for DeletableBloomFilter {
+    type Builder = B;
+
+    const OPTIONS: &'static [KindOption<B>] = &[
+        KindOption::bits("bits, the collision bitmap included", B::num_cells),
+        KindOption::hashes("", B::num_hashes),
+        KindOption::scheme(B::index_scheme),
+        KindOption::hash_function(B::hash_function),
+        KindOption::new(
+            "regions",
+            "R",
+            "r, the number of regions (and of collision-bitmap bits)",
+            "one per 8 data bits",
+            "100",
+            Apply::U64(B::regions),
+        ),
+    ];
+
+    fn builder() -> B {
+        DeletableBloomFilter::builder()
+    }
+
+    fn build(builder: B) -> Result<Self, Error> {
+        builder.build()
+    }
+
+    fn describe(&self) -> String {
+        format!(
+            "m = {} bits in {} regions, k = {}, {}",
+            self.num_bits(),
+            self.regions(),
+            self.num_hashes(),
+            at(self.capacity(), self.target_fpp())
+        )
+    }
+
+    fn seed_parameters(&self) -> Option<SeedParameters> {
+        Some(SeedParameters {
+            capacity: self.capacity(),
+            target_fpp: self.target_fpp(),
+            num_hashes: self.num_hashes(),
+            num_cells: self.num_bits(),
+            classic_fill_ratio: None,
+        })
+    }
+}

@@ -1,0 +1,46 @@
+//! How the registry builds a robustBF filter by name ([`Declared`]): its options (its
+//! matrix is sized as the paper does, so no m) and its one-line description.
+
+use super::{RobustBloomFilter, RobustBloomFilterBuilder as B};
+use crate::core::spec::{
+    text::{at, probability},
+    Declared, KindOption, BITS,
+};
+use crate::error::Error;
+use crate::filter::Filter;
+
+crate::core::spec::spec_builder!(B);
+
+impl Declared for RobustBloomFilter {
+    type Builder = B;
+
+    const OPTIONS: &'static [KindOption<B>] = &[
+        KindOption::hashes("", B::num_hashes).example("5"),
+        KindOption::scheme(B::index_scheme),
+        KindOption::hash_function(B::hash_function),
+    ];
+
+    const NOT_TAKEN: &'static [(&'static str, &'static str)] = &[(
+        BITS,
+        "its X × Y matrix is sized from --capacity and --fpp as the robustBF paper does",
+    )];
+
+    fn builder() -> B {
+        RobustBloomFilter::builder()
+    }
+
+    fn build(builder: B) -> Result<Self, Error> {
+        builder.build()
+    }
+
+    fn describe(&self) -> String {
+        format!(
+            "{} × {} words of 64 bits (61 used), k = {}, {} (sized by the paper for ε = {})",
+            self.rows(),
+            self.cols(),
+            self.num_hashes(),
+            at(self.capacity(), self.target_fpp()),
+            probability(self.asked_fpp())
+        )
+    }
+}

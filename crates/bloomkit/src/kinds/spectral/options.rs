@@ -1,0 +1,78 @@
+//! How the registry builds a spectral filter by name ([`Declared`]): its options, its
+//! one-line description, and its counts (the kind counts how often each item was
+//! inserted).
+
+use super::{SpectralBloomFilter, SpectralBloomFilterBuilder as B, SpectralMethod};
+use crate::core::spec::{text::at, Apply, Choice, Declared, KindOption};
+use crate::counting::options::counter_width;
+use crate::error::Error;
+
+crate::core::spec::spec_builder!(B);
+
+/// The values of `method`: [`SpectralMethod`]'s short names.
+const METHODS: &[Choice] = &[
+    Choice {
+        name: "ms",
+        help: "Minimum selection: every counter +1, the estimate is the smallest",
+    },
+    Choice {
+        name: "mi",
+        help: "Minimal increase: only the smallest counters +1 (no remove)",
+    },
+    Choice {
+        name: "rm",
+        help: "Recurring minimum: a secondary filter for items without a recurring minimum",
+    },
+];
+
+impl Declared for SpectralBloomFilter {
+    type Builder = B;
+
+    const OPTIONS: &'static [KindOption<B>] = &[
+        KindOption::bits("counters", B::num_cells),
+        KindOption::hashes("", B::num_hashes),
+        KindOption::scheme(B::index_scheme),
+        KindOption::hash_function(B::hash_function),
+        counter_width("16", B::counter_width),
+        KindOption::new(
+            "method",
+            "METHOD",
+            "how counts are kept and read — ms (minimum selection), mi (minimal increase: most \
+             accurate, no remove), rm (recurring minimum)",
+            "ms",
+            "mi",
+            Apply::Choice(METHODS, |builder, name| {
+                builder.method(SpectralMethod::from_name(name).expect("a declared method"))
+            }),
+        ),
+    ];
+
+    const COUNTS: bool = true;
+
+    fn builder() -> B {
+        SpectralBloomFilter::builder()
+    }
+
+    fn build(builder: B) -> Result<Self, Error> {
+        builder.build()
+    }
+
+    fn describe(&self) -> String {
+        format!(
+            "m = {} counters of {} bits{}, k = {}, method {}, {}",
+            self.num_counters(),
+            self.counter_width(),
+            match self.secondary_counters() {
+                0 => String::new(),
+                s => format!(" (+ {s} secondary)"),
+            },
+            self.num_hashes(),
+            self.method(),
+            at(self.capacity(), self.target_fpp())
+        )
+    }
+
+    fn count_bytes(&self, item: &[u8]) -> Option<u64> {
+        Some(self.count(item))
+    }
+}

@@ -1,0 +1,55 @@
+//! How the registry builds a stable filter by name ([`Declared`]): its options and its
+//! one-line description.
+
+use super::{StableBloomFilter, StableBloomFilterBuilder as B};
+use crate::core::spec::{text::probability, Apply, Declared, KindOption};
+use crate::error::Error;
+
+crate::core::spec::spec_builder!(B);
+
+impl Declared for StableBloomFilter {
+    type Builder = B;
+
+    const OPTIONS: &'static [KindOption<B>] = &[
+        KindOption::bits("cells", B::num_cells),
+        KindOption::hashes("", B::num_hashes),
+        KindOption::scheme(B::index_scheme),
+        KindOption::hash_function(B::hash_function),
+        KindOption::new(
+            "cell-width",
+            "D",
+            "d, the bits per cell, 1 to 16",
+            "3",
+            "2",
+            Apply::U32(B::cell_width),
+        ),
+        KindOption::new(
+            "decrements",
+            "P",
+            "P, the cells decremented per insertion",
+            "derived from ε",
+            "5",
+            Apply::U64(B::decrements),
+        ),
+    ];
+
+    fn builder() -> B {
+        StableBloomFilter::builder()
+    }
+
+    fn build(builder: B) -> Result<Self, Error> {
+        builder.build()
+    }
+
+    fn describe(&self) -> String {
+        format!(
+            "m = {} cells of {} bits, K = {}, P = {}, capacity {} at stable ε = {}",
+            self.num_cells(),
+            self.cell_width(),
+            self.num_hashes(),
+            self.decrements(),
+            self.capacity(),
+            probability(self.target_fpp())
+        )
+    }
+}

@@ -1,0 +1,60 @@
+//! How the registry builds a variable-increment counting filter by name ([`Declared`]):
+//! its options, its one-line description and the seeds' parameters block.
+
+use super::{VariableIncrementBloomFilter, VariableIncrementBloomFilterBuilder as B};
+use crate::core::spec::{text::at, Apply, Declared, KindOption, SeedParameters};
+use crate::counting::options::counter_width;
+use crate::error::Error;
+
+crate::core::spec::spec_builder!(B);
+
+impl Declared for VariableIncrementBloomFilter {
+    type Builder = B;
+
+    const OPTIONS: &'static [KindOption<B>] = &[
+        KindOption::bits("counters", B::num_cells),
+        KindOption::hashes("", B::num_hashes),
+        KindOption::scheme(B::index_scheme),
+        KindOption::hash_function(B::hash_function),
+        counter_width("8", B::counter_width).example("10"),
+        KindOption::new(
+            "increment-base",
+            "L",
+            "L, the smallest increment; increments are L to 2L − 1, and 2L − 1 must stay below \
+             the counter maximum",
+            "4",
+            "2",
+            Apply::U32(B::increment_base),
+        ),
+    ];
+
+    fn builder() -> B {
+        VariableIncrementBloomFilter::builder()
+    }
+
+    fn build(builder: B) -> Result<Self, Error> {
+        builder.build()
+    }
+
+    fn describe(&self) -> String {
+        format!(
+            "m = {} counters of {} bits, k = {}, increments {}..={}, {}",
+            self.num_counters(),
+            self.counter_width(),
+            self.num_hashes(),
+            self.increment_base(),
+            2 * self.increment_base() - 1,
+            at(self.capacity(), self.target_fpp())
+        )
+    }
+
+    fn seed_parameters(&self) -> Option<SeedParameters> {
+        Some(SeedParameters {
+            capacity: self.capacity(),
+            target_fpp: self.target_fpp(),
+            num_hashes: self.num_hashes(),
+            num_cells: self.num_counters(),
+            classic_fill_ratio: None,
+        })
+    }
+}
