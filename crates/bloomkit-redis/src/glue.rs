@@ -169,12 +169,32 @@ pub mod reply {
         api!(ctx, RedisModule_ReplyWithNull);
     }
 
+    /// A bulk string of any bytes.
+    #[inline]
+    pub fn string_buffer(ctx: &Context, bytes: &[u8]) {
+        api!(
+            ctx,
+            RedisModule_ReplyWithStringBuffer,
+            bytes.as_ptr().cast(),
+            bytes.len()
+        );
+    }
+
     /// A double, as Redis formats it (RESP2: a bulk string of `%.17g`, `inf`, `-inf`,
     /// `nan`; RESP3: a double).
     #[inline]
     pub fn double(ctx: &Context, value: f64) {
         api!(ctx, RedisModule_ReplyWithDouble, value);
     }
+}
+
+/// One draw of the C library's `rand()` over `RAND_MAX`, as RedisBloom's top-k draws its
+/// decay decisions: the process-wide generator that Redis seeds at start-up.
+pub fn c_rand_unit() -> f64 {
+    // SAFETY: rand() takes no arguments and only touches the C library's generator state,
+    // which glibc guards with a lock.
+    let r = unsafe { libc::rand() };
+    r as f64 / libc::RAND_MAX as f64
 }
 
 /// A key that holds a value of another type.

@@ -4,7 +4,9 @@
 //! (`BF.*`) and cuckoo (`CF.*`) commands: same syntax, replies, error strings, hashing,
 //! sizing, SCANDUMP/LOADCHUNK bytes and RDB encoding (types `MBbloom--` and `MBbloomCF`,
 //! encoding version 4, and the older versions RedisBloom 2.4 loads), so data written by
-//! RedisBloom loads here and answers the same.
+//! RedisBloom loads here and answers the same; likewise its count-min sketch (`CMS.*`, type
+//! `CMSk-TYPE`) and top-k (`TOPK.*`, type `TopK-TYPE`), both encoding version 0, and its
+//! t-digest (`TDIGEST.*`, type `TDIS-TYPE`, below).
 //!
 //! ```text
 //! cargo build --release -p bloomkit-redis
@@ -12,7 +14,9 @@
 //! ```
 //!
 //! * [`bf`] and [`cf`] hold RedisBloom's layouts as plain Rust (no Redis API), built on the
-//!   library's bit vector and MurmurHash64A; they are unit-tested without a server.
+//!   library's bit vector and MurmurHash64A; [`cms`] and [`topk`] its count-min sketch and
+//!   HeavyKeeper top-k, with their papers and error bounds; all are unit-tested without a
+//!   server.
 //! * [`tdigest`] holds RedisBloom 2.4's t-digest (`TDIGEST.*`, type `TDIS-TYPE`, encoding
 //!   version 0): its t-digest-c's arithmetic, float for float, and its RDB record.
 //! * [`config`] parses the module arguments and holds the memory limits' rule (per key and
@@ -30,9 +34,11 @@
 
 pub mod bf;
 pub mod cf;
+pub mod cms;
 pub mod config;
 pub mod rdb;
 pub mod tdigest;
+pub mod topk;
 
 // The Redis side: a global allocator that calls into Redis, so it is compiled out of unit
 // tests (which run without a server). The integration tests load the cdylib into a real
@@ -57,10 +63,12 @@ mod module {
 
     use crate::commands::bf::*;
     use crate::commands::cf::*;
+    use crate::commands::cms::*;
     use crate::commands::tdigest::*;
+    use crate::commands::topk::*;
     use crate::config;
     use crate::memory;
-    use crate::types::{BLOOM_TYPE, CUCKOO_TYPE, TDIGEST_TYPE};
+    use crate::types::{BLOOM_TYPE, CMS_TYPE, CUCKOO_TYPE, TDIGEST_TYPE, TOPK_TYPE};
 
     fn init(ctx: &Context, args: &[RedisString]) -> Status {
         // A short read or a corrupt field in an RDB value sets Redis's I/O error flag,
@@ -122,6 +130,23 @@ mod module {
             // header its CF.LOADCHUNK refuses, and answering 0 for its items.
             c"bloomkit.cf.loadchunk" => cf_loadchunk, c"write deny-oom";
         )?;
+        crate::register_commands!(ctx,
+            c"cms.initbydim" => cms_initbydim, c"write deny-oom";
+            c"cms.initbyprob" => cms_initbyprob, c"write deny-oom";
+            c"cms.incrby" => cms_incrby, c"write deny-oom";
+            c"cms.query" => cms_query, c"readonly";
+            c"cms.merge" => cms_merge, c"write deny-oom";
+            c"cms.info" => cms_info, c"readonly";
+            c"topk.reserve" => topk_reserve, c"write deny-oom";
+            c"topk.add" => topk_add, c"write deny-oom";
+            c"topk.incrby" => topk_incrby, c"write deny-oom";
+            c"topk.query" => topk_query, c"readonly";
+            // RedisBloom 2.4 registers TOPK.COUNT as a write (refused on a read-only
+            // replica); it writes nothing, and later RedisBloom releases made it readonly.
+            c"topk.count" => topk_count, c"readonly";
+            c"topk.list" => topk_list, c"readonly";
+            c"topk.info" => topk_info, c"readonly";
+        )?;
         // The t-digest commands, flagged as RedisBloom 2.4 flags them (its queries are
         // "readonly" although they compress the digest they read).
         crate::register_commands!(ctx,
@@ -146,7 +171,7 @@ mod module {
         name: "bf",
         version: 20423,
         allocator: (crate::memory::Allocator, crate::memory::Allocator),
-        data_types: [BLOOM_TYPE, CUCKOO_TYPE, TDIGEST_TYPE],
+        data_types: [BLOOM_TYPE, CUCKOO_TYPE, CMS_TYPE, TOPK_TYPE, TDIGEST_TYPE],
         init: init,
     }
 }

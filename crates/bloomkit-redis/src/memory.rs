@@ -57,8 +57,10 @@ use redis_module::{raw, Context, RedisError};
 
 use crate::bf::Chain;
 use crate::cf::Cuckoo;
+use crate::cms::Sketch;
 use crate::config::{self, Limit, Refusal};
 use crate::tdigest::TDigest;
+use crate::topk::Topk;
 
 /// The per-key default ([`config::auto_limit`]) as the last read computed it.
 static AUTO_LIMIT: AtomicU64 = AtomicU64::new(u64::MAX);
@@ -272,9 +274,30 @@ impl Footprint for Cuckoo {
     }
 }
 
+impl Footprint for Sketch {
+    fn footprint(&self) -> u64 {
+        self.memory_bytes()
+    }
+}
+
 impl Footprint for TDigest {
     fn footprint(&self) -> u64 {
         self.memory_bytes()
+    }
+}
+
+impl Footprint for Topk {
+    fn footprint(&self) -> u64 {
+        self.memory_bytes()
+    }
+}
+
+/// A stored value that went from `before` to `after` bytes: the count follows.
+pub fn resized(before: u64, after: u64) {
+    if after > before {
+        stored(after - before);
+    } else {
+        freed(before - after);
     }
 }
 

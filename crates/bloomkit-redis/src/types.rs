@@ -1,8 +1,10 @@
 //! The data types `MBbloom--` (Bloom) and `MBbloomCF` (cuckoo), encoding version 4, and
 //! their callbacks: RDB save/load in RedisBloom 2.4's field order (older encoding versions
 //! load too, see [`Chain::load`] and [`Cuckoo::load`]), AOF rewrite as a LOADCHUNK
-//! sequence, MEMORY USAGE, COPY and free. Beside them RedisBloom's t-digest type
-//! `TDIS-TYPE` (encoding version 0, [`TDigest::save`]), whose AOF rewrite is a `RESTORE`.
+//! sequence, MEMORY USAGE, COPY and free. Beside them RedisBloom's count-min sketch
+//! (`CMSk-TYPE`, [`Sketch::save`]), top-k (`TopK-TYPE`, [`Topk::save`]) and t-digest
+//! (`TDIS-TYPE`, [`TDigest::save`]) types, encoding version 0 each, whose AOF rewrites are
+//! `RESTORE`s.
 //!
 //! A load never takes the server down: the module declares
 //! `REDISMODULE_OPTIONS_HANDLE_IO_ERRORS` at load time, so a short read or a wrong type
@@ -22,10 +24,12 @@ use redis_module::raw;
 
 use crate::bf::Chain;
 use crate::cf::{Cuckoo, Hashing};
+use crate::cms::Sketch;
 use crate::config::Limit;
 use crate::memory::{self, Footprint, ServerLimit};
 use crate::rdb::{Sink, Source};
 use crate::tdigest::TDigest;
+use crate::topk::Topk;
 
 /// The module API's reads and writes of one value; every read is `None` once Redis has
 /// flagged an I/O error.
@@ -272,6 +276,56 @@ unsafe extern "C" fn cuckoo_aof_rewrite(
     }
 }
 
+/// RedisBloom's count-min sketch type.
+pub static CMS_TYPE: RedisType = RedisType::new(
+    "CMSk-TYPE",
+    crate::cms::ENCODING_VERSION,
+    methods(
+        Some(cms_rdb_load),
+        Some(cms_rdb_save),
+        Some(cms_aof_rewrite),
+        Some(mem_usage::<Sketch>),
+        Some(free::<Sketch>),
+        Some(copy::<Sketch>),
+    ),
+);
+
+/// RedisBloom's top-k type.
+pub static TOPK_TYPE: RedisType = RedisType::new(
+    "TopK-TYPE",
+    crate::topk::ENCODING_VERSION,
+    methods(
+        Some(topk_rdb_load),
+        Some(topk_rdb_save),
+        Some(topk_aof_rewrite),
+        Some(mem_usage::<Topk>),
+        Some(free::<Topk>),
+        Some(copy::<Topk>),
+    ),
+);
+
+/// MEMORY USAGE: the value's [`Footprint`].
+unsafe extern "C" fn mem_usage<T: Footprint>(value: *const c_void) -> usize {
+    // SAFETY: `value` is a live T owned by a key for the duration of the call.
+    let value = unsafe { &*value.cast::<T>() };
+    value.footprint() as usize
+}
+
+/// RDB: [`Sketch::save`].
+unsafe extern "C" fn cms_rdb_save(rdb: *mut raw::RedisModuleIO, value: *mut c_void) {
+    // SAFETY: `value` is a live Sketch owned by a key for the duration of the call.
+    let sketch = unsafe { &*value.cast::<Sketch>() };
+    sketch.save(&mut Io(rdb));
+}
+
+/// RDB: [`Sketch::load`].
+unsafe extern "C" fn cms_rdb_load(rdb: *mut raw::RedisModuleIO, encver: c_int) -> *mut c_void {
+    match Sketch::load(&mut Io(rdb), encver, ServerLimit) {
+        Some(sketch) => hand_over(sketch),
+        None => std::ptr::null_mut(),
+    }
+}
+
 /// MEMORY USAGE: RedisBloom's count (a pointer and the two arrays).
 unsafe extern "C" fn tdigest_mem_usage(value: *const c_void) -> usize {
     // SAFETY: `value` is a live TDigest owned by a key for the duration of the call.
@@ -294,6 +348,64 @@ unsafe extern "C" fn tdigest_rdb_load(rdb: *mut raw::RedisModuleIO, encver: c_in
         Some(td) => hand_over(td),
         None => std::ptr::null_mut(),
     }
+}
+
+/// RDB: [`Topk::save`].
+unsafe extern "C" fn topk_rdb_save(rdb: *mut raw::RedisModuleIO, value: *mut c_void) {
+    // SAFETY: `value` is a live Topk owned by a key for the duration of the call.
+    let topk = unsafe { &*value.cast::<Topk>() };
+    topk.save(&mut Io(rdb));
+}
+
+/// RDB: [`Topk::load`].
+unsafe extern "C" fn topk_rdb_load(rdb: *mut raw::RedisModuleIO, encver: c_int) -> *mut c_void {
+    match Topk::load(&mut Io(rdb), encver, ServerLimit) {
+        Some(topk) => hand_over(topk),
+        None => std::ptr::null_mut(),
+    }
+}
+
+/// AOF rewrite of a sketch: `RESTORE key 0 payload`, the value's `DUMP` payload, as
+/// RedisBloom rewrites it — but built from the value itself, as the t-digest's below (see
+/// there why RedisBloom's way, a `DUMP` call from a context of database 0, loses keys of
+/// other databases).
+unsafe extern "C" fn cms_aof_rewrite(
+    aof: *mut raw::RedisModuleIO,
+    key: *mut raw::RedisModuleString,
+    value: *mut c_void,
+) {
+    // SAFETY: `value` is a live Sketch owned by the key for the duration of the call.
+    let sketch = unsafe { &*value.cast::<Sketch>() };
+    emit_restore(aof, key, b"CMSk-TYPE", crate::cms::ENCODING_VERSION, |f| {
+        sketch.save(f)
+    });
+}
+
+/// AOF rewrite of a top-k: as [`cms_aof_rewrite`].
+unsafe extern "C" fn topk_aof_rewrite(
+    aof: *mut raw::RedisModuleIO,
+    key: *mut raw::RedisModuleString,
+    value: *mut c_void,
+) {
+    // SAFETY: `value` is a live Topk owned by the key for the duration of the call.
+    let topk = unsafe { &*value.cast::<Topk>() };
+    emit_restore(aof, key, b"TopK-TYPE", crate::topk::ENCODING_VERSION, |f| {
+        topk.save(f)
+    });
+}
+
+/// Emits `RESTORE key 0 payload` for a value whose RDB record `save` writes.
+fn emit_restore(
+    aof: *mut raw::RedisModuleIO,
+    key: *mut raw::RedisModuleString,
+    type_name: &[u8; 9],
+    encver: i32,
+    save: impl FnOnce(&mut crate::rdb::Fields),
+) {
+    let mut fields = crate::rdb::Fields::default();
+    save(&mut fields);
+    let payload = crate::rdb::dump_payload(type_name, encver, &fields.fields);
+    emit_loadchunk(aof, "RESTORE", key, 0, &payload);
 }
 
 /// AOF rewrite: `RESTORE key 0 payload`, the digest's `DUMP` payload, as RedisBloom

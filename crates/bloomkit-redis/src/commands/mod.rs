@@ -13,7 +13,9 @@
 
 pub mod bf;
 pub mod cf;
+pub mod cms;
 pub mod tdigest;
+pub mod topk;
 
 pub use crate::glue::Arg;
 
@@ -131,6 +133,16 @@ impl<'a> Reply<'a> {
     /// A null.
     pub fn null(&self) {
         glue::reply::null(self.0);
+    }
+
+    /// A status string of bytes without NUL, CR or LF.
+    pub fn simple_text(&self, text: &CStr) {
+        glue::reply::simple_string(self.0, text);
+    }
+
+    /// A bulk string.
+    pub fn bulk(&self, bytes: &[u8]) {
+        glue::reply::string_buffer(self.0, bytes);
     }
 
     /// A double, formatted by Redis.

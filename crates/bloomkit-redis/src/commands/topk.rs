@@ -1,0 +1,245 @@
+//! `TOPK.*`: RedisBloom 2.4's top-k commands, with its replies, error strings and order of
+//! checks.
+//!
+//! Items come back as RedisBloom sends them, status strings (`+item`), except those a
+//! status string cannot carry: an item holding a NUL, CR or LF comes back whole as a bulk
+//! string (RedisBloom cuts it at the first NUL, and a CR LF in it breaks the reply stream).
+
+use std::ffi::CString;
+
+use redis_module::{Context, RedisError, RedisResult, RedisValue};
+
+use super::cms::refused;
+use super::{error, float, integer, replied, wrong_type, Arg, Reply};
+use crate::glue::c_rand_unit;
+use crate::memory::{self, ServerLimit};
+use crate::topk::{
+    CreateError, Expelled, Topk, DEFAULT_DECAY, DEFAULT_DEPTH, DEFAULT_WIDTH, MAX_INCREMENT,
+};
+use crate::types::TOPK_TYPE;
+
+const NOT_FOUND: &str = "TopK: key does not exist";
+
+/// RedisBloom's text, a C string literal continued over a line inside the string: the
+/// backslash and the newline go, the spaces around them stay.
+const BAD_INCREMENT: &std::ffi::CStr = c"TopK: increment must be an integer greater or equal to 0                            and smaller or equal to 100,000";
+
+/// An item as a reply element (see the module docs).
+fn item_reply(reply: &Reply, item: &[u8]) {
+    match CString::new(item) {
+        Ok(text) if !item.iter().any(|&b| b == b'\r' || b == b'\n') => reply.simple_text(&text),
+        _ => reply.bulk(item),
+    }
+}
+
+/// A whole-range `u32` argument of at least 1, or `what` as the error.
+fn positive_u32(arg: &Arg, what: &str) -> Result<u32, RedisError> {
+    integer(arg)
+        .filter(|v| (1..=u32::MAX as i64).contains(v))
+        .map(|v| v as u32)
+        .ok_or_else(|| error(what))
+}
+
+/// `TOPK.RESERVE key k [width depth decay]`: an existing key of any type first ("TopK: key
+/// already exists"), then `k`, width, depth (1 to 2³² − 1) and decay (in (0, 1]).
+pub fn topk_reserve(ctx: &Context, args: &[Arg]) -> RedisResult {
+    if args.len() != 3 && args.len() != 6 {
+        return Err(RedisError::WrongArity);
+    }
+    let key = ctx.open_key_writable(&args[1]);
+    if !key.is_empty() {
+        return Err(error("TopK: key already exists"));
+    }
+    let k = positive_u32(&args[2], "TopK: invalid k")?;
+    let (width, depth, decay) = if args.len() == 6 {
+        (
+            positive_u32(&args[3], "TopK: invalid width")?,
+            positive_u32(&args[4], "TopK: invalid depth")?,
+            float(&args[5])
+                .filter(|d| *d > 0.0 && *d <= 1.0)
+                .ok_or_else(|| error("TopK: invalid decay value. must be '<= 1' & '> 0'"))?,
+        )
+    } else {
+        (DEFAULT_WIDTH, DEFAULT_DEPTH, DEFAULT_DECAY)
+    };
+    const NO_MEMORY: &str = "ERR Insufficient memory to create topk data structure";
+    let topk = Topk::new(k, width, depth, decay, ServerLimit).map_err(|e| match e {
+        CreateError::Unaddressable => error(NO_MEMORY),
+        CreateError::TooLarge(refusal) => refused(NO_MEMORY, "top-k", refusal),
+    })?;
+    memory::store(&key, &TOPK_TYPE, topk)?;
+    ctx.replicate_verbatim();
+    Ok(RedisValue::SimpleStringStatic("OK"))
+}
+
+/// The top-k at `key` for a write: "TopK: key does not exist", WRONGTYPE.
+fn writable(key: &redis_module::key::RedisKeyWritable) -> Result<&mut Topk, RedisError> {
+    key.get_value::<Topk>(&TOPK_TYPE)
+        .map_err(wrong_type)?
+        .ok_or_else(|| error(NOT_FOUND))
+}
+
+/// Refuses, before anything changes, items whose copies could take the top-k past the
+/// memory limits if every one of them entered the heap (each copy is made only when an
+/// item enters it).
+fn admit_items<'a>(topk: &Topk, items: impl Iterator<Item = &'a Arg>) -> Result<(), RedisError> {
+    let bytes = items.fold(0u64, |n, item| {
+        n.saturating_add(item.as_slice().len() as u64)
+    });
+    topk.admit_items(bytes, &ServerLimit)
+        .map_err(|refusal| refused("ERR these items", "top-k", refusal))
+}
+
+/// One add's reply element: the expelled item, or nil.
+fn expelled_reply(reply: &Reply, expelled: Expelled) {
+    match expelled {
+        Expelled::Nothing => reply.null(),
+        Expelled::Item(item) => item_reply(reply, &item),
+    }
+}
+
+/// `TOPK.ADD key item…`: per item, the item it expelled from the list, or nil.
+pub fn topk_add(ctx: &Context, args: &[Arg]) -> RedisResult {
+    if args.len() < 3 {
+        return Err(RedisError::WrongArity);
+    }
+    let key = ctx.open_key_writable(&args[1]);
+    let topk = writable(&key)?;
+    admit_items(topk, args[2..].iter())?;
+    let before = topk.memory_bytes();
+    let reply = Reply::new(ctx);
+    reply.array(args.len() - 2);
+    let mut chance = c_rand_unit;
+    for item in &args[2..] {
+        expelled_reply(&reply, topk.add(item.as_slice(), 1, &mut chance));
+    }
+    memory::resized(before, topk.memory_bytes());
+    ctx.replicate_verbatim();
+    replied()
+}
+
+/// `TOPK.INCRBY key item increment [item increment …]`, increments from 0 to 100 000. As
+/// RedisBloom, pairs are added in order up to one with a bad increment, which answers the
+/// error; the pairs after it are not added and answer the same error (RedisBloom sends no
+/// element for them, leaving the reply array short), and the command is replicated as it
+/// ran.
+pub fn topk_incrby(ctx: &Context, args: &[Arg]) -> RedisResult {
+    if args.len() < 4 || args.len() % 2 == 1 {
+        return Err(RedisError::WrongArity);
+    }
+    let key = ctx.open_key_writable(&args[1]);
+    let topk = writable(&key)?;
+    admit_items(topk, args[2..].iter().step_by(2))?;
+    let before = topk.memory_bytes();
+    let reply = Reply::new(ctx);
+    reply.array(args.len() / 2 - 1);
+    let mut chance = c_rand_unit;
+    let mut failed = false;
+    for pair in args[2..].chunks_exact(2) {
+        let increment = integer(&pair[1]).filter(|v| (0..=MAX_INCREMENT as i64).contains(v));
+        match increment {
+            Some(increment) if !failed => expelled_reply(
+                &reply,
+                topk.add(pair[0].as_slice(), increment as u32, &mut chance),
+            ),
+            _ => {
+                failed = true;
+                reply.error(BAD_INCREMENT);
+            }
+        }
+    }
+    memory::resized(before, topk.memory_bytes());
+    ctx.replicate_verbatim();
+    replied()
+}
+
+/// The top-k at `key` for a read: "TopK: key does not exist", WRONGTYPE.
+fn readable(key: &redis_module::key::RedisKey) -> Result<&Topk, RedisError> {
+    key.get_value::<Topk>(&TOPK_TYPE)
+        .map_err(wrong_type)?
+        .ok_or_else(|| error(NOT_FOUND))
+}
+
+/// `TOPK.QUERY key item…`: 1 for an item in the list, else 0.
+pub fn topk_query(ctx: &Context, args: &[Arg]) -> RedisResult {
+    if args.len() < 3 {
+        return Err(RedisError::WrongArity);
+    }
+    let key = ctx.open_key(&args[1]);
+    let topk = readable(&key)?;
+    let reply = Reply::new(ctx);
+    reply.array(args.len() - 2);
+    for item in &args[2..] {
+        reply.int(topk.query(item.as_slice()) as i64);
+    }
+    replied()
+}
+
+/// `TOPK.COUNT key item…`: each item's estimate.
+pub fn topk_count(ctx: &Context, args: &[Arg]) -> RedisResult {
+    if args.len() < 3 {
+        return Err(RedisError::WrongArity);
+    }
+    let key = ctx.open_key(&args[1]);
+    let topk = readable(&key)?;
+    let reply = Reply::new(ctx);
+    reply.array(args.len() - 2);
+    for item in &args[2..] {
+        reply.int(topk.count(item.as_slice()) as i64);
+    }
+    replied()
+}
+
+/// `TOPK.LIST key [WITHCOUNT]`: the items, largest count first (with their counts). The
+/// keyword is checked before the key, and as RedisBloom compares it any prefix of
+/// `WITHCOUNT` is taken for it, the empty string too.
+pub fn topk_list(ctx: &Context, args: &[Arg]) -> RedisResult {
+    if args.len() != 2 && args.len() != 3 {
+        return Err(RedisError::WrongArity);
+    }
+    let with_count = match args.get(2) {
+        None => false,
+        Some(arg) => {
+            let arg = arg.as_slice();
+            if arg.len() <= 9 && b"WITHCOUNT"[..arg.len()].eq_ignore_ascii_case(arg) {
+                true
+            } else {
+                return Err(error("WITHCOUNT keyword expected"));
+            }
+        }
+    };
+    let key = ctx.open_key(&args[1]);
+    let topk = readable(&key)?;
+    let list = topk.list();
+    let reply = Reply::new(ctx);
+    reply.array(list.len() * if with_count { 2 } else { 1 });
+    for (item, count) in list {
+        item_reply(&reply, item);
+        if with_count {
+            reply.int(count as i64);
+        }
+    }
+    replied()
+}
+
+/// `TOPK.INFO key`: `k`, `width`, `depth` and `decay` (a double: a bulk string in RESP2).
+pub fn topk_info(ctx: &Context, args: &[Arg]) -> RedisResult {
+    if args.len() != 2 {
+        return Err(RedisError::WrongArity);
+    }
+    let key = ctx.open_key(&args[1]);
+    let topk = readable(&key)?;
+    let reply = Reply::new(ctx);
+    reply.array(8);
+    for (label, value) in [
+        (c"k", topk.k()),
+        (c"width", topk.width()),
+        (c"depth", topk.depth()),
+    ] {
+        reply.simple(label);
+        reply.int(value as i64);
+    }
+    reply.simple(c"decay");
+    reply.double(topk.decay());
+    replied()
+}

@@ -1,0 +1,806 @@
+//! RedisBloom 2.4's top-k (`TOPK.*`, module type `TopK-TYPE`): HeavyKeeper as RedisBloom
+//! runs it, with its hashing, its heap, its decay table and its RDB record.
+//!
+//! # The algorithm (Gong et al., 2018)
+//!
+//! J. Gong, T. Yang, H. Zhang, H. Li, S. Uhlig, S. Chen, L. Uden, X. Li, "HeavyKeeper: An
+//! Accurate Algorithm for Finding Top-k Elephant Flows", USENIX ATC 2018. HeavyKeeper keeps
+//! `depth` arrays of `width` buckets, each a fingerprint and a counter, beside a min-heap of
+//! the `k` largest items seen. An arrival of item `x` looks at one bucket per array
+//! (`hᵢ(x)`):
+//!
+//! * an empty bucket takes `x`'s fingerprint and the increment;
+//! * a bucket holding `x`'s fingerprint adds the increment;
+//! * a bucket holding another fingerprint with count `C` is *decayed*: for each unit of the
+//!   increment, with probability `decay^C` its count drops by one, and when it reaches 0
+//!   the bucket is `x`'s, with the units of the increment not yet spent.
+//!
+//! The largest count `x` reached in its buckets is its estimate; when it is at least the
+//! heap's smallest count, `x` enters the heap (replacing the smallest) or, already there,
+//! takes the new estimate.
+//!
+//! What the decay buys ("count with exponential-weakening decay"): a count held by an item
+//! is only ever raised by that item's own arrivals (fingerprints aside), so as long as no
+//! other item shares its fingerprint in that bucket the estimate never passes the true
+//! count — HeavyKeeper does not over-estimate, where a count-min sketch always may. Decay
+//! is what it pays instead: a bucket's count `C` is lowered by another item's arrival with
+//! probability `decay^C`, so pulling a count down from `C` to 0 takes, in expectation,
+//! `Σ_{c=1..C} decay^(−c)` arrivals of colliding items — exponential in `C`. Small counts
+//! (the many small items, "mice") are worn away quickly and their buckets reused, while a
+//! large item ("elephant") that has built up a count keeps its bucket against all but an
+//! exponentially growing number of collisions; and each item has `depth` buckets, so it
+//! loses only if it loses all of them. The paper bounds the probability that an elephant's
+//! estimate falls short of its size by a given fraction of the stream in terms of the
+//! width and the decay base, and its experiments reach near-exact top-k lists with a few
+//! kilobytes. The paper writes the decay probability as `b^(−C)` with `b` ≈ 1.08; RedisBloom
+//! takes `decay = 1/b`, 0.9 by default.
+//!
+//! # As RedisBloom 2.4 runs it
+//!
+//! * Fingerprint: 32-bit MurmurHash2 of the item with seed 1919; bucket in array `i`:
+//!   MurmurHash2 with seed `i`, modulo the width.
+//! * `decay^C` comes from a table of 256 powers: `C < 256` reads entry `C`; larger counts
+//!   take `table[255]^(C / 255) · table[C mod 255]`. A new top-k fills the table with
+//!   `pow(decay, i)`; a loaded one (RDB, RESTORE, AOF rewrite) with running products
+//!   (`table[i] = table[i−1]·decay`), which can differ in the last bits — both kept here.
+//! * The decay decision is `rand() / RAND_MAX < decay^C`, drawn from the C library's
+//!   generator, which Redis seeds at start-up and which every `rand()` caller in the process
+//!   shares ([`Topk::add`] takes the draw as a function; the module passes libc's `rand`).
+//!   Two servers given the same commands therefore agree only while no decay is drawn.
+//! * Counts are 32 bits and wrap (RedisBloom adds without a check; with increments of at
+//!   most 100 000 it takes 43 000 of the largest to get there).
+//! * The heap is an array of `k` slots, the smallest count first; an item replacing the
+//!   smallest goes into slot 0 and sinks by RedisBloom's own sift-down (which moves a slot
+//!   below children of equal count). An item is found in the heap by scanning from the
+//!   last slot to the first, comparing fingerprint, length and bytes. `TOPK.LIST` sorts a
+//!   copy of the slots by count, largest first, keeping equal counts in slot order (glibc's
+//!   `qsort` is a merge sort, hence stable, as this one), and stops at the first count 0.
+//!
+//! # RDB record (encoding version 0)
+//!
+//! `k`, `width`, `depth` (unsigned), `decay` (double), then three kinds of string buffers:
+//! the `width·depth` buckets (8 bytes each: fingerprint, count, little-endian `u32`s), the
+//! `k` heap slots (24 bytes each, RedisBloom's `HeapBucket` as it lies in memory:
+//! fingerprint `u32`, item length `u32`, the item's pointer (8 bytes), count `u32`, 4
+//! bytes of padding), and one buffer per slot with the item and a terminating NUL (a lone
+//! NUL for a slot without an item). The pointer and padding mean nothing to a reader; they
+//! are kept as loaded (and written as zeros for slots filled here), so that a record loads
+//! and saves back byte for byte.
+//!
+//! A load refuses sizes out of `u32` (RedisBloom truncates them), a zero `k`, width or
+//! depth, a decay outside (0, 1], buffers of other lengths than the sizes say, an item
+//! buffer without its NUL, and a top-k the memory limit refuses. Items are saved whole
+//! (RedisBloom saves up to the first NUL, losing the rest of an item that holds one),
+//! which RedisBloom loads as the same item.
+
+use bloomkit::hash::murmur2;
+
+use crate::config::{Limit, Refusal};
+use crate::rdb::{Sink, Source};
+
+/// The RDB encoding version of `TopK-TYPE` (RedisBloom's `TOPK_ENC_VER`).
+pub const ENCODING_VERSION: i32 = 0;
+
+/// `TOPK.RESERVE`'s defaults.
+pub const DEFAULT_WIDTH: u32 = 8;
+/// See [`DEFAULT_WIDTH`].
+pub const DEFAULT_DEPTH: u32 = 7;
+/// See [`DEFAULT_WIDTH`].
+pub const DEFAULT_DECAY: f64 = 0.9;
+
+/// The largest increment `TOPK.INCRBY` takes.
+pub const MAX_INCREMENT: u32 = 100_000;
+
+/// Entries of the decay table (RedisBloom's `TOPK_DECAY_LOOKUP_TABLE`).
+pub const DECAY_TABLE: usize = 256;
+
+/// The fingerprint's seed (RedisBloom's `GA`).
+const FINGERPRINT_SEED: u32 = 1919;
+
+/// RedisBloom's `sizeof(Bucket)` and `sizeof(HeapBucket)`: a bucket's and a heap slot's
+/// bytes in the RDB record.
+const BUCKET_BYTES: u64 = 8;
+const SLOT_BYTES: u64 = 24;
+
+/// What a top-k takes in memory here, which [`Topk::memory_bytes`] counts: the struct
+/// (with its decay table), a bucket (RedisBloom's 8 bytes), a heap slot (RedisBloom's 24
+/// bytes and the item's address and length).
+const STRUCT_MEMORY: u64 = std::mem::size_of::<Topk>() as u64;
+const BUCKET_MEMORY: u64 = BUCKET_BYTES;
+const SLOT_MEMORY: u64 = SLOT_BYTES + std::mem::size_of::<Option<Box<[u8]>>>() as u64;
+
+#[inline]
+fn u32_at(bytes: &[u8], at: usize) -> u32 {
+    u32::from_le_bytes([bytes[at], bytes[at + 1], bytes[at + 2], bytes[at + 3]])
+}
+
+#[inline]
+fn set_u32(bytes: &mut [u8], at: usize, value: u32) {
+    bytes[at..at + 4].copy_from_slice(&value.to_le_bytes());
+}
+
+/// The heap: RedisBloom's array of `HeapBucket`s as it lies in memory (24 bytes a slot:
+/// fingerprint, item length, the item's pointer, count, padding — the pointer and padding
+/// meaningless, kept as loaded), so that it is saved and loaded as it is, and each slot's
+/// item.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+struct Heap {
+    raw: Vec<u8>,
+    /// `None` where RedisBloom's pointer is NULL (a slot never filled, or one loaded with
+    /// an empty item).
+    items: Vec<Option<Box<[u8]>>>,
+}
+
+const SLOT: usize = SLOT_BYTES as usize;
+const FP_AT: usize = 0;
+const ITEMLEN_AT: usize = 4;
+const POINTER_AT: usize = 8;
+const COUNT_AT: usize = 16;
+
+impl Heap {
+    fn new(k: usize) -> Self {
+        Self {
+            raw: vec![0; k * SLOT],
+            items: vec![None; k],
+        }
+    }
+
+    fn len(&self) -> usize {
+        self.items.len()
+    }
+
+    fn fp(&self, slot: usize) -> u32 {
+        u32_at(&self.raw, slot * SLOT + FP_AT)
+    }
+
+    fn itemlen(&self, slot: usize) -> u32 {
+        u32_at(&self.raw, slot * SLOT + ITEMLEN_AT)
+    }
+
+    fn count(&self, slot: usize) -> u32 {
+        u32_at(&self.raw, slot * SLOT + COUNT_AT)
+    }
+
+    fn set_count(&mut self, slot: usize, count: u32) {
+        set_u32(&mut self.raw, slot * SLOT + COUNT_AT, count);
+    }
+
+    /// The item's bytes (empty for none).
+    fn item(&self, slot: usize) -> &[u8] {
+        self.items[slot].as_deref().unwrap_or_default()
+    }
+
+    /// Whether `slot` holds `item` (with fingerprint `fp`): RedisBloom compares the
+    /// fingerprint, the stored length and the bytes; a slot whose stored length is not its
+    /// item's (only from a forged record) matches nothing.
+    fn holds(&self, slot: usize, item: &[u8], fp: u32) -> bool {
+        self.fp(slot) == fp && self.itemlen(slot) as usize == item.len() && self.item(slot) == item
+    }
+
+    /// Puts `item` into `slot` with its fingerprint and count (the pointer bytes zeroed, the
+    /// padding kept, as RedisBloom writes the fields); returns the item it held.
+    fn replace(&mut self, slot: usize, item: &[u8], fp: u32, count: u32) -> Option<Box<[u8]>> {
+        let at = slot * SLOT;
+        set_u32(&mut self.raw, at + FP_AT, fp);
+        set_u32(&mut self.raw, at + ITEMLEN_AT, item.len() as u32);
+        self.raw[at + POINTER_AT..at + COUNT_AT].fill(0);
+        set_u32(&mut self.raw, at + COUNT_AT, count);
+        self.items[slot].replace(item.into())
+    }
+
+    fn swap(&mut self, a: usize, b: usize) {
+        for i in 0..SLOT {
+            self.raw.swap(a * SLOT + i, b * SLOT + i);
+        }
+        self.items.swap(a, b);
+    }
+}
+
+/// Why a top-k was not made.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CreateError {
+    /// `width·depth` buckets do not fit in the address space: "ERR Insufficient memory to
+    /// create topk data structure".
+    Unaddressable,
+    /// The memory limits refused it.
+    TooLarge(Refusal),
+}
+
+/// The number of buckets, if they are addressable, and the memory of the struct, the
+/// buckets and the heap.
+fn sizes(k: u32, width: u32, depth: u32) -> Option<(u64, u64)> {
+    let buckets = (width as u64).checked_mul(depth as u64)?;
+    let bucket_memory = buckets
+        .checked_mul(BUCKET_MEMORY)
+        .filter(|&b| b <= isize::MAX as u64)?;
+    Some((
+        buckets,
+        STRUCT_MEMORY + bucket_memory + k as u64 * SLOT_MEMORY,
+    ))
+}
+
+/// A top-k as RedisBloom 2.4 keeps it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Topk {
+    k: u32,
+    width: u32,
+    depth: u32,
+    decay: f64,
+    /// `width·depth` buckets as RedisBloom keeps them (fingerprint, count: little-endian
+    /// `u32`s), saved and loaded as they are.
+    buckets: Vec<u8>,
+    heap: Heap,
+    table: [f64; DECAY_TABLE],
+    /// The bytes of the items in the heap (for [`Topk::memory_bytes`]).
+    item_bytes: u64,
+}
+
+impl Topk {
+    /// An empty top-k (`TOPK.RESERVE`; the command checks that `k`, `width` and `depth` are
+    /// at least 1 and `decay` in (0, 1]), if it is addressable and the limit admits it.
+    pub fn new(
+        k: u32,
+        width: u32,
+        depth: u32,
+        decay: f64,
+        limit: impl Limit,
+    ) -> Result<Self, CreateError> {
+        let (buckets, memory) = sizes(k, width, depth).ok_or(CreateError::Unaddressable)?;
+        limit.check(0, memory).map_err(CreateError::TooLarge)?;
+        let mut table = [0.0; DECAY_TABLE];
+        for (i, entry) in table.iter_mut().enumerate() {
+            // The C library's pow, as RedisBloom's TopK_Create.
+            *entry = decay.powf(i as f64);
+        }
+        Ok(Self {
+            k,
+            width,
+            depth,
+            decay,
+            buckets: vec![0; (buckets * BUCKET_BYTES) as usize],
+            heap: Heap::new(k as usize),
+            table,
+            item_bytes: 0,
+        })
+    }
+
+    /// The table a loaded top-k computes: running products.
+    fn loaded_table(decay: f64) -> [f64; DECAY_TABLE] {
+        let mut table = [1.0; DECAY_TABLE];
+        for i in 1..DECAY_TABLE {
+            table[i] = table[i - 1] * decay;
+        }
+        table
+    }
+
+    /// The heap's size.
+    pub fn k(&self) -> u32 {
+        self.k
+    }
+
+    /// Buckets per array.
+    pub fn width(&self) -> u32 {
+        self.width
+    }
+
+    /// Arrays.
+    pub fn depth(&self) -> u32 {
+        self.depth
+    }
+
+    /// The decay base.
+    pub fn decay(&self) -> f64 {
+        self.decay
+    }
+
+    /// The bytes `MEMORY USAGE` and the memory limits count: the struct (with the decay
+    /// table), the buckets, the heap slots and the items held in the heap.
+    pub fn memory_bytes(&self) -> u64 {
+        STRUCT_MEMORY
+            + self.buckets.len() as u64
+            + self.heap.len() as u64 * SLOT_MEMORY
+            + self.item_bytes
+    }
+
+    /// Whether items of `bytes` in all may be added, checked before any is: the worst
+    /// case, where every one of them enters the heap and is copied there. After the adds,
+    /// the caller reports the change of [`memory_bytes`](Self::memory_bytes).
+    pub fn admit_items(&self, bytes: u64, limit: &impl Limit) -> Result<(), Refusal> {
+        let held = self.memory_bytes();
+        limit.check(held, held.saturating_add(bytes))
+    }
+
+    /// `decay^count` as RedisBloom computes it from its table.
+    #[inline]
+    fn decay_at(table: &[f64; DECAY_TABLE], count: u32) -> f64 {
+        if (count as usize) < DECAY_TABLE {
+            table[count as usize]
+        } else {
+            let last = DECAY_TABLE as u32 - 1;
+            table[last as usize].powf((count / last) as f64) * table[(count % last) as usize]
+        }
+    }
+
+    /// The bucket of `item` in array `row`. RedisBloom computes `row·width` in 32 bits.
+    #[inline]
+    fn bucket(&self, item: &[u8], row: u32) -> usize {
+        let at = murmur2(item, row) % self.width;
+        row.wrapping_mul(self.width) as usize + at as usize
+    }
+
+    /// The heap slot holding `item`, scanning from the last slot.
+    fn find(&self, item: &[u8], fp: u32) -> Option<usize> {
+        (0..self.heap.len())
+            .rev()
+            .find(|&slot| self.heap.holds(slot, item, fp))
+    }
+
+    /// Adds `increment` arrivals of `item`; `chance()` is one draw of `rand() / RAND_MAX`
+    /// for each decay decision. Returns the item expelled from the heap, if one was.
+    pub fn add(
+        &mut self,
+        item: &[u8],
+        increment: u32,
+        chance: &mut impl FnMut() -> f64,
+    ) -> Expelled {
+        let fp = murmur2(item, FINGERPRINT_SEED);
+        let heap_min = self.heap.count(0);
+        let mut max_count = 0u32;
+        for row in 0..self.depth {
+            let at = self.bucket(item, row) * BUCKET_BYTES as usize;
+            let (mut bucket_fp, mut count) =
+                (u32_at(&self.buckets, at), u32_at(&self.buckets, at + 4));
+            if count == 0 {
+                bucket_fp = fp;
+                count = increment;
+                max_count = max_count.max(count);
+            } else if bucket_fp == fp {
+                count = count.wrapping_add(increment);
+                max_count = max_count.max(count);
+            } else {
+                let mut left = increment;
+                while left > 0 {
+                    let decay = Self::decay_at(&self.table, count);
+                    if chance() < decay {
+                        count -= 1;
+                        if count == 0 {
+                            bucket_fp = fp;
+                            count = left;
+                            max_count = max_count.max(left);
+                            break;
+                        }
+                    }
+                    left -= 1;
+                }
+            }
+            set_u32(&mut self.buckets, at, bucket_fp);
+            set_u32(&mut self.buckets, at + 4, count);
+        }
+        if max_count < heap_min {
+            return Expelled::Nothing;
+        }
+        if let Some(at) = self.find(item, fp) {
+            // Not the larger of the two: the count may have decayed.
+            self.heap.set_count(at, max_count);
+            heapify_down(&mut self.heap, at);
+            return Expelled::Nothing;
+        }
+        let old = self.heap.replace(0, item, fp, max_count);
+        self.item_bytes =
+            self.item_bytes + item.len() as u64 - old.as_ref().map_or(0, |o| o.len() as u64);
+        heapify_down(&mut self.heap, 0);
+        match old {
+            Some(old) => Expelled::Item(old.into()),
+            None => Expelled::Nothing,
+        }
+    }
+
+    /// Whether `item` is in the heap (`TOPK.QUERY`).
+    pub fn query(&self, item: &[u8]) -> bool {
+        self.find(item, murmur2(item, FINGERPRINT_SEED)).is_some()
+    }
+
+    /// `TOPK.COUNT`: the largest count among `item`'s buckets that hold its fingerprint;
+    /// for an item in the heap, only counts at least the heap's smallest.
+    pub fn count(&self, item: &[u8]) -> u32 {
+        let fp = murmur2(item, FINGERPRINT_SEED);
+        let heap_min = self.heap.count(0);
+        let in_heap = self.find(item, fp).is_some();
+        (0..self.depth)
+            .map(|row| self.bucket(item, row) * BUCKET_BYTES as usize)
+            .map(|at| (u32_at(&self.buckets, at), u32_at(&self.buckets, at + 4)))
+            .filter(|&(bucket_fp, count)| bucket_fp == fp && (!in_heap || count >= heap_min))
+            .map(|(_, count)| count)
+            .max()
+            .unwrap_or(0)
+    }
+
+    /// `TOPK.LIST`: the heap's items and counts by count, largest first, equal counts in
+    /// slot order, up to the first count 0.
+    pub fn list(&self) -> Vec<(&[u8], u32)> {
+        let mut slots: Vec<(&[u8], u32)> = (0..self.heap.len())
+            .map(|slot| (self.heap.item(slot), self.heap.count(slot)))
+            .collect();
+        // A stable sort, as glibc's qsort (a merge sort) is.
+        slots.sort_by_key(|&(_, count)| std::cmp::Reverse(count));
+        slots
+            .into_iter()
+            .take_while(|&(_, count)| count != 0)
+            .collect()
+    }
+
+    /// The RDB record (see the module docs): the buckets and heap as they are kept.
+    pub fn save(&self, out: &mut impl Sink) {
+        out.unsigned(self.k as u64);
+        out.unsigned(self.width as u64);
+        out.unsigned(self.depth as u64);
+        out.double(self.decay);
+        out.buffer(&self.buckets);
+        out.buffer(&self.heap.raw);
+        let mut item = Vec::new();
+        for slot in 0..self.heap.len() {
+            item.clear();
+            item.extend_from_slice(self.heap.item(slot));
+            item.push(0);
+            out.buffer(&item);
+        }
+    }
+
+    /// Reads an RDB record; `None` for a version it does not know, a short or corrupt
+    /// record, inconsistent sizes, or a top-k the limit refuses.
+    pub fn load(src: &mut impl Source, encver: i32, limit: impl Limit) -> Option<Self> {
+        if encver != ENCODING_VERSION {
+            return None;
+        }
+        let narrow = |v: u64| u32::try_from(v).ok().filter(|&v| v > 0);
+        let k = narrow(src.unsigned()?)?;
+        let width = narrow(src.unsigned()?)?;
+        let depth = narrow(src.unsigned()?)?;
+        let decay = src.double()?;
+        if !(decay > 0.0 && decay <= 1.0) {
+            return None;
+        }
+        let (bucket_count, fixed) = sizes(k, width, depth)?;
+        limit.check(0, fixed).ok()?;
+        let buckets = src.buffer()?;
+        if buckets.len() as u64 != bucket_count * BUCKET_BYTES {
+            return None;
+        }
+        let raw = src.buffer()?;
+        if raw.len() as u64 != k as u64 * SLOT_BYTES {
+            return None;
+        }
+        let mut heap = Heap {
+            raw,
+            items: vec![None; k as usize],
+        };
+        let mut item_bytes = 0u64;
+        for slot in &mut heap.items {
+            let mut item = src.buffer()?;
+            if item.pop() != Some(0) {
+                return None;
+            }
+            item_bytes += item.len() as u64;
+            limit.check(0, fixed.saturating_add(item_bytes)).ok()?;
+            *slot = (!item.is_empty()).then(|| item.into());
+        }
+        Some(Self {
+            k,
+            width,
+            depth,
+            decay,
+            buckets,
+            heap,
+            table: Self::loaded_table(decay),
+            item_bytes,
+        })
+    }
+}
+
+/// What an add expelled from the heap.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Expelled {
+    /// Nothing (RedisBloom answers nil; also for a slot whose item pointer is NULL).
+    Nothing,
+    /// This item.
+    Item(Vec<u8>),
+}
+
+/// RedisBloom's sift-down of slot `start` in a heap of the smallest count first. Its first
+/// step moves the slot below its smaller child also when their counts are equal; later
+/// steps only past strictly smaller children.
+fn heapify_down(heap: &mut Heap, start: usize) {
+    let len = heap.len();
+    if len < 2 || (len - 2) / 2 < start {
+        return;
+    }
+    let smaller_child = |heap: &Heap, parent: usize| {
+        let child = 2 * parent + 1;
+        if child + 1 < len && heap.count(child) > heap.count(child + 1) {
+            child + 1
+        } else {
+            child
+        }
+    };
+    let mut child = smaller_child(heap, start);
+    let top = heap.count(start);
+    if heap.count(child) > top {
+        return;
+    }
+    // The slot sinks: each smaller child moves up into its place.
+    let mut at = start;
+    loop {
+        heap.swap(at, child);
+        at = child;
+        if (len - 2) / 2 < child {
+            break;
+        }
+        child = smaller_child(heap, child);
+        if heap.count(child) >= top {
+            break;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::rdb::{Field, Fields};
+
+    const NO_LIMIT: u64 = u64::MAX;
+
+    /// Draws that never decay (`chance` is never below a power of a decay ≤ 1 … except
+    /// 1.0 itself never is below anything).
+    fn never() -> impl FnMut() -> f64 {
+        || 1.0
+    }
+
+    fn names(t: &Topk) -> Vec<(String, u32)> {
+        t.list()
+            .iter()
+            .map(|&(item, count)| (String::from_utf8_lossy(item).into_owned(), count))
+            .collect()
+    }
+
+    #[test]
+    fn the_heaviest_items_are_listed_largest_first() {
+        let mut t = Topk::new(3, 8, 7, 0.9, NO_LIMIT).unwrap();
+        let mut coin = never();
+        for (item, n) in [("a", 5), ("b", 3), ("c", 9), ("d", 1)] {
+            for _ in 0..n {
+                t.add(item.as_bytes(), 1, &mut coin);
+            }
+        }
+        assert_eq!(
+            names(&t),
+            [("c".to_string(), 9), ("a".into(), 5), ("b".into(), 3)]
+        );
+        assert!(t.query(b"a") && !t.query(b"d"));
+        assert_eq!(t.count(b"c"), 9);
+    }
+
+    #[test]
+    fn the_first_items_fill_the_heap_and_the_next_expels_the_smallest() {
+        // The sequence checked against RedisBloom 2.4: TOPK.RESERVE t 3; TOPK.ADD t a b c
+        // d a answers nil nil nil a c, and TOPK.LIST t WITHCOUNT a 2 d 1 b 1.
+        let mut t = Topk::new(3, 8, 7, 0.9, NO_LIMIT).unwrap();
+        let mut coin = never();
+        let replies: Vec<Expelled> = ["a", "b", "c", "d", "a"]
+            .iter()
+            .map(|i| t.add(i.as_bytes(), 1, &mut coin))
+            .collect();
+        assert_eq!(
+            replies,
+            [
+                Expelled::Nothing,
+                Expelled::Nothing,
+                Expelled::Nothing,
+                Expelled::Item(b"a".to_vec()),
+                Expelled::Item(b"c".to_vec())
+            ]
+        );
+        assert_eq!(
+            names(&t),
+            [("a".to_string(), 2), ("d".into(), 1), ("b".into(), 1)]
+        );
+        assert_eq!(
+            t.memory_bytes(),
+            STRUCT_MEMORY + 56 * BUCKET_MEMORY + 3 * SLOT_MEMORY + 3
+        );
+    }
+
+    #[test]
+    fn a_colliding_bucket_decays_with_the_table_and_is_taken_at_zero() {
+        // One bucket: every item collides.
+        let mut t = Topk::new(1, 1, 1, 0.5, NO_LIMIT).unwrap();
+        let mut coin = never();
+        t.add(b"x", 3, &mut coin);
+        assert_eq!(u32_at(&t.buckets, 4), 3);
+        // Draws of 0.2: below 0.5³ = 0.125? no; so the first unit does not decay ...
+        let mut draws = vec![0.2, 0.1, 0.2, 0.2].into_iter();
+        let mut coin = || draws.next().unwrap();
+        t.add(b"y", 4, &mut coin);
+        // 0.2 ≥ 0.125: no; 0.1 < 0.125: count 2; 0.2 < 0.25: count 1; 0.2 < 0.5: count 0,
+        // taken with the one unit left.
+        assert_eq!(u32_at(&t.buckets, 4), 1);
+        assert_eq!(u32_at(&t.buckets, 0), murmur2(b"y", FINGERPRINT_SEED));
+        assert_eq!(t.count(b"y"), 1);
+    }
+
+    #[test]
+    fn a_draw_of_rand_max_never_decays_even_at_decay_1() {
+        // rand() / RAND_MAX is 1.0 once in 2³¹ draws, and 1.0 < decay^C is false even for
+        // decay 1: the bucket keeps its count.
+        let mut t = Topk::new(1, 1, 1, 1.0, NO_LIMIT).unwrap();
+        t.add(b"x", 3, &mut never());
+        t.add(b"y", 5, &mut never());
+        assert_eq!(u32_at(&t.buckets, 4), 3);
+        assert_eq!(u32_at(&t.buckets, 0), murmur2(b"x", FINGERPRINT_SEED));
+        // Any other draw decays it: the third of five units takes it to 0, and y takes the
+        // bucket with the units left, that one included (RedisBloom's rule).
+        t.add(b"y", 5, &mut || 0.999);
+        assert_eq!(
+            (u32_at(&t.buckets, 0), u32_at(&t.buckets, 4)),
+            (murmur2(b"y", FINGERPRINT_SEED), 3)
+        );
+    }
+
+    #[test]
+    fn an_item_held_twice_updates_its_last_slot() {
+        // Only a forged record holds an item twice; RedisBloom scans from the last slot.
+        let mut t = Topk::new(3, 100, 2, 0.9, NO_LIMIT).unwrap();
+        let fp = murmur2(b"a", FINGERPRINT_SEED);
+        t.heap.replace(1, b"a", fp, 4);
+        t.heap.replace(2, b"a", fp, 6);
+        t.heap.set_count(0, 1);
+        t.add(b"a", 9, &mut never());
+        assert_eq!((t.heap.count(1), t.heap.count(2)), (4, 9));
+    }
+
+    #[test]
+    fn a_slot_filled_here_saves_a_zero_pointer_and_keeps_its_padding() {
+        let mut t = Topk::new(1, 4, 1, 0.9, NO_LIMIT).unwrap();
+        t.heap.raw[POINTER_AT..POINTER_AT + 8].fill(7);
+        t.heap.raw[20..24].fill(9);
+        t.add(b"a", 1, &mut never());
+        assert_eq!(&t.heap.raw[POINTER_AT..POINTER_AT + 8], &[0; 8]);
+        assert_eq!(&t.heap.raw[20..24], &[9; 4]);
+    }
+
+    #[test]
+    fn large_counts_decay_by_table_powers() {
+        let t = Topk::new(1, 1, 1, 0.9, NO_LIMIT).unwrap();
+        let d = Topk::decay_at(&t.table, 600);
+        let expected = t.table[255].powf(2.0) * t.table[600 % 255];
+        assert_eq!(d, expected);
+        assert!((d - 0.9f64.powi(600)).abs() < 1e-30);
+        // The loaded table is running products.
+        let loaded = Topk::loaded_table(0.9);
+        assert_eq!(loaded[0], 1.0);
+        assert_eq!(loaded[2], 0.9 * 0.9);
+        assert!((loaded[255] - t.table[255]).abs() < 1e-15);
+    }
+
+    #[test]
+    fn a_new_table_holds_powers_and_a_loaded_one_running_products() {
+        let decay = 0.9;
+        let t = Topk::new(1, 1, 1, decay, NO_LIMIT).unwrap();
+        let loaded = Topk::loaded_table(decay);
+        let mut product = 1.0f64;
+        let mut differ = 0;
+        for (i, (&new, &load)) in t.table.iter().zip(&loaded).enumerate() {
+            assert_eq!(new, decay.powf(i as f64), "entry {i}");
+            assert_eq!(load, product, "entry {i}");
+            differ += (new != load) as usize;
+            product *= decay;
+        }
+        // The two differ in the last bits for some entries: which one a top-k holds shows.
+        assert!(differ > 0);
+        let mut f = Fields::default();
+        t.save(&mut f);
+        let reloaded = Topk::load(&mut Fields::new(f.fields), 0, NO_LIMIT).unwrap();
+        assert_eq!(reloaded.table, loaded);
+    }
+
+    #[test]
+    fn the_sift_down_moves_past_equal_children_only_at_its_first_step() {
+        let heap = |counts: &[u32]| {
+            let mut h = Heap::new(counts.len());
+            for (slot, &c) in counts.iter().enumerate() {
+                h.set_count(slot, c);
+            }
+            h
+        };
+        let counts = |h: &Heap| (0..h.len()).map(|s| h.count(s)).collect::<Vec<_>>();
+        let mut h = heap(&[5, 5, 7]);
+        h.replace(0, b"x", 1, 5);
+        heapify_down(&mut h, 0);
+        assert_eq!(counts(&h), [5, 5, 7]);
+        assert_eq!(
+            (h.fp(1), h.item(1)),
+            (1, &b"x"[..]),
+            "moved below an equal child"
+        );
+        let mut h = heap(&[9, 1, 2, 3, 3, 4, 9]);
+        heapify_down(&mut h, 0);
+        assert_eq!(counts(&h), [1, 3, 2, 9, 3, 4, 9]);
+    }
+
+    #[test]
+    fn the_rdb_record_round_trips_byte_for_byte() {
+        let mut t = Topk::new(4, 5, 3, 0.8, NO_LIMIT).unwrap();
+        let mut coin = never();
+        for item in ["alpha", "beta", "", "g\0mma", "alpha"] {
+            t.add(item.as_bytes(), 2, &mut coin);
+        }
+        let mut f = Fields::default();
+        t.save(&mut f);
+        assert_eq!(f.fields.len(), 4 + 2 + 4);
+        assert_eq!(f.fields[3], Field::Double(0.8));
+        let loaded = Topk::load(&mut Fields::new(f.fields.clone()), 0, NO_LIMIT).unwrap();
+        let mut g = Fields::default();
+        loaded.save(&mut g);
+        assert_eq!(f, g);
+        assert_eq!(names(&loaded), names(&t));
+        assert!(loaded.query(b"g\0mma"));
+        // Pointer and padding bytes survive.
+        let mut fields = f.fields.clone();
+        if let Field::Buffer(heap) = &mut fields[5] {
+            heap[8..16].copy_from_slice(&[1, 2, 3, 4, 5, 6, 7, 8]);
+            heap[20..24].copy_from_slice(&[9, 9, 9, 9]);
+        }
+        let odd = Topk::load(&mut Fields::new(fields.clone()), 0, NO_LIMIT).unwrap();
+        let mut h = Fields::default();
+        odd.save(&mut h);
+        assert_eq!(h.fields, fields);
+    }
+
+    #[test]
+    fn hostile_records_are_refused() {
+        let t = Topk::new(2, 3, 2, 0.9, NO_LIMIT).unwrap();
+        let mut f = Fields::default();
+        t.save(&mut f);
+        let with = |i: usize, field: Field| {
+            let mut g = f.fields.clone();
+            g[i] = field;
+            Topk::load(&mut Fields::new(g), 0, NO_LIMIT)
+        };
+        assert!(with(0, Field::Unsigned(2)).is_some());
+        for (i, v) in [(0, 0), (1, 0), (2, 0), (0, 1 << 32), (1, (1 << 32) + 3)] {
+            assert!(with(i, Field::Unsigned(v)).is_none(), "field {i} = {v}");
+        }
+        for d in [0.0, -0.5, 1.5, f64::NAN, f64::INFINITY] {
+            assert!(with(3, Field::Double(d)).is_none(), "decay {d}");
+        }
+        assert!(with(4, Field::Buffer(vec![0; 47])).is_none());
+        assert!(with(5, Field::Buffer(vec![0; 47])).is_none());
+        assert!(with(6, Field::Buffer(vec![])).is_none());
+        assert!(with(6, Field::Buffer(b"ab".to_vec())).is_none());
+        assert!(with(6, Field::Buffer(b"ab\0".to_vec())).is_some());
+        assert!(with(0, Field::Unsigned(3)).is_none(), "k past the heap");
+        for n in 0..f.fields.len() {
+            assert!(Topk::load(&mut Fields::new(f.fields[..n].to_vec()), 0, NO_LIMIT).is_none());
+        }
+        assert!(Topk::load(&mut Fields::new(f.fields.clone()), 1, NO_LIMIT).is_none());
+        let need = t.memory_bytes();
+        assert!(Topk::load(&mut Fields::new(f.fields.clone()), 0, need).is_some());
+        assert!(Topk::load(&mut Fields::new(f.fields.clone()), 0, need - 1).is_none());
+        // Items count against the limit too.
+        assert!(with(6, Field::Buffer(vec![b'x', 0])).is_some());
+        let mut g = f.fields.clone();
+        g[6] = Field::Buffer(vec![b'x', 0]);
+        assert!(Topk::load(&mut Fields::new(g), 0, need).is_none());
+    }
+
+    #[test]
+    fn sizes_are_checked_before_allocating() {
+        assert_eq!(
+            Topk::new(1, u32::MAX, u32::MAX, 0.9, NO_LIMIT),
+            Err(CreateError::Unaddressable)
+        );
+        assert!(matches!(
+            Topk::new(u32::MAX, 8, 7, 0.9, 1u64 << 30),
+            Err(CreateError::TooLarge(_))
+        ));
+    }
+}
