@@ -81,15 +81,27 @@ pub trait Registered: Filter + Persist + Clone {
 /// Forwards [`Registered::remove_bytes`] and [`Registered::union_same`] to a kind's
 /// `Removable` / `Mergeable` impls: `registered!(Type, abilities, remove, merge)`.
 macro_rules! registered {
-    ($ty:ty, $abilities:expr $(, $op:ident)*) => {
+    ($ty:ty, { $($field:ident: $value:expr),* $(,)? } $(, $op:ident)*) => {
         impl $crate::registry::Registered for $ty {
-            const ABILITIES: $crate::registry::Abilities = $abilities;
+            // `remove` and `merge` follow from the operations listed, never from a second,
+            // hand-kept flag: a kind can remove exactly when it forwards `remove`.
+            const ABILITIES: $crate::registry::Abilities = $crate::registry::Abilities {
+                $($field: $value,)*
+                remove: $crate::registry::registered!(@lists remove; $($op)*),
+                merge: $crate::registry::registered!(@lists merge; $($op)*),
+            };
             fn with_capacity(capacity: u64, fpp: f64) -> Result<Self, $crate::error::Error> {
                 <$ty>::with_capacity(capacity, fpp)
             }
             $($crate::registry::registered!(@op $op);)*
         }
     };
+    (@lists remove; remove $($rest:ident)*) => { true };
+    (@lists merge; merge $($rest:ident)*) => { true };
+    (@lists $want:ident; $other:ident $($rest:ident)*) => {
+        $crate::registry::registered!(@lists $want; $($rest)*)
+    };
+    (@lists $want:ident;) => { false };
     (@op remove) => {
         fn remove_bytes(&mut self, item: &[u8]) -> Result<bool, $crate::error::Error> {
             $crate::filter::Removable::remove(self, item)

@@ -560,11 +560,9 @@ impl Filter for BlockedBloomFilter {
 
 crate::registry::registered!(
     BlockedBloomFilter,
-    crate::registry::Abilities {
+    {
         name: "blocked",
         summary: "Blocked Bloom filter: all k bits of an item in one 64-byte cache line (one cache miss per query); union.",
-        remove: false,
-        merge: true,
         grow: false,
         forgets: false,
         index_scheme: false,

@@ -293,11 +293,9 @@ impl Filter for BloomFilter {
 
 crate::registry::registered!(
     BloomFilter,
-    crate::registry::Abilities {
+    {
         name: "bloom",
         summary: "The classic Bloom filter: no remove; union.",
-        remove: false,
-        merge: true,
         grow: false,
         forgets: false,
         index_scheme: true,

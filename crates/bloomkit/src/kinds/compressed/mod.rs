@@ -217,12 +217,10 @@ crate::filter::collection_impls!(CompressedBloomFilter);
 
 crate::registry::registered!(
     CompressedBloomFilter,
-    crate::registry::Abilities {
+    {
         name: "compressed",
         summary: "Compressed Bloom filter (Mitzenmacher 2002): m, k for the smallest \
                   arithmetic-coded file; union.",
-        remove: false,
-        merge: true,
         grow: false,
         forgets: false,
         index_scheme: true,

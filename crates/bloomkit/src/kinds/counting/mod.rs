@@ -350,11 +350,9 @@ impl Filter for CountingBloomFilter {
 
 crate::registry::registered!(
     CountingBloomFilter,
-    crate::registry::Abilities {
+    {
         name: "counting",
         summary: "Counting Bloom filter (Fan et al. 2000): saturating counters; remove, union.",
-        remove: true,
-        merge: true,
         grow: false,
         forgets: false,
         index_scheme: true,

@@ -803,12 +803,10 @@ impl Filter for CuckooFilter {
 
 crate::registry::registered!(
     CuckooFilter,
-    crate::registry::Abilities {
+    {
         name: "cuckoo",
         summary:
             "Cuckoo filter (Fan et al. 2014): fingerprints in buckets; remove; can become full.",
-        remove: true,
-        merge: false,
         grow: false,
         forgets: false,
         index_scheme: false,

@@ -445,11 +445,9 @@ impl Filter for DeletableBloomFilter {
 
 crate::registry::registered!(
     DeletableBloomFilter,
-    crate::registry::Abilities {
+    {
         name: "deletable",
         summary: "Deletable Bloom filter (Rothenberg et al. 2010): removes the items whose bits lie in collision-free regions; union.",
-        remove: true,
-        merge: true,
         grow: false,
         forgets: false,
         index_scheme: true,

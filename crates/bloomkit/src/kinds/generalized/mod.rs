@@ -295,12 +295,10 @@ impl Filter for GeneralizedBloomFilter {
 
 crate::registry::registered!(
     GeneralizedBloomFilter,
-    crate::registry::Abilities {
+    {
         name: "generalized",
         summary: "Generalized Bloom filter (Laufer et al. 2005): k1 hashes set bits, k0 reset \
                   them; false positives bounded at any fill, false negatives by design.",
-        remove: false,
-        merge: false,
         grow: false,
         forgets: true,
         index_scheme: true,

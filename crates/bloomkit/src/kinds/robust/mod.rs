@@ -274,12 +274,10 @@ impl Filter for RobustBloomFilter {
 
 crate::registry::registered!(
     RobustBloomFilter,
-    crate::registry::Abilities {
+    {
         name: "robust",
         summary: "robustBF (Nayak & Patgiri 2021): a 2D matrix of 64-bit words, sized to meet \
                   ε (the paper's half-size sizing on request); union.",
-        remove: false,
-        merge: true,
         grow: false,
         forgets: false,
         index_scheme: true,

@@ -499,12 +499,10 @@ impl Filter for ScalableBloomFilter {
 
 crate::registry::registered!(
     ScalableBloomFilter,
-    crate::registry::Abilities {
+    {
         name: "scalable",
         summary:
             "Scalable Bloom filter (Almeida et al. 2007): grows past its capacity and keeps ε.",
-        remove: false,
-        merge: false,
         grow: true,
         forgets: false,
         index_scheme: true,

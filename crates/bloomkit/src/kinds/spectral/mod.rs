@@ -523,13 +523,11 @@ impl Filter for SpectralBloomFilter {
 
 crate::registry::registered!(
     SpectralBloomFilter,
-    crate::registry::Abilities {
+    {
         name: "spectral",
         summary: "Spectral Bloom filter (Cohen & Matias 2003): how often was an item inserted; \
                   minimum selection, minimal increase, recurring minimum; remove (MS, RM), union \
                   (MS).",
-        remove: true,
-        merge: true,
         grow: false,
         forgets: false,
         index_scheme: true,

@@ -591,12 +591,10 @@ impl Filter for SplitBlockBloomFilter {
 
 crate::registry::registered!(
     SplitBlockBloomFilter,
-    crate::registry::Abilities {
+    {
         name: "sbbf",
         summary:
             "Apache Parquet's split block Bloom filter, bit for bit (XXH64, 256-bit blocks); union.",
-        remove: false,
-        merge: true,
         grow: false,
         forgets: false,
         index_scheme: false,

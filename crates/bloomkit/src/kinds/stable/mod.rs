@@ -440,11 +440,9 @@ impl Filter for StableBloomFilter {
 
 crate::registry::registered!(
     StableBloomFilter,
-    crate::registry::Abilities {
+    {
         name: "stable",
         summary: "Stable Bloom filter (Deng & Rafiei 2006): duplicate detection on streams; forgets old items (false negatives by design).",
-        remove: false,
-        merge: false,
         grow: false,
         forgets: true,
         index_scheme: true,

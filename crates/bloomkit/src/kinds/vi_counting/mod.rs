@@ -486,11 +486,9 @@ impl Filter for VariableIncrementBloomFilter {
 
 crate::registry::registered!(
     VariableIncrementBloomFilter,
-    crate::registry::Abilities {
+    {
         name: "vi-counting",
         summary: "Variable-increment counting Bloom filter (Rottenstreich et al. 2014): remove, union, fewer false positives than `counting` in the same memory.",
-        remove: true,
-        merge: true,
         grow: false,
         forgets: false,
         index_scheme: true,

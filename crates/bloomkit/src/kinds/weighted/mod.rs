@@ -293,12 +293,10 @@ impl Filter for WeightedBloomFilter {
 
 crate::registry::registered!(
     WeightedBloomFilter,
-    crate::registry::Abilities {
+    {
         name: "weighted",
         summary: "Weighted Bloom filter (Bruck, Gao & Jiang 2006): more hash functions for \
                   items queried often, fewer for rare ones; union.",
-        remove: false,
-        merge: true,
         grow: false,
         forgets: false,
         index_scheme: true,
