@@ -64,6 +64,10 @@ fn main() -> Result<(), Error> {
             "RobustBloomFilter",
             RobustBloomFilter::with_capacity(n, fpp)?.into(),
         ),
+        (
+            "PartitionedBloomFilter",
+            bloomkit::PartitionedBloomFilter::with_capacity(n, fpp)?.into(),
+        ),
     ];
     println!("| kind | remove | grow | merge | false negatives | bits per item at ε = 1% |");
     println!("|---|---|---|---|---|---|");

@@ -121,6 +121,8 @@ pub use generalized::{GeneralizedBloomFilter, GeneralizedBloomFilterBuilder};
 #[doc(inline)]
 pub use hash::{HashFunction, Hashed, Hashing, IndexScheme, Item};
 #[doc(inline)]
+pub use kinds::partitioned::{PartitionedBloomFilter, PartitionedBloomFilterBuilder};
+#[doc(inline)]
 pub use lock::FileLock;
 #[doc(inline)]
 pub use robust::{RobustBloomFilter, RobustBloomFilterBuilder};

@@ -12,6 +12,7 @@ pub use crate::kinds::counting::theory::*;
 pub use crate::kinds::cuckoo::theory::*;
 pub use crate::kinds::deletable::theory::*;
 pub use crate::kinds::generalized::theory::*;
+pub use crate::kinds::partitioned::theory::*;
 pub use crate::kinds::robust::theory::*;
 pub use crate::kinds::scalable::theory::*;
 pub use crate::kinds::spectral::theory::*;

@@ -547,6 +547,8 @@ kinds! {
     Compressed(CompressedBloomFilter) = 14,
     /// robustBF, the 2D Bloom filter, [`RobustBloomFilter`].
     Robust(RobustBloomFilter) = 15,
+    /// The partitioned Bloom filter, [`PartitionedBloomFilter`](crate::PartitionedBloomFilter).
+    Partitioned(crate::kinds::partitioned::PartitionedBloomFilter) = 17,
 }
 
 #[cfg(test)]

@@ -10,6 +10,7 @@ pub mod counting;
 pub mod cuckoo;
 pub mod deletable;
 pub mod generalized;
+pub mod partitioned;
 pub mod robust;
 pub mod scalable;
 pub mod spectral;

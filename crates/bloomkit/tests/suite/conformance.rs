@@ -32,9 +32,10 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use bloomkit::{
     AnyFilter, BlockedBloomFilter, BloomFilter, CompressedBloomFilter, ConcurrentBloomFilter,
     CountingBloomFilter, CuckooFilter, DecodeError, DeletableBloomFilter, Error, Filter,
-    GeneralizedBloomFilter, HashFunction, IndexScheme, Kind, Mergeable, Persist, Removable,
-    RobustBloomFilter, ScalableBloomFilter, SpectralBloomFilter, SpectralMethod,
-    SplitBlockBloomFilter, StableBloomFilter, VariableIncrementBloomFilter, WeightedBloomFilter,
+    GeneralizedBloomFilter, HashFunction, IndexScheme, Kind, Mergeable, PartitionedBloomFilter,
+    Persist, Removable, RobustBloomFilter, ScalableBloomFilter, SpectralBloomFilter,
+    SpectralMethod, SplitBlockBloomFilter, StableBloomFilter, VariableIncrementBloomFilter,
+    WeightedBloomFilter,
 };
 use proptest::prelude::*;
 use proptest::test_runner::{Config, RngSeed, TestCaseError};
@@ -286,6 +287,7 @@ subject_by_persist!(
     GeneralizedBloomFilter,
     CompressedBloomFilter,
     RobustBloomFilter,
+    PartitionedBloomFilter,
     AnyFilter
 );
 
@@ -312,6 +314,19 @@ pub fn is_multiset(kind: Kind) -> bool {
 /// declares in its `Abilities`.
 pub fn forgets(kind: Kind) -> bool {
     kind.forgets()
+}
+
+impl Build for PartitionedBloomFilter {
+    fn make(s: &Shape) -> Self {
+        PartitionedBloomFilter::builder()
+            .capacity(s.capacity)
+            .fpp(s.fpp)
+            .hash_function(s.function)
+            .index_scheme(s.scheme)
+            .seed(s.seed)
+            .build()
+            .unwrap()
+    }
 }
 
 impl Build for BloomFilter {

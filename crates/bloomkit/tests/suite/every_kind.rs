@@ -11,9 +11,9 @@ use crate::conformance;
 use bloomkit::{
     AnyFilter, BlockedBloomFilter, BloomFilter, CompressedBloomFilter, ConcurrentBloomFilter,
     CountingBloomFilter, CuckooFilter, DeletableBloomFilter, Error, Filter, GeneralizedBloomFilter,
-    HashFunction, IndexScheme, Kind, Persist, RobustBloomFilter, ScalableBloomFilter,
-    SpectralBloomFilter, SplitBlockBloomFilter, StableBloomFilter, VariableIncrementBloomFilter,
-    WeightedBloomFilter,
+    HashFunction, IndexScheme, Kind, PartitionedBloomFilter, Persist, RobustBloomFilter,
+    ScalableBloomFilter, SpectralBloomFilter, SplitBlockBloomFilter, StableBloomFilter,
+    VariableIncrementBloomFilter, WeightedBloomFilter,
 };
 use conformance::*;
 use proptest::prelude::*;
@@ -237,6 +237,8 @@ filter_suite!(weighted, WeightedBloomFilter);
 mergeable_suite!(weighted_merges, WeightedBloomFilter);
 
 filter_suite!(generalized, GeneralizedBloomFilter);
+filter_suite!(partitioned, PartitionedBloomFilter);
+mergeable_suite!(partitioned_merges, PartitionedBloomFilter);
 filter_suite!(robust, RobustBloomFilter);
 mergeable_suite!(robust_merges, RobustBloomFilter);
 
@@ -369,6 +371,7 @@ fn any_filter_removes_and_merges_only_what_the_kind_can() {
         GeneralizedBloomFilter::make(&shape).into(),
         CompressedBloomFilter::make(&shape).into(),
         RobustBloomFilter::make(&shape).into(),
+        PartitionedBloomFilter::make(&shape).into(),
     ];
     assert_eq!(all.len(), Kind::ALL.len());
     for filter in &all {
@@ -396,6 +399,7 @@ fn any_filter_removes_and_merges_only_what_the_kind_can() {
                 | Kind::Weighted
                 | Kind::Spectral
                 | Kind::Robust
+                | Kind::Partitioned
         );
         assert_eq!(
             (kind.can_remove(), kind.can_merge()),

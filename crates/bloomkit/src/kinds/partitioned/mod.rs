@@ -1,0 +1,348 @@
+//! The partitioned Bloom filter (Chang, Feng & Li, INFOCOM 2004; the layer of Almeida et
+//! al.'s scalable filter, IPL 2007).
+//!
+//! The m bits are split into k slices of s = m/k bits, and hash function i sets its bit in
+//! slice i. An item's k bits therefore never collide with each other, every slice fills at
+//! the same rate, and a slice's fill says directly how many items it holds. The price is a
+//! slightly higher rate than the classic filter's for the same m and k (see
+//! [`theory`](self::theory)); `with_capacity` sizes the slices so that the exact rate meets ε.
+//! Like the classic filter it cannot remove; two filters with the same layout merge by OR.
+//!
+//! This kind is its folder, one line in the registry and one line in the kinds' module
+//! list: the CLI, the studies, the Python package and the conformance suite find it there.
+
+mod options;
+pub mod theory;
+
+use std::fmt;
+
+use crate::bits::BitVec;
+use crate::codec::{invalid, Parts, Persist};
+use crate::error::{DecodeError, Error};
+use crate::filter::{Filter, Kind};
+use crate::hash::{Hashing, HashingChoice, Item};
+use crate::params::MAX_NUM_BITS;
+
+/// The partitioned Bloom filter: k slices, one bit of each item per slice.
+///
+/// ```
+/// use bloomkit::{Filter, PartitionedBloomFilter};
+/// let mut filter = PartitionedBloomFilter::with_capacity(1_000, 0.01)?;
+/// filter.insert("dist");
+/// assert!(filter.contains("dist"));
+/// assert_eq!(filter.num_bits(), filter.slice_bits() * filter.num_hashes() as u64);
+/// # Ok::<(), bloomkit::Error>(())
+/// ```
+#[derive(Clone, PartialEq)]
+pub struct PartitionedBloomFilter {
+    bits: BitVec,
+    slice_bits: u64,
+    num_hashes: u32,
+    hashing: Hashing,
+    capacity: u64,
+    target_fpp: f64,
+    inserted: u64,
+}
+
+impl PartitionedBloomFilter {
+    /// A filter for `capacity` items at false-positive probability `fpp`, sized by
+    /// [`partitioned_dimensions`](crate::params::partitioned_dimensions), default hashing.
+    pub fn with_capacity(capacity: impl crate::params::ItemCount, fpp: f64) -> Result<Self, Error> {
+        Self::builder().capacity(capacity).fpp(fpp).build()
+    }
+
+    /// A builder for explicit sizes and hashing.
+    pub fn builder() -> PartitionedBloomFilterBuilder {
+        PartitionedBloomFilterBuilder::default()
+    }
+
+    /// The item's bit in each slice: position i of the k from one digest, offset into slice
+    /// i.
+    fn positions<'a>(&'a self, bytes: &'a [u8]) -> impl Iterator<Item = u64> + 'a {
+        let s = self.slice_bits;
+        self.hashing
+            .positions(bytes, self.num_hashes, s)
+            .zip(0u64..)
+            .map(move |(p, slice)| slice * s + p)
+    }
+
+    /// Adds an item; `true` if one of its bits was 0 (it was certainly new).
+    pub fn insert<I: Item + ?Sized>(&mut self, item: &I) -> bool {
+        let changed = item.with_bytes(|bytes| {
+            let positions: Vec<u64> = self.positions(bytes).collect();
+            positions
+                .into_iter()
+                .fold(false, |changed, p| self.bits.set(p) | changed)
+        });
+        self.inserted += changed as u64;
+        changed
+    }
+
+    /// `false` if the item is certainly absent, `true` if it may be present.
+    pub fn contains<I: Item + ?Sized>(&self, item: &I) -> bool {
+        item.with_bytes(|bytes| self.positions(bytes).all(|p| self.bits.get(p)))
+    }
+
+    /// m, the bits of all slices.
+    pub fn num_bits(&self) -> u64 {
+        self.bits.len()
+    }
+
+    crate::sizing::getters! {
+        /// s, the bits of one slice.
+        slice_bits: u64;
+
+        /// k, the number of slices and of hash functions.
+        num_hashes: u32;
+
+        /// n, the number of items the filter was sized for.
+        capacity: u64;
+
+        /// ε, the false-positive probability the filter was sized for.
+        target_fpp: f64;
+    }
+
+    /// The number of bits set.
+    pub fn count_ones(&self) -> u64 {
+        self.bits.count_ones()
+    }
+
+    fn layout(&self) -> String {
+        format!(
+            "s = {}, k = {}, {}",
+            self.slice_bits, self.num_hashes, self.hashing
+        )
+    }
+
+    fn recount(&mut self) {
+        let estimate = Filter::estimated_len(self);
+        self.inserted = crate::params::count_from_estimate(estimate);
+    }
+}
+
+impl Filter for PartitionedBloomFilter {
+    fn kind(&self) -> Kind {
+        Kind::Partitioned
+    }
+    fn hashing(&self) -> Hashing {
+        self.hashing
+    }
+    fn try_insert<I: Item + ?Sized>(&mut self, item: &I) -> Result<bool, Error> {
+        Ok(self.insert(item))
+    }
+    fn contains<I: Item + ?Sized>(&self, item: &I) -> bool {
+        PartitionedBloomFilter::contains(self, item)
+    }
+    fn clear(&mut self) {
+        self.bits.clear();
+        self.inserted = 0;
+    }
+    fn len(&self) -> u64 {
+        self.inserted
+    }
+    fn estimated_len(&self) -> f64 {
+        theory::partitioned_estimate_items(self.count_ones(), self.slice_bits, self.num_hashes)
+    }
+    fn memory_bytes(&self) -> usize {
+        self.bits.memory_bytes()
+    }
+    fn capacity(&self) -> u64 {
+        self.capacity
+    }
+    fn properties(&self) -> Vec<(&'static str, String)> {
+        vec![
+            ("slices (k)", self.num_hashes.to_string()),
+            ("bits per slice (s)", self.slice_bits.to_string()),
+            ("target fpp", format!("{}", self.target_fpp)),
+        ]
+    }
+    /// Every slice holds the same items, so the rate is the mean fill to the k-th power.
+    fn expected_fpp(&self) -> f64 {
+        (self.count_ones() as f64 / self.num_bits() as f64).powi(self.num_hashes as i32)
+    }
+    fn target_fpp(&self) -> f64 {
+        self.target_fpp
+    }
+    fn fpp_at(&self, n: u64) -> f64 {
+        theory::partitioned_fpp(self.slice_bits, self.num_hashes, n)
+    }
+}
+
+crate::registry::registered!(
+    PartitionedBloomFilter,
+    {
+        name: "partitioned",
+        summary: "Partitioned Bloom filter (Chang et al. 2004): one bit per slice; union.",
+        grow: false,
+        forgets: false,
+        index_scheme: true,
+    },
+    merge
+);
+
+crate::filter::bit_array_mergeable!(
+    /// Bitwise OR of filters with the same slices and hashing.
+    PartitionedBloomFilter
+);
+
+crate::filter::collection_impls!(
+    /// Collects items into a filter sized for their number at ε = 1%.
+    PartitionedBloomFilter
+);
+
+impl fmt::Debug for PartitionedBloomFilter {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("PartitionedBloomFilter")
+            .field("slice_bits", &self.slice_bits)
+            .field("num_hashes", &self.num_hashes)
+            .field("capacity", &self.capacity)
+            .field("target_fpp", &self.target_fpp)
+            .field("inserted", &self.inserted)
+            .field("hashing", &self.hashing)
+            .finish()
+    }
+}
+
+/// Builds a [`PartitionedBloomFilter`] from a capacity and ε, or explicit m and k.
+#[derive(Clone, Debug, Default)]
+#[must_use = "a builder does nothing until .build() is called"]
+pub struct PartitionedBloomFilterBuilder {
+    capacity: Option<u64>,
+    fpp: Option<f64>,
+    num_bits: Option<u64>,
+    num_hashes: Option<u32>,
+    hashing: HashingChoice,
+}
+
+impl PartitionedBloomFilterBuilder {
+    crate::hash::hashing_setters!(index_scheme);
+
+    crate::sizing::capacity_and_fpp_setters!();
+
+    crate::sizing::num_cells_setter!(num_bits, "bits (rounded up to k equal slices)");
+
+    crate::sizing::setters! {
+        /// m, the bits of all slices (rounded up to a multiple of k), instead of deriving it.
+        num_bits: u64;
+
+        /// k, the number of slices and hash functions, instead of the optimal one.
+        num_hashes: u32;
+    }
+
+    /// Validates the parameters and allocates the filter. From capacity and ε alone the
+    /// slices are sized by [`partitioned_dimensions`](crate::params::partitioned_dimensions);
+    /// with m or k given, as the classic filter's builder sizes m and k, then m is split
+    /// into k slices.
+    pub fn build(self) -> Result<PartitionedBloomFilter, Error> {
+        let hashing = self.hashing.resolve()?;
+        let (slice_bits, num_hashes, capacity, target_fpp) =
+            if self.num_bits.is_none() && self.num_hashes.is_none() {
+                let capacity = self.capacity.ok_or(Error::ZeroCapacity)?;
+                let fpp = self.fpp.unwrap_or(crate::params::DEFAULT_FPP);
+                let (s, k) = theory::partitioned_dimensions(capacity, fpp)?;
+                (s, k, capacity, fpp)
+            } else {
+                let d = crate::sizing::dimensions(
+                    self.capacity,
+                    self.fpp,
+                    self.num_bits,
+                    self.num_hashes,
+                    1,
+                )?;
+                let s = d.num_cells.div_ceil(d.num_hashes as u64);
+                let rate = theory::partitioned_fpp(s, d.num_hashes, d.capacity);
+                (s, d.num_hashes, d.capacity, rate)
+            };
+        let num_bits = slice_bits
+            .checked_mul(num_hashes as u64)
+            .filter(|&m| m <= MAX_NUM_BITS)
+            .ok_or(Error::TooLarge {
+                bits: slice_bits.saturating_mul(num_hashes as u64),
+                max: MAX_NUM_BITS,
+            })?;
+        Ok(PartitionedBloomFilter {
+            bits: BitVec::zeros(num_bits)?,
+            slice_bits,
+            num_hashes,
+            hashing,
+            capacity,
+            target_fpp,
+            inserted: 0,
+        })
+    }
+}
+
+crate::codec::stored! {
+    /// The partitioned filter's parameters on disk (36 bytes). Payload: the k slices' bits in
+    /// order, 64-bit little-endian words.
+    struct Stored {
+        slice_bits: u64,
+        num_hashes: u32 => check_num_hashes,
+        capacity: u64 => check_capacity,
+        target_fpp: f64 => check_target_fpp,
+        inserted: u64,
+    }
+}
+
+impl Persist for PartitionedBloomFilter {
+    fn encode_params(&self, out: &mut Vec<u8>) {
+        Stored {
+            slice_bits: self.slice_bits,
+            num_hashes: self.num_hashes,
+            capacity: self.capacity,
+            target_fpp: self.target_fpp,
+            inserted: self.inserted,
+        }
+        .write(out);
+    }
+
+    fn encode_payload(&self, out: &mut Vec<u8>) {
+        self.bits.write_le_bytes(out);
+    }
+
+    fn decode_parts(parts: &Parts<'_>) -> Result<Self, DecodeError> {
+        parts.expect_kind(Kind::Partitioned)?;
+        let p = Stored::read(parts.params)?;
+        let num_bits = p
+            .slice_bits
+            .checked_mul(p.num_hashes as u64)
+            .filter(|&m| (1..=MAX_NUM_BITS).contains(&m))
+            .ok_or_else(|| {
+                invalid(
+                    "slice_bits",
+                    format!(
+                        "{} slices of {} bits are not in 1..={MAX_NUM_BITS} bits",
+                        p.num_hashes, p.slice_bits
+                    ),
+                )
+            })?;
+        Ok(PartitionedBloomFilter {
+            // from_le_bytes checks the payload's length against m before it allocates.
+            bits: BitVec::from_le_bytes(num_bits, parts.payload)?,
+            slice_bits: p.slice_bits,
+            num_hashes: p.num_hashes,
+            hashing: parts.hashing,
+            capacity: p.capacity,
+            target_fpp: p.target_fpp,
+            inserted: p.inserted,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn each_slice_gets_exactly_one_bit_of_an_item() {
+        let mut filter = PartitionedBloomFilter::with_capacity(1_000, 0.01).unwrap();
+        filter.insert("dist");
+        let s = filter.slice_bits();
+        for slice in 0..filter.num_hashes() as u64 {
+            let ones = (slice * s..(slice + 1) * s)
+                .filter(|&p| filter.bits.get(p))
+                .count();
+            assert_eq!(ones, 1, "slice {slice}");
+        }
+    }
+}

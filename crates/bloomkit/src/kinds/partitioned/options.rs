@@ -1,0 +1,37 @@
+//! How the registry builds a partitioned filter by name ([`Declared`]).
+
+use super::{PartitionedBloomFilter, PartitionedBloomFilterBuilder as B};
+use crate::core::spec::{text::at, Declared, KindOption};
+use crate::error::Error;
+
+crate::core::spec::spec_builder!(B);
+
+impl Declared for PartitionedBloomFilter {
+    type Builder = B;
+
+    const OPTIONS: &'static [KindOption<B>] = &[
+        KindOption::bits("bits (rounded up to k equal slices)", B::num_cells),
+        KindOption::hashes("the number of slices", B::num_hashes),
+        KindOption::scheme(B::index_scheme),
+        KindOption::hash_function(B::hash_function),
+    ];
+
+    const ESTIMATE: &'static str = "slice fill";
+
+    fn builder() -> B {
+        PartitionedBloomFilter::builder()
+    }
+
+    fn build(builder: B) -> Result<Self, Error> {
+        builder.build()
+    }
+
+    fn describe(&self) -> String {
+        format!(
+            "k = {} slices of {} bits, {}",
+            self.num_hashes(),
+            self.slice_bits(),
+            at(self.capacity(), self.target_fpp())
+        )
+    }
+}
