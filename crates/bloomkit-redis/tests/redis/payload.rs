@@ -212,3 +212,96 @@ macro_rules! command {
         vec![$(AsRef::<[u8]>::as_ref(&$arg).to_vec()),*]
     };
 }
+
+/// Every one-byte change (flipping bit 0, bit 7 or all bits of each byte) and every
+/// truncation of a DUMP payload's body, each sealed again with a correct footer so that it
+/// reaches the module's loader rather than Redis's checksum.
+pub fn mutants(payload: &[u8]) -> Vec<Vec<u8>> {
+    let (body, version) = unseal(payload);
+    let mut mutants = Vec::new();
+    for i in 0..body.len() {
+        for flip in [0x01u8, 0x80, 0xff] {
+            let mut m = body.clone();
+            m[i] ^= flip;
+            mutants.push(seal(&m, version));
+        }
+    }
+    for len in 0..body.len() {
+        mutants.push(seal(&body[..len], version));
+    }
+    mutants
+}
+
+/// RESTOREs every mutant of `payload` under `key:mN`; each must be refused or load. Every
+/// loaded one then goes through `exercise` (whose last command must be its DUMP), and that
+/// DUMP must RESTORE and DUMP again to the same bytes. `log` gives the server's log for a
+/// failure message. Returns (mutants tried, mutants loaded).
+pub fn restore_mutants(
+    pipe: &mut Pipe,
+    log: &dyn Fn() -> String,
+    key: &str,
+    payload: &[u8],
+    exercise: fn(&[u8]) -> Vec<Vec<Vec<u8>>>,
+) -> (usize, usize) {
+    let mutants = mutants(payload);
+    let names: Vec<Vec<u8>> = (0..mutants.len())
+        .map(|i| format!("{key}:m{i}").into_bytes())
+        .collect();
+    let restores: Vec<_> = names
+        .iter()
+        .zip(&mutants)
+        .map(|(name, p)| crate::command!("RESTORE", name, "0", p))
+        .collect();
+    let replies = pipe
+        .run(&restores)
+        .unwrap_or_else(|e| panic!("{key}: the server died on RESTORE ({e}); log:\n{}", log()));
+    let ok: Vec<&Vec<u8>> = names
+        .iter()
+        .zip(&replies)
+        .filter(|(_, r)| **r == Reply::Status("OK".into()))
+        .map(|(n, _)| n)
+        .collect();
+    assert!(
+        replies
+            .iter()
+            .all(|r| r.is_error() || *r == Reply::Status("OK".into())),
+        "{replies:?}"
+    );
+    let commands: Vec<_> = ok.iter().flat_map(|k| exercise(k)).collect();
+    let replies = pipe.run(&commands).unwrap_or_else(|e| {
+        panic!(
+            "{key}: the server died on a restored value ({e}); log:\n{}",
+            log()
+        )
+    });
+    let per_key = exercise(b"k").len();
+    let dumps: Vec<&[u8]> = replies
+        .chunks(per_key)
+        .map(|r| {
+            r.last()
+                .and_then(Reply::bytes)
+                .expect("DUMP of a loaded value")
+        })
+        .collect();
+    let again: Vec<_> = ok
+        .iter()
+        .zip(&dumps)
+        .flat_map(|(k, d)| {
+            let name = [&k[..], b":again"].concat();
+            [
+                crate::command!("RESTORE", name, "0", d),
+                crate::command!("DUMP", name),
+            ]
+        })
+        .collect();
+    let replies = pipe.run(&again).expect("the server answers");
+    for (pair, d) in replies.chunks(2).zip(&dumps) {
+        assert_eq!(
+            pair[0],
+            Reply::Status("OK".into()),
+            "a DUMP the module made"
+        );
+        assert_eq!(pair[1].bytes(), Some(*d), "DUMP → RESTORE → DUMP is stable");
+    }
+    (mutants.len(), ok.len())
+}

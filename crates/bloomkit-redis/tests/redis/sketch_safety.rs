@@ -5,7 +5,7 @@
 
 use crate::command;
 use crate::harness::Server;
-use crate::payload::{module_payload, seal, unseal, Field};
+use crate::payload::{module_payload, Field};
 use crate::transcript::Session;
 
 /// Small keys of each layout, and their DUMPs.
@@ -90,18 +90,7 @@ fn every_mutation_and_truncation_is_refused_or_loads_and_reloads() {
     let layouts = small_layouts(&mut c);
     let (mut tried, mut accepted) = (0usize, 0usize);
     for (key, payload) in &layouts {
-        let (body, version) = unseal(payload);
-        let mut mutants = Vec::new();
-        for i in 0..body.len() {
-            for flip in [0x01u8, 0x80, 0xff] {
-                let mut m = body.clone();
-                m[i] ^= flip;
-                mutants.push(seal(&m, version));
-            }
-        }
-        for len in 0..body.len() {
-            mutants.push(seal(&body[..len], version));
-        }
+        let mutants = crate::payload::mutants(payload);
         tried += mutants.len();
         let names: Vec<Vec<u8>> = (0..mutants.len())
             .map(|i| format!("{key}:m{i}").into_bytes())

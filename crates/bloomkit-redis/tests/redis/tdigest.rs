@@ -13,7 +13,7 @@ use redis::Connection;
 
 use crate::command;
 use crate::harness::Server;
-use crate::payload::{module_payload, seal, unseal, Field, Pipe, Reply};
+use crate::payload::{module_payload, Field, Pipe, Reply};
 use crate::persistence::wait_for_rewrite;
 use crate::util::q;
 
@@ -844,73 +844,10 @@ fn every_mutation_and_truncation_is_refused_or_reloads() {
     let (mut tried, mut accepted) = (0usize, 0usize);
     for key in keys {
         let payload: Vec<u8> = q(c, &["DUMP", key]);
-        let (body, version) = unseal(&payload);
-        let mut mutants = Vec::new();
-        for i in 0..body.len() {
-            for flip in [0x01u8, 0x80, 0xff] {
-                let mut m = body.clone();
-                m[i] ^= flip;
-                mutants.push(seal(&m, version));
-            }
-        }
-        for len in 0..body.len() {
-            mutants.push(seal(&body[..len], version));
-        }
-        tried += mutants.len();
-        let names: Vec<Vec<u8>> = (0..mutants.len())
-            .map(|i| format!("{key}:m{i}").into_bytes())
-            .collect();
-        let restores: Vec<_> = names
-            .iter()
-            .zip(&mutants)
-            .map(|(n, p)| command!("RESTORE", n, "0", p))
-            .collect();
-        let replies = pipe.run(&restores).unwrap_or_else(|e| {
-            panic!("{key}: the server died on RESTORE ({e}); log:\n{}", s.log())
-        });
-        let ok: Vec<&Vec<u8>> = names
-            .iter()
-            .zip(&replies)
-            .filter(|(_, r)| **r == Reply::Status("OK".into()))
-            .map(|(n, _)| n)
-            .collect();
-        assert!(replies
-            .iter()
-            .all(|r| r.is_error() || *r == Reply::Status("OK".into())));
-        accepted += ok.len();
-        let commands: Vec<_> = ok.iter().flat_map(|k| exercise(k)).collect();
-        let replies = pipe.run(&commands).unwrap_or_else(|e| {
-            panic!(
-                "{key}: the server died on a restored value ({e}); log:\n{}",
-                s.log()
-            )
-        });
-        let per_key = exercise(b"k").len();
-        let dumps: Vec<&[u8]> = replies
-            .chunks(per_key)
-            .map(|r| {
-                r.last()
-                    .and_then(Reply::bytes)
-                    .expect("DUMP of a loaded value")
-            })
-            .collect();
-        let again: Vec<_> = ok
-            .iter()
-            .zip(&dumps)
-            .flat_map(|(k, d)| {
-                let name = [&k[..], b":again"].concat();
-                [command!("RESTORE", name, "0", d), command!("DUMP", name)]
-            })
-            .collect();
-        let replies = pipe.run(&again).expect("the server answers");
-        for (pair, d) in replies.chunks(2).zip(&dumps) {
-            assert_eq!(
-                pair[0],
-                Reply::Status("OK".into()),
-                "a DUMP the module made"
-            );
-            assert_eq!(pair[1].bytes(), Some(*d), "DUMP → RESTORE → DUMP is stable");
-        }
+        let (t, a) =
+            crate::payload::restore_mutants(&mut pipe, &|| s.log(), key, &payload, exercise);
+        tried += t;
+        accepted += a;
         assert_eq!(q::<String, _>(c, &["PING"]), "PONG");
     }
     eprintln!("{accepted} of {tried} mutated t-digest payloads loaded");
