@@ -328,11 +328,20 @@ impl Topk {
         row.wrapping_mul(self.width) as usize + at as usize
     }
 
-    /// The heap slot holding `item`, scanning from the last slot.
+    /// The heap slot holding `item`, scanning from the last slot. The fingerprints are
+    /// compared straight from the slots' bytes (one load each, no index checks), the rest
+    /// only where one matches: a query or add scans all `k` slots.
     fn find(&self, item: &[u8], fp: u32) -> Option<usize> {
-        (0..self.heap.len())
+        self.heap
+            .raw
+            .chunks_exact(SLOT)
+            .enumerate()
             .rev()
-            .find(|&slot| self.heap.holds(slot, item, fp))
+            .find(|(slot, bytes)| {
+                u32::from_le_bytes(bytes[FP_AT..FP_AT + 4].try_into().unwrap()) == fp
+                    && self.heap.holds(*slot, item, fp)
+            })
+            .map(|(slot, _)| slot)
     }
 
     /// Adds `increment` arrivals of `item`; `chance()` is one draw of `rand() / RAND_MAX`

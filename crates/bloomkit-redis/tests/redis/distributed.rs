@@ -1,5 +1,7 @@
-//! Replication (a replica answers as its primary, LOADCHUNK included) and Redis Cluster
-//! (three primaries, filters on keys in different slots, reached by a cluster client).
+//! Replication (a replica answers as its primary, LOADCHUNK included, sketches, top-k and
+//! t-digests too) and Redis Cluster (three primaries, keys of all five types in different
+//! slots, reached by a cluster client; a slot with one key of each type migrated to another
+//! primary).
 
 use std::time::{Duration, Instant};
 
@@ -8,6 +10,15 @@ use redis::Value;
 use crate::harness::Server;
 use crate::persistence::{read_answers, write_filters};
 use crate::util::{items, q, v};
+
+/// Runs a command through the cluster client; it must succeed.
+#[track_caller]
+fn cq<T: redis::FromRedisValue>(cc: &mut redis::cluster::ClusterConnection, args: &[&str]) -> T {
+    match crate::util::cmd(args).query(cc) {
+        Ok(v) => v,
+        Err(e) => panic!("{args:?} failed: {e}"),
+    }
+}
 
 #[test]
 fn a_replica_answers_the_same_as_its_primary() {
@@ -46,8 +57,12 @@ fn a_replica_answers_the_same_as_its_primary() {
     }
     q::<i64, _>(c, &["CF.DEL", "cf:auto", "in-9"]);
     q::<String, _>(c, &["CF.COMPACT", "cf:grown"]);
+    write_sketches(c);
     assert_eq!(q::<i64, _>(c, &["WAIT", "1", "5000"]), 1);
     assert_eq!(read_answers(r), read_answers(c));
+    for (i, (a, b)) in read_sketches(r).iter().zip(read_sketches(c)).enumerate() {
+        assert!(*a == b, "answer {i} of the replica differs");
+    }
     for key in ["bf:loaded", "cf:loaded"] {
         assert_eq!(q::<i64, _>(r, &["EXISTS", key]), 1, "{key} replicated");
     }
@@ -126,6 +141,18 @@ fn a_cluster_client_reaches_filters_in_every_slot() {
             .arg("a")
             .query(&mut cc)
             .unwrap();
+        let cms = format!("cms:{key}");
+        let topk = format!("topk:{key}");
+        let td = format!("td:{key}");
+        cq::<String>(&mut cc, &["CMS.INITBYDIM", &cms, "100", "4"]);
+        assert_eq!(
+            cq::<Vec<i64>>(&mut cc, &["CMS.INCRBY", &cms, "a", "3", "b", "1"]),
+            [3, 1]
+        );
+        cq::<String>(&mut cc, &["TOPK.RESERVE", &topk, "2"]);
+        cq::<Value>(&mut cc, &["TOPK.ADD", &topk, "a", "b", "a", "c", "a"]);
+        cq::<String>(&mut cc, &["TDIGEST.CREATE", &td]);
+        cq::<String>(&mut cc, &["TDIGEST.ADD", &td, "1", "2", "3", "4"]);
     }
     for key in &keys {
         let there: Vec<i64> = redis::cmd("BF.MEXISTS")
@@ -141,6 +168,26 @@ fn a_cluster_client_reaches_filters_in_every_slot() {
             .query(&mut cc)
             .unwrap();
         assert_eq!(count, 1);
+        let cms = format!("cms:{key}");
+        let topk = format!("topk:{key}");
+        let td = format!("td:{key}");
+        assert_eq!(
+            cq::<Vec<i64>>(&mut cc, &["CMS.QUERY", &cms, "a", "b", "z"]),
+            [3, 1, 0]
+        );
+        assert_eq!(
+            cq::<Vec<i64>>(&mut cc, &["TOPK.QUERY", &topk, "a", "z"]),
+            [1, 0]
+        );
+        assert_eq!(cq::<Vec<String>>(&mut cc, &["TOPK.LIST", &topk])[0], "a");
+        assert_eq!(
+            cq::<Vec<String>>(&mut cc, &["TDIGEST.QUANTILE", &td, "0", "1"]),
+            ["1", "4"]
+        );
+        assert_eq!(
+            cq::<Vec<String>>(&mut cc, &["TDIGEST.CDF", &td, "0", "10"]),
+            ["0", "1"]
+        );
     }
     // Every primary holds some of the filters.
     for node in &nodes {
@@ -151,11 +198,165 @@ fn a_cluster_client_reaches_filters_in_every_slot() {
         .iter()
         .map(|n| q::<i64, _>(&mut n.conn(), &["DBSIZE"]))
         .sum();
-    assert_eq!(total, 60);
+    assert_eq!(total, 150);
+    // Merges of keys in one slot (hash tags) work on whichever primary holds it.
+    cq::<String>(&mut cc, &["CMS.INITBYDIM", "{m}cms:a", "100", "4"]);
+    cq::<String>(&mut cc, &["CMS.INITBYDIM", "{m}cms:b", "100", "4"]);
+    cq::<Value>(&mut cc, &["CMS.INCRBY", "{m}cms:a", "x", "5"]);
+    cq::<Value>(&mut cc, &["CMS.INCRBY", "{m}cms:b", "x", "2"]);
+    cq::<String>(
+        &mut cc,
+        &["CMS.MERGE", "{m}cms:b", "2", "{m}cms:a", "{m}cms:b"],
+    );
+    assert_eq!(
+        cq::<Vec<i64>>(&mut cc, &["CMS.QUERY", "{m}cms:b", "x"]),
+        [7]
+    );
+    cq::<String>(&mut cc, &["TDIGEST.CREATE", "{m}td:a"]);
+    cq::<String>(&mut cc, &["TDIGEST.ADD", "{m}td:a", "10", "20"]);
+    cq::<String>(&mut cc, &["TDIGEST.MERGE", "{m}td:b", "1", "{m}td:a"]);
+    assert_eq!(cq::<String>(&mut cc, &["TDIGEST.MAX", "{m}td:b"]), "20");
+    // As RedisBloom registers them, the merges declare the destination alone as a key, so
+    // the cluster routes them by it and cannot refuse sources of other slots: those must
+    // share its slot, by a hash tag.
+    for merge in ["CMS.MERGE", "TDIGEST.MERGE"] {
+        let keys: Vec<String> = q(
+            &mut nodes[0].conn(),
+            &["COMMAND", "GETKEYS", merge, "d", "2", "a", "b"],
+        );
+        assert_eq!(keys, ["d"], "{merge}");
+    }
+    // Migrate the slot of `{m}` (one key of each type) to another primary, as
+    // `redis-cli --cluster reshard` does: the keys travel as DUMP/RESTORE payloads.
+    cq::<String>(&mut cc, &["BF.RESERVE", "{m}bf", "0.01", "100"]);
+    cq::<Value>(&mut cc, &["BF.MADD", "{m}bf", "a", "b"]);
+    cq::<i64>(&mut cc, &["CF.ADD", "{m}cf", "a"]);
+    cq::<String>(&mut cc, &["TOPK.RESERVE", "{m}topk", "2"]);
+    cq::<Value>(&mut cc, &["TOPK.ADD", "{m}topk", "a", "a", "b"]);
+    let mut before = Vec::new();
+    let reads: [&[&str]; 6] = [
+        &["BF.MEXISTS", "{m}bf", "a", "b", "z"],
+        &["CF.COUNT", "{m}cf", "a"],
+        &["CMS.QUERY", "{m}cms:b", "x", "z"],
+        &["TOPK.LIST", "{m}topk", "WITHCOUNT"],
+        &["TDIGEST.QUANTILE", "{m}td:b", "0", "0.5", "1"],
+        &["TDIGEST.INFO", "{m}td:a"],
+    ];
+    for args in reads {
+        before.push(cq::<Value>(&mut cc, args));
+    }
+    let slot: i64 = q(&mut nodes[0].conn(), &["CLUSTER", "KEYSLOT", "{m}"]);
+    let ids: Vec<String> = nodes
+        .iter()
+        .map(|n| q(&mut n.conn(), &["CLUSTER", "MYID"]))
+        .collect();
+    let from = (0..3)
+        .find(|&i| {
+            q::<i64, _>(
+                &mut nodes[i].conn(),
+                &["CLUSTER", "COUNTKEYSINSLOT", &slot.to_string()],
+            ) > 0
+        })
+        .expect("a primary holds the slot");
+    let to = (from + 1) % 3;
+    let slot = slot.to_string();
+    let (src, dst) = (&mut nodes[from].conn(), &mut nodes[to].conn());
+    q::<String, _>(dst, &["CLUSTER", "SETSLOT", &slot, "IMPORTING", &ids[from]]);
+    q::<String, _>(src, &["CLUSTER", "SETSLOT", &slot, "MIGRATING", &ids[to]]);
+    let keys: Vec<String> = q(src, &["CLUSTER", "GETKEYSINSLOT", &slot, "100"]);
+    assert_eq!(keys.len(), 7, "{keys:?}");
+    let mut args = vec![
+        "MIGRATE".to_string(),
+        "127.0.0.1".into(),
+        nodes[to].port.to_string(),
+    ];
+    args.extend(["".into(), "0".into(), "5000".into(), "KEYS".into()]);
+    args.extend(keys);
+    q::<String, _>(src, &args);
+    for node in &nodes {
+        q::<String, _>(
+            &mut node.conn(),
+            &["CLUSTER", "SETSLOT", &slot, "NODE", &ids[to]],
+        );
+    }
+    assert_eq!(q::<i64, _>(src, &["CLUSTER", "COUNTKEYSINSLOT", &slot]), 0);
+    assert_eq!(q::<i64, _>(dst, &["CLUSTER", "COUNTKEYSINSLOT", &slot]), 7);
+    // The client follows the MOVED redirection; the keys answer as before and take writes.
+    let mut after = Vec::new();
+    for args in reads {
+        after.push(cq::<Value>(&mut cc, args));
+    }
+    assert_eq!(after, before);
+    assert_eq!(
+        cq::<Vec<i64>>(&mut cc, &["CMS.INCRBY", "{m}cms:b", "x", "1"]),
+        [8]
+    );
+    cq::<String>(&mut cc, &["TDIGEST.ADD", "{m}td:b", "30"]);
+    assert_eq!(cq::<String>(&mut cc, &["TDIGEST.MAX", "{m}td:b"]), "30");
+    assert_eq!(cq::<i64>(&mut cc, &["BF.ADD", "{m}bf", "c"]), 1);
     let info: Value = redis::cmd("BF.INFO")
         .arg("bf:filter-0")
         .arg("ITEMS")
         .query(&mut cc)
         .unwrap();
     assert_eq!(info, Value::Array(vec![Value::Int(2)]));
+}
+
+/// Count-min sketches, top-k lists and t-digests built by each of their write commands.
+fn write_sketches(c: &mut redis::Connection) {
+    q::<String, _>(c, &["CMS.INITBYDIM", "cms:a", "200", "5"]);
+    q::<String, _>(c, &["CMS.INITBYPROB", "cms:b", "0.01", "0.01"]);
+    q::<String, _>(c, &["CMS.INITBYDIM", "cms:m", "200", "5"]);
+    for i in 0..200 {
+        let item = format!("in-{}", i % 37);
+        q::<Value, _>(c, &["CMS.INCRBY", "cms:a", &item, "3", "in-0", "1"]);
+    }
+    q::<String, _>(c, &["CMS.MERGE", "cms:m", "1", "cms:a", "WEIGHTS", "2"]);
+    q::<String, _>(c, &["TOPK.RESERVE", "topk:a", "5", "1000", "4", "0.9"]);
+    for i in 0..300 {
+        let item = format!("in-{}", (i * i) % 23);
+        q::<Value, _>(c, &["TOPK.ADD", "topk:a", &item]);
+    }
+    q::<Value, _>(c, &["TOPK.INCRBY", "topk:a", "heavy", "40"]);
+    q::<String, _>(c, &["TDIGEST.CREATE", "td:a", "COMPRESSION", "50"]);
+    q::<String, _>(c, &["TDIGEST.CREATE", "td:b"]);
+    let values: Vec<String> = (0..500).map(|i| ((i * 7919) % 1000).to_string()).collect();
+    let mut args = vec!["TDIGEST.ADD".to_string(), "td:a".into()];
+    args.extend(values);
+    q::<String, _>(c, &args);
+    q::<String, _>(c, &["TDIGEST.ADD", "td:b", "-5", "2.5"]);
+    q::<String, _>(c, &["TDIGEST.MERGE", "td:m", "2", "td:a", "td:b"]);
+    q::<String, _>(c, &["TDIGEST.RESET", "td:b"]);
+}
+
+/// What the keys of `write_sketches` answer.
+fn read_sketches(c: &mut redis::Connection) -> Vec<Value> {
+    let mut out = Vec::new();
+    for key in ["cms:a", "cms:b", "cms:m"] {
+        let mut args = vec!["CMS.QUERY".to_string(), key.to_string()];
+        args.extend(items("in-", 0..40));
+        out.push(v(c, &args));
+        out.push(v(c, &["CMS.INFO", key]));
+    }
+    out.push(v(c, &["TOPK.LIST", "topk:a", "WITHCOUNT"]));
+    out.push(v(c, &["TOPK.INFO", "topk:a"]));
+    let mut args = vec!["TOPK.COUNT".to_string(), "topk:a".into()];
+    args.extend(items("in-", 0..23));
+    out.push(v(c, &args));
+    for key in ["td:a", "td:b", "td:m"] {
+        out.push(v(c, &["TDIGEST.INFO", key]));
+        out.push(v(
+            c,
+            &["TDIGEST.QUANTILE", key, "0", "0.1", "0.5", "0.99", "1"],
+        ));
+        out.push(v(c, &["TDIGEST.CDF", key, "-5", "100", "500", "999"]));
+        out.push(v(c, &["TDIGEST.TRIMMED_MEAN", key, "0.1", "0.9"]));
+    }
+    // Not the top-k's DUMP: its decay draws from each server's own `rand()` (as
+    // RedisBloom's does, and it too replicates TOPK.ADD as sent), so colliding items may
+    // leave different counters behind on the replica.
+    for key in ["cms:a", "cms:m", "td:a", "td:m"] {
+        out.push(v(c, &["DUMP", key]));
+    }
+    out
 }
