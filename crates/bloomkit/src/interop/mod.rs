@@ -3,10 +3,15 @@
 //!
 //! * `guava` (feature `guava`) — Guava's `com.google.common.hash.BloomFilter`
 //!   (`writeTo`/`readFrom`, strategy `MURMUR128_MITZ_64`).
+//! * `spark` (feature `spark`) — Spark's `org.apache.spark.util.sketch.BloomFilter`
+//!   (binary versions 1 and 2).
 
 #[cfg(feature = "guava")]
 #[cfg_attr(docsrs, doc(cfg(feature = "guava")))]
 pub mod guava;
+#[cfg(feature = "spark")]
+#[cfg_attr(docsrs, doc(cfg(feature = "spark")))]
+pub mod spark;
 
 use crate::error::{DecodeError, Error};
 

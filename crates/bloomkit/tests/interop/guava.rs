@@ -5,27 +5,9 @@
 
 use bloomkit::interop::guava::GuavaBloomFilter;
 
-use crate::jvm;
+use crate::jvm::{self, item, Item};
 
 const CONFIGS: [(usize, f64); 2] = [(2000, 0.03), (300, 0.2)];
-const ABSENT: usize = 3000;
-const FUNNELS: [&str; 3] = ["utf8", "long", "bytes"];
-
-/// Item `i` of a funnel, as `GuavaRoundTrip.item` makes it.
-enum Item {
-    Str(String),
-    Long(i64),
-    Bytes(Vec<u8>),
-}
-
-fn item(funnel: &str, i: usize) -> Item {
-    match funnel {
-        "utf8" => Item::Str(format!("item-{i}{}", ["-é", "-😀", ""][i % 3])),
-        "long" => Item::Long((i as i64).wrapping_mul(0x9E37_79B9_7F4A_7C15_u64 as i64)),
-        "bytes" => Item::Bytes((0..i % 37).map(|j| (i * 31 + j * 7) as u8).collect()),
-        _ => unreachable!(),
-    }
-}
 
 fn put(f: &mut GuavaBloomFilter, item: &Item) {
     match item {
@@ -64,14 +46,14 @@ fn guava_reads_ours_and_we_read_guavas() {
     // Ours, written first; then one JVM does every job.
     let mut jobs = String::new();
     let mut cases = Vec::new();
-    for funnel in FUNNELS {
+    for funnel in jvm::FUNNELS {
         for (c, &(n, fpp)) in CONFIGS.iter().enumerate() {
             let mut ours = GuavaBloomFilter::with_capacity(n as u64, fpp).unwrap();
             for i in 0..n {
                 put(&mut ours, &item(funnel, i));
             }
             let tag = format!("{funnel}-{c}");
-            let probes = n + ABSENT;
+            let probes = n + jvm::ABSENT;
             std::fs::write(d.join(format!("ours.bin-{tag}")), ours.to_bytes()).unwrap();
             let p = |name: &str| d.join(format!("{name}-{tag}")).display().to_string();
             jobs += &format!(
@@ -92,7 +74,7 @@ fn guava_reads_ours_and_we_read_guavas() {
     jvm::run("GuavaRoundTrip", &guava, d, &jobs_file);
 
     for (funnel, n, tag, ours) in cases {
-        let probes = n + ABSENT;
+        let probes = n + jvm::ABSENT;
         let expected = probe(&ours, funnel, probes);
         // Guava read our bytes and answers as we do.
         let guava_on_ours = jvm::answers(&d.join(format!("ours.txt-{tag}")));

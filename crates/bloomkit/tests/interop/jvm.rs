@@ -92,3 +92,25 @@ pub fn assert_same(what: &str, inserted: usize, ours: &[bool], theirs: &[bool]) 
         "{what}: the absent probes should meet false positives and true negatives"
     );
 }
+
+/// The funnels (item types) every format is tested with.
+pub const FUNNELS: [&str; 3] = ["utf8", "long", "bytes"];
+
+/// The absent items probed after the inserted ones.
+pub const ABSENT: usize = 3000;
+
+/// Item `i` of a funnel, as `GuavaRoundTrip.item` and `SparkRoundTrip` make it.
+pub enum Item {
+    Str(String),
+    Long(i64),
+    Bytes(Vec<u8>),
+}
+
+pub fn item(funnel: &str, i: usize) -> Item {
+    match funnel {
+        "utf8" => Item::Str(format!("item-{i}{}", ["-é", "-😀", ""][i % 3])),
+        "long" => Item::Long((i as i64).wrapping_mul(0x9E37_79B9_7F4A_7C15_u64 as i64)),
+        "bytes" => Item::Bytes((0..i % 37).map(|j| (i * 31 + j * 7) as u8).collect()),
+        _ => unreachable!(),
+    }
+}
