@@ -46,6 +46,8 @@
 //!   keeps its file whole through a failed flush. Outside the registry (not a `Filter`).
 //! * [`robust`] — [`RobustBloomFilter`], robustBF (Nayak & Patgiri 2021): the 2D filter of
 //!   64-bit words, built as the paper describes, with its claims checked.
+//! * `interop` (cargo features `guava`, `spark`) — filters other systems write, bit for bit:
+//!   Guava's `BloomFilter`, Spark's `util.sketch.BloomFilter`.
 //! * [`codec`] — the file format ([`Persist`]), with atomic saves.
 //! * [`prelude`] — `use bloomkit::prelude::*;` for the traits, items and every kind.
 //! * [`stats`] — confidence intervals used to judge measured rates.
@@ -65,6 +67,9 @@ mod exec;
 mod external_trait_impls;
 pub mod format;
 pub mod hash;
+#[cfg(any(feature = "guava", feature = "spark"))]
+#[cfg_attr(docsrs, doc(cfg(any(feature = "guava", feature = "spark"))))]
+pub mod interop;
 mod kinds;
 pub mod params;
 pub mod prelude;
