@@ -298,6 +298,17 @@ pub fn write_index(
          .glance td:first-child, .glance td:nth-child(5), .glance th:nth-child(5) \
          { white-space: nowrap; overflow-wrap: normal; }\n\
          .rule, .page-chi2 { background: #eef4ff; border-left: 4px solid #4070c0; padding: 0.3em 1em; }\n\
+         @media print {\n\
+         /* Paper has no scrolling: a wide table shrinks and wraps instead of losing its \
+         right-hand columns under a scrollbar. */\n\
+         body { max-width: none; margin: 0; padding: 0; font-size: 10pt; }\n\
+         .table { overflow: visible; }\n\
+         table { width: 100%; font-size: 7pt; }\n\
+         th, td { max-width: none; padding: 0.1em 0.25em; overflow-wrap: anywhere; }\n\
+         tr, figure, img, .notes li { break-inside: avoid; }\n\
+         h2, h3 { break-after: avoid; }\n\
+         a { color: inherit; text-decoration: none; }\n\
+         }\n\
          </style>\n</head>\n<body>\n<h1>bloomkit: the seed studies</h1>\n",
     );
     let _ = writeln!(
