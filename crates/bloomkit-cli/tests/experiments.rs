@@ -746,6 +746,7 @@ fn all_writes_an_index_of_every_table_and_figure() {
     let report = dir.path().join("report");
     let index = std::fs::read_to_string(report.join("index.html")).unwrap();
     assert!(index.starts_with("<!DOCTYPE html>"));
+    check_glance(&index);
     assert!(index.contains("bloomkit experiment all --tiny --out report"));
     for spec in STUDIES {
         assert!(
@@ -775,6 +776,63 @@ fn all_writes_an_index_of_every_table_and_figure() {
             check_svg(&report.join(format!("{figure}.svg")));
             check_png(&report.join(format!("{figure}.png")));
         }
+    }
+}
+
+/// The values of `attribute` in the tags of `html` that start with `tag`, in order.
+fn attribute_values(html: &str, tag: &str, attribute: &str) -> Vec<String> {
+    html.match_indices(tag)
+        .map(|(at, _)| {
+            let rest = &html[at..];
+            let rest = &rest[..rest.find('>').unwrap()];
+            let key = format!("{attribute}=\"");
+            let start = rest.find(&key).unwrap_or_else(|| panic!("{rest}")) + key.len();
+            rest[start..start + rest[start..].find('"').unwrap()].to_owned()
+        })
+        .collect()
+}
+
+/// The page opens with the rule, the whole page's χ² and a table of verdicts that has one
+/// row per verdict box, in the same order, linking to it, with the same verdict.
+fn check_glance(index: &str) {
+    let glance_at = index
+        .find("<section id=\"verdicts\">")
+        .expect("no table of verdicts");
+    let first_study = index.find("<section id=\"fpr\">").unwrap();
+    assert!(
+        glance_at < first_study,
+        "the verdicts come after the studies"
+    );
+    let (head, body) = index.split_at(first_study);
+    assert!(head.contains("class=\"rule\"") && head.contains("α = 0.001"));
+    assert!(head.contains("class=\"page-chi2\""));
+    // Rows: <tr data-verdict="…"><td …><a href="#anchor">.
+    let row_words = attribute_values(head, "<tr data-verdict=", "data-verdict");
+    let row_links: Vec<String> = head
+        .match_indices("<tr data-verdict=")
+        .map(|(at, _)| {
+            let rest = &head[at..];
+            let start = rest.find("href=\"#").unwrap() + "href=\"#".len();
+            rest[start..start + rest[start..].find('"').unwrap()].to_owned()
+        })
+        .collect();
+    let box_ids = attribute_values(body, "<li class=\"verdict\"", "id");
+    let box_words = attribute_values(body, "<li class=\"verdict\"", "data-verdict");
+    assert!(!box_ids.is_empty(), "no verdict boxes");
+    assert_eq!(row_links, box_ids, "the table's rows are not the boxes");
+    assert_eq!(row_words, box_words, "the table and the boxes disagree");
+    // Each box's sentence says the verdict its attribute names.
+    for (id, word) in box_ids.iter().zip(&box_words) {
+        let at = body.find(&format!("id=\"{id}\"")).unwrap();
+        let sentence = &body[at..at + body[at..].find("</li>").unwrap()];
+        let said = if sentence.contains(": NOT on theory") {
+            "NOT on theory"
+        } else if sentence.contains(": on theory") {
+            "on theory"
+        } else {
+            "nothing to judge"
+        };
+        assert_eq!(said, word, "{sentence}");
     }
 }
 

@@ -8,7 +8,7 @@ use std::path::PathBuf;
 use anyhow::Result;
 use clap::Args;
 
-use super::report::{write_index, Report};
+use super::report::{page_chi2, write_index, Report};
 use super::{
     bloomier, claims, compressed, deletion, disk, fpr, generalized, hashing, plot, rho, robust,
     spectral, spellcheck, ssd, sstable, summary_cache, timing, variants, Size, StudyArgs,
@@ -136,5 +136,19 @@ pub fn run(args: AllArgs) -> Result<()> {
     for report in &reports {
         writeln!(out, "  {:>13}  {:6.1} s", report.study, report.seconds)?;
     }
+    let page = page_chi2(&reports);
+    writeln!(
+        out,
+        "The verdicts' χ²: {:.1} on {} independent points, P(χ² ≥) = {}, P(χ² ≤) = {}{}",
+        page.chi2,
+        page.dof,
+        super::verdict::p_text(page.upper_p),
+        super::verdict::p_text(page.lower_p),
+        if page.passes() {
+            ""
+        } else {
+            " — the page FAILS its own check of σ"
+        }
+    )?;
     Ok(())
 }

@@ -166,13 +166,13 @@ pub fn study(args: &BloomierArgs) -> Result<Report> {
             csv: csv_table(&rows),
         }],
         figures: vec![bits_figure(&rows, largest)],
-        notes: vec![
-            verdict.sentence(
-                "Measured rate of outside keys passing the check against 2^−c (binomial σ; \
+        verdicts: vec![verdict.judge(
+            "Measured rate of outside keys passing the check against 2^−c (binomial σ; \
                  χ² over one layout per n and c)",
-                "A rate above 2^−c means the key's word is not uniform: the mask or the cells \
+            "A rate above 2^−c means the key's word is not uniform: the mask or the cells \
                  are correlated with the key set.",
-            ),
+        )],
+        notes: vec![
             format!(
                 "At n = {largest} every layout costs at most {:.4}·w bits per key (theory: \
                  1.23·w plus 32 spare cells, plus the rounding of the table to 64-bit words).",
@@ -312,9 +312,9 @@ mod tests {
         let report = study(&BloomierArgs { common }).unwrap();
         assert_eq!(report.tables[0].csv.rows.len(), 2 * LAYOUTS.len());
         assert!(
-            report.notes[0].contains(": on theory"),
+            report.verdicts[0].sentence.contains(": on theory"),
             "{}",
-            report.notes[0]
+            report.verdicts[0].sentence
         );
     }
 }

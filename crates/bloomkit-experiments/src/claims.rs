@@ -170,6 +170,7 @@ pub fn study(args: &ClaimsArgs) -> Result<Report> {
             csv: display,
         }],
         figures: Vec::new(),
+        verdicts: Vec::new(),
         notes: vec![
             format!("{held} of {} claims hold as stated.", claims.len()),
             "The last claim is true and rarely matters: more than 15 items on one counter has \

@@ -123,12 +123,11 @@ impl Fraction {
         let d = r * (1.0 - (1.0 - 1.0 / r).powi(self.k as i32));
         p * (1.0 - p) * d / r
     }
-
     fn label(&self) -> String {
         format!("{}, n = {}", self.regions.label(), self.n)
     }
-    /// The point against theory: σ from the spread between repetitions (fresh keys and
-    /// hash seeds). `independent` marks one checkpoint per filter.
+    /// The point against theory, pooled over repetitions (fresh keys and hash seeds): σ
+    /// from the spread between them, floored at [`Fraction::filter_var`]. `independent` marks one checkpoint per filter.
     fn check(&self, independent: bool) -> Check {
         let theory = self.theory();
         let trials: u64 = self.reps.iter().map(|r| r.1).sum();
@@ -136,7 +135,16 @@ impl Fraction {
             label: self.label(),
             measured: self.measured(),
             theory,
-            sd: clustered_sd(&self.reps, theory, self.filter_var(theory)),
+            // The filters' variance has only an approximate model here, too rough to be σ
+            // (it vanishes where the fraction nears 1, where filters still differ): σ is
+            // the spread, floored at the model where the rate is lumpy (every repetition
+            // saw 0 although a rare filter would not). The floor biases σ upwards
+            // (`clustered_sd` explains); it binds at few points.
+            sd: clustered_sd(&self.reps, theory, None).max(clustered_sd(
+                &self.reps,
+                theory,
+                Some(self.filter_var(theory)),
+            )),
             trials: trials as f64,
             independent,
         }
@@ -259,6 +267,7 @@ pub fn study(args: &DeletionArgs) -> Result<Report> {
 
     let false_negatives: u64 = removals.iter().map(|r| r.false_negatives).sum();
     let mut notes = Vec::new();
+    let mut verdicts = Vec::new();
     for scheme in SCHEMES {
         let own: Vec<&Fraction> = fractions.iter().filter(|f| f.scheme == scheme).collect();
         let mut verdict = Verdict::new();
@@ -278,7 +287,7 @@ pub fn study(args: &DeletionArgs) -> Result<Report> {
                 verdict.add(f.check(Some(f.n) == chosen));
             }
         }
-        notes.push(verdict.sentence(
+        verdicts.push(verdict.judge(
             &format!(
                 "Deletable fraction with {} against deletable_probability(m, k, n, r) (σ from \
                  the spread between repetitions; χ² over one checkpoint per region choice)",
@@ -348,7 +357,7 @@ pub fn study(args: &DeletionArgs) -> Result<Report> {
     for check in saturation.iter().filter_map(Saturation::check) {
         saturation_verdict.add(check);
     }
-    notes.push(saturation_verdict.sentence(
+    verdicts.push(saturation_verdict.judge(
         "Saturated 4-bit counters against m · P(X ≥ 15), X ~ Poisson(nk/m)",
         "Counts of one filter per load; the Poisson form of the binomial occupancy is the only \
          approximation.",
@@ -398,6 +407,7 @@ pub fn study(args: &DeletionArgs) -> Result<Report> {
             fraction_figure(&fractions, capacity, IndexScheme::SeededHashes),
             saturation_figure(&saturation),
         ],
+        verdicts,
         notes,
         seconds: 0.0,
     };

@@ -392,16 +392,13 @@ fn to_report(run: Run, args: &FprArgs) -> Report {
             },
         ],
         figures: vec![figure, ratio],
-        notes: {
-            let mut notes = vec![verdict.sentence(
-                "Measured rate against (1 − (1 − 1/m)^kn)^k (σ: the queries' binomial spread \
+        verdicts: vec![verdict.judge(
+            "Measured rate against (1 − (1 − 1/m)^kn)^k (σ: the queries' binomial spread \
                  and the filter's own, from its fill)",
-                "The word list or the hashing breaks the model's assumption of independent, \
+            "The word list or the hashing breaks the model's assumption of independent, \
                  uniform positions.",
-            )];
-            notes.extend(seed_notes());
-            notes
-        },
+        )],
+        notes: seed_notes(),
         seconds: 0.0,
     }
 }

@@ -222,23 +222,21 @@ pub fn study(args: &GeneralizedArgs) -> Result<Report> {
             csv: csv_table(&rows),
         }],
         figures: vec![fpr_figure(&rows, m), fnr_figure(&rows, m)],
-        notes: vec![
-            verdict.sentence(
-                "Both rates against p^k1 (1 − p)^k0 and the mean of 1 − A^k1 B^k0 (σ of the \
+        verdicts: vec![verdict.judge(
+            "Both rates against p^k1 (1 − p)^k0 and the mean of 1 − A^k1 B^k0 (σ of the \
                  false-positive rate from the queries and the filter's own fill, of the \
                  false-negative rate binomial over the items; χ² over the false-positive \
                  rates, one per filter)",
-                "See the deviation columns: the formulas take every bit's last touch as \
+            "See the deviation columns: the formulas take every bit's last touch as \
                  independent of the others' and the order of sets and resets within an \
                  insertion as immaterial.",
-            ),
-            format!(
-                "The classic filter's rate climbs towards 1 as it is overfilled; with resets \
+        )],
+        notes: vec![format!(
+            "The classic filter's rate climbs towards 1 as it is overfilled; with resets \
                  the rate stops at the bound ({}) and stays there — at the price of losing \
                  most of the items inserted more than about m/(k0+k1) items ago.",
-                bounds.join(", ")
-            ),
-        ],
+            bounds.join(", ")
+        )],
         seconds: 0.0,
     };
     report.seconds = start.elapsed().as_secs_f64();

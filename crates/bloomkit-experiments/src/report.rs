@@ -10,6 +10,7 @@ use anyhow::{Context, Result};
 
 use super::overview;
 use super::plot::{self, Figure};
+use super::verdict::{self, Judgement};
 use super::Table;
 
 /// A table of a report: shown as text and HTML, written as CSV.
@@ -43,7 +44,10 @@ pub struct Report {
     pub tables: Vec<ReportTable>,
     /// The figures.
     pub figures: Vec<Figure>,
-    /// Findings: whether the measured points sit on their theory, and why not where not.
+    /// The verdicts against theory: each is a box of the study's findings and a row of the
+    /// page's table of verdicts, both made from the same [`Judgement`].
+    pub verdicts: Vec<Judgement>,
+    /// Further findings, after the verdicts.
     pub notes: Vec<String>,
     /// Wall-clock time the study took, in seconds.
     pub seconds: f64,
@@ -71,8 +75,11 @@ impl Report {
         for table in &self.tables {
             write!(out, "\n{}\n{}", table.title, table.display.render())?;
         }
-        if !self.notes.is_empty() {
+        if !self.notes.is_empty() || !self.verdicts.is_empty() {
             writeln!(out)?;
+        }
+        for judgement in &self.verdicts {
+            writeln!(out, "* {}", judgement.sentence)?;
         }
         for note in &self.notes {
             writeln!(out, "* {note}")?;
@@ -127,6 +134,11 @@ impl Report {
         }
     }
 
+    /// The anchor of this report's `i`-th verdict box.
+    pub fn verdict_anchor(&self, i: usize) -> String {
+        format!("{}-verdict-{}", self.study, i + 1)
+    }
+
     /// The report as a section of the HTML page.
     pub fn html(&self, figures_drawn: bool) -> String {
         let mut html = String::new();
@@ -154,10 +166,19 @@ impl Report {
             }
             html.push_str("</ul>\n");
         }
-        if !self.notes.is_empty() {
+        if !self.notes.is_empty() || !self.verdicts.is_empty() {
             html.push_str(
                 "<div class=\"notes\"><b>Findings (verdicts against theory first):</b><ul>\n",
             );
+            for (i, judgement) in self.verdicts.iter().enumerate() {
+                let _ = writeln!(
+                    html,
+                    "<li class=\"verdict\" id=\"{}\" data-verdict=\"{}\">{}</li>",
+                    self.verdict_anchor(i),
+                    judgement.word(),
+                    escape(&judgement.sentence)
+                );
+            }
             for note in &self.notes {
                 let _ = writeln!(html, "<li>{}</li>", escape(note));
             }
@@ -273,6 +294,21 @@ pub fn write_index(
          .notes { background: #fffbe6; border-left: 4px solid #e0c000; padding: 0.3em 1em; }\n\
          .missing { color: #a00; } .facts { color: #444; } .seeds { color: #555; font-style: italic; }\n\
          td { max-width: 28em; } td.text, th.text { text-align: left; }\n\
+         td.off { color: #a00; font-weight: bold; } td.on { color: #060; }\n\
+         .glance td:first-child, .glance td:nth-child(5), .glance th:nth-child(5) \
+         { white-space: nowrap; overflow-wrap: normal; }\n\
+         .rule, .page-chi2 { background: #eef4ff; border-left: 4px solid #4070c0; padding: 0.3em 1em; }\n\
+         @media print {\n\
+         /* Paper has no scrolling: a wide table shrinks and wraps instead of losing its \
+         right-hand columns under a scrollbar. */\n\
+         body { max-width: none; margin: 0; padding: 0; font-size: 10pt; }\n\
+         .table { overflow: visible; }\n\
+         table { width: 100%; font-size: 7pt; }\n\
+         th, td { max-width: none; padding: 0.1em 0.25em; overflow-wrap: anywhere; }\n\
+         tr, figure, img, .notes li { break-inside: avoid; }\n\
+         h2, h3 { break-after: avoid; }\n\
+         a { color: inherit; text-decoration: none; }\n\
+         }\n\
          </style>\n</head>\n<body>\n<h1>bloomkit: the seed studies</h1>\n",
     );
     let _ = writeln!(
@@ -290,6 +326,7 @@ pub fn write_index(
             escape(&plot::font_missing_message())
         );
     }
+    html.push_str(&glance_html(reports));
     html.push_str(
         "<ul>\n<li><a href=\"#overview\">The seeds, the kinds, the applications</a></li>\n",
     );
@@ -311,6 +348,147 @@ pub fn write_index(
     let path = dir.join("index.html");
     std::fs::write(&path, html).with_context(|| format!("writing {}", path.display()))?;
     Ok(path)
+}
+
+/// The whole page's χ²: the sum of every verdict's χ², its degrees of freedom, and both
+/// tails — the upper (σ too small or the theory off somewhere) and the lower (σ too generous:
+/// the points sit closer to theory than their σ says they can).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct PageChi2 {
+    /// Σ χ² over the verdicts.
+    pub chi2: f64,
+    /// Σ degrees of freedom.
+    pub dof: usize,
+    /// P(χ² ≥ the sum).
+    pub upper_p: f64,
+    /// P(χ² ≤ the sum).
+    pub lower_p: f64,
+}
+
+impl PageChi2 {
+    /// Whether both tails are at least [`verdict::ALPHA`].
+    pub fn passes(&self) -> bool {
+        self.upper_p >= verdict::ALPHA && self.lower_p >= verdict::ALPHA
+    }
+}
+
+/// The whole page's χ² over the verdicts of `reports`.
+pub fn page_chi2(reports: &[Report]) -> PageChi2 {
+    let (chi2, dof) = reports
+        .iter()
+        .flat_map(|r| &r.verdicts)
+        .fold((0.0, 0), |(x, d), j| {
+            (x + j.summary.chi2, d + j.summary.dof)
+        });
+    let upper_p = verdict::chi2_sf(chi2, dof);
+    PageChi2 {
+        chi2,
+        dof,
+        upper_p,
+        lower_p: if dof == 0 { 1.0 } else { 1.0 - upper_p },
+    }
+}
+
+/// The opening of the page: the rule every verdict follows, the whole page's χ², and one
+/// table with a row per verdict box, made from the same [`Judgement`]s as the boxes.
+pub fn glance_html(reports: &[Report]) -> String {
+    let alpha = verdict::ALPHA;
+    let mut html = String::from("<section id=\"verdicts\">\n<h2>The verdicts at a glance</h2>\n");
+    let _ = writeln!(
+        html,
+        "<p class=\"rule\"><b>The rule.</b> Each measured point has the σ it would have if \
+         the theory were right, and its deviation z = (measured − theory)/σ. A set of points \
+         is <i>on theory</i> unless one of two tests rejects it at α = {alpha}: the \
+         <b>largest |z|</b>, its two-sided p corrected for the number of points (Šidák), \
+         which catches one far point; and <b>χ² = Σ z²</b>, which catches a modest shift \
+         shared by many points. Either rejecting decides, and the box names which did. The \
+         χ² takes only points that are independent of each other — one checkpoint per \
+         filter, because later checkpoints of the same filter share its bits and their z's \
+         move together, so their Σ z² would not follow a χ² law — and only points with at \
+         least 5 expected events of each outcome, where z is close to normal. Every judged \
+         point counts for the largest |z|; rates of exactly 0 or 1 where theory expects \
+         almost no event are left out as trivial.</p>"
+    );
+    let page = page_chi2(reports);
+    let _ = writeln!(
+        html,
+        "<p class=\"page-chi2\"><b>The page checks its own σ:</b> the verdicts' χ² add up \
+         to {:.1} on {} independent points (expected {} ± {:.0}); P(χ² ≥ this) = {}, \
+         P(χ² ≤ this) = {} — {}.</p>",
+        page.chi2,
+        page.dof,
+        page.dof,
+        (2.0 * page.dof as f64).sqrt(),
+        verdict::p_text(page.upper_p),
+        verdict::p_text(page.lower_p),
+        if page.passes() {
+            format!("both tails at least {alpha}: the σ are neither too tight nor too generous")
+        } else if page.lower_p < alpha {
+            "FAILS: the points sit closer to theory than their σ allow (σ too generous)".into()
+        } else {
+            "FAILS: the points sit farther from theory than their σ allow".into()
+        }
+    );
+    html.push_str(
+        "<div class=\"table\"><table class=\"glance\">\n<tr><th class=\"text\">Study</th>\
+         <th class=\"text\">Seed and its claim</th><th>The seed\u{2019}s number (theory, \
+         at the largest deviation)</th><th>Ours (measured ± σ)</th><th>Verdict</th>\
+         <th class=\"text\">Deciding test and its p</th></tr>\n",
+    );
+    for report in reports {
+        for (i, j) in report.verdicts.iter().enumerate() {
+            let seed = overview::credit(report.study)
+                .map_or_else(|| "—".to_owned(), |files| format!("seed {files}"));
+            let (seed_number, ours) = j.worst.as_ref().map_or(("—".into(), "—".into()), |c| {
+                let (measured, theory) = verdict::sig_pair(c.measured, c.theory);
+                (
+                    format!("{theory} ({})", escape(&c.label)),
+                    format!("{measured} ± {} ({:+.1}σ)", super::sig(c.sd, 2), c.z()),
+                )
+            });
+            let s = &j.summary;
+            let test = if s.judged == 0 {
+                "—".to_owned()
+            } else if !s.on_theory() && s.chi2_p < alpha && s.worst_p >= alpha {
+                format!(
+                    "χ² = {:.1} on {}: p = {}",
+                    s.chi2,
+                    s.dof,
+                    verdict::p_text(s.chi2_p)
+                )
+            } else {
+                let chi = if s.dof == 0 {
+                    "no χ² points".to_owned()
+                } else {
+                    format!(
+                        "χ² = {:.1} on {}: p = {}",
+                        s.chi2,
+                        s.dof,
+                        verdict::p_text(s.chi2_p)
+                    )
+                };
+                format!(
+                    "largest |z| of {}: p = {}; {chi}",
+                    s.judged,
+                    verdict::p_text(s.worst_p)
+                )
+            };
+            let class = if s.on_theory() { "on" } else { "off" };
+            let _ = writeln!(
+                html,
+                "<tr data-verdict=\"{word}\"><td class=\"text\"><a href=\"#{anchor}\">{study}</a></td>\
+                 <td class=\"text\">{seed}: {what}</td><td>{seed_number}</td><td>{ours}</td>\
+                 <td class=\"{class}\">{word}</td><td class=\"text\">{test}</td></tr>",
+                word = j.word(),
+                anchor = report.verdict_anchor(i),
+                study = escape(report.study),
+                seed = escape(&seed),
+                what = escape(&j.what),
+            );
+        }
+    }
+    html.push_str("</table></div>\n</section>\n");
+    html
 }
 
 #[cfg(test)]

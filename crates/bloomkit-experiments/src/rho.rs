@@ -81,8 +81,8 @@ impl Cell {
     fn theory(&self) -> f64 {
         fpp_exact(self.m, self.k, self.n)
     }
-    /// The point against theory: σ from the spread between repetitions, each its own
-    /// filter and hash seed, so the filters' variation is in it.
+    /// The point against theory, pooled over repetitions, each its own filter and hash
+    /// seed: σ is the one theory expects, the queries' binomial and the filters' own spread.
     fn check(&self) -> Check {
         let theory = self.theory();
         Check {
@@ -92,7 +92,7 @@ impl Cell {
             sd: clustered_sd(
                 &self.reps,
                 theory,
-                filter_sd(self.m, self.k, self.n).powi(2),
+                Some(filter_sd(self.m, self.k, self.n).powi(2)),
             ),
             trials: self.negatives() as f64,
             independent: true,
@@ -331,14 +331,14 @@ pub fn study(args: &RhoArgs) -> Result<Report> {
             },
         ],
         figures: vec![theory_figure(&ns), measured_figure(&cells, &ns)],
-        notes: vec![
-            verdict.sentence(
-                "Measured rate against (1 − (1 − 1/m)^kn)^k (σ from the spread between \
-                 repetitions, which have fresh names and hash seeds)",
+        verdicts: vec![verdict.judge(
+                "Measured rate against (1 − (1 − 1/m)^kn)^k, pooled over repetitions with fresh \
+                 names and hash seeds (σ: the queries' binomial spread and the filters' own)",
                 "Bose et al. (2008) show the formula underestimates the rate when m is small \
                  and k > 1; here small m always has k = 1, where it is exact, so a miss points \
                  at the hashing.",
-            ),
+            )],
+        notes: vec![
             "Seed 002's Cuadro 1: \"Probabilidad aproximada de falsos positivos asociado al \
              valor del tamaño de vector de bits m y el número de inserciones n\" (\"approximate \
              probability of false positives for the bit-vector size m and the number of \
@@ -565,7 +565,7 @@ mod tests {
         assert_eq!(report.tables[0].csv.rows.len(), 10);
         assert_eq!(report.figures.len(), 2);
         assert!(
-            report.notes[0].contains(": on theory"),
+            report.verdicts[0].sentence.contains(": on theory"),
             "{:?}",
             report.notes
         );

@@ -177,14 +177,14 @@ pub fn study(args: &RobustArgs) -> Result<Report> {
             csv: csv_table(&rows),
         }],
         figures: vec![figure(&rows)],
-        notes: vec![
-            verdict.sentence(
-                "Measured rates against theory: robustBF as a classic filter of 61·X·Y bits \
+        verdicts: vec![verdict.judge(
+            "Measured rates against theory: robustBF as a classic filter of 61·X·Y bits \
                  with k = 3, the classic filter as (1 − (1 − 1/m)^kn)^k (σ from the queries \
                  and the filter's own spread)",
-                "A robustBF point above its curve would mean that its row, column and bit are \
+            "A robustBF point above its curve would mean that its row, column and bit are \
                  not independent (dimensions sharing a factor with each other or with 61).",
-            ),
+        )],
+        notes: vec![
             format!(
                 "The last column is the bits per item a classic filter needs for the rate \
                  robustBF measured: below robustBF's own bits at {} of {} ε, so at equal \

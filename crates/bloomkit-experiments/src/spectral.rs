@@ -67,8 +67,8 @@ impl Row {
         self.distinct as f64 / (self.repetitions * self.capacity) as f64
     }
     /// Minimum selection's point against E_b: pooled over repetitions with fresh hash
-    /// seeds and streams, so σ comes from the spread between them (floored at the
-    /// binomial plus the filter-to-filter variance theory expects).
+    /// seeds and streams; σ is the one theory expects of the pooled rate (binomial plus
+    /// the filter-to-filter variance, [`clustered_sd`]).
     fn check(&self) -> Check {
         let theory = self.theory();
         let filter_var = self.filter_var_sum / self.repetitions.max(1) as f64;
@@ -76,7 +76,7 @@ impl Row {
             label: format!("{}, stream {}", label(self.method), self.stream),
             measured: self.measured(),
             theory,
-            sd: clustered_sd(&self.clusters, theory, filter_var),
+            sd: clustered_sd(&self.clusters, theory, Some(filter_var)),
             trials: self.distinct as f64,
             independent: true,
         }
@@ -196,13 +196,14 @@ pub fn study(args: &SpectralArgs) -> Result<Report> {
             csv: csv_table(&rows),
         }],
         figures: vec![figure(&rows, m, k, capacity)],
-        notes: vec![
-            verdict.sentence(
-                "Minimum selection's wrong estimates against E_b (σ from the spread between \
-                 repetitions, each its own hash seed and stream)",
-                "E_b is the chance that every counter of an item also holds another item; \
+        verdicts: vec![verdict.judge(
+            "Minimum selection's wrong estimates against E_b, pooled over repetitions, each \
+                 its own hash seed and stream (σ: the binomial and the filters' spread theory \
+                 expects)",
+            "E_b is the chance that every counter of an item also holds another item; \
                  a miss here would mean correlated positions.",
-            ),
+        )],
+        notes: vec![
             format!(
                 "Minimal increase erred no more often than minimum selection at {} of {} \
                  stream lengths, recurring minimum at {} of {}. Minimal increase never \

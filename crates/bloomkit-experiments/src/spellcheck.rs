@@ -264,13 +264,13 @@ pub fn study(args: &SpellcheckArgs) -> Result<Report> {
             csv: table(&results, dictionary_bytes, true),
         }],
         figures: vec![figure(&results)],
-        notes: vec![
-            verdict.sentence(
-                "Distinct misspellings let through against (1 − (1 − 1/m)^kn)^k (σ: the \
+        verdicts: vec![verdict.judge(
+            "Distinct misspellings let through against (1 − (1 − 1/m)^kn)^k (σ: the \
                  queries' and the filter's own spread)",
-                "The edits make near neighbours of dictionary words; hashing that correlates \
+            "The edits make near neighbours of dictionary words; hashing that correlates \
                  the positions of similar strings would let more through.",
-            ),
+        )],
+        notes: vec![
             "No correct word was flagged at any ε: the filter has no false negatives, so a \
              spell checker built on it never complains about a word it was given. What it \
              trades is the other side — the share of misspellings it stays silent about, which \
@@ -431,6 +431,10 @@ mod tests {
         let flagged: u64 = csv.rows[0][6].parse().unwrap();
         let misspellings: u64 = csv.rows[0][5].parse().unwrap();
         assert!(flagged > misspellings / 2, "{flagged} of {misspellings}");
-        assert!(report.notes[0].contains("on theory"), "{:?}", report.notes);
+        assert!(
+            report.verdicts[0].sentence.contains("on theory"),
+            "{:?}",
+            report.verdicts
+        );
     }
 }

@@ -151,13 +151,13 @@ pub fn study(args: &SsdArgs) -> Result<Report> {
             csv: csv_table(&rows),
         }],
         figures: vec![figure(&rows, pages)],
-        notes: vec![
-            verdict.sentence(
-                "Page reads per insert against N(1 − (1 − 1/N)^B)/B (σ from the occupancy \
+        verdicts: vec![verdict.judge(
+            "Page reads per insert against N(1 − (1 − 1/N)^B)/B (σ from the occupancy \
                  variance of each batch; B = 1 reads exactly one page per insert, trivially)",
-                "A point outside means the page of an item is not uniform, or a flush read a \
+            "A point outside means the page of an item is not uniform, or a flush read a \
                  page twice.",
-            ),
+        )],
+        notes: vec![
             format!(
                 "Writes equal reads at every buffer size (a flushed page is read once and \
                  written once){}; queries read {} page each.",

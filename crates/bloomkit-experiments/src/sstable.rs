@@ -431,12 +431,12 @@ pub fn study(args: &SstableArgs) -> Result<Report> {
             csv: csv_table(&rows),
         }],
         figures: vec![reads_figure(&rows, &run_counts, fpp), time_figure(&rows)],
-        notes: vec![
-            verdict.sentence(
+        verdicts: vec![verdict.judge(
                 "Reads per lookup with filters against the expected reads, judged on the reads \
                  the filters let through per run checked (without filters the reads are exact)",
                 "The filters' false positives do not follow their formula here.",
-            ),
+            )],
+        notes: vec![
             "The expected reads in the table count, for each lookup, the runs it went through \
              (the newer runs for a present key; without filters each costs a read, with \
              filters a read with the filter's false-positive probability), so without filters \

@@ -386,6 +386,7 @@ pub fn study(args: &SummaryCacheArgs) -> Result<Report> {
                 csv: table,
             }],
             figures: Vec::new(),
+            verdicts: Vec::new(),
             notes: vec![
                 format!(
                 "Summaries against full URL lists: {}× fewer bytes, for {} more false hits per \

@@ -94,7 +94,7 @@ impl Row {
             theory,
             // No model of the filter-to-filter spread for every kind: the spread between
             // the repetitions, floored at the binomial.
-            sd: clustered_sd(&self.reps, theory, 0.0),
+            sd: clustered_sd(&self.reps, theory, None),
             trials: self.queries() as f64,
             independent,
         }
@@ -203,13 +203,14 @@ pub fn study(args: &VariantsArgs) -> Result<Report> {
     for row in rows.iter().filter(|r| r.exact) {
         verdict.add(row.check(row.n == capacity));
     }
-    let mut notes = vec![verdict.sentence(
+    let verdicts = vec![verdict.judge(
         "Measured rate against each kind's formula, all but the stable filter (σ from the \
          spread between repetitions; χ² over the checkpoint at capacity of each kind and ε)",
         "See the deviation column: the formulas assume independent, uniform positions \
          (enhanced double hashing correlates them slightly), and the cuckoo formula uses the \
          mean occupancy of a query's two buckets.",
     )];
+    let mut notes = Vec::new();
     let per_kind: Vec<String> = VARIANTS
         .iter()
         .filter_map(|&v| {
@@ -284,6 +285,7 @@ pub fn study(args: &VariantsArgs) -> Result<Report> {
             .iter()
             .map(|&fpp| figure(&rows, &curves, fpp, capacity))
             .collect(),
+        verdicts,
         notes,
         seconds: 0.0,
     };
