@@ -3,6 +3,7 @@
 //! ([`typed`]) and the sizing checks every builder calls.
 
 pub mod any;
+mod batch;
 pub mod filter;
 pub mod registry;
 pub(crate) mod sizing;

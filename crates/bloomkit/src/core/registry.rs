@@ -126,6 +126,20 @@ macro_rules! kinds {
                     $(Kind::$variant => &<$ty as Registered>::ABILITIES,)*
                 }
             }
+
+            /// The name of the kind's Rust type (`"BloomFilter"`, `"CuckooFilter"`, …), for
+            /// bindings that give each kind a class of that name.
+            ///
+            /// ```
+            /// use bloomkit::Kind;
+            /// assert_eq!(Kind::Bloom.type_name(), "BloomFilter");
+            /// assert_eq!(Kind::SplitBlock.type_name(), "SplitBlockBloomFilter");
+            /// ```
+            pub fn type_name(self) -> &'static str {
+                match self {
+                    $(Kind::$variant => stringify!($ty),)*
+                }
+            }
         }
 
         /// One of the crate's filter kinds, chosen at run time.
@@ -397,6 +411,16 @@ mod tests {
                 "{kind}: union gave {merged:?}"
             );
         }
+    }
+
+    #[test]
+    fn type_names_are_unique_rust_type_names() {
+        let mut names: Vec<&str> = Kind::ALL.iter().map(|k| k.type_name()).collect();
+        assert!(names.iter().all(|n| n.ends_with("Filter")), "{names:?}");
+        assert_eq!(Kind::Cuckoo.type_name(), "CuckooFilter");
+        names.sort_unstable();
+        names.dedup();
+        assert_eq!(names.len(), Kind::ALL.len());
     }
 
     #[test]
