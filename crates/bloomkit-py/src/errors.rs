@@ -5,7 +5,7 @@ use pyo3::create_exception;
 use pyo3::exceptions::{
     PyKeyError, PyMemoryError, PyOSError, PyRuntimeError, PyTypeError, PyValueError,
 };
-use pyo3::PyErr;
+use pyo3::prelude::*;
 
 create_exception!(
     bloomkit,
@@ -40,7 +40,10 @@ pub fn to_py(error: Error) -> PyErr {
             if able.is_empty() {
                 PyTypeError::new_err(message)
             } else {
-                PyTypeError::new_err(format!("{message}; the kinds that can: {}", able.join(", ")))
+                PyTypeError::new_err(format!(
+                    "{message}; the kinds that can: {}",
+                    able.join(", ")
+                ))
             }
         }
         Error::NotPresent => PyKeyError::new_err(message),
@@ -60,9 +63,15 @@ pub fn to_py(error: Error) -> PyErr {
 /// An operating-system error with its errno and file name, so that Python picks the
 /// subclass (`FileNotFoundError`, `PermissionError`, `IsADirectoryError`, …).
 pub fn os_error(error: std::io::Error, path: &std::path::Path) -> PyErr {
-    let text = error.to_string();
-    match error.raw_os_error() {
-        Some(errno) => PyOSError::new_err((errno, text, path.to_path_buf())),
-        None => PyOSError::new_err(format!("{}: {text}", path.display())),
-    }
+    let Some(errno) = error.raw_os_error() else {
+        return PyOSError::new_err(format!("{}: {error}", path.display()));
+    };
+    // Python's own text for the errno (as open() gives), not Rust's "(os error N)".
+    let text = Python::attach(|py| {
+        py.import("os")
+            .and_then(|os| os.call_method1("strerror", (errno,)))
+            .and_then(|text| text.extract::<String>())
+    })
+    .unwrap_or_else(|_| error.to_string());
+    PyOSError::new_err((errno, text, path.as_os_str().to_os_string()))
 }

@@ -149,9 +149,8 @@ fn other_item<'a>(obj: &'a Bound<'_, PyAny>) -> PyResult<Bytes<'a>> {
         // `operator.index(obj)`; objects whose `__index__` refuses (NumPy's bool) go on.
         // SAFETY: as above; `PyNumber_Index` returns a new reference or null with an
         // exception set, which `from_owned_ptr_or_err` takes over.
-        let index = unsafe {
-            Bound::from_owned_ptr_or_err(py, pyo3::ffi::PyNumber_Index(obj.as_ptr()))
-        };
+        let index =
+            unsafe { Bound::from_owned_ptr_or_err(py, pyo3::ffi::PyNumber_Index(obj.as_ptr())) };
         if let Ok(int) = index {
             if let Ok(int) = int.cast::<PyInt>() {
                 return int_word(int).map(Bytes::Word);
@@ -160,9 +159,9 @@ fn other_item<'a>(obj: &'a Bound<'_, PyAny>) -> PyResult<Bytes<'a>> {
     }
     // SAFETY: as above.
     if unsafe { pyo3::ffi::PyObject_CheckBuffer(obj.as_ptr()) } != 0 {
-        let buffer = PyUntypedBuffer::get(obj)?;
-        if buffer.dimensions() >= 1 {
-            drop(buffer);
+        // A buffer of no dimension (a NumPy scalar) has no shape, and is refused here.
+        let dimensions = PyUntypedBuffer::get(obj).map_or(0, |b| b.dimensions());
+        if dimensions >= 1 {
             let copy = py.get_type::<PyBytes>().call1((obj,))?;
             return Ok(Bytes::Owned(copy.cast::<PyBytes>()?.as_bytes().to_vec()));
         }

@@ -484,8 +484,7 @@ impl Filter {
     /// f |= g: adds the items of g to f (same kind and parameters).
     fn __ior__(&self, py: Python<'_>, other: &Bound<'_, Filter>) -> PyResult<()> {
         let theirs = other.get().snapshot(py);
-        self.write(py, |f| f.union(&theirs))
-            .map_err(errors::to_py)
+        self.write(py, |f| f.union(&theirs)).map_err(errors::to_py)
     }
 
     /// Equal when both are filters of the same kind, parameters and content (the same
@@ -624,9 +623,10 @@ impl Filter {
         let filter = py
             .detach(|| AnyFilter::from_bytes(&bytes))
             .map_err(|e| match e {
-                Error::Decode(e) => {
-                    FormatError::new_err(format!("{} is not a valid filter file: {e}", path.display()))
-                }
+                Error::Decode(e) => FormatError::new_err(format!(
+                    "{} is not a valid filter file: {e}",
+                    path.display()
+                )),
                 other => errors::to_py(other),
             })?;
         from_parsed(cls, filter, key, &path.display().to_string())
