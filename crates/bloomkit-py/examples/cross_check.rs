@@ -11,80 +11,70 @@
 
 use bloomkit::{AnyFilter, Filter, Item, Kind, Persist};
 
-/// Calls `f` with the name and the Rust value of every item the tests share with Python
-/// (tests/test_rust.py lists the same names with the Python values).
-fn each_item(mut f: impl FnMut(&str, &dyn Fn(&mut dyn FnMut(&[u8])))) {
-    macro_rules! items {
-        ($($name:literal => $value:expr,)*) => {$(
-            f($name, &|g: &mut dyn FnMut(&[u8])| $value.with_bytes(|b| g(b)));
-        )*};
-    }
-    items! {
-        "str" => "héllo wörld",
-        "empty str" => "",
-        "bytes" => &b"\x00\xffraw"[..],
-        "negative int" => -5i64,
-        "min i64" => i64::MIN,
-        "small int" => 42u64,
-        "large int" => (1u64 << 63) + 5,
-        "max u64" => u64::MAX,
-        "true" => true,
-        "false" => false,
-        "pair" => ("user", 7u64),
-        "nested" => (("a", -1i64), &b"z"[..], true),
-        "four" => (1u64, "two", &b"3"[..], -4i64),
-    }
+/// The bytes of a Rust item (an item *is* its bytes: a filter holding them holds the item).
+fn bytes_of<I: Item + ?Sized>(item: &I) -> Vec<u8> {
+    item.with_bytes(|b| b.to_vec())
+}
+
+/// The items the tests share with Python (tests/test_rust.py lists the same names with the
+/// Python values).
+fn items() -> Vec<(&'static str, Vec<u8>)> {
+    vec![
+        ("str", bytes_of("héllo wörld")),
+        ("empty str", bytes_of("")),
+        ("bytes", bytes_of(&b"\x00\xffraw"[..])),
+        ("negative int", bytes_of(&-5i64)),
+        ("min i64", bytes_of(&i64::MIN)),
+        ("small int", bytes_of(&42u64)),
+        ("large int", bytes_of(&((1u64 << 63) + 5))),
+        ("max u64", bytes_of(&u64::MAX)),
+        ("true", bytes_of(&true)),
+        ("false", bytes_of(&false)),
+        ("pair", bytes_of(&("user", 7u64))),
+        ("nested", bytes_of(&(("a", -1i64), &b"z"[..], true))),
+        ("four", bytes_of(&(1u64, "two", &b"3"[..], -4i64))),
+    ]
 }
 
 /// Values no filter of the tests holds.
-fn each_absent(mut f: impl FnMut(&str, &dyn Fn(&mut dyn FnMut(&[u8])))) {
-    macro_rules! items {
-        ($($name:literal => $value:expr,)*) => {$(
-            f($name, &|g: &mut dyn FnMut(&[u8])| $value.with_bytes(|b| g(b)));
-        )*};
-    }
-    items! {
-        "absent str" => "hello world",
-        "absent int" => 43u64,
-        "absent pair" => ("user", 8u64),
-        "absent swapped pair" => ("a", "bc"),
-    }
+fn absent() -> Vec<(&'static str, Vec<u8>)> {
+    vec![
+        ("absent str", bytes_of("hello world")),
+        ("absent int", bytes_of(&43u64)),
+        ("absent pair", bytes_of(&("user", 8u64))),
+        ("absent swapped pair", bytes_of(&("a", "bc"))),
+    ]
 }
 
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let all = || items().into_iter().chain(absent());
     match args.as_slice() {
         ["bytes"] => {
-            let mut print = |name: &str, with: &dyn Fn(&mut dyn FnMut(&[u8]))| {
-                with(&mut |b: &[u8]| {
-                    let hex: String = b.iter().map(|x| format!("{x:02x}")).collect();
-                    println!("{name}\t{hex}");
-                })
-            };
-            each_item(&mut print);
-            each_absent(&mut print);
+            for (name, bytes) in all() {
+                let hex: String = bytes.iter().map(|x| format!("{x:02x}")).collect();
+                println!("{name}\t{hex}");
+            }
         }
         ["write", kind, path] => {
             let kind = Kind::from_name(kind).expect("a kind's name");
             let mut filter = AnyFilter::with_capacity(kind, 1_000, 1e-3).expect("a filter");
-            each_item(|_, with| {
-                with(&mut |b: &[u8]| {
-                    filter.try_insert(b).expect("inserted");
-                })
-            });
+            for (_, bytes) in items() {
+                filter.try_insert(&bytes[..]).expect("inserted");
+            }
             filter.save(path).expect("saved");
         }
         ["read", path] => {
             let filter = AnyFilter::load(path).expect("a filter file");
-            let mut print = |name: &str, with: &dyn Fn(&mut dyn FnMut(&[u8]))| {
-                with(&mut |b: &[u8]| {
-                    let answer = if filter.contains(b) { "yes" } else { "no" };
-                    println!("{name}\t{answer}");
-                })
-            };
-            each_item(&mut print);
-            each_absent(&mut print);
+            for (name, bytes) in all() {
+                let answer = if filter.contains(&bytes[..]) {
+                    "yes"
+                } else {
+                    "no"
+                };
+                println!("{name}\t{answer}");
+            }
         }
         _ => {
             eprintln!("usage: cross_check bytes | write KIND FILE | read FILE");
