@@ -14,6 +14,7 @@
 mod errors;
 mod items;
 
+use std::borrow::Cow;
 use std::path::{Path, PathBuf};
 use std::sync::{Mutex, RwLock, TryLockError};
 
@@ -165,10 +166,10 @@ impl Filter {
     }
 
     /// `obj` through the key function, if the filter has one.
-    fn keyed<'py>(&self, obj: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
+    fn keyed<'a, 'py>(&self, obj: &'a Bound<'py, PyAny>) -> PyResult<Cow<'a, Bound<'py, PyAny>>> {
         match &self.key {
-            Some(key) => key.bind(obj.py()).call1((obj,)),
-            None => Ok(obj.clone()),
+            Some(key) => key.bind(obj.py()).call1((obj,)).map(Cow::Owned),
+            None => Ok(Cow::Borrowed(obj)),
         }
     }
 
@@ -183,7 +184,8 @@ impl Filter {
         loop {
             objects.clear();
             for obj in iterator.by_ref().take(CHUNK) {
-                objects.push(self.keyed(&obj?)?);
+                let obj = obj?;
+                objects.push(self.keyed(&obj)?.into_owned());
             }
             if objects.is_empty() {
                 return Ok(());
