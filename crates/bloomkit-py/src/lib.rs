@@ -249,7 +249,8 @@ impl Filter {
         fpp: f64,
         key: Option<Py<PyAny>>,
     ) -> PyResult<Filter> {
-        let key = key.filter(|k| !k.is_none(cls.py()));
+        let py = cls.py();
+        let key = key.filter(|k| !k.is_none(py));
         if let Some(key) = &key {
             if !key.bind(cls.py()).is_callable() {
                 return Err(PyTypeError::new_err("key must be a function (or None)"));
@@ -278,12 +279,17 @@ impl Filter {
                  or another kind of bloomkit.KINDS",
             ));
         };
-        if capacity.cast::<PyBool>().is_ok() || capacity.cast::<PyInt>().is_err() {
-            return Err(PyTypeError::new_err(format!(
-                "capacity must be an int, got {}",
-                capacity.get_type().name()?
-            )));
-        }
+        // An int, or what stands for one (`__index__`: NumPy's integers); not a bool.
+        let index = py.import("operator")?.getattr("index")?;
+        let capacity = match index.call1((capacity,)) {
+            Ok(int) if capacity.cast::<PyBool>().is_err() => int.cast_into::<PyInt>()?,
+            _ => {
+                return Err(PyTypeError::new_err(format!(
+                    "capacity must be an int, got {}",
+                    capacity.get_type().name()?
+                )))
+            }
+        };
         let capacity: u64 = match capacity.extract::<u64>() {
             Ok(n) if n > 0 => n,
             _ => {

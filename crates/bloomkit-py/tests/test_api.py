@@ -4,6 +4,7 @@ import ast
 import copy
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 import bloomkit
@@ -176,6 +177,7 @@ def test_bad_parameters():
         bloomkit.BloomFilter(10.0)
     with pytest.raises(TypeError, match="capacity must be an int"):
         bloomkit.BloomFilter(True)
+    assert bloomkit.BloomFilter(np.int64(100), np.float32(0.5)).capacity == 100
     with pytest.raises(TypeError):
         bloomkit.BloomFilter(100, "0.01")
     with pytest.raises(TypeError, match="base of the kinds"):
