@@ -213,15 +213,12 @@ impl Filter {
     }
 }
 
-/// The error of an insert that stopped part-way through a batch, saying how many items of
-/// the call went in before it.
-fn batch_error(py: Python<'_>, error: Error, added: u64) -> PyErr {
+/// The error of an insert that stopped part-way through a batch: the items of the call
+/// before the refused one are in the filter, it and those after it are not.
+fn batch_error(py: Python<'_>, error: Error) -> PyErr {
     let err = errors::to_py(error);
-    if added == 0 {
-        return err;
-    }
     let message = format!(
-        "{}; the {added} items of this call before it were added",
+        "{}; the items of this call before it were added, it and the items after it were not",
         err.value(py)
     );
     match err.get_type(py).call1((message,)) {
@@ -362,32 +359,18 @@ impl Filter {
             let mut keys = Vec::with_capacity(CHUNK.min(column.len()));
             for start in (0..column.len()).step_by(CHUNK) {
                 column.read(py, start, start + CHUNK, &mut keys);
-                let before = self.read(py, |f| f.len());
                 let keys = &keys;
-                match self.write_detached(py, |f| f.insert_batch_u64(keys)) {
-                    Ok(new) => added += new,
-                    Err(e) => {
-                        let went_in = self.read(py, |f| f.len()) - before;
-                        return Err(batch_error(py, e, start as u64 + went_in));
-                    }
-                }
+                added += self
+                    .write_detached(py, |f| f.insert_batch_u64(keys))
+                    .map_err(|e| batch_error(py, e))?;
             }
             return Ok(added);
         }
-        let mut offered = 0u64;
         self.chunks(items, |chunk| {
-            let before = self.read(py, |f| f.len());
-            match self.write_detached(py, |f| f.insert_batch(chunk)) {
-                Ok(new) => {
-                    added += new;
-                    offered += chunk.len() as u64;
-                    Ok(())
-                }
-                Err(e) => {
-                    let went_in = self.read(py, |f| f.len()) - before;
-                    Err(batch_error(py, e, offered + went_in))
-                }
-            }
+            added += self
+                .write_detached(py, |f| f.insert_batch(chunk))
+                .map_err(|e| batch_error(py, e))?;
+            Ok(())
         })?;
         Ok(added)
     }
