@@ -138,7 +138,9 @@ fn insert_lines(
                     .collect();
                 filter.insert_batch(&fresh)?;
             }
-            None if kind.counts() => filter.insert_batch(&lines)?,
+            None if kind.counts() => {
+                filter.insert_batch(&lines)?;
+            }
             None => filter.insert_parallel(&lines)?,
         }
         Ok(())

@@ -112,15 +112,9 @@ impl AnyFilter {
         self.erased().contains_batch_bytes(items)
     }
 
-    /// Inserts `items` in order, through the kind's batch insert where it has one; stops at
-    /// the first error, as [`try_extend`](Filter::try_extend) does.
-    pub fn insert_batch(&mut self, items: &[&[u8]]) -> Result<(), Error> {
-        self.erased_mut().insert_batch_bytes(items)
-    }
-
     /// Inserts `items` on every core for the kinds that can ([`Kind::inserts_in_parallel`]),
     /// with exactly the result of inserting them in order; the other kinds take them
-    /// through [`insert_batch`](Self::insert_batch).
+    /// through [`insert_batch`](Self::insert_batch), one batch.
     #[cfg(feature = "rayon")]
     #[cfg_attr(docsrs, doc(cfg(feature = "rayon")))]
     pub fn insert_parallel(&mut self, items: &[&[u8]]) -> Result<(), Error> {

@@ -4,6 +4,7 @@
 //! from one description (`spec`, public through [`registry`]).
 
 pub mod any;
+mod batch;
 pub mod filter;
 pub mod registry;
 pub(crate) mod sizing;

@@ -157,6 +157,20 @@ macro_rules! kinds {
                     $(Kind::$variant => &<$ty as spec::DeclaredFacts>::FACTS,)*
                 }
             }
+
+            /// The name of the kind's Rust type (`"BloomFilter"`, `"CuckooFilter"`, …), for
+            /// bindings that give each kind a class of that name.
+            ///
+            /// ```
+            /// use bloomkit::Kind;
+            /// assert_eq!(Kind::Bloom.type_name(), "BloomFilter");
+            /// assert_eq!(Kind::SplitBlock.type_name(), "SplitBlockBloomFilter");
+            /// ```
+            pub fn type_name(self) -> &'static str {
+                match self {
+                    $(Kind::$variant => stringify!($ty),)*
+                }
+            }
         }
 
         /// One of the crate's filter kinds, chosen at run time.
@@ -313,7 +327,6 @@ pub(crate) trait Erased: crate::filter::DynFilter {
     fn seed_parameters(&self) -> Option<SeedParameters>;
     fn count_bytes(&self, item: &[u8]) -> Option<u64>;
     fn contains_batch_bytes(&self, items: &[&[u8]]) -> Vec<bool>;
-    fn insert_batch_bytes(&mut self, items: &[&[u8]]) -> Result<(), Error>;
     #[cfg(feature = "rayon")]
     fn insert_parallel_bytes(&mut self, items: &[&[u8]]) -> Result<(), Error>;
 }
@@ -360,9 +373,6 @@ impl<T: Declared> Erased for T {
     }
     fn contains_batch_bytes(&self, items: &[&[u8]]) -> Vec<bool> {
         Declared::contains_batch_bytes(self, items)
-    }
-    fn insert_batch_bytes(&mut self, items: &[&[u8]]) -> Result<(), Error> {
-        Declared::insert_batch_bytes(self, items)
     }
     #[cfg(feature = "rayon")]
     fn insert_parallel_bytes(&mut self, items: &[&[u8]]) -> Result<(), Error> {
@@ -507,9 +517,9 @@ impl std::fmt::Display for Kind {
 
 use crate::{
     BlockedBloomFilter, BloomFilter, CompressedBloomFilter, CountingBloomFilter, CuckooFilter,
-    DeletableBloomFilter, GeneralizedBloomFilter, RobustBloomFilter, ScalableBloomFilter,
-    SpectralBloomFilter, SplitBlockBloomFilter, StableBloomFilter, VariableIncrementBloomFilter,
-    WeightedBloomFilter,
+    DeletableBloomFilter, GeneralizedBloomFilter, PartitionedBloomFilter, RobustBloomFilter,
+    ScalableBloomFilter, SpectralBloomFilter, SplitBlockBloomFilter, StableBloomFilter,
+    VariableIncrementBloomFilter, WeightedBloomFilter,
 };
 
 kinds! {
@@ -548,7 +558,7 @@ kinds! {
     /// robustBF, the 2D Bloom filter, [`RobustBloomFilter`].
     Robust(RobustBloomFilter) = 15,
     /// The partitioned Bloom filter, [`PartitionedBloomFilter`](crate::PartitionedBloomFilter).
-    Partitioned(crate::kinds::partitioned::PartitionedBloomFilter) = 17,
+    Partitioned(PartitionedBloomFilter) = 17,
 }
 
 #[cfg(test)]
@@ -585,6 +595,16 @@ mod tests {
                 "{kind}: union gave {merged:?}"
             );
         }
+    }
+
+    #[test]
+    fn type_names_are_unique_rust_type_names() {
+        let mut names: Vec<&str> = Kind::ALL.iter().map(|k| k.type_name()).collect();
+        assert!(names.iter().all(|n| n.ends_with("Filter")), "{names:?}");
+        assert_eq!(Kind::Cuckoo.type_name(), "CuckooFilter");
+        names.sort_unstable();
+        names.dedup();
+        assert_eq!(names.len(), Kind::ALL.len());
     }
 
     #[test]

@@ -1,0 +1,144 @@
+"""Batch calls: any iterable, NumPy integer arrays read in place, lists of str and bytes;
+the same answers as the single calls; without the GIL; thread-safe."""
+
+import array
+import threading
+
+import numpy as np
+import pytest
+
+import bloomkit
+
+ALL = list(bloomkit.KINDS)
+INT_DTYPES = [np.int8, np.uint8, np.int16, np.uint16, np.int32, np.uint32, np.int64, np.uint64,
+              np.intc, np.uintp, np.longlong]
+
+
+@pytest.mark.parametrize("kind", ALL)
+def test_batches_match_single_calls(kind):
+    cls = bloomkit.KINDS[kind]
+    words = [f"w{i}" for i in range(5000)]
+    mixed = words[:100] + [b"raw", 5, -7, 2**64 - 1, ("t", 1), True] + [f"w{i}" for i in range(10)]
+    single, batch = cls(20_000), cls(20_000)
+    new = sum(single.add(x) for x in words + mixed)
+    assert batch.add_many(words) + batch.add_many(iter(mixed)) == new
+    assert batch == single and len(batch) == len(single)
+    probes = [f"w{i}" for i in range(10_000)] + [b"raw", 5, 6, -7]
+    assert batch.contains_many(probes) == [p in single for p in probes]
+    assert batch.contains_many(x for x in probes) == [p in single for p in probes]
+    assert batch.contains_many([]) == [] and batch.add_many([]) == 0
+
+
+@pytest.mark.parametrize("dtype", INT_DTYPES)
+def test_numpy_integer_arrays_are_their_ints(dtype):
+    info = np.iinfo(dtype)
+    values = np.array([info.min, info.max, 0, 1, info.max // 3, info.min // 3], dtype=dtype)
+    batch, single = bloomkit.BlockedBloomFilter(1000), bloomkit.BlockedBloomFilter(1000)
+    batch.add_many(values)
+    for v in values.tolist():
+        single.add(v)
+    assert batch == single
+    answers = batch.contains_many(values)
+    assert isinstance(answers, np.ndarray) and answers.dtype == np.bool_
+    assert answers.tolist() == [True] * len(values)
+
+
+@pytest.mark.parametrize("kind", ALL)
+def test_numpy_arrays_strided_and_sliced(kind):
+    cls = bloomkit.KINDS[kind]
+    values = np.arange(-3000, 3000, dtype=np.int64)
+    views = [values[::2], values[::-3], values[10:20], values.astype(np.int32)[1::5]]
+    for view in views:
+        batch, single = cls(10_000), cls(10_000)
+        assert batch.add_many(view) == sum(single.add(int(v)) for v in view)
+        assert batch == single
+        probes = np.arange(-3100, 3100, 7, dtype=np.int64)
+        assert batch.contains_many(probes).tolist() == [int(p) in single for p in probes]
+
+
+def test_other_buffers_and_arrays():
+    f = bloomkit.BloomFilter(1000)
+    f.add_many(array.array("q", [1, -2, 3]))
+    assert all(x in f for x in (1, -2, 3))
+    f.add_many(b"\x07\x08")  # bytes iterate as ints, and so do they add
+    assert 7 in f and 8 in f and b"\x07" not in f
+    f.add_many(np.array(["np-str", "two"]))  # not integers: iterated (NumPy str is str)
+    assert "np-str" in f
+    f.add_many(np.array([[11, 12], [13, 14]]))  # two dimensions: iterated, each row its bytes
+    assert np.array([11, 12]).tobytes() in f
+    with pytest.raises(TypeError, match="key="):
+        f.add_many(np.array([1.5, 2.5]))
+    assert f.contains_many(array.array("q", [1, 99])) == [True, False]  # a list, not numpy
+
+
+def test_update_takes_several_iterables_and_returns_none():
+    f = bloomkit.BloomFilter(1000)
+    assert f.update(["a"], ("b",), {"c"}, range(3), np.arange(5, 7)) is None
+    assert all(x in f for x in ["a", "b", "c", 0, 1, 2, 5, 6])
+    with pytest.raises(TypeError):
+        f.update(5)
+
+
+def test_batches_take_many_items_in_chunks():
+    f = bloomkit.SplitBlockBloomFilter(200_000)
+    assert f.add_many(np.arange(100_000, dtype=np.uint64)) >= 99_000
+    assert f.contains_many(np.arange(100_000)).all()
+    assert f.add_many(str(i) for i in range(50_000)) >= 49_000
+    assert all(f.contains_many([str(i) for i in range(50_000)]))
+
+
+def test_concurrent_adds_from_threads_lose_nothing():
+    f = bloomkit.CountingBloomFilter(400_000, 0.001)
+    threads_n, per_thread = 8, 20_000
+    barrier = threading.Barrier(threads_n)
+
+    def work(t):
+        barrier.wait()
+        mine = [f"t{t}-{i}" for i in range(per_thread)]
+        for i in range(0, per_thread, 4000):
+            f.add_many(mine[i:i + 2000])  # batches, without the GIL
+            for item in mine[i + 2000:i + 4000]:  # and single adds, with it
+                f.add(item)
+        f.add_many(np.arange(t * per_thread, (t + 1) * per_thread))
+
+    threads = [threading.Thread(target=work, args=(t,)) for t in range(threads_n)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert len(f) == 2 * threads_n * per_thread  # a counting filter counts every add
+    assert all(f.contains_many([f"t{t}-{i}" for t in range(threads_n) for i in range(per_thread)]))
+    assert f.contains_many(np.arange(threads_n * per_thread)).all()
+
+
+def test_batches_release_the_gil():
+    """Another Python thread runs while a long batch call is in Rust: without the GIL
+    released, it could not run a line between the call's start and end."""
+    import time
+
+    f = bloomkit.BloomFilter(10_000)
+    keys = np.arange(6_000_000, dtype=np.int64)
+    stamps = []
+    done = threading.Event()
+
+    def ticker():
+        while not done.is_set():
+            stamps.append(time.perf_counter())
+            time.sleep(0.0005)
+
+    t = threading.Thread(target=ticker)
+    t.start()
+    windows = []
+    try:
+        for call in (f.add_many, f.contains_many, f.add_many, f.contains_many):
+            time.sleep(0.01)
+            start = time.perf_counter()
+            call(keys)
+            windows.append((call.__name__, start, time.perf_counter()))
+    finally:
+        done.set()
+        t.join()
+    # Held, the GIL lets the other thread in once at most (as the call starts); released,
+    # the other thread runs every half millisecond of the call's 0.1 s or so.
+    ran = [(name, sum(start < s < end for s in stamps)) for name, start, end in windows]
+    assert all(n >= 5 for _, n in ran), ran
