@@ -153,6 +153,9 @@ class CompressedBloomFilter(Filter):
 class RobustBloomFilter(Filter):
     """robustBF, the 2D filter (Nayak & Patgiri 2021)."""
 
+class PartitionedBloomFilter(Filter):
+    """The partitioned Bloom filter (Chang et al. 2004): k slices, one bit per slice."""
+
 #: Every kind's class by the kind's name, in the Rust registry's order.
 KINDS: dict[str, type[Filter]]
 
