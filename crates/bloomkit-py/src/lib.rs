@@ -11,7 +11,12 @@
 //! Python threads run meanwhile and concurrent adds lose nothing. A call that finds the
 //! lock taken waits for it without the GIL, so that no two threads can wait for each other.
 
+// Unsafe code only where Python's C API is called directly: the buffer protocol and
+// `__index__` checks of `items` (each block with its `// SAFETY:` comment).
+#![deny(unsafe_code)]
+
 mod errors;
+#[allow(unsafe_code)]
 mod items;
 
 use std::borrow::Cow;

@@ -48,7 +48,8 @@
 //!   64-bit words, built as the paper describes, with its claims checked.
 //! * `interop` (cargo features `guava`, `spark`) — filters other systems write, bit for bit:
 //!   Guava's `BloomFilter`, Spark's `util.sketch.BloomFilter`.
-//! * [`codec`] — the file format ([`Persist`]), with atomic saves.
+//! * [`format`] — the file format ([`Persist`]), with atomic saves, and [`FileLock`] for
+//!   writers.
 //! * [`prelude`] — `use bloomkit::prelude::*;` for the traits, items and every kind.
 //! * [`stats`] — confidence intervals used to judge measured rates.
 //! * [`arch`] — the one module with `unsafe`: prefetch, SIMD kernels chosen at run time

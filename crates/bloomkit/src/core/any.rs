@@ -107,9 +107,12 @@ impl AnyFilter {
     }
 
     /// The answers of [`contains`](Filter::contains) for `items`, in order. The kinds with a
-    /// batch query (which fetches the memory of many items at once) answer through it.
-    pub fn contains_batch(&self, items: &[&[u8]]) -> Vec<bool> {
-        self.erased().contains_batch_bytes(items)
+    /// batch query (which fetches the memory of many items at once) answer through it
+    /// ([`contains_batch_into`](Self::contains_batch_into)).
+    pub fn contains_batch<I: Item>(&self, items: &[I]) -> Vec<bool> {
+        let mut out = Vec::with_capacity(items.len());
+        self.contains_batch_into(items, &mut out);
+        out
     }
 
     /// Inserts `items` on every core for the kinds that can ([`Kind::inserts_in_parallel`]),

@@ -326,7 +326,6 @@ pub(crate) trait Erased: crate::filter::DynFilter {
     fn describe_kind(&self) -> String;
     fn seed_parameters(&self) -> Option<SeedParameters>;
     fn count_bytes(&self, item: &[u8]) -> Option<u64>;
-    fn contains_batch_bytes(&self, items: &[&[u8]]) -> Vec<bool>;
     #[cfg(feature = "rayon")]
     fn insert_parallel_bytes(&mut self, items: &[&[u8]]) -> Result<(), Error>;
 }
@@ -370,9 +369,6 @@ impl<T: Declared> Erased for T {
     }
     fn count_bytes(&self, item: &[u8]) -> Option<u64> {
         Declared::count_bytes(self, item)
-    }
-    fn contains_batch_bytes(&self, items: &[&[u8]]) -> Vec<bool> {
-        Declared::contains_batch_bytes(self, items)
     }
     #[cfg(feature = "rayon")]
     fn insert_parallel_bytes(&mut self, items: &[&[u8]]) -> Result<(), Error> {

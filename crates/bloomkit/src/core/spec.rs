@@ -450,11 +450,6 @@ pub(crate) trait Declared: Registered {
         None
     }
 
-    /// The answers of `contains` for `items`, in order; a kind with a batch query forwards.
-    fn contains_batch_bytes(&self, items: &[&[u8]]) -> Vec<bool> {
-        items.iter().map(|item| self.contains(*item)).collect()
-    }
-
     /// Inserts `items` in order, stopping at the first error; a kind with a batch insert
     /// forwards.
     fn insert_batch_bytes(&mut self, items: &[&[u8]]) -> Result<(), Error> {

@@ -50,10 +50,6 @@ impl Declared for BloomFilter {
         })
     }
 
-    fn contains_batch_bytes(&self, items: &[&[u8]]) -> Vec<bool> {
-        self.contains_batch(items)
-    }
-
     fn insert_batch_bytes(&mut self, items: &[&[u8]]) -> Result<(), Error> {
         self.insert_batch(items);
         Ok(())
