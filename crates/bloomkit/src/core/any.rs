@@ -121,7 +121,11 @@ impl AnyFilter {
     #[cfg(feature = "rayon")]
     #[cfg_attr(docsrs, doc(cfg(feature = "rayon")))]
     pub fn insert_parallel(&mut self, items: &[&[u8]]) -> Result<(), Error> {
-        self.erased_mut().insert_parallel_bytes(items)
+        if self.kind().inserts_in_parallel() {
+            self.erased_mut().insert_parallel_bytes(items)
+        } else {
+            self.insert_batch(items).map(drop)
+        }
     }
 
     /// The filter's parameters in one line: "NAME filter: " and the kind's own parameters,

@@ -450,21 +450,16 @@ pub(crate) trait Declared: Registered {
         None
     }
 
-    /// Inserts `items` in order, stopping at the first error; a kind with a batch insert
-    /// forwards.
-    fn insert_batch_bytes(&mut self, items: &[&[u8]]) -> Result<(), Error> {
+    /// Inserts `items` on every core, with the result of inserting them in order: the
+    /// kinds with [`PARALLEL_INSERT`](Self::PARALLEL_INSERT) forward to their parallel
+    /// insert. [`AnyFilter::insert_parallel`](crate::AnyFilter::insert_parallel) sends the
+    /// other kinds through its batch insert instead; this default is their plain loop.
+    #[cfg(feature = "rayon")]
+    fn insert_parallel_bytes(&mut self, items: &[&[u8]]) -> Result<(), Error> {
         for item in items {
             self.try_insert(*item)?;
         }
         Ok(())
-    }
-
-    /// Inserts `items` on every core where the kind can
-    /// ([`PARALLEL_INSERT`](Self::PARALLEL_INSERT)), with the result of inserting them in
-    /// order; otherwise [`insert_batch_bytes`](Self::insert_batch_bytes).
-    #[cfg(feature = "rayon")]
-    fn insert_parallel_bytes(&mut self, items: &[&[u8]]) -> Result<(), Error> {
-        self.insert_batch_bytes(items)
     }
 
     /// The filter as the kind that is sent arithmetic-coded, for the kinds that have one

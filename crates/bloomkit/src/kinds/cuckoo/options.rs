@@ -77,8 +77,4 @@ impl Declared for CuckooFilter {
             at(self.capacity(), self.target_fpp())
         )
     }
-
-    fn insert_batch_bytes(&mut self, items: &[&[u8]]) -> Result<(), Error> {
-        self.insert_batch(items).map(drop)
-    }
 }

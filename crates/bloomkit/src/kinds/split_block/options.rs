@@ -48,11 +48,6 @@ impl Declared for SplitBlockBloomFilter {
         )
     }
 
-    fn insert_batch_bytes(&mut self, items: &[&[u8]]) -> Result<(), Error> {
-        self.insert_batch(items);
-        Ok(())
-    }
-
     #[cfg(feature = "rayon")]
     fn insert_parallel_bytes(&mut self, items: &[&[u8]]) -> Result<(), Error> {
         self.insert_parallel(items);
