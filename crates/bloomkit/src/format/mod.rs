@@ -434,30 +434,32 @@ impl<'a> Reader<'a> {
     }
 }
 
-/// Declares the parameters a kind stores, once: the struct, and the bytes on disk that
-/// follow from it — each field little-endian in the order written (`u8`, `u16`, `u32`,
-/// `u64`, `f64`), read back with every declared check (`field: u32 => check_num_hashes`)
-/// run after the whole record has been read and found to be exactly its length. A kind's
-/// `Persist` then fills the struct to save and reads it to load, and the layout is stated in
-/// one place, next to the code that uses it.
+/// Declares the parameters a kind stores, once, and what follows from them: the struct;
+/// its bytes on disk — each field little-endian in the order written (`u8`, `u16`, `u32`,
+/// `u64`, `f64`), read back with every declared check (`field: u32 = … => check_num_hashes`,
+/// a check from this module, run after the whole record has been read and found to be
+/// exactly its length); `Stored::of(&filter)`, the record of a filter, each field taken by
+/// the expression after `=`; and the kind's `Debug`, which shows that record and the
+/// hashing. A kind's `Persist` then writes `Stored::of(self)` and reads `Stored::read` to
+/// load, and the layout is stated in one place, next to the code that uses it.
 ///
 /// ```text
 /// crate::codec::stored! {
 ///     /// The classic filter's parameters on disk (36 bytes).
-///     struct Stored {
-///         num_bits: u64 => check_num_bits,
-///         num_hashes: u32 => check_num_hashes,
-///         capacity: u64 => check_capacity,
-///         target_fpp: f64 => check_target_fpp,
-///         inserted: u64,
+///     struct Stored of f: BloomFilter {
+///         num_bits: u64 = f.num_bits() => check_num_bits,
+///         num_hashes: u32 = f.num_hashes => check_num_hashes,
+///         capacity: u64 = f.capacity => check_capacity,
+///         target_fpp: f64 = f.target_fpp => check_target_fpp,
+///         inserted: u64 = f.inserted,
 ///     }
 /// }
 /// ```
 macro_rules! stored {
     (
         $(#[$meta:meta])*
-        struct $name:ident {
-            $($field:ident: $ty:ident $(=> $check:ident)?),* $(,)?
+        struct $name:ident of $f:ident: $kind:ident {
+            $($field:ident: $ty:ident = $get:expr $(=> $check:ident)?),* $(,)?
         }
     ) => {
         $(#[$meta])*
@@ -467,6 +469,11 @@ macro_rules! stored {
         }
 
         impl $name {
+            /// The record of a filter, as saved.
+            fn of($f: &$kind) -> Self {
+                $name { $($field: $get,)* }
+            }
+
             /// Appends the fields, little-endian, in declaration order.
             fn write(&self, out: &mut Vec<u8>) {
                 $(out.extend_from_slice(&self.$field.to_le_bytes());)*
@@ -481,6 +488,17 @@ macro_rules! stored {
                 r.finish("parameters")?;
                 $($($crate::codec::$check(stored.$field)?;)?)*
                 Ok(stored)
+            }
+        }
+
+        /// The stored parameters and the hashing.
+        impl ::core::fmt::Debug for $kind {
+            fn fmt(&self, out: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+                let stored = $name::of(self);
+                out.debug_struct(stringify!($kind))
+                    $(.field(stringify!($field), &stored.$field))*
+                    .field("hashing", &$crate::filter::Filter::hashing(self))
+                    .finish()
             }
         }
     };

@@ -79,7 +79,6 @@
 mod options;
 pub mod theory;
 
-use std::fmt;
 
 use crate::arch::{self, Supported};
 use crate::codec::{Parts, Persist};
@@ -620,21 +619,6 @@ crate::filter::collection_impls!(
     BlockedBloomFilter
 );
 
-impl fmt::Debug for BlockedBloomFilter {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("BlockedBloomFilter")
-            .field("num_blocks", &self.num_blocks())
-            .field("num_bits", &self.num_bits())
-            .field("num_hashes", &self.num_hashes)
-            .field("capacity", &self.capacity)
-            .field("target_fpp", &self.target_fpp)
-            .field("inserted", &self.inserted)
-            .field("ones", &self.count_ones())
-            .field("hashing", &self.hashing)
-            .finish()
-    }
-}
-
 impl BlockedBloomFilter {
     /// Inserts `items` on rayon's threads: the same bits, and the same count of inserts that
     /// changed the filter, as [`insert`](Self::insert) of each in order (the items are
@@ -876,25 +860,18 @@ impl BlockedBloomFilterBuilder {
 crate::codec::stored! {
     /// The blocked filter's parameters on disk (36 bytes). Payload: the blocks in order, each
     /// as 8 little-endian u64 words (64 bytes per block).
-    struct Stored {
-        num_blocks: u64,
-        num_hashes: u32 => check_num_hashes,
-        capacity: u64 => check_capacity,
-        target_fpp: f64 => check_target_fpp,
-        inserted: u64,
+    struct Stored of f: BlockedBloomFilter {
+        num_blocks: u64 = f.num_blocks(),
+        num_hashes: u32 = f.num_hashes => check_num_hashes,
+        capacity: u64 = f.capacity => check_capacity,
+        target_fpp: f64 = f.target_fpp => check_target_fpp,
+        inserted: u64 = f.inserted,
     }
 }
 
 impl Persist for BlockedBloomFilter {
     fn encode_params(&self, out: &mut Vec<u8>) {
-        Stored {
-            num_blocks: self.num_blocks(),
-            num_hashes: self.num_hashes,
-            capacity: self.capacity,
-            target_fpp: self.target_fpp,
-            inserted: self.inserted,
-        }
-        .write(out);
+        Stored::of(self).write(out);
     }
 
     fn encode_payload(&self, out: &mut Vec<u8>) {

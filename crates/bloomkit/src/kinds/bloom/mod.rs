@@ -14,7 +14,6 @@
 mod options;
 pub mod theory;
 
-use std::fmt;
 
 use crate::bits::BitVec;
 use crate::codec::{Parts, Persist};
@@ -435,20 +434,6 @@ impl<I: Item> lookahead::Stages<&I> for Sets {
     }
 }
 
-impl fmt::Debug for BloomFilter {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("BloomFilter")
-            .field("num_bits", &self.num_bits())
-            .field("num_hashes", &self.num_hashes)
-            .field("capacity", &self.capacity)
-            .field("target_fpp", &self.target_fpp)
-            .field("inserted", &self.inserted)
-            .field("ones", &self.count_ones())
-            .field("hashing", &self.hashing)
-            .finish()
-    }
-}
-
 /// Builds a [`BloomFilter`] from a capacity and ε, or from explicit m and k.
 ///
 /// ```
@@ -518,25 +503,18 @@ impl BloomFilterBuilder {
 crate::codec::stored! {
     /// The classic filter's parameters on disk (36 bytes). Payload: the bit array, 64-bit
     /// little-endian words.
-    struct Stored {
-        num_bits: u64 => check_num_bits,
-        num_hashes: u32 => check_num_hashes,
-        capacity: u64 => check_capacity,
-        target_fpp: f64 => check_target_fpp,
-        inserted: u64,
+    struct Stored of f: BloomFilter {
+        num_bits: u64 = f.num_bits() => check_num_bits,
+        num_hashes: u32 = f.num_hashes => check_num_hashes,
+        capacity: u64 = f.capacity => check_capacity,
+        target_fpp: f64 = f.target_fpp => check_target_fpp,
+        inserted: u64 = f.inserted,
     }
 }
 
 impl Persist for BloomFilter {
     fn encode_params(&self, out: &mut Vec<u8>) {
-        Stored {
-            num_bits: self.num_bits(),
-            num_hashes: self.num_hashes,
-            capacity: self.capacity,
-            target_fpp: self.target_fpp,
-            inserted: self.inserted,
-        }
-        .write(out);
+        Stored::of(self).write(out);
     }
 
     fn encode_payload(&self, out: &mut Vec<u8>) {

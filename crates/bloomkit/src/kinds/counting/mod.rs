@@ -64,7 +64,6 @@
 pub(crate) mod options;
 pub mod theory;
 
-use std::fmt;
 
 use crate::bits::PackedCounters;
 use crate::codec::{invalid, Parts, Persist};
@@ -417,21 +416,6 @@ crate::filter::collection_impls!(
     CountingBloomFilter
 );
 
-impl fmt::Debug for CountingBloomFilter {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("CountingBloomFilter")
-            .field("num_counters", &self.num_counters())
-            .field("counter_width", &self.counter_width())
-            .field("num_hashes", &self.num_hashes)
-            .field("capacity", &self.capacity)
-            .field("target_fpp", &self.target_fpp)
-            .field("len", &self.len)
-            .field("saturated", &self.saturated_counters())
-            .field("hashing", &self.hashing)
-            .finish()
-    }
-}
-
 /// Builds a [`CountingBloomFilter`] from a capacity and ε, or from explicit m and k.
 ///
 /// ```
@@ -519,27 +503,19 @@ crate::codec::stored! {
     /// The counting filter's parameters on disk (40 bytes): the width is the counters' bits.
     /// Payload: the packed counters, 64-bit little-endian words of ⌊64/width⌋ counters each
     /// (see `PackedCounters`).
-    struct Stored {
-        num_counters: u64,
-        num_hashes: u32 => check_num_hashes,
-        width: u32,
-        capacity: u64 => check_capacity,
-        target_fpp: f64 => check_target_fpp,
-        len: u64,
+    struct Stored of f: CountingBloomFilter {
+        num_counters: u64 = f.num_counters(),
+        num_hashes: u32 = f.num_hashes => check_num_hashes,
+        counter_width: u32 = f.counter_width(),
+        capacity: u64 = f.capacity => check_capacity,
+        target_fpp: f64 = f.target_fpp => check_target_fpp,
+        len: u64 = f.len,
     }
 }
 
 impl Persist for CountingBloomFilter {
     fn encode_params(&self, out: &mut Vec<u8>) {
-        Stored {
-            num_counters: self.num_counters(),
-            num_hashes: self.num_hashes,
-            width: self.counter_width(),
-            capacity: self.capacity,
-            target_fpp: self.target_fpp,
-            len: self.len,
-        }
-        .write(out);
+        Stored::of(self).write(out);
     }
 
     fn encode_payload(&self, out: &mut Vec<u8>) {
@@ -551,7 +527,7 @@ impl Persist for CountingBloomFilter {
         let Stored {
             num_counters,
             num_hashes,
-            width,
+            counter_width: width,
             capacity,
             target_fpp,
             len,
@@ -805,7 +781,6 @@ mod tests {
             "counter_width: 4",
             "num_hashes: 7",
             "capacity: 1000",
-            "saturated: 0",
         ] {
             assert!(s.contains(needle), "{s}");
         }

@@ -124,11 +124,10 @@
 mod options;
 pub mod theory;
 
-use std::fmt;
 
 use crate::bits::PackedCounters;
 use crate::bloom::DEFAULT_FPP;
-use crate::codec::{invalid, Parts, Persist, Reader};
+use crate::codec::{invalid, Parts, Persist};
 use crate::error::{DecodeError, Error};
 use crate::filter::{Filter, Kind, Removable};
 use crate::hash::HashingChoice;
@@ -858,23 +857,6 @@ impl<I: Item> FromIterator<I> for CuckooFilter {
     }
 }
 
-impl fmt::Debug for CuckooFilter {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("CuckooFilter")
-            .field("num_buckets", &self.num_buckets)
-            .field("bucket_size", &self.bucket_size)
-            .field("fingerprint_bits", &self.fingerprint_bits)
-            .field("capacity", &self.capacity)
-            .field("target_fpp", &self.target_fpp)
-            .field("len", &self.len)
-            .field("load_factor", &self.load_factor())
-            .field("victim", &self.victim.is_some())
-            .field("max_kicks", &self.max_kicks)
-            .field("hashing", &self.hashing)
-            .finish()
-    }
-}
-
 /// Builds a [`CuckooFilter`] from a capacity and ε, or from an explicit table shape.
 ///
 /// ```
@@ -1067,27 +1049,28 @@ fn check_table_size(
     Ok(slots)
 }
 
-// Parameters on disk (64 bytes): num_buckets u64, bucket_size u32, fingerprint_bits u32,
-// max_kicks u32, capacity u64, target_fpp f64, len u64, rng state u64, victim bucket u64,
-// victim fingerprint u32 (0 = no victim; then the bucket is 0).
-// Payload: the table, `PackedCounters` words (little-endian u64), slot j of bucket i at
-// counter i·b + j, ⌊64/f⌋ slots per word from the low bits up.
+crate::codec::stored! {
+    /// The cuckoo filter's parameters on disk (64 bytes), the kick generator's state and the
+    /// victim slot (bucket 0 and fingerprint 0 when empty) included, so a loaded filter goes
+    /// on as the saved one would. Payload: the table, `PackedCounters` words (little-endian
+    /// u64), slot j of bucket i at counter i·b + j, ⌊64/f⌋ slots per word from the low bits up.
+    struct Stored of f: CuckooFilter {
+        num_buckets: u64 = f.num_buckets,
+        bucket_size: u32 = f.bucket_size,
+        fingerprint_bits: u32 = f.fingerprint_bits,
+        max_kicks: u32 = f.max_kicks,
+        capacity: u64 = f.capacity => check_capacity,
+        target_fpp: f64 = f.target_fpp => check_target_fpp,
+        len: u64 = f.len,
+        rng: u64 = f.rng,
+        victim_bucket: u64 = f.victim.map_or(0, |v| v.bucket),
+        victim_fingerprint: u32 = f.victim.map_or(0, |v| v.fingerprint),
+    }
+}
+
 impl Persist for CuckooFilter {
     fn encode_params(&self, out: &mut Vec<u8>) {
-        let victim = self.victim.unwrap_or(Victim {
-            bucket: 0,
-            fingerprint: 0,
-        });
-        out.extend_from_slice(&self.num_buckets.to_le_bytes());
-        out.extend_from_slice(&self.bucket_size.to_le_bytes());
-        out.extend_from_slice(&self.fingerprint_bits.to_le_bytes());
-        out.extend_from_slice(&self.max_kicks.to_le_bytes());
-        out.extend_from_slice(&self.capacity.to_le_bytes());
-        out.extend_from_slice(&self.target_fpp.to_le_bytes());
-        out.extend_from_slice(&self.len.to_le_bytes());
-        out.extend_from_slice(&self.rng.to_le_bytes());
-        out.extend_from_slice(&victim.bucket.to_le_bytes());
-        out.extend_from_slice(&victim.fingerprint.to_le_bytes());
+        Stored::of(self).write(out);
     }
 
     fn encode_payload(&self, out: &mut Vec<u8>) {
@@ -1106,18 +1089,18 @@ impl Persist for CuckooFilter {
                 ),
             ));
         }
-        let mut r = Reader::new(parts.params);
-        let num_buckets = r.u64()?;
-        let bucket_size = r.u32()?;
-        let fingerprint_bits = r.u32()?;
-        let max_kicks = r.u32()?;
-        let capacity = r.u64()?;
-        let target_fpp = r.f64()?;
-        let len = r.u64()?;
-        let rng = r.u64()?;
-        let victim_bucket = r.u64()?;
-        let victim_fingerprint = r.u32()?;
-        r.finish("parameters")?;
+        let Stored {
+            num_buckets,
+            bucket_size,
+            fingerprint_bits,
+            max_kicks,
+            capacity,
+            target_fpp,
+            len,
+            rng,
+            victim_bucket,
+            victim_fingerprint,
+        } = Stored::read(parts.params)?;
         check_bucket_size(bucket_size).map_err(|e| invalid("bucket_size", e.to_string()))?;
         check_fingerprint_bits(fingerprint_bits)
             .map_err(|e| invalid("fingerprint_bits", e.to_string()))?;
@@ -1130,8 +1113,6 @@ impl Persist for CuckooFilter {
                 format!("{max_kicks} is more than {MAX_KICKS_LIMIT}"),
             ));
         }
-        crate::codec::check_capacity(capacity)?;
-        crate::codec::check_target_fpp(target_fpp)?;
         let victim = match victim_fingerprint {
             0 if victim_bucket == 0 => None,
             0 => return Err(invalid("victim", "a bucket without a fingerprint".into())),
@@ -1473,7 +1454,7 @@ mod tests {
             "bucket_size: 4",
             "fingerprint_bits: 10",
             "capacity: 1000",
-            "victim: false",
+            "victim_fingerprint: 0",
         ] {
             assert!(s.contains(needle), "{s}");
         }

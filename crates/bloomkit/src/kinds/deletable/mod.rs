@@ -101,7 +101,6 @@
 mod options;
 pub mod theory;
 
-use std::fmt;
 
 use crate::bits::BitVec;
 use crate::codec::{invalid, Parts, Persist};
@@ -520,22 +519,6 @@ crate::filter::collection_impls!(
     DeletableBloomFilter
 );
 
-impl fmt::Debug for DeletableBloomFilter {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("DeletableBloomFilter")
-            .field("num_bits", &self.num_bits())
-            .field("data_bits", &self.data_len())
-            .field("regions", &self.regions)
-            .field("num_hashes", &self.num_hashes)
-            .field("capacity", &self.capacity)
-            .field("target_fpp", &self.target_fpp)
-            .field("inserted", &self.inserted)
-            .field("collided_regions", &self.collided_regions())
-            .field("hashing", &self.hashing)
-            .finish()
-    }
-}
-
 /// Builds a [`DeletableBloomFilter`] from a capacity and ε, or from explicit m and k; the
 /// regions from a count or a size.
 ///
@@ -666,27 +649,19 @@ impl DeletableBloomFilterBuilder {
 crate::codec::stored! {
     /// The deletable filter's parameters on disk (44 bytes): m counts the bitmap. Payload: the
     /// m-bit array (bitmap in bits 0 … r−1, data after it), 64-bit little-endian words.
-    struct Stored {
-        num_bits: u64,
-        num_hashes: u32 => check_num_hashes,
-        regions: u64,
-        capacity: u64 => check_capacity,
-        target_fpp: f64 => check_target_fpp,
-        inserted: u64,
+    struct Stored of f: DeletableBloomFilter {
+        num_bits: u64 = f.num_bits(),
+        num_hashes: u32 = f.num_hashes => check_num_hashes,
+        regions: u64 = f.regions,
+        capacity: u64 = f.capacity => check_capacity,
+        target_fpp: f64 = f.target_fpp => check_target_fpp,
+        inserted: u64 = f.inserted,
     }
 }
 
 impl Persist for DeletableBloomFilter {
     fn encode_params(&self, out: &mut Vec<u8>) {
-        Stored {
-            num_bits: self.num_bits(),
-            num_hashes: self.num_hashes,
-            regions: self.regions,
-            capacity: self.capacity,
-            target_fpp: self.target_fpp,
-            inserted: self.inserted,
-        }
-        .write(out);
+        Stored::of(self).write(out);
     }
 
     fn encode_payload(&self, out: &mut Vec<u8>) {

@@ -71,7 +71,6 @@
 mod options;
 pub mod theory;
 
-use std::fmt;
 
 use crate::bits::BitVec;
 use crate::codec::{invalid, Parts, Persist};
@@ -316,20 +315,6 @@ crate::filter::collection_impls!(
     GeneralizedBloomFilter
 );
 
-impl fmt::Debug for GeneralizedBloomFilter {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("GeneralizedBloomFilter")
-            .field("num_bits", &self.num_bits())
-            .field("set_hashes", &self.set_hashes)
-            .field("reset_hashes", &self.reset_hashes)
-            .field("capacity", &self.capacity)
-            .field("target_fpp", &self.target_fpp)
-            .field("inserted", &self.inserted)
-            .field("hashing", &self.hashing)
-            .finish()
-    }
-}
-
 /// Builds a [`GeneralizedBloomFilter`].
 ///
 /// ```
@@ -410,27 +395,19 @@ fn check_hashes(set: u32, reset: u32) -> Result<(), String> {
 crate::codec::stored! {
     /// The generalized filter's parameters on disk (44 bytes): k₁ (set) and k₀ (reset).
     /// Payload: the bits as `BitVec` words.
-    struct Stored {
-        num_bits: u64 => check_num_bits,
-        set_hashes: u32,
-        reset_hashes: u32,
-        capacity: u64 => check_capacity,
-        target_fpp: f64 => check_target_fpp,
-        inserted: u64,
+    struct Stored of f: GeneralizedBloomFilter {
+        num_bits: u64 = f.num_bits() => check_num_bits,
+        set_hashes: u32 = f.set_hashes,
+        reset_hashes: u32 = f.reset_hashes,
+        capacity: u64 = f.capacity => check_capacity,
+        target_fpp: f64 = f.target_fpp => check_target_fpp,
+        inserted: u64 = f.inserted,
     }
 }
 
 impl Persist for GeneralizedBloomFilter {
     fn encode_params(&self, out: &mut Vec<u8>) {
-        Stored {
-            num_bits: self.num_bits(),
-            set_hashes: self.set_hashes,
-            reset_hashes: self.reset_hashes,
-            capacity: self.capacity,
-            target_fpp: self.target_fpp,
-            inserted: self.inserted,
-        }
-        .write(out);
+        Stored::of(self).write(out);
     }
 
     fn encode_payload(&self, out: &mut Vec<u8>) {

@@ -14,7 +14,6 @@
 mod options;
 pub mod theory;
 
-use std::fmt;
 
 use crate::bits::BitVec;
 use crate::codec::{invalid, Parts, Persist};
@@ -190,19 +189,6 @@ crate::filter::collection_impls!(
     PartitionedBloomFilter
 );
 
-impl fmt::Debug for PartitionedBloomFilter {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("PartitionedBloomFilter")
-            .field("slice_bits", &self.slice_bits)
-            .field("num_hashes", &self.num_hashes)
-            .field("capacity", &self.capacity)
-            .field("target_fpp", &self.target_fpp)
-            .field("inserted", &self.inserted)
-            .field("hashing", &self.hashing)
-            .finish()
-    }
-}
-
 /// Builds a [`PartitionedBloomFilter`] from a capacity and ε, or explicit m and k.
 #[derive(Clone, Debug, Default)]
 #[must_use = "a builder does nothing until .build() is called"]
@@ -275,25 +261,18 @@ impl PartitionedBloomFilterBuilder {
 crate::codec::stored! {
     /// The partitioned filter's parameters on disk (36 bytes). Payload: the k slices' bits in
     /// order, 64-bit little-endian words.
-    struct Stored {
-        slice_bits: u64,
-        num_hashes: u32 => check_num_hashes,
-        capacity: u64 => check_capacity,
-        target_fpp: f64 => check_target_fpp,
-        inserted: u64,
+    struct Stored of f: PartitionedBloomFilter {
+        slice_bits: u64 = f.slice_bits,
+        num_hashes: u32 = f.num_hashes => check_num_hashes,
+        capacity: u64 = f.capacity => check_capacity,
+        target_fpp: f64 = f.target_fpp => check_target_fpp,
+        inserted: u64 = f.inserted,
     }
 }
 
 impl Persist for PartitionedBloomFilter {
     fn encode_params(&self, out: &mut Vec<u8>) {
-        Stored {
-            slice_bits: self.slice_bits,
-            num_hashes: self.num_hashes,
-            capacity: self.capacity,
-            target_fpp: self.target_fpp,
-            inserted: self.inserted,
-        }
-        .write(out);
+        Stored::of(self).write(out);
     }
 
     fn encode_payload(&self, out: &mut Vec<u8>) {

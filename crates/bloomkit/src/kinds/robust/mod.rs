@@ -75,10 +75,9 @@
 mod options;
 pub mod theory;
 
-use std::fmt;
 
 use crate::bits::BitVec;
-use crate::codec::{invalid, Parts, Persist, Reader};
+use crate::codec::{invalid, Parts, Persist};
 use crate::error::{DecodeError, Error};
 use crate::filter::{Filter, Kind};
 use crate::hash::{Hashing, HashingChoice, Item};
@@ -312,21 +311,6 @@ crate::filter::collection_impls!(
     RobustBloomFilter
 );
 
-impl fmt::Debug for RobustBloomFilter {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("RobustBloomFilter")
-            .field("rows", &self.rows)
-            .field("cols", &self.cols)
-            .field("num_hashes", &self.num_hashes)
-            .field("capacity", &self.capacity)
-            .field("asked_fpp", &self.asked_fpp)
-            .field("inserted", &self.inserted)
-            .field("ones", &self.count_ones())
-            .field("hashing", &self.hashing)
-            .finish()
-    }
-}
-
 /// Builds a [`RobustBloomFilter`]: dimensions that meet ε for a capacity, the paper's
 /// dimensions ([`paper_sizing`](Self::paper_sizing)), or explicit ones.
 ///
@@ -429,16 +413,22 @@ impl RobustBloomFilterBuilder {
     }
 }
 
-// Parameters on disk: rows u64, cols u64, num_hashes u32, capacity u64, asked_fpp f64,
-// inserted u64 (44 bytes). Payload: the X·Y words row by row, little-endian.
+crate::codec::stored! {
+    /// The robust filter's parameters on disk (44 bytes): the X × Y matrix and the ε asked
+    /// for. Payload: the X·Y words row by row, little-endian (bits 61 to 63 of each zero).
+    struct Stored of f: RobustBloomFilter {
+        rows: u64 = f.rows,
+        cols: u64 = f.cols,
+        num_hashes: u32 = f.num_hashes => check_num_hashes,
+        capacity: u64 = f.capacity => check_capacity,
+        asked_fpp: f64 = f.asked_fpp,
+        inserted: u64 = f.inserted,
+    }
+}
+
 impl Persist for RobustBloomFilter {
     fn encode_params(&self, out: &mut Vec<u8>) {
-        out.extend_from_slice(&self.rows.to_le_bytes());
-        out.extend_from_slice(&self.cols.to_le_bytes());
-        out.extend_from_slice(&self.num_hashes.to_le_bytes());
-        out.extend_from_slice(&self.capacity.to_le_bytes());
-        out.extend_from_slice(&self.asked_fpp.to_le_bytes());
-        out.extend_from_slice(&self.inserted.to_le_bytes());
+        Stored::of(self).write(out);
     }
 
     fn encode_payload(&self, out: &mut Vec<u8>) {
@@ -447,14 +437,14 @@ impl Persist for RobustBloomFilter {
 
     fn decode_parts(parts: &Parts<'_>) -> Result<Self, DecodeError> {
         parts.expect_kind(Kind::Robust)?;
-        let mut r = Reader::new(parts.params);
-        let rows = r.u64()?;
-        let cols = r.u64()?;
-        let num_hashes = r.u32()?;
-        let capacity = r.u64()?;
-        let asked_fpp = r.f64()?;
-        let inserted = r.u64()?;
-        r.finish("parameters")?;
+        let Stored {
+            rows,
+            cols,
+            num_hashes,
+            capacity,
+            asked_fpp,
+            inserted,
+        } = Stored::read(parts.params)?;
         if !params::robust_dimensions_valid(rows, cols) {
             return Err(invalid(
                 "dimensions",
@@ -463,8 +453,6 @@ impl Persist for RobustBloomFilter {
         }
         let words = params::check_robust_size(rows, cols)
             .map_err(|e| invalid("dimensions", e.to_string()))?;
-        crate::codec::check_num_hashes(num_hashes)?;
-        crate::codec::check_capacity(capacity)?;
         crate::codec::check_probability("asked_fpp", asked_fpp)?;
         // from_le_bytes checks the payload length against 64·X·Y before it allocates.
         let bits = BitVec::from_le_bytes(words * 64, parts.payload)?;

@@ -91,7 +91,6 @@
 mod options;
 pub mod theory;
 
-use std::fmt;
 
 use crate::bits::BitVec;
 use crate::bloom::{BloomFilter, DEFAULT_FPP};
@@ -535,24 +534,6 @@ impl<I: Item> FromIterator<I> for ScalableBloomFilter {
     }
 }
 
-impl fmt::Debug for ScalableBloomFilter {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("ScalableBloomFilter")
-            .field("target_fpp", &self.fpp)
-            .field("initial_capacity", &self.initial_capacity)
-            .field("growth", &self.growth)
-            .field("tightening", &self.tightening)
-            .field("max_layers", &self.max_layers)
-            .field("max_bits", &self.max_bits)
-            .field("num_layers", &self.layers.len())
-            .field("capacity", &Filter::capacity(self))
-            .field("inserted", &Filter::len(self))
-            .field("num_bits", &self.num_bits())
-            .field("hashing", &self.hashing)
-            .finish()
-    }
-}
-
 /// Builds a [`ScalableBloomFilter`].
 ///
 /// ```
@@ -681,19 +662,24 @@ fn check_tightening(tightening: f64) -> Result<f64, Error> {
     }
 }
 
-// Parameters on disk (44 bytes): initial_capacity u64, fpp f64, growth u32, tightening f64,
-// max_layers u32 (0 = no limit), max_bits u64, num_layers u32.
-// Payload: for each layer, oldest first, the layer as the classic filter encodes itself:
-// parameter length u32, parameters, payload length u64, payload (see `BloomFilter`).
+crate::codec::stored! {
+    /// The scalable filter's parameters on disk (44 bytes), `max_layers` 0 for no limit.
+    /// Payload: for each layer, oldest first, the layer as the classic filter encodes itself:
+    /// parameter length u32, parameters, payload length u64, payload (see `BloomFilter`).
+    struct Stored of f: ScalableBloomFilter {
+        initial_capacity: u64 = f.initial_capacity,
+        fpp: f64 = f.fpp,
+        growth: u32 = f.growth,
+        tightening: f64 = f.tightening,
+        max_layers: u32 = f.max_layers.unwrap_or(0),
+        max_bits: u64 = f.max_bits,
+        num_layers: u32 = f.layers.len() as u32,
+    }
+}
+
 impl Persist for ScalableBloomFilter {
     fn encode_params(&self, out: &mut Vec<u8>) {
-        out.extend_from_slice(&self.initial_capacity.to_le_bytes());
-        out.extend_from_slice(&self.fpp.to_le_bytes());
-        out.extend_from_slice(&self.growth.to_le_bytes());
-        out.extend_from_slice(&self.tightening.to_le_bytes());
-        out.extend_from_slice(&self.max_layers.unwrap_or(0).to_le_bytes());
-        out.extend_from_slice(&self.max_bits.to_le_bytes());
-        out.extend_from_slice(&(self.layers.len() as u32).to_le_bytes());
+        Stored::of(self).write(out);
     }
 
     fn encode_payload(&self, out: &mut Vec<u8>) {
@@ -712,15 +698,15 @@ impl Persist for ScalableBloomFilter {
 
     fn decode_parts(parts: &Parts<'_>) -> Result<Self, DecodeError> {
         parts.expect_kind(Kind::Scalable)?;
-        let mut r = Reader::new(parts.params);
-        let initial_capacity = r.u64()?;
-        let fpp = r.f64()?;
-        let growth = r.u32()?;
-        let tightening = r.f64()?;
-        let max_layers = r.u32()?;
-        let max_bits = r.u64()?;
-        let num_layers = r.u32()?;
-        r.finish("parameters")?;
+        let Stored {
+            initial_capacity,
+            fpp,
+            growth,
+            tightening,
+            max_layers,
+            max_bits,
+            num_layers,
+        } = Stored::read(parts.params)?;
         // The checks every decoder shares, on this layout's fields: the first layer's
         // capacity, and ε.
         crate::codec::check_positive("initial_capacity", initial_capacity)?;
@@ -1045,7 +1031,7 @@ mod tests {
         let f = ScalableBloomFilter::with_capacity(1000, 0.01).unwrap();
         let s = format!("{f:?}");
         for needle in [
-            "target_fpp: 0.01",
+            "fpp: 0.01",
             "initial_capacity: 1000",
             "growth: 2",
             "tightening: 0.5",

@@ -615,22 +615,6 @@ crate::filter::collection_impls!(
     SpectralBloomFilter
 );
 
-impl fmt::Debug for SpectralBloomFilter {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("SpectralBloomFilter")
-            .field("method", &self.method)
-            .field("num_counters", &self.num_counters())
-            .field("secondary_counters", &self.secondary_counters())
-            .field("counter_width", &self.counter_width())
-            .field("num_hashes", &self.num_hashes)
-            .field("capacity", &self.capacity)
-            .field("target_fpp", &self.target_fpp)
-            .field("len", &self.len)
-            .field("hashing", &self.hashing)
-            .finish()
-    }
-}
-
 /// The counters of RM's secondary filter for a primary of m counters: ⌈m/2⌉.
 fn secondary_len(m: u64) -> u64 {
     m.div_ceil(2)
@@ -737,29 +721,20 @@ crate::codec::stored! {
     /// The spectral filter's parameters on disk (44 bytes): method 0 MS, 1 MI, 2 RM. Payload:
     /// the primary counters as `PackedCounters` words, then under RM the ⌈m/2⌉ secondary
     /// counters likewise.
-    struct Stored {
-        num_counters: u64,
-        num_hashes: u32 => check_num_hashes,
-        width: u32,
-        method: u32,
-        capacity: u64 => check_capacity,
-        target_fpp: f64 => check_target_fpp,
-        len: u64,
+    struct Stored of f: SpectralBloomFilter {
+        num_counters: u64 = f.num_counters(),
+        num_hashes: u32 = f.num_hashes => check_num_hashes,
+        counter_width: u32 = f.counter_width(),
+        method: u32 = f.method.id(),
+        capacity: u64 = f.capacity => check_capacity,
+        target_fpp: f64 = f.target_fpp => check_target_fpp,
+        len: u64 = f.len,
     }
 }
 
 impl Persist for SpectralBloomFilter {
     fn encode_params(&self, out: &mut Vec<u8>) {
-        Stored {
-            num_counters: self.num_counters(),
-            num_hashes: self.num_hashes,
-            width: self.counter_width(),
-            method: self.method.id(),
-            capacity: self.capacity,
-            target_fpp: self.target_fpp,
-            len: self.len,
-        }
-        .write(out);
+        Stored::of(self).write(out);
     }
 
     fn encode_payload(&self, out: &mut Vec<u8>) {
@@ -773,7 +748,7 @@ impl Persist for SpectralBloomFilter {
         let Stored {
             num_counters,
             num_hashes,
-            width,
+            counter_width: width,
             method,
             capacity,
             target_fpp,

@@ -53,7 +53,6 @@
 
 mod options;
 
-use std::fmt;
 
 use crate::arch::{self, block256};
 use crate::codec::{Parts, Persist};
@@ -639,19 +638,6 @@ crate::filter::collection_impls!(
     SplitBlockBloomFilter
 );
 
-impl fmt::Debug for SplitBlockBloomFilter {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("SplitBlockBloomFilter")
-            .field("num_blocks", &self.num_blocks())
-            .field("seed", &self.seed)
-            .field("capacity", &self.capacity)
-            .field("target_fpp", &self.target_fpp)
-            .field("inserted", &self.inserted)
-            .field("ones", &self.count_ones())
-            .finish()
-    }
-}
-
 /// Builds a [`SplitBlockBloomFilter`] from a capacity and ε, or an explicit size.
 ///
 /// ```
@@ -759,23 +745,17 @@ fn largest_capacity(num_blocks: u64, target: f64) -> u64 {
 crate::codec::stored! {
     /// The split block filter's parameters on disk (32 bytes). Payload: Parquet's bitset (each
     /// block's eight words, little-endian u32).
-    struct Stored {
-        num_blocks: u64,
-        capacity: u64 => check_capacity,
-        target_fpp: f64 => check_target_fpp,
-        inserted: u64,
+    struct Stored of f: SplitBlockBloomFilter {
+        num_blocks: u64 = f.num_blocks(),
+        capacity: u64 = f.capacity => check_capacity,
+        target_fpp: f64 = f.target_fpp => check_target_fpp,
+        inserted: u64 = f.inserted,
     }
 }
 
 impl Persist for SplitBlockBloomFilter {
     fn encode_params(&self, out: &mut Vec<u8>) {
-        Stored {
-            num_blocks: self.num_blocks(),
-            capacity: self.capacity,
-            target_fpp: self.target_fpp,
-            inserted: self.inserted,
-        }
-        .write(out);
+        Stored::of(self).write(out);
     }
 
     fn encode_payload(&self, out: &mut Vec<u8>) {

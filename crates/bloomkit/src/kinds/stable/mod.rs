@@ -125,7 +125,6 @@
 mod options;
 pub mod theory;
 
-use std::fmt;
 
 use crate::bits::PackedCounters;
 use crate::codec::{invalid, Parts, Persist};
@@ -461,22 +460,6 @@ impl<I: Item> Extend<I> for StableBloomFilter {
 // forgotten part of the collection when the last item goes in. Build one with
 // `with_capacity` for the horizon you need and `extend` it.
 
-impl fmt::Debug for StableBloomFilter {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("StableBloomFilter")
-            .field("num_cells", &self.num_cells())
-            .field("cell_width", &self.cell_width())
-            .field("num_hashes", &self.num_hashes)
-            .field("decrements", &self.decrements)
-            .field("capacity", &self.capacity)
-            .field("target_fpp", &self.target_fpp)
-            .field("stable_fpp", &self.stable_fpp())
-            .field("insertions", &self.insertions)
-            .field("hashing", &self.hashing)
-            .finish()
-    }
-}
-
 /// Builds a [`StableBloomFilter`] from a capacity and ε, or from explicit cells, cell
 /// width, K and P.
 ///
@@ -618,33 +601,22 @@ crate::codec::stored! {
     /// The stable filter's parameters on disk (64 bytes), its generator's state included so a
     /// loaded filter goes on as the saved one would. Payload: the cells, packed ⌊64/d⌋ to a
     /// 64-bit little-endian word (`PackedCounters`).
-    struct Stored {
-        num_cells: u64,
-        cell_width: u32,
-        num_hashes: u32 => check_num_hashes,
-        decrements: u64,
-        capacity: u64 => check_capacity,
-        target_fpp: f64,
-        inserted: u64,
-        insertions: u64,
-        rng: u64,
+    struct Stored of f: StableBloomFilter {
+        num_cells: u64 = f.num_cells(),
+        cell_width: u32 = f.cell_width(),
+        num_hashes: u32 = f.num_hashes => check_num_hashes,
+        decrements: u64 = f.decrements,
+        capacity: u64 = f.capacity => check_capacity,
+        target_fpp: f64 = f.target_fpp,
+        inserted: u64 = f.inserted,
+        insertions: u64 = f.insertions,
+        rng: u64 = f.rng,
     }
 }
 
 impl Persist for StableBloomFilter {
     fn encode_params(&self, out: &mut Vec<u8>) {
-        Stored {
-            num_cells: self.num_cells(),
-            cell_width: self.cell_width(),
-            num_hashes: self.num_hashes,
-            decrements: self.decrements,
-            capacity: self.capacity,
-            target_fpp: self.target_fpp,
-            inserted: self.inserted,
-            insertions: self.insertions,
-            rng: self.rng,
-        }
-        .write(out);
+        Stored::of(self).write(out);
     }
 
     fn encode_payload(&self, out: &mut Vec<u8>) {

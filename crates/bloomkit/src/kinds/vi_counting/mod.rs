@@ -95,7 +95,6 @@
 mod options;
 pub mod theory;
 
-use std::fmt;
 
 use crate::bits::PackedCounters;
 use crate::codec::{invalid, Parts, Persist};
@@ -555,22 +554,6 @@ crate::filter::collection_impls!(
     VariableIncrementBloomFilter
 );
 
-impl fmt::Debug for VariableIncrementBloomFilter {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("VariableIncrementBloomFilter")
-            .field("num_counters", &self.num_counters())
-            .field("counter_width", &self.counter_width())
-            .field("num_hashes", &self.num_hashes)
-            .field("increment_base", &self.base)
-            .field("capacity", &self.capacity)
-            .field("target_fpp", &self.target_fpp)
-            .field("len", &self.len)
-            .field("saturated", &self.saturated_counters())
-            .field("hashing", &self.hashing)
-            .finish()
-    }
-}
-
 /// Builds a [`VariableIncrementBloomFilter`] from a capacity and ε, or from explicit m and
 /// k; L and the counter width are chosen here too.
 ///
@@ -700,29 +683,20 @@ crate::codec::stored! {
     /// The variable-increment filter's parameters on disk (44 bytes): the width is the
     /// counters' bits, the base L the smallest increment. Payload: the packed counters, 64-bit
     /// little-endian words of ⌊64/width⌋ counters each (see `PackedCounters`).
-    struct Stored {
-        num_counters: u64,
-        num_hashes: u32 => check_num_hashes,
-        width: u32,
-        base: u32,
-        capacity: u64 => check_capacity,
-        target_fpp: f64 => check_target_fpp,
-        len: u64,
+    struct Stored of f: VariableIncrementBloomFilter {
+        num_counters: u64 = f.num_counters(),
+        num_hashes: u32 = f.num_hashes => check_num_hashes,
+        counter_width: u32 = f.counter_width(),
+        increment_base: u32 = f.base,
+        capacity: u64 = f.capacity => check_capacity,
+        target_fpp: f64 = f.target_fpp => check_target_fpp,
+        len: u64 = f.len,
     }
 }
 
 impl Persist for VariableIncrementBloomFilter {
     fn encode_params(&self, out: &mut Vec<u8>) {
-        Stored {
-            num_counters: self.num_counters(),
-            num_hashes: self.num_hashes,
-            width: self.counter_width(),
-            base: self.base,
-            capacity: self.capacity,
-            target_fpp: self.target_fpp,
-            len: self.len,
-        }
-        .write(out);
+        Stored::of(self).write(out);
     }
 
     fn encode_payload(&self, out: &mut Vec<u8>) {
@@ -734,8 +708,8 @@ impl Persist for VariableIncrementBloomFilter {
         let Stored {
             num_counters,
             num_hashes,
-            width,
-            base,
+            counter_width: width,
+            increment_base: base,
             capacity,
             target_fpp,
             len,

@@ -59,7 +59,6 @@
 mod options;
 pub mod theory;
 
-use std::fmt;
 
 use crate::bits::BitVec;
 use crate::codec::{invalid, Parts, Persist};
@@ -321,20 +320,6 @@ crate::filter::collection_impls!(
     WeightedBloomFilter
 );
 
-impl fmt::Debug for WeightedBloomFilter {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("WeightedBloomFilter")
-            .field("num_bits", &self.num_bits())
-            .field("default_hashes", &self.default_hashes)
-            .field("weighted_items", &self.table.len())
-            .field("capacity", &self.capacity)
-            .field("target_fpp", &self.target_fpp)
-            .field("inserted", &self.inserted)
-            .field("hashing", &self.hashing)
-            .finish()
-    }
-}
-
 /// An item's weight as given to the builder.
 #[derive(Clone, Debug)]
 struct Weighted {
@@ -522,27 +507,19 @@ crate::codec::stored! {
     /// The weighted filter's parameters on disk (44 bytes). Payload: the bits as `BitVec`
     /// words, then the table: `table_len` entries of (key u64, k u8), keys strictly increasing,
     /// k in 1..=64 and not the default.
-    struct Stored {
-        num_bits: u64 => check_num_bits,
-        default_hashes: u32 => check_num_hashes,
-        capacity: u64 => check_capacity,
-        target_fpp: f64 => check_target_fpp,
-        inserted: u64,
-        table_len: u64,
+    struct Stored of f: WeightedBloomFilter {
+        num_bits: u64 = f.num_bits() => check_num_bits,
+        default_hashes: u32 = f.default_hashes => check_num_hashes,
+        capacity: u64 = f.capacity => check_capacity,
+        target_fpp: f64 = f.target_fpp => check_target_fpp,
+        inserted: u64 = f.inserted,
+        table_len: u64 = f.table.len() as u64,
     }
 }
 
 impl Persist for WeightedBloomFilter {
     fn encode_params(&self, out: &mut Vec<u8>) {
-        Stored {
-            num_bits: self.num_bits(),
-            default_hashes: self.default_hashes,
-            capacity: self.capacity,
-            target_fpp: self.target_fpp,
-            inserted: self.inserted,
-            table_len: self.table.len() as u64,
-        }
-        .write(out);
+        Stored::of(self).write(out);
     }
 
     fn encode_payload(&self, out: &mut Vec<u8>) {
