@@ -317,6 +317,41 @@ macro_rules! bit_array_mergeable {
 }
 pub(crate) use bit_array_mergeable;
 
+/// `Mergeable` for a kind whose state is one array of counters `counters` that insertion
+/// adds to, and an item count `len`: union adds the counters (saturating) — the filter that
+/// inserting both multisets builds, until a sum saturates — and sums the counts;
+/// intersection keeps the element-wise minimum, under which every item both filters hold
+/// keeps counters at least its count, and re-estimates the count from the counters. `$check`
+/// is the kind's method that refuses filters that do not combine. The doc comments (with an
+/// example, and why the minimum is sound for the kind) go on `union` and `intersect`.
+macro_rules! counter_mergeable {
+    (
+        $ty:ty, $check:ident,
+        union { $(#[$union_doc:meta])* }
+        intersect { $(#[$intersect_doc:meta])* }
+    ) => {
+        impl $crate::filter::Mergeable for $ty {
+            $(#[$union_doc])*
+            fn union(&mut self, other: &Self) -> Result<(), $crate::error::Error> {
+                self.$check(other)?;
+                self.counters.saturating_add_all(&other.counters);
+                self.len = self.len.saturating_add(other.len);
+                Ok(())
+            }
+
+            $(#[$intersect_doc])*
+            fn intersect(&mut self, other: &Self) -> Result<(), $crate::error::Error> {
+                self.$check(other)?;
+                self.counters.min_with(&other.counters);
+                let estimate = $crate::filter::Filter::estimated_len(self);
+                self.len = $crate::params::count_from_estimate(estimate);
+                Ok(())
+            }
+        }
+    };
+}
+pub(crate) use counter_mergeable;
+
 /// The check behind every `Mergeable` impl: two filters combine only when their layouts —
 /// every parameter that decides where an item lands, and the hashing — are equal. Each kind
 /// describes its layout as text ("m = …, k = …, murmur3-x64-128, …"); equal descriptions

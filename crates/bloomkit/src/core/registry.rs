@@ -78,8 +78,10 @@ pub trait Registered: Filter + Persist + Clone {
     }
 }
 
-/// Forwards [`Registered::remove_bytes`] and [`Registered::union_same`] to a kind's
-/// `Removable` / `Mergeable` impls: `registered!(Type, abilities, remove, merge)`.
+/// Registers a kind: `registered!(Type, abilities, remove, merge)`. Listing `remove`
+/// makes the kind's own `remove` its [`Removable`](crate::Removable) impl; listing `merge`
+/// says it implements [`Mergeable`](crate::Mergeable); [`Registered::remove_bytes`] and
+/// [`Registered::union_same`] forward to them.
 macro_rules! registered {
     ($ty:ty, { $($field:ident: $value:expr),* $(,)? } $(, $op:ident)*) => {
         impl $crate::registry::Registered for $ty {
@@ -95,7 +97,19 @@ macro_rules! registered {
             }
             $($crate::registry::registered!(@op $op);)*
         }
+        $($crate::registry::registered!(@impl $ty, $op);)*
     };
+    (@impl $ty:ty, remove) => {
+        impl $crate::filter::Removable for $ty {
+            fn remove<I: $crate::hash::Item + ?Sized>(
+                &mut self,
+                item: &I,
+            ) -> Result<bool, $crate::error::Error> {
+                <$ty>::remove(self, item)
+            }
+        }
+    };
+    (@impl $ty:ty, merge) => {};
     (@lists remove; remove $($rest:ident)*) => { true };
     (@lists merge; merge $($rest:ident)*) => { true };
     (@lists $want:ident; $other:ident $($rest:ident)*) => {

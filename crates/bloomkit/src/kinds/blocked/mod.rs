@@ -79,7 +79,6 @@
 mod options;
 pub mod theory;
 
-
 use crate::arch::{self, Supported};
 use crate::codec::{Parts, Persist};
 use crate::error::{DecodeError, Error};

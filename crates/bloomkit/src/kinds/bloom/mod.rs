@@ -14,7 +14,6 @@
 mod options;
 pub mod theory;
 
-
 use crate::bits::BitVec;
 use crate::codec::{Parts, Persist};
 use crate::error::{DecodeError, Error};

@@ -64,11 +64,10 @@
 pub(crate) mod options;
 pub mod theory;
 
-
 use crate::bits::PackedCounters;
 use crate::codec::{invalid, Parts, Persist};
 use crate::error::{DecodeError, Error};
-use crate::filter::{Filter, Kind, Mergeable, Removable};
+use crate::filter::{Filter, Kind};
 use crate::hash::HashingChoice;
 use crate::hash::{Hashing, Item};
 use crate::params::{self, MAX_NUM_BITS, MAX_NUM_HASHES};
@@ -360,13 +359,10 @@ crate::registry::registered!(
     merge
 );
 
-impl Removable for CountingBloomFilter {
-    fn remove<I: Item + ?Sized>(&mut self, item: &I) -> Result<bool, Error> {
-        CountingBloomFilter::remove(self, item)
-    }
-}
-
-impl Mergeable for CountingBloomFilter {
+crate::filter::counter_mergeable!(
+    CountingBloomFilter,
+    check_compatible,
+    union {
     /// Adds the counters (saturating): the filter that inserting both multisets would have
     /// built, as long as no sum reaches the maximum. `len` becomes the sum of both.
     ///
@@ -382,25 +378,14 @@ impl Mergeable for CountingBloomFilter {
     /// assert!(a.contains("left") && !a.contains("right"));
     /// # Ok::<(), bloomkit::Error>(())
     /// ```
-    fn union(&mut self, other: &Self) -> Result<(), Error> {
-        self.check_compatible(other)?;
-        self.counters.saturating_add_all(&other.counters);
-        self.len = self.len.saturating_add(other.len);
-        Ok(())
     }
-
+    intersect {
     /// Element-wise minimum. Each counter stays at least the count of the items both
     /// filters hold (a saturated counter yields to the other filter's exact one), so every
     /// common item is still found and can be removed. `len` becomes the estimate from the
     /// counters.
-    fn intersect(&mut self, other: &Self) -> Result<(), Error> {
-        self.check_compatible(other)?;
-        self.counters.min_with(&other.counters);
-        let estimate = Filter::estimated_len(self);
-        self.len = crate::params::count_from_estimate(estimate);
-        Ok(())
     }
-}
+);
 
 crate::filter::collection_impls!(
     /// Collects items into a filter sized for their number at ε = 1% with 4-bit counters.
@@ -563,6 +548,7 @@ impl Persist for CountingBloomFilter {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::filter::Mergeable;
 
     /// A small filter whose items repeat positions: m = 3, k = 4 forces a repeat.
     fn tiny() -> CountingBloomFilter {

@@ -124,12 +124,11 @@
 mod options;
 pub mod theory;
 
-
 use crate::bits::PackedCounters;
 use crate::bloom::DEFAULT_FPP;
 use crate::codec::{invalid, Parts, Persist};
 use crate::error::{DecodeError, Error};
-use crate::filter::{Filter, Kind, Removable};
+use crate::filter::{Filter, Kind};
 use crate::hash::HashingChoice;
 use crate::hash::{reduce, Hashing, IndexScheme, Item};
 use crate::lookahead;
@@ -812,13 +811,6 @@ crate::registry::registered!(
     },
     remove
 );
-
-impl Removable for CuckooFilter {
-    /// Removes one copy; always `Ok(true)` when it succeeds (see [`CuckooFilter::remove`]).
-    fn remove<I: Item + ?Sized>(&mut self, item: &I) -> Result<bool, Error> {
-        CuckooFilter::remove(self, item)
-    }
-}
 
 /// Collects items into a filter at ε = 1% sized for their number, as a set: an item
 /// already reported present is not stored again, so no item can fill its two buckets. The

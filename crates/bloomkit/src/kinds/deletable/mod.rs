@@ -101,11 +101,10 @@
 mod options;
 pub mod theory;
 
-
 use crate::bits::BitVec;
 use crate::codec::{invalid, Parts, Persist};
 use crate::error::{DecodeError, Error};
-use crate::filter::{Filter, Kind, Mergeable, Removable};
+use crate::filter::{Filter, Kind, Mergeable};
 use crate::hash::HashingChoice;
 use crate::hash::{Hashing, Item};
 use crate::params::{self, MAX_NUM_BITS};
@@ -452,12 +451,6 @@ crate::registry::registered!(
         index_scheme: true,
     }, remove, merge
 );
-
-impl Removable for DeletableBloomFilter {
-    fn remove<I: Item + ?Sized>(&mut self, item: &I) -> Result<bool, Error> {
-        DeletableBloomFilter::remove(self, item)
-    }
-}
 
 impl Mergeable for DeletableBloomFilter {
     /// OR of data bits and bitmaps, plus a collision mark for every region in which both

@@ -71,7 +71,6 @@
 mod options;
 pub mod theory;
 
-
 use crate::bits::BitVec;
 use crate::codec::{invalid, Parts, Persist};
 use crate::error::{DecodeError, Error};

@@ -91,7 +91,6 @@
 mod options;
 pub mod theory;
 
-
 use crate::bits::BitVec;
 use crate::bloom::{BloomFilter, DEFAULT_FPP};
 use crate::codec::{invalid, Parts, Persist, Reader};

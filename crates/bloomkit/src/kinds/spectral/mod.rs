@@ -89,7 +89,7 @@ use std::fmt;
 use crate::bits::PackedCounters;
 use crate::codec::{invalid, Parts, Persist};
 use crate::error::{DecodeError, Error};
-use crate::filter::{Filter, Kind, Mergeable, Removable};
+use crate::filter::{Filter, Kind};
 use crate::hash::{mix64, Hashing, HashingChoice, Item};
 use crate::params::{self, MAX_NUM_BITS, MAX_NUM_HASHES};
 use crate::sizing;
@@ -536,12 +536,6 @@ crate::registry::registered!(
     merge
 );
 
-impl Removable for SpectralBloomFilter {
-    fn remove<I: Item + ?Sized>(&mut self, item: &I) -> Result<bool, Error> {
-        SpectralBloomFilter::remove(self, item)
-    }
-}
-
 impl SpectralBloomFilter {
     /// The parameters that decide where an item lands and how counters are kept, and the
     /// hashing, for [`require_same_layout`](crate::filter::require_same_layout).
@@ -571,7 +565,10 @@ impl SpectralBloomFilter {
     }
 }
 
-impl Mergeable for SpectralBloomFilter {
+crate::filter::counter_mergeable!(
+    SpectralBloomFilter,
+    check_mergeable,
+    union {
     /// Adds the counters (saturating), under minimum selection: exactly the filter that
     /// inserting both streams builds, so every estimate is an upper bound of the summed
     /// counts. Minimal increase and recurring minimum refuse with
@@ -587,22 +584,12 @@ impl Mergeable for SpectralBloomFilter {
     /// assert_eq!(monday.count("home"), 2);
     /// # Ok::<(), bloomkit::Error>(())
     /// ```
-    fn union(&mut self, other: &Self) -> Result<(), Error> {
-        self.check_mergeable(other)?;
-        self.counters.saturating_add_all(&other.counters);
-        self.len = self.len.saturating_add(other.len);
-        Ok(())
     }
-
+    intersect {
     /// Element-wise minimum, under minimum selection: every item in both keeps an estimate
     /// of at least the smaller of its two counts. `len` becomes the estimate from the fill.
-    fn intersect(&mut self, other: &Self) -> Result<(), Error> {
-        self.check_mergeable(other)?;
-        self.counters.min_with(&other.counters);
-        self.len = params::count_from_estimate(Filter::estimated_len(self));
-        Ok(())
     }
-}
+);
 
 crate::filter::collection_impls!(
     /// Collects items (with repeats) into a filter sized for their number at ε = 1%.
@@ -812,6 +799,7 @@ impl Persist for SpectralBloomFilter {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::filter::Mergeable;
 
     fn with(method: SpectralMethod) -> SpectralBloomFilter {
         SpectralBloomFilter::builder()

@@ -53,7 +53,6 @@
 
 mod options;
 
-
 use crate::arch::{self, block256};
 use crate::codec::{Parts, Persist};
 use crate::error::{DecodeError, Error};

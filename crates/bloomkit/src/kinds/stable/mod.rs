@@ -125,7 +125,6 @@
 mod options;
 pub mod theory;
 
-
 use crate::bits::PackedCounters;
 use crate::codec::{invalid, Parts, Persist};
 use crate::error::{DecodeError, Error};

@@ -95,11 +95,10 @@
 mod options;
 pub mod theory;
 
-
 use crate::bits::PackedCounters;
 use crate::codec::{invalid, Parts, Persist};
 use crate::error::{DecodeError, Error};
-use crate::filter::{Filter, Kind, Mergeable, Removable};
+use crate::filter::{Filter, Kind};
 use crate::hash::HashingChoice;
 use crate::hash::{mix64, GOLDEN_GAMMA};
 use crate::hash::{reduce, Hashing, Item};
@@ -494,13 +493,10 @@ crate::registry::registered!(
     }, remove, merge
 );
 
-impl Removable for VariableIncrementBloomFilter {
-    fn remove<I: Item + ?Sized>(&mut self, item: &I) -> Result<bool, Error> {
-        VariableIncrementBloomFilter::remove(self, item)
-    }
-}
-
-impl Mergeable for VariableIncrementBloomFilter {
+crate::filter::counter_mergeable!(
+    VariableIncrementBloomFilter,
+    check_compatible,
+    union {
     /// Adds the counters (saturating). A counter is a sum of increments, so the sum of two
     /// is exactly what inserting both multisets would have built (until a sum reaches the
     /// maximum and saturates). `len` becomes the sum of both.
@@ -517,13 +513,8 @@ impl Mergeable for VariableIncrementBloomFilter {
     /// assert!(a.contains("right"));
     /// # Ok::<(), bloomkit::Error>(())
     /// ```
-    fn union(&mut self, other: &Self) -> Result<(), Error> {
-        self.check_compatible(other)?;
-        self.counters.saturating_add_all(&other.counters);
-        self.len = self.len.saturating_add(other.len);
-        Ok(())
     }
-
+    intersect {
     /// Element-wise minimum. Still sound for the variable-increment test: each filter's
     /// counter is S + R, where S is the sum over the items both hold and R a sum of
     /// increments of the others (0 or ≥ L), so the minimum is also S plus 0 or at least L,
@@ -531,14 +522,8 @@ impl Mergeable for VariableIncrementBloomFilter {
     /// are each 0 or ≥ L: it is still found, and can be removed. (A saturated counter
     /// yields to the other filter's exact one.) `len` becomes the estimate from the
     /// counters.
-    fn intersect(&mut self, other: &Self) -> Result<(), Error> {
-        self.check_compatible(other)?;
-        self.counters.min_with(&other.counters);
-        let estimate = Filter::estimated_len(self);
-        self.len = crate::params::count_from_estimate(estimate);
-        Ok(())
     }
-}
+);
 
 crate::filter::collection_impls!(
     /// Collects items into a filter sized for their number at ε = 1% (L = 4, 8-bit counters).
@@ -748,6 +733,7 @@ impl Persist for VariableIncrementBloomFilter {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::filter::Mergeable;
     use crate::hash::IndexScheme;
 
     fn explicit(m: u64, k: u32) -> VariableIncrementBloomFilter {
