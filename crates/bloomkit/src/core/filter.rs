@@ -317,6 +317,59 @@ macro_rules! bit_array_mergeable {
 }
 pub(crate) use bit_array_mergeable;
 
+/// The [`Filter`] methods that read the same in every kind, written once: inside `impl
+/// Filter for T`, `filter_basics!(Variant: hashing, insert, contains, capacity, target_fpp)`
+/// gives `kind()` (`Kind::Variant`) and, for each name listed, the method that forwards to
+/// the kind's own field or method — `hashing` and `capacity`/`target_fpp` return the fields
+/// of those names, `insert` makes `try_insert` the kind's infallible `insert` (`try_insert`
+/// its fallible one), `contains` calls the kind's own `contains`. What a kind does its own
+/// way it writes out beside the call.
+macro_rules! filter_basics {
+    ($kind:ident $(: $($what:ident),*)?) => {
+        fn kind(&self) -> $crate::filter::Kind {
+            $crate::filter::Kind::$kind
+        }
+        $($($crate::filter::filter_basics!(@ $what);)*)?
+    };
+    (@ hashing) => {
+        fn hashing(&self) -> $crate::hash::Hashing {
+            self.hashing
+        }
+    };
+    (@ insert) => {
+        fn try_insert<I: $crate::hash::Item + ?Sized>(
+            &mut self,
+            item: &I,
+        ) -> Result<bool, $crate::error::Error> {
+            Ok(Self::insert(self, item))
+        }
+    };
+    (@ try_insert) => {
+        fn try_insert<I: $crate::hash::Item + ?Sized>(
+            &mut self,
+            item: &I,
+        ) -> Result<bool, $crate::error::Error> {
+            Self::insert(self, item)
+        }
+    };
+    (@ contains) => {
+        fn contains<I: $crate::hash::Item + ?Sized>(&self, item: &I) -> bool {
+            Self::contains(self, item)
+        }
+    };
+    (@ capacity) => {
+        fn capacity(&self) -> u64 {
+            self.capacity
+        }
+    };
+    (@ target_fpp) => {
+        fn target_fpp(&self) -> f64 {
+            self.target_fpp
+        }
+    };
+}
+pub(crate) use filter_basics;
+
 /// `Mergeable` for a kind whose state is one array of counters `counters` that insertion
 /// adds to, and an item count `len`: union adds the counters (saturating) — the filter that
 /// inserting both multisets builds, until a sum saturates — and sums the counts;

@@ -460,21 +460,7 @@ impl BlockedBloomFilter {
 }
 
 impl Filter for BlockedBloomFilter {
-    fn kind(&self) -> Kind {
-        Kind::Blocked
-    }
-
-    fn hashing(&self) -> Hashing {
-        self.hashing
-    }
-
-    fn try_insert<I: Item + ?Sized>(&mut self, item: &I) -> Result<bool, Error> {
-        Ok(self.insert(item))
-    }
-
-    fn contains<I: Item + ?Sized>(&self, item: &I) -> bool {
-        BlockedBloomFilter::contains(self, item)
-    }
+    crate::filter::filter_basics!(Blocked: hashing, insert, contains, capacity);
 
     fn clear(&mut self) {
         self.blocks.fill(Block::default());
@@ -500,10 +486,6 @@ impl Filter for BlockedBloomFilter {
 
     fn memory_bytes(&self) -> usize {
         self.blocks.len() * std::mem::size_of::<Block>()
-    }
-
-    fn capacity(&self) -> u64 {
-        self.capacity
     }
 
     fn properties(&self) -> Vec<(&'static str, String)> {

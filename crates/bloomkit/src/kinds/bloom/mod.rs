@@ -230,21 +230,7 @@ impl BloomFilter {
 }
 
 impl Filter for BloomFilter {
-    fn kind(&self) -> Kind {
-        Kind::Bloom
-    }
-
-    fn hashing(&self) -> Hashing {
-        self.hashing
-    }
-
-    fn try_insert<I: Item + ?Sized>(&mut self, item: &I) -> Result<bool, Error> {
-        Ok(self.insert(item))
-    }
-
-    fn contains<I: Item + ?Sized>(&self, item: &I) -> bool {
-        BloomFilter::contains(self, item)
-    }
+    crate::filter::filter_basics!(Bloom: hashing, insert, contains, capacity);
 
     fn clear(&mut self) {
         self.bits.clear();
@@ -261,10 +247,6 @@ impl Filter for BloomFilter {
 
     fn memory_bytes(&self) -> usize {
         self.bits.memory_bytes()
-    }
-
-    fn capacity(&self) -> u64 {
-        self.capacity
     }
 
     fn properties(&self) -> Vec<(&'static str, String)> {

@@ -161,9 +161,7 @@ macro_rules! forward {
 }
 
 impl Filter for CompressedBloomFilter {
-    fn kind(&self) -> Kind {
-        Kind::Compressed
-    }
+    crate::filter::filter_basics!(Compressed);
 
     fn try_insert<I: Item + ?Sized>(&mut self, item: &I) -> Result<bool, Error> {
         Ok(self.inner.insert(item))

@@ -255,21 +255,7 @@ impl CountingBloomFilter {
 }
 
 impl Filter for CountingBloomFilter {
-    fn kind(&self) -> Kind {
-        Kind::Counting
-    }
-
-    fn hashing(&self) -> Hashing {
-        self.hashing
-    }
-
-    fn try_insert<I: Item + ?Sized>(&mut self, item: &I) -> Result<bool, Error> {
-        Ok(self.insert(item))
-    }
-
-    fn contains<I: Item + ?Sized>(&self, item: &I) -> bool {
-        CountingBloomFilter::contains(self, item)
-    }
+    crate::filter::filter_basics!(Counting: hashing, insert, contains, capacity);
 
     fn clear(&mut self) {
         self.counters.clear();
@@ -294,10 +280,6 @@ impl Filter for CountingBloomFilter {
 
     fn memory_bytes(&self) -> usize {
         self.counters.memory_bytes()
-    }
-
-    fn capacity(&self) -> u64 {
-        self.capacity
     }
 
     fn properties(&self) -> Vec<(&'static str, String)> {

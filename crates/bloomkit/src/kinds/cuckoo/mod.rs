@@ -716,21 +716,7 @@ impl CuckooFilter {
 }
 
 impl Filter for CuckooFilter {
-    fn kind(&self) -> Kind {
-        Kind::Cuckoo
-    }
-
-    fn hashing(&self) -> Hashing {
-        self.hashing
-    }
-
-    fn try_insert<I: Item + ?Sized>(&mut self, item: &I) -> Result<bool, Error> {
-        self.insert(item)
-    }
-
-    fn contains<I: Item + ?Sized>(&self, item: &I) -> bool {
-        CuckooFilter::contains(self, item)
-    }
+    crate::filter::filter_basics!(Cuckoo: hashing, try_insert, contains, capacity);
 
     /// Empties the table and the victim slot and restarts the eviction generator, as
     /// after `build`.
@@ -753,10 +739,6 @@ impl Filter for CuckooFilter {
 
     fn memory_bytes(&self) -> usize {
         self.table.memory_bytes()
-    }
-
-    fn capacity(&self) -> u64 {
-        self.capacity
     }
 
     fn properties(&self) -> Vec<(&'static str, String)> {

@@ -363,21 +363,7 @@ impl DeletableBloomFilter {
 }
 
 impl Filter for DeletableBloomFilter {
-    fn kind(&self) -> Kind {
-        Kind::Deletable
-    }
-
-    fn hashing(&self) -> Hashing {
-        self.hashing
-    }
-
-    fn try_insert<I: Item + ?Sized>(&mut self, item: &I) -> Result<bool, Error> {
-        Ok(self.insert(item))
-    }
-
-    fn contains<I: Item + ?Sized>(&self, item: &I) -> bool {
-        DeletableBloomFilter::contains(self, item)
-    }
+    crate::filter::filter_basics!(Deletable: hashing, insert, contains, capacity);
 
     fn clear(&mut self) {
         self.bits.clear();
@@ -395,10 +381,6 @@ impl Filter for DeletableBloomFilter {
 
     fn memory_bytes(&self) -> usize {
         self.bits.memory_bytes()
-    }
-
-    fn capacity(&self) -> u64 {
-        self.capacity
     }
 
     fn properties(&self) -> Vec<(&'static str, String)> {

@@ -202,21 +202,7 @@ impl GeneralizedBloomFilter {
 }
 
 impl Filter for GeneralizedBloomFilter {
-    fn kind(&self) -> Kind {
-        Kind::Generalized
-    }
-
-    fn hashing(&self) -> Hashing {
-        self.hashing
-    }
-
-    fn try_insert<I: Item + ?Sized>(&mut self, item: &I) -> Result<bool, Error> {
-        Ok(self.insert(item))
-    }
-
-    fn contains<I: Item + ?Sized>(&self, item: &I) -> bool {
-        GeneralizedBloomFilter::contains(self, item)
-    }
+    crate::filter::filter_basics!(Generalized: hashing, insert, contains, capacity, target_fpp);
 
     fn clear(&mut self) {
         self.bits.clear();
@@ -255,10 +241,6 @@ impl Filter for GeneralizedBloomFilter {
         self.bits.memory_bytes()
     }
 
-    fn capacity(&self) -> u64 {
-        self.capacity
-    }
-
     fn properties(&self) -> Vec<(&'static str, String)> {
         vec![
             ("bits (m)", self.num_bits().to_string()),
@@ -280,10 +262,6 @@ impl Filter for GeneralizedBloomFilter {
     fn expected_fpp(&self) -> f64 {
         let x = self.count_ones() as f64 / self.num_bits() as f64;
         x.powi(self.set_hashes as i32) * (1.0 - x).powi(self.reset_hashes as i32)
-    }
-
-    fn target_fpp(&self) -> f64 {
-        self.target_fpp
     }
 
     fn fpp_at(&self, n: u64) -> f64 {

@@ -119,18 +119,8 @@ impl PartitionedBloomFilter {
 }
 
 impl Filter for PartitionedBloomFilter {
-    fn kind(&self) -> Kind {
-        Kind::Partitioned
-    }
-    fn hashing(&self) -> Hashing {
-        self.hashing
-    }
-    fn try_insert<I: Item + ?Sized>(&mut self, item: &I) -> Result<bool, Error> {
-        Ok(self.insert(item))
-    }
-    fn contains<I: Item + ?Sized>(&self, item: &I) -> bool {
-        PartitionedBloomFilter::contains(self, item)
-    }
+    crate::filter::filter_basics!(Partitioned: hashing, insert, contains, capacity, target_fpp);
+
     fn clear(&mut self) {
         self.bits.clear();
         self.inserted = 0;
@@ -144,9 +134,6 @@ impl Filter for PartitionedBloomFilter {
     fn memory_bytes(&self) -> usize {
         self.bits.memory_bytes()
     }
-    fn capacity(&self) -> u64 {
-        self.capacity
-    }
     fn properties(&self) -> Vec<(&'static str, String)> {
         vec![
             ("slices (k)", self.num_hashes.to_string()),
@@ -157,9 +144,6 @@ impl Filter for PartitionedBloomFilter {
     /// Every slice holds the same items, so the rate is the mean fill to the k-th power.
     fn expected_fpp(&self) -> f64 {
         (self.count_ones() as f64 / self.num_bits() as f64).powi(self.num_hashes as i32)
-    }
-    fn target_fpp(&self) -> f64 {
-        self.target_fpp
     }
     fn fpp_at(&self, n: u64) -> f64 {
         theory::partitioned_fpp(self.slice_bits, self.num_hashes, n)

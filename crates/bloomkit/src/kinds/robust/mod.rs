@@ -209,21 +209,7 @@ impl RobustBloomFilter {
 }
 
 impl Filter for RobustBloomFilter {
-    fn kind(&self) -> Kind {
-        Kind::Robust
-    }
-
-    fn hashing(&self) -> Hashing {
-        self.hashing
-    }
-
-    fn try_insert<I: Item + ?Sized>(&mut self, item: &I) -> Result<bool, Error> {
-        Ok(self.insert(item))
-    }
-
-    fn contains<I: Item + ?Sized>(&self, item: &I) -> bool {
-        RobustBloomFilter::contains(self, item)
-    }
+    crate::filter::filter_basics!(Robust: hashing, insert, contains, capacity);
 
     fn clear(&mut self) {
         self.bits.clear();
@@ -240,10 +226,6 @@ impl Filter for RobustBloomFilter {
 
     fn memory_bytes(&self) -> usize {
         self.bits.memory_bytes()
-    }
-
-    fn capacity(&self) -> u64 {
-        self.capacity
     }
 
     fn properties(&self) -> Vec<(&'static str, String)> {

@@ -374,21 +374,7 @@ fn per_layer(layers: &[BloomFilter], value: impl Fn(&BloomFilter) -> String) -> 
 }
 
 impl Filter for ScalableBloomFilter {
-    fn kind(&self) -> Kind {
-        Kind::Scalable
-    }
-
-    fn hashing(&self) -> Hashing {
-        self.hashing
-    }
-
-    fn try_insert<I: Item + ?Sized>(&mut self, item: &I) -> Result<bool, Error> {
-        self.insert(item)
-    }
-
-    fn contains<I: Item + ?Sized>(&self, item: &I) -> bool {
-        ScalableBloomFilter::contains(self, item)
-    }
+    crate::filter::filter_basics!(Scalable: hashing, try_insert, contains);
 
     /// Back to a single, empty first layer (the memory of the others is freed).
     fn clear(&mut self) {

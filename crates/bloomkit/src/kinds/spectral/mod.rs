@@ -442,21 +442,7 @@ impl SpectralBloomFilter {
 }
 
 impl Filter for SpectralBloomFilter {
-    fn kind(&self) -> Kind {
-        Kind::Spectral
-    }
-
-    fn hashing(&self) -> Hashing {
-        self.hashing
-    }
-
-    fn try_insert<I: Item + ?Sized>(&mut self, item: &I) -> Result<bool, Error> {
-        Ok(self.insert(item))
-    }
-
-    fn contains<I: Item + ?Sized>(&self, item: &I) -> bool {
-        SpectralBloomFilter::contains(self, item)
-    }
+    crate::filter::filter_basics!(Spectral: hashing, insert, contains, capacity, target_fpp);
 
     fn clear(&mut self) {
         self.counters.clear();
@@ -484,10 +470,6 @@ impl Filter for SpectralBloomFilter {
         self.arrays().map(PackedCounters::memory_bytes).sum()
     }
 
-    fn capacity(&self) -> u64 {
-        self.capacity
-    }
-
     fn properties(&self) -> Vec<(&'static str, String)> {
         let nonzero = self.nonzero_counters();
         vec![
@@ -510,10 +492,6 @@ impl Filter for SpectralBloomFilter {
             self.num_counters(),
             self.num_hashes,
         )
-    }
-
-    fn target_fpp(&self) -> f64 {
-        self.target_fpp
     }
 
     fn fpp_at(&self, n: u64) -> f64 {

@@ -492,9 +492,7 @@ fn block_ones(block: &Block) -> u32 {
 }
 
 impl Filter for SplitBlockBloomFilter {
-    fn kind(&self) -> Kind {
-        Kind::SplitBlock
-    }
+    crate::filter::filter_basics!(SplitBlock: insert, contains, capacity);
 
     /// XXH64 (the low half of [`HashFunction::Xxh64`]) with the filter's seed; the index
     /// scheme id is the one-digest id, as for the blocked filter.
@@ -504,14 +502,6 @@ impl Filter for SplitBlockBloomFilter {
             scheme: IndexScheme::EnhancedDoubleHashing,
             seed: self.seed,
         }
-    }
-
-    fn try_insert<I: Item + ?Sized>(&mut self, item: &I) -> Result<bool, Error> {
-        Ok(self.insert(item))
-    }
-
-    fn contains<I: Item + ?Sized>(&self, item: &I) -> bool {
-        SplitBlockBloomFilter::contains(self, item)
     }
 
     fn clear(&mut self) {
@@ -536,10 +526,6 @@ impl Filter for SplitBlockBloomFilter {
 
     fn memory_bytes(&self) -> usize {
         self.blocks.len() * std::mem::size_of::<Block>()
-    }
-
-    fn capacity(&self) -> u64 {
-        self.capacity
     }
 
     fn properties(&self) -> Vec<(&'static str, String)> {

@@ -336,21 +336,7 @@ fn decrement_run(cells: &mut PackedCounters, start: u64, count: u64) {
 }
 
 impl Filter for StableBloomFilter {
-    fn kind(&self) -> Kind {
-        Kind::Stable
-    }
-
-    fn hashing(&self) -> Hashing {
-        self.hashing
-    }
-
-    fn try_insert<I: Item + ?Sized>(&mut self, item: &I) -> Result<bool, Error> {
-        Ok(self.insert(item))
-    }
-
-    fn contains<I: Item + ?Sized>(&self, item: &I) -> bool {
-        StableBloomFilter::contains(self, item)
-    }
+    crate::filter::filter_basics!(Stable: hashing, insert, contains, capacity);
 
     /// Empties every cell and restarts the decrement generator: the filter is as new.
     fn clear(&mut self) {
@@ -378,10 +364,6 @@ impl Filter for StableBloomFilter {
 
     fn memory_bytes(&self) -> usize {
         self.cells.memory_bytes()
-    }
-
-    fn capacity(&self) -> u64 {
-        self.capacity
     }
 
     fn properties(&self) -> Vec<(&'static str, String)> {

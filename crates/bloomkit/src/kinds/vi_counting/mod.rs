@@ -387,21 +387,7 @@ impl VariableIncrementBloomFilter {
 }
 
 impl Filter for VariableIncrementBloomFilter {
-    fn kind(&self) -> Kind {
-        Kind::VariableIncrement
-    }
-
-    fn hashing(&self) -> Hashing {
-        self.hashing
-    }
-
-    fn try_insert<I: Item + ?Sized>(&mut self, item: &I) -> Result<bool, Error> {
-        Ok(self.insert(item))
-    }
-
-    fn contains<I: Item + ?Sized>(&self, item: &I) -> bool {
-        VariableIncrementBloomFilter::contains(self, item)
-    }
+    crate::filter::filter_basics!(VariableIncrement: hashing, insert, contains, capacity);
 
     fn clear(&mut self) {
         self.counters.clear();
@@ -426,10 +412,6 @@ impl Filter for VariableIncrementBloomFilter {
 
     fn memory_bytes(&self) -> usize {
         self.counters.memory_bytes()
-    }
-
-    fn capacity(&self) -> u64 {
-        self.capacity
     }
 
     fn properties(&self) -> Vec<(&'static str, String)> {

@@ -209,21 +209,7 @@ impl WeightedBloomFilter {
 }
 
 impl Filter for WeightedBloomFilter {
-    fn kind(&self) -> Kind {
-        Kind::Weighted
-    }
-
-    fn hashing(&self) -> Hashing {
-        self.hashing
-    }
-
-    fn try_insert<I: Item + ?Sized>(&mut self, item: &I) -> Result<bool, Error> {
-        Ok(self.insert(item))
-    }
-
-    fn contains<I: Item + ?Sized>(&self, item: &I) -> bool {
-        WeightedBloomFilter::contains(self, item)
-    }
+    crate::filter::filter_basics!(Weighted: hashing, insert, contains, capacity, target_fpp);
 
     fn clear(&mut self) {
         self.bits.clear();
@@ -243,10 +229,6 @@ impl Filter for WeightedBloomFilter {
 
     fn memory_bytes(&self) -> usize {
         self.bits.memory_bytes() + self.table.len() * std::mem::size_of::<(u64, u8)>()
-    }
-
-    fn capacity(&self) -> u64 {
-        self.capacity
     }
 
     fn properties(&self) -> Vec<(&'static str, String)> {
@@ -277,10 +259,6 @@ impl Filter for WeightedBloomFilter {
     /// `(ones/m)^{k_x}`.
     fn expected_fpp(&self) -> f64 {
         params::fpp_from_fill(self.count_ones(), self.num_bits(), self.default_hashes)
-    }
-
-    fn target_fpp(&self) -> f64 {
-        self.target_fpp
     }
 
     /// The classic rate of an ordinary item after n members with the ordinary k.
