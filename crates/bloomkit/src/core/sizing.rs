@@ -229,6 +229,23 @@ macro_rules! getters {
 }
 pub(crate) use getters;
 
+/// The `capacity` and `target_fpp` getters of a kind sized for n items at ε (fields
+/// `capacity: u64` and `target_fpp: f64`), the getters' twins of
+/// [`capacity_and_fpp_setters!`].
+macro_rules! capacity_and_fpp_getters {
+    () => {
+        $crate::sizing::getters! {
+            /// n, the number of items the filter was sized for.
+            capacity: u64;
+
+            /// ε, the false-positive probability the filter was sized for (at `capacity`
+            /// items).
+            target_fpp: f64;
+        }
+    };
+}
+pub(crate) use capacity_and_fpp_getters;
+
 /// `num_cells(m)`: the one name every array-shaped kind's builder gives its explicit size
 /// m, forwarding to the kind's own unit-named setter (`num_bits`, `num_counters`, …).
 /// Generic code — the CLI's `--bits`, a study that sweeps m — calls `num_cells` on any of

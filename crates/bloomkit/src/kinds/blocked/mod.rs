@@ -397,13 +397,9 @@ impl BlockedBloomFilter {
     crate::sizing::getters! {
         /// k, the number of bits set per item (all in the item's block).
         num_hashes: u32;
-
-        /// n, the number of items the filter was sized for.
-        capacity: u64;
-
-        /// ε, the false-positive probability the filter was sized for (at `capacity` items).
-        target_fpp: f64;
     }
+
+    crate::sizing::capacity_and_fpp_getters!();
 
     /// The false-positive probability at `capacity` items by the blocked formula
     /// ([`params::fpp_blocked`]); at most [`target_fpp`](Self::target_fpp) when the filter

@@ -197,13 +197,9 @@ impl BloomFilter {
     crate::sizing::getters! {
         /// k, the number of hash functions.
         num_hashes: u32;
-
-        /// n, the number of items the filter was sized for.
-        capacity: u64;
-
-        /// ε, the false-positive probability the filter was sized for (at `capacity` items).
-        target_fpp: f64;
     }
+
+    crate::sizing::capacity_and_fpp_getters!();
 
     /// The number of bits that are 1.
     pub fn count_ones(&self) -> u64 {

@@ -205,13 +205,7 @@ impl CountingBloomFilter {
         self.counters.width()
     }
 
-    crate::sizing::getters! {
-        /// n, the number of items the filter was sized for.
-        capacity: u64;
-
-        /// ε, the false-positive probability the filter was sized for (at `capacity` items).
-        target_fpp: f64;
-    }
+    crate::sizing::capacity_and_fpp_getters!();
 
     /// The number of counters that are not zero (the set bits of the equivalent Bloom
     /// filter).
