@@ -370,6 +370,48 @@ macro_rules! filter_basics {
 }
 pub(crate) use filter_basics;
 
+/// The getters of a kind whose state is one array of counters `counters`
+/// (`PackedCounters`): m, the counter width, how many are not zero and at the maximum, and
+/// one counter's value.
+macro_rules! counter_array_getters {
+    () => {
+        /// m, the number of counters.
+        pub fn num_counters(&self) -> u64 {
+            self.counters.len()
+        }
+
+        /// The width of one counter in bits.
+        pub fn counter_width(&self) -> u32 {
+            self.counters.width()
+        }
+
+        /// The number of counters that are not zero (the set bits of the equivalent Bloom
+        /// filter).
+        pub fn nonzero_counters(&self) -> u64 {
+            self.counters.count_nonzero()
+        }
+
+        /// The number of saturated counters: counters at the maximum `2^w − 1`, which are
+        /// never decremented again. Practically always 0 at the design load (see the
+        /// module docs); a growing number means the filter is overfilled or one item was
+        /// inserted very many times.
+        pub fn saturated_counters(&self) -> u64 {
+            self.counters.count_saturated()
+        }
+
+        /// The value of counter `index` (for inspection and tests).
+        ///
+        /// # Panics
+        ///
+        /// If `index` is not below [`num_counters`](Self::num_counters).
+        pub fn counter(&self, index: u64) -> u32 {
+            assert!(index < self.counters.len(), "counter index out of range");
+            self.counters.get(index)
+        }
+    };
+}
+pub(crate) use counter_array_getters;
+
 /// `Mergeable` for a kind whose state is one array of counters `counters` that insertion
 /// adds to, and an item count `len`: union adds the counters (saturating) — the filter that
 /// inserting both multisets builds, until a sum saturates — and sums the counts;

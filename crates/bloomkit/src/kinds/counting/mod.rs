@@ -190,46 +190,14 @@ impl CountingBloomFilter {
         Ok(true)
     }
 
-    /// m, the number of counters.
-    pub fn num_counters(&self) -> u64 {
-        self.counters.len()
-    }
+    crate::filter::counter_array_getters!();
 
     crate::sizing::getters! {
         /// k, the number of hash functions.
         num_hashes: u32;
     }
 
-    /// The width of one counter in bits (4 unless chosen otherwise in the builder).
-    pub fn counter_width(&self) -> u32 {
-        self.counters.width()
-    }
-
     crate::sizing::capacity_and_fpp_getters!();
-
-    /// The number of counters that are not zero (the set bits of the equivalent Bloom
-    /// filter).
-    pub fn nonzero_counters(&self) -> u64 {
-        self.counters.count_nonzero()
-    }
-
-    /// The number of saturated counters: counters at the maximum `2^w − 1`, which are never
-    /// decremented again. Practically always 0 at the design load with 4-bit counters (see
-    /// the module docs); a growing number means the filter is overfilled or one item was
-    /// inserted very many times.
-    pub fn saturated_counters(&self) -> u64 {
-        self.counters.count_saturated()
-    }
-
-    /// The value of counter `index` (for inspection and tests).
-    ///
-    /// # Panics
-    ///
-    /// If `index` is not below [`num_counters`](Self::num_counters).
-    pub fn counter(&self, index: u64) -> u32 {
-        assert!(index < self.counters.len(), "counter index out of range");
-        self.counters.get(index)
-    }
 
     fn check_compatible(&self, other: &Self) -> Result<(), Error> {
         crate::filter::require_same_layout(self.kind(), self.layout(), other.layout())

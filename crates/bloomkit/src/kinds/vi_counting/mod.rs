@@ -319,10 +319,7 @@ impl VariableIncrementBloomFilter {
         pairs[..self.num_hashes as usize].to_vec()
     }
 
-    /// m, the number of counters.
-    pub fn num_counters(&self) -> u64 {
-        self.counters.len()
-    }
+    crate::filter::counter_array_getters!();
 
     crate::sizing::getters! {
         /// k, the number of hash functions.
@@ -334,33 +331,7 @@ impl VariableIncrementBloomFilter {
         self.base
     }
 
-    /// The width of one counter in bits.
-    pub fn counter_width(&self) -> u32 {
-        self.counters.width()
-    }
-
     crate::sizing::capacity_and_fpp_getters!();
-
-    /// The number of counters that are not zero.
-    pub fn nonzero_counters(&self) -> u64 {
-        self.counters.count_nonzero()
-    }
-
-    /// The number of saturated counters (at the maximum `2^w − 1`, never decremented
-    /// again).
-    pub fn saturated_counters(&self) -> u64 {
-        self.counters.count_saturated()
-    }
-
-    /// The value of counter `index` (for inspection and tests).
-    ///
-    /// # Panics
-    ///
-    /// If `index` is not below [`num_counters`](Self::num_counters).
-    pub fn counter(&self, index: u64) -> u32 {
-        assert!(index < self.counters.len(), "counter index out of range");
-        self.counters.get(index)
-    }
 
     fn check_compatible(&self, other: &Self) -> Result<(), Error> {
         crate::filter::require_same_layout(self.kind(), self.layout(), other.layout())
