@@ -1,7 +1,7 @@
 //! `bloomkit info`: a filter's parameters and current state, for every kind.
 //!
 //! For the kinds sized like the classic filter — one array of m slots (bits or counters)
-//! and k hash functions, for n items at ε ([`AnyFilter::seed_parameters`]) — the first
+//! and k hash functions, for n items at ε ([`AnyFilter::parameters_block`]) — the first
 //! block is the seeds' `PARAMETERS` block, exactly as their program printed it. Then come
 //! the lines every kind has (kind, memory, bits per item), the kind's own facts
 //! ([`Filter::properties`]), the hashing, and the state now (items, estimated items,
@@ -11,7 +11,7 @@ use std::io::Write;
 use std::path::PathBuf;
 
 use anyhow::Result;
-use bloomkit::registry::{SeedParameters, SCHEME};
+use bloomkit::registry::{ParametersBlock, SCHEME};
 use bloomkit::{AnyFilter, Filter, Kind};
 use bloomkit_experiments::fpr::parameters_block;
 use clap::Args;
@@ -51,7 +51,7 @@ struct Facts {
     kind: Kind,
     /// The seeds' parameters (n, ε, k, m), for the kinds sized like the classic filter; for
     /// the classic filter itself its fill ratio too, and then they are all its facts.
-    parameters: Option<SeedParameters>,
+    parameters: Option<ParametersBlock>,
     /// The kind's facts ([`Filter::properties`]).
     properties: Vec<(&'static str, String)>,
     capacity: u64,
@@ -73,7 +73,7 @@ impl Facts {
         let kind = filter.kind();
         Facts {
             kind,
-            parameters: filter.seed_parameters(),
+            parameters: filter.parameters_block(),
             properties: filter.properties(),
             capacity: filter.capacity(),
             bits_per_item: filter.bits_per_item(),

@@ -9,7 +9,7 @@ use crate::error::{DecodeError, Error};
 use crate::filter::{Filter, Kind};
 use crate::hash::{Hashing, Item};
 use crate::registry::text::{at, human_bytes};
-use crate::registry::SeedParameters;
+use crate::registry::ParametersBlock;
 
 impl Filter for AnyFilter {
     fn kind(&self) -> Kind {
@@ -163,9 +163,9 @@ impl AnyFilter {
         )
     }
 
-    /// The seeds' `PARAMETERS` block (n, ε, k, m) for the kinds sized like the classic
+    /// The `PARAMETERS` block (n, ε, k, m) that the textbook program prints for the kinds sized like the classic
     /// filter; `None` for the others.
-    pub fn seed_parameters(&self) -> Option<SeedParameters> {
-        self.erased().seed_parameters()
+    pub fn parameters_block(&self) -> Option<ParametersBlock> {
+        self.erased().parameters_block()
     }
 }

@@ -22,7 +22,7 @@ use crate::error::{DecodeError, Error};
 use crate::filter::Filter;
 
 pub use crate::core::spec::{
-    text, BuildSpec, Choice, OptionInfo, SeedParameters, ValueType, BITS, COMMON_OPTIONS, HASH,
+    text, BuildSpec, Choice, OptionInfo, ParametersBlock, ValueType, BITS, COMMON_OPTIONS, HASH,
     HASHES, SCHEME,
 };
 
@@ -338,7 +338,7 @@ pub(crate) trait Erased: crate::filter::DynFilter {
     fn params_into(&self, out: &mut Vec<u8>);
     fn payload_into(&self, out: &mut Vec<u8>);
     fn describe_kind(&self) -> String;
-    fn seed_parameters(&self) -> Option<SeedParameters>;
+    fn parameters_block(&self) -> Option<ParametersBlock>;
     fn count_bytes(&self, item: &[u8]) -> Option<u64>;
     #[cfg(feature = "rayon")]
     fn insert_parallel_bytes(&mut self, items: &[&[u8]]) -> Result<(), Error>;
@@ -378,8 +378,8 @@ impl<T: Declared> Erased for T {
     fn describe_kind(&self) -> String {
         Declared::describe(self)
     }
-    fn seed_parameters(&self) -> Option<SeedParameters> {
-        Declared::seed_parameters(self)
+    fn parameters_block(&self) -> Option<ParametersBlock> {
+        Declared::parameters_block(self)
     }
     fn count_bytes(&self, item: &[u8]) -> Option<u64> {
         Declared::count_bytes(self, item)

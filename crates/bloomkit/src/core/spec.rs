@@ -375,9 +375,9 @@ macro_rules! spec_builder {
 pub(crate) use spec_builder;
 
 /// n, ε, k and m of a kind sized like the classic filter — one array of m cells and k hash
-/// functions for n items at ε: the seeds' `PARAMETERS` block.
+/// functions for n items at ε: the `PARAMETERS` block a textbook Bloom filter program prints.
 #[derive(Clone, Copy, Debug, PartialEq)]
-pub struct SeedParameters {
+pub struct ParametersBlock {
     /// n, the items the filter was sized for.
     pub capacity: u64,
     /// ε at capacity.
@@ -386,7 +386,7 @@ pub struct SeedParameters {
     pub num_hashes: u32,
     /// m: bits, or counters.
     pub num_cells: u64,
-    /// For the classic filter itself, its fill ratio: the seeds' program reported that
+    /// For the classic filter itself, its fill ratio: the textbook program reported that
     /// filter by the block and its fill ratio alone, and `bloomkit info` still does. `None`
     /// for the kinds whose other facts follow the block.
     pub classic_fill_ratio: Option<f64>,
@@ -439,8 +439,8 @@ pub(crate) trait Declared: Registered {
         facts.join(", ")
     }
 
-    /// The seeds' `PARAMETERS` block, for the kinds sized like the classic filter.
-    fn seed_parameters(&self) -> Option<SeedParameters> {
+    /// The `PARAMETERS` block (n, ε, k, m), for the kinds sized like the classic filter.
+    fn parameters_block(&self) -> Option<ParametersBlock> {
         None
     }
 

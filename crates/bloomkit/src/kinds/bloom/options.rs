@@ -1,10 +1,10 @@
 //! How the registry builds a classic filter by name ([`Declared`]): its options, its
-//! one-line description, its batch and parallel inserts, the seeds' parameters block, and
+//! one-line description, its batch and parallel inserts, the parameters block (n, ε, k, m), and
 //! its compressed form for sending.
 
 use super::{BloomFilter, BloomFilterBuilder as B};
 use crate::compressed::CompressedBloomFilter;
-use crate::core::spec::{text::at, Declared, KindOption, SeedParameters};
+use crate::core::spec::{text::at, Declared, KindOption, ParametersBlock};
 use crate::error::Error;
 use crate::AnyFilter;
 
@@ -40,8 +40,8 @@ impl Declared for BloomFilter {
         )
     }
 
-    fn seed_parameters(&self) -> Option<SeedParameters> {
-        Some(SeedParameters {
+    fn parameters_block(&self) -> Option<ParametersBlock> {
+        Some(ParametersBlock {
             capacity: self.capacity(),
             target_fpp: self.target_fpp(),
             num_hashes: self.num_hashes(),

@@ -1,8 +1,8 @@
 //! How the registry builds a deletable filter by name ([`Declared`]): its options, its
-//! one-line description and the seeds' parameters block.
+//! one-line description and the parameters block (n, ε, k, m).
 
 use super::{DeletableBloomFilter, DeletableBloomFilterBuilder as B};
-use crate::core::spec::{text::at, Apply, Declared, KindOption, SeedParameters};
+use crate::core::spec::{text::at, Apply, Declared, KindOption, ParametersBlock};
 use crate::error::Error;
 
 crate::core::spec::spec_builder!(B);
@@ -43,8 +43,8 @@ impl Declared for DeletableBloomFilter {
         )
     }
 
-    fn seed_parameters(&self) -> Option<SeedParameters> {
-        Some(SeedParameters {
+    fn parameters_block(&self) -> Option<ParametersBlock> {
+        Some(ParametersBlock {
             capacity: self.capacity(),
             target_fpp: self.target_fpp(),
             num_hashes: self.num_hashes(),

@@ -1,8 +1,8 @@
 //! How the registry builds a variable-increment counting filter by name ([`Declared`]):
-//! its options, its one-line description and the seeds' parameters block.
+//! its options, its one-line description and the parameters block (n, ε, k, m).
 
 use super::{VariableIncrementBloomFilter, VariableIncrementBloomFilterBuilder as B};
-use crate::core::spec::{text::at, Apply, Declared, KindOption, SeedParameters};
+use crate::core::spec::{text::at, Apply, Declared, KindOption, ParametersBlock};
 use crate::counting::options::counter_width;
 use crate::error::Error;
 
@@ -48,8 +48,8 @@ impl Declared for VariableIncrementBloomFilter {
         )
     }
 
-    fn seed_parameters(&self) -> Option<SeedParameters> {
-        Some(SeedParameters {
+    fn parameters_block(&self) -> Option<ParametersBlock> {
+        Some(ParametersBlock {
             capacity: self.capacity(),
             target_fpp: self.target_fpp(),
             num_hashes: self.num_hashes(),
