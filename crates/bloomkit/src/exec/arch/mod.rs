@@ -308,17 +308,34 @@ mod tests {
         }
     }
 
-    #[test]
-    fn zeroed_words_equal_their_written_twin_and_refuse_what_cannot_be_had() {
-        for len in [0usize, 1, 7, 8, 9, 1000, 1 << 16, (4 << 20) / 8 + 3] {
-            let fast = zeroed_words(len).unwrap();
-            assert_eq!(fast, zeroed_words_written(len).unwrap(), "{len}");
-            assert_eq!(fast.capacity(), len);
-            // A vector like any other: it grows and frees through the same allocator.
-            let mut grown = fast;
-            grown.push(1);
-            assert_eq!(grown.len(), len + 1);
+    proptest::proptest! {
+        /// Any length, up to 4 MiB and past a page boundary: the calloc'd vector equals its
+        /// written twin, has exactly that capacity, and is an ordinary vector afterwards —
+        /// written, grown and freed through the same allocator (a wrong layout shows up
+        /// here under the allocator's checks).
+        #[test]
+        fn zeroed_words_equal_their_written_twin(
+            len in proptest::prop_oneof![0usize..70, 0usize..(4 << 17)],
+            writes in proptest::collection::vec((0usize..1 << 20, proptest::num::u64::ANY), 0..8),
+        ) {
+            let mut fast = zeroed_words(len).unwrap();
+            let mut twin = zeroed_words_written(len).unwrap();
+            proptest::prop_assert_eq!(&fast, &twin);
+            proptest::prop_assert_eq!(fast.capacity(), len);
+            for &(at, value) in &writes {
+                if len > 0 {
+                    fast[at % len] = value;
+                    twin[at % len] = value;
+                }
+            }
+            fast.push(1);
+            twin.push(1);
+            proptest::prop_assert_eq!(fast, twin);
         }
+    }
+
+    #[test]
+    fn zeroed_words_refuse_what_cannot_be_had() {
         assert!(zeroed_words(usize::MAX / 4).is_none());
         assert!(zeroed_words(usize::MAX).is_none());
         assert!(zeroed_words_written(usize::MAX / 4).is_none());
