@@ -88,10 +88,8 @@ pub use exec::{arch, lookahead};
 #[doc(hidden)]
 pub use format as codec;
 pub use format::lock;
-pub use kinds::{
-    blocked, bloom, compressed, counting, cuckoo, deletable, generalized, robust, scalable,
-    spectral, split_block, stable, vi_counting, weighted,
-};
+/// Every kind's module (`bloomkit::bloom`, …), type and builder, as `kinds/mod.rs` lists them.
+pub use kinds::*;
 pub use storage::arith;
 #[doc(hidden)]
 pub use storage::bits;
@@ -100,52 +98,24 @@ pub use structures::{bloomier, buffered, concurrent};
 #[doc(inline)]
 pub use any::AnyFilter;
 #[doc(inline)]
-pub use blocked::{BlockedBloomFilter, BlockedBloomFilterBuilder};
-#[doc(inline)]
-pub use bloom::{BloomFilter, BloomFilterBuilder};
-#[doc(inline)]
 pub use bloomier::{BloomierFilter, BloomierFilterBuilder};
 pub use buffered::{BufferedBloomFilter, BufferedBloomFilterBuilder, IoStats};
 #[doc(inline)]
 pub use codec::Persist;
 #[doc(inline)]
-pub use compressed::{CompressedBloomFilter, CompressedBloomFilterBuilder};
-#[doc(inline)]
 pub use concurrent::ConcurrentBloomFilter;
-#[doc(inline)]
-pub use counting::{CountingBloomFilter, CountingBloomFilterBuilder};
-#[doc(inline)]
-pub use cuckoo::{CuckooFilter, CuckooFilterBuilder};
-#[doc(inline)]
-pub use deletable::{DeletableBloomFilter, DeletableBloomFilterBuilder};
 #[doc(inline)]
 pub use error::{DecodeError, Error};
 #[doc(inline)]
 pub use filter::{DynFilter, Filter, Kind, Mergeable, Removable};
 #[doc(inline)]
-pub use generalized::{GeneralizedBloomFilter, GeneralizedBloomFilterBuilder};
-#[doc(inline)]
 pub use hash::{HashFunction, Hashed, Hashing, IndexScheme, Item};
-#[doc(inline)]
-pub use kinds::partitioned::{PartitionedBloomFilter, PartitionedBloomFilterBuilder};
 #[doc(inline)]
 pub use lock::FileLock;
 #[doc(inline)]
-pub use robust::{RobustBloomFilter, RobustBloomFilterBuilder};
-#[doc(inline)]
-pub use scalable::{ScalableBloomFilter, ScalableBloomFilterBuilder};
-#[doc(inline)]
-pub use spectral::{SpectralBloomFilter, SpectralBloomFilterBuilder, SpectralMethod};
-#[doc(inline)]
-pub use split_block::{SplitBlockBloomFilter, SplitBlockBloomFilterBuilder};
-#[doc(inline)]
-pub use stable::{StableBloomFilter, StableBloomFilterBuilder};
+pub use spectral::SpectralMethod;
 #[doc(inline)]
 pub use typed::Typed;
-#[doc(inline)]
-pub use vi_counting::{VariableIncrementBloomFilter, VariableIncrementBloomFilterBuilder};
-#[doc(inline)]
-pub use weighted::{WeightedBloomFilter, WeightedBloomFilterBuilder};
 
 /// The Rust examples of the project's README, run as doctests so that they stay true.
 #[doc = include_str!("../../../README.md")]

@@ -1,6 +1,8 @@
 //! The kind registry: every filter kind of the crate, listed once.
 //!
-//! The one `kinds!` invocation at the bottom of this file is the whole list. From it come
+//! The one list of kinds is `every_kind!` in `kinds/mod.rs`, which also
+//! declares each kind's module and re-exports its type and builder. Given to `kinds!` at the
+//! bottom of this file, it yields
 //! the [`Kind`] enum (with the tag each kind has in the file format), [`Kind::ALL`], the
 //! [`AnyFilter`] enum with its `From` impls, and the dispatch from a
 //! stored kind tag to the kind's decoder. What a kind can do — its name, whether it can
@@ -13,7 +15,7 @@
 //! impl ([`BuildSpec`], [`AnyFilter::build`], [`Kind::options`]).
 //!
 //! Adding a kind therefore touches its own folder (the type, its `Filter`, `Persist`,
-//! `Registered` and `Declared` impls) and one line here. The CLI, the studies and the Redis
+//! `Registered` and `Declared` impls) and one line in that list. The CLI, the studies and the Redis
 //! module ask `Kind` and `AnyFilter` instead of matching on kinds.
 
 use crate::codec::{Parts, Persist};
@@ -132,7 +134,9 @@ pub(crate) use registered;
 /// Generates [`Kind`], [`AnyFilter`] and the dispatch between them from
 /// the list of kinds.
 macro_rules! kinds {
-    ($($(#[$doc:meta])* $variant:ident($ty:ty) = $tag:literal,)*) => {
+    ($($(#[$doc:meta])* $variant:ident = $tag:literal: $module:ident::{$ty:ident, $builder:ident},)*) => {
+        use crate::kinds::{$($ty),*};
+
         /// The kinds of filter, with the tag that identifies each in the file format.
         ///
         /// Tags are stable: a tag once given is never reused for another kind. What a kind
@@ -525,51 +529,7 @@ impl std::fmt::Display for Kind {
     }
 }
 
-use crate::{
-    BlockedBloomFilter, BloomFilter, CompressedBloomFilter, CountingBloomFilter, CuckooFilter,
-    DeletableBloomFilter, GeneralizedBloomFilter, PartitionedBloomFilter, RobustBloomFilter,
-    ScalableBloomFilter, SpectralBloomFilter, SplitBlockBloomFilter, StableBloomFilter,
-    VariableIncrementBloomFilter, WeightedBloomFilter,
-};
-
-kinds! {
-    /// The classic Bloom filter, [`BloomFilter`].
-    Bloom(BloomFilter) = 1,
-    /// The cache-line-blocked Bloom filter, [`BlockedBloomFilter`].
-    Blocked(BlockedBloomFilter) = 2,
-    /// The counting Bloom filter, [`CountingBloomFilter`].
-    Counting(CountingBloomFilter) = 3,
-    /// The variable-increment counting Bloom filter,
-    /// [`VariableIncrementBloomFilter`].
-    VariableIncrement(VariableIncrementBloomFilter) = 4,
-    /// The deletable Bloom filter, [`DeletableBloomFilter`].
-    Deletable(DeletableBloomFilter) = 5,
-    /// The scalable Bloom filter, [`ScalableBloomFilter`].
-    Scalable(ScalableBloomFilter) = 6,
-    /// The stable Bloom filter for streams, [`StableBloomFilter`].
-    Stable(StableBloomFilter) = 7,
-    /// The cuckoo filter, [`CuckooFilter`].
-    Cuckoo(CuckooFilter) = 8,
-    /// Apache Parquet's split block Bloom filter,
-    /// [`SplitBlockBloomFilter`].
-    SplitBlock(SplitBlockBloomFilter) = 9,
-    /// The spectral Bloom filter (frequency estimates), [`SpectralBloomFilter`].
-    Spectral(SpectralBloomFilter) = 10,
-    /// The weighted Bloom filter (k per item from its query frequency),
-    /// [`WeightedBloomFilter`].
-    Weighted(WeightedBloomFilter) = 11,
-    /// The generalized Bloom filter (bits set and reset; false negatives by design),
-    /// [`GeneralizedBloomFilter`].
-    Generalized(GeneralizedBloomFilter) = 12,
-    // 13 is the Bloomier filter's file tag (`bloomier::FORMAT_TAG`), and 16 the buffered
-    // filter's (`buffered::BUFFERED_TAG`): structures outside this list.
-    /// The compressed Bloom filter, [`CompressedBloomFilter`].
-    Compressed(CompressedBloomFilter) = 14,
-    /// robustBF, the 2D Bloom filter, [`RobustBloomFilter`].
-    Robust(RobustBloomFilter) = 15,
-    /// The partitioned Bloom filter, [`PartitionedBloomFilter`](crate::PartitionedBloomFilter).
-    Partitioned(PartitionedBloomFilter) = 17,
-}
+crate::kinds::every_kind!(kinds);
 
 #[cfg(test)]
 mod tests {

@@ -433,7 +433,7 @@ impl CuckooFilter {
     /// Removes one copy of an item, then tries to move a waiting victim into the table.
     /// `Ok(true)` when a copy was taken out (a cuckoo filter can always take it out: the
     /// `bool` is there for the contract every removable kind shares, see
-    /// [`Removable::remove`]).
+    /// [`Removable::remove`](crate::Removable::remove)).
     ///
     /// [`Error::NotPresent`], with the filter unchanged, if the item is certainly absent.
     /// Remove only items that were inserted: removing a false positive deletes another
