@@ -201,6 +201,9 @@ macro_rules! kinds {
         /// let any = AnyFilter::from_bytes(&bloom.to_bytes())?;
         /// assert_eq!(any.kind().name(), "bloom");
         /// assert!(any.contains("dist"));
+        /// // Back to its own type (a filter of another kind is handed back as the error).
+        /// let back = BloomFilter::try_from(any).expect("a classic filter");
+        /// assert!(back.contains("dist"));
         /// # Ok::<(), bloomkit::Error>(())
         /// ```
         #[derive(Clone, Debug)]
@@ -212,6 +215,19 @@ macro_rules! kinds {
         $(impl From<$ty> for AnyFilter {
             fn from(filter: $ty) -> Self {
                 AnyFilter::$variant(filter)
+            }
+        }
+
+        /// The filter as its own type, when it is of this kind; otherwise the error is the
+        /// filter, unchanged.
+        impl TryFrom<AnyFilter> for $ty {
+            type Error = AnyFilter;
+
+            fn try_from(filter: AnyFilter) -> Result<Self, AnyFilter> {
+                match filter {
+                    AnyFilter::$variant(f) => Ok(f),
+                    other => Err(other),
+                }
             }
         })*
 

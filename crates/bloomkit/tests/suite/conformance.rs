@@ -29,13 +29,13 @@ use std::fmt::Debug;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicU64, Ordering};
 
+use bloomkit::registry::{BuildSpec, COMMON_OPTIONS};
 use bloomkit::{
     AnyFilter, BlockedBloomFilter, BloomFilter, CompressedBloomFilter, ConcurrentBloomFilter,
     CountingBloomFilter, CuckooFilter, DecodeError, DeletableBloomFilter, Error, Filter,
-    GeneralizedBloomFilter, HashFunction, IndexScheme, Kind, Mergeable, PartitionedBloomFilter,
-    Persist, Removable, RobustBloomFilter, ScalableBloomFilter, SpectralBloomFilter,
-    SpectralMethod, SplitBlockBloomFilter, StableBloomFilter, VariableIncrementBloomFilter,
-    WeightedBloomFilter,
+    GeneralizedBloomFilter, HashFunction, IndexScheme, Kind, Mergeable, Persist, Removable,
+    RobustBloomFilter, ScalableBloomFilter, SpectralBloomFilter, SpectralMethod,
+    SplitBlockBloomFilter, StableBloomFilter, VariableIncrementBloomFilter, WeightedBloomFilter,
 };
 use proptest::prelude::*;
 use proptest::test_runner::{Config, RngSeed, TestCaseError};
@@ -259,45 +259,39 @@ pub trait Subject: Filter + Debug + Sized {
     fn state(&self) -> Vec<u8>;
 }
 
-macro_rules! subject_by_persist {
-    ($($kind:ty),*) => {$(
-        impl Subject for $kind {
-            fn copy(&self) -> Self {
-                self.clone()
-            }
-            fn state(&self) -> Vec<u8> {
-                self.to_bytes()
-            }
-        }
-    )*};
-}
-
-subject_by_persist!(
-    BloomFilter,
-    BlockedBloomFilter,
-    CountingBloomFilter,
-    VariableIncrementBloomFilter,
-    DeletableBloomFilter,
-    StableBloomFilter,
-    ScalableBloomFilter,
-    CuckooFilter,
-    SplitBlockBloomFilter,
-    SpectralBloomFilter,
-    WeightedBloomFilter,
-    GeneralizedBloomFilter,
-    CompressedBloomFilter,
-    RobustBloomFilter,
-    PartitionedBloomFilter,
-    AnyFilter
-);
-
-impl Subject for ConcurrentBloomFilter {
+impl<T: Filter + Persist + Clone + Debug> Subject for T {
     fn copy(&self) -> Self {
-        ConcurrentBloomFilter::from_bloom(self.snapshot())
+        self.clone()
     }
     fn state(&self) -> Vec<u8> {
-        self.snapshot().to_bytes()
+        self.to_bytes()
     }
+}
+
+/// A filter of `kind` for `shape` through the registry, as a program that knows the kind
+/// only by name builds it (`AnyFilter::build`): the shape's capacity, ε, hash function,
+/// seed, and index scheme where the kind has one; bit i of the knob sets the kind's i-th
+/// own option to the other value it declares (`OptionInfo::example`). A kind with no
+/// hand-written `Build` is built this way.
+pub fn by_spec<T: TryFrom<AnyFilter, Error = AnyFilter>>(kind: Kind, s: &Shape) -> T {
+    let mut spec = BuildSpec {
+        hash_function: Some(s.function),
+        index_scheme: kind.uses_index_scheme().then_some(s.scheme),
+        seed: Some(s.seed),
+        ..BuildSpec::new(s.capacity, s.fpp)
+    };
+    let own = kind
+        .options()
+        .into_iter()
+        .filter(|o| !COMMON_OPTIONS.contains(&o.name));
+    for (i, option) in own.enumerate() {
+        if s.knob >> (i % 8) & 1 == 1 {
+            spec = spec.option(option.name, option.example);
+        }
+    }
+    let built =
+        AnyFilter::build(kind, &spec).unwrap_or_else(|e| panic!("{kind} from {spec:?}: {e}"));
+    T::try_from(built).unwrap_or_else(|f| panic!("{kind} built a {}", f.kind()))
 }
 
 /// Kinds that keep a copy per insertion (`Ok(false)` still adds one, and each `remove`
@@ -314,19 +308,6 @@ pub fn is_multiset(kind: Kind) -> bool {
 /// declares in its `Abilities`.
 pub fn forgets(kind: Kind) -> bool {
     kind.forgets()
-}
-
-impl Build for PartitionedBloomFilter {
-    fn make(s: &Shape) -> Self {
-        PartitionedBloomFilter::builder()
-            .capacity(s.capacity)
-            .fpp(s.fpp)
-            .hash_function(s.function)
-            .index_scheme(s.scheme)
-            .seed(s.seed)
-            .build()
-            .unwrap()
-    }
 }
 
 impl Build for BloomFilter {

@@ -176,31 +176,70 @@ macro_rules! mergeable_suite {
     };
 }
 
-filter_suite!(bloom, BloomFilter);
-mergeable_suite!(bloom_merges, BloomFilter);
+/// Every kind's line: its suite's module name, its type, and what it can do beyond
+/// `Filter` — `remove` and `merge`, each with the maker of the filters that can, where that
+/// is not every shape the kind's `Build` makes. (`Kind`'s abilities are checked against
+/// these lines in `any_filter_removes_and_merges_only_what_the_kind_can`.) A kind without
+/// a `Build` of its own writes `by spec` after its type: it is then built through the
+/// registry, with its declared options set by the shape's knob (`conformance::by_spec`).
+macro_rules! every_kind_suites {
+    ($(
+        $name:ident: $variant:ident($kind:ident) $(by $spec:ident)?
+            $(, remove $(($remove_make:expr))?)? $(, merge $(($merge_make:expr))?)?;
+    )*) => {
+        $(
+            $(every_kind_suites!(@by_spec $spec $variant $kind);)?
+            mod $name {
+                use super::*;
+                filter_suite!(filter, $kind);
+                $(removable_suite!(removes, $kind, every_kind_suites!(@make $kind $($remove_make)?));)?
+                $(mergeable_suite!(merges, $kind, every_kind_suites!(@make $kind $($merge_make)?));)?
+            }
+        )*
 
-filter_suite!(blocked, BlockedBloomFilter);
-mergeable_suite!(blocked_merges, BlockedBloomFilter);
+        /// One filter of every kind listed, for `shape`, with whether its line lists
+        /// `remove` and `merge`.
+        fn listed_kinds(shape: &Shape) -> Vec<(AnyFilter, bool, bool)> {
+            vec![$((
+                every_kind_suites!(@make $kind $($($merge_make)?)?)(shape).into(),
+                every_kind_suites!(@listed $($($remove_make)? remove)?),
+                every_kind_suites!(@listed $($($merge_make)? merge)?),
+            ),)*]
+        }
+    };
+    (@by_spec spec $variant:ident $kind:ident) => {
+        impl Build for $kind {
+            fn make(s: &Shape) -> Self {
+                by_spec(Kind::$variant, s)
+            }
+        }
+    };
+    (@make $kind:ident) => { $kind::make };
+    (@make $kind:ident $make:expr) => { $make };
+    (@listed) => { false };
+    (@listed $($anything:tt)+) => { true };
+}
 
-filter_suite!(split_block, SplitBlockBloomFilter);
-mergeable_suite!(split_block_merges, SplitBlockBloomFilter);
-
-filter_suite!(compressed, CompressedBloomFilter);
-mergeable_suite!(compressed_merges, CompressedBloomFilter);
-
-filter_suite!(counting, CountingBloomFilter);
-removable_suite!(counting_removes, CountingBloomFilter);
-mergeable_suite!(counting_merges, CountingBloomFilter);
-
-filter_suite!(vi_counting, VariableIncrementBloomFilter);
-removable_suite!(vi_counting_removes, VariableIncrementBloomFilter);
-mergeable_suite!(vi_counting_merges, VariableIncrementBloomFilter);
-
-filter_suite!(deletable, DeletableBloomFilter);
-removable_suite!(deletable_removes, DeletableBloomFilter);
-mergeable_suite!(deletable_merges, DeletableBloomFilter);
-
-filter_suite!(stable, StableBloomFilter);
+every_kind_suites! {
+    bloom: Bloom(BloomFilter), merge;
+    blocked: Blocked(BlockedBloomFilter), merge;
+    split_block: SplitBlock(SplitBlockBloomFilter), merge;
+    compressed: Compressed(CompressedBloomFilter), merge;
+    counting: Counting(CountingBloomFilter), remove, merge;
+    vi_counting: VariableIncrement(VariableIncrementBloomFilter), remove, merge;
+    deletable: Deletable(DeletableBloomFilter), remove, merge;
+    stable: Stable(StableBloomFilter);
+    scalable: Scalable(ScalableBloomFilter);
+    // Minimal increase cannot remove, and it and recurring minimum cannot merge (both
+    // refuse with `Unsupported`, tests/suite/spectral.rs).
+    spectral: Spectral(SpectralBloomFilter),
+        remove(removable_spectral), merge(mergeable_spectral);
+    weighted: Weighted(WeightedBloomFilter), merge;
+    generalized: Generalized(GeneralizedBloomFilter);
+    partitioned: Partitioned(PartitionedBloomFilter) by spec, merge;
+    robust: Robust(RobustBloomFilter), merge;
+    cuckoo: Cuckoo(CuckooFilter), remove;
+}
 
 /// What the stable filter promises instead of "no false negatives": an insertion sets the
 /// item's cells to Max and decrements P ≤ m cells, each at most once, so an item's cells
@@ -224,26 +263,6 @@ mod stable_horizon {
         }
     }
 }
-
-filter_suite!(scalable, ScalableBloomFilter);
-
-filter_suite!(spectral, SpectralBloomFilter);
-// Minimal increase cannot remove (it refuses with `Unsupported`, tests/suite/spectral.rs).
-removable_suite!(spectral_removes, SpectralBloomFilter, removable_spectral);
-// Minimal increase and recurring minimum cannot merge (`Unsupported`, spectral.rs).
-mergeable_suite!(spectral_merges, SpectralBloomFilter, mergeable_spectral);
-
-filter_suite!(weighted, WeightedBloomFilter);
-mergeable_suite!(weighted_merges, WeightedBloomFilter);
-
-filter_suite!(generalized, GeneralizedBloomFilter);
-filter_suite!(partitioned, PartitionedBloomFilter);
-mergeable_suite!(partitioned_merges, PartitionedBloomFilter);
-filter_suite!(robust, RobustBloomFilter);
-mergeable_suite!(robust_merges, RobustBloomFilter);
-
-filter_suite!(cuckoo, CuckooFilter);
-removable_suite!(cuckoo_removes, CuckooFilter);
 
 mod concurrent {
     use super::*;
@@ -356,51 +375,15 @@ fn refused_inserts_keep_the_contract() {
 #[test]
 fn any_filter_removes_and_merges_only_what_the_kind_can() {
     let shape = small_shape(1);
-    let all: Vec<AnyFilter> = vec![
-        BloomFilter::make(&shape).into(),
-        BlockedBloomFilter::make(&shape).into(),
-        CountingBloomFilter::make(&shape).into(),
-        VariableIncrementBloomFilter::make(&shape).into(),
-        DeletableBloomFilter::make(&shape).into(),
-        StableBloomFilter::make(&shape).into(),
-        ScalableBloomFilter::make(&shape).into(),
-        CuckooFilter::make(&shape).into(),
-        SplitBlockBloomFilter::make(&shape).into(),
-        mergeable_spectral(&shape).into(),
-        WeightedBloomFilter::make(&shape).into(),
-        GeneralizedBloomFilter::make(&shape).into(),
-        CompressedBloomFilter::make(&shape).into(),
-        RobustBloomFilter::make(&shape).into(),
-        PartitionedBloomFilter::make(&shape).into(),
-    ];
+    let all = listed_kinds(&shape);
     assert_eq!(all.len(), Kind::ALL.len());
-    for filter in &all {
+    let filters: Vec<AnyFilter> = all.iter().map(|(f, _, _)| f.clone()).collect();
+    for (filter, removable, mergeable) in &all {
+        let (filter, removable, mergeable) = (filter, *removable, *mergeable);
         let kind = filter.kind();
         assert_eq!(Kind::from_tag(kind.tag()), Some(kind));
-        // Written out here rather than asked of the registry, so that the registry is
-        // checked against an independent list.
-        let removable = matches!(
-            kind,
-            Kind::Counting
-                | Kind::VariableIncrement
-                | Kind::Deletable
-                | Kind::Cuckoo
-                | Kind::Spectral
-        );
-        let mergeable = matches!(
-            kind,
-            Kind::Bloom
-                | Kind::Blocked
-                | Kind::SplitBlock
-                | Kind::Compressed
-                | Kind::Counting
-                | Kind::VariableIncrement
-                | Kind::Deletable
-                | Kind::Weighted
-                | Kind::Spectral
-                | Kind::Robust
-                | Kind::Partitioned
-        );
+        // The abilities the suite's own lines list (`every_kind_suites!`), rather than the
+        // registry's, so that the registry is checked against an independent list.
         assert_eq!(
             (kind.can_remove(), kind.can_merge()),
             (removable, mergeable),
@@ -419,7 +402,7 @@ fn any_filter_removes_and_merges_only_what_the_kind_can() {
         if removable {
             assert_eq!(f.remove("never"), Err(Error::NotPresent), "{kind}");
         }
-        for other in &all {
+        for other in &filters {
             let mut f = filter.clone();
             f.try_insert("x").unwrap();
             let before = f.to_bytes();
