@@ -344,19 +344,28 @@ impl<B> KindOption<B> {
     }
 }
 
-/// The setters every builder has, whatever its kind: capacity, ε and the seed.
-pub(crate) trait SpecBuilder: Sized {
+/// What every builder has, whatever its kind: a default (the kind's `builder()`), the
+/// setters of capacity, ε and the seed, and `build`.
+pub(crate) trait SpecBuilder: Sized + Default {
+    /// The kind the builder builds.
+    type Filter;
+    /// Validates the parameters and builds (the builder's own `build`).
+    fn finish(self) -> Result<Self::Filter, Error>;
     fn set_capacity(self, capacity: u64) -> Self;
     fn set_fpp(self, fpp: f64) -> Self;
     fn set_seed(self, seed: u64) -> Self;
     fn set_random_seed(self) -> Self;
 }
 
-/// Implements [`SpecBuilder`] for a builder type through its own `capacity`, `fpp`, `seed`
-/// and `random_seed`.
+/// Implements [`SpecBuilder`] for a kind's builder through its own `build`, `capacity`,
+/// `fpp`, `seed` and `random_seed`: `spec_builder!(Builder => Kind)`.
 macro_rules! spec_builder {
-    ($builder:ty) => {
+    ($builder:ty => $kind:ty) => {
         impl $crate::core::spec::SpecBuilder for $builder {
+            type Filter = $kind;
+            fn finish(self) -> Result<$kind, $crate::error::Error> {
+                self.build()
+            }
             fn set_capacity(self, capacity: u64) -> Self {
                 self.capacity(capacity)
             }
@@ -397,7 +406,7 @@ pub struct ParametersBlock {
 /// `build` are required; the rest has defaults that fit a kind with nothing special.
 pub(crate) trait Declared: Registered {
     /// The kind's builder.
-    type Builder: SpecBuilder + 'static;
+    type Builder: SpecBuilder<Filter = Self> + 'static;
 
     /// The options the builder takes beyond capacity, ε and the seed: the common ones it
     /// takes ([`COMMON_OPTIONS`]) and its own. Names are unique within a kind; an option
@@ -421,12 +430,6 @@ pub(crate) trait Declared: Registered {
 
     /// How [`Filter::estimated_len`] estimates, for reports.
     const ESTIMATE: &'static str = "Swamidass-Baldi";
-
-    /// A builder with the kind's defaults.
-    fn builder() -> Self::Builder;
-
-    /// Validates the builder's parameters and builds.
-    fn build(builder: Self::Builder) -> Result<Self, Error>;
 
     /// The kind's parameters in one line, after "NAME filter: " (the hashing and memory
     /// follow). By default its [properties](Filter::properties).
@@ -527,7 +530,7 @@ pub(crate) fn build<T: Declared>(spec: &BuildSpec) -> Result<T, Error> {
         };
         chosen.push((option, value));
     }
-    let mut builder = T::builder();
+    let mut builder = T::Builder::default();
     if let Some(capacity) = spec.capacity {
         builder = builder.set_capacity(capacity);
     }
@@ -547,7 +550,7 @@ pub(crate) fn build<T: Declared>(spec: &BuildSpec) -> Result<T, Error> {
     for (option, value) in read {
         builder = option.apply(builder, value)?;
     }
-    T::build(builder)
+    builder.finish()
 }
 
 /// The [`OptionInfo`] of each of `T`'s options.

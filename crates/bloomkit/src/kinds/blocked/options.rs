@@ -3,9 +3,8 @@
 
 use super::{BlockedBloomFilter, BlockedBloomFilterBuilder as B};
 use crate::core::spec::{text::at, Declared, KindOption, SCHEME};
-use crate::error::Error;
 
-crate::core::spec::spec_builder!(B);
+crate::core::spec::spec_builder!(B => BlockedBloomFilter);
 
 impl Declared for BlockedBloomFilter {
     type Builder = B;
@@ -24,13 +23,6 @@ impl Declared for BlockedBloomFilter {
 
     const PARALLEL_INSERT: bool = true;
 
-    fn builder() -> B {
-        BlockedBloomFilter::builder()
-    }
-
-    fn build(builder: B) -> Result<Self, Error> {
-        builder.build()
-    }
 
     fn describe(&self) -> String {
         format!(

@@ -5,10 +5,9 @@
 use super::{BloomFilter, BloomFilterBuilder as B};
 use crate::compressed::CompressedBloomFilter;
 use crate::core::spec::{text::at, Declared, KindOption, ParametersBlock};
-use crate::error::Error;
 use crate::AnyFilter;
 
-crate::core::spec::spec_builder!(B);
+crate::core::spec::spec_builder!(B => BloomFilter);
 
 impl Declared for BloomFilter {
     type Builder = B;
@@ -23,13 +22,6 @@ impl Declared for BloomFilter {
     const PARALLEL_INSERT: bool = true;
     const EXPORTS: bool = true;
 
-    fn builder() -> B {
-        BloomFilter::builder()
-    }
-
-    fn build(builder: B) -> Result<Self, Error> {
-        builder.build()
-    }
 
     fn describe(&self) -> String {
         format!(
@@ -51,7 +43,7 @@ impl Declared for BloomFilter {
     }
 
     #[cfg(feature = "rayon")]
-    fn insert_parallel_bytes(&mut self, items: &[&[u8]]) -> Result<(), Error> {
+    fn insert_parallel_bytes(&mut self, items: &[&[u8]]) -> Result<(), crate::Error> {
         self.insert_parallel(items);
         Ok(())
     }

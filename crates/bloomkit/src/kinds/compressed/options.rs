@@ -6,11 +6,10 @@ use crate::core::spec::{
     text::{at, human_bytes},
     Apply, Declared, KindOption,
 };
-use crate::error::Error;
 use crate::filter::Filter;
 use crate::AnyFilter;
 
-crate::core::spec::spec_builder!(B);
+crate::core::spec::spec_builder!(B => CompressedBloomFilter);
 
 impl Declared for CompressedBloomFilter {
     type Builder = B;
@@ -32,13 +31,6 @@ impl Declared for CompressedBloomFilter {
 
     const EXPORTS: bool = true;
 
-    fn builder() -> B {
-        CompressedBloomFilter::builder()
-    }
-
-    fn build(builder: B) -> Result<Self, Error> {
-        builder.build()
-    }
 
     fn describe(&self) -> String {
         format!(

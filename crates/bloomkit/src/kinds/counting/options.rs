@@ -3,9 +3,8 @@
 
 use super::{CountingBloomFilter, CountingBloomFilterBuilder as B};
 use crate::core::spec::{text::at, Apply, Declared, KindOption, ParametersBlock};
-use crate::error::Error;
 
-crate::core::spec::spec_builder!(B);
+crate::core::spec::spec_builder!(B => CountingBloomFilter);
 
 /// `counter-width`, as the counting kinds declare it (with their own defaults).
 pub(crate) const fn counter_width<T>(
@@ -33,13 +32,6 @@ impl Declared for CountingBloomFilter {
         counter_width("4", B::counter_width),
     ];
 
-    fn builder() -> B {
-        CountingBloomFilter::builder()
-    }
-
-    fn build(builder: B) -> Result<Self, Error> {
-        builder.build()
-    }
 
     fn describe(&self) -> String {
         format!(

@@ -7,9 +7,8 @@ use crate::core::spec::{
     text::{at, count},
     Apply, Declared, KindOption, BITS, HASHES, SCHEME,
 };
-use crate::error::Error;
 
-crate::core::spec::spec_builder!(B);
+crate::core::spec::spec_builder!(B => CuckooFilter);
 
 impl Declared for CuckooFilter {
     type Builder = B;
@@ -60,13 +59,6 @@ impl Declared for CuckooFilter {
 
     const ESTIMATE: &'static str = "fingerprints held";
 
-    fn builder() -> B {
-        CuckooFilter::builder()
-    }
-
-    fn build(builder: B) -> Result<Self, Error> {
-        builder.build()
-    }
 
     fn describe(&self) -> String {
         format!(

@@ -3,9 +3,8 @@
 
 use super::{DeletableBloomFilter, DeletableBloomFilterBuilder as B};
 use crate::core::spec::{text::at, Apply, Declared, KindOption, ParametersBlock};
-use crate::error::Error;
 
-crate::core::spec::spec_builder!(B);
+crate::core::spec::spec_builder!(B => DeletableBloomFilter);
 
 impl Declared for DeletableBloomFilter {
     type Builder = B;
@@ -25,13 +24,6 @@ impl Declared for DeletableBloomFilter {
         ),
     ];
 
-    fn builder() -> B {
-        DeletableBloomFilter::builder()
-    }
-
-    fn build(builder: B) -> Result<Self, Error> {
-        builder.build()
-    }
 
     fn describe(&self) -> String {
         format!(

@@ -6,9 +6,8 @@ use crate::core::spec::{
     text::{at, probability},
     Apply, Declared, KindOption,
 };
-use crate::error::Error;
 
-crate::core::spec::spec_builder!(B);
+crate::core::spec::spec_builder!(B => GeneralizedBloomFilter);
 
 impl Declared for GeneralizedBloomFilter {
     type Builder = B;
@@ -29,13 +28,6 @@ impl Declared for GeneralizedBloomFilter {
         ),
     ];
 
-    fn builder() -> B {
-        GeneralizedBloomFilter::builder()
-    }
-
-    fn build(builder: B) -> Result<Self, Error> {
-        builder.build()
-    }
 
     fn describe(&self) -> String {
         format!(

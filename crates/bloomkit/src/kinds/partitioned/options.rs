@@ -2,9 +2,8 @@
 
 use super::{PartitionedBloomFilter, PartitionedBloomFilterBuilder as B};
 use crate::core::spec::{text::at, Declared, KindOption};
-use crate::error::Error;
 
-crate::core::spec::spec_builder!(B);
+crate::core::spec::spec_builder!(B => PartitionedBloomFilter);
 
 impl Declared for PartitionedBloomFilter {
     type Builder = B;
@@ -18,13 +17,6 @@ impl Declared for PartitionedBloomFilter {
 
     const ESTIMATE: &'static str = "slice fill";
 
-    fn builder() -> B {
-        PartitionedBloomFilter::builder()
-    }
-
-    fn build(builder: B) -> Result<Self, Error> {
-        builder.build()
-    }
 
     fn describe(&self) -> String {
         format!(

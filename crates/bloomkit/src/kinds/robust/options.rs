@@ -6,10 +6,9 @@ use crate::core::spec::{
     text::{at, probability},
     Declared, KindOption, BITS,
 };
-use crate::error::Error;
 use crate::filter::Filter;
 
-crate::core::spec::spec_builder!(B);
+crate::core::spec::spec_builder!(B => RobustBloomFilter);
 
 impl Declared for RobustBloomFilter {
     type Builder = B;
@@ -25,13 +24,6 @@ impl Declared for RobustBloomFilter {
         "its X × Y matrix of primes is sized from --capacity and --fpp to meet ε",
     )];
 
-    fn builder() -> B {
-        RobustBloomFilter::builder()
-    }
-
-    fn build(builder: B) -> Result<Self, Error> {
-        builder.build()
-    }
 
     fn describe(&self) -> String {
         format!(

@@ -6,9 +6,8 @@ use crate::core::spec::{
     text::{count, probability},
     Apply, Declared, KindOption, BITS, HASHES,
 };
-use crate::error::Error;
 
-crate::core::spec::spec_builder!(B);
+crate::core::spec::spec_builder!(B => ScalableBloomFilter);
 
 impl Declared for ScalableBloomFilter {
     type Builder = B;
@@ -47,13 +46,6 @@ impl Declared for ScalableBloomFilter {
         (HASHES, "its layers are sized from --capacity and --fpp"),
     ];
 
-    fn builder() -> B {
-        ScalableBloomFilter::builder()
-    }
-
-    fn build(builder: B) -> Result<Self, Error> {
-        builder.build()
-    }
 
     fn describe(&self) -> String {
         format!(

@@ -5,9 +5,8 @@
 use super::{SpectralBloomFilter, SpectralBloomFilterBuilder as B, SpectralMethod};
 use crate::core::spec::{text::at, Apply, Choice, Declared, KindOption};
 use crate::counting::options::counter_width;
-use crate::error::Error;
 
-crate::core::spec::spec_builder!(B);
+crate::core::spec::spec_builder!(B => SpectralBloomFilter);
 
 /// The values of `method`: [`SpectralMethod`]'s short names.
 const METHODS: &[Choice] = &[
@@ -49,13 +48,6 @@ impl Declared for SpectralBloomFilter {
 
     const COUNTS: bool = true;
 
-    fn builder() -> B {
-        SpectralBloomFilter::builder()
-    }
-
-    fn build(builder: B) -> Result<Self, Error> {
-        builder.build()
-    }
 
     fn describe(&self) -> String {
         format!(

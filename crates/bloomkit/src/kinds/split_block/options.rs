@@ -4,9 +4,8 @@
 
 use super::{SplitBlockBloomFilter, SplitBlockBloomFilterBuilder as B};
 use crate::core::spec::{text::at, Declared, KindOption, HASH, HASHES, SCHEME};
-use crate::error::Error;
 
-crate::core::spec::spec_builder!(B);
+crate::core::spec::spec_builder!(B => SplitBlockBloomFilter);
 
 impl Declared for SplitBlockBloomFilter {
     type Builder = B;
@@ -31,13 +30,6 @@ impl Declared for SplitBlockBloomFilter {
 
     const PARALLEL_INSERT: bool = true;
 
-    fn builder() -> B {
-        SplitBlockBloomFilter::builder()
-    }
-
-    fn build(builder: B) -> Result<Self, Error> {
-        builder.build()
-    }
 
     fn describe(&self) -> String {
         format!(

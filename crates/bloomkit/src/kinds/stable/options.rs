@@ -3,9 +3,8 @@
 
 use super::{StableBloomFilter, StableBloomFilterBuilder as B};
 use crate::core::spec::{text::probability, Apply, Declared, KindOption};
-use crate::error::Error;
 
-crate::core::spec::spec_builder!(B);
+crate::core::spec::spec_builder!(B => StableBloomFilter);
 
 impl Declared for StableBloomFilter {
     type Builder = B;
@@ -33,13 +32,6 @@ impl Declared for StableBloomFilter {
         ),
     ];
 
-    fn builder() -> B {
-        StableBloomFilter::builder()
-    }
-
-    fn build(builder: B) -> Result<Self, Error> {
-        builder.build()
-    }
 
     fn describe(&self) -> String {
         format!(

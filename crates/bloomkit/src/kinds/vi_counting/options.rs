@@ -4,9 +4,8 @@
 use super::{VariableIncrementBloomFilter, VariableIncrementBloomFilterBuilder as B};
 use crate::core::spec::{text::at, Apply, Declared, KindOption, ParametersBlock};
 use crate::counting::options::counter_width;
-use crate::error::Error;
 
-crate::core::spec::spec_builder!(B);
+crate::core::spec::spec_builder!(B => VariableIncrementBloomFilter);
 
 impl Declared for VariableIncrementBloomFilter {
     type Builder = B;
@@ -28,13 +27,6 @@ impl Declared for VariableIncrementBloomFilter {
         ),
     ];
 
-    fn builder() -> B {
-        VariableIncrementBloomFilter::builder()
-    }
-
-    fn build(builder: B) -> Result<Self, Error> {
-        builder.build()
-    }
 
     fn describe(&self) -> String {
         format!(

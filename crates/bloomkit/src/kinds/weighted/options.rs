@@ -8,7 +8,7 @@ use super::{WeightedBloomFilter, WeightedBloomFilterBuilder as B};
 use crate::core::spec::{text::at, Apply, Declared, KindOption};
 use crate::error::Error;
 
-crate::core::spec::spec_builder!(B);
+crate::core::spec::spec_builder!(B => WeightedBloomFilter);
 
 impl Declared for WeightedBloomFilter {
     type Builder = B;
@@ -39,13 +39,6 @@ impl Declared for WeightedBloomFilter {
         ),
     ];
 
-    fn builder() -> B {
-        WeightedBloomFilter::builder()
-    }
-
-    fn build(builder: B) -> Result<Self, Error> {
-        builder.build()
-    }
 
     fn describe(&self) -> String {
         format!(
