@@ -41,7 +41,7 @@ impl Declared for SplitBlockBloomFilter {
     }
 
     #[cfg(feature = "rayon")]
-    fn insert_parallel_bytes(&mut self, items: &[&[u8]]) -> Result<(), Error> {
+    fn insert_parallel_bytes(&mut self, items: &[&[u8]]) -> Result<(), crate::Error> {
         self.insert_parallel(items);
         Ok(())
     }
