@@ -68,8 +68,11 @@ mod exec;
 mod external_trait_impls;
 pub mod format;
 pub mod hash;
-#[cfg(any(feature = "guava", feature = "spark"))]
-#[cfg_attr(docsrs, doc(cfg(any(feature = "guava", feature = "spark"))))]
+#[cfg(any(feature = "guava", feature = "spark", feature = "redisbloom"))]
+#[cfg_attr(
+    docsrs,
+    doc(cfg(any(feature = "guava", feature = "spark", feature = "redisbloom")))
+)]
 pub mod interop;
 mod kinds;
 pub mod params;

@@ -5,22 +5,30 @@
 //!   (`writeTo`/`readFrom`, strategy `MURMUR128_MITZ_64`).
 //! * `spark` (feature `spark`) — Spark's `org.apache.spark.util.sketch.BloomFilter`
 //!   (binary versions 1 and 2).
+//! * `redisbloom` (feature `redisbloom`) — RedisBloom 2.4's `SCANDUMP`/`LOADCHUNK` dumps of
+//!   Bloom and cuckoo filters, and the RESP command stream that loads them.
 
 #[cfg(feature = "guava")]
 #[cfg_attr(docsrs, doc(cfg(feature = "guava")))]
 pub mod guava;
+#[cfg(feature = "redisbloom")]
+#[cfg_attr(docsrs, doc(cfg(feature = "redisbloom")))]
+pub mod redisbloom;
 #[cfg(feature = "spark")]
 #[cfg_attr(docsrs, doc(cfg(feature = "spark")))]
 pub mod spark;
 
+#[cfg(any(feature = "guava", feature = "spark"))]
 use crate::error::{DecodeError, Error};
 
 /// Reads big-endian fields from a byte slice, every short read an error.
+#[cfg(any(feature = "guava", feature = "spark"))]
 pub(crate) struct BeReader<'a> {
     bytes: &'a [u8],
     offset: usize,
 }
 
+#[cfg(any(feature = "guava", feature = "spark"))]
 impl<'a> BeReader<'a> {
     pub(crate) fn new(bytes: &'a [u8]) -> Self {
         BeReader { bytes, offset: 0 }
@@ -82,6 +90,7 @@ impl<'a> BeReader<'a> {
 }
 
 /// A zeroed word array, its allocation failure an error rather than an abort.
+#[cfg(any(feature = "guava", feature = "spark"))]
 pub(crate) fn zeroed_words(count: usize) -> Result<Vec<u64>, Error> {
     let mut words = Vec::new();
     words
