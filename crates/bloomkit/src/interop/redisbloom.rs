@@ -56,7 +56,7 @@ use crate::bits::BitVec;
 use crate::error::{DecodeError, Error};
 use crate::format::Reader;
 use crate::hash::{Hashing, REDISBLOOM_SEED};
-use crate::BloomFilter;
+use crate::{AnyFilter, BloomFilter, Filter};
 
 /// `BLOOM_OPT_NOROUND`: bits are not rounded up to a power of two.
 pub const OPT_NOROUND: u32 = 1;
@@ -676,6 +676,70 @@ impl Dump {
             write_resp_array(&mut out, &[command, key, iter.as_bytes(), &data])?;
         }
         out.flush()
+    }
+}
+
+impl Dump {
+    /// Writes the dump as the `SCANDUMP` replies of one key, in RESP: `[1, header]`, each
+    /// data chunk, and the final `[0, ""]` — a file [`parse_scandump`] reads back.
+    pub fn write_scandump<W: Write>(&self, mut out: W) -> io::Result<()> {
+        for (iter, data) in self.chunks().chain(std::iter::once((0, Default::default()))) {
+            write!(out, "*2\r\n:{iter}\r\n${}\r\n", data.len())?;
+            out.write_all(&data)?;
+            out.write_all(b"\r\n")?;
+        }
+        out.flush()
+    }
+
+    /// The bloomkit filter that answers as the dumped one: a classic filter for a one-layer
+    /// Bloom dump ([`BloomDump::to_bloom_filter`]); an error saying why for the others.
+    pub fn into_filter(self) -> Result<AnyFilter, Error> {
+        match self {
+            Dump::Bloom(b) => Ok(AnyFilter::from(b.to_bloom_filter()?)),
+            Dump::Cuckoo(c) => Err(Error::InvalidParameter {
+                parameter: "RedisBloom dump",
+                reason: format!(
+                    "it is a cuckoo filter ({} buckets of {} one-byte slots, {} sub-filters); \
+                     RedisBloom's cuckoo table (fingerprints h mod 255 + 1, alternate bucket \
+                     i xor fp·0x5bd1e995) is no bloomkit kind, so it stays a Redis dump",
+                    c.header.buckets, c.header.bucket_size, c.header.filters
+                ),
+            }),
+        }
+    }
+}
+
+/// The dump of a bloomkit filter that RedisBloom can hold: a classic filter (or a
+/// compressed one, the same bits) hashed as RedisBloom hashes, as a one-layer Bloom dump
+/// ([`BloomDump::from_bloom_filter`]; `growth` as there). Any other kind is refused with
+/// the reason and what to build instead.
+///
+/// ```
+/// use bloomkit::interop::redisbloom::dump_filter;
+/// use bloomkit::{AnyFilter, Kind};
+/// let other = AnyFilter::with_capacity(Kind::Cuckoo, 1000, 0.01)?;
+/// let why = dump_filter(other, None).unwrap_err().to_string();
+/// assert!(why.contains("cuckoo"), "{why}");
+/// # Ok::<(), bloomkit::Error>(())
+/// ```
+pub fn dump_filter(filter: AnyFilter, growth: Option<u32>) -> Result<Dump, Error> {
+    let kind = filter.kind();
+    let filter = if kind.exports() {
+        filter.into_uncompressed()?
+    } else {
+        filter
+    };
+    match filter {
+        AnyFilter::Bloom(f) => Ok(Dump::Bloom(BloomDump::from_bloom_filter(&f, growth)?)),
+        other => Err(Error::InvalidParameter {
+            parameter: "filter for RedisBloom",
+            reason: format!(
+                "a {} filter puts items where no RedisBloom filter looks; RedisBloom's Bloom \
+                 filter is a classic one with its own hashing: build one with `bloomkit \
+                 create --kind bloom --redisbloom` (or `build … --redisbloom`)",
+                other.kind()
+            ),
+        }),
     }
 }
 
