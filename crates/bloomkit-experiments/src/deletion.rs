@@ -299,10 +299,10 @@ pub fn study(args: &DeletionArgs) -> Result<Report> {
             ),
             match scheme {
                 IndexScheme::EnhancedDoubleHashing
-        | IndexScheme::DoubleHashing
-        | IndexScheme::GuavaMitz64
-        | IndexScheme::SparkV1
-        | IndexScheme::SparkV2 => {
+                | IndexScheme::DoubleHashing
+                | IndexScheme::GuavaMitz64
+                | IndexScheme::SparkV1
+                | IndexScheme::SparkV2 => {
                     "The formula assumes k independent positions; enhanced double hashing \
                      derives them from one digest, and its correlated positions (an item whose \
                      positions repeat collides with itself; its positions share a region more \

@@ -78,12 +78,12 @@ impl JavaFilter {
         let bytes = read_file(path)?;
         let what = |name: &str| format!("{} is not a valid {name} filter", path.display());
         Ok(match format {
-            FileFormat::Spark => {
-                JavaFilter::Spark(SparkBloomFilter::read_from(&bytes).with_context(|| what("Spark"))?)
-            }
-            FileFormat::Guava => {
-                JavaFilter::Guava(GuavaBloomFilter::read_from(&bytes).with_context(|| what("Guava"))?)
-            }
+            FileFormat::Spark => JavaFilter::Spark(
+                SparkBloomFilter::read_from(&bytes).with_context(|| what("Spark"))?,
+            ),
+            FileFormat::Guava => JavaFilter::Guava(
+                GuavaBloomFilter::read_from(&bytes).with_context(|| what("Guava"))?,
+            ),
             FileFormat::Bloomkit => unreachable!("bloomkit files are opened by store::open"),
         })
     }

@@ -1105,7 +1105,10 @@ pub fn spark_murmur3_x86_32(bytes: &[u8], seed: i32) -> i32 {
     let mut h1 = seed as u32;
     let mut blocks = bytes.chunks_exact(4);
     for block in &mut blocks {
-        h1 = mix_h1(h1, mix_k1(u32::from_le_bytes(block.try_into().expect("4 bytes"))));
+        h1 = mix_h1(
+            h1,
+            mix_k1(u32::from_le_bytes(block.try_into().expect("4 bytes"))),
+        );
     }
     for &b in blocks.remainder() {
         h1 = mix_h1(h1, mix_k1(i32::from(b as i8) as u32));

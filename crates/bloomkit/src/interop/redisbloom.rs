@@ -411,7 +411,8 @@ impl CuckooHeader {
         if self.max_iterations == 0 {
             return Err(invalid("max iterations 0".into()));
         }
-        if !(1..=u16::MAX as u64).contains(&self.filters) || (self.filters > 1 && self.expansion == 0)
+        if !(1..=u16::MAX as u64).contains(&self.filters)
+            || (self.filters > 1 && self.expansion == 0)
         {
             return Err(invalid(format!(
                 "{} sub-filters with expansion {}",
@@ -532,7 +533,9 @@ impl Dump {
             )));
         }
         let rest: Vec<(u64, Vec<u8>)> = chunks.collect();
-        let data_len = rest.iter().fold(0u64, |s, (_, d)| s.saturating_add(d.len() as u64));
+        let data_len = rest
+            .iter()
+            .fold(0u64, |s, (_, d)| s.saturating_add(d.len() as u64));
         let (mut dump, sizes) = if header.len() == CUCKOO_HEADER_BYTES {
             let header = CuckooHeader::parse(&header)?;
             let sizes = header.sub_filter_sizes()?;
@@ -683,7 +686,10 @@ impl Dump {
     /// Writes the dump as the `SCANDUMP` replies of one key, in RESP: `[1, header]`, each
     /// data chunk, and the final `[0, ""]` — a file [`parse_scandump`] reads back.
     pub fn write_scandump<W: Write>(&self, mut out: W) -> io::Result<()> {
-        for (iter, data) in self.chunks().chain(std::iter::once((0, Default::default()))) {
+        for (iter, data) in self
+            .chunks()
+            .chain(std::iter::once((0, Default::default())))
+        {
             write!(out, "*2\r\n:{iter}\r\n${}\r\n", data.len())?;
             out.write_all(&data)?;
             out.write_all(b"\r\n")?;
@@ -786,7 +792,9 @@ impl BloomDump {
             )));
         }
         if growth == Some(0) {
-            return Err(unsupported("expansion 0; a scaling filter grows by 1 or more".into()));
+            return Err(unsupported(
+                "expansion 0; a scaling filter grows by 1 or more".into(),
+            ));
         }
         let k = filter.num_hashes;
         let (mut error, mut bpe) = (filter.target_fpp, -filter.target_fpp.ln() / LN2_SQUARED);
@@ -978,7 +986,10 @@ impl RespReader<'_> {
                 let data = self.bytes[self.at..self.at + len].to_vec();
                 self.at += len;
                 if self.bytes.get(self.at..self.at + 2) != Some(b"\r\n") {
-                    return Err(bad(format!("byte {}: a bulk string without \\r\\n", self.at)));
+                    return Err(bad(format!(
+                        "byte {}: a bulk string without \\r\\n",
+                        self.at
+                    )));
                 }
                 self.at += 2;
                 Ok(Resp::Bulk(Some(data)))
@@ -1059,7 +1070,9 @@ fn parse_redis_cli(bytes: &[u8]) -> Result<Vec<(u64, Vec<u8>)>, Error> {
         }
         if let Some(rest) = line.strip_prefix(b"1) (integer) ") {
             if pending.is_some() {
-                return Err(bad(format!("line {n}: an iterator where data was expected")));
+                return Err(bad(format!(
+                    "line {n}: an iterator where data was expected"
+                )));
             }
             let iter = std::str::from_utf8(rest)
                 .ok()
@@ -1077,10 +1090,7 @@ fn parse_redis_cli(bytes: &[u8]) -> Result<Vec<(u64, Vec<u8>)>, Error> {
             };
             chunks.push((iter, data));
         } else if line.starts_with(b"(error)") {
-            return Err(bad(format!(
-                "line {n}: {}",
-                String::from_utf8_lossy(line)
-            )));
+            return Err(bad(format!("line {n}: {}", String::from_utf8_lossy(line))));
         } else {
             return Err(bad(format!(
                 "line {n}: neither `1) (integer) N` nor `2) \"…\"` (redis-cli --no-raw \
@@ -1089,7 +1099,9 @@ fn parse_redis_cli(bytes: &[u8]) -> Result<Vec<(u64, Vec<u8>)>, Error> {
         }
     }
     if pending.is_some() {
-        return Err(bad("the file ends after an iterator, before its data".into()));
+        return Err(bad(
+            "the file ends after an iterator, before its data".into()
+        ));
     }
     Ok(chunks)
 }
@@ -1161,7 +1173,10 @@ mod tests {
             f.insert(&format!("item-{i}"));
         }
         let dump = BloomDump::from_bloom_filter(&f, None).unwrap();
-        assert_eq!(dump.header.options, OPT_NOROUND | OPT_FORCE64 | OPT_NO_SCALING);
+        assert_eq!(
+            dump.header.options,
+            OPT_NOROUND | OPT_FORCE64 | OPT_NO_SCALING
+        );
         assert_eq!(dump.header.size, 100);
         let back = dump.to_bloom_filter().unwrap();
         assert_eq!(back.bits, f.bits);
