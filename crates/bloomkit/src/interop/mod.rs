@@ -171,7 +171,7 @@ pub(crate) fn words_of_classic(
         )));
     }
     let m = f.num_bits();
-    if m % 64 != 0 {
+    if !m.is_multiple_of(64) {
         return Err(unsupported(format!(
             "it has {m} bits; a {format} filter has whole 64-bit words"
         )));

@@ -785,7 +785,7 @@ impl BloomDump {
             )));
         }
         let bits = filter.num_bits();
-        if bits % 8 != 0 {
+        if !bits.is_multiple_of(8) {
             return Err(unsupported(format!(
                 "it has {bits} bits; RedisBloom's bit count is 8 × its bytes: create it with \
                  `bloomkit create --redisbloom` (sized as BF.RESERVE) or -m a multiple of 64"
