@@ -60,6 +60,9 @@ enum Command {
     /// Rewrite a filter for sending.
     #[command(about = commands::export::about())]
     Export(commands::export::ExportArgs),
+    /// Turn a filter another system wrote (Spark's sketch, Guava's BloomFilter, a RedisBloom
+    /// SCANDUMP) into a bloomkit file that answers as it does.
+    Import(commands::import::ImportArgs),
     /// Build and query a Bloomier filter: a static map from keys to r-bit values, built
     /// once from all of them (`bloomier build KEYS_VALUES.tsv -o F`, `bloomier get F KEY…`).
     ///
@@ -87,6 +90,7 @@ fn main() -> ExitCode {
         Command::Info(args) => commands::info::run(args).map(|()| ExitCode::SUCCESS),
         Command::Merge(args) => commands::merge::run(args).map(|()| ExitCode::SUCCESS),
         Command::Export(args) => commands::export::run(args).map(|()| ExitCode::SUCCESS),
+        Command::Import(args) => commands::import::run(args).map(|()| ExitCode::SUCCESS),
         Command::Bloomier(command) => commands::bloomier::run(command),
         Command::Ssd(command) => commands::ssd::run(command),
         Command::Experiment(command) => {

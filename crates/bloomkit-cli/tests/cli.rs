@@ -2056,3 +2056,192 @@ fn build_of_a_kind_that_counts_counts_every_line() {
         );
     }
 }
+
+/// `check` on a list of lines (stdin), as one bool per line.
+fn answers(dir: &Path, args: &[&str], lines: &str) -> Vec<bool> {
+    ok_with_stdin(dir, args, lines.as_bytes())
+        .lines()
+        .map(|l| l.ends_with("\tmaybe"))
+        .collect()
+}
+
+#[test]
+fn guava_and_spark_files_are_checked_directly_imported_and_exported_back() {
+    use bloomkit::interop::guava::GuavaBloomFilter;
+    use bloomkit::interop::spark::{SparkBloomFilter, SparkVersion};
+    let dir = temp();
+    let d = dir.path();
+    // Guava, strings (the default funnel): written by the library as Guava writes it.
+    let mut g = GuavaBloomFilter::with_capacity(1000, 0.02).unwrap();
+    for i in 0..1000 {
+        g.put_str(&format!("g-{i}"));
+    }
+    std::fs::write(d.join("g.bin"), g.to_bytes()).unwrap();
+    let queries = numbered("g", 3000);
+    let want: Vec<bool> = queries.lines().map(|q| g.might_contain_str(q)).collect();
+    let direct = answers(d, &["check", "--format", "guava", "g.bin"], &queries);
+    assert_eq!(direct, want);
+    assert!(want[..1000].iter().all(|&a| a) && want[1000..].iter().any(|&a| !a));
+    let info = ok(d, &["info", "--format", "guava", "g.bin"]);
+    assert!(
+        info.contains("Hash functions (k):") && info.contains("Guava"),
+        "{info}"
+    );
+    ok(d, &["import", "--from", "guava", "g.bin", "-o", "g.bloom"]);
+    assert_eq!(answers(d, &["check", "g.bloom"], &queries), want);
+    ok(d, &["export", "--to", "guava", "g.bloom", "-o", "g2.bin"]);
+    assert_eq!(std::fs::read(d.join("g2.bin")).unwrap(), g.to_bytes());
+
+    // Spark version 2 with a seed, longs: `--items long` reads each line as a long.
+    let bits = bloomkit::interop::spark::optimal_num_of_bits(500, 0.03);
+    let mut s = SparkBloomFilter::create(SparkVersion::V2, 500, bits, -7).unwrap();
+    for i in 0..500i64 {
+        s.put_long(i * 7919);
+    }
+    std::fs::write(d.join("s.bin"), s.to_bytes()).unwrap();
+    let longs: String = (0..2000i64).map(|i| format!("{}\n", i * 7919)).collect();
+    let want: Vec<bool> = (0..2000i64)
+        .map(|i| s.might_contain_long(i * 7919))
+        .collect();
+    let args = ["check", "--format", "spark", "--items", "long", "s.bin"];
+    assert_eq!(answers(d, &args, &longs), want);
+    assert!(ok(d, &["info", "--format", "spark", "s.bin"]).contains("Seed:"));
+    ok(d, &["import", "--from", "spark", "s.bin", "-o", "s.bloom"]);
+    ok(d, &["export", "--to", "spark", "s.bloom", "-o", "s2.bin"]);
+    assert_eq!(std::fs::read(d.join("s2.bin")).unwrap(), s.to_bytes());
+
+    // Wrong input: clear errors, exit 2.
+    for (args, says) in [
+        (
+            &[
+                "check", "--format", "spark", "--items", "long", "s.bin", "x",
+            ][..],
+            "not a long",
+        ),
+        (
+            &["check", "--format", "guava", "s.bin", "x"][..],
+            "not a valid Guava filter",
+        ),
+        (
+            &["check", "--items", "long", "g.bloom", "x"][..],
+            "--items is for --format",
+        ),
+        (
+            &["import", "--from", "spark", "g.bin", "-o", "x"][..],
+            "not a valid Spark filter",
+        ),
+        (
+            &["export", "--to", "spark", "g.bloom", "-o", "x"][..],
+            "not as Spark does",
+        ),
+        (
+            &["export", "--key", "k", "g.bloom", "-o", "x"][..],
+            "--key and --expansion are for --to redis",
+        ),
+    ] {
+        let e = run(d, args);
+        assert_eq!(e.status.code(), Some(2), "{args:?}");
+        assert!(stderr(&e).contains(says), "{args:?}: {}", stderr(&e));
+    }
+    assert!(!d.join("x").exists());
+}
+
+#[test]
+fn redisbloom_exports_round_trip_and_what_redis_cannot_hold_is_refused() {
+    let dir = temp();
+    let d = dir.path();
+    let made = ok(
+        d,
+        &[
+            "create",
+            "--redisbloom",
+            "-n",
+            "1000",
+            "-e",
+            "0.01",
+            "-o",
+            "r.bloom",
+        ],
+    );
+    // BF.RESERVE k 0.01 1000 NONSCALING: ⌊1000 · 9.585⌋ bits rounded up to 64, k = 7.
+    assert!(
+        made.contains("m = 9600 bits, k = 7") && made.contains("murmur64a-pair"),
+        "{made}"
+    );
+    ok_with_stdin(d, &["add", "r.bloom"], numbered("r", 1000).as_bytes());
+    let stream = run(d, &["export", "--to", "redis", "--key", "users", "r.bloom"]);
+    assert_eq!(stream.status.code(), Some(0));
+    assert!(stream
+        .stdout
+        .starts_with(b"*4\r\n$12\r\nBF.LOADCHUNK\r\n$5\r\nusers\r\n$1\r\n1\r\n$73\r\n"));
+    ok(d, &["export", "--to", "redis", "r.bloom", "-o", "r.dump"]);
+    ok(
+        d,
+        &["import", "--from", "redis", "r.dump", "-o", "back.bloom"],
+    );
+    let queries = numbered("r", 3000);
+    let want = answers(d, &["check", "r.bloom"], &queries);
+    assert_eq!(answers(d, &["check", "back.bloom"], &queries), want);
+    // The command stream is itself a dump that imports.
+    std::fs::write(d.join("r.resp"), &stream.stdout).unwrap();
+    ok(
+        d,
+        &["import", "--from", "redis", "r.resp", "-o", "again.bloom"],
+    );
+    assert_eq!(answers(d, &["check", "again.bloom"], &queries), want);
+
+    let plain = filter_with(d, "plain.bloom", &["a"]);
+    let cuckoo = kind_with(d, "cuckoo", "c.bloom", &["a"]);
+    let dump = std::fs::read(d.join("r.dump")).unwrap();
+    std::fs::write(d.join("cut.dump"), &dump[..dump.len() - 30]).unwrap();
+    for (args, says) in [
+        (
+            vec![
+                "export",
+                "--to",
+                "redis",
+                "--key",
+                "k",
+                plain.to_str().unwrap(),
+            ],
+            "--redisbloom",
+        ),
+        (
+            vec![
+                "export",
+                "--to",
+                "redis",
+                "--key",
+                "k",
+                cuckoo.to_str().unwrap(),
+            ],
+            "cuckoo",
+        ),
+        (
+            vec!["import", "--from", "redis", "cut.dump", "-o", "x"],
+            "not a valid RedisBloom dump",
+        ),
+        (
+            vec!["import", "--from", "redis", "plain.bloom", "-o", "x"],
+            "not a valid RedisBloom dump",
+        ),
+        (
+            vec![
+                "create",
+                "--redisbloom",
+                "--kind",
+                "cuckoo",
+                "-n",
+                "10",
+                "-o",
+                "x",
+            ],
+            "index scheme",
+        ),
+    ] {
+        let e = run(d, &args);
+        assert_eq!(e.status.code(), Some(2), "{args:?}");
+        assert!(stderr(&e).contains(says), "{args:?}: {}", stderr(&e));
+    }
+    assert!(!d.join("x").exists());
+}

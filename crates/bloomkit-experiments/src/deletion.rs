@@ -70,7 +70,11 @@ const SCHEMES: [IndexScheme; 2] = [
 /// A scheme's name in tables and legends.
 fn scheme_label(scheme: IndexScheme) -> &'static str {
     match scheme {
-        IndexScheme::EnhancedDoubleHashing | IndexScheme::DoubleHashing => "double hashing",
+        IndexScheme::EnhancedDoubleHashing
+        | IndexScheme::DoubleHashing
+        | IndexScheme::GuavaMitz64
+        | IndexScheme::SparkV1
+        | IndexScheme::SparkV2 => "double hashing",
         IndexScheme::SeededHashes => "k seeded hashes",
     }
 }
@@ -294,7 +298,11 @@ pub fn study(args: &DeletionArgs) -> Result<Report> {
                 scheme_label(scheme)
             ),
             match scheme {
-                IndexScheme::EnhancedDoubleHashing | IndexScheme::DoubleHashing => {
+                IndexScheme::EnhancedDoubleHashing
+                | IndexScheme::DoubleHashing
+                | IndexScheme::GuavaMitz64
+                | IndexScheme::SparkV1
+                | IndexScheme::SparkV2 => {
                     "The formula assumes k independent positions; enhanced double hashing \
                      derives them from one digest, and its correlated positions (an item whose \
                      positions repeat collides with itself; its positions share a region more \
@@ -586,7 +594,11 @@ fn fraction_figure(fractions: &[Fraction], capacity: u64, scheme: IndexScheme) -
         series.push(Series::new(regions.label(), Style::Measured, i, points));
     }
     let (name, why) = match scheme {
-        IndexScheme::EnhancedDoubleHashing | IndexScheme::DoubleHashing => (
+        IndexScheme::EnhancedDoubleHashing
+        | IndexScheme::DoubleHashing
+        | IndexScheme::GuavaMitz64
+        | IndexScheme::SparkV1
+        | IndexScheme::SparkV2 => (
             "deletion_fraction",
             "the library's default positions (enhanced double hashing)",
         ),

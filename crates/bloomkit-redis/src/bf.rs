@@ -39,37 +39,24 @@
 //! bytes) saturate.
 
 use bloomkit::bits::BitVec;
-use bloomkit::codec::Reader;
 use bloomkit::hash::{murmur2, murmur64a, REDISBLOOM_SEED};
 
 use crate::config::{Limit, Refusal};
 use crate::rdb::{Sink, Source};
 
-/// `BLOOM_OPT_NOROUND`: bits are not rounded to a power of two.
-pub const OPT_NOROUND: u32 = 1;
-/// `BLOOM_OPT_ENTS_IS_BITS`: a new layer's "entries" is log₂ of its bits.
-pub const OPT_ENTS_IS_BITS: u32 = 2;
-/// `BLOOM_OPT_FORCE64`: 64-bit hashing.
-pub const OPT_FORCE64: u32 = 4;
-/// `BLOOM_OPT_NO_SCALING`: the filter never adds a layer.
-pub const OPT_NO_SCALING: u32 = 8;
+// The SCANDUMP layout, the option bits, RedisBloom's sizing and its integrity check of a
+// layer are the library's (`bloomkit::interop::redisbloom`, which `bloomkit export --to
+// redis` and `import --from redis` use): one copy of RedisBloom's bytes in the workspace.
+pub use bloomkit::interop::redisbloom::{
+    hashes_for, layer_shape, BLOOM_HEADER_FIXED_BYTES as HEADER_FIXED_BYTES,
+    BLOOM_HEADER_LAYER_BYTES as HEADER_LAYER_BYTES, MAX_CHUNK_BYTES, MAX_HASHES, OPT_ENTS_IS_BITS,
+    OPT_FORCE64, OPT_NOROUND, OPT_NO_SCALING,
+};
+use bloomkit::interop::redisbloom::{BloomHeader, BloomLayerHeader as LayerRecord, LN2_SQUARED};
 
 /// RedisBloom's `sizeof(SBChain)` and `sizeof(SBLink)`, counted by `BF.INFO Size`.
 const CHAIN_STRUCT_BYTES: u64 = 32;
 const LINK_STRUCT_BYTES: u64 = 64;
-
-/// The fixed part of the SCANDUMP header: total size u64, layers u32, options u32, growth u32.
-pub const HEADER_FIXED_BYTES: usize = 20;
-/// One layer's record in the SCANDUMP header (see the module docs for its fields).
-pub const HEADER_LAYER_BYTES: usize = 53;
-
-/// The largest data chunk SCANDUMP returns.
-pub const MAX_CHUNK_BYTES: u64 = 16 * 1024 * 1024;
-
-/// The most hash functions a layer may have: ⌈ln 2 · bpe⌉ for the smallest positive error
-/// (4.9·10⁻³²⁴) is 1075; more can only come from corrupted data (and would make every
-/// query loop for billions of steps, so it is refused).
-pub const MAX_HASHES: u32 = 1100;
 
 /// The newest RDB encoding version of `MBbloom--` (2.2 and later: with growth).
 pub const ENCODING_VERSION: i32 = 4;
@@ -91,20 +78,6 @@ pub fn hash_pair(options: u32, item: &[u8]) -> (u64, u64) {
         (a as u64, murmur2(item, a) as u64)
     }
 }
-
-/// The number of hash functions RedisBloom derives from bits per entry, `⌈ln 2 · bpe⌉`
-/// (C's `(int)ceil(…)`), or `None` where that is negative, not a number or above
-/// [`MAX_HASHES`].
-fn hashes_for(bpe: f64) -> Option<u32> {
-    let k = (LN2 * bpe).ceil();
-    (k >= 0.0 && k <= MAX_HASHES as f64).then_some(k as u32)
-}
-
-/// libbloom's constants, which RedisBloom's sizing uses: ln²2 and ln 2 to 15 digits. Kept
-/// as written (not `std::f64::consts::LN_2`) so that bpe and k round exactly as there.
-const LN2_SQUARED: f64 = 0.480453013918201;
-#[allow(clippy::approx_constant)]
-const LN2: f64 = 0.693147180559945;
 
 /// Why a filter cannot be created or grown.
 #[derive(Debug, Clone, PartialEq)]
@@ -130,29 +103,6 @@ pub struct Layer {
     bpe: f64,
     size: u64,
     n2: u8,
-}
-
-/// A layer's size from its capacity and error: `(bits, hashes, bpe)`, or `None` when the
-/// parameters are out of range (error not in (0, 1), capacity 0, overflow). Never fewer
-/// than 64 bits.
-pub fn layer_shape(entries: u64, error: f64) -> Option<(u64, u32, f64)> {
-    if entries == 0 || !(error > 0.0 && error < 1.0) {
-        return None;
-    }
-    let bpe = -error.ln() / LN2_SQUARED;
-    let bits = entries as f64 * bpe;
-    if !bits.is_finite() || bits >= (1u64 << 62) as f64 {
-        return None;
-    }
-    // At least one bit (a tiny bpe times a small capacity rounds down to 0), which the
-    // rounding below makes one 64-bit word: `BF.RESERVE k 0.99 3 NONSCALING` has 64 bits.
-    let bits = (bits as u64).max(1);
-    let bytes = bits.div_ceil(64) * 8;
-    let hashes = (LN2 * bpe).ceil();
-    if bytes == 0 || hashes > MAX_HASHES as f64 {
-        return None;
-    }
-    Some((bytes * 8, hashes.max(1.0) as u32, bpe))
 }
 
 /// A new layer's shape under a chain's options, as RedisBloom's `bloom_init`: `(bits,
@@ -298,6 +248,20 @@ impl Layer {
         data
     }
 
+    /// The layer's record in a SCANDUMP header.
+    fn record(&self) -> LayerRecord {
+        LayerRecord {
+            bytes: self.bytes(),
+            bits: self.num_bits(),
+            size: self.size,
+            error: self.error,
+            bpe: self.bpe,
+            hashes: self.hashes,
+            entries: self.entries,
+            n2: self.n2,
+        }
+    }
+
     /// An all-zero layer with a header record's parameters, after checking them.
     fn zeroed(r: &LayerRecord) -> Option<Self> {
         if !r.is_consistent() {
@@ -312,36 +276,6 @@ impl Layer {
             size: r.size,
             n2: r.n2,
         })
-    }
-}
-
-/// One layer's record in the SCANDUMP header (and the same fields of the RDB record).
-#[derive(Clone, Copy, Debug, PartialEq)]
-struct LayerRecord {
-    bytes: u64,
-    bits: u64,
-    size: u64,
-    error: f64,
-    bpe: f64,
-    hashes: u32,
-    entries: u64,
-    n2: u8,
-}
-
-impl LayerRecord {
-    /// RedisBloom 2.4's integrity check of a layer (`bloom_validate_integrity`), which is
-    /// also what memory safety needs: bits = bytes · 8 and non-zero, `n2` ≤ 63 with `2ⁿ²` ≤
-    /// bits (every position falls inside the array), the error in (0, 1), and `hashes =
-    /// ⌈ln 2 · bpe⌉` — here also at most [`MAX_HASHES`]. The capacity and the count are
-    /// any numbers: they only decide when the chain grows.
-    fn is_consistent(&self) -> bool {
-        self.bits != 0
-            && self.bytes.checked_mul(8) == Some(self.bits)
-            && self.n2 <= 63
-            && (self.n2 == 0 || self.bits >= 1 << self.n2)
-            && self.error > 0.0
-            && self.error < 1.0
-            && hashes_for(self.bpe) == Some(self.hashes)
     }
 }
 
@@ -502,74 +436,37 @@ impl Chain {
         lines
     }
 
-    /// The SCANDUMP header (`[1, header]` answers iterator 0).
+    /// The SCANDUMP header (`[1, header]` answers iterator 0), in the library's layout.
     pub fn header(&self) -> Vec<u8> {
-        let mut out =
-            Vec::with_capacity(HEADER_FIXED_BYTES + HEADER_LAYER_BYTES * self.layers.len());
-        out.extend_from_slice(&self.size.to_le_bytes());
-        out.extend_from_slice(&(self.layers.len() as u32).to_le_bytes());
-        out.extend_from_slice(&self.options.to_le_bytes());
-        out.extend_from_slice(&self.growth.to_le_bytes());
-        for l in &self.layers {
-            out.extend_from_slice(&l.bytes().to_le_bytes());
-            out.extend_from_slice(&l.num_bits().to_le_bytes());
-            out.extend_from_slice(&l.size.to_le_bytes());
-            out.extend_from_slice(&l.error.to_le_bytes());
-            out.extend_from_slice(&l.bpe.to_le_bytes());
-            out.extend_from_slice(&l.hashes.to_le_bytes());
-            out.extend_from_slice(&l.entries.to_le_bytes());
-            out.push(l.n2);
+        BloomHeader {
+            size: self.size,
+            options: self.options,
+            growth: self.growth,
+            layers: self.layers.iter().map(Layer::record).collect(),
         }
-        out
+        .to_bytes()
     }
 
-    /// A filter with all bits zero from a SCANDUMP header. Checks the whole header, and
-    /// the memory it asks for against `limit`, before allocating anything.
+    /// A filter with all bits zero from a SCANDUMP header. Checks the whole header (the
+    /// library's [`BloomHeader::parse`]: RedisBloom's integrity checks), and the memory it
+    /// asks for against `limit`, before allocating anything.
     pub fn from_header(header: &[u8], limit: impl Limit) -> Result<Self, HeaderError> {
-        use HeaderError::Invalid;
-        let mut r = Reader::new(header);
-        let size = r.u64().map_err(|_| Invalid)?;
-        let num_layers = r.u32().map_err(|_| Invalid)? as usize;
-        let options = r.u32().map_err(|_| Invalid)?;
-        let growth = r.u32().map_err(|_| Invalid)?;
-        if num_layers == 0
-            || header.len() != HEADER_FIXED_BYTES + HEADER_LAYER_BYTES * num_layers
-            || !valid_options(options)
-        {
-            return Err(Invalid);
-        }
-        let mut records = Vec::with_capacity(num_layers);
-        let mut needed = CHAIN_STRUCT_BYTES;
-        let mut sizes = 0u64;
-        for _ in 0..num_layers {
-            let record = LayerRecord {
-                bytes: r.u64().map_err(|_| Invalid)?,
-                bits: r.u64().map_err(|_| Invalid)?,
-                size: r.u64().map_err(|_| Invalid)?,
-                error: r.f64().map_err(|_| Invalid)?,
-                bpe: r.f64().map_err(|_| Invalid)?,
-                hashes: r.u32().map_err(|_| Invalid)?,
-                entries: r.u64().map_err(|_| Invalid)?,
-                n2: r.u8().map_err(|_| Invalid)?,
-            };
-            needed = needed.saturating_add(LINK_STRUCT_BYTES + record.bytes);
-            sizes = sizes.checked_add(record.size).ok_or(Invalid)?;
-            records.push(record);
-        }
-        if sizes != size || records.iter().any(|r| !r.is_consistent()) {
-            return Err(Invalid);
-        }
+        let h = BloomHeader::parse(header).map_err(|_| HeaderError::Invalid)?;
+        let needed = h.layers.iter().fold(CHAIN_STRUCT_BYTES, |sum, l| {
+            sum.saturating_add(LINK_STRUCT_BYTES + l.bytes)
+        });
         limit.check(0, needed).map_err(HeaderError::TooLarge)?;
-        let layers = records
+        let layers = h
+            .layers
             .iter()
             .map(Layer::zeroed)
             .collect::<Option<Vec<_>>>()
-            .ok_or(Invalid)?;
+            .ok_or(HeaderError::Invalid)?;
         Ok(Self {
             layers,
-            size,
-            options,
-            growth,
+            size: h.size,
+            options: h.options,
+            growth: h.growth,
         })
     }
 
@@ -764,6 +661,7 @@ fn trim_zeros(s: &str) -> &str {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use bloomkit::interop::redisbloom::LN2;
 
     #[test]
     fn default_first_layer_matches_the_documented_sizing() {

@@ -18,7 +18,6 @@ use bloomkit::hash::{murmur2, murmur64a};
 
 use crate::config::{Limit, Refusal};
 use crate::rdb::{Sink, Source};
-use bloomkit::codec::Reader;
 
 /// `CF.ADD` on a missing key creates a filter of this capacity.
 pub const DEFAULT_CAPACITY: u64 = 1024;
@@ -59,10 +58,10 @@ pub const MAX_NUM_BUCKETS: u64 = (1 << 56) - 1;
 /// The most sub-filters a filter may have: RedisBloom stores the count in 16 bits.
 pub const MAX_NUM_FILTERS: usize = u16::MAX as usize;
 
-/// The size of the SCANDUMP header.
-pub const HEADER_BYTES: usize = 38;
-/// The largest data chunk SCANDUMP returns.
-pub const MAX_CHUNK_BYTES: u64 = 16 * 1024 * 1024;
+use bloomkit::interop::redisbloom::CuckooHeader;
+/// The size of the SCANDUMP header, and the largest data chunk SCANDUMP returns (the
+/// library's: one copy of RedisBloom's layout in the workspace).
+pub use bloomkit::interop::redisbloom::{CUCKOO_HEADER_BYTES as HEADER_BYTES, MAX_CHUNK_BYTES};
 
 /// RedisBloom's `sizeof(CuckooFilter)` and `sizeof(SubCF)`, counted by `CF.INFO Size`.
 const FILTER_STRUCT_BYTES: u64 = 40;
@@ -648,14 +647,16 @@ impl Cuckoo {
     /// [`Hashing::Murmur2`] filter — RedisBloom's `CF.LOADCHUNK` refuses that length
     /// ("Invalid header") instead of making a filter that would answer with other hashing.
     pub fn header(&self) -> Vec<u8> {
-        let mut out = Vec::with_capacity(HEADER_BYTES + 1);
-        out.extend_from_slice(&self.num_items.to_le_bytes());
-        out.extend_from_slice(&self.num_buckets.to_le_bytes());
-        out.extend_from_slice(&self.num_deletes.to_le_bytes());
-        out.extend_from_slice(&(self.filters.len() as u64).to_le_bytes());
-        out.extend_from_slice(&self.bucket_size.to_le_bytes());
-        out.extend_from_slice(&self.max_iterations.to_le_bytes());
-        out.extend_from_slice(&self.expansion.to_le_bytes());
+        let mut out = CuckooHeader {
+            items: self.num_items,
+            buckets: self.num_buckets,
+            deletes: self.num_deletes,
+            filters: self.filters.len() as u64,
+            bucket_size: self.bucket_size,
+            max_iterations: self.max_iterations,
+            expansion: self.expansion,
+        }
+        .to_bytes();
         if self.hashing != Hashing::Murmur64A {
             out.push(self.hashing.id());
         }
@@ -732,25 +733,17 @@ impl Cuckoo {
             }
             _ => return Err(CreateError::Invalid),
         };
-        let mut r = Reader::new(header);
-        let mut u64s = [0u64; 4];
-        for v in &mut u64s {
-            *v = r.u64().map_err(|_| CreateError::Invalid)?;
-        }
-        let mut u16s = [0u64; 3];
-        for v in &mut u16s {
-            *v = r.u16().map_err(|_| CreateError::Invalid)? as u64;
-        }
-        let [items, buckets, deletes, filters] = u64s;
-        let [bucket_size, max_iterations, expansion] = u16s;
+        // The layout and RedisBloom's integrity checks: the library's (shared with `bloomkit
+        // import --from redis`); `shell` checks the same again for the RDB path.
+        let h = CuckooHeader::parse(&header[..HEADER_BYTES]).map_err(|_| CreateError::Invalid)?;
         let (mut cf, sizes, needed) = Self::shell(
-            items,
-            buckets,
-            deletes,
-            filters,
-            bucket_size,
-            max_iterations,
-            expansion,
+            h.items,
+            h.buckets,
+            h.deletes,
+            h.filters,
+            h.bucket_size as u64,
+            h.max_iterations as u64,
+            h.expansion as u64,
         )
         .ok_or(CreateError::Invalid)?;
         cf.hashing = hashing;

@@ -4,6 +4,10 @@
 //! items that may be present, with `--absent` only the ones that are certainly absent (the
 //! item alone, so the output can feed another program). With `--count` (the kinds that count
 //! how often each item was added, [`Kind::counts`]) `ITEM<TAB>COUNT`, 0 for an absent item.
+//!
+//! With `--format spark|guava` the file is a Spark sketch or a Guava filter as their
+//! `writeTo` wrote it, answered as their `mightContain` answers; `--items utf8|long|bytes`
+//! says how a line becomes the item (Guava's funnel, Spark's `put…` method).
 
 use std::io::{BufWriter, Write};
 use std::path::PathBuf;
@@ -14,6 +18,7 @@ use bloomkit::{Filter, Kind};
 use clap::Args;
 use rayon::prelude::*;
 
+use super::foreign::{FileFormat, ItemsArg, JavaFilter};
 use super::input::{self, ItemArgs, ItemSource};
 use super::store;
 
@@ -42,6 +47,15 @@ pub struct CheckArgs {
         store::kinds_that(Kind::counts)
     ))]
     pub count: bool,
+
+    /// The file's format: a bloomkit file, or the bytes of Spark's or Guava's `writeTo`.
+    #[arg(long, value_enum, default_value_t)]
+    pub format: FileFormat,
+
+    /// With --format spark|guava: how a line becomes an item — utf8 (a string), long (a
+    /// decimal 64-bit integer) or bytes (a byte array); Guava's funnel, Spark's put method.
+    #[arg(long = "items", id = "items_as", value_enum, value_name = "AS")]
+    pub items_as: Option<ItemsArg>,
 }
 
 /// Answers for every item. For a single item given as an argument the exit code is the
@@ -52,6 +66,12 @@ pub struct CheckArgs {
 /// its own, and the buffers are written out in order, so the output is the same as a
 /// line-by-line loop would give.
 pub fn run(args: CheckArgs) -> Result<ExitCode> {
+    if args.format != FileFormat::Bloomkit {
+        return run_java(args);
+    }
+    if args.items_as.is_some() {
+        bail!("--items is for --format spark|guava (a bloomkit file hashes a line's bytes)");
+    }
     let filter = store::open(&args.filter)?;
     let counts = args.count;
     if counts && !filter.kind().counts() {
@@ -121,6 +141,51 @@ pub fn run(args: CheckArgs) -> Result<ExitCode> {
             for answer in answers {
                 out.write_all(&answer)?;
             }
+            Ok(())
+        })
+    })?;
+    out.flush()?;
+    Ok(ExitCode::SUCCESS)
+}
+
+/// `check --format spark|guava`: the Java filter's answers, line after line.
+fn run_java(args: CheckArgs) -> Result<ExitCode> {
+    if args.count {
+        bail!("--count is for bloomkit filters that count; a Spark or Guava filter does not");
+    }
+    let filter = JavaFilter::open(&args.filter, args.format)?;
+    let items = args.items_as.unwrap_or_default();
+    let format = Format {
+        present: args.present,
+        absent: args.absent,
+    };
+    let mut out = BufWriter::with_capacity(1 << 16, std::io::stdout().lock());
+    let file = match args.items.source() {
+        ItemSource::Args(list) => {
+            let (mut buffer, mut maybe) = (Vec::new(), true);
+            for item in &list {
+                maybe = filter.might_contain(item.as_encoded_bytes(), items)?;
+                format.append(item.as_encoded_bytes(), maybe, &mut buffer);
+            }
+            out.write_all(&buffer)?;
+            out.flush()?;
+            return Ok(if list.len() == 1 && !maybe {
+                ExitCode::from(1)
+            } else {
+                ExitCode::SUCCESS
+            });
+        }
+        ItemSource::File(path) => Some(path),
+        ItemSource::Stdin => None,
+    };
+    input::with_line_input(file.as_deref(), "checking", |reader, progress| {
+        input::for_each_block(reader, progress, |block| {
+            let mut buffer = Vec::with_capacity(block.len() + block.len() / 2);
+            for item in input::lines(block) {
+                let maybe = filter.might_contain(item, items)?;
+                format.append(item, maybe, &mut buffer);
+            }
+            out.write_all(&buffer)?;
             Ok(())
         })
     })?;

@@ -1,17 +1,31 @@
-//! `bloomkit export`: a filter file rewritten for sending — with `--compressed`, as the kind
-//! that is sent arithmetic-coded (the same bits; Mitzenmacher 2002), without it back as the
-//! plain kind ([`AnyFilter::into_compressed`], [`AnyFilter::into_uncompressed`]; the kinds
-//! with such a pair: [`Kind::exports`](bloomkit::Kind::exports)). Every command reads either
-//! file (`check`, `info`, `add`, `merge` …): the compressed file is a kind of its own that is
-//! the plain one in memory.
+//! `bloomkit export`: a filter file rewritten for sending.
+//!
+//! * Without `--to`: with `--compressed`, as the kind that is sent arithmetic-coded (the
+//!   same bits; Mitzenmacher 2002), without it back as the plain kind
+//!   ([`AnyFilter::into_compressed`], [`AnyFilter::into_uncompressed`]; the kinds with such
+//!   a pair: [`Kind::exports`](bloomkit::Kind::exports)). Every command reads either file
+//!   (`check`, `info`, `add`, `merge` …): the compressed file is a kind of its own that is
+//!   the plain one in memory.
+//! * `--to spark|guava -o OUT`: the bytes Spark's or Guava's `BloomFilter.readFrom` reads,
+//!   for a filter hashed as that library hashes (one imported from it).
+//! * `--to redis --key KEY`: the `BF.LOADCHUNK` commands (RESP, for `redis-cli --pipe`) that
+//!   recreate the filter under KEY in RedisBloom 2.4 or bloomkit's Redis module, to `-o
+//!   OUT` or standard output; `--to redis -o OUT` without a key writes the `SCANDUMP`
+//!   replies instead, which `import --from redis` reads back. Only a classic filter with
+//!   RedisBloom's hashing (`create --redisbloom`) is a RedisBloom filter; the library says
+//!   why the others are not ([`bloomkit::interop::redisbloom::dump_filter`]).
 
 use std::io::Write;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
-use anyhow::{bail, Result};
+use anyhow::{bail, Context, Result};
+use bloomkit::interop::guava::GuavaBloomFilter;
+use bloomkit::interop::redisbloom;
+use bloomkit::interop::spark::SparkBloomFilter;
 use bloomkit::{AnyFilter, Filter, Kind};
 use clap::Args;
 
+use super::foreign::Foreign;
 use super::store;
 
 /// Arguments of `bloomkit export`.
@@ -19,37 +33,61 @@ use super::store;
 pub struct ExportArgs {
     /// The filter file.
     #[arg(value_name = "FILE", help = format!(
-        "The filter file: a {} filter", store::kinds_that(Kind::exports)
+        "The filter file: a {} filter (without --to)", store::kinds_that(Kind::exports)
     ))]
     pub filter: PathBuf,
+
+    /// Write the filter in another system's format: spark or guava (`writeTo` bytes), redis
+    /// (with --key the LOADCHUNK commands that load it, else SCANDUMP replies).
+    #[arg(long, value_enum, conflicts_with = "compressed")]
+    pub to: Option<Foreign>,
+
+    /// With --to redis: the key the commands load the filter under.
+    #[arg(long, value_name = "KEY")]
+    pub key: Option<String>,
+
+    /// With --to redis: make a scaling RedisBloom filter that adds layers of N times the
+    /// capacity once full (without it the filter is NONSCALING, as the bloomkit one).
+    #[arg(long, value_name = "N")]
+    pub expansion: Option<u32>,
 
     /// Write the bit array arithmetic-coded; without it, write the plain kind.
     #[arg(long)]
     pub compressed: bool,
 
-    /// The file to write (replaced if it exists).
+    /// The file to write (replaced if it exists); with --to redis --key, standard output
+    /// when left out.
     #[arg(short, long, value_name = "FILE")]
-    pub output: PathBuf,
+    pub output: Option<PathBuf>,
 }
 
 /// The one-line help of `export`: the kinds it converts, from the registry.
 pub fn about() -> String {
     format!(
         "Rewrite a filter for sending: with --compressed as the kind sent arithmetic-coded (the \
-         same bits), without it as the plain kind (the kinds that can: {}). Every command \
-         reads both",
+         same bits), without it as the plain kind (the kinds that can: {}); with --to \
+         spark|guava|redis in another system's format",
         store::kinds_that(Kind::exports)
     )
 }
 
 /// Reads the filter, converts it, saves it, and says what the sizes are.
 pub fn run(args: ExportArgs) -> Result<()> {
+    if args.to != Some(Foreign::Redis) && (args.key.is_some() || args.expansion.is_some()) {
+        bail!("--key and --expansion are for --to redis");
+    }
+    if let Some(to) = args.to {
+        return foreign(&args, to);
+    }
+    let Some(output) = &args.output else {
+        bail!("export needs -o FILE (the file to write)");
+    };
     let filter = store::open(&args.filter)?;
     let kind = filter.kind();
     if !kind.exports() {
         bail!(
             "{} is a {kind} filter; export converts {} filters (a compressed filter is a plain \
-             one sent arithmetic-coded)",
+             one sent arithmetic-coded), or writes other systems' formats with --to",
             args.filter.display(),
             store::kinds_that(Kind::exports)
         );
@@ -59,22 +97,85 @@ pub fn run(args: ExportArgs) -> Result<()> {
     } else {
         filter.into_uncompressed()?
     };
-    store::save(&out, &args.output)?;
-    let before = std::fs::metadata(&args.filter)
-        .map(|m| m.len())
-        .unwrap_or(0);
-    let after = std::fs::metadata(&args.output)
-        .map(|m| m.len())
-        .unwrap_or(0);
+    store::save(&out, output)?;
+    report(&args.filter, output, &out.describe())
+}
+
+/// `export --to`: the foreign bytes, written atomically to `-o`, or the Redis commands to
+/// standard output.
+fn foreign(args: &ExportArgs, to: Foreign) -> Result<()> {
+    let filter = store::open(&args.filter)?;
+    let name = args.filter.display();
+    let (bytes, what) = match to {
+        Foreign::Spark => {
+            let f = SparkBloomFilter::from_filter(&filter)
+                .with_context(|| format!("{name} cannot be written as a Spark filter"))?;
+            let what = format!(
+                "Spark BloomFilter version {}, m = {}, k = {}",
+                f.version().number(),
+                f.bit_size(),
+                f.num_hash_functions()
+            );
+            (f.to_bytes(), what)
+        }
+        Foreign::Guava => {
+            let f = GuavaBloomFilter::from_filter(&filter)
+                .with_context(|| format!("{name} cannot be written as a Guava filter"))?;
+            let what = format!(
+                "Guava BloomFilter, m = {}, k = {}",
+                f.bit_size(),
+                f.num_hash_functions()
+            );
+            (f.to_bytes(), what)
+        }
+        Foreign::Redis => {
+            let items = filter.len();
+            let dump = redisbloom::dump_filter(filter, args.expansion)
+                .with_context(|| format!("{name} cannot be written for RedisBloom"))?;
+            let mut bytes = Vec::new();
+            let what = match &args.key {
+                Some(key) => {
+                    dump.write_commands(key.as_bytes(), &mut bytes)?;
+                    format!(
+                        "{} commands loading key {key:?} ({items} items)",
+                        dump.load_command()
+                    )
+                }
+                None => {
+                    dump.write_scandump(&mut bytes)?;
+                    format!("RedisBloom SCANDUMP replies ({items} items)")
+                }
+            };
+            if args.output.is_none() && args.key.is_some() {
+                let mut stdout = std::io::stdout().lock();
+                stdout.write_all(&bytes)?;
+                stdout.flush()?;
+                return Ok(());
+            }
+            (bytes, what)
+        }
+    };
+    let Some(output) = &args.output else {
+        bail!("export --to needs -o FILE (only --to redis --key writes to standard output)");
+    };
+    if output.as_os_str().is_empty() {
+        bail!("the output file name is empty");
+    }
+    bloomkit::codec::write_atomically(output, &bytes)
+        .with_context(|| format!("cannot write {}", output.display()))?;
+    report(&args.filter, output, &what)
+}
+
+fn report(input: &Path, output: &Path, what: &str) -> Result<()> {
+    let size = |p: &Path| std::fs::metadata(p).map(|m| m.len()).unwrap_or(0);
     let mut stdout = std::io::stdout().lock();
     writeln!(
         stdout,
-        "{} ({}) -> {} ({}): {}",
-        args.filter.display(),
-        store::human_bytes(before),
-        args.output.display(),
-        store::human_bytes(after),
-        out.describe()
+        "{} ({}) -> {} ({}): {what}",
+        input.display(),
+        store::human_bytes(size(input)),
+        output.display(),
+        store::human_bytes(size(output)),
     )?;
     stdout.flush()?;
     Ok(())

@@ -6,6 +6,9 @@
 //! the lines every kind has (kind, memory, bits per item), the kind's own facts
 //! ([`Filter::properties`]), the hashing, and the state now (items, estimated items,
 //! expected FPP), aligned with the block.
+//!
+//! With `--format spark|guava` the file is a Spark sketch or a Guava filter (their
+//! `writeTo` bytes): its version, m, k, seed, bits set and expected FPP.
 
 use std::io::Write;
 use std::path::PathBuf;
@@ -16,6 +19,7 @@ use bloomkit::{AnyFilter, Filter, Kind};
 use bloomkit_experiments::fpr::parameters_block;
 use clap::Args;
 
+use super::foreign::{FileFormat, JavaFilter};
 use super::store::{self, human_bytes, probability};
 
 /// Arguments of `bloomkit info`.
@@ -28,10 +32,17 @@ pub struct InfoArgs {
     /// Print one JSON object instead of text (the kind's facts under "properties").
     #[arg(long)]
     pub json: bool,
+
+    /// The file's format: a bloomkit file, or the bytes of Spark's or Guava's `writeTo`.
+    #[arg(long, value_enum, default_value_t)]
+    pub format: FileFormat,
 }
 
 /// Prints the filter's description.
 pub fn run(args: InfoArgs) -> Result<()> {
+    if args.format != FileFormat::Bloomkit {
+        return run_java(&args);
+    }
     let filter = store::open(&args.filter)?;
     let file_bytes = std::fs::metadata(&args.filter).map(|m| m.len()).ok();
     let facts = Facts::of(&filter, file_bytes);
@@ -39,6 +50,38 @@ pub fn run(args: InfoArgs) -> Result<()> {
         facts.json()
     } else {
         facts.text()
+    };
+    let mut out = std::io::stdout().lock();
+    out.write_all(text.as_bytes())?;
+    out.flush()?;
+    Ok(())
+}
+
+/// `info --format spark|guava`: the Java filter's facts, as text or one JSON object.
+fn run_java(args: &InfoArgs) -> Result<()> {
+    let filter = JavaFilter::open(&args.filter, args.format)?;
+    let mut facts = filter.facts();
+    if let Ok(m) = std::fs::metadata(&args.filter) {
+        facts.push(("File size in bytes", m.len().to_string()));
+    }
+    let text = if args.json {
+        let fields: Vec<String> = facts
+            .iter()
+            .map(|(k, v)| {
+                let key = k.to_lowercase().replace([' ', '(', ')'], "_");
+                let key = key.trim_end_matches('_').replace("__", "_");
+                match v.parse::<f64>() {
+                    Ok(_) => format!("\"{key}\": {v}"),
+                    Err(_) => format!("\"{key}\": \"{v}\""),
+                }
+            })
+            .collect();
+        format!("{{{}}}\n", fields.join(", "))
+    } else {
+        facts
+            .iter()
+            .map(|(k, v)| format!("{:<38}{v}\n", format!("{k}:")))
+            .collect()
     };
     let mut out = std::io::stdout().lock();
     out.write_all(text.as_bytes())?;

@@ -8,6 +8,8 @@ pub mod build;
 pub mod check;
 pub mod create;
 pub mod export;
+pub mod foreign;
+pub mod import;
 pub mod info;
 pub mod input;
 pub mod merge;

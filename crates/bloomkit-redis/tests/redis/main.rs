@@ -5,6 +5,7 @@ mod bf;
 mod budget;
 mod cf;
 mod distributed;
+mod dumps;
 mod harness;
 mod older;
 mod older_rdb;

@@ -69,6 +69,13 @@ pub enum HashFunction {
     /// filters use (with seed 0), so the
     /// [`SplitBlockBloomFilter`](crate::SplitBlockBloomFilter) reads it alone.
     Xxh64 = 4,
+    /// Spark's pair of MurmurHash3 x86_32 values (`Murmur3_x86_32.hashUnsafeBytes`, which
+    /// mixes each trailing byte as a block of its own): `h1 = hash(item, seed)` in bits 0–31,
+    /// `h2 = hash(item, h1)` in bits 64–95; the seed is the low 32 bits of the filter's seed.
+    /// With [`IndexScheme::SparkV1`] or [`IndexScheme::SparkV2`] a [`crate::BloomFilter`]
+    /// sets exactly the bits Spark's `util.sketch.BloomFilter` sets
+    /// (`interop::spark`, feature `spark`).
+    SparkMurmur3Pair = 5,
 }
 
 impl HashFunction {
@@ -84,6 +91,7 @@ impl HashFunction {
             2 => Ok(Self::Xxh3),
             3 => Ok(Self::Murmur64APair),
             4 => Ok(Self::Xxh64),
+            5 => Ok(Self::SparkMurmur3Pair),
             other => Err(Error::UnknownHashFunction(other)),
         }
     }
@@ -95,6 +103,7 @@ impl HashFunction {
             Self::Xxh3 => "xxh3-128",
             Self::Murmur64APair => "murmur64a-pair",
             Self::Xxh64 => "xxh64",
+            Self::SparkMurmur3Pair => "spark-murmur3-x86-32-pair",
         }
     }
 
@@ -121,6 +130,11 @@ impl HashFunction {
                 (a as u128) | ((b as u128) << 64)
             }
             Self::Xxh64 => widen_xxh64(xxhash_rust::xxh64::xxh64(bytes, seed)),
+            Self::SparkMurmur3Pair => {
+                let h1 = spark_murmur3_x86_32(bytes, seed as u32 as i32);
+                let h2 = spark_murmur3_x86_32(bytes, h1);
+                (h1 as u32 as u128) | ((h2 as u32 as u128) << 64)
+            }
         }
     }
 }
@@ -141,6 +155,18 @@ pub enum IndexScheme {
     /// arithmetic before the modulo). Weaker than the enhanced scheme when `b` is small; it
     /// exists for data compatibility with RedisBloom.
     DoubleHashing = 3,
+    /// Guava's `MURMUR128_MITZ_64`: from the digest's halves `a` (low) and `b` (high),
+    /// position i is `((a + i·b) & (2⁶³ − 1)) mod m` (wrapping). With MurmurHash3 and seed 0
+    /// a [`crate::BloomFilter`] of m = 64·w bits sets exactly the bits Guava's `BloomFilter`
+    /// sets (`interop::guava`, feature `guava`).
+    GuavaMitz64 = 4,
+    /// Spark's `BloomFilterImpl` (binary version 1), on [`HashFunction::SparkMurmur3Pair`]'s
+    /// `h1`, `h2`: for i = 1 … k the 32-bit `h1 + i·h2` (wrapping), its bits flipped if
+    /// negative, `mod m`.
+    SparkV1 = 5,
+    /// Spark's `BloomFilterImplV2` (binary version 2, Spark 4.1 on): a 64-bit `c = h1 ·
+    /// (2³¹ − 1)`; k times `c += h2`, position `(c < 0 ? !c : c) mod m` (the flip not kept).
+    SparkV2 = 6,
 }
 
 impl IndexScheme {
@@ -155,6 +181,9 @@ impl IndexScheme {
             1 => Ok(Self::EnhancedDoubleHashing),
             2 => Ok(Self::SeededHashes),
             3 => Ok(Self::DoubleHashing),
+            4 => Ok(Self::GuavaMitz64),
+            5 => Ok(Self::SparkV1),
+            6 => Ok(Self::SparkV2),
             other => Err(Error::UnknownIndexScheme(other)),
         }
     }
@@ -165,6 +194,9 @@ impl IndexScheme {
             Self::EnhancedDoubleHashing => "enhanced-double",
             Self::SeededHashes => "seeded-k",
             Self::DoubleHashing => "double-mod",
+            Self::GuavaMitz64 => "guava-mitz64",
+            Self::SparkV1 => "spark-v1",
+            Self::SparkV2 => "spark-v2",
         }
     }
 }
@@ -281,6 +313,17 @@ impl Hashing {
                 function: self.function,
                 seed: self.seed,
             },
+            scheme @ (IndexScheme::GuavaMitz64 | IndexScheme::SparkV1 | IndexScheme::SparkV2) => {
+                let digest = digest();
+                let (a, b) = (digest as u64, (digest >> 64) as u64);
+                PositionState::Java {
+                    a,
+                    b,
+                    scheme,
+                    // Spark version 2's running hash starts at h1 · Integer.MAX_VALUE.
+                    combined: (a as u32 as i32 as i64).wrapping_mul(i32::MAX as i64),
+                }
+            }
         };
         Positions {
             state,
@@ -426,6 +469,13 @@ enum PositionState<'a> {
         function: HashFunction,
         seed: u64,
     },
+    /// Guava's and Spark's schemes (reduced by modulo, as there).
+    Java {
+        a: u64,
+        b: u64,
+        scheme: IndexScheme,
+        combined: i64,
+    },
 }
 
 impl Positions<'static> {
@@ -477,6 +527,28 @@ impl Iterator for Positions<'_> {
                 function,
                 seed,
             } => function.digest(bytes, seeded_hash_seed(*seed, i)) as u64,
+            PositionState::Java {
+                a,
+                b,
+                scheme,
+                combined,
+            } => {
+                let index = match scheme {
+                    IndexScheme::GuavaMitz64 => {
+                        a.wrapping_add((i as u64).wrapping_mul(*b)) & i64::MAX as u64
+                    }
+                    IndexScheme::SparkV1 => {
+                        let (h1, h2) = (*a as u32 as i32, *b as u32 as i32);
+                        let c = h1.wrapping_add(((i + 1) as i32).wrapping_mul(h2));
+                        (if c < 0 { !c } else { c }) as u64
+                    }
+                    _ => {
+                        *combined = combined.wrapping_add(*b as u32 as i32 as i64);
+                        (if *combined < 0 { !*combined } else { *combined }) as u64
+                    }
+                };
+                return Some(index % self.num_bits);
+            }
         };
         Some(reduce(value, self.num_bits))
     }
@@ -575,6 +647,7 @@ pub fn digest_u64(function: HashFunction, key: u64, seed: u64) -> u128 {
         HashFunction::Xxh3 => xxh3_128_u64(key, seed),
         HashFunction::Murmur64APair => function.digest_bytes(&key.to_le_bytes(), seed),
         HashFunction::Xxh64 => widen_xxh64(xxh64_u64(key, seed)),
+        HashFunction::SparkMurmur3Pair => function.digest_bytes(&key.to_le_bytes(), seed),
     }
 }
 
@@ -1007,6 +1080,45 @@ pub fn murmur3_x64_128(bytes: &[u8], seed: u64) -> u128 {
     h1 = h1.wrapping_add(h2);
     h2 = h2.wrapping_add(h1);
     (h1 as u128) | ((h2 as u128) << 64)
+}
+
+/// Spark's `Murmur3_x86_32.hashUnsafeBytes(bytes, seed)`: MurmurHash3 x86_32 over the
+/// 4-byte little-endian blocks, then each trailing byte, sign-extended, mixed as a block of
+/// its own (not the reference tail), finalised with the length. On a multiple of 4 bytes it
+/// is the reference MurmurHash3 x86_32; on 8 bytes it is Spark's `hashLong`.
+///
+/// ```
+/// use bloomkit::hash::spark_murmur3_x86_32;
+/// // MurmurHash3 x86_32 of the empty input with seed 0 is 0.
+/// assert_eq!(spark_murmur3_x86_32(b"", 0), 0);
+/// ```
+pub fn spark_murmur3_x86_32(bytes: &[u8], seed: i32) -> i32 {
+    const C1: u32 = 0xcc9e_2d51;
+    const C2: u32 = 0x1b87_3593;
+    let mix_k1 = |k1: u32| k1.wrapping_mul(C1).rotate_left(15).wrapping_mul(C2);
+    let mix_h1 = |h1: u32, k1: u32| {
+        (h1 ^ k1)
+            .rotate_left(13)
+            .wrapping_mul(5)
+            .wrapping_add(0xe654_6b64)
+    };
+    let mut h1 = seed as u32;
+    let mut blocks = bytes.chunks_exact(4);
+    for block in &mut blocks {
+        h1 = mix_h1(
+            h1,
+            mix_k1(u32::from_le_bytes(block.try_into().expect("4 bytes"))),
+        );
+    }
+    for &b in blocks.remainder() {
+        h1 = mix_h1(h1, mix_k1(i32::from(b as i8) as u32));
+    }
+    h1 ^= bytes.len() as u32;
+    h1 ^= h1 >> 16;
+    h1 = h1.wrapping_mul(0x85eb_ca6b);
+    h1 ^= h1 >> 13;
+    h1 = h1.wrapping_mul(0xc2b2_ae35);
+    (h1 ^ (h1 >> 16)) as i32
 }
 
 /// The seed RedisBloom hashes Bloom filter items with (MurmurHash64A's own multiplier).

@@ -270,6 +270,51 @@ impl GuavaBloomFilter {
     }
 }
 
+impl GuavaBloomFilter {
+    /// The library hashing that sets Guava's bits: MurmurHash3 x64_128, seed 0,
+    /// [`IndexScheme::GuavaMitz64`](crate::IndexScheme::GuavaMitz64).
+    pub fn hashing() -> crate::Hashing {
+        crate::Hashing {
+            function: crate::HashFunction::Murmur3,
+            scheme: crate::IndexScheme::GuavaMitz64,
+            seed: 0,
+        }
+    }
+
+    /// The same filter as a bloomkit classic filter with [`hashing`](Self::hashing): it
+    /// answers as this one for items given as their funnelled bytes (a string's UTF-8, a
+    /// byte array; a `long` as its 8 little-endian bytes). Sized for `m ln 2 / k` items, its
+    /// count estimated from the fill (Guava's bytes hold neither).
+    ///
+    /// ```
+    /// use bloomkit::interop::guava::GuavaBloomFilter;
+    /// use bloomkit::Filter;
+    /// let mut g = GuavaBloomFilter::with_capacity(1000, 0.01)?;
+    /// g.put_str("hello");
+    /// let f = g.clone().into_filter()?;
+    /// assert!(f.contains("hello"));
+    /// assert_eq!(GuavaBloomFilter::from_filter(&f)?, g);
+    /// # Ok::<(), bloomkit::Error>(())
+    /// ```
+    pub fn into_filter(self) -> Result<crate::AnyFilter, Error> {
+        let k = u32::from(self.num_hash_functions);
+        Ok(super::classic_from_words(&self.words, k, Self::hashing())?.into())
+    }
+
+    /// The Guava filter holding a bloomkit filter's bits, if it is one: a classic filter
+    /// with [`hashing`](Self::hashing), whole 64-bit words and k ≤ 255 (one imported from
+    /// Guava). Anything else is an error saying why.
+    pub fn from_filter(filter: &crate::AnyFilter) -> Result<Self, Error> {
+        let (words, k, _) = super::words_of_classic(
+            filter,
+            "Guava",
+            |h| h == Self::hashing(),
+            "import one with `bloomkit import --from guava`",
+        )?;
+        Self::from_words(k, words)
+    }
+}
+
 impl GuavaFunnel {
     /// The funnel's name on the command line: `utf8`, `long`, `bytes`.
     pub fn name(self) -> &'static str {

@@ -5,22 +5,30 @@
 //!   (`writeTo`/`readFrom`, strategy `MURMUR128_MITZ_64`).
 //! * `spark` (feature `spark`) — Spark's `org.apache.spark.util.sketch.BloomFilter`
 //!   (binary versions 1 and 2).
+//! * `redisbloom` (feature `redisbloom`) — RedisBloom 2.4's `SCANDUMP`/`LOADCHUNK` dumps of
+//!   Bloom and cuckoo filters, and the RESP command stream that loads them.
 
 #[cfg(feature = "guava")]
 #[cfg_attr(docsrs, doc(cfg(feature = "guava")))]
 pub mod guava;
+#[cfg(feature = "redisbloom")]
+#[cfg_attr(docsrs, doc(cfg(feature = "redisbloom")))]
+pub mod redisbloom;
 #[cfg(feature = "spark")]
 #[cfg_attr(docsrs, doc(cfg(feature = "spark")))]
 pub mod spark;
 
+#[cfg(any(feature = "guava", feature = "spark"))]
 use crate::error::{DecodeError, Error};
 
 /// Reads big-endian fields from a byte slice, every short read an error.
+#[cfg(any(feature = "guava", feature = "spark"))]
 pub(crate) struct BeReader<'a> {
     bytes: &'a [u8],
     offset: usize,
 }
 
+#[cfg(any(feature = "guava", feature = "spark"))]
 impl<'a> BeReader<'a> {
     pub(crate) fn new(bytes: &'a [u8]) -> Self {
         BeReader { bytes, offset: 0 }
@@ -82,6 +90,7 @@ impl<'a> BeReader<'a> {
 }
 
 /// A zeroed word array, its allocation failure an error rather than an abort.
+#[cfg(any(feature = "guava", feature = "spark"))]
 pub(crate) fn zeroed_words(count: usize) -> Result<Vec<u64>, Error> {
     let mut words = Vec::new();
     words
@@ -91,4 +100,87 @@ pub(crate) fn zeroed_words(count: usize) -> Result<Vec<u64>, Error> {
         })?;
     words.resize(count, 0);
     Ok(words)
+}
+
+/// A classic filter holding a Java filter's words (bit `i` is bit `i % 64` of word `i / 64`,
+/// the same as bloomkit's bit arrays) with `hashing`: sized for the n at which m bits and
+/// k hashes reach the optimal fill (`m ln 2 / k`), its count estimated from the fill (the
+/// Java formats store no count).
+#[cfg(any(feature = "guava", feature = "spark"))]
+pub(crate) fn classic_from_words(
+    words: &[u64],
+    num_hashes: u32,
+    hashing: crate::Hashing,
+) -> Result<crate::BloomFilter, Error> {
+    use crate::params;
+    let m = words.len() as u64 * 64;
+    let mut bytes = Vec::new();
+    bytes
+        .try_reserve_exact(words.len() * 8)
+        .map_err(|_| Error::OutOfMemory { bytes: m / 8 })?;
+    for w in words {
+        bytes.extend_from_slice(&w.to_le_bytes());
+    }
+    let bits = crate::bits::BitVec::from_le_bytes(m, &bytes)?;
+    let capacity = ((m as f64 * std::f64::consts::LN_2 / num_hashes as f64).round() as u64).max(1);
+    let target_fpp = params::fpp_exact(m, num_hashes, capacity).clamp(f64::MIN_POSITIVE, 0.5);
+    let ones = bits.count_ones();
+    let inserted = params::count_from_estimate(params::estimate_items(ones, m, num_hashes));
+    Ok(crate::BloomFilter {
+        bits,
+        num_hashes,
+        hashing,
+        capacity,
+        target_fpp,
+        inserted,
+    })
+}
+
+/// The words of a classic filter that hashes with `hashing` — the Java format's words
+/// (m a multiple of 64) — or an error saying why the filter is not one (`format` names it).
+#[cfg(any(feature = "guava", feature = "spark"))]
+pub(crate) fn words_of_classic(
+    filter: &crate::AnyFilter,
+    format: &str,
+    accepts: impl Fn(crate::Hashing) -> bool,
+    create: &str,
+) -> Result<(Vec<u64>, u32, crate::Hashing), Error> {
+    use crate::Filter;
+    let unsupported = |reason: String| Error::InvalidParameter {
+        parameter: "filter",
+        reason,
+    };
+    let plain;
+    let filter = if filter.kind().exports() {
+        plain = filter.clone().into_uncompressed()?;
+        &plain
+    } else {
+        filter
+    };
+    let crate::AnyFilter::Bloom(f) = filter else {
+        return Err(unsupported(format!(
+            "a {} filter is not a {format} filter, which is a classic Bloom filter with \
+             {format}'s hashing: {create}",
+            filter.kind()
+        )));
+    };
+    if !accepts(f.hashing) {
+        return Err(unsupported(format!(
+            "it hashes with {}, not as {format} does: {create}",
+            f.hashing
+        )));
+    }
+    let m = f.num_bits();
+    if !m.is_multiple_of(64) {
+        return Err(unsupported(format!(
+            "it has {m} bits; a {format} filter has whole 64-bit words"
+        )));
+    }
+    let mut bytes = Vec::with_capacity((m / 8) as usize);
+    f.bits.write_le_bytes(&mut bytes);
+    let words = bytes
+        .chunks_exact(8)
+        .map(|c| u64::from_le_bytes(c.try_into().expect("8 bytes")))
+        .collect();
+    Ok((words, f.num_hashes, f.hashing))
 }

@@ -353,6 +353,67 @@ impl SparkBloomFilter {
     }
 }
 
+impl SparkBloomFilter {
+    /// The library hashing that sets this filter's bits:
+    /// [`HashFunction::SparkMurmur3Pair`](crate::HashFunction::SparkMurmur3Pair) with the
+    /// filter's seed and [`IndexScheme::SparkV1`](crate::IndexScheme::SparkV1) or
+    /// [`SparkV2`](crate::IndexScheme::SparkV2) by version.
+    pub fn hashing(&self) -> crate::Hashing {
+        crate::Hashing {
+            function: crate::HashFunction::SparkMurmur3Pair,
+            scheme: match self.version {
+                SparkVersion::V1 => crate::IndexScheme::SparkV1,
+                SparkVersion::V2 => crate::IndexScheme::SparkV2,
+            },
+            seed: self.seed as u32 as u64,
+        }
+    }
+
+    /// The same filter as a bloomkit classic filter with [`hashing`](Self::hashing): it
+    /// answers as this one for strings and byte arrays given as their bytes (and a `long`
+    /// as its 8 little-endian bytes, which Spark's `hashLong` hashes alike). Sized for
+    /// `m ln 2 / k` items, its count estimated from the fill.
+    ///
+    /// ```
+    /// use bloomkit::interop::spark::SparkBloomFilter;
+    /// use bloomkit::Filter;
+    /// let mut s = SparkBloomFilter::with_capacity(1000, 0.01)?;
+    /// s.put_str("hello");
+    /// s.put_long(42);
+    /// let f = s.clone().into_filter()?;
+    /// assert!(f.contains("hello") && f.contains(&42i64));
+    /// assert_eq!(SparkBloomFilter::from_filter(&f)?, s);
+    /// # Ok::<(), bloomkit::Error>(())
+    /// ```
+    pub fn into_filter(self) -> Result<crate::AnyFilter, Error> {
+        let hashing = self.hashing();
+        Ok(super::classic_from_words(&self.words, self.num_hash_functions, hashing)?.into())
+    }
+
+    /// The Spark filter holding a bloomkit filter's bits, if it is one: a classic filter
+    /// with Spark's hashing (either version; version 1 with seed 0) and whole 64-bit words
+    /// (one imported from Spark). Anything else is an error saying why.
+    pub fn from_filter(filter: &crate::AnyFilter) -> Result<Self, Error> {
+        use crate::{HashFunction, IndexScheme};
+        let (words, k, hashing) = super::words_of_classic(
+            filter,
+            "Spark",
+            |h| {
+                h.function == HashFunction::SparkMurmur3Pair
+                    && matches!(h.scheme, IndexScheme::SparkV1 | IndexScheme::SparkV2)
+                    && h.seed <= u32::MAX as u64
+            },
+            "import one with `bloomkit import --from spark`",
+        )?;
+        let version = if hashing.scheme == IndexScheme::SparkV1 {
+            SparkVersion::V1
+        } else {
+            SparkVersion::V2
+        };
+        Self::from_words(version, u64::from(k), hashing.seed as u32 as i32, words)
+    }
+}
+
 /// Spark's `BloomFilter.optimalNumOfBits(n, p)`: ⌊−n·ln p / ln² 2⌋ (saturating).
 pub fn optimal_num_of_bits(expected_items: u64, fpp: f64) -> u64 {
     let ln2 = std::f64::consts::LN_2;
@@ -393,16 +454,5 @@ pub fn hash_long(item: i64, seed: i32) -> i32 {
 /// Spark's `Murmur3_x86_32.hashUnsafeBytes`: 4-byte little-endian blocks, then each trailing
 /// byte, sign-extended, mixed as a block of its own.
 pub fn hash_bytes(item: &[u8], seed: i32) -> i32 {
-    let mut h1 = seed as u32;
-    let mut blocks = item.chunks_exact(4);
-    for block in &mut blocks {
-        h1 = mix_h1(
-            h1,
-            mix_k1(u32::from_le_bytes(block.try_into().expect("4 bytes"))),
-        );
-    }
-    for &b in blocks.remainder() {
-        h1 = mix_h1(h1, mix_k1(i32::from(b as i8) as u32));
-    }
-    fmix(h1, item.len() as u32) as i32
+    crate::hash::spark_murmur3_x86_32(item, seed)
 }

@@ -114,3 +114,35 @@ pub fn item(funnel: &str, i: usize) -> Item {
         _ => unreachable!(),
     }
 }
+
+/// Inserts an item into a bloomkit filter as the Java formats hash it: a string as its
+/// UTF-8 bytes, a long as its 8 little-endian bytes, a byte array as itself (what `bloomkit
+/// import --from guava|spark` files answer for).
+pub fn insert_any(f: &mut bloomkit::AnyFilter, item: &Item) {
+    use bloomkit::Filter;
+    match item {
+        Item::Str(s) => f.try_insert(s.as_str()),
+        Item::Long(v) => f.try_insert(v),
+        Item::Bytes(b) => f.try_insert(&b[..]),
+    }
+    .expect("a classic filter takes every item");
+}
+
+/// A bloomkit filter's answers for items 0 … probes − 1 of `funnel`, hashed as
+/// [`insert_any`] hashes them.
+pub fn probe_any(f: &bloomkit::AnyFilter, funnel: &str, probes: usize) -> Vec<bool> {
+    use bloomkit::Filter;
+    (0..probes)
+        .map(|i| match item(funnel, i) {
+            Item::Str(s) => f.contains(s.as_str()),
+            Item::Long(v) => f.contains(&v),
+            Item::Bytes(b) => f.contains(&b[..]),
+        })
+        .collect()
+}
+
+/// A filter through a bloomkit file and back: what `import` writes and `check` reads.
+pub fn through_file(f: bloomkit::AnyFilter) -> bloomkit::AnyFilter {
+    use bloomkit::Persist;
+    bloomkit::AnyFilter::from_bytes(&f.to_bytes()).expect("a saved filter loads")
+}

@@ -217,12 +217,16 @@ pub fn shape() -> impl Strategy<Value = Shape> {
         prop_oneof![
             Just(HashFunction::Murmur3),
             Just(HashFunction::Xxh3),
-            Just(HashFunction::Murmur64APair)
+            Just(HashFunction::Murmur64APair),
+            Just(HashFunction::SparkMurmur3Pair)
         ],
         prop_oneof![
             Just(IndexScheme::EnhancedDoubleHashing),
             Just(IndexScheme::SeededHashes),
-            Just(IndexScheme::DoubleHashing)
+            Just(IndexScheme::DoubleHashing),
+            Just(IndexScheme::GuavaMitz64),
+            Just(IndexScheme::SparkV1),
+            Just(IndexScheme::SparkV2)
         ],
         any::<u64>(),
         any::<u8>(),

@@ -399,9 +399,11 @@ fn unknown_kind_tags_are_unknown_kinds() {
 #[test]
 fn unknown_hash_function_and_index_scheme_ids_are_invalid_fields() {
     let base = Layout::of_small_filter();
-    for id in [0u8, 5, 255] {
+    for id in [0u8, 6, 255] {
         let error = base.with(|l| l.function = id).decode_error();
         assert!(is_field(&error, "hash function"), "id {id}: {error:?}");
+    }
+    for id in [0u8, 7, 255] {
         let error = base.with(|l| l.scheme = id).decode_error();
         assert!(is_field(&error, "index scheme"), "id {id}: {error:?}");
     }
@@ -411,11 +413,15 @@ fn unknown_hash_function_and_index_scheme_ids_are_invalid_fields() {
         HashFunction::Xxh3,
         HashFunction::Murmur64APair,
         HashFunction::Xxh64,
+        HashFunction::SparkMurmur3Pair,
     ] {
         for scheme in [
             IndexScheme::EnhancedDoubleHashing,
             IndexScheme::SeededHashes,
             IndexScheme::DoubleHashing,
+            IndexScheme::GuavaMitz64,
+            IndexScheme::SparkV1,
+            IndexScheme::SparkV2,
         ] {
             let filter = base
                 .with(|l| {

@@ -1,0 +1,1278 @@
+//! RedisBloom 2.4's dumps, built and read offline: the `BF.SCANDUMP`/`CF.SCANDUMP` byte
+//! layouts, the `BF.LOADCHUNK`/`CF.LOADCHUNK` command stream (RESP) that recreates a filter
+//! in a server, and a classic [`BloomFilter`] with RedisBloom's hashing converted both ways.
+//!
+//! Source: RedisBloom 2.4's documentation of `BF.SCANDUMP`/`BF.LOADCHUNK` and
+//! `CF.SCANDUMP`/`CF.LOADCHUNK`, and the layouts of its `src/sb.h` (`dumpedChainHeader`,
+//! `dumpedChainLink`) and `src/cuckoo.h` (`CFHeader`), as collected in the workspace's
+//! `shared/redisbloom-2.4.md`; the Redis module of this workspace (`crates/bloomkit-redis`)
+//! writes and reads the same bytes with the header code of this file. Checked against a real
+//! `redis-server` with that module and with RedisBloom 2.4.20's `redisbloom.so`
+//! (`scripts/test-redis-interop`).
+//!
+//! # The dump of a Bloom filter (a chain of layers)
+//!
+//! `SCANDUMP key 0` answers `[1, header]`; the header, packed little-endian:
+//!
+//! | bytes | field |
+//! |---|---|
+//! | 8 | items in the chain (the sum of the layers' counts) |
+//! | 4 | number of layers |
+//! | 4 | options: 1 `NOROUND`, 2 `ENTS_IS_BITS`, 4 `FORCE64` (64-bit hashing), 8 `NO_SCALING` |
+//! | 4 | growth (expansion) |
+//! | 53 per layer | bytes u64, bits u64, items u64, error f64, bits per entry f64, hashes u32, capacity u64, n2 u8 |
+//!
+//! Then the layers' bit arrays, concatenated, in chunks of at most 16 MiB that never cross
+//! a layer: a chunk of `len` bytes starting at byte `o` of the concatenation is answered as
+//! `[o + 1 + len, bytes]`, and `LOADCHUNK key iter bytes` writes it back at `iter − len − 1`.
+//! `LOADCHUNK key 1 header` creates the filter (the key must not exist). The end is `[0, ""]`.
+//! Bit `x` of a layer is bit `x mod 8` of its byte `x / 8`.
+//!
+//! A layer's sizing (`BF.RESERVE`): bits per entry `bpe = −ln ε / ln² 2`, bits `⌊n · bpe⌋`
+//! rounded up to a multiple of 64, hashes `⌈ln 2 · bpe⌉` ([`layer_shape`]). An item's bits:
+//! `a = MurmurHash64A(item, 0xc6a4a7935bd1e995)`, `b = MurmurHash64A(item, a)`, bit `i` is
+//! `(a + i·b) mod bits` — the library's [`Hashing::redisbloom`].
+//!
+//! # The dump of a cuckoo filter
+//!
+//! `[1, header]` with the 38-byte header: items u64, buckets u64, deletes u64, sub-filters
+//! u64, bucket size u16, max iterations u16, expansion u16; then each sub-filter's slots
+//! (one byte each, `buckets · expansionʲ · bucket size` for sub-filter `j`) in chunks as for
+//! Bloom filters.
+//!
+//! # Which bloomkit filters are RedisBloom filters
+//!
+//! A classic [`BloomFilter`] hashed with [`Hashing::redisbloom`] whose bit count is a whole
+//! number of bytes sets exactly the bits a one-layer RedisBloom filter sets
+//! ([`BloomDump::from_bloom_filter`]); `bloomkit create --redisbloom` sizes one as
+//! `BF.RESERVE … NONSCALING` does. Every other kind or hashing puts items elsewhere, and
+//! RedisBloom's cuckoo table (one-byte fingerprints `h mod 255 + 1`, its own alternate
+//! index) is not the library's [`crate::CuckooFilter`]: cuckoo dumps are read, checked and
+//! written back as they are ([`Dump`]), not turned into a bloomkit kind.
+
+use std::io::{self, Write};
+
+use crate::bits::BitVec;
+use crate::error::{DecodeError, Error};
+use crate::format::Reader;
+use crate::hash::{Hashing, REDISBLOOM_SEED};
+use crate::{AnyFilter, BloomFilter, Filter};
+
+/// `BLOOM_OPT_NOROUND`: bits are not rounded up to a power of two.
+pub const OPT_NOROUND: u32 = 1;
+/// `BLOOM_OPT_ENTS_IS_BITS`: a new layer's capacity is log₂ of its bits (RedisBloom 1.x).
+pub const OPT_ENTS_IS_BITS: u32 = 2;
+/// `BLOOM_OPT_FORCE64`: 64-bit hashing (MurmurHash64A).
+pub const OPT_FORCE64: u32 = 4;
+/// `BLOOM_OPT_NO_SCALING`: the filter never adds a layer.
+pub const OPT_NO_SCALING: u32 = 8;
+
+/// The fixed part of a Bloom dump's header: items u64, layers u32, options u32, growth u32.
+pub const BLOOM_HEADER_FIXED_BYTES: usize = 20;
+/// One layer's record in a Bloom dump's header.
+pub const BLOOM_HEADER_LAYER_BYTES: usize = 53;
+/// A cuckoo dump's header.
+pub const CUCKOO_HEADER_BYTES: usize = 38;
+/// The largest data chunk `SCANDUMP` answers (and the export writes).
+pub const MAX_CHUNK_BYTES: u64 = 16 * 1024 * 1024;
+
+/// The most hash functions a layer may have: `⌈ln 2 · bpe⌉` for the smallest positive
+/// error (4.9·10⁻³²⁴) is 1075; more only comes from damaged data.
+pub const MAX_HASHES: u32 = 1100;
+/// The most buckets a cuckoo sub-filter may have: RedisBloom stores the count in 56 bits.
+pub const MAX_CUCKOO_BUCKETS: u64 = (1 << 56) - 1;
+/// The largest cuckoo bucket size.
+pub const MAX_CUCKOO_BUCKET_SIZE: u16 = 255;
+
+/// libbloom's constants, which RedisBloom's sizing uses: ln² 2 and ln 2 to 15 digits. Kept
+/// as written (not `std::f64::consts::LN_2`) so that bpe and k round exactly as there.
+pub const LN2_SQUARED: f64 = 0.480453013918201;
+/// See [`LN2_SQUARED`].
+#[allow(clippy::approx_constant)]
+pub const LN2: f64 = 0.693147180559945;
+
+/// The number of hash functions RedisBloom derives from bits per entry, `⌈ln 2 · bpe⌉`
+/// (C's `(int)ceil(…)`), or `None` where that is negative, not a number or above
+/// [`MAX_HASHES`].
+///
+/// ```
+/// use bloomkit::interop::redisbloom::hashes_for;
+/// assert_eq!(hashes_for(-(0.005f64).ln() / 0.480453013918201), Some(8));
+/// assert_eq!(hashes_for(f64::NAN), None);
+/// ```
+pub fn hashes_for(bpe: f64) -> Option<u32> {
+    let k = (LN2 * bpe).ceil();
+    (k >= 0.0 && k <= MAX_HASHES as f64).then_some(k as u32)
+}
+
+/// A layer's size from its capacity and error as `BF.RESERVE` makes it: `(bits, hashes,
+/// bpe)` with `bpe = −ln ε / ln² 2`, `bits = ⌊n · bpe⌋` (at least 1) rounded up to a
+/// multiple of 64, `hashes = ⌈ln 2 · bpe⌉` (at least 1). `None` when the error is not in
+/// (0, 1), the capacity is 0, or the size overflows.
+///
+/// ```
+/// use bloomkit::interop::redisbloom::layer_shape;
+/// // BF.RESERVE k 0.01 100: the first layer has ε/2 = 0.005.
+/// let (bits, hashes, _) = layer_shape(100, 0.005).unwrap();
+/// assert_eq!((bits, hashes), (1152, 8));
+/// assert_eq!(layer_shape(0, 0.01), None);
+/// ```
+pub fn layer_shape(entries: u64, error: f64) -> Option<(u64, u32, f64)> {
+    if entries == 0 || !(error > 0.0 && error < 1.0) {
+        return None;
+    }
+    let bpe = -error.ln() / LN2_SQUARED;
+    let bits = entries as f64 * bpe;
+    if !bits.is_finite() || bits >= (1u64 << 62) as f64 {
+        return None;
+    }
+    // At least one bit (a tiny bpe times a small capacity rounds down to 0), which the
+    // rounding below makes one 64-bit word: `BF.RESERVE k 0.99 3 NONSCALING` has 64 bits.
+    let bits = (bits as u64).max(1);
+    let bytes = bits.div_ceil(64) * 8;
+    let hashes = (LN2 * bpe).ceil();
+    if bytes == 0 || hashes > MAX_HASHES as f64 {
+        return None;
+    }
+    Some((bytes * 8, hashes.max(1.0) as u32, bpe))
+}
+
+/// One layer's record in a Bloom dump's header.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct BloomLayerHeader {
+    /// Bytes of the bit array.
+    pub bytes: u64,
+    /// Bits of the bit array (`8 · bytes`).
+    pub bits: u64,
+    /// Items added to this layer.
+    pub size: u64,
+    /// The error rate the layer was sized for.
+    pub error: f64,
+    /// Bits per entry, from which the hashes follow.
+    pub bpe: f64,
+    /// The number of hash functions.
+    pub hashes: u32,
+    /// The capacity.
+    pub entries: u64,
+    /// log₂ of the bits for power-of-two layers (RedisBloom 1.x), else 0.
+    pub n2: u8,
+}
+
+impl BloomLayerHeader {
+    /// RedisBloom 2.4's integrity check of a layer (`bloom_validate_integrity`), which is
+    /// also what memory safety needs: bits = bytes · 8 and not 0, `n2` ≤ 63 with `2ⁿ²` ≤
+    /// bits (every position falls inside the array), the error in (0, 1), and `hashes =
+    /// ⌈ln 2 · bpe⌉` (here also at most [`MAX_HASHES`]). The capacity and the count are any
+    /// numbers: they only decide when the chain grows.
+    pub fn is_consistent(&self) -> bool {
+        self.reason_inconsistent().is_none()
+    }
+
+    fn reason_inconsistent(&self) -> Option<String> {
+        if self.bits == 0 || self.bytes.checked_mul(8) != Some(self.bits) {
+            return Some(format!(
+                "{} bits in {} bytes; a layer has 8 bits per byte and at least one byte",
+                self.bits, self.bytes
+            ));
+        }
+        if self.n2 > 63 || (self.n2 > 0 && self.bits < 1 << self.n2) {
+            return Some(format!("n2 = {} does not fit {} bits", self.n2, self.bits));
+        }
+        if !(self.error > 0.0 && self.error < 1.0) {
+            return Some(format!("error rate {} is not in (0, 1)", self.error));
+        }
+        if hashes_for(self.bpe) != Some(self.hashes) {
+            return Some(format!(
+                "{} hashes where bits per entry {} give ⌈ln 2 · bpe⌉ = {:?}",
+                self.hashes,
+                self.bpe,
+                hashes_for(self.bpe)
+            ));
+        }
+        None
+    }
+
+    /// What bit positions are reduced modulo: `2ⁿ²` for power-of-two layers, else the bits.
+    pub fn modulus(&self) -> u64 {
+        if self.n2 > 0 {
+            1 << self.n2
+        } else {
+            self.bits
+        }
+    }
+}
+
+/// The header of a Bloom filter's dump (`BF.SCANDUMP key 0`).
+#[derive(Clone, Debug, PartialEq)]
+pub struct BloomHeader {
+    /// Items in the chain: the sum of the layers' counts.
+    pub size: u64,
+    /// The option bits ([`OPT_NOROUND`] …).
+    pub options: u32,
+    /// The expansion factor of a scaling filter.
+    pub growth: u32,
+    /// The layers, oldest first.
+    pub layers: Vec<BloomLayerHeader>,
+}
+
+impl BloomHeader {
+    /// The header's bytes, as `SCANDUMP` answers them.
+    pub fn to_bytes(&self) -> Vec<u8> {
+        let mut out = Vec::with_capacity(
+            BLOOM_HEADER_FIXED_BYTES + BLOOM_HEADER_LAYER_BYTES * self.layers.len(),
+        );
+        out.extend_from_slice(&self.size.to_le_bytes());
+        out.extend_from_slice(&(self.layers.len() as u32).to_le_bytes());
+        out.extend_from_slice(&self.options.to_le_bytes());
+        out.extend_from_slice(&self.growth.to_le_bytes());
+        for l in &self.layers {
+            out.extend_from_slice(&l.bytes.to_le_bytes());
+            out.extend_from_slice(&l.bits.to_le_bytes());
+            out.extend_from_slice(&l.size.to_le_bytes());
+            out.extend_from_slice(&l.error.to_le_bytes());
+            out.extend_from_slice(&l.bpe.to_le_bytes());
+            out.extend_from_slice(&l.hashes.to_le_bytes());
+            out.extend_from_slice(&l.entries.to_le_bytes());
+            out.push(l.n2);
+        }
+        out
+    }
+
+    /// Reads a header and checks it as RedisBloom 2.4's `LOADCHUNK` does: the length
+    /// matches the layer count (at least one), only known options, every layer consistent
+    /// ([`BloomLayerHeader::is_consistent`]), the chain's count the sum of its layers'.
+    ///
+    /// ```
+    /// use bloomkit::interop::redisbloom::{BloomHeader, BloomLayerHeader, layer_shape};
+    /// let (bits, hashes, bpe) = layer_shape(100, 0.01).unwrap();
+    /// let layer = BloomLayerHeader {
+    ///     bytes: bits / 8, bits, size: 0, error: 0.01, bpe, hashes, entries: 100, n2: 0,
+    /// };
+    /// let header = BloomHeader { size: 0, options: 5 | 8, growth: 2, layers: vec![layer] };
+    /// let bytes = header.to_bytes();
+    /// assert_eq!(bytes.len(), 20 + 53);
+    /// assert_eq!(BloomHeader::parse(&bytes)?, header);
+    /// assert!(BloomHeader::parse(&bytes[..72]).is_err());
+    /// # Ok::<(), bloomkit::Error>(())
+    /// ```
+    pub fn parse(bytes: &[u8]) -> Result<Self, DecodeError> {
+        let invalid = |reason: String| DecodeError::InvalidField {
+            field: "RedisBloom Bloom dump header",
+            reason,
+        };
+        let mut r = Reader::new(bytes);
+        let size = r.u64()?;
+        let num_layers = r.u32()? as usize;
+        let options = r.u32()?;
+        let growth = r.u32()?;
+        if num_layers == 0 {
+            return Err(invalid("0 layers; a filter has at least one".into()));
+        }
+        let want = (num_layers as u64)
+            .saturating_mul(BLOOM_HEADER_LAYER_BYTES as u64)
+            .saturating_add(BLOOM_HEADER_FIXED_BYTES as u64);
+        if bytes.len() as u64 != want {
+            return Err(invalid(format!(
+                "{} bytes; a header of {num_layers} layers has {want}",
+                bytes.len()
+            )));
+        }
+        if options & !(OPT_NOROUND | OPT_ENTS_IS_BITS | OPT_FORCE64 | OPT_NO_SCALING) != 0 {
+            return Err(invalid(format!("unknown option bits in {options:#x}")));
+        }
+        let mut layers = Vec::with_capacity(num_layers);
+        let mut sizes = 0u64;
+        for i in 0..num_layers {
+            let layer = BloomLayerHeader {
+                bytes: r.u64()?,
+                bits: r.u64()?,
+                size: r.u64()?,
+                error: r.f64()?,
+                bpe: r.f64()?,
+                hashes: r.u32()?,
+                entries: r.u64()?,
+                n2: r.u8()?,
+            };
+            if let Some(why) = layer.reason_inconsistent() {
+                return Err(invalid(format!("layer {i}: {why}")));
+            }
+            sizes = sizes
+                .checked_add(layer.size)
+                .ok_or_else(|| invalid("the layers' item counts overflow".into()))?;
+            layers.push(layer);
+        }
+        if sizes != size {
+            return Err(invalid(format!(
+                "the chain counts {size} items, its layers {sizes}"
+            )));
+        }
+        Ok(Self {
+            size,
+            options,
+            growth,
+            layers,
+        })
+    }
+
+    /// The bytes of all layers' bit arrays, summed (saturating).
+    pub fn data_bytes(&self) -> u64 {
+        self.layers
+            .iter()
+            .fold(0u64, |sum, l| sum.saturating_add(l.bytes))
+    }
+}
+
+/// The header of a cuckoo filter's dump (`CF.SCANDUMP key 0`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct CuckooHeader {
+    /// Items in the filter.
+    pub items: u64,
+    /// Buckets of the first sub-filter (a power of two).
+    pub buckets: u64,
+    /// Items deleted.
+    pub deletes: u64,
+    /// Sub-filters.
+    pub filters: u64,
+    /// Slots per bucket (1 to 255).
+    pub bucket_size: u16,
+    /// Evictions before an insert gives up on a sub-filter.
+    pub max_iterations: u16,
+    /// Sub-filter `j` has `buckets · expansionʲ` buckets.
+    pub expansion: u16,
+}
+
+impl CuckooHeader {
+    /// The header's 38 bytes.
+    pub fn to_bytes(&self) -> Vec<u8> {
+        let mut out = Vec::with_capacity(CUCKOO_HEADER_BYTES);
+        for v in [self.items, self.buckets, self.deletes, self.filters] {
+            out.extend_from_slice(&v.to_le_bytes());
+        }
+        for v in [self.bucket_size, self.max_iterations, self.expansion] {
+            out.extend_from_slice(&v.to_le_bytes());
+        }
+        out
+    }
+
+    /// Reads the 38 bytes and checks them as RedisBloom 2.4 does
+    /// (`CuckooFilter_ValidateIntegrity`): buckets a power of two (at most 2⁵⁶ − 1), bucket
+    /// size 1 to 255, at least one iteration, 1 to 65535 sub-filters and more than one only
+    /// with an expansion, every sub-filter's size representable.
+    ///
+    /// ```
+    /// use bloomkit::interop::redisbloom::CuckooHeader;
+    /// let h = CuckooHeader { items: 3, buckets: 512, deletes: 0, filters: 1,
+    ///                        bucket_size: 2, max_iterations: 20, expansion: 1 };
+    /// assert_eq!(CuckooHeader::parse(&h.to_bytes())?, h);
+    /// let bad = CuckooHeader { buckets: 500, ..h };
+    /// assert!(CuckooHeader::parse(&bad.to_bytes()).is_err());
+    /// # Ok::<(), bloomkit::DecodeError>(())
+    /// ```
+    pub fn parse(bytes: &[u8]) -> Result<Self, DecodeError> {
+        if bytes.len() != CUCKOO_HEADER_BYTES {
+            return Err(DecodeError::InvalidField {
+                field: "RedisBloom cuckoo dump header",
+                reason: format!("{} bytes; it has {CUCKOO_HEADER_BYTES}", bytes.len()),
+            });
+        }
+        let mut r = Reader::new(bytes);
+        let header = Self {
+            items: r.u64()?,
+            buckets: r.u64()?,
+            deletes: r.u64()?,
+            filters: r.u64()?,
+            bucket_size: r.u16()?,
+            max_iterations: r.u16()?,
+            expansion: r.u16()?,
+        };
+        header.sub_filter_sizes()?;
+        Ok(header)
+    }
+
+    /// The bytes of each sub-filter (`buckets · expansionʲ · bucket size`), after the
+    /// checks of [`parse`](Self::parse).
+    pub fn sub_filter_sizes(&self) -> Result<Vec<u64>, DecodeError> {
+        let invalid = |reason: String| DecodeError::InvalidField {
+            field: "RedisBloom cuckoo dump header",
+            reason,
+        };
+        if !self.buckets.is_power_of_two() || self.buckets > MAX_CUCKOO_BUCKETS {
+            return Err(invalid(format!(
+                "{} buckets; RedisBloom has a power of two below 2^56",
+                self.buckets
+            )));
+        }
+        if !(1..=MAX_CUCKOO_BUCKET_SIZE).contains(&self.bucket_size) {
+            return Err(invalid(format!(
+                "bucket size {}; RedisBloom's is 1 to 255",
+                self.bucket_size
+            )));
+        }
+        if self.max_iterations == 0 {
+            return Err(invalid("max iterations 0".into()));
+        }
+        if !(1..=u16::MAX as u64).contains(&self.filters)
+            || (self.filters > 1 && self.expansion == 0)
+        {
+            return Err(invalid(format!(
+                "{} sub-filters with expansion {}",
+                self.filters, self.expansion
+            )));
+        }
+        let mut sizes = Vec::with_capacity(self.filters as usize);
+        let mut buckets = self.buckets;
+        for j in 0..self.filters {
+            if j > 0 {
+                buckets = buckets
+                    .checked_mul(self.expansion as u64)
+                    .filter(|&b| b <= MAX_CUCKOO_BUCKETS)
+                    .ok_or_else(|| invalid(format!("sub-filter {j} is too large")))?;
+            }
+            sizes.push(buckets * self.bucket_size as u64);
+        }
+        Ok(sizes)
+    }
+}
+
+/// A RedisBloom dump: the header and every layer's (or sub-filter's) bytes — what the
+/// `SCANDUMP` replies of one key hold, and what its `LOADCHUNK` commands load back.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Dump {
+    /// A Bloom filter (`BF.*`).
+    Bloom(BloomDump),
+    /// A cuckoo filter (`CF.*`).
+    Cuckoo(CuckooDump),
+}
+
+/// A Bloom filter's dump: its header and each layer's bit array.
+#[derive(Clone, Debug, PartialEq)]
+pub struct BloomDump {
+    /// The header.
+    pub header: BloomHeader,
+    /// Each layer's bytes (`header.layers[i].bytes` of them).
+    pub layers: Vec<Vec<u8>>,
+}
+
+/// A cuckoo filter's dump: its header and each sub-filter's slots.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CuckooDump {
+    /// The header.
+    pub header: CuckooHeader,
+    /// Each sub-filter's slots, one byte each.
+    pub filters: Vec<Vec<u8>>,
+}
+
+/// Zeroed buffers of the given sizes, with a refusal rather than an abort when they do not
+/// fit in memory; `limit` bounds their sum (a dump cannot describe more data than it holds).
+fn zeroed_buffers(sizes: &[u64], limit: u64) -> Result<Vec<Vec<u8>>, Error> {
+    let total = sizes.iter().fold(0u64, |s, &b| s.saturating_add(b));
+    if total > limit {
+        return Err(DecodeError::InvalidField {
+            field: "RedisBloom dump",
+            reason: format!(
+                "the header describes {total} bytes of data, but only {limit} bytes follow it"
+            ),
+        }
+        .into());
+    }
+    sizes
+        .iter()
+        .map(|&n| {
+            let mut v = Vec::new();
+            v.try_reserve_exact(n as usize)
+                .map_err(|_| Error::OutOfMemory { bytes: n })?;
+            v.resize(n as usize, 0);
+            Ok(v)
+        })
+        .collect()
+}
+
+impl Dump {
+    /// Assembles a dump from `(iterator, bytes)` pairs in the order `SCANDUMP` answered them
+    /// (or as `LOADCHUNK` commands carry them): first `(1, header)`, then data chunks; a
+    /// final `(0, "")` is allowed. The header says which type it is (a cuckoo header has 38
+    /// bytes, a Bloom header 20 + 53 per layer). Every chunk must fall inside one layer or
+    /// sub-filter, and every data byte must be covered, else the dump is refused: nothing
+    /// half-loaded comes out.
+    ///
+    /// ```
+    /// use bloomkit::interop::redisbloom::{BloomDump, Dump};
+    /// use bloomkit::{BloomFilter, Hashing};
+    /// let mut f = BloomFilter::builder()
+    ///     .num_bits(1024).num_hashes(7).capacity(100).fpp(0.01)
+    ///     .hash_function(Hashing::redisbloom().function)
+    ///     .index_scheme(Hashing::redisbloom().scheme)
+    ///     .seed(Hashing::redisbloom().seed)
+    ///     .build()?;
+    /// f.insert("a");
+    /// let dump = Dump::Bloom(BloomDump::from_bloom_filter(&f, None)?);
+    /// let chunks: Vec<(u64, Vec<u8>)> =
+    ///     dump.chunks().map(|(i, d)| (i, d.to_vec())).collect();
+    /// assert_eq!(Dump::from_chunks(chunks.clone())?, dump);
+    /// assert!(Dump::from_chunks(chunks[..1].to_vec()).is_err()); // the bits are missing
+    /// # Ok::<(), bloomkit::Error>(())
+    /// ```
+    pub fn from_chunks<I>(chunks: I) -> Result<Self, Error>
+    where
+        I: IntoIterator<Item = (u64, Vec<u8>)>,
+    {
+        let invalid = |reason: String| -> Error {
+            DecodeError::InvalidField {
+                field: "RedisBloom dump",
+                reason,
+            }
+            .into()
+        };
+        let mut chunks = chunks.into_iter();
+        let Some((iter, header)) = chunks.next() else {
+            return Err(invalid("empty: no header chunk".into()));
+        };
+        if iter != 1 {
+            return Err(invalid(format!(
+                "the first chunk has iterator {iter}; a dump starts with the header at 1"
+            )));
+        }
+        let rest: Vec<(u64, Vec<u8>)> = chunks.collect();
+        let data_len = rest
+            .iter()
+            .fold(0u64, |s, (_, d)| s.saturating_add(d.len() as u64));
+        let (mut dump, sizes) = if header.len() == CUCKOO_HEADER_BYTES {
+            let header = CuckooHeader::parse(&header)?;
+            let sizes = header.sub_filter_sizes()?;
+            let filters = zeroed_buffers(&sizes, data_len)?;
+            (Dump::Cuckoo(CuckooDump { header, filters }), sizes)
+        } else {
+            let header = BloomHeader::parse(&header)?;
+            let sizes: Vec<u64> = header.layers.iter().map(|l| l.bytes).collect();
+            let layers = zeroed_buffers(&sizes, data_len)?;
+            (Dump::Bloom(BloomDump { header, layers }), sizes)
+        };
+        let buffers = match &mut dump {
+            Dump::Bloom(b) => &mut b.layers,
+            Dump::Cuckoo(c) => &mut c.filters,
+        };
+        let mut covered = vec![0u64; buffers.len()];
+        let mut ended = false;
+        for (n, (iter, data)) in rest.into_iter().enumerate() {
+            let n = n + 1;
+            if ended {
+                return Err(invalid(format!("chunk {n} follows the end marker")));
+            }
+            if iter == 0 {
+                if !data.is_empty() {
+                    return Err(invalid(format!(
+                        "chunk {n}: iterator 0 (the end) with {} bytes",
+                        data.len()
+                    )));
+                }
+                ended = true;
+                continue;
+            }
+            let len = data.len() as u64;
+            let Some(mut offset) = iter.checked_sub(len + 1).filter(|_| len > 0) else {
+                return Err(invalid(format!(
+                    "chunk {n}: iterator {iter} with {len} bytes (a data chunk's iterator is \
+                     its end offset plus one)"
+                )));
+            };
+            let mut placed = false;
+            for (j, size) in sizes.iter().enumerate() {
+                if offset < *size {
+                    if len > size - offset {
+                        return Err(invalid(format!(
+                            "chunk {n}: {len} bytes at offset {offset} cross the end of part \
+                             {j} ({size} bytes)"
+                        )));
+                    }
+                    let start = offset as usize;
+                    buffers[j][start..start + len as usize].copy_from_slice(&data);
+                    covered[j] += len;
+                    placed = true;
+                    break;
+                }
+                offset -= size;
+            }
+            if !placed {
+                return Err(invalid(format!(
+                    "chunk {n}: iterator {iter} is past the end of the data"
+                )));
+            }
+        }
+        for (j, (have, want)) in covered.iter().zip(&sizes).enumerate() {
+            if have != want {
+                return Err(invalid(format!(
+                    "part {j} has {want} bytes, the chunks give {have} (a dump cut short, or \
+                     chunks repeated)"
+                )));
+            }
+        }
+        Ok(dump)
+    }
+
+    /// The header's bytes.
+    pub fn header_bytes(&self) -> Vec<u8> {
+        match self {
+            Dump::Bloom(b) => b.header.to_bytes(),
+            Dump::Cuckoo(c) => c.header.to_bytes(),
+        }
+    }
+
+    fn parts(&self) -> &[Vec<u8>] {
+        match self {
+            Dump::Bloom(b) => &b.layers,
+            Dump::Cuckoo(c) => &c.filters,
+        }
+    }
+
+    /// The data chunks as `SCANDUMP` answers them after the header: `(iterator, bytes)`,
+    /// at most [`MAX_CHUNK_BYTES`] each, none crossing a layer or sub-filter.
+    pub fn data_chunks(&self) -> impl Iterator<Item = (u64, &[u8])> {
+        let mut base = 0u64;
+        self.parts().iter().flat_map(move |part| {
+            let start = base;
+            base += part.len() as u64;
+            part.chunks(MAX_CHUNK_BYTES as usize)
+                .scan(start, |offset, chunk| {
+                    *offset += chunk.len() as u64;
+                    Some((*offset + 1, chunk))
+                })
+        })
+    }
+
+    /// Every chunk `SCANDUMP` answers: the header at iterator 1, then the data chunks (not
+    /// the final `(0, "")`).
+    pub fn chunks(&self) -> impl Iterator<Item = (u64, std::borrow::Cow<'_, [u8]>)> {
+        std::iter::once((1, std::borrow::Cow::Owned(self.header_bytes()))).chain(
+            self.data_chunks()
+                .map(|(i, d)| (i, std::borrow::Cow::Borrowed(d))),
+        )
+    }
+
+    /// The command that loads this dump's chunks: `BF.LOADCHUNK` or `CF.LOADCHUNK`.
+    pub fn load_command(&self) -> &'static str {
+        match self {
+            Dump::Bloom(_) => "BF.LOADCHUNK",
+            Dump::Cuckoo(_) => "CF.LOADCHUNK",
+        }
+    }
+
+    /// Writes the commands that recreate the filter under `key`, in RESP (Redis's wire
+    /// protocol, what `redis-cli --pipe` sends as it is): `LOADCHUNK key 1 header` — which
+    /// creates the filter, and fails with "item exists" if the key is there — then one
+    /// `LOADCHUNK key iterator bytes` per data chunk.
+    ///
+    /// ```
+    /// use bloomkit::interop::redisbloom::{CuckooDump, CuckooHeader, Dump};
+    /// let header = CuckooHeader { items: 0, buckets: 2, deletes: 0, filters: 1,
+    ///                             bucket_size: 2, max_iterations: 20, expansion: 1 };
+    /// let dump = Dump::Cuckoo(CuckooDump { header, filters: vec![vec![0; 4]] });
+    /// let mut out = Vec::new();
+    /// dump.write_commands(b"k", &mut out)?;
+    /// assert!(out.starts_with(b"*4\r\n$12\r\nCF.LOADCHUNK\r\n$1\r\nk\r\n$1\r\n1\r\n$38\r\n"));
+    /// assert!(out.ends_with(b"$1\r\n5\r\n$4\r\n\0\0\0\0\r\n"));
+    /// # Ok::<(), std::io::Error>(())
+    /// ```
+    pub fn write_commands<W: Write>(&self, key: &[u8], mut out: W) -> io::Result<()> {
+        let command = self.load_command().as_bytes();
+        for (iter, data) in self.chunks() {
+            let iter = iter.to_string();
+            write_resp_array(&mut out, &[command, key, iter.as_bytes(), &data])?;
+        }
+        out.flush()
+    }
+}
+
+impl Dump {
+    /// Writes the dump as the `SCANDUMP` replies of one key, in RESP: `[1, header]`, each
+    /// data chunk, and the final `[0, ""]` — a file [`parse_scandump`] reads back.
+    pub fn write_scandump<W: Write>(&self, mut out: W) -> io::Result<()> {
+        for (iter, data) in self
+            .chunks()
+            .chain(std::iter::once((0, Default::default())))
+        {
+            write!(out, "*2\r\n:{iter}\r\n${}\r\n", data.len())?;
+            out.write_all(&data)?;
+            out.write_all(b"\r\n")?;
+        }
+        out.flush()
+    }
+
+    /// The bloomkit filter that answers as the dumped one: a classic filter for a one-layer
+    /// Bloom dump ([`BloomDump::to_bloom_filter`]); an error saying why for the others.
+    pub fn into_filter(self) -> Result<AnyFilter, Error> {
+        match self {
+            Dump::Bloom(b) => Ok(AnyFilter::from(b.to_bloom_filter()?)),
+            Dump::Cuckoo(c) => Err(Error::InvalidParameter {
+                parameter: "RedisBloom dump",
+                reason: format!(
+                    "it is a cuckoo filter ({} buckets of {} one-byte slots, {} sub-filters); \
+                     RedisBloom's cuckoo table (fingerprints h mod 255 + 1, alternate bucket \
+                     i xor fp·0x5bd1e995) is no bloomkit kind, so it stays a Redis dump",
+                    c.header.buckets, c.header.bucket_size, c.header.filters
+                ),
+            }),
+        }
+    }
+}
+
+/// The dump of a bloomkit filter that RedisBloom can hold: a classic filter (or a
+/// compressed one, the same bits) hashed as RedisBloom hashes, as a one-layer Bloom dump
+/// ([`BloomDump::from_bloom_filter`]; `growth` as there). Any other kind is refused with
+/// the reason and what to build instead.
+///
+/// ```
+/// use bloomkit::interop::redisbloom::dump_filter;
+/// use bloomkit::{AnyFilter, Kind};
+/// let other = AnyFilter::with_capacity(Kind::Cuckoo, 1000, 0.01)?;
+/// let why = dump_filter(other, None).unwrap_err().to_string();
+/// assert!(why.contains("cuckoo"), "{why}");
+/// # Ok::<(), bloomkit::Error>(())
+/// ```
+pub fn dump_filter(filter: AnyFilter, growth: Option<u32>) -> Result<Dump, Error> {
+    let kind = filter.kind();
+    let filter = if kind.exports() {
+        filter.into_uncompressed()?
+    } else {
+        filter
+    };
+    match filter {
+        AnyFilter::Bloom(f) => Ok(Dump::Bloom(BloomDump::from_bloom_filter(&f, growth)?)),
+        other => Err(Error::InvalidParameter {
+            parameter: "filter for RedisBloom",
+            reason: format!(
+                "a {} filter puts items where no RedisBloom filter looks; RedisBloom's Bloom \
+                 filter is a classic one with its own hashing: build one with `bloomkit \
+                 create --kind bloom --redisbloom` (or `build … --redisbloom`)",
+                other.kind()
+            ),
+        }),
+    }
+}
+
+/// One RESP array of bulk strings: `*n`, then `$len` and the bytes of each.
+fn write_resp_array<W: Write>(out: &mut W, parts: &[&[u8]]) -> io::Result<()> {
+    write!(out, "*{}\r\n", parts.len())?;
+    for part in parts {
+        write!(out, "${}\r\n", part.len())?;
+        out.write_all(part)?;
+        out.write_all(b"\r\n")?;
+    }
+    Ok(())
+}
+
+impl BloomDump {
+    /// The dump of a classic filter hashed as RedisBloom hashes ([`Hashing::redisbloom`]):
+    /// one layer holding its bits, its capacity and count. `growth` `None` makes a
+    /// `NONSCALING` filter (it never adds a layer, as the bloomkit filter does not);
+    /// `Some(g)` one that RedisBloom grows by layers of g times the capacity once it holds
+    /// its capacity.
+    ///
+    /// The layer's error and bits per entry are the filter's target ε where `⌈ln 2 · bpe⌉`
+    /// gives its k (RedisBloom checks that), else the bpe of k, `(k − ½) / ln 2`. The
+    /// errors say why a filter cannot be exported: another hashing, or a bit count that is
+    /// not a whole number of bytes.
+    pub fn from_bloom_filter(filter: &BloomFilter, growth: Option<u32>) -> Result<Self, Error> {
+        let unsupported = |reason: String| Error::InvalidParameter {
+            parameter: "filter for RedisBloom",
+            reason,
+        };
+        if filter.hashing != Hashing::redisbloom() {
+            return Err(unsupported(format!(
+                "it hashes with {}; RedisBloom sets other bits (MurmurHash64A pair, seed \
+                 {REDISBLOOM_SEED:#x}, (a + i·b) mod m): create it with `bloomkit create \
+                 --redisbloom`",
+                filter.hashing
+            )));
+        }
+        let bits = filter.num_bits();
+        if !bits.is_multiple_of(8) {
+            return Err(unsupported(format!(
+                "it has {bits} bits; RedisBloom's bit count is 8 × its bytes: create it with \
+                 `bloomkit create --redisbloom` (sized as BF.RESERVE) or -m a multiple of 64"
+            )));
+        }
+        if growth == Some(0) {
+            return Err(unsupported(
+                "expansion 0; a scaling filter grows by 1 or more".into(),
+            ));
+        }
+        let k = filter.num_hashes;
+        let (mut error, mut bpe) = (filter.target_fpp, -filter.target_fpp.ln() / LN2_SQUARED);
+        if !(error > 0.0 && error < 1.0) || hashes_for(bpe) != Some(k) {
+            bpe = (k as f64 - 0.5) / LN2;
+            error = (-bpe * LN2_SQUARED).exp();
+        }
+        let layer = BloomLayerHeader {
+            bytes: bits / 8,
+            bits,
+            size: filter.inserted,
+            error,
+            bpe,
+            hashes: k,
+            entries: filter.capacity.max(1),
+            n2: 0,
+        };
+        if let Some(why) = layer.reason_inconsistent() {
+            return Err(unsupported(format!("its layer cannot be described: {why}")));
+        }
+        let mut data = vec![0u8; (bits / 8) as usize];
+        filter
+            .bits
+            .read_le_bytes_at(0, &mut data)
+            .expect("a filter's bytes are within its words");
+        let options = OPT_NOROUND | OPT_FORCE64 | if growth.is_none() { OPT_NO_SCALING } else { 0 };
+        Ok(Self {
+            header: BloomHeader {
+                size: filter.inserted,
+                options,
+                growth: growth.unwrap_or(2),
+                layers: vec![layer],
+            },
+            layers: vec![data],
+        })
+    }
+
+    /// The classic filter that answers as this dump's filter: one layer with 64-bit
+    /// hashing, positions reduced modulo its bits. The errors say why others cannot be:
+    /// more than one layer (a scaling filter that grew: each layer has its own size and
+    /// k), 32-bit hashing (RedisBloom before 2.0), power-of-two layers.
+    pub fn to_bloom_filter(&self) -> Result<BloomFilter, Error> {
+        let unsupported = |reason: String| Error::InvalidParameter {
+            parameter: "RedisBloom dump",
+            reason,
+        };
+        let h = &self.header;
+        if h.layers.len() != 1 || self.layers.len() != 1 {
+            return Err(unsupported(format!(
+                "the filter has {} layers (it grew past its capacity); a bloomkit classic \
+                 filter is one layer: dump a filter reserved with NONSCALING or a capacity its \
+                 items never passed",
+                h.layers.len()
+            )));
+        }
+        if h.options & OPT_FORCE64 == 0 {
+            return Err(unsupported(
+                "it hashes with 32-bit MurmurHash2 (a filter made by RedisBloom before 2.0), \
+                 which no bloomkit hashing does"
+                    .into(),
+            ));
+        }
+        let layer = &h.layers[0];
+        if layer.modulus() != layer.bits {
+            return Err(unsupported(format!(
+                "its layer takes positions modulo 2^{} but has {} bits (RedisBloom 1.x)",
+                layer.n2, layer.bits
+            )));
+        }
+        let data = &self.layers[0];
+        if data.len() as u64 != layer.bytes {
+            return Err(unsupported(format!(
+                "the layer has {} bytes of data, its header {}",
+                data.len(),
+                layer.bytes
+            )));
+        }
+        let mut bits = BitVec::zeros(layer.bits)?;
+        bits.write_le_bytes_at(0, data)?;
+        Ok(BloomFilter {
+            bits,
+            num_hashes: layer.hashes,
+            hashing: Hashing::redisbloom(),
+            capacity: layer.entries.max(1),
+            target_fpp: layer.error,
+            inserted: layer.size,
+        })
+    }
+}
+
+/// Reads a file of `SCANDUMP` output in one of three forms (told apart by the first byte):
+///
+/// * RESP replies, as a client receives them: `*2\r\n:ITER\r\n$LEN\r\nBYTES\r\n` per call
+///   (a nil `$-1` for the empty data of `CF.SCANDUMP`'s end);
+/// * RESP commands `BF.LOADCHUNK key ITER BYTES` / `CF.LOADCHUNK …`: what
+///   [`Dump::write_commands`] and an AOF hold;
+/// * what `redis-cli --no-raw BF.SCANDUMP key ITER` prints for each call, concatenated:
+///   `1) (integer) ITER` and `2) "BYTES"`, the bytes in redis-cli's quoting (`\xHH`, `\n`,
+///   `\r`, `\t`, `\a`, `\b`, `\"`, `\\`; other printable bytes as they are), or `(nil)`.
+///
+/// ```
+/// use bloomkit::interop::redisbloom::{parse_scandump, Dump};
+/// // A cuckoo filter of two buckets of two slots: header, 4 bytes of slots, end.
+/// let header = "\\x00\\x00\\x00\\x00\\x00\\x00\\x00\\x00\\x02\\x00\\x00\\x00\\x00\\x00\\x00\\x00\
+///               \\x00\\x00\\x00\\x00\\x00\\x00\\x00\\x00\\x01\\x00\\x00\\x00\\x00\\x00\\x00\\x00\
+///               \\x02\\x00\\x14\\x00\\x01\\x00";
+/// let text = format!("1) (integer) 1\n2) \"{header}\"\n1) (integer) 5\n2) \"\\x00\\x00\\x07\\x00\"\n\
+///                     1) (integer) 0\n2) \"\"\n");
+/// let Dump::Cuckoo(cf) = parse_scandump(text.as_bytes())? else { panic!() };
+/// assert_eq!(cf.filters, vec![vec![0, 0, 7, 0]]);
+/// # Ok::<(), bloomkit::Error>(())
+/// ```
+pub fn parse_scandump(bytes: &[u8]) -> Result<Dump, Error> {
+    let chunks = match bytes.first() {
+        Some(b'*') => parse_resp(bytes)?,
+        Some(_) => parse_redis_cli(bytes)?,
+        None => {
+            return Err(DecodeError::InvalidField {
+                field: "SCANDUMP file",
+                reason: "empty".into(),
+            }
+            .into())
+        }
+    };
+    Dump::from_chunks(chunks)
+}
+
+fn bad(reason: String) -> Error {
+    DecodeError::InvalidField {
+        field: "SCANDUMP file",
+        reason,
+    }
+    .into()
+}
+
+/// A RESP value of the few types a dump holds.
+enum Resp {
+    Integer(i64),
+    Bulk(Option<Vec<u8>>),
+}
+
+struct RespReader<'a> {
+    bytes: &'a [u8],
+    at: usize,
+}
+
+impl RespReader<'_> {
+    fn line(&mut self) -> Result<&[u8], Error> {
+        let rest = &self.bytes[self.at..];
+        let end = rest
+            .windows(2)
+            .position(|w| w == b"\r\n")
+            .ok_or_else(|| bad(format!("byte {}: a RESP line without \\r\\n", self.at)))?;
+        self.at += end + 2;
+        Ok(&rest[..end])
+    }
+
+    fn number(&mut self, what: &str) -> Result<i64, Error> {
+        let at = self.at;
+        let line = self.line()?;
+        std::str::from_utf8(line)
+            .ok()
+            .and_then(|s| s.parse::<i64>().ok())
+            .ok_or_else(|| bad(format!("byte {at}: {what} is not a number")))
+    }
+
+    fn value(&mut self) -> Result<Resp, Error> {
+        let at = self.at;
+        let Some(&tag) = self.bytes.get(self.at) else {
+            return Err(bad(format!("byte {at}: the input ends inside a reply")));
+        };
+        self.at += 1;
+        match tag {
+            b':' => Ok(Resp::Integer(self.number("an integer")?)),
+            b'$' => {
+                let len = self.number("a bulk length")?;
+                if len == -1 {
+                    return Ok(Resp::Bulk(None));
+                }
+                let len = usize::try_from(len)
+                    .ok()
+                    .filter(|&l| l <= self.bytes.len() - self.at)
+                    .ok_or_else(|| {
+                        bad(format!(
+                            "byte {at}: a bulk string of {len} bytes where {} are left",
+                            self.bytes.len() - self.at
+                        ))
+                    })?;
+                let data = self.bytes[self.at..self.at + len].to_vec();
+                self.at += len;
+                if self.bytes.get(self.at..self.at + 2) != Some(b"\r\n") {
+                    return Err(bad(format!(
+                        "byte {}: a bulk string without \\r\\n",
+                        self.at
+                    )));
+                }
+                self.at += 2;
+                Ok(Resp::Bulk(Some(data)))
+            }
+            b'-' => {
+                let line = self.line()?;
+                Err(bad(format!(
+                    "byte {at}: an error reply: {}",
+                    String::from_utf8_lossy(line)
+                )))
+            }
+            other => Err(bad(format!(
+                "byte {at}: {:?} starts no reply a dump holds",
+                other as char
+            ))),
+        }
+    }
+}
+
+fn parse_resp(bytes: &[u8]) -> Result<Vec<(u64, Vec<u8>)>, Error> {
+    let mut r = RespReader { bytes, at: 0 };
+    let mut chunks = Vec::new();
+    let mut key: Option<Vec<u8>> = None;
+    while r.at < bytes.len() {
+        let at = r.at;
+        if bytes[r.at] != b'*' {
+            return Err(bad(format!("byte {at}: expected a RESP array ('*')")));
+        }
+        r.at += 1;
+        let n = r.number("an array length")?;
+        let values: Vec<Resp> = match n {
+            2 | 4 => (0..n).map(|_| r.value()).collect::<Result<_, _>>()?,
+            _ => {
+                return Err(bad(format!(
+                    "byte {at}: an array of {n} elements; a SCANDUMP reply has 2, a LOADCHUNK \
+                     command 4"
+                )))
+            }
+        };
+        let pair = match values.as_slice() {
+            [Resp::Integer(i), Resp::Bulk(d)] => (*i, d.clone().unwrap_or_default()),
+            [Resp::Bulk(Some(cmd)), Resp::Bulk(Some(k)), Resp::Bulk(Some(i)), Resp::Bulk(Some(d))]
+                if cmd.eq_ignore_ascii_case(b"BF.LOADCHUNK")
+                    || cmd.eq_ignore_ascii_case(b"CF.LOADCHUNK") =>
+            {
+                if key.get_or_insert_with(|| k.clone()) != k {
+                    return Err(bad(format!("byte {at}: a LOADCHUNK for another key")));
+                }
+                let i = std::str::from_utf8(i)
+                    .ok()
+                    .and_then(|s| s.parse::<i64>().ok())
+                    .ok_or_else(|| bad(format!("byte {at}: the iterator is not a number")))?;
+                (i, d.clone())
+            }
+            _ => {
+                return Err(bad(format!(
+                    "byte {at}: neither a SCANDUMP reply (integer, bulk) nor a \
+                     BF.LOADCHUNK/CF.LOADCHUNK command"
+                )))
+            }
+        };
+        let iter = u64::try_from(pair.0)
+            .map_err(|_| bad(format!("byte {at}: negative iterator {}", pair.0)))?;
+        chunks.push((iter, pair.1));
+    }
+    Ok(chunks)
+}
+
+fn parse_redis_cli(bytes: &[u8]) -> Result<Vec<(u64, Vec<u8>)>, Error> {
+    let mut chunks = Vec::new();
+    let mut pending: Option<u64> = None;
+    for (n, line) in bytes.split(|&b| b == b'\n').enumerate() {
+        let n = n + 1;
+        let line = line.strip_suffix(b"\r").unwrap_or(line);
+        let line = line.trim_ascii();
+        if line.is_empty() {
+            continue;
+        }
+        if let Some(rest) = line.strip_prefix(b"1) (integer) ") {
+            if pending.is_some() {
+                return Err(bad(format!(
+                    "line {n}: an iterator where data was expected"
+                )));
+            }
+            let iter = std::str::from_utf8(rest)
+                .ok()
+                .and_then(|s| s.parse::<u64>().ok())
+                .ok_or_else(|| bad(format!("line {n}: the iterator is not a number")))?;
+            pending = Some(iter);
+        } else if let Some(rest) = line.strip_prefix(b"2) ") {
+            let Some(iter) = pending.take() else {
+                return Err(bad(format!("line {n}: data without an iterator before it")));
+            };
+            let data = if rest == b"(nil)" {
+                Vec::new()
+            } else {
+                unquote(rest).map_err(|why| bad(format!("line {n}: {why}")))?
+            };
+            chunks.push((iter, data));
+        } else if line.starts_with(b"(error)") {
+            return Err(bad(format!("line {n}: {}", String::from_utf8_lossy(line))));
+        } else {
+            return Err(bad(format!(
+                "line {n}: neither `1) (integer) N` nor `2) \"…\"` (redis-cli --no-raw \
+                 SCANDUMP output), and the file is not RESP"
+            )));
+        }
+    }
+    if pending.is_some() {
+        return Err(bad(
+            "the file ends after an iterator, before its data".into()
+        ));
+    }
+    Ok(chunks)
+}
+
+/// Undoes redis-cli's quoting of a bulk string (`sdscatrepr`).
+fn unquote(quoted: &[u8]) -> Result<Vec<u8>, String> {
+    let inner = quoted
+        .strip_prefix(b"\"")
+        .and_then(|q| q.strip_suffix(b"\""))
+        .ok_or("data not in double quotes")?;
+    let mut out = Vec::with_capacity(inner.len() / 2);
+    let mut i = 0;
+    while i < inner.len() {
+        let c = inner[i];
+        i += 1;
+        if c != b'\\' {
+            out.push(c);
+            continue;
+        }
+        let Some(&e) = inner.get(i) else {
+            return Err("a backslash at the end of the data".into());
+        };
+        i += 1;
+        out.push(match e {
+            b'n' => b'\n',
+            b'r' => b'\r',
+            b't' => b'\t',
+            b'a' => 0x07,
+            b'b' => 0x08,
+            b'"' => b'"',
+            b'\\' => b'\\',
+            b'x' => {
+                let hex = inner
+                    .get(i..i + 2)
+                    .and_then(|h| std::str::from_utf8(h).ok())
+                    .and_then(|h| u8::from_str_radix(h, 16).ok())
+                    .ok_or("\\x without two hex digits")?;
+                i += 2;
+                hex
+            }
+            other => return Err(format!("unknown escape \\{}", other as char)),
+        });
+    }
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn redis_filter(bits: u64, k: u32) -> BloomFilter {
+        let h = Hashing::redisbloom();
+        BloomFilter::builder()
+            .num_bits(bits)
+            .num_hashes(k)
+            .capacity(100)
+            .fpp(0.01)
+            .hash_function(h.function)
+            .index_scheme(h.scheme)
+            .seed(h.seed)
+            .build()
+            .unwrap()
+    }
+
+    #[test]
+    fn a_redisbloom_hashed_filter_round_trips_through_its_dump() {
+        let mut f = redis_filter(1152, 8);
+        for i in 0..100u32 {
+            f.insert(&format!("item-{i}"));
+        }
+        let dump = BloomDump::from_bloom_filter(&f, None).unwrap();
+        assert_eq!(
+            dump.header.options,
+            OPT_NOROUND | OPT_FORCE64 | OPT_NO_SCALING
+        );
+        assert_eq!(dump.header.size, 100);
+        let back = dump.to_bloom_filter().unwrap();
+        assert_eq!(back.bits, f.bits);
+        assert_eq!(back.num_hashes(), 8);
+        assert!((0..100u32).all(|i| back.contains(&format!("item-{i}"))));
+        let dump = Dump::Bloom(dump);
+        let mut stream = Vec::new();
+        dump.write_commands(b"key", &mut stream).unwrap();
+        assert_eq!(parse_scandump(&stream).unwrap(), dump);
+    }
+
+    #[test]
+    fn filters_redisbloom_cannot_hold_are_refused_with_the_reason() {
+        let other = BloomFilter::with_capacity(100, 0.01).unwrap();
+        let e = BloomDump::from_bloom_filter(&other, None).unwrap_err();
+        assert!(e.to_string().contains("--redisbloom"), "{e}");
+        let odd = redis_filter(1001, 7);
+        let e = BloomDump::from_bloom_filter(&odd, None).unwrap_err();
+        assert!(e.to_string().contains("1001 bits"), "{e}");
+    }
+
+    #[test]
+    fn the_layer_keeps_k_when_the_target_fpp_implies_another() {
+        // ε = 0.01 gives ⌈ln 2 · bpe⌉ = 7; a filter with k = 3 must still say 3.
+        let f = redis_filter(1024, 3);
+        let dump = BloomDump::from_bloom_filter(&f, Some(2)).unwrap();
+        let l = dump.header.layers[0];
+        assert_eq!((l.hashes, hashes_for(l.bpe)), (3, Some(3)));
+        assert!(l.error > 0.0 && l.error < 1.0);
+        assert_eq!(dump.header.options & OPT_NO_SCALING, 0);
+    }
+
+    #[test]
+    fn damaged_dumps_are_refused() {
+        let mut f = redis_filter(2048, 5);
+        f.insert("x");
+        let dump = Dump::Bloom(BloomDump::from_bloom_filter(&f, None).unwrap());
+        let chunks: Vec<(u64, Vec<u8>)> = dump.chunks().map(|(i, d)| (i, d.to_vec())).collect();
+        // Every truncation of the header.
+        for len in 0..chunks[0].1.len() {
+            let mut c = chunks.clone();
+            c[0].1.truncate(len);
+            assert!(Dump::from_chunks(c).is_err(), "header cut at {len}");
+        }
+        // A data chunk moved past the end, shortened, or repeated.
+        let mut c = chunks.clone();
+        c[1].0 += 1;
+        assert!(Dump::from_chunks(c).is_err());
+        let mut c = chunks.clone();
+        c[1].1.pop();
+        assert!(Dump::from_chunks(c).is_err());
+        let mut c = chunks.clone();
+        c.push(c[1].clone());
+        assert!(Dump::from_chunks(c).is_err());
+        // A header whose k does not follow from its bpe.
+        let mut c = chunks.clone();
+        let at = BLOOM_HEADER_FIXED_BYTES + 40;
+        c[0].1[at] += 1;
+        let e = Dump::from_chunks(c).unwrap_err().to_string();
+        assert!(e.contains("hashes"), "{e}");
+        // A header claiming 2^40 bytes with 256 following: refused before allocating.
+        let mut c = chunks;
+        let huge = 1u64 << 40;
+        c[0].1[20..28].copy_from_slice(&huge.to_le_bytes());
+        c[0].1[28..36].copy_from_slice(&(huge * 8).to_le_bytes());
+        assert!(Dump::from_chunks(c).is_err());
+    }
+
+    #[test]
+    fn redis_cli_quoting_is_undone() {
+        assert_eq!(
+            unquote(br#""a\x00\xff\n\r\t\a\b\"\\z""#).unwrap(),
+            b"a\x00\xff\n\r\t\x07\x08\"\\z"
+        );
+        assert!(unquote(br#""\x0""#).is_err());
+        assert!(unquote(br#""\q""#).is_err());
+        assert!(unquote(b"abc").is_err());
+    }
+
+    #[test]
+    fn hostile_scandump_files_are_errors_not_panics() {
+        for input in [
+            &b"*2\r\n:1\r\n$999999999999\r\n"[..],
+            b"*2\r\n:1\r\n$-7\r\nabc\r\n",
+            b"*3\r\n",
+            b"*2\r\n:x\r\n",
+            b"*2\r\n:-1\r\n$0\r\n\r\n",
+            b"-ERR not found\r\n",
+            b"*2\r\n-ERR not found\r\n",
+            b"1) (integer) 1\n",
+            b"2) \"\"\n",
+            b"(error) ERR not found\n",
+            b"hello",
+            b"",
+        ] {
+            assert!(parse_scandump(input).is_err(), "{input:?}");
+        }
+    }
+}
