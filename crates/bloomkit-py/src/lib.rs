@@ -23,6 +23,7 @@ use std::borrow::Cow;
 use std::path::{Path, PathBuf};
 use std::sync::{Mutex, RwLock, TryLockError};
 
+use bloomkit::registry::BuildSpec;
 use bloomkit::{AnyFilter, Error, Filter as _, Kind, Persist};
 use pyo3::exceptions::{PyKeyError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
@@ -34,6 +35,33 @@ use items::{Bytes, IntColumn};
 /// Items per chunk of a batch call: converted with the GIL, then inserted or looked up
 /// without it.
 const CHUNK: usize = 2048;
+
+/// One chunk of a batch call's items, as [`Filter::chunks`] hands it on.
+#[derive(Clone, Copy)]
+enum Chunk<'a, 'b> {
+    /// Every item an exact `str`: their UTF-8.
+    Strs(&'a [&'b [u8]]),
+    /// Any other mix of items.
+    Items(&'a [Bytes<'b>]),
+}
+
+impl Chunk<'_, '_> {
+    /// `filter.insert_batch` of the chunk: one dispatch on the item type per chunk.
+    fn insert(self, filter: &mut AnyFilter) -> Result<u64, Error> {
+        match self {
+            Chunk::Strs(items) => filter.insert_batch(items),
+            Chunk::Items(items) => filter.insert_batch(items),
+        }
+    }
+
+    /// `filter.contains_batch_into` of the chunk.
+    fn contains(self, filter: &AnyFilter, out: &mut Vec<bool>) {
+        match self {
+            Chunk::Strs(items) => filter.contains_batch_into(items, out),
+            Chunk::Items(items) => filter.contains_batch_into(items, out),
+        }
+    }
+}
 
 /// A filter of any kind, with its key function. Python sees the subclasses, one per kind.
 #[pyclass(frozen, subclass, weakref, module = "bloomkit", name = "Filter")]
@@ -178,29 +206,68 @@ impl Filter {
         }
     }
 
-    /// Calls `per_chunk` with the items of `iterable`, converted a chunk at a time.
-    fn chunks(
+    /// Calls `per_chunk` with the items of `iterable`, converted a chunk at a time. A
+    /// `list` (exactly: a subclass may change iteration) is read by index, which skips the
+    /// iterator protocol's calls per item; other iterables are iterated. A chunk of exact
+    /// `str` objects (the common case) goes on as their UTF-8 slices, borrowed from the
+    /// strings ([`items::exact_str`]), so that the filter's batch path sees plain bytes;
+    /// any other chunk as [`Bytes`]. Each chunk's objects are held (a reference each) while
+    /// `per_chunk` runs without the GIL, so the borrowed bytes stay valid even if another
+    /// thread changes the list meanwhile.
+    fn chunks<'py>(
         &self,
-        iterable: &Bound<'_, PyAny>,
-        mut per_chunk: impl FnMut(&[Bytes<'_>]) -> PyResult<()>,
+        iterable: &Bound<'py, PyAny>,
+        mut per_chunk: impl FnMut(Chunk<'_, '_>) -> PyResult<()>,
     ) -> PyResult<()> {
-        let mut iterator = iterable.try_iter()?;
-        let mut objects = Vec::with_capacity(CHUNK);
-        loop {
+        let mut objects: Vec<Bound<'py, PyAny>> = Vec::with_capacity(CHUNK);
+        // `next_chunk` appends the next objects (at most CHUNK) to `objects`.
+        let mut run = |next_chunk: &mut dyn FnMut(&mut Vec<Bound<'py, PyAny>>) -> PyResult<()>| loop {
             objects.clear();
-            for obj in iterator.by_ref().take(CHUNK) {
-                let obj = obj?;
-                objects.push(self.keyed(&obj)?.into_owned());
-            }
+            next_chunk(&mut objects)?;
             if objects.is_empty() {
                 return Ok(());
             }
-            let items = objects
-                .iter()
-                .map(items::convert)
-                .collect::<PyResult<Vec<_>>>()?;
-            per_chunk(&items)?;
+            if let Some(key) = &self.key {
+                for obj in objects.iter_mut() {
+                    *obj = key.bind(obj.py()).call1((&*obj,))?;
+                }
+            }
+            let mut strs: Vec<&[u8]> = Vec::with_capacity(objects.len());
+            for obj in &objects {
+                match items::exact_str(obj) {
+                    Some(utf8) => strs.push(utf8?),
+                    None => break,
+                }
+            }
+            if strs.len() == objects.len() {
+                per_chunk(Chunk::Strs(&strs))?;
+            } else {
+                let converted = objects
+                    .iter()
+                    .map(items::convert)
+                    .collect::<PyResult<Vec<_>>>()?;
+                per_chunk(Chunk::Items(&converted))?;
+            }
+        };
+        if let Ok(list) = iterable.cast_exact::<PyList>() {
+            let mut at = 0;
+            return run(&mut |objects| {
+                // The length is read again for every chunk: a key function may change it.
+                let end = list.len().min(at + CHUNK);
+                while at < end {
+                    objects.push(list.get_item(at)?);
+                    at += 1;
+                }
+                Ok(())
+            });
         }
+        let mut iterator = iterable.try_iter()?;
+        run(&mut |objects| {
+            for obj in iterator.by_ref().take(CHUNK) {
+                objects.push(obj?);
+            }
+            Ok(())
+        })
     }
 
     /// The integer column `obj` is, when the fast path applies (no key function).
@@ -234,21 +301,28 @@ fn batch_error(py: Python<'_>, error: Error) -> PyErr {
 
 #[pymethods]
 impl Filter {
-    /// Filter(capacity, fpp=0.01, *, key=None)
+    /// Filter(capacity, fpp=0.01, *, bits=None, hashes=None, key=None)
     ///
     /// A filter for `capacity` items at false-positive probability `fpp` (ε), sized by the
     /// kind's formulas. Build one of the kinds' classes (`bloomkit.BloomFilter`,
     /// `bloomkit.CuckooFilter`, …, every one in `bloomkit.KINDS`); `Filter` is their base.
     ///
+    /// `bits` (m, the number of cells) and `hashes` (k) set the dimensions instead of the
+    /// formulas, as `bloomkit create -m M -k K` does: `BloomFilter(1000, bits=5000,
+    /// hashes=4)`. With `bits` and no `fpp`, ε is the rate those dimensions give at
+    /// `capacity`. The kinds without such a dimension raise ValueError.
+    ///
     /// `key`, when given, turns every object added or asked for into an item (str, bytes,
     /// int, bool or tuple of these), for objects that are none of those.
     #[new]
     #[classmethod]
-    #[pyo3(signature = (capacity, fpp = 0.01, *, key = None))]
+    #[pyo3(signature = (capacity, fpp = None, *, bits = None, hashes = None, key = None))]
     fn py_new(
         cls: &Bound<'_, PyType>,
         capacity: &Bound<'_, PyAny>,
-        fpp: f64,
+        fpp: Option<f64>,
+        bits: Option<u64>,
+        hashes: Option<u32>,
         key: Option<Py<PyAny>>,
     ) -> PyResult<Filter> {
         let py = cls.py();
@@ -300,7 +374,19 @@ impl Filter {
                 )))
             }
         };
-        let filter = AnyFilter::with_capacity(kind, capacity, fpp).map_err(errors::to_py)?;
+        let filter = if bits.is_none() && hashes.is_none() {
+            AnyFilter::with_capacity(kind, capacity, fpp.unwrap_or(0.01))
+        } else {
+            let spec = BuildSpec {
+                capacity: Some(capacity),
+                fpp: fpp.or(if bits.is_some() { None } else { Some(0.01) }),
+                num_cells: bits,
+                num_hashes: hashes,
+                ..BuildSpec::default()
+            };
+            AnyFilter::build(kind, &spec)
+        }
+        .map_err(errors::to_py)?;
         Ok(Filter {
             inner: RwLock::new(filter),
             key,
@@ -373,7 +459,7 @@ impl Filter {
         }
         self.chunks(items, |chunk| {
             added += self
-                .write_detached(py, |f| f.insert_batch(chunk))
+                .write_detached(py, |f| chunk.insert(f))
                 .map_err(|e| batch_error(py, e))?;
             Ok(())
         })?;
@@ -415,7 +501,7 @@ impl Filter {
         } else {
             self.chunks(items, |chunk| {
                 let part_ref = &mut part;
-                self.read_detached(py, |f| f.contains_batch_into(chunk, part_ref));
+                self.read_detached(py, |f| chunk.contains(f, part_ref));
                 answers.extend_from_slice(&part);
                 Ok(())
             })?;

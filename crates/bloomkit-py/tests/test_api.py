@@ -1,6 +1,7 @@
 """The set-like API, on every kind of the registry."""
 
 import ast
+import math
 import copy
 from pathlib import Path
 
@@ -231,3 +232,25 @@ def test_subclasses_keep_their_class():
     m.add("a")
     assert type(m.copy()) is Mine and type(m | m) is Mine
     assert type(Mine.from_bytes(bytes(m))) is Mine
+
+
+def test_bits_and_hashes_set_the_dimensions():
+    f = bloomkit.BloomFilter(1000, bits=5000, hashes=4)
+    facts = f.properties()
+    assert facts["bits (m)"] == "5000" and facts["hash functions (k)"] == "4"
+    assert f.capacity == 1000
+    # ε is the rate of those dimensions at capacity: (1 − e^{−kn/m})^k.
+    assert f.fpp == pytest.approx((1 - math.exp(-4 * 1000 / 5000)) ** 4, rel=0.01)
+    f.add_many([f"x{i}" for i in range(1000)])
+    assert all(f.contains_many([f"x{i}" for i in range(1000)]))
+    g = bloomkit.BloomFilter(1000, bits=5000)
+    assert g.properties()["bits (m)"] == "5000"
+    assert bloomkit.BloomFilter(1, bits=1, hashes=1).fpp == 1.0
+    with pytest.raises(ValueError, match="bits"):
+        bloomkit.CuckooFilter(1000, bits=5000)
+    with pytest.raises(ValueError, match="hashes"):
+        bloomkit.ScalableBloomFilter(1000, hashes=3)
+    with pytest.raises(ValueError):
+        bloomkit.BloomFilter(1000, bits=0)
+    with pytest.raises((ValueError, OverflowError)):
+        bloomkit.BloomFilter(1000, bits=-1)

@@ -29,6 +29,51 @@ def test_batches_match_single_calls(kind):
     assert batch.contains_many([]) == [] and batch.add_many([]) == 0
 
 
+class Name(str):
+    """A str subclass: an item as its UTF-8, through the general path."""
+
+
+@pytest.mark.parametrize("kind", ["bloom", "blocked", "sbbf", "cuckoo", "counting"])
+def test_lists_of_str_take_the_same_bytes_as_single_calls(kind):
+    cls = bloomkit.KINDS[kind]
+    # ASCII, Latin-1, BMP and astral strings, a subclass, and a chunk (2048 items) of str
+    # followed by a chunk mixing str with other items: every path of the batch reader.
+    words = [f"w{i}" for i in range(3000)] + ["café", "日本語", "🦀x", Name("sub"), ""]
+    mixed = [f"m{i}" for i in range(2100)] + [7, b"w1", ("w", 2)]
+    single, batch = cls(20_000), cls(20_000)
+    for x in words + mixed:
+        single.add(x)
+    batch.add_many(words)
+    batch.add_many(mixed)
+    assert batch == single
+    probes = words + mixed + [f"absent{i}" for i in range(3000)]
+    assert batch.contains_many(probes) == [p in single for p in probes]
+    assert batch.contains_many(tuple(probes)) == [p in single for p in probes]
+
+
+def test_a_lone_surrogate_is_an_error_and_the_chunk_before_it_stays():
+    f = bloomkit.BloomFilter(10_000)
+    with pytest.raises(UnicodeEncodeError):
+        f.add_many(["a", "\ud800", "b"])
+    with pytest.raises(UnicodeEncodeError):
+        f.contains_many(["a", "\ud800"])
+    with pytest.raises(UnicodeEncodeError):
+        f.add_many([f"x{i}" for i in range(2048)] + ["\udfff"])
+    assert all(f.contains_many([f"x{i}" for i in range(2048)]))
+
+
+def test_a_key_function_that_empties_the_list_reads_no_freed_item():
+    items = [f"k{i}" for i in range(5000)]
+
+    def key(x):
+        items.clear()  # the batch reader must not read past the list's new end
+        return x
+
+    f = bloomkit.BloomFilter(10_000, key=key)
+    assert f.add_many(items) <= 2048
+    assert "k0" in f
+
+
 @pytest.mark.parametrize("dtype", INT_DTYPES)
 def test_numpy_integer_arrays_are_their_ints(dtype):
     info = np.iinfo(dtype)

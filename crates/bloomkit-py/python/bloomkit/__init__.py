@@ -53,7 +53,7 @@ def _kind_class(info: dict) -> type:
         )
     )
     doc = (
-        f"{info['type_name']}(capacity, fpp=0.01, *, key=None)\n\n"
+        f"{info['type_name']}(capacity, fpp=0.01, *, bits=None, hashes=None, key=None)\n\n"
         f"The {info['name']} filter: {info['summary']}\n\n"
         f"Can {abilities}.\n\n"
         "A filter for `capacity` items at false-positive probability `fpp`; every method is "

@@ -38,12 +38,22 @@ class Filter:
     forgets: ClassVar[bool]
 
     def __init__(
-        self, capacity: int, fpp: float = 0.01, *, key: Callable[[Any], Item] | None = None
+        self,
+        capacity: int,
+        fpp: float | None = None,
+        *,
+        bits: int | None = None,
+        hashes: int | None = None,
+        key: Callable[[Any], Item] | None = None,
     ) -> None:
-        """A filter for ``capacity`` items at false-positive probability ``fpp``.
+        """A filter for ``capacity`` items at false-positive probability ``fpp`` (0.01 when
+        not given).
 
-        ValueError for a capacity below 1 or an fpp outside (0, 1); ``key`` turns every
-        object added or asked for into an item."""
+        ``bits`` (m, the number of cells) and ``hashes`` (k) set the dimensions instead of
+        the kind's formulas, as ``bloomkit create -m M -k K`` does; with ``bits`` and no
+        ``fpp``, ε is the rate those dimensions give at ``capacity``. ValueError for a
+        capacity below 1, an fpp outside (0, 1), or a dimension the kind does not have;
+        ``key`` turns every object added or asked for into an item."""
     @property
     def capacity(self) -> int:
         """The number of items the filter was sized for (n)."""
