@@ -46,8 +46,8 @@
 //!   keeps its file whole through a failed flush. Outside the registry (not a `Filter`).
 //! * [`robust`] — [`RobustBloomFilter`], robustBF (Nayak & Patgiri 2021): the 2D filter of
 //!   64-bit words, built as the paper describes, with its claims checked.
-//! * `interop` (cargo features `guava`, `spark`) — filters other systems write, bit for bit:
-//!   Guava's `BloomFilter`, Spark's `util.sketch.BloomFilter`.
+//! * `interop` (cargo features `guava`, `spark`, `parquet`) — filters other systems write, bit for bit:
+//!   Guava's `BloomFilter`, Spark's `util.sketch.BloomFilter`, the split block filters of Parquet files.
 //! * [`format`] — the file format ([`Persist`]), with atomic saves, and [`FileLock`] for
 //!   writers.
 //! * [`prelude`] — `use bloomkit::prelude::*;` for the traits, items and every kind.
@@ -68,8 +68,11 @@ mod exec;
 mod external_trait_impls;
 pub mod format;
 pub mod hash;
-#[cfg(any(feature = "guava", feature = "spark"))]
-#[cfg_attr(docsrs, doc(cfg(any(feature = "guava", feature = "spark"))))]
+#[cfg(any(feature = "guava", feature = "spark", feature = "parquet"))]
+#[cfg_attr(
+    docsrs,
+    doc(cfg(any(feature = "guava", feature = "spark", feature = "parquet")))
+)]
 pub mod interop;
 mod kinds;
 pub mod params;

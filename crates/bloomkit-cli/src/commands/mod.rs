@@ -11,6 +11,7 @@ pub mod export;
 pub mod info;
 pub mod input;
 pub mod merge;
+pub mod parquet;
 pub mod remove;
 pub mod ssd;
 pub mod store;

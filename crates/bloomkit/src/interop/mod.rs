@@ -5,22 +5,30 @@
 //!   (`writeTo`/`readFrom`, strategy `MURMUR128_MITZ_64`).
 //! * `spark` (feature `spark`) — Spark's `org.apache.spark.util.sketch.BloomFilter`
 //!   (binary versions 1 and 2).
+//! * `parquet` (feature `parquet`) — the split block Bloom filters of Apache Parquet files,
+//!   read per column chunk and added to a copy of a file without re-encoding its pages.
 
 #[cfg(feature = "guava")]
 #[cfg_attr(docsrs, doc(cfg(feature = "guava")))]
 pub mod guava;
+#[cfg(feature = "parquet")]
+#[cfg_attr(docsrs, doc(cfg(feature = "parquet")))]
+pub mod parquet;
 #[cfg(feature = "spark")]
 #[cfg_attr(docsrs, doc(cfg(feature = "spark")))]
 pub mod spark;
 
+#[cfg(any(feature = "guava", feature = "spark"))]
 use crate::error::{DecodeError, Error};
 
 /// Reads big-endian fields from a byte slice, every short read an error.
+#[cfg(any(feature = "guava", feature = "spark"))]
 pub(crate) struct BeReader<'a> {
     bytes: &'a [u8],
     offset: usize,
 }
 
+#[cfg(any(feature = "guava", feature = "spark"))]
 impl<'a> BeReader<'a> {
     pub(crate) fn new(bytes: &'a [u8]) -> Self {
         BeReader { bytes, offset: 0 }
@@ -82,6 +90,7 @@ impl<'a> BeReader<'a> {
 }
 
 /// A zeroed word array, its allocation failure an error rather than an abort.
+#[cfg(any(feature = "guava", feature = "spark"))]
 pub(crate) fn zeroed_words(count: usize) -> Result<Vec<u64>, Error> {
     let mut words = Vec::new();
     words
