@@ -57,8 +57,9 @@ pub struct CheckArgs {
     #[arg(long, value_name = "C")]
     pub column: String,
 
-    /// The values; without any, lines of standard input.
-    #[arg(value_name = "VALUE")]
+    /// The values; without any, lines of standard input. Negative numbers are values, not
+    /// options.
+    #[arg(value_name = "VALUE", allow_negative_numbers = true)]
     pub values: Vec<String>,
 }
 
