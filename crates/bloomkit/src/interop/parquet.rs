@@ -1111,13 +1111,10 @@ impl BloomFilterHeader {
         let mut num_bytes = None;
         let mut seen = [false; 3];
         let mut last = 0i16;
-        loop {
-            let Some((id, ty)) = r.field_header(&mut last)? else {
-                break;
-            };
+        while let Some((id, ty)) = r.field_header(&mut last)? {
             match (id, ty) {
                 (1, I32) => {
-                    let n = r.zigzag()? as i64;
+                    let n = r.zigzag()?;
                     if n <= 0 || n % 32 != 0 || n > i32::MAX as i64 {
                         return Err(format!(
                             "numBytes {n} is not a positive multiple of the 32-byte block"
