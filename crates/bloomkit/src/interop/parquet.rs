@@ -60,7 +60,8 @@
 //!     data_type::Int64Type, file::properties::WriterProperties,
 //!     file::writer::SerializedFileWriter, schema::parser::parse_message_type,
 //! };
-//! //!
+//! use std::sync::Arc;
+//!
 //! let dir = tempfile::tempdir()?;
 //! let (plain, with_filter) = (dir.path().join("a.parquet"), dir.path().join("b.parquet"));
 //! // A file of one INT64 column `id`, 0..1000, without Bloom filters (written by parquet-rs).
@@ -371,11 +372,27 @@ impl ParquetColumn {
     /// timestamp in the column's unit, a decimal's unscaled value as the column stores it.
     ///
     /// ```
-    /// use bloomkit::interop::parquet::ParquetColumn;
-    /// # fn demo(date: &ParquetColumn) -> Result<(), bloomkit::interop::parquet::ParquetFileError> {
-    /// // For an INT32 (DATE) column: 2024-03-01 is day 19,783 after 1970-01-01.
-    /// assert_eq!(date.encode("2024-03-01")?, 19_783i32.to_le_bytes());
-    /// # Ok(()) }
+    /// use bloomkit::interop::parquet::ParquetBloomFile;
+    /// use bloomkit::interop::parquet::parquet_rs::{
+    ///     file::writer::SerializedFileWriter, schema::parser::parse_message_type,
+    /// };
+    /// use std::sync::Arc;
+    ///
+    /// let dir = tempfile::tempdir()?;
+    /// let path = dir.path().join("t.parquet");
+    /// let schema = "message m { required int32 day (DATE); required int64 price (DECIMAL(12,2)); \
+    ///               required binary name (UTF8); }";
+    /// let schema = Arc::new(parse_message_type(schema)?);
+    /// SerializedFileWriter::new(std::fs::File::create(&path)?, schema, Default::default())?
+    ///     .close()?; // no rows: the schema is what matters here
+    /// let file = ParquetBloomFile::open(&path)?;
+    /// // 2024-03-01 is day 19,783 after 1970-01-01, stored as an INT32.
+    /// assert_eq!(file.column("day")?.encode("2024-03-01")?, 19_783i32.to_le_bytes());
+    /// // -12.50 at scale 2 is the unscaled -1250, stored as an INT64.
+    /// assert_eq!(file.column("price")?.encode("-12.50")?, (-1250i64).to_le_bytes());
+    /// assert_eq!(file.column("name")?.encode("Zoë")?, "Zoë".as_bytes());
+    /// assert!(file.column("day")?.encode("2023-02-29").is_err());
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn encode(&self, value: &str) -> Result<Vec<u8>> {
         let bad = |reason: String| ParquetFileError::BadValue {
