@@ -74,6 +74,11 @@ enum Command {
     /// buffered Bloom filter on SSD): build, add, check.
     #[command(subcommand)]
     Ssd(commands::ssd::SsdCommand),
+    /// The Bloom filters inside Parquet files: `parquet info FILE`, `parquet check FILE
+    /// --column C VALUE…` (which row groups may hold each value) and `parquet add-filters IN
+    /// -o OUT --column C` (a copy with filters added, its pages untouched).
+    #[command(subcommand)]
+    Parquet(commands::parquet::ParquetCommand),
     /// Rerun the seed studies and print (and optionally save) their tables.
     #[command(subcommand)]
     Experiment(bloomkit_experiments::ExperimentCommand),
@@ -93,6 +98,7 @@ fn main() -> ExitCode {
         Command::Import(args) => commands::import::run(args).map(|()| ExitCode::SUCCESS),
         Command::Bloomier(command) => commands::bloomier::run(command),
         Command::Ssd(command) => commands::ssd::run(command),
+        Command::Parquet(command) => commands::parquet::run(command),
         Command::Experiment(command) => {
             bloomkit_experiments::run(command).map(|()| ExitCode::SUCCESS)
         }

@@ -46,9 +46,10 @@
 //!   keeps its file whole through a failed flush. Outside the registry (not a `Filter`).
 //! * [`robust`] — [`RobustBloomFilter`], robustBF (Nayak & Patgiri 2021): the 2D filter of
 //!   64-bit words, built as the paper describes, with its claims checked.
-//! * `interop` (cargo features `guava`, `spark`, `redisbloom`) — filters other systems
-//!   write, bit for bit: Guava's `BloomFilter`, Spark's `util.sketch.BloomFilter`, RedisBloom
-//!   2.4's SCANDUMP dumps and the LOADCHUNK commands that load them.
+//! * `interop` (cargo features `guava`, `spark`, `redisbloom`, `parquet`) — filters other
+//!   systems write, bit for bit: Guava's `BloomFilter`, Spark's `util.sketch.BloomFilter`,
+//!   RedisBloom 2.4's SCANDUMP dumps and the LOADCHUNK commands that load them, and the split
+//!   block filters of Parquet files.
 //! * [`format`] — the file format ([`Persist`]), with atomic saves, and [`FileLock`] for
 //!   writers.
 //! * [`prelude`] — `use bloomkit::prelude::*;` for the traits, items and every kind.
@@ -69,10 +70,20 @@ mod exec;
 mod external_trait_impls;
 pub mod format;
 pub mod hash;
-#[cfg(any(feature = "guava", feature = "spark", feature = "redisbloom"))]
+#[cfg(any(
+    feature = "guava",
+    feature = "spark",
+    feature = "redisbloom",
+    feature = "parquet"
+))]
 #[cfg_attr(
     docsrs,
-    doc(cfg(any(feature = "guava", feature = "spark", feature = "redisbloom")))
+    doc(cfg(any(
+        feature = "guava",
+        feature = "spark",
+        feature = "redisbloom",
+        feature = "parquet"
+    )))
 )]
 pub mod interop;
 mod kinds;

@@ -13,6 +13,7 @@ pub mod import;
 pub mod info;
 pub mod input;
 pub mod merge;
+pub mod parquet;
 pub mod remove;
 pub mod ssd;
 pub mod store;

@@ -7,10 +7,15 @@
 //!   (binary versions 1 and 2).
 //! * `redisbloom` (feature `redisbloom`) — RedisBloom 2.4's `SCANDUMP`/`LOADCHUNK` dumps of
 //!   Bloom and cuckoo filters, and the RESP command stream that loads them.
+//! * `parquet` (feature `parquet`) — the split block Bloom filters of Apache Parquet files,
+//!   read per column chunk and added to a copy of a file without re-encoding its pages.
 
 #[cfg(feature = "guava")]
 #[cfg_attr(docsrs, doc(cfg(feature = "guava")))]
 pub mod guava;
+#[cfg(feature = "parquet")]
+#[cfg_attr(docsrs, doc(cfg(feature = "parquet")))]
+pub mod parquet;
 #[cfg(feature = "redisbloom")]
 #[cfg_attr(docsrs, doc(cfg(feature = "redisbloom")))]
 pub mod redisbloom;
