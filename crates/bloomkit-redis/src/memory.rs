@@ -224,9 +224,6 @@ pub struct ServerLimit;
 impl Limit for ServerLimit {
     fn check(&self, held: u64, needed: u64) -> Result<(), Refusal> {
         key_limit().check(held, needed)?;
-        if !server_rule_applies() {
-            return Ok(());
-        }
         let server_held = self::held();
         let server = config::Server {
             maxmemory: MAXMEMORY.load(Ordering::Relaxed),
@@ -234,7 +231,13 @@ impl Limit for ServerLimit {
             physical: PHYSICAL.load(Ordering::Relaxed),
         };
         let budget = config::budget(config::get().max_memory, &server);
-        config::admit(needed.saturating_sub(held), server_held, budget)
+        // The server's flags (a call into Redis, ~100 instructions with its
+        // `getMaxmemoryState`) are asked only for a request the rule would refuse: it
+        // admits every request while the server loads or on a replica.
+        match config::admit(needed.saturating_sub(held), server_held, budget) {
+            Err(refusal) if server_rule_applies() => Err(refusal),
+            _ => Ok(()),
+        }
     }
 
     fn grew(&self, bytes: u64) {

@@ -263,9 +263,11 @@ fn with_chain<R>(
     key_name: &RedisString,
     f: impl FnOnce(Option<&Chain>) -> Result<R, RedisError>,
 ) -> Result<R, RedisError> {
-    let key = ctx.open_key(key_name);
-    let chain = key.get_value::<Chain>(&BLOOM_TYPE).map_err(wrong_type)?;
-    f(chain)
+    let mut key = crate::glue::Key::open(ctx, key_name, false);
+    let chain = key
+        .value::<Chain>(&BLOOM_TYPE)
+        .map_err(|_| RedisError::WrongType)?;
+    f(chain.map(|v| &*v))
 }
 
 /// The filter at `key` for `BF.EXISTS`/`BF.MEXISTS`: a key of another type reads as
@@ -275,8 +277,8 @@ fn with_chain_or_none<R>(
     key_name: &RedisString,
     f: impl FnOnce(Option<&Chain>) -> R,
 ) -> R {
-    let key = ctx.open_key(key_name);
-    f(key.get_value::<Chain>(&BLOOM_TYPE).ok().flatten())
+    let mut key = crate::glue::Key::open(ctx, key_name, false);
+    f(key.value::<Chain>(&BLOOM_TYPE).ok().flatten().map(|v| &*v))
 }
 
 /// `BF.EXISTS key item`

@@ -273,8 +273,12 @@ fn with_cuckoo_or_none<R>(
     key_name: &RedisString,
     f: impl FnOnce(Option<&Cuckoo>) -> R,
 ) -> R {
-    let key = ctx.open_key(key_name);
-    f(key.get_value::<Cuckoo>(&CUCKOO_TYPE).ok().flatten())
+    let mut key = crate::glue::Key::open(ctx, key_name, false);
+    f(key
+        .value::<Cuckoo>(&CUCKOO_TYPE)
+        .ok()
+        .flatten()
+        .map(|v| &*v))
 }
 
 fn with_cuckoo<R>(
@@ -282,9 +286,11 @@ fn with_cuckoo<R>(
     key_name: &RedisString,
     f: impl FnOnce(Option<&Cuckoo>) -> Result<R, RedisError>,
 ) -> Result<R, RedisError> {
-    let key = ctx.open_key(key_name);
-    let cf = key.get_value::<Cuckoo>(&CUCKOO_TYPE).map_err(wrong_type)?;
-    f(cf)
+    let mut key = crate::glue::Key::open(ctx, key_name, false);
+    let cf = key
+        .value::<Cuckoo>(&CUCKOO_TYPE)
+        .map_err(|_| RedisError::WrongType)?;
+    f(cf.map(|v| &*v))
 }
 
 /// `CF.EXISTS key item`
