@@ -297,7 +297,9 @@ impl Footprint for Topk {
 
 /// A stored value that went from `before` to `after` bytes: the count follows.
 pub fn resized(before: u64, after: u64) {
-    if after > before {
+    if after == before {
+        // Most adds change nothing: no atomic update.
+    } else if after > before {
         stored(after - before);
     } else {
         freed(before - after);

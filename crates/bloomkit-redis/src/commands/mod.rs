@@ -177,6 +177,7 @@ impl<'a> Reply<'a> {
     }
 
     /// `(label, integer)` pairs as one flat array, as the INFO commands answer.
+    #[inline(always)]
     pub fn pairs(&self, pairs: &[(&'static CStr, i64)]) {
         self.array(pairs.len() * 2);
         for &(label, value) in pairs {

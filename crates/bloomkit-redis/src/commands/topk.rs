@@ -8,7 +8,7 @@
 use redis_module::{Context, RedisError, RedisResult, RedisValue};
 
 use super::cms::refused;
-use super::{error, float, integer, replied, Arg, Reply};
+use super::{error, float, integer, replied, Arg, Reply, INLINE_VALUES};
 use crate::glue::{c_rand_unit, Key};
 use crate::memory::{self, ServerLimit};
 use crate::topk::{
@@ -85,10 +85,8 @@ fn existing(key: &mut Key) -> Result<&mut Topk, RedisError> {
 /// Refuses, before anything changes, items whose copies could take the top-k past the
 /// memory limits if every one of them entered the heap (each copy is made only when an
 /// item enters it).
-fn admit_items<'a>(topk: &Topk, items: impl Iterator<Item = &'a Arg>) -> Result<(), RedisError> {
-    let bytes = items.fold(0u64, |n, item| {
-        n.saturating_add(item.as_slice().len() as u64)
-    });
+fn admit_items<'a>(topk: &Topk, items: impl Iterator<Item = &'a [u8]>) -> Result<(), RedisError> {
+    let bytes = items.fold(0u64, |n, item| n.saturating_add(item.len() as u64));
     topk.admit_items(bytes, &ServerLimit)
         .map_err(|refusal| refused("ERR these items", "top-k", refusal))
 }
@@ -108,13 +106,26 @@ pub fn topk_add(ctx: &Context, args: &[Arg]) -> RedisResult {
     }
     let mut key = Key::open(ctx, &args[1], true);
     let topk = existing(&mut key)?;
-    admit_items(topk, args[2..].iter())?;
+    // Each item's bytes asked of Redis once, for the check and the add.
+    let items = &args[2..];
+    let mut inline: [&[u8]; INLINE_VALUES] = [&[]; INLINE_VALUES];
+    let spilled: Vec<&[u8]>;
+    let items: &[&[u8]] = if items.len() <= INLINE_VALUES {
+        for (slot, item) in inline.iter_mut().zip(items) {
+            *slot = item.as_slice();
+        }
+        &inline[..items.len()]
+    } else {
+        spilled = items.iter().map(|item| item.as_slice()).collect();
+        &spilled
+    };
+    admit_items(topk, items.iter().copied())?;
     let before = topk.memory_bytes();
     let reply = Reply::new(ctx);
-    reply.array(args.len() - 2);
+    reply.array(items.len());
     let mut chance = c_rand_unit;
-    for item in &args[2..] {
-        expelled_reply(&reply, topk.add(item.as_slice(), 1, &mut chance));
+    for item in items {
+        expelled_reply(&reply, topk.add(item, 1, &mut chance));
     }
     memory::resized(before, topk.memory_bytes());
     ctx.replicate_verbatim();
@@ -132,7 +143,10 @@ pub fn topk_incrby(ctx: &Context, args: &[Arg]) -> RedisResult {
     }
     let mut key = Key::open(ctx, &args[1], true);
     let topk = existing(&mut key)?;
-    admit_items(topk, args[2..].iter().step_by(2))?;
+    admit_items(
+        topk,
+        args[2..].iter().step_by(2).map(|item| item.as_slice()),
+    )?;
     let before = topk.memory_bytes();
     let reply = Reply::new(ctx);
     reply.array(args.len() / 2 - 1);
