@@ -651,6 +651,46 @@ mod tests {
     }
 
     #[test]
+    fn only_items_without_nul_cr_or_lf_go_as_status_text() {
+        for item in [&b"a\rb"[..], b"a\nb", b"a\0b", b"\r", b"\n", b"\0"] {
+            let stored = Item::new(item);
+            assert_eq!(stored.bytes(), item);
+            assert_eq!(stored.status_text(), None, "{item:?}");
+        }
+        for item in [&b"plain"[..], b"", b"\xff s\tp"] {
+            let stored = Item::new(item);
+            assert_eq!(stored.bytes(), item);
+            let with_nul = [item, &[0][..]].concat();
+            assert_eq!(stored.status_text(), Some(&with_nul[..]), "{item:?}");
+        }
+    }
+
+    #[test]
+    fn the_stepped_heap_scan_finds_what_a_slot_by_slot_scan_finds() {
+        // k = 21: two full steps of eight fingerprints and a short one of five.
+        let mut t = Topk::new(21, 64, 3, 0.9, NO_LIMIT).unwrap();
+        let items: Vec<Vec<u8>> = (0..60).map(|i| format!("item{i}").into_bytes()).collect();
+        for (i, item) in items.iter().enumerate() {
+            t.add(item, 1 + (i as u32 % 7), &mut never());
+        }
+        // Also one item held twice (only a forged record does that): the last slot wins.
+        let twice = t.heap.item(3).to_vec();
+        let fp = murmur2(&twice, FINGERPRINT_SEED);
+        t.heap.replace(17, &twice, fp, t.heap.count(17));
+        let mut found = 0;
+        for item in &items {
+            let fp = murmur2(item, FINGERPRINT_SEED);
+            let by_slot = (0..t.heap.len())
+                .rev()
+                .find(|&slot| t.heap.holds(slot, item, fp));
+            assert_eq!(t.find(item, fp), by_slot, "{item:?}");
+            found += by_slot.is_some() as usize;
+        }
+        assert!(found >= 20, "{found} items in the heap");
+        assert_eq!(t.find(&twice, fp), Some(17));
+    }
+
+    #[test]
     fn the_heaviest_items_are_listed_largest_first() {
         let mut t = Topk::new(3, 8, 7, 0.9, NO_LIMIT).unwrap();
         let mut coin = never();
