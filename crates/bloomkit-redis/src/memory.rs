@@ -186,7 +186,7 @@ type Callback =
 
 /// The per-key limit in force: `MAX_KEY_MEMORY` when given, else the default.
 fn key_limit() -> u64 {
-    config::get()
+    config::current()
         .max_key_memory
         .unwrap_or_else(|| AUTO_LIMIT.load(Ordering::Relaxed))
 }
@@ -230,7 +230,7 @@ impl Limit for ServerLimit {
             evicts: EVICTS.load(Ordering::Relaxed),
             physical: PHYSICAL.load(Ordering::Relaxed),
         };
-        let budget = config::budget(config::get().max_memory, &server);
+        let budget = config::budget(config::current().max_memory, &server);
         // The server's flags (a call into Redis, ~100 instructions with its
         // `getMaxmemoryState`) are asked only for a request the rule would refuse: it
         // admits every request while the server loads or on a replica.

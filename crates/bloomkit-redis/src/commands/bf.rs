@@ -127,8 +127,14 @@ fn add_items(
     multi: bool,
 ) -> RedisResult {
     let limit = ServerLimit;
-    let key = ctx.open_key_writable(key_name);
-    let chain = match key.get_value::<Chain>(&BLOOM_TYPE).map_err(wrong_type)? {
+    // The key as `glue::Key` (two API calls for the value); a filter made here is stored
+    // through a second handle, which the filter then borrows from.
+    let mut key = crate::glue::Key::open(ctx, key_name, true);
+    let created;
+    let chain = match key
+        .value::<Chain>(&BLOOM_TYPE)
+        .map_err(|_| RedisError::WrongType)?
+    {
         Some(chain) => chain,
         None => {
             let Some(c) = create else {
@@ -136,8 +142,10 @@ fn add_items(
             };
             let chain = Chain::new(c.capacity, c.rate, c.expansion, c.nonscaling, limit)
                 .map_err(create_error)?;
-            memory::store(&key, &BLOOM_TYPE, chain)?;
-            key.get_value::<Chain>(&BLOOM_TYPE)?
+            created = ctx.open_key_writable(key_name);
+            memory::store(&created, &BLOOM_TYPE, chain)?;
+            created
+                .get_value::<Chain>(&BLOOM_TYPE)?
                 .ok_or_else(|| error("ERR could not create filter"))?
         }
     };
