@@ -241,7 +241,12 @@ static CONFIG: OnceLock<Config> = OnceLock::new();
 
 /// The settings in force (the defaults until the module has loaded).
 pub fn get() -> Config {
-    *CONFIG.get().unwrap_or(&DEFAULT)
+    *current()
+}
+
+/// The configuration in force, borrowed (no copy of the whole struct for one field).
+pub fn current() -> &'static Config {
+    CONFIG.get().unwrap_or(&DEFAULT)
 }
 
 /// Parses `NAME value` pairs (names case-insensitive) over the defaults.

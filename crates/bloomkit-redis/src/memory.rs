@@ -186,7 +186,7 @@ type Callback =
 
 /// The per-key limit in force: `MAX_KEY_MEMORY` when given, else the default.
 fn key_limit() -> u64 {
-    config::get()
+    config::current()
         .max_key_memory
         .unwrap_or_else(|| AUTO_LIMIT.load(Ordering::Relaxed))
 }
@@ -224,17 +224,20 @@ pub struct ServerLimit;
 impl Limit for ServerLimit {
     fn check(&self, held: u64, needed: u64) -> Result<(), Refusal> {
         key_limit().check(held, needed)?;
-        if !server_rule_applies() {
-            return Ok(());
-        }
         let server_held = self::held();
         let server = config::Server {
             maxmemory: MAXMEMORY.load(Ordering::Relaxed),
             evicts: EVICTS.load(Ordering::Relaxed),
             physical: PHYSICAL.load(Ordering::Relaxed),
         };
-        let budget = config::budget(config::get().max_memory, &server);
-        config::admit(needed.saturating_sub(held), server_held, budget)
+        let budget = config::budget(config::current().max_memory, &server);
+        // The server's flags (a call into Redis, ~100 instructions with its
+        // `getMaxmemoryState`) are asked only for a request the rule would refuse: it
+        // admits every request while the server loads or on a replica.
+        match config::admit(needed.saturating_sub(held), server_held, budget) {
+            Err(refusal) if server_rule_applies() => Err(refusal),
+            _ => Ok(()),
+        }
     }
 
     fn grew(&self, bytes: u64) {
@@ -294,7 +297,9 @@ impl Footprint for Topk {
 
 /// A stored value that went from `before` to `after` bytes: the count follows.
 pub fn resized(before: u64, after: u64) {
-    if after > before {
+    if after == before {
+        // Most adds change nothing: no atomic update.
+    } else if after > before {
         stored(after - before);
     } else {
         freed(before - after);

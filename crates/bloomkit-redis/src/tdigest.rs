@@ -518,7 +518,8 @@ impl TDigest {
             };
         }
         let n = self.merged_nodes as usize;
-        let (means, weights) = (&self.means, &self.weights);
+        // Cut to the merged centroids, so that the walk below indexes without checks.
+        let (means, weights) = (&self.means[..n], &self.weights[..n]);
         let merged_weight = self.merged_weight as f64;
         let left_mean = means[0];
         let left_weight = weights[0] as f64;
@@ -596,7 +597,8 @@ impl TDigest {
     /// centroids from `state` (weight so far, centroid position), which a batch of
     /// increasing quantiles carries from one to the next.
     fn value_at(&self, index: f64, left_weight: f64, n: usize, state: &mut (f64, usize)) -> f64 {
-        let (means, weights) = (&self.means, &self.weights);
+        // Cut to the merged centroids, so that the walk below indexes without checks.
+        let (means, weights) = (&self.means[..n], &self.weights[..n]);
         if left_weight > 1.0 && index < left_weight / 2.0 {
             // One point sits at the minimum: interpolate with the rest of the first half.
             return self.min + (index - 1.0) / (left_weight / 2.0 - 1.0) * (means[0] - self.min);
@@ -711,13 +713,16 @@ impl TDigest {
         let mut count_done = 0.0f64;
         let mut trimmed_sum = 0.0f64;
         let mut trimmed_count = 0.0f64;
-        for i in 0..self.merged_nodes as usize {
-            let weight = self.weights[i] as f64;
+        let n = self.merged_nodes as usize;
+        // Cut to the merged centroids, so that the walk below indexes without checks.
+        let (means, weights) = (&self.means[..n], &self.weights[..n]);
+        for i in 0..n {
+            let weight = weights[i] as f64;
             let mut count_add = weight;
             count_add -= c_min(c_max(0.0, leftmost - count_done), count_add);
             count_add = c_min(c_max(0.0, rightmost - count_done), count_add);
             count_done += weight;
-            trimmed_sum += self.means[i] * count_add;
+            trimmed_sum += means[i] * count_add;
             trimmed_count += count_add;
             if count_done >= rightmost {
                 break;

@@ -111,7 +111,43 @@ const SLOT_MEMORY: u64 = SLOT_BYTES + std::mem::size_of::<Option<Box<[u8]>>>() a
 
 #[inline]
 fn u32_at(bytes: &[u8], at: usize) -> u32 {
-    u32::from_le_bytes([bytes[at], bytes[at + 1], bytes[at + 2], bytes[at + 3]])
+    // One bounds check and one load (indexing the four bytes one by one checks each).
+    u32::from_le_bytes(bytes[at..at + 4].try_into().expect("4 bytes"))
+}
+
+/// An item held in the heap, kept as its bytes, a NUL and a flag byte (1 when the item
+/// holds no NUL, CR or LF, so that it can be sent as a status string): a reply hands the
+/// stored bytes to Redis as a C string as they are, as RedisBloom does with its
+/// NUL-terminated copies, with no copy, allocation or scan per reply. The bytes before the
+/// flag are also what the RDB record holds.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Item(Box<[u8]>);
+
+impl Item {
+    fn new(item: &[u8]) -> Self {
+        let plain = !item.iter().any(|&b| b == 0 || b == b'\r' || b == b'\n');
+        let mut stored = Vec::with_capacity(item.len() + 2);
+        stored.extend_from_slice(item);
+        stored.push(0);
+        stored.push(plain as u8);
+        Self(stored.into_boxed_slice())
+    }
+
+    /// The item's bytes.
+    pub fn bytes(&self) -> &[u8] {
+        &self.0[..self.0.len() - 2]
+    }
+
+    /// The item and its terminating NUL.
+    fn with_nul(&self) -> &[u8] {
+        &self.0[..self.0.len() - 1]
+    }
+
+    /// The item and its terminating NUL, if it can be sent as a status string (it holds no
+    /// NUL, CR or LF).
+    pub fn status_text(&self) -> Option<&[u8]> {
+        (self.0[self.0.len() - 1] == 1).then(|| self.with_nul())
+    }
 }
 
 #[inline]
@@ -126,9 +162,12 @@ fn set_u32(bytes: &mut [u8], at: usize, value: u32) {
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 struct Heap {
     raw: Vec<u8>,
+    /// Each slot's fingerprint again, side by side: the scan for an item compares these,
+    /// eight to a step ([`Topk::find`]). Written wherever `raw`'s fingerprints are.
+    fps: Vec<u32>,
     /// `None` where RedisBloom's pointer is NULL (a slot never filled, or one loaded with
     /// an empty item).
-    items: Vec<Option<Box<[u8]>>>,
+    items: Vec<Option<Item>>,
 }
 
 const SLOT: usize = SLOT_BYTES as usize;
@@ -141,6 +180,7 @@ impl Heap {
     fn new(k: usize) -> Self {
         Self {
             raw: vec![0; k * SLOT],
+            fps: vec![0; k],
             items: vec![None; k],
         }
     }
@@ -150,7 +190,7 @@ impl Heap {
     }
 
     fn fp(&self, slot: usize) -> u32 {
-        u32_at(&self.raw, slot * SLOT + FP_AT)
+        self.fps[slot]
     }
 
     fn itemlen(&self, slot: usize) -> u32 {
@@ -167,7 +207,7 @@ impl Heap {
 
     /// The item's bytes (empty for none).
     fn item(&self, slot: usize) -> &[u8] {
-        self.items[slot].as_deref().unwrap_or_default()
+        self.items[slot].as_ref().map_or(&[], Item::bytes)
     }
 
     /// Whether `slot` holds `item` (with fingerprint `fp`): RedisBloom compares the
@@ -179,19 +219,24 @@ impl Heap {
 
     /// Puts `item` into `slot` with its fingerprint and count (the pointer bytes zeroed, the
     /// padding kept, as RedisBloom writes the fields); returns the item it held.
-    fn replace(&mut self, slot: usize, item: &[u8], fp: u32, count: u32) -> Option<Box<[u8]>> {
+    fn replace(&mut self, slot: usize, item: &[u8], fp: u32, count: u32) -> Option<Item> {
         let at = slot * SLOT;
         set_u32(&mut self.raw, at + FP_AT, fp);
+        self.fps[slot] = fp;
         set_u32(&mut self.raw, at + ITEMLEN_AT, item.len() as u32);
         self.raw[at + POINTER_AT..at + COUNT_AT].fill(0);
         set_u32(&mut self.raw, at + COUNT_AT, count);
-        self.items[slot].replace(item.into())
+        self.items[slot].replace(Item::new(item))
     }
 
     fn swap(&mut self, a: usize, b: usize) {
-        for i in 0..SLOT {
-            self.raw.swap(a * SLOT + i, b * SLOT + i);
+        if a == b {
+            return;
         }
+        let (low, high) = (a.min(b), a.max(b));
+        let (front, back) = self.raw.split_at_mut(high * SLOT);
+        front[low * SLOT..low * SLOT + SLOT].swap_with_slice(&mut back[..SLOT]);
+        self.fps.swap(a, b);
         self.items.swap(a, b);
     }
 }
@@ -332,16 +377,28 @@ impl Topk {
     /// compared straight from the slots' bytes (one load each, no index checks), the rest
     /// only where one matches: a query or add scans all `k` slots.
     fn find(&self, item: &[u8], fp: u32) -> Option<usize> {
-        self.heap
-            .raw
-            .chunks_exact(SLOT)
-            .enumerate()
-            .rev()
-            .find(|(slot, bytes)| {
-                u32::from_le_bytes(bytes[FP_AT..FP_AT + 4].try_into().unwrap()) == fp
-                    && self.heap.holds(*slot, item, fp)
-            })
-            .map(|(slot, _)| slot)
+        const STEP: usize = 8;
+        let fps = &self.heap.fps;
+        // From the last slot back, eight fingerprints at a time (one vector compare);
+        // only a step with a match is looked at slot by slot.
+        let mut end = fps.len();
+        while end > 0 {
+            let start = end.saturating_sub(STEP);
+            let hit = match <&[u32; STEP]>::try_from(&fps[start..end]) {
+                Ok(step) => step.iter().fold(false, |any, &f| any | (f == fp)),
+                Err(_) => fps[start..end].contains(&fp),
+            };
+            if hit {
+                if let Some(slot) = (start..end)
+                    .rev()
+                    .find(|&slot| self.heap.holds(slot, item, fp))
+                {
+                    return Some(slot);
+                }
+            }
+            end = start;
+        }
+        None
     }
 
     /// Adds `increment` arrivals of `item`; `chance()` is one draw of `rand() / RAND_MAX`
@@ -357,8 +414,7 @@ impl Topk {
         let mut max_count = 0u32;
         for row in 0..self.depth {
             let at = self.bucket(item, row) * BUCKET_BYTES as usize;
-            let (mut bucket_fp, mut count) =
-                (u32_at(&self.buckets, at), u32_at(&self.buckets, at + 4));
+            let (mut bucket_fp, mut count) = bucket_at(&self.buckets, at);
             if count == 0 {
                 bucket_fp = fp;
                 count = increment;
@@ -382,8 +438,9 @@ impl Topk {
                     left -= 1;
                 }
             }
-            set_u32(&mut self.buckets, at, bucket_fp);
-            set_u32(&mut self.buckets, at + 4, count);
+            let bucket: &mut [u8; 8] = (&mut self.buckets[at..at + 8]).try_into().expect("8 bytes");
+            bucket[..4].copy_from_slice(&bucket_fp.to_le_bytes());
+            bucket[4..].copy_from_slice(&count.to_le_bytes());
         }
         if max_count < heap_min {
             return Expelled::Nothing;
@@ -395,11 +452,11 @@ impl Topk {
             return Expelled::Nothing;
         }
         let old = self.heap.replace(0, item, fp, max_count);
-        self.item_bytes =
-            self.item_bytes + item.len() as u64 - old.as_ref().map_or(0, |o| o.len() as u64);
+        self.item_bytes = self.item_bytes + item.len() as u64
+            - old.as_ref().map_or(0, |o| o.bytes().len() as u64);
         heapify_down(&mut self.heap, 0);
         match old {
-            Some(old) => Expelled::Item(old.into()),
+            Some(old) => Expelled::Item(old),
             None => Expelled::Nothing,
         }
     }
@@ -416,26 +473,33 @@ impl Topk {
         let heap_min = self.heap.count(0);
         let in_heap = self.find(item, fp).is_some();
         (0..self.depth)
-            .map(|row| self.bucket(item, row) * BUCKET_BYTES as usize)
-            .map(|at| (u32_at(&self.buckets, at), u32_at(&self.buckets, at + 4)))
+            .map(|row| {
+                bucket_at(
+                    &self.buckets,
+                    self.bucket(item, row) * BUCKET_BYTES as usize,
+                )
+            })
             .filter(|&(bucket_fp, count)| bucket_fp == fp && (!in_heap || count >= heap_min))
             .map(|(_, count)| count)
             .max()
             .unwrap_or(0)
     }
 
-    /// `TOPK.LIST`: the heap's items and counts by count, largest first, equal counts in
-    /// slot order, up to the first count 0.
-    pub fn list(&self) -> Vec<(&[u8], u32)> {
-        let mut slots: Vec<(&[u8], u32)> = (0..self.heap.len())
-            .map(|slot| (self.heap.item(slot), self.heap.count(slot)))
+    /// `TOPK.LIST`: the heap's items (`None` for a slot without one, an empty item) and
+    /// counts by count, largest first, equal counts in slot order, up to the first count 0.
+    pub fn list(&self) -> Vec<(Option<&Item>, u32)> {
+        let mut slots: Vec<(Option<&Item>, u32)> = self
+            .heap
+            .items
+            .iter()
+            .zip(self.heap.raw.chunks_exact(SLOT))
+            .map(|(item, raw)| (item.as_ref(), u32_at(raw, COUNT_AT)))
             .collect();
         // A stable sort, as glibc's qsort (a merge sort) is.
         slots.sort_by_key(|&(_, count)| std::cmp::Reverse(count));
+        let listed = slots.iter().take_while(|&&(_, count)| count != 0).count();
+        slots.truncate(listed);
         slots
-            .into_iter()
-            .take_while(|&(_, count)| count != 0)
-            .collect()
     }
 
     /// The RDB record (see the module docs): the buckets and heap as they are kept.
@@ -446,12 +510,8 @@ impl Topk {
         out.double(self.decay);
         out.buffer(&self.buckets);
         out.buffer(&self.heap.raw);
-        let mut item = Vec::new();
-        for slot in 0..self.heap.len() {
-            item.clear();
-            item.extend_from_slice(self.heap.item(slot));
-            item.push(0);
-            out.buffer(&item);
+        for item in &self.heap.items {
+            out.buffer(item.as_ref().map_or(&[0], Item::with_nul));
         }
     }
 
@@ -479,8 +539,13 @@ impl Topk {
         if raw.len() as u64 != k as u64 * SLOT_BYTES {
             return None;
         }
+        let fps = raw
+            .chunks_exact(SLOT)
+            .map(|slot| u32_at(slot, FP_AT))
+            .collect();
         let mut heap = Heap {
             raw,
+            fps,
             items: vec![None; k as usize],
         };
         let mut item_bytes = 0u64;
@@ -491,7 +556,7 @@ impl Topk {
             }
             item_bytes += item.len() as u64;
             limit.check(0, fixed.saturating_add(item_bytes)).ok()?;
-            *slot = (!item.is_empty()).then(|| item.into());
+            *slot = (!item.is_empty()).then(|| Item::new(&item));
         }
         Some(Self {
             k,
@@ -506,13 +571,24 @@ impl Topk {
     }
 }
 
+/// A bucket's fingerprint and count (one bounds check, one 8-byte load).
+#[inline]
+fn bucket_at(buckets: &[u8], at: usize) -> (u32, u32) {
+    let bucket: [u8; 8] = buckets[at..at + 8].try_into().expect("8 bytes");
+    let [a, b, c, d, e, f, g, h] = bucket;
+    (
+        u32::from_le_bytes([a, b, c, d]),
+        u32::from_le_bytes([e, f, g, h]),
+    )
+}
+
 /// What an add expelled from the heap.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Expelled {
     /// Nothing (RedisBloom answers nil; also for a slot whose item pointer is NULL).
     Nothing,
     /// This item.
-    Item(Vec<u8>),
+    Item(Item),
 }
 
 /// RedisBloom's sift-down of slot `start` in a heap of the smallest count first. Its first
@@ -567,8 +643,51 @@ mod tests {
     fn names(t: &Topk) -> Vec<(String, u32)> {
         t.list()
             .iter()
-            .map(|&(item, count)| (String::from_utf8_lossy(item).into_owned(), count))
+            .map(|&(item, count)| {
+                let item = item.map_or(&[][..], Item::bytes);
+                (String::from_utf8_lossy(item).into_owned(), count)
+            })
             .collect()
+    }
+
+    #[test]
+    fn only_items_without_nul_cr_or_lf_go_as_status_text() {
+        for item in [&b"a\rb"[..], b"a\nb", b"a\0b", b"\r", b"\n", b"\0"] {
+            let stored = Item::new(item);
+            assert_eq!(stored.bytes(), item);
+            assert_eq!(stored.status_text(), None, "{item:?}");
+        }
+        for item in [&b"plain"[..], b"", b"\xff s\tp"] {
+            let stored = Item::new(item);
+            assert_eq!(stored.bytes(), item);
+            let with_nul = [item, &[0][..]].concat();
+            assert_eq!(stored.status_text(), Some(&with_nul[..]), "{item:?}");
+        }
+    }
+
+    #[test]
+    fn the_stepped_heap_scan_finds_what_a_slot_by_slot_scan_finds() {
+        // k = 21: two full steps of eight fingerprints and a short one of five.
+        let mut t = Topk::new(21, 64, 3, 0.9, NO_LIMIT).unwrap();
+        let items: Vec<Vec<u8>> = (0..60).map(|i| format!("item{i}").into_bytes()).collect();
+        for (i, item) in items.iter().enumerate() {
+            t.add(item, 1 + (i as u32 % 7), &mut never());
+        }
+        // Also one item held twice (only a forged record does that): the last slot wins.
+        let twice = t.heap.item(3).to_vec();
+        let fp = murmur2(&twice, FINGERPRINT_SEED);
+        t.heap.replace(17, &twice, fp, t.heap.count(17));
+        let mut found = 0;
+        for item in &items {
+            let fp = murmur2(item, FINGERPRINT_SEED);
+            let by_slot = (0..t.heap.len())
+                .rev()
+                .find(|&slot| t.heap.holds(slot, item, fp));
+            assert_eq!(t.find(item, fp), by_slot, "{item:?}");
+            found += by_slot.is_some() as usize;
+        }
+        assert!(found >= 20, "{found} items in the heap");
+        assert_eq!(t.find(&twice, fp), Some(17));
     }
 
     #[test]
@@ -594,19 +713,16 @@ mod tests {
         // d a answers nil nil nil a c, and TOPK.LIST t WITHCOUNT a 2 d 1 b 1.
         let mut t = Topk::new(3, 8, 7, 0.9, NO_LIMIT).unwrap();
         let mut coin = never();
-        let replies: Vec<Expelled> = ["a", "b", "c", "d", "a"]
+        let replies: Vec<Option<Vec<u8>>> = ["a", "b", "c", "d", "a"]
             .iter()
-            .map(|i| t.add(i.as_bytes(), 1, &mut coin))
+            .map(|i| match t.add(i.as_bytes(), 1, &mut coin) {
+                Expelled::Nothing => None,
+                Expelled::Item(item) => Some(item.bytes().to_vec()),
+            })
             .collect();
         assert_eq!(
             replies,
-            [
-                Expelled::Nothing,
-                Expelled::Nothing,
-                Expelled::Nothing,
-                Expelled::Item(b"a".to_vec()),
-                Expelled::Item(b"c".to_vec())
-            ]
+            [None, None, None, Some(b"a".to_vec()), Some(b"c".to_vec())]
         );
         assert_eq!(
             names(&t),

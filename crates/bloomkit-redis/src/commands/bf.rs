@@ -127,8 +127,14 @@ fn add_items(
     multi: bool,
 ) -> RedisResult {
     let limit = ServerLimit;
-    let key = ctx.open_key_writable(key_name);
-    let chain = match key.get_value::<Chain>(&BLOOM_TYPE).map_err(wrong_type)? {
+    // The key as `glue::Key` (two API calls for the value); a filter made here is stored
+    // through a second handle, which the filter then borrows from.
+    let mut key = crate::glue::Key::open(ctx, key_name, true);
+    let created;
+    let chain = match key
+        .value::<Chain>(&BLOOM_TYPE)
+        .map_err(|_| RedisError::WrongType)?
+    {
         Some(chain) => chain,
         None => {
             let Some(c) = create else {
@@ -136,8 +142,10 @@ fn add_items(
             };
             let chain = Chain::new(c.capacity, c.rate, c.expansion, c.nonscaling, limit)
                 .map_err(create_error)?;
-            memory::store(&key, &BLOOM_TYPE, chain)?;
-            key.get_value::<Chain>(&BLOOM_TYPE)?
+            created = ctx.open_key_writable(key_name);
+            memory::store(&created, &BLOOM_TYPE, chain)?;
+            created
+                .get_value::<Chain>(&BLOOM_TYPE)?
                 .ok_or_else(|| error("ERR could not create filter"))?
         }
     };
@@ -263,9 +271,11 @@ fn with_chain<R>(
     key_name: &RedisString,
     f: impl FnOnce(Option<&Chain>) -> Result<R, RedisError>,
 ) -> Result<R, RedisError> {
-    let key = ctx.open_key(key_name);
-    let chain = key.get_value::<Chain>(&BLOOM_TYPE).map_err(wrong_type)?;
-    f(chain)
+    let mut key = crate::glue::Key::open(ctx, key_name, false);
+    let chain = key
+        .value::<Chain>(&BLOOM_TYPE)
+        .map_err(|_| RedisError::WrongType)?;
+    f(chain.map(|v| &*v))
 }
 
 /// The filter at `key` for `BF.EXISTS`/`BF.MEXISTS`: a key of another type reads as
@@ -275,8 +285,8 @@ fn with_chain_or_none<R>(
     key_name: &RedisString,
     f: impl FnOnce(Option<&Chain>) -> R,
 ) -> R {
-    let key = ctx.open_key(key_name);
-    f(key.get_value::<Chain>(&BLOOM_TYPE).ok().flatten())
+    let mut key = crate::glue::Key::open(ctx, key_name, false);
+    f(key.value::<Chain>(&BLOOM_TYPE).ok().flatten().map(|v| &*v))
 }
 
 /// `BF.EXISTS key item`

@@ -128,8 +128,14 @@ fn add_items(
     multi: bool,
 ) -> RedisResult {
     let c = config::get();
-    let key = ctx.open_key_writable(key_name);
-    let cf = match key.get_value::<Cuckoo>(&CUCKOO_TYPE).map_err(wrong_type)? {
+    // The key as `glue::Key` (two API calls for the value); a filter made here is stored
+    // through a second handle, which the filter then borrows from.
+    let mut key = crate::glue::Key::open(ctx, key_name, true);
+    let created;
+    let cf = match key
+        .value::<Cuckoo>(&CUCKOO_TYPE)
+        .map_err(|_| RedisError::WrongType)?
+    {
         Some(cf) => cf,
         None => {
             let Some(capacity) = capacity else {
@@ -146,8 +152,10 @@ fn add_items(
                 ServerLimit,
             )
             .map_err(create_error)?;
-            memory::store(&key, &CUCKOO_TYPE, cf)?;
-            key.get_value::<Cuckoo>(&CUCKOO_TYPE)?
+            created = ctx.open_key_writable(key_name);
+            memory::store(&created, &CUCKOO_TYPE, cf)?;
+            created
+                .get_value::<Cuckoo>(&CUCKOO_TYPE)?
                 .ok_or_else(|| error("ERR Insufficient memory to create filter"))?
         }
     };
@@ -273,8 +281,12 @@ fn with_cuckoo_or_none<R>(
     key_name: &RedisString,
     f: impl FnOnce(Option<&Cuckoo>) -> R,
 ) -> R {
-    let key = ctx.open_key(key_name);
-    f(key.get_value::<Cuckoo>(&CUCKOO_TYPE).ok().flatten())
+    let mut key = crate::glue::Key::open(ctx, key_name, false);
+    f(key
+        .value::<Cuckoo>(&CUCKOO_TYPE)
+        .ok()
+        .flatten()
+        .map(|v| &*v))
 }
 
 fn with_cuckoo<R>(
@@ -282,9 +294,11 @@ fn with_cuckoo<R>(
     key_name: &RedisString,
     f: impl FnOnce(Option<&Cuckoo>) -> Result<R, RedisError>,
 ) -> Result<R, RedisError> {
-    let key = ctx.open_key(key_name);
-    let cf = key.get_value::<Cuckoo>(&CUCKOO_TYPE).map_err(wrong_type)?;
-    f(cf)
+    let mut key = crate::glue::Key::open(ctx, key_name, false);
+    let cf = key
+        .value::<Cuckoo>(&CUCKOO_TYPE)
+        .map_err(|_| RedisError::WrongType)?;
+    f(cf.map(|v| &*v))
 }
 
 /// `CF.EXISTS key item`

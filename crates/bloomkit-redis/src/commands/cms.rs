@@ -3,9 +3,10 @@
 
 use redis_module::{Context, RedisError, RedisResult, RedisValue};
 
-use super::{arg_index, error, float, integer, replied, wrong_type, Arg, Reply};
+use super::{arg_index, error, float, integer, replied, wrong_type, Arg, Reply, INLINE_VALUES};
 use crate::cms::{dims_from_prob, CreateError, MergeSource, Sketch};
 use crate::config::Refusal;
+use crate::glue::Key;
 use crate::memory::{self, ServerLimit};
 use crate::types::CMS_TYPE;
 
@@ -30,6 +31,13 @@ pub fn refused(prefix: &str, what: &str, refusal: Refusal) -> RedisError {
             bound.describe()
         ),
     })
+}
+
+/// The sketch at `key`: "CMS: key does not exist", WRONGTYPE.
+fn existing(key: &mut Key) -> Result<&mut Sketch, RedisError> {
+    key.value::<Sketch>(&CMS_TYPE)
+        .map_err(|_| RedisError::WrongType)?
+        .ok_or_else(|| error(NOT_FOUND))
 }
 
 fn create_error(e: CreateError) -> RedisError {
@@ -95,22 +103,30 @@ pub fn cms_incrby(ctx: &Context, args: &[Arg]) -> RedisResult {
     if args.len() < 4 || args.len() % 2 == 1 {
         return Err(RedisError::WrongArity);
     }
-    let key = ctx.open_key_writable(&args[1]);
-    let sketch = key
-        .get_value::<Sketch>(&CMS_TYPE)
-        .map_err(wrong_type)?
-        .ok_or_else(|| error(NOT_FOUND))?;
-    let mut increments = Vec::with_capacity(args.len() / 2 - 1);
-    for pair in args[2..].chunks_exact(2) {
+    let mut key = Key::open(ctx, &args[1], true);
+    let sketch = existing(&mut key)?;
+    let parse = |pair: &[Arg]| {
         let value = integer(&pair[1]).ok_or_else(|| error("CMS: Cannot parse number"))?;
         if value < 0 {
             return Err(error("CMS: Number cannot be negative"));
         }
-        increments.push(value as u64);
+        Ok(value as u64)
+    };
+    let mut inline = [0u64; INLINE_VALUES];
+    let mut spilled = Vec::new();
+    let pairs = args.len() / 2 - 1;
+    let increments = if pairs <= INLINE_VALUES {
+        &mut inline[..pairs]
+    } else {
+        spilled.resize(pairs, 0);
+        &mut spilled[..]
+    };
+    for (increment, pair) in increments.iter_mut().zip(args[2..].chunks_exact(2)) {
+        *increment = parse(pair)?;
     }
     let reply = Reply::new(ctx);
-    reply.array(increments.len());
-    for (pair, value) in args[2..].chunks_exact(2).zip(increments) {
+    reply.array(pairs);
+    for (pair, &value) in args[2..].chunks_exact(2).zip(increments.iter()) {
         let estimate = sketch.incr_by(pair[0].as_slice(), value);
         if estimate == u32::MAX {
             reply.error(c"CMS: INCRBY overflow");
@@ -127,11 +143,8 @@ pub fn cms_query(ctx: &Context, args: &[Arg]) -> RedisResult {
     if args.len() < 3 {
         return Err(RedisError::WrongArity);
     }
-    let key = ctx.open_key(&args[1]);
-    let sketch = key
-        .get_value::<Sketch>(&CMS_TYPE)
-        .map_err(wrong_type)?
-        .ok_or_else(|| error(NOT_FOUND))?;
+    let mut key = Key::open(ctx, &args[1], false);
+    let sketch = existing(&mut key)?;
     let reply = Reply::new(ctx);
     reply.array(args.len() - 2);
     for item in &args[2..] {
@@ -229,11 +242,8 @@ pub fn cms_info(ctx: &Context, args: &[Arg]) -> RedisResult {
     if args.len() != 2 {
         return Err(RedisError::WrongArity);
     }
-    let key = ctx.open_key(&args[1]);
-    let sketch = key
-        .get_value::<Sketch>(&CMS_TYPE)
-        .map_err(wrong_type)?
-        .ok_or_else(|| error(NOT_FOUND))?;
+    let mut key = Key::open(ctx, &args[1], false);
+    let sketch = existing(&mut key)?;
     Reply::new(ctx).pairs(&[
         (c"width", sketch.width() as i64),
         (c"depth", sketch.depth() as i64),

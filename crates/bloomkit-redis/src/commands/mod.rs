@@ -97,6 +97,32 @@ pub fn float(arg: &RedisString) -> Option<f64> {
     arg.parse_float().ok().filter(|f| !f.is_nan())
 }
 
+/// Parses every argument with `parse`, stopping at the first error, and hands the values
+/// to `f`: up to [`INLINE_VALUES`] in an array on the stack (no allocation for the common
+/// short commands), more in a vector.
+pub fn with_parsed<T: Copy + Default, R>(
+    args: &[Arg],
+    parse: impl Fn(&RedisString) -> Result<T, RedisError>,
+    f: impl FnOnce(&[T]) -> RedisResult<R>,
+) -> RedisResult<R> {
+    if args.len() <= INLINE_VALUES {
+        let mut values = [T::default(); INLINE_VALUES];
+        for (value, arg) in values.iter_mut().zip(args) {
+            *value = parse(arg)?;
+        }
+        f(&values[..args.len()])
+    } else {
+        let values = args
+            .iter()
+            .map(|a| parse(a))
+            .collect::<Result<Vec<T>, _>>()?;
+        f(&values)
+    }
+}
+
+/// How many parsed values [`with_parsed`] keeps on the stack.
+pub const INLINE_VALUES: usize = 8;
+
 /// Replies written straight to the client through the module API, for the hot and the
 /// many-element replies: building a `RedisValue` tree instead allocates a vector for every
 /// array and a C string for every status label.
@@ -135,9 +161,9 @@ impl<'a> Reply<'a> {
         glue::reply::null(self.0);
     }
 
-    /// A status string of bytes without NUL, CR or LF.
-    pub fn simple_text(&self, text: &CStr) {
-        glue::reply::simple_string(self.0, text);
+    /// A status string of bytes that end in a NUL and hold no other NUL, CR or LF.
+    pub fn simple_nul(&self, text: &[u8]) {
+        glue::reply::simple_string_nul(self.0, text);
     }
 
     /// A bulk string.
@@ -151,6 +177,7 @@ impl<'a> Reply<'a> {
     }
 
     /// `(label, integer)` pairs as one flat array, as the INFO commands answer.
+    #[inline(always)]
     pub fn pairs(&self, pairs: &[(&'static CStr, i64)]) {
         self.array(pairs.len() * 2);
         for &(label, value) in pairs {

@@ -10,7 +10,7 @@
 
 use redis_module::{Context, RedisError, RedisResult, RedisString, RedisValue};
 
-use super::{arg_index, error, float, integer, replied, wrong_type, Arg, Reply};
+use super::{arg_index, error, float, integer, replied, with_parsed, wrong_type, Arg, Reply};
 use crate::glue;
 use crate::memory::{self, ServerLimit};
 use crate::tdigest::{
@@ -107,10 +107,10 @@ fn write(
     name: &RedisString,
     f: impl FnOnce(&mut TDigest) -> RedisResult,
 ) -> RedisResult {
-    let key = ctx.open_key_writable(name);
+    let mut key = glue::Key::open(ctx, name, true);
     let td = key
-        .get_value::<TDigest>(&TDIGEST_TYPE)
-        .map_err(wrong_type)?
+        .value::<TDigest>(&TDIGEST_TYPE)
+        .map_err(|_| RedisError::WrongType)?
         .ok_or_else(|| error(MISSING))?;
     f(td)
 }
@@ -136,7 +136,7 @@ pub fn tdigest_add(ctx: &Context, args: &[Arg]) -> RedisResult {
         return Err(RedisError::WrongArity);
     }
     write(ctx, &args[1], |td| {
-        let values = parse_all(args, |a| {
+        let parse = |a: &RedisString| {
             let v = float(a).ok_or_else(|| error("ERR T-Digest: error parsing val parameter"))?;
             if !(-f64::MAX..=f64::MAX).contains(&v) {
                 return Err(error(
@@ -144,17 +144,20 @@ pub fn tdigest_add(ctx: &Context, args: &[Arg]) -> RedisResult {
                 ));
             }
             Ok(v)
-        })?;
-        for (i, &v) in values.iter().enumerate() {
-            if td.add(v, 1).is_err() {
-                if i > 0 {
-                    ctx.replicate_verbatim();
+        };
+        with_parsed(&args[2..], parse, |values| {
+            for (i, &v) in values.iter().enumerate() {
+                if td.add(v, 1).is_err() {
+                    if i > 0 {
+                        ctx.replicate_verbatim();
+                    }
+                    return Err(error(OVERFLOW));
                 }
-                return Err(error(OVERFLOW));
             }
-        }
-        ctx.replicate_verbatim();
-        Ok(RedisValue::SimpleStringStatic("OK"))
+            ctx.replicate_verbatim();
+            Reply::new(ctx).simple(c"OK");
+            replied()
+        })
     })
 }
 
@@ -260,21 +263,13 @@ pub fn tdigest_max(ctx: &Context, args: &[Arg]) -> RedisResult {
     min_max(ctx, args, true)
 }
 
-/// Parses every argument from the third on with `parse`, stopping at the first error.
-fn parse_all<T>(
-    args: &[Arg],
-    parse: impl Fn(&RedisString) -> Result<T, RedisError>,
-) -> Result<Vec<T>, RedisError> {
-    args[2..].iter().map(|a| parse(a)).collect()
-}
-
-fn reply_doubles(ctx: &Context, values: &[f64]) -> RedisResult {
+/// An array of doubles, each `value(argument)` in order.
+fn reply_doubles<T: Copy>(ctx: &Context, args: &[T], mut value: impl FnMut(T) -> f64) {
     let reply = Reply::new(ctx);
-    reply.array(values.len());
-    for &v in values {
-        reply.double(v);
+    reply.array(args.len());
+    for &a in args {
+        reply.double(value(a));
     }
-    replied()
 }
 
 /// `TDIGEST.QUANTILE key q…`: each `q` a number in `[0, 1]`; each run of non-decreasing
@@ -284,24 +279,34 @@ pub fn tdigest_quantile(ctx: &Context, args: &[Arg]) -> RedisResult {
         return Err(RedisError::WrongArity);
     }
     read(ctx, &args[1], |td| {
-        let qs = parse_all(args, |a| {
+        let parse = |a: &RedisString| {
             let q = float(a).ok_or_else(|| error("ERR T-Digest: error parsing quantile"))?;
             if !(0.0..=1.0).contains(&q) {
                 return Err(error("ERR T-Digest: quantile should be in [0,1]"));
             }
             Ok(q)
-        })?;
-        let mut values = vec![0.0; qs.len()];
-        let mut start = 0;
-        while start < qs.len() {
-            let mut end = start;
-            while end + 1 < qs.len() && qs[end] <= qs[end + 1] {
-                end += 1;
+        };
+        with_parsed(&args[2..], parse, |qs| {
+            let mut inline = [0.0; super::INLINE_VALUES];
+            let mut spilled = Vec::new();
+            let values = if qs.len() <= inline.len() {
+                &mut inline[..qs.len()]
+            } else {
+                spilled.resize(qs.len(), 0.0);
+                &mut spilled[..]
+            };
+            let mut start = 0;
+            while start < qs.len() {
+                let mut end = start;
+                while end + 1 < qs.len() && qs[end] <= qs[end + 1] {
+                    end += 1;
+                }
+                td.quantiles(&qs[start..=end], &mut values[start..=end]);
+                start = end + 1;
             }
-            td.quantiles(&qs[start..=end], &mut values[start..=end]);
-            start = end + 1;
-        }
-        reply_doubles(ctx, &values)
+            reply_doubles(ctx, values, |v| v);
+            replied()
+        })
     })
 }
 
@@ -311,11 +316,12 @@ pub fn tdigest_cdf(ctx: &Context, args: &[Arg]) -> RedisResult {
         return Err(RedisError::WrongArity);
     }
     read(ctx, &args[1], |td| {
-        let vals = parse_all(args, |a| {
-            float(a).ok_or_else(|| error("ERR T-Digest: error parsing cdf"))
-        })?;
-        let values: Vec<f64> = vals.iter().map(|&v| td.cdf(v)).collect();
-        reply_doubles(ctx, &values)
+        let parse =
+            |a: &RedisString| float(a).ok_or_else(|| error("ERR T-Digest: error parsing cdf"));
+        with_parsed(&args[2..], parse, |vals| {
+            reply_doubles(ctx, vals, |v| td.cdf(v));
+            replied()
+        })
     })
 }
 
@@ -352,44 +358,42 @@ fn rank(ctx: &Context, args: &[Arg], reverse: bool) -> RedisResult {
         return Err(RedisError::WrongArity);
     }
     read(ctx, &args[1], |td| {
-        let vals = parse_all(args, |a| {
-            float(a).ok_or_else(|| error("ERR T-Digest: error parsing value"))
-        })?;
-        let size = td.size() as f64;
-        let (min, max) = (td.min(), td.max());
-        let reply = Reply::new(ctx);
-        let ranks: Vec<f64> = vals
-            .iter()
-            .map(|&v| {
-                if size == 0.0 {
-                    -2.0
-                } else if v < min {
-                    if reverse {
-                        size
+        let parse =
+            |a: &RedisString| float(a).ok_or_else(|| error("ERR T-Digest: error parsing value"));
+        with_parsed(&args[2..], parse, |vals| {
+            let size = td.size() as f64;
+            let (min, max) = (td.min(), td.max());
+            let reply = Reply::new(ctx);
+            reply.array(vals.len());
+            for &v in vals {
+                let rank = {
+                    if size == 0.0 {
+                        -2.0
+                    } else if v < min {
+                        if reverse {
+                            size
+                        } else {
+                            -1.0
+                        }
+                    } else if v > max {
+                        if reverse {
+                            -1.0
+                        } else {
+                            size
+                        }
                     } else {
-                        -1.0
+                        let prior = td.cdf(v) * size;
+                        if reverse {
+                            (size - prior.round()).round()
+                        } else {
+                            half_round_down(prior)
+                        }
                     }
-                } else if v > max {
-                    if reverse {
-                        -1.0
-                    } else {
-                        size
-                    }
-                } else {
-                    let prior = td.cdf(v) * size;
-                    if reverse {
-                        (size - prior.round()).round()
-                    } else {
-                        half_round_down(prior)
-                    }
-                }
-            })
-            .collect();
-        reply.array(ranks.len());
-        for r in ranks {
-            reply.int(c_ll(r));
-        }
-        replied()
+                };
+                reply.int(c_ll(rank));
+            }
+            replied()
+        })
     })
 }
 
@@ -411,18 +415,17 @@ fn by_rank(ctx: &Context, args: &[Arg], reverse: bool) -> RedisResult {
         return Err(RedisError::WrongArity);
     }
     read(ctx, &args[1], |td| {
-        let ranks = parse_all(args, |a| {
+        let parse = |a: &RedisString| {
             let r = integer(a).ok_or_else(|| error("ERR T-Digest: error parsing rank"))?;
             if r < 0 {
                 return Err(error("ERR T-Digest: rank needs to be non negative"));
             }
             Ok(r)
-        })?;
-        let size = td.size() as f64;
-        let (min, max) = (td.min(), td.max());
-        let values: Vec<f64> = ranks
-            .iter()
-            .map(|&r| {
+        };
+        with_parsed(&args[2..], parse, |ranks| {
+            let size = td.size() as f64;
+            let (min, max) = (td.min(), td.max());
+            reply_doubles(ctx, ranks, |r| {
                 let r = r as f64;
                 if size == 0.0 {
                     f64::NAN
@@ -442,9 +445,9 @@ fn by_rank(ctx: &Context, args: &[Arg], reverse: bool) -> RedisResult {
                     let rank = if reverse { size - r - 1.0 } else { r };
                     td.quantile(rank / size)
                 }
-            })
-            .collect();
-        reply_doubles(ctx, &values)
+            });
+            replied()
+        })
     })
 }
 

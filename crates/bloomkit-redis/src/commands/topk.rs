@@ -5,16 +5,14 @@
 //! status string cannot carry: an item holding a NUL, CR or LF comes back whole as a bulk
 //! string (RedisBloom cuts it at the first NUL, and a CR LF in it breaks the reply stream).
 
-use std::ffi::CString;
-
 use redis_module::{Context, RedisError, RedisResult, RedisValue};
 
 use super::cms::refused;
-use super::{error, float, integer, replied, wrong_type, Arg, Reply};
-use crate::glue::c_rand_unit;
+use super::{error, float, integer, replied, Arg, Reply, INLINE_VALUES};
+use crate::glue::{c_rand_unit, Key};
 use crate::memory::{self, ServerLimit};
 use crate::topk::{
-    CreateError, Expelled, Topk, DEFAULT_DECAY, DEFAULT_DEPTH, DEFAULT_WIDTH, MAX_INCREMENT,
+    CreateError, Expelled, Item, Topk, DEFAULT_DECAY, DEFAULT_DEPTH, DEFAULT_WIDTH, MAX_INCREMENT,
 };
 use crate::types::TOPK_TYPE;
 
@@ -24,11 +22,16 @@ const NOT_FOUND: &str = "TopK: key does not exist";
 /// backslash and the newline go, the spaces around them stay.
 const BAD_INCREMENT: &std::ffi::CStr = c"TopK: increment must be an integer greater or equal to 0                            and smaller or equal to 100,000";
 
-/// An item as a reply element (see the module docs).
-fn item_reply(reply: &Reply, item: &[u8]) {
-    match CString::new(item) {
-        Ok(text) if !item.iter().any(|&b| b == b'\r' || b == b'\n') => reply.simple_text(&text),
-        _ => reply.bulk(item),
+/// An item as a reply element (see the module docs); a slot without an item answers an
+/// empty status string. The item goes to Redis as the top-k stores it, NUL-terminated,
+/// without a copy.
+fn item_reply(reply: &Reply, item: Option<&Item>) {
+    match item {
+        None => reply.simple(c""),
+        Some(item) => match item.status_text() {
+            Some(text) => reply.simple_nul(text),
+            None => reply.bulk(item.bytes()),
+        },
     }
 }
 
@@ -72,20 +75,18 @@ pub fn topk_reserve(ctx: &Context, args: &[Arg]) -> RedisResult {
     Ok(RedisValue::SimpleStringStatic("OK"))
 }
 
-/// The top-k at `key` for a write: "TopK: key does not exist", WRONGTYPE.
-fn writable(key: &redis_module::key::RedisKeyWritable) -> Result<&mut Topk, RedisError> {
-    key.get_value::<Topk>(&TOPK_TYPE)
-        .map_err(wrong_type)?
+/// The top-k at `key`: "TopK: key does not exist", WRONGTYPE.
+fn existing(key: &mut Key) -> Result<&mut Topk, RedisError> {
+    key.value::<Topk>(&TOPK_TYPE)
+        .map_err(|_| RedisError::WrongType)?
         .ok_or_else(|| error(NOT_FOUND))
 }
 
 /// Refuses, before anything changes, items whose copies could take the top-k past the
 /// memory limits if every one of them entered the heap (each copy is made only when an
 /// item enters it).
-fn admit_items<'a>(topk: &Topk, items: impl Iterator<Item = &'a Arg>) -> Result<(), RedisError> {
-    let bytes = items.fold(0u64, |n, item| {
-        n.saturating_add(item.as_slice().len() as u64)
-    });
+fn admit_items<'a>(topk: &Topk, items: impl Iterator<Item = &'a [u8]>) -> Result<(), RedisError> {
+    let bytes = items.fold(0u64, |n, item| n.saturating_add(item.len() as u64));
     topk.admit_items(bytes, &ServerLimit)
         .map_err(|refusal| refused("ERR these items", "top-k", refusal))
 }
@@ -94,7 +95,7 @@ fn admit_items<'a>(topk: &Topk, items: impl Iterator<Item = &'a Arg>) -> Result<
 fn expelled_reply(reply: &Reply, expelled: Expelled) {
     match expelled {
         Expelled::Nothing => reply.null(),
-        Expelled::Item(item) => item_reply(reply, &item),
+        Expelled::Item(item) => item_reply(reply, Some(&item)),
     }
 }
 
@@ -103,15 +104,28 @@ pub fn topk_add(ctx: &Context, args: &[Arg]) -> RedisResult {
     if args.len() < 3 {
         return Err(RedisError::WrongArity);
     }
-    let key = ctx.open_key_writable(&args[1]);
-    let topk = writable(&key)?;
-    admit_items(topk, args[2..].iter())?;
+    let mut key = Key::open(ctx, &args[1], true);
+    let topk = existing(&mut key)?;
+    // Each item's bytes asked of Redis once, for the check and the add.
+    let items = &args[2..];
+    let mut inline: [&[u8]; INLINE_VALUES] = [&[]; INLINE_VALUES];
+    let spilled: Vec<&[u8]>;
+    let items: &[&[u8]] = if items.len() <= INLINE_VALUES {
+        for (slot, item) in inline.iter_mut().zip(items) {
+            *slot = item.as_slice();
+        }
+        &inline[..items.len()]
+    } else {
+        spilled = items.iter().map(|item| item.as_slice()).collect();
+        &spilled
+    };
+    admit_items(topk, items.iter().copied())?;
     let before = topk.memory_bytes();
     let reply = Reply::new(ctx);
-    reply.array(args.len() - 2);
+    reply.array(items.len());
     let mut chance = c_rand_unit;
-    for item in &args[2..] {
-        expelled_reply(&reply, topk.add(item.as_slice(), 1, &mut chance));
+    for item in items {
+        expelled_reply(&reply, topk.add(item, 1, &mut chance));
     }
     memory::resized(before, topk.memory_bytes());
     ctx.replicate_verbatim();
@@ -127,9 +141,12 @@ pub fn topk_incrby(ctx: &Context, args: &[Arg]) -> RedisResult {
     if args.len() < 4 || args.len() % 2 == 1 {
         return Err(RedisError::WrongArity);
     }
-    let key = ctx.open_key_writable(&args[1]);
-    let topk = writable(&key)?;
-    admit_items(topk, args[2..].iter().step_by(2))?;
+    let mut key = Key::open(ctx, &args[1], true);
+    let topk = existing(&mut key)?;
+    admit_items(
+        topk,
+        args[2..].iter().step_by(2).map(|item| item.as_slice()),
+    )?;
     let before = topk.memory_bytes();
     let reply = Reply::new(ctx);
     reply.array(args.len() / 2 - 1);
@@ -153,20 +170,13 @@ pub fn topk_incrby(ctx: &Context, args: &[Arg]) -> RedisResult {
     replied()
 }
 
-/// The top-k at `key` for a read: "TopK: key does not exist", WRONGTYPE.
-fn readable(key: &redis_module::key::RedisKey) -> Result<&Topk, RedisError> {
-    key.get_value::<Topk>(&TOPK_TYPE)
-        .map_err(wrong_type)?
-        .ok_or_else(|| error(NOT_FOUND))
-}
-
 /// `TOPK.QUERY key item…`: 1 for an item in the list, else 0.
 pub fn topk_query(ctx: &Context, args: &[Arg]) -> RedisResult {
     if args.len() < 3 {
         return Err(RedisError::WrongArity);
     }
-    let key = ctx.open_key(&args[1]);
-    let topk = readable(&key)?;
+    let mut key = Key::open(ctx, &args[1], false);
+    let topk = existing(&mut key)?;
     let reply = Reply::new(ctx);
     reply.array(args.len() - 2);
     for item in &args[2..] {
@@ -180,8 +190,8 @@ pub fn topk_count(ctx: &Context, args: &[Arg]) -> RedisResult {
     if args.len() < 3 {
         return Err(RedisError::WrongArity);
     }
-    let key = ctx.open_key(&args[1]);
-    let topk = readable(&key)?;
+    let mut key = Key::open(ctx, &args[1], false);
+    let topk = existing(&mut key)?;
     let reply = Reply::new(ctx);
     reply.array(args.len() - 2);
     for item in &args[2..] {
@@ -208,8 +218,8 @@ pub fn topk_list(ctx: &Context, args: &[Arg]) -> RedisResult {
             }
         }
     };
-    let key = ctx.open_key(&args[1]);
-    let topk = readable(&key)?;
+    let mut key = Key::open(ctx, &args[1], false);
+    let topk = existing(&mut key)?;
     let list = topk.list();
     let reply = Reply::new(ctx);
     reply.array(list.len() * if with_count { 2 } else { 1 });
@@ -227,8 +237,8 @@ pub fn topk_info(ctx: &Context, args: &[Arg]) -> RedisResult {
     if args.len() != 2 {
         return Err(RedisError::WrongArity);
     }
-    let key = ctx.open_key(&args[1]);
-    let topk = readable(&key)?;
+    let mut key = Key::open(ctx, &args[1], false);
+    let topk = existing(&mut key)?;
     let reply = Reply::new(ctx);
     reply.array(8);
     for (label, value) in [
