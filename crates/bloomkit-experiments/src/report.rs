@@ -385,7 +385,7 @@ pub fn page_chi2(reports: &[Report]) -> PageChi2 {
         chi2,
         dof,
         upper_p,
-        lower_p: if dof == 0 { 1.0 } else { 1.0 - upper_p },
+        lower_p: verdict::chi2_cdf(chi2, dof),
     }
 }
 
