@@ -247,7 +247,12 @@ pub fn table_html(table: &Table) -> String {
     for row in &table.rows {
         html.push_str("<tr>");
         for (c, cell) in row.iter().enumerate() {
-            let _ = write!(html, "<td{}>{}</td>", class(c), escape(cell));
+            let _ = write!(
+                html,
+                "<td{}>{}</td>",
+                class(c),
+                escape(&super::group_thousands(cell))
+            );
         }
         html.push_str("</tr>\n");
     }

@@ -290,9 +290,9 @@ pub fn study(args: &SummaryCacheArgs) -> Result<Report> {
     let mut table = Table::new([
         "directory",
         "local hits",
-        "remote hits",
-        "false hits",
-        "missed hits",
+        "remote hits (% of misses)",
+        "false hits (% of queries to peers)",
+        "missed hits (% of misses)",
         "queries to peers",
         "updates",
         "bytes exchanged",
@@ -304,6 +304,10 @@ pub fn study(args: &SummaryCacheArgs) -> Result<Report> {
             sig(100.0 * x as f64 / out.misses.max(1) as f64, 3)
         )
     };
+    // A false hit is one query to a peer that did not have the document (Fan et al.): a
+    // share of the queries, not of the misses (ICP asks every peer, so its false hits
+    // outnumber its misses).
+    let share = |x: u64, of: u64| format!("{x} ({}%)", sig(100.0 * x as f64 / of.max(1) as f64, 3));
     // `bytes`: None for the run's own count, Some(None) for no directory bytes at all.
     let row = |name: &str, c: &Counts, bytes: Option<Option<u64>>| {
         let bytes = bytes.unwrap_or(Some(c.bytes));
@@ -311,7 +315,7 @@ pub fn study(args: &SummaryCacheArgs) -> Result<Report> {
             name.to_owned(),
             c.local_hits.to_string(),
             per(c.remote_hits),
-            per(c.false_hits),
+            share(c.false_hits, c.queries),
             per(c.missed_hits),
             c.queries.to_string(),
             c.updates.to_string(),
@@ -374,7 +378,9 @@ pub fn study(args: &SummaryCacheArgs) -> Result<Report> {
                     THRESHOLD * 100.0
                 ),
                 format!(
-                    "Local misses: {}. Hit percentages below are of the local misses.",
+                    "Local misses: {}. Remote and missed hits below are shares of the local misses; \
+                     false hits (queries to a peer that did not have the document) are shares \
+                     of the queries to peers.",
                     out.misses
                 ),
             ],
