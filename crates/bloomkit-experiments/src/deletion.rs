@@ -559,7 +559,7 @@ fn fraction_figure(fractions: &[Fraction], capacity: u64, scheme: IndexScheme) -
         let grid = plot::geometric(capacity as f64 / 100.0, last as f64, 150);
         series.push(Series::curve(
             if i == 0 {
-                "theory (deletable_probability), in each colour"
+                "theory, in each colour"
             } else {
                 ""
             },
@@ -610,7 +610,9 @@ fn fraction_figure(fractions: &[Fraction], capacity: u64, scheme: IndexScheme) -
         x: Axis::log("items inserted ÷ capacity").range(0.015, 1.6),
         y: Axis::linear("deletable fraction").range(0.0, 1.02),
         series,
-        legend: Legend::LowerLeft,
+        // The curves fill the corners; the middle (loads 0.1 – 0.25, fractions 0.4 – 0.6)
+        // is empty.
+        legend: Legend::Center,
     }
 }
 
@@ -639,7 +641,7 @@ fn saturation_figure(saturation: &[Saturation]) -> Figure {
         .map(|(i, kind)| {
             let points = saturation
                 .iter()
-                .filter(|s| s.kind == *kind)
+                .filter(|s| s.kind == *kind && s.saturated > 0)
                 .map(|s| {
                     let (low, high) = wilson_interval(s.saturated, s.counters, Z_95);
                     // The second kind a little to the right, so that equal bars stay apart.
@@ -667,15 +669,35 @@ fn saturation_figure(saturation: &[Saturation]) -> Figure {
             )
         })
         .collect();
-    series.extend(measured);
+    series.extend(measured.into_iter().filter(|s| !s.points.is_empty()));
+    // Loads at which no counter saturated: said in words, not drawn (on a log axis a zero
+    // is only its interval's upper bound, a bar that outweighs the points that were seen).
+    let zeros: Vec<String> = ["counting", "vi-counting"]
+        .iter()
+        .filter_map(|kind| {
+            let loads: Vec<String> = saturation
+                .iter()
+                .filter(|s| s.kind == *kind && s.saturated == 0)
+                .map(|s| s.load.to_string())
+                .collect();
+            (!loads.is_empty()).then(|| format!("{kind} at loads {}", loads.join(", ")))
+        })
+        .collect();
     Figure {
         name: "deletion_saturation".into(),
         title: "Saturated counters when overfilled".into(),
-        caption: "Share of counters stuck at their maximum against items ÷ capacity (95% Wilson \
-                  intervals; zero counts drawn as their upper bound alone), over the expected \
-                  share P(X ≥ 15) of the 4-bit counters. Saturated counters are never \
-                  decremented, so removal stays safe but those cells stay set."
-            .into(),
+        caption: format!(
+            "Share of counters stuck at their maximum against items ÷ capacity (95% Wilson \
+             intervals), over the expected share P(X ≥ 15) of the 4-bit counters. No counter \
+             saturated (not drawn; the table gives the counts and expectations): {}. \
+             Saturated counters are never decremented, so removal stays safe but those cells \
+             stay set.",
+            if zeros.is_empty() {
+                "none".to_owned()
+            } else {
+                zeros.join("; ")
+            }
+        ),
         x: Axis::log("items inserted ÷ capacity").range(0.8, 20.0),
         y: Axis::log("saturated share of counters").range(1e-6, 1.0),
         series,
