@@ -268,8 +268,9 @@ fn display_table(rows: &[Row]) -> Table {
             r.cells.to_string(),
             format!("{:.3}", r.bits_per_key),
             format!("{:.3}", r.theory_bits()),
-            format!("{:.1}", r.build_ns),
-            format!("{:.1}", r.query_ns),
+            // Times vary from run to run: two significant digits.
+            super::sig(r.build_ns, 2),
+            super::sig(r.query_ns, 2),
             r.attempts.to_string(),
             sig(r.passed as f64 / r.queries as f64, 3),
             format!("[{}, {}]", sig(low, 3), sig(high, 3)),

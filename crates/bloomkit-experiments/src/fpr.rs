@@ -364,11 +364,11 @@ fn to_report(run: Run, args: &FprArgs) -> Report {
             "The same measurements as a ratio to the requested ε (95% Wilson intervals): the \
              theory line wiggles because k is rounded to an integer and m up. Seed 000's table \
              1 beside them (slightly to the right), with what theory expects for its m and its \
-             k read both ways: its ε = {} row is {:+.1}σ from k = {k_round} (rounded) and \
-             {:+.1}σ from k = {k_up} (rounded up).",
+             k read both ways: its ε = {} row is {} from k = {k_round} (rounded) and \
+             {} from k = {k_up} (rounded up).",
             first.fpp,
-            first.z(k_round),
-            first.z(k_up),
+            super::verdict::sigma(first.z(k_round)),
+            super::verdict::sigma(first.z(k_up)),
         ),
         x: Axis::log("requested ε"),
         y: Axis::linear("false-positive rate ÷ requested ε").from(0.0),
@@ -578,7 +578,7 @@ pub fn display_table(measurements: &[Measurement]) -> Table {
     for m in measurements {
         let (low, high) = m.interval();
         table.push(vec![
-            m.fpp.to_string(),
+            super::eps(m.fpp),
             m.num_bits.to_string(),
             m.num_hashes.to_string(),
             m.false_positives.to_string(),
@@ -638,7 +638,7 @@ pub fn seed_table(measurements: &[Measurement], csv: bool) -> Table {
         let our_rate = ours.false_positives as f64 / ours.words as f64;
         let number = |x: f64| if csv { x.to_string() } else { sig(x, 4) };
         table.push(vec![
-            row.fpp.to_string(),
+            if csv { row.fpp.to_string() } else { super::eps(row.fpp) },
             row.num_bits.to_string(),
             ours.num_bits.to_string(),
             seed_k(&row).to_string(),
@@ -703,16 +703,16 @@ pub fn seed_k_table(csv: bool) -> Table {
             ]
         } else {
             vec![
-                row.fpp.to_string(),
+                super::eps(row.fpp),
                 row.num_bits.to_string(),
                 format!("{:.3}", row.real_k()),
                 row.false_positives.to_string(),
                 round.to_string(),
                 format!("{e_round:.1}"),
-                format!("{:+.1}σ", row.z(round)),
+                super::verdict::sigma(row.z(round)),
                 ceil.to_string(),
                 format!("{e_ceil:.1}"),
-                format!("{:+.1}σ", row.z(ceil)),
+                super::verdict::sigma(row.z(ceil)),
             ]
         });
     }
@@ -733,14 +733,14 @@ pub fn seed_notes() -> Vec<String> {
         .map(|r| {
             let (k, up) = seed_ks(r);
             format!(
-                "ε = {}: {} false positives where k = {k} predicts about {:.0} ({:+.1}σ; \
-                 k = {up} predicts {:.0}, {:+.1}σ)",
+                "ε = {}: {} false positives where k = {k} predicts about {:.0} ({}; \
+                 k = {up} predicts {:.0}, {})",
                 r.fpp,
                 r.false_positives,
                 r.expected(k).0,
-                r.z(k),
+                super::verdict::sigma(r.z(k)),
                 r.expected(up).0,
-                r.z(up)
+                super::verdict::sigma(r.z(up))
             )
         })
         .collect();

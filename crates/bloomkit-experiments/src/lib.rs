@@ -372,6 +372,17 @@ pub fn sig(x: f64, digits: usize) -> String {
     }
 }
 
+/// A requested ε as a table shows it, in the one notation `sig` uses for rates: decimals
+/// from 0.001 up (0.2, 0.01, 0.001), powers of ten below (1e-4, 1e-6; 2.5e-5), so that an
+/// ε column never mixes 0.000001 with 1.00e-4.
+pub fn eps(x: f64) -> String {
+    if x >= 1e-3 || x <= 0.0 || !x.is_finite() {
+        x.to_string()
+    } else {
+        format!("{x:e}")
+    }
+}
+
 /// Whole numbers of five digits or more in `text` grouped by thousands with a narrow
 /// no-break space (U+202F, the SI's thin space): `428006` → `428 006`. Digits that are a
 /// decimal fraction, an exponent or part of a word (`0.000012345`, `1e12345`, `x86_64`,
@@ -524,6 +535,12 @@ mod tests {
         let (m, s) = mean_sd(&[1.0, 2.0, 3.0]);
         assert_eq!(m, 2.0);
         assert!((s - 1.0).abs() < 1e-12);
+    }
+
+    #[test]
+    fn eps_uses_one_notation() {
+        let shown: Vec<String> = [0.2, 0.01, 0.001, 1e-4, 1e-6, 2.5e-5].map(eps).to_vec();
+        assert_eq!(shown, ["0.2", "0.01", "0.001", "1e-4", "1e-6", "2.5e-5"]);
     }
 
     #[test]

@@ -448,7 +448,11 @@ pub fn glance_html(reports: &[Report]) -> String {
                 let (measured, theory) = verdict::sig_pair(c.measured, c.theory);
                 (
                     format!("{theory} ({})", escape(&c.label)),
-                    format!("{measured} ± {} ({:+.1}σ)", super::sig(c.sd, 2), c.z()),
+                    format!(
+                        "{measured} ± {} ({})",
+                        super::sig(c.sd, 2),
+                        verdict::sigma(c.z())
+                    ),
                 )
             });
             let s = &j.summary;

@@ -19,7 +19,7 @@ use super::corpus::{self, SplitMix64};
 use super::kinds::Variant;
 use super::plot::{Axis, Figure, Legend, Point, Series, Style};
 use super::report::{Report, ReportTable};
-use super::{mean_sd, progress, StudyArgs, Table};
+use super::{mean_sd, progress, sig, StudyArgs, Table};
 
 /// The false-positive probability every filter is sized for.
 pub const FPP: f64 = 0.01;
@@ -238,10 +238,11 @@ fn display_table(cells: &[Cell]) -> Table {
             c.bytes.to_string(),
             format!("{:.2}", c.bytes as f64 * 8.0 / c.n as f64),
             c.insert_ns.len().to_string(),
-            format!("{insert:.1}"),
-            format!("[{i25:.1}, {i75:.1}]"),
-            format!("{query:.1}"),
-            format!("[{q25:.1}, {q75:.1}]"),
+            // Times vary from pass to pass by more than 1%: two significant digits.
+            sig(insert, 2),
+            format!("[{}, {}]", sig(i25, 2), sig(i75, 2)),
+            sig(query, 2),
+            format!("[{}, {}]", sig(q25, 2), sig(q75, 2)),
         ]);
     }
     table

@@ -138,7 +138,7 @@ impl Check {
         if self.trivial() {
             "trivial".into()
         } else {
-            format!("{:+.1}σ", self.z())
+            sigma(self.z())
         }
     }
 }
@@ -250,9 +250,9 @@ impl Verdict {
         let largest = worst.map_or(String::new(), |c| {
             let (measured, theory) = sig_pair(c.measured, c.theory);
             format!(
-                "largest deviation {:+.1}σ ({}: measured {}, theory {}; p = {} for the largest of \
+                "largest deviation {} ({}: measured {}, theory {}; p = {} for the largest of \
                  {} points)",
-                c.z(),
+                sigma(c.z()),
                 c.label,
                 measured,
                 theory,
@@ -338,6 +338,17 @@ impl Judgement {
         } else {
             "NOT on theory"
         }
+    }
+}
+
+/// A deviation in σ with one decimal and its sign, never "−0.0σ": a deviation that rounds
+/// to zero is "0.0σ".
+pub fn sigma(z: f64) -> String {
+    let shown = format!("{z:+.1}");
+    if shown == "+0.0" || shown == "-0.0" {
+        "0.0σ".into()
+    } else {
+        format!("{shown}σ")
     }
 }
 
@@ -500,6 +511,14 @@ mod tests {
         assert!((chi2_sf(29.588_298_445_074_4, 10) - 0.001).abs() < 1e-9);
         assert!((chi2_sf(2.0, 2) - (-1.0f64).exp()).abs() < 1e-12);
         assert_eq!(chi2_sf(0.0, 3), 1.0);
+    }
+
+    #[test]
+    fn deviations_never_print_a_negative_zero() {
+        assert_eq!(sigma(-0.04), "0.0σ");
+        assert_eq!(sigma(0.04), "0.0σ");
+        assert_eq!(sigma(-1.26), "-1.3σ");
+        assert_eq!(sigma(2.0), "+2.0σ");
     }
 
     #[test]
