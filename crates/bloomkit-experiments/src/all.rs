@@ -173,7 +173,8 @@ mod tests {
                 let mut csv = t.csv.clone();
                 let keep: Vec<bool> = csv.header.iter().map(|c| !is_time(c)).collect();
                 csv.rows.retain(|row| {
-                    !row.first().is_some_and(|c| c.starts_with("time") || c == "disk ÷ filter")
+                    !row.first()
+                        .is_some_and(|c| c.starts_with("time") || c == "disk ÷ filter")
                 });
                 for row in &mut csv.rows {
                     for (cell, &keep) in row.iter_mut().zip(&keep) {

@@ -230,7 +230,12 @@ fn bits_figure(rows: &[Row], n: u64) -> Figure {
             )
             .with_style(Style::Reference),
             Series::curve("1.23·w (3-wise peeling)", 1, widths, |w| 1.23 * w),
-            Series::new("membership layouts (r = 0)", Style::Measured, 0, points(true)),
+            Series::new(
+                "membership layouts (r = 0)",
+                Style::Measured,
+                0,
+                points(true),
+            ),
             Series::new(
                 "layouts with value bits (r > 0)",
                 Style::Measured,

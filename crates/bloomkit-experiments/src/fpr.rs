@@ -395,7 +395,10 @@ fn to_report(run: Run, args: &FprArgs) -> Report {
                     .iter()
                     .map(|r| {
                         let k = seed_ks(r).0;
-                        Point::new(r.fpp * 1.08, r.expected(k).0 / SEED_000_WORDS as f64 / r.fpp)
+                        Point::new(
+                            r.fpp * 1.08,
+                            r.expected(k).0 / SEED_000_WORDS as f64 / r.fpp,
+                        )
                     })
                     .collect(),
             ),
@@ -407,7 +410,10 @@ fn to_report(run: Run, args: &FprArgs) -> Report {
                     .iter()
                     .map(|r| {
                         let k = seed_ks(r).1;
-                        Point::new(r.fpp * 1.08, r.expected(k).0 / SEED_000_WORDS as f64 / r.fpp)
+                        Point::new(
+                            r.fpp * 1.08,
+                            r.expected(k).0 / SEED_000_WORDS as f64 / r.fpp,
+                        )
                     })
                     .collect(),
             ),
@@ -638,7 +644,11 @@ pub fn seed_table(measurements: &[Measurement], csv: bool) -> Table {
         let our_rate = ours.false_positives as f64 / ours.words as f64;
         let number = |x: f64| if csv { x.to_string() } else { sig(x, 4) };
         table.push(vec![
-            if csv { row.fpp.to_string() } else { super::eps(row.fpp) },
+            if csv {
+                row.fpp.to_string()
+            } else {
+                super::eps(row.fpp)
+            },
             row.num_bits.to_string(),
             ours.num_bits.to_string(),
             seed_k(&row).to_string(),

@@ -546,10 +546,20 @@ mod tests {
     #[test]
     fn thousands_are_grouped_in_whole_numbers_only() {
         let n = '\u{202F}';
-        assert_eq!(group_thousands("428006 (86.7%)"), format!("428{n}006 (86.7%)"));
+        assert_eq!(
+            group_thousands("428006 (86.7%)"),
+            format!("428{n}006 (86.7%)")
+        );
         assert_eq!(group_thousands("1113975"), format!("1{n}113{n}975"));
         assert_eq!(group_thousands("12345.25"), format!("12{n}345.25"));
-        for same in ["2048", "0.000012345", "1e-12345", "x86_64", "02f71fb1b6dcd284", "a12345"] {
+        for same in [
+            "2048",
+            "0.000012345",
+            "1e-12345",
+            "x86_64",
+            "02f71fb1b6dcd284",
+            "a12345",
+        ] {
             assert_eq!(group_thousands(same), same);
         }
     }

@@ -310,7 +310,13 @@ pub fn write_index(
          .table { overflow: visible; }\n\
          table { width: 100%; font-size: 7pt; }\n\
          th, td { max-width: none; padding: 0.1em 0.25em; overflow-wrap: anywhere; }\n\
+         /* A number breaks at its spaces only, never inside its digits (its thousands are \
+         joined by no-break spaces). */\n\
+         td:not(.text) { overflow-wrap: normal; }\n\
          tr, figure, img, .notes li { break-inside: avoid; }\n\
+         /* A figure of many panels is taller than a page: it shrinks to fit one page \
+         rather than being cut at its foot. */\n\
+         img { max-height: 24cm; width: auto; }\n\
          h2, h3 { break-after: avoid; }\n\
          a { color: inherit; text-decoration: none; }\n\
          }\n\
