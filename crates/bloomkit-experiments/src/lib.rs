@@ -415,7 +415,7 @@ pub fn group_thousands(text: &str) -> String {
             continue;
         }
         for (j, &d) in run.iter().enumerate() {
-            if j > 0 && (run.len() - j) % 3 == 0 {
+            if j > 0 && (run.len() - j).is_multiple_of(3) {
                 out.push('\u{202F}');
             }
             out.push(d);
