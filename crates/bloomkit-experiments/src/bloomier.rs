@@ -194,30 +194,54 @@ pub fn study(args: &BloomierArgs) -> Result<Report> {
 }
 
 fn bits_figure(rows: &[Row], n: u64) -> Figure {
-    let measured = rows
+    let points = |membership: bool| -> Vec<Point> {
+        rows.iter()
+            .filter(|r| r.n == n && (r.value_bits == 0) == membership)
+            .map(|r| Point::new(f64::from(r.width()), r.bits_per_key))
+            .collect()
+    };
+    // The Bloom filter compares only with membership layouts (r = 0, w = c): a layout with
+    // value bits stores r bits per key that a Bloom filter does not store at all. So its
+    // line is drawn over the membership layouts' widths only.
+    let membership_widths = rows
         .iter()
-        .filter(|r| r.n == n)
-        .map(|r| Point::new(f64::from(r.width()), r.bits_per_key))
-        .collect();
+        .filter(|r| r.n == n && r.value_bits == 0)
+        .map(Row::width)
+        .max()
+        .unwrap_or(0);
     let widths = (1..=32).map(f64::from);
     Figure {
         name: "bloomier_bits".into(),
         title: format!("Bloomier filter: bits per key against cell width (n = {n})"),
         caption: "Measured bits per key of each layout (w = r + c) over 1.23·w, the cost of \
-                  3-wise peeling, and 1.44·w, what a classic Bloom filter needs for ε = 2^−w."
+                  3-wise peeling. The dashed 1.44·c is what a classic Bloom filter needs for \
+                  ε = 2^−c; it is drawn only beside the membership layouts (r = 0, circles), \
+                  the only ones it compares with: layouts with value bits (squares) also \
+                  store r bits per key that a Bloom filter cannot."
             .into(),
         x: Axis::linear("cell width w = r + c (bits)").from(0.0),
         y: Axis::linear("bits per key").from(0.0).headroom(0.2),
         series: vec![
             Series::curve(
-                "1.44·w (Bloom filter at ε = 2^−w)",
+                "1.44·c: Bloom filter at ε = 2^−c (compares with r = 0 only)",
                 2,
-                widths.clone(),
+                (1..=membership_widths).map(f64::from),
                 |w| w / std::f64::consts::LN_2,
             )
             .with_style(Style::Reference),
             Series::curve("1.23·w (3-wise peeling)", 1, widths, |w| 1.23 * w),
-            Series::new("measured", Style::Measured, 0, measured),
+            Series::new(
+                "membership layouts (r = 0)",
+                Style::Measured,
+                0,
+                points(true),
+            ),
+            Series::new(
+                "layouts with value bits (r > 0)",
+                Style::Measured,
+                0,
+                points(false),
+            ),
         ],
         legend: Legend::UpperLeft,
     }
@@ -249,8 +273,9 @@ fn display_table(rows: &[Row]) -> Table {
             r.cells.to_string(),
             format!("{:.3}", r.bits_per_key),
             format!("{:.3}", r.theory_bits()),
-            format!("{:.1}", r.build_ns),
-            format!("{:.1}", r.query_ns),
+            // Times vary from run to run: two significant digits.
+            super::sig(r.build_ns, 2),
+            super::sig(r.query_ns, 2),
             r.attempts.to_string(),
             sig(r.passed as f64 / r.queries as f64, 3),
             format!("[{}, {}]", sig(low, 3), sig(high, 3)),

@@ -62,7 +62,7 @@ impl Row {
     /// holds the queries' binomial spread and the filter's own.
     fn check(&self, independent: bool) -> Check {
         let mut check = Check::classic(
-            format!("ε = {}, {}", sig(self.fpp, 3), self.label),
+            format!("ε = {}, {}", super::eps(self.fpp), self.label),
             self.false_positives,
             self.queries,
             (self.m, self.k, self.n),
@@ -328,7 +328,7 @@ fn display_table(rows: &[Row], paper: bool) -> Table {
     for r in rows {
         let (low, high) = r.interval();
         table.push(vec![
-            sig(r.fpp, 3),
+            super::eps(r.fpp),
             r.label.clone(),
             format!("{:.2}", r.m as f64 / r.n as f64),
             r.k.to_string(),

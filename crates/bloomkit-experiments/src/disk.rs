@@ -804,8 +804,9 @@ fn display_table(cells: &[Cell]) -> Table {
             c.saved().to_string(),
             c.false_positives.to_string(),
             c.filter_bytes.to_string(),
-            format!("{:.1}", c.filter_ns().0),
-            format!("{:.1}", c.lookup_us().0),
+            // Times vary from run to run: two significant digits.
+            super::sig(c.filter_ns().0, 2),
+            super::sig(c.lookup_us().0, 2),
             format!(
                 "{:.1}",
                 c.bytes_read as f64 / 1024.0 / c.lookups.max(1) as f64

@@ -189,6 +189,28 @@ pub fn seed_ks(row: &SeedRow) -> (u32, u32) {
     ((k.round() as u32).max(1), (k.ceil() as u32).max(1))
 }
 
+/// χ² of the seed's five counts against theory for one reading of k, and its p-value.
+fn seed_chi2(pick: fn(&SeedRow) -> u32) -> (f64, f64) {
+    let rows = SeedRow::all();
+    let chi2: f64 = rows.iter().map(|r| r.z(pick(r)).powi(2)).sum();
+    (chi2, super::verdict::chi2_sf(chi2, rows.len()))
+}
+
+/// Whether the seed's counts fit k rounded up better than k rounded (by their χ²).
+pub fn seed_rounds_up() -> bool {
+    seed_chi2(|r| seed_ks(r).1).1 > seed_chi2(|r| seed_ks(r).0).1
+}
+
+/// The k the seed's counts imply: the reading of `(m/n) ln 2` they fit better.
+pub fn seed_k(row: &SeedRow) -> u32 {
+    let (round, ceil) = seed_ks(row);
+    if seed_rounds_up() {
+        ceil
+    } else {
+        round
+    }
+}
+
 /// The study's inputs and measurements.
 struct Run {
     facts: Vec<String>,
@@ -333,12 +355,21 @@ fn to_report(run: Run, args: &FprArgs) -> Report {
             .map(|m| fpp_exact(m, optimal_num_hashes(m, n), n) / e)
             .unwrap_or(f64::NAN)
     };
+    let first = SeedRow::all()[0];
+    let (k_round, k_up) = seed_ks(&first);
     let ratio = Figure {
         name: "fpr_ratio".into(),
         title: "Seed 000: measured ÷ requested ε".into(),
-        caption: "The same measurements as a ratio to the requested ε (95% Wilson intervals): \
-                  the theory line wiggles because k is rounded to an integer and m up."
-            .into(),
+        caption: format!(
+            "The same measurements as a ratio to the requested ε (95% Wilson intervals): the \
+             theory line wiggles because k is rounded to an integer and m up. Seed 000's table \
+             1 beside them (slightly to the right), with what theory expects for its m and its \
+             k read both ways: its ε = {} row is {} from k = {k_round} (rounded) and \
+             {} from k = {k_up} (rounded up).",
+            first.fpp,
+            super::verdict::sigma(first.z(k_round)),
+            super::verdict::sigma(first.z(k_up)),
+        ),
         x: Axis::log("requested ε"),
         y: Axis::linear("false-positive rate ÷ requested ε").from(0.0),
         series: vec![
@@ -356,8 +387,51 @@ fn to_report(run: Run, args: &FprArgs) -> Report {
                     })
                     .collect(),
             ),
+            Series::new(
+                "theory ÷ ε, seed 000's m, k rounded",
+                Style::Measured,
+                1,
+                SeedRow::all()
+                    .iter()
+                    .map(|r| {
+                        let k = seed_ks(r).0;
+                        Point::new(
+                            r.fpp * 1.08,
+                            r.expected(k).0 / SEED_000_WORDS as f64 / r.fpp,
+                        )
+                    })
+                    .collect(),
+            ),
+            Series::new(
+                "theory ÷ ε, seed 000's m, k rounded up",
+                Style::Measured,
+                2,
+                SeedRow::all()
+                    .iter()
+                    .map(|r| {
+                        let k = seed_ks(r).1;
+                        Point::new(
+                            r.fpp * 1.08,
+                            r.expected(k).0 / SEED_000_WORDS as f64 / r.fpp,
+                        )
+                    })
+                    .collect(),
+            ),
+            Series::new(
+                "seed 000's table 1 ÷ ε (÷ its 58110 words)",
+                Style::Measured,
+                3,
+                SeedRow::all()
+                    .iter()
+                    .map(|r| {
+                        let rate = r.false_positives as f64 / SEED_000_WORDS as f64;
+                        let (low, high) = wilson_interval(r.false_positives, SEED_000_WORDS, Z_95);
+                        Point::with_bar(r.fpp * 1.08, rate / r.fpp, low / r.fpp, high / r.fpp)
+                    })
+                    .collect(),
+            ),
         ],
-        legend: Legend::UpperLeft,
+        legend: Legend::UpperRight,
     };
     Report {
         study: "fpr",
@@ -510,7 +584,7 @@ pub fn display_table(measurements: &[Measurement]) -> Table {
     for m in measurements {
         let (low, high) = m.interval();
         table.push(vec![
-            m.fpp.to_string(),
+            super::eps(m.fpp),
             m.num_bits.to_string(),
             m.num_hashes.to_string(),
             m.false_positives.to_string(),
@@ -532,7 +606,7 @@ pub fn seed_table(measurements: &[Measurement], csv: bool) -> Table {
             "fpp",
             "seed_m",
             "our_m",
-            "seed_k_round",
+            "seed_k_implied",
             "our_k",
             "seed_false_positives",
             "our_false_positives",
@@ -547,7 +621,11 @@ pub fn seed_table(measurements: &[Measurement], csv: bool) -> Table {
             "ε",
             "m (seed)",
             "m (ours)",
-            "k (seed, rounded)",
+            if seed_rounds_up() {
+                "k (seed: ⌈(m/n) ln 2⌉, which its counts fit)"
+            } else {
+                "k (seed: (m/n) ln 2 rounded, which its counts fit)"
+            },
             "k (ours)",
             "false pos. (seed)",
             "false pos. (ours)",
@@ -566,10 +644,14 @@ pub fn seed_table(measurements: &[Measurement], csv: bool) -> Table {
         let our_rate = ours.false_positives as f64 / ours.words as f64;
         let number = |x: f64| if csv { x.to_string() } else { sig(x, 4) };
         table.push(vec![
-            row.fpp.to_string(),
+            if csv {
+                row.fpp.to_string()
+            } else {
+                super::eps(row.fpp)
+            },
             row.num_bits.to_string(),
             ours.num_bits.to_string(),
-            seed_ks(&row).0.to_string(),
+            seed_k(&row).to_string(),
             ours.num_hashes.to_string(),
             row.false_positives.to_string(),
             ours.false_positives.to_string(),
@@ -631,16 +713,16 @@ pub fn seed_k_table(csv: bool) -> Table {
             ]
         } else {
             vec![
-                row.fpp.to_string(),
+                super::eps(row.fpp),
                 row.num_bits.to_string(),
                 format!("{:.3}", row.real_k()),
                 row.false_positives.to_string(),
                 round.to_string(),
                 format!("{e_round:.1}"),
-                format!("{:+.1}σ", row.z(round)),
+                super::verdict::sigma(row.z(round)),
                 ceil.to_string(),
                 format!("{e_ceil:.1}"),
-                format!("{:+.1}σ", row.z(ceil)),
+                super::verdict::sigma(row.z(ceil)),
             ]
         });
     }
@@ -650,12 +732,8 @@ pub fn seed_k_table(csv: bool) -> Table {
 /// What seed 000's numbers say: how it divides, which k fits, which rows do not.
 pub fn seed_notes() -> Vec<String> {
     let rows = SeedRow::all();
-    let chi2 = |pick: fn(&SeedRow) -> u32| -> (f64, f64) {
-        let chi2: f64 = rows.iter().map(|r| r.z(pick(r)).powi(2)).sum();
-        (chi2, super::verdict::chi2_sf(chi2, rows.len()))
-    };
-    let (chi_round, p_round) = chi2(|r| seed_ks(r).0);
-    let (chi_ceil, p_ceil) = chi2(|r| seed_ks(r).1);
+    let (chi_round, p_round) = seed_chi2(|r| seed_ks(r).0);
+    let (chi_ceil, p_ceil) = seed_chi2(|r| seed_ks(r).1);
     let m_formula = rows.iter().all(|r| {
         optimal_num_bits(SEED_000_WORDS, r.fpp).is_ok_and(|m| m.abs_diff(r.num_bits) <= 1)
     });
@@ -663,13 +741,16 @@ pub fn seed_notes() -> Vec<String> {
         .iter()
         .filter(|r| r.z(seed_ks(r).0).abs() > 3.0)
         .map(|r| {
-            let k = seed_ks(r).0;
+            let (k, up) = seed_ks(r);
             format!(
-                "ε = {}: {} false positives where k = {k} predicts about {:.0} ({:+.1}σ)",
+                "ε = {}: {} false positives where k = {k} predicts about {:.0} ({}; \
+                 k = {up} predicts {:.0}, {})",
                 r.fpp,
                 r.false_positives,
                 r.expected(k).0,
-                r.z(k)
+                super::verdict::sigma(r.z(k)),
+                r.expected(up).0,
+                super::verdict::sigma(r.z(up))
             )
         })
         .collect();

@@ -304,7 +304,7 @@ fn display_table(rows: &[Row]) -> Table {
         let (low, high) = r.interval();
         table.push(vec![
             config_label(r.config),
-            r.fpp.to_string(),
+            super::eps(r.fpp),
             r.m.to_string(),
             r.k.to_string(),
             r.false_positives.to_string(),
@@ -312,8 +312,9 @@ fn display_table(rows: &[Row]) -> Table {
             format!("[{}, {}]", sig(low, 4), sig(high, 4)),
             sig(r.theory(), 4),
             r.check().cell(),
-            format!("{:.1}", r.insert_ns),
-            format!("{:.1}", r.query_ns),
+            // Times vary from run to run: two significant digits.
+            super::sig(r.insert_ns, 2),
+            super::sig(r.query_ns, 2),
         ]);
     }
     table

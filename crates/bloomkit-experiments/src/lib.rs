@@ -372,6 +372,58 @@ pub fn sig(x: f64, digits: usize) -> String {
     }
 }
 
+/// A requested ε as a table shows it, in the one notation `sig` uses for rates: decimals
+/// from 0.001 up (0.2, 0.01, 0.001), powers of ten below (1e-4, 1e-6; 2.5e-5), so that an
+/// ε column never mixes 0.000001 with 1.00e-4.
+pub fn eps(x: f64) -> String {
+    if x >= 1e-3 || x <= 0.0 || !x.is_finite() {
+        x.to_string()
+    } else {
+        format!("{x:e}")
+    }
+}
+
+/// Whole numbers of five digits or more in `text` grouped by thousands with a narrow
+/// no-break space (U+202F, the SI's thin space): `428006` → `428 006`. Digits that are a
+/// decimal fraction, an exponent or part of a word (`0.000012345`, `1e12345`, `x86_64`,
+/// `02f71fb1b6dcd284`) are left alone; four-digit numbers (years, 2048) too.
+pub fn group_thousands(text: &str) -> String {
+    let chars: Vec<char> = text.chars().collect();
+    let mut out = String::with_capacity(text.len() + 8);
+    let mut i = 0;
+    while i < chars.len() {
+        if !chars[i].is_ascii_digit() {
+            out.push(chars[i]);
+            i += 1;
+            continue;
+        }
+        let start = i;
+        while i < chars.len() && chars[i].is_ascii_digit() {
+            i += 1;
+        }
+        let run = &chars[start..i];
+        let word = |c: char| c.is_alphanumeric() || c == '_';
+        let before = start.checked_sub(1).map(|b| chars[b]);
+        let exponent = before.is_some_and(|c| c == '+' || c == '-')
+            && start >= 2
+            && matches!(chars[start - 2], 'e' | 'E');
+        let joined = before.is_some_and(|c| word(c) || matches!(c, '.' | ',' | '^' | '/'))
+            || exponent
+            || chars.get(i).is_some_and(|&c| word(c));
+        if run.len() < 5 || joined {
+            out.extend(run);
+            continue;
+        }
+        for (j, &d) in run.iter().enumerate() {
+            if j > 0 && (run.len() - j).is_multiple_of(3) {
+                out.push('\u{202F}');
+            }
+            out.push(d);
+        }
+    }
+    out
+}
+
 /// A table of results: a header row and rows of already formatted cells.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Table {
@@ -483,6 +535,33 @@ mod tests {
         let (m, s) = mean_sd(&[1.0, 2.0, 3.0]);
         assert_eq!(m, 2.0);
         assert!((s - 1.0).abs() < 1e-12);
+    }
+
+    #[test]
+    fn eps_uses_one_notation() {
+        let shown: Vec<String> = [0.2, 0.01, 0.001, 1e-4, 1e-6, 2.5e-5].map(eps).to_vec();
+        assert_eq!(shown, ["0.2", "0.01", "0.001", "1e-4", "1e-6", "2.5e-5"]);
+    }
+
+    #[test]
+    fn thousands_are_grouped_in_whole_numbers_only() {
+        let n = '\u{202F}';
+        assert_eq!(
+            group_thousands("428006 (86.7%)"),
+            format!("428{n}006 (86.7%)")
+        );
+        assert_eq!(group_thousands("1113975"), format!("1{n}113{n}975"));
+        assert_eq!(group_thousands("12345.25"), format!("12{n}345.25"));
+        for same in [
+            "2048",
+            "0.000012345",
+            "1e-12345",
+            "x86_64",
+            "02f71fb1b6dcd284",
+            "a12345",
+        ] {
+            assert_eq!(group_thousands(same), same);
+        }
     }
 
     #[test]

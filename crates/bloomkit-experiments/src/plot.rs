@@ -47,7 +47,7 @@ pub const FONT_PATHS: &[&str] = &[
 pub const SIZE: (u32, u32) = (1000, 680);
 
 /// Width of a figure of small multiples ([`Legend::Panels`]), and the height of one row.
-pub const PANELS_SIZE: (u32, u32) = (1400, 330);
+pub const PANELS_SIZE: (u32, u32) = (1400, 400);
 
 /// The size a figure is drawn at: [`SIZE`], or for small multiples as many rows of
 /// [`PANELS_SIZE`] as the panels need, under a title.
@@ -62,7 +62,9 @@ pub fn size(figure: &Figure) -> (u32, u32) {
 
 /// Rows and columns of a grid of `count` panels: four to a row.
 fn panel_grid(count: usize) -> (usize, usize) {
-    let columns = count.clamp(1, 4);
+    // Three columns at most: on paper a figure is about 18 cm wide, and a fourth column
+    // shrinks a panel's labels below what prints legibly.
+    let columns = count.clamp(1, 3);
     (count.div_ceil(columns).max(1), columns)
 }
 
@@ -303,9 +305,12 @@ pub enum Legend {
     LowerRight,
     /// Bottom left corner.
     LowerLeft,
+    /// The middle of the plot (for data that fill every corner).
+    Center,
     /// No shared legend: small multiples, one panel per colour, on shared axes. Each
     /// panel is titled by the label of its measured series and has its own small legend
     /// ("theory", "measured") in its colour, so that ten kinds do not overlap in one plot.
+    /// A series in [`BLACK_INDEX`] is drawn in every panel, under its own label.
     Panels,
 }
 
@@ -516,13 +521,13 @@ impl Layout {
     };
     /// One panel of small multiples.
     const PANEL: Layout = Layout {
-        caption: 18,
-        margin: 8,
-        x_area: 42,
-        y_area: 70,
-        label: 13,
-        desc: 14,
-        legend: 13,
+        caption: 24,
+        margin: 10,
+        x_area: 52,
+        y_area: 84,
+        label: 18,
+        desc: 19,
+        legend: 18,
         labels: 6,
     };
 }
@@ -535,7 +540,7 @@ fn draw_panels<DB: DrawingBackend>(
     y: (f64, f64),
 ) -> Result<(), String> {
     let rest = root
-        .titled(&figure.title, ("sans-serif", 26))
+        .titled(&figure.title, ("sans-serif", 30))
         .map_err(|e| e.to_string())?;
     let colors = panel_colors(figure);
     let areas = rest.split_evenly(panel_grid(colors.len()));
@@ -544,9 +549,13 @@ fn draw_panels<DB: DrawingBackend>(
         let series: Vec<Series> = figure
             .series
             .iter()
-            .filter(|s| s.color == color)
+            .filter(|s| s.color == color || s.color == BLACK_INDEX)
             .map(|s| {
                 let mut s = s.clone();
+                if s.color == BLACK_INDEX {
+                    // Drawn in every panel under its own label: a common yardstick.
+                    return s;
+                }
                 s.label = match s.style {
                     Style::Theory => "theory".into(),
                     Style::Reference => "limit (dashed)".into(),
@@ -618,8 +627,21 @@ fn draw_chart<DB: DrawingBackend>(
     y: (f64, f64),
     layout: &Layout,
 ) -> Result<(), String> {
+    // A panel is a third of a figure wide: 1-2-5 labels on its horizontal axis overlap, so
+    // it labels decades only (when it spans more than a decade and a half).
+    let sparse = |(bold, light): (Vec<f64>, Vec<f64>), span: f64| {
+        if layout.labels < Layout::FULL.labels && span > 1.5 {
+            let decades = bold
+                .into_iter()
+                .filter(|v: &f64| (v.log10() - v.log10().round()).abs() < 1e-9)
+                .collect();
+            (decades, light)
+        } else {
+            (bold, light)
+        }
+    };
     let log_x = || {
-        let (bold, light) = log_ticks(x.0, x.1);
+        let (bold, light) = sparse(log_ticks(x.0, x.1), (x.1 / x.0).log10());
         (x.0..x.1)
             .log_scale()
             .with_key_points(bold)
@@ -776,6 +798,7 @@ where
         Legend::UpperLeft => SeriesLabelPosition::UpperLeft,
         Legend::LowerRight => SeriesLabelPosition::LowerRight,
         Legend::LowerLeft => SeriesLabelPosition::LowerLeft,
+        Legend::Center => SeriesLabelPosition::MiddleMiddle,
         Legend::Panels => SeriesLabelPosition::UpperLeft,
     };
     chart
@@ -878,7 +901,7 @@ mod tests {
             legend: Legend::Panels,
         };
         assert_eq!(panel_colors(&figure), vec![0, 1, 2, 3, 4, 5]);
-        assert_eq!(panel_grid(6), (2, 4));
+        assert_eq!(panel_grid(6), (2, 3));
         assert_eq!(size(&figure), (PANELS_SIZE.0, 50 + 2 * PANELS_SIZE.1));
     }
 

@@ -247,7 +247,12 @@ pub fn table_html(table: &Table) -> String {
     for row in &table.rows {
         html.push_str("<tr>");
         for (c, cell) in row.iter().enumerate() {
-            let _ = write!(html, "<td{}>{}</td>", class(c), escape(cell));
+            let _ = write!(
+                html,
+                "<td{}>{}</td>",
+                class(c),
+                escape(&super::group_thousands(cell))
+            );
         }
         html.push_str("</tr>\n");
     }
@@ -305,7 +310,13 @@ pub fn write_index(
          .table { overflow: visible; }\n\
          table { width: 100%; font-size: 7pt; }\n\
          th, td { max-width: none; padding: 0.1em 0.25em; overflow-wrap: anywhere; }\n\
+         /* A number breaks at its spaces only, never inside its digits (its thousands are \
+         joined by no-break spaces). */\n\
+         td:not(.text) { overflow-wrap: normal; }\n\
          tr, figure, img, .notes li { break-inside: avoid; }\n\
+         /* A figure of many panels is taller than a page: it shrinks to fit one page \
+         rather than being cut at its foot. */\n\
+         img { max-height: 24cm; width: auto; }\n\
          h2, h3 { break-after: avoid; }\n\
          a { color: inherit; text-decoration: none; }\n\
          }\n\
@@ -385,7 +396,7 @@ pub fn page_chi2(reports: &[Report]) -> PageChi2 {
         chi2,
         dof,
         upper_p,
-        lower_p: if dof == 0 { 1.0 } else { 1.0 - upper_p },
+        lower_p: verdict::chi2_cdf(chi2, dof),
     }
 }
 
@@ -443,7 +454,11 @@ pub fn glance_html(reports: &[Report]) -> String {
                 let (measured, theory) = verdict::sig_pair(c.measured, c.theory);
                 (
                     format!("{theory} ({})", escape(&c.label)),
-                    format!("{measured} ± {} ({:+.1}σ)", super::sig(c.sd, 2), c.z()),
+                    format!(
+                        "{measured} ± {} ({})",
+                        super::sig(c.sd, 2),
+                        verdict::sigma(c.z())
+                    ),
                 )
             });
             let s = &j.summary;

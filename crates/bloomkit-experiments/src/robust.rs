@@ -290,7 +290,7 @@ fn display_table(rows: &[Row]) -> Table {
     ]);
     for r in rows {
         table.push(vec![
-            r.fpp.to_string(),
+            super::eps(r.fpp),
             sig(r.robust_bits, 3),
             sig(r.classic_bits, 3),
             sig(Row::rate(r.robust_fp, r.queries), 3),

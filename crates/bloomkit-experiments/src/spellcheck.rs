@@ -341,7 +341,7 @@ fn table(results: &[Check1], dictionary_bytes: usize, csv: bool) -> Table {
             ]
         } else {
             vec![
-                r.fpp.to_string(),
+                super::eps(r.fpp),
                 r.num_bits.to_string(),
                 r.num_hashes.to_string(),
                 r.filter_bytes.to_string(),

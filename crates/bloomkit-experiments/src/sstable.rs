@@ -544,10 +544,15 @@ fn display_table(rows: &[Row]) -> Table {
             if r.case.filters { "yes" } else { "no" }.into(),
             r.reads.to_string(),
             sig(r.mean(), 4),
-            format!("[{}, {}]", sig(low, 4), sig(high, 4)),
+            // Without filters the count is exact by construction: no interval to give.
+            if r.check().is_some() {
+                format!("[{}, {}]", sig(low, 4), sig(high, 4))
+            } else {
+                "— (exact count)".into()
+            },
             sig(r.theory(), 4),
             r.check().map_or("exact".into(), |c| c.cell()),
-            format!("{:.1}", r.micros().0),
+            sig(r.micros().0, 2),
         ]);
     }
     table

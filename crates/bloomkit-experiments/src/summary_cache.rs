@@ -290,9 +290,9 @@ pub fn study(args: &SummaryCacheArgs) -> Result<Report> {
     let mut table = Table::new([
         "directory",
         "local hits",
-        "remote hits",
-        "false hits",
-        "missed hits",
+        "remote hits (% of misses)",
+        "false hits (% of queries to peers)",
+        "missed hits (% of misses)",
         "queries to peers",
         "updates",
         "bytes exchanged",
@@ -304,6 +304,10 @@ pub fn study(args: &SummaryCacheArgs) -> Result<Report> {
             sig(100.0 * x as f64 / out.misses.max(1) as f64, 3)
         )
     };
+    // A false hit is one query to a peer that did not have the document (Fan et al.): a
+    // share of the queries, not of the misses (ICP asks every peer, so its false hits
+    // outnumber its misses).
+    let share = |x: u64, of: u64| format!("{x} ({}%)", sig(100.0 * x as f64 / of.max(1) as f64, 3));
     // `bytes`: None for the run's own count, Some(None) for no directory bytes at all.
     let row = |name: &str, c: &Counts, bytes: Option<Option<u64>>| {
         let bytes = bytes.unwrap_or(Some(c.bytes));
@@ -311,7 +315,7 @@ pub fn study(args: &SummaryCacheArgs) -> Result<Report> {
             name.to_owned(),
             c.local_hits.to_string(),
             per(c.remote_hits),
-            per(c.false_hits),
+            share(c.false_hits, c.queries),
             per(c.missed_hits),
             c.queries.to_string(),
             c.updates.to_string(),
@@ -344,51 +348,51 @@ pub fn study(args: &SummaryCacheArgs) -> Result<Report> {
         Some(None),
     ));
 
-    let mut report =
-        Report {
-            study: "summary-cache",
-            title: "summary-cache — Fan et al.'s Summary Cache: proxies share counting-filter \
+    let mut report = Report {
+        study: "summary-cache",
+        title: "summary-cache — Fan et al.'s Summary Cache: proxies share counting-filter \
                 summaries"
-                .into(),
-            summary:
-                "Seed 003 (003_d5d061be399466f4.txt, 7.1: \"Im Summary Cache Protokoll tauschen \
+            .into(),
+        summary: "Seed 003 (003_d5d061be399466f4.txt, 7.1: \"Im Summary Cache Protokoll tauschen \
                   Proxies periodisch Bloom Filter untereinander aus\", in the Summary Cache \
                   protocol proxies periodically exchange Bloom filters), seed 001 \
                   (001_ddd529f7662cd0cb.txt: Squid) and seed 004 (web caches): proxies route \
                   their misses by each other's summaries, against sharing URL lists and \
                   against asking every peer."
-                    .into(),
-            command: args.common.command("summary-cache"),
-            facts: vec![
-                format!(
+            .into(),
+        command: args.common.command("summary-cache"),
+        facts: vec![
+            format!(
                 "{PROXIES} proxies, LRU caches of {capacity} documents, {requests} requests for \
                  {universe} URLs with Zipf frequencies (weight 1/rank), each at a random proxy; \
                  seed {seed}."
             ),
-                format!(
-                    "Summaries: counting Bloom filters (4-bit counters) sized for {capacity} \
+            format!(
+                "Summaries: counting Bloom filters (4-bit counters) sized for {capacity} \
                  documents at ε = {FPP}, {} bytes each in bloomkit's file format, sent to every \
                  peer once {}% of the cache is new (the paper's update threshold) and decoded \
                  there with CountingBloomFilter::from_bytes.",
-                    out.summary_len,
-                    THRESHOLD * 100.0
-                ),
-                format!(
-                    "Local misses: {}. Hit percentages below are of the local misses.",
-                    out.misses
-                ),
-            ],
-            tables: vec![ReportTable {
-                name: "main".into(),
-                title: "Hits, wasted queries and bytes exchanged, per way of sharing the directory"
-                    .into(),
-                display: table.clone(),
-                csv: table,
-            }],
-            figures: Vec::new(),
-            verdicts: Vec::new(),
-            notes: vec![
-                format!(
+                out.summary_len,
+                THRESHOLD * 100.0
+            ),
+            format!(
+                "Local misses: {}. Remote and missed hits below are shares of the local misses; \
+                     false hits (queries to a peer that did not have the document) are shares \
+                     of the queries to peers.",
+                out.misses
+            ),
+        ],
+        tables: vec![ReportTable {
+            name: "main".into(),
+            title: "Hits, wasted queries and bytes exchanged, per way of sharing the directory"
+                .into(),
+            display: table.clone(),
+            csv: table,
+        }],
+        figures: Vec::new(),
+        verdicts: Vec::new(),
+        notes: vec![
+            format!(
                 "Summaries against full URL lists: {}× fewer bytes, for {} more false hits per \
                  100 misses (the summaries' false positives); the missed hits are the same kind \
                  (documents cached since the last update) and about as many. Lists of only the \
@@ -403,9 +407,12 @@ pub fn study(args: &SummaryCacheArgs) -> Result<Report> {
                     2
                 ),
                 sig(out.delta_bytes as f64 / out.summary.bytes.max(1) as f64, 3),
-                sig(out.bit_summary_bytes as f64 / out.summary.bytes.max(1) as f64, 3),
+                sig(
+                    out.bit_summary_bytes as f64 / out.summary.bytes.max(1) as f64,
+                    3
+                ),
             ),
-                format!(
+            format!(
                 "Against ICP: {} queries to peers instead of {}, for {} fewer remote hits per 100 \
                  misses (the missed hits).",
                 out.summary.queries,
@@ -416,18 +423,18 @@ pub fn study(args: &SummaryCacheArgs) -> Result<Report> {
                     2
                 ),
             ),
-                format!(
-                    "The union of the held summaries (counting filters merged by adding counters) \
+            format!(
+                "The union of the held summaries (counting filters merged by adding counters) \
                  said \"no\" for {} of {} misses ({}%): those misses went to the origin after \
                  one filter lookup instead of {}.",
-                    out.union_skips,
-                    out.misses,
-                    sig(100.0 * out.union_skips as f64 / out.misses.max(1) as f64, 3),
-                    PROXIES - 1
-                ),
-            ],
-            seconds: 0.0,
-        };
+                out.union_skips,
+                out.misses,
+                sig(100.0 * out.union_skips as f64 / out.misses.max(1) as f64, 3),
+                PROXIES - 1
+            ),
+        ],
+        seconds: 0.0,
+    };
     report.seconds = start.elapsed().as_secs_f64();
     Ok(report)
 }

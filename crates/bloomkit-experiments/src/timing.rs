@@ -19,13 +19,13 @@ use super::corpus::{self, SplitMix64};
 use super::kinds::Variant;
 use super::plot::{Axis, Figure, Legend, Point, Series, Style};
 use super::report::{Report, ReportTable};
-use super::{mean_sd, progress, StudyArgs, Table};
+use super::{mean_sd, progress, sig, StudyArgs, Table};
 
 /// The false-positive probability every filter is sized for.
 pub const FPP: f64 = 0.01;
 
 /// The fewest timed passes per kind and N.
-const PASSES: u64 = 3;
+const PASSES: u64 = 5;
 
 /// The median and the quartiles of some values (sorted copy).
 fn quartiles(values: &[f64]) -> (f64, f64, f64) {
@@ -181,7 +181,19 @@ fn figure(cells: &[Cell], ns: &[u64], insert: bool) -> Figure {
                 .collect();
             Series::new(variant.label(), Style::MeasuredLine, i, points)
         })
-        .collect();
+        .collect::<Vec<_>>();
+    // Small multiples, one kind per panel on shared axes (fifteen lines in one plot tangle),
+    // each with the first kind (the classic Bloom filter) dashed as a yardstick.
+    let mut series = series;
+    if let Some(first) = series.first() {
+        let yardstick = Series::new(
+            format!("{} (in every panel)", first.label),
+            Style::Reference,
+            super::plot::BLACK_INDEX,
+            first.points.iter().map(|p| Point::new(p.x, p.y)).collect(),
+        );
+        series.insert(0, yardstick);
+    }
     let (name, title, what) = if insert {
         ("timing_insert", "Seed 004: time per insertion", "insert")
     } else {
@@ -192,15 +204,16 @@ fn figure(cells: &[Cell], ns: &[u64], insert: bool) -> Figure {
         name: name.into(),
         title: title.into(),
         caption: format!(
-            "Median time per {what} over the timed passes (bars: quartiles) against the number \
-             of items N the filter was sized for and filled with, N up to {largest}, every kind \
-             at ε = 1%."
+            "Median time per {what} over the timed passes (bars: quartiles of at least \
+             {PASSES} passes) against the number of items N the filter was sized for and \
+             filled with, N up to {largest}, every kind at ε = 1%; one panel per kind on \
+             shared axes, the classic Bloom filter dashed in each for comparison."
         ),
         x: Axis::log("items inserted N"),
-        // Room above the data for the legend, no more: the axis should fit the data.
-        y: Axis::log(format!("time per {what} (ns)")).headroom(0.25),
+        // Room above the data for each panel's legend, no more: the axis should fit the data.
+        y: Axis::log(format!("time per {what} (ns)")).headroom(0.3),
         series,
-        legend: Legend::UpperLeft,
+        legend: Legend::Panels,
     }
 }
 
@@ -225,10 +238,11 @@ fn display_table(cells: &[Cell]) -> Table {
             c.bytes.to_string(),
             format!("{:.2}", c.bytes as f64 * 8.0 / c.n as f64),
             c.insert_ns.len().to_string(),
-            format!("{insert:.1}"),
-            format!("[{i25:.1}, {i75:.1}]"),
-            format!("{query:.1}"),
-            format!("[{q25:.1}, {q75:.1}]"),
+            // Times vary from pass to pass by more than 1%: two significant digits.
+            sig(insert, 2),
+            format!("[{}, {}]", sig(i25, 2), sig(i75, 2)),
+            sig(query, 2),
+            format!("[{}, {}]", sig(q25, 2), sig(q75, 2)),
         ]);
     }
     table

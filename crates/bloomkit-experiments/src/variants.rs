@@ -221,9 +221,9 @@ pub fn study(args: &VariantsArgs) -> Result<Report> {
             let s = own.summary();
             let worst = s.worst.map(|i| own.checks[i].clone())?;
             Some(format!(
-                "{} {:+.1}σ{}",
+                "{} {}{}",
                 v.label(),
-                worst.z(),
+                super::verdict::sigma(worst.z()),
                 if s.on_theory() { "" } else { " (off)" }
             ))
         })
@@ -364,9 +364,9 @@ fn display_table(rows: &[Row]) -> Table {
         "kind",
         "n",
         "refused",
-        "false pos.",
-        "measured",
-        "95% interval",
+        "false pos. (pooled)",
+        "measured (pooled)",
+        "95% interval (clustered)",
         "theory",
         "deviation",
         "memory (bytes)",
@@ -374,7 +374,7 @@ fn display_table(rows: &[Row]) -> Table {
     for r in rows {
         let (low, high) = r.interval();
         table.push(vec![
-            r.fpp.to_string(),
+            super::eps(r.fpp),
             r.variant.label(),
             r.n.to_string(),
             r.refused.to_string(),

@@ -138,7 +138,7 @@ impl Check {
         if self.trivial() {
             "trivial".into()
         } else {
-            format!("{:+.1}σ", self.z())
+            sigma(self.z())
         }
     }
 }
@@ -250,9 +250,9 @@ impl Verdict {
         let largest = worst.map_or(String::new(), |c| {
             let (measured, theory) = sig_pair(c.measured, c.theory);
             format!(
-                "largest deviation {:+.1}σ ({}: measured {}, theory {}; p = {} for the largest of \
+                "largest deviation {} ({}: measured {}, theory {}; p = {} for the largest of \
                  {} points)",
-                c.z(),
+                sigma(c.z()),
                 c.label,
                 measured,
                 theory,
@@ -338,6 +338,17 @@ impl Judgement {
         } else {
             "NOT on theory"
         }
+    }
+}
+
+/// A deviation in σ with one decimal and its sign, never "−0.0σ": a deviation that rounds
+/// to zero is "0.0σ".
+pub fn sigma(z: f64) -> String {
+    let shown = format!("{z:+.1}");
+    if shown == "+0.0" || shown == "-0.0" {
+        "0.0σ".into()
+    } else {
+        format!("{shown}σ")
     }
 }
 
@@ -439,110 +450,45 @@ pub fn sig_pair(a: f64, b: f64) -> (String, String) {
     (sig(a, 8), sig(b, 8))
 }
 
-/// The upper tail of the standard normal distribution, `P(Z > z)`, from the complementary
-/// error function.
+/// The upper tail of the standard normal distribution, `P(Z > z) = erfc(z/√2)/2`, with
+/// `erfc` from `statrs` (a kept, widely used implementation, rather than one written here).
 pub fn normal_sf(z: f64) -> f64 {
-    0.5 * erfc(z / std::f64::consts::SQRT_2)
-}
-
-/// The complementary error function, by the continued fraction of Lentz's method for
-/// large arguments and the series of erf for small ones (relative error ~1e-14).
-fn erfc(x: f64) -> f64 {
-    if x < 0.0 {
-        return 2.0 - erfc(-x);
+    if z.is_nan() {
+        return f64::NAN;
     }
-    // erfc(x) = Q(1/2, x²), the regularized upper incomplete gamma function.
-    gamma_q(0.5, x * x)
+    0.5 * statrs::function::erf::erfc(z / std::f64::consts::SQRT_2)
 }
 
 /// The upper tail of the χ² distribution with `dof` degrees of freedom:
-/// `P(χ² > x) = Q(dof/2, x/2)`.
+/// `P(χ² > x) = Q(dof/2, x/2)`, the regularized upper incomplete gamma function
+/// (`statrs::function::gamma::gamma_ur`).
 pub fn chi2_sf(x: f64, dof: usize) -> f64 {
-    if dof == 0 {
+    if dof == 0 || x <= 0.0 {
         return 1.0;
     }
-    gamma_q(dof as f64 / 2.0, x / 2.0)
+    if x.is_nan() {
+        return f64::NAN;
+    }
+    if x.is_infinite() {
+        return 0.0;
+    }
+    statrs::function::gamma::gamma_ur(dof as f64 / 2.0, x / 2.0)
 }
 
-/// The regularized upper incomplete gamma function Q(a, x): the power series of P(a, x)
-/// below x < a + 1, the continued fraction of Q(a, x) above (the standard split; both
-/// forms as in Abramowitz & Stegun 6.5.29 and 6.5.31).
-fn gamma_q(a: f64, x: f64) -> f64 {
+/// The lower tail of the χ² distribution, `P(χ² ≤ x) = P(dof/2, x/2)`
+/// (`statrs::function::gamma::gamma_lr`), computed directly rather than as `1 − chi2_sf`,
+/// which loses its digits when the upper tail is near 1.
+pub fn chi2_cdf(x: f64, dof: usize) -> f64 {
+    if dof == 0 || x.is_infinite() {
+        return 1.0;
+    }
+    if x.is_nan() {
+        return f64::NAN;
+    }
     if x <= 0.0 {
-        return 1.0;
+        return 0.0;
     }
-    let log_prefix = a * x.ln() - x - ln_gamma(a);
-    if x < a + 1.0 {
-        // P(a, x) = e^(−x) x^a / Γ(a+1) · Σ x^n / ((a+1)…(a+n)).
-        let mut term = 1.0 / a;
-        let mut sum = term;
-        let mut denominator = a;
-        for _ in 0..1_000 {
-            denominator += 1.0;
-            term *= x / denominator;
-            sum += term;
-            if term.abs() < sum.abs() * 1e-16 {
-                break;
-            }
-        }
-        (1.0 - sum * log_prefix.exp()).clamp(0.0, 1.0)
-    } else {
-        // Q(a, x) = e^(−x) x^a / Γ(a) · 1/(x + 1 − a − 1·(1−a)/(x + 3 − a − …)), by the
-        // modified Lentz method.
-        let tiny = 1e-300;
-        let mut b = x + 1.0 - a;
-        let mut c = 1.0 / tiny;
-        let mut d = 1.0 / b;
-        let mut h = d;
-        for i in 1..1_000 {
-            let an = -(i as f64) * (i as f64 - a);
-            b += 2.0;
-            d = an * d + b;
-            if d.abs() < tiny {
-                d = tiny;
-            }
-            c = b + an / c;
-            if c.abs() < tiny {
-                c = tiny;
-            }
-            d = 1.0 / d;
-            let delta = d * c;
-            h *= delta;
-            if (delta - 1.0).abs() < 1e-16 {
-                break;
-            }
-        }
-        (log_prefix.exp() * h).clamp(0.0, 1.0)
-    }
-}
-
-/// ln Γ(x) for x > 0 by the Lanczos approximation (g = 7, nine coefficients; relative error
-/// below 1e-15), with the reflection-free shift for x < 0.5 not needed here.
-fn ln_gamma(x: f64) -> f64 {
-    const G: f64 = 7.0;
-    const COEFFICIENTS: [f64; 9] = [
-        0.999_999_999_999_809_9,
-        676.520_368_121_885_1,
-        -1_259.139_216_722_402_8,
-        771.323_428_777_653_1,
-        -176.615_029_162_140_6,
-        12.507_343_278_686_905,
-        -0.138_571_095_265_720_12,
-        9.984_369_578_019_572e-6,
-        1.505_632_735_149_311_6e-7,
-    ];
-    if x < 0.5 {
-        // Γ(x) Γ(1 − x) = π / sin(πx).
-        let pi = std::f64::consts::PI;
-        return (pi / (pi * x).sin()).ln() - ln_gamma(1.0 - x);
-    }
-    let x = x - 1.0;
-    let mut sum = COEFFICIENTS[0];
-    for (i, &c) in COEFFICIENTS.iter().enumerate().skip(1) {
-        sum += c / (x + i as f64);
-    }
-    let t = x + G + 0.5;
-    0.5 * (2.0 * std::f64::consts::PI).ln() + (x + 0.5) * t.ln() - t + sum.ln()
+    statrs::function::gamma::gamma_lr(dof as f64 / 2.0, x / 2.0)
 }
 
 #[cfg(test)]
@@ -568,10 +514,25 @@ mod tests {
     }
 
     #[test]
-    fn ln_gamma_matches_factorials() {
-        assert!((ln_gamma(1.0)).abs() < 1e-13);
-        assert!((ln_gamma(5.0) - 24f64.ln()).abs() < 1e-12);
-        assert!((ln_gamma(0.5) - std::f64::consts::PI.sqrt().ln()).abs() < 1e-12);
+    fn deviations_never_print_a_negative_zero() {
+        assert_eq!(sigma(-0.04), "0.0σ");
+        assert_eq!(sigma(0.04), "0.0σ");
+        assert_eq!(sigma(-1.26), "-1.3σ");
+        assert_eq!(sigma(2.0), "+2.0σ");
+    }
+
+    #[test]
+    fn chi2_lower_tail_matches_tables_and_the_upper() {
+        // χ²(218) at 148.5: the issue's whole-page sum, a lower tail of about 1e-4.
+        let low = chi2_cdf(148.5, 218);
+        assert!(low > 1e-5 && low < 1e-3, "{low}");
+        // χ²(5) at 1.145 → 0.05 (lower 5% point); complements the upper tail.
+        assert!((chi2_cdf(1.145_476_226_061_769, 5) - 0.05).abs() < 1e-9);
+        for (x, dof) in [(0.5, 1), (7.0, 4), (230.0, 218)] {
+            assert!((chi2_cdf(x, dof) + chi2_sf(x, dof) - 1.0).abs() < 1e-12);
+        }
+        assert_eq!(chi2_cdf(0.0, 3), 0.0);
+        assert_eq!(chi2_sf(f64::INFINITY, 3), 0.0);
     }
 
     fn check(measured: f64, theory: f64, trials: f64) -> Check {
