@@ -577,17 +577,7 @@ fn added_filters_keep_the_data_and_prune_as_duckdb_and_parquet_rs_do() {
         "absent prices are ruled out"
     );
     // And so does parquet-rs's reader, with its own Sbbf.
-    let reader = SerializedFileReader::new_with_options(
-        std::fs::File::open(&out).unwrap(),
-        ReadOptionsBuilder::new()
-            .with_reader_properties(
-                ReaderProperties::builder()
-                    .set_read_bloom_filter(true)
-                    .build(),
-            )
-            .build(),
-    )
-    .unwrap();
+    let reader = parquet_rs_reader(&out);
     let answers = check(&out, "id", &ids);
     for (v, ours) in ids.iter().zip(&answers) {
         let v: i64 = v.parse().unwrap();
@@ -797,17 +787,7 @@ fn parquet_rs_files_answer_as_parquet_rs_checks() {
     let dir = tempfile::tempdir().unwrap();
     let file = dir.path().join("rs.parquet");
     write_parquet_rs(&file, true);
-    let reader = SerializedFileReader::new_with_options(
-        std::fs::File::open(&file).unwrap(),
-        ReadOptionsBuilder::new()
-            .with_reader_properties(
-                ReaderProperties::builder()
-                    .set_read_bloom_filter(true)
-                    .build(),
-            )
-            .build(),
-    )
-    .unwrap();
+    let reader = parquet_rs_reader(&file);
     let info = info(&file);
     let ids: Vec<String> = (0..20_000).map(|i| i.to_string()).collect();
     let names: Vec<String> = (0..20_000).map(|i| format!("n{i}")).collect();
@@ -977,4 +957,19 @@ fn damaged_filter_headers_are_named_errors() {
         e.contains("row group 0, column id: damaged Bloom filter"),
         "{e}"
     );
+}
+
+/// parquet-rs's own reader of `path`, with its Bloom filters read.
+fn parquet_rs_reader(path: &std::path::Path) -> SerializedFileReader<std::fs::File> {
+    SerializedFileReader::new_with_options(
+        std::fs::File::open(path).unwrap(),
+        ReadOptionsBuilder::new()
+            .with_reader_properties(
+                ReaderProperties::builder()
+                    .set_read_bloom_filter(true)
+                    .build(),
+            )
+            .build(),
+    )
+    .unwrap()
 }

@@ -391,31 +391,13 @@ fn to_report(run: Run, args: &FprArgs) -> Report {
                 "theory ÷ ε, seed 000's m, k rounded",
                 Style::Measured,
                 1,
-                SeedRow::all()
-                    .iter()
-                    .map(|r| {
-                        let k = seed_ks(r).0;
-                        Point::new(
-                            r.fpp * 1.08,
-                            r.expected(k).0 / SEED_000_WORDS as f64 / r.fpp,
-                        )
-                    })
-                    .collect(),
+                seed_theory(|r| seed_ks(r).0),
             ),
             Series::new(
                 "theory ÷ ε, seed 000's m, k rounded up",
                 Style::Measured,
                 2,
-                SeedRow::all()
-                    .iter()
-                    .map(|r| {
-                        let k = seed_ks(r).1;
-                        Point::new(
-                            r.fpp * 1.08,
-                            r.expected(k).0 / SEED_000_WORDS as f64 / r.fpp,
-                        )
-                    })
-                    .collect(),
+                seed_theory(|r| seed_ks(r).1),
             ),
             Series::new(
                 "seed 000's table 1 ÷ ε (÷ its 58110 words)",
@@ -835,6 +817,20 @@ pub fn csv_table(measurements: &[Measurement]) -> Table {
         ]);
     }
     table
+}
+
+/// Theory ÷ ε at each of seed 000's rows (its m, the k `k_of` picks), per word of its list,
+/// drawn beside the row's ε.
+fn seed_theory(k_of: impl Fn(&SeedRow) -> u32) -> Vec<Point> {
+    SeedRow::all()
+        .iter()
+        .map(|r| {
+            Point::new(
+                r.fpp * 1.08,
+                r.expected(k_of(r)).0 / SEED_000_WORDS as f64 / r.fpp,
+            )
+        })
+        .collect()
 }
 
 #[cfg(test)]
