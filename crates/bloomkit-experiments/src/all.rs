@@ -139,7 +139,7 @@ pub fn run(args: AllArgs) -> Result<()> {
     let page = page_chi2(&reports);
     writeln!(
         out,
-        "The verdicts' χ²: {:.1} on {} independent points, P(χ² ≥) = {}, P(χ² ≤) = {}{}",
+        "The verdicts' χ²: {:.1} on {} independent points, P(χ² ≥) {}, P(χ² ≤) {}{}",
         page.chi2,
         page.dof,
         super::verdict::p_text(page.upper_p),

@@ -756,8 +756,8 @@ pub fn seed_notes() -> Vec<String> {
             }
         ),
         format!(
-            "Which k: with k rounded, χ² = {chi_round:.1} on 5 rows (p = {}); with k rounded \
-             up, χ² = {chi_ceil:.1} (p = {}). {}",
+            "Which k: with k rounded, χ² = {chi_round:.1} on 5 rows (p {}); with k rounded \
+             up, χ² = {chi_ceil:.1} (p {}). {}",
             p_text(p_round),
             p_text(p_ceil),
             {

@@ -424,8 +424,8 @@ pub fn glance_html(reports: &[Report]) -> String {
     let _ = writeln!(
         html,
         "<p class=\"page-chi2\"><b>The page checks its own σ:</b> the verdicts' χ² add up \
-         to {:.1} on {} independent points (expected {} ± {:.0}); P(χ² ≥ this) = {}, \
-         P(χ² ≤ this) = {} — {}.</p>",
+         to {:.1} on {} independent points (expected {} ± {:.0}); P(χ² ≥ this) {}, \
+         P(χ² ≤ this) {} — {}.</p>",
         page.chi2,
         page.dof,
         page.dof,
@@ -466,7 +466,7 @@ pub fn glance_html(reports: &[Report]) -> String {
                 "—".to_owned()
             } else if !s.on_theory() && s.chi2_p < alpha && s.worst_p >= alpha {
                 format!(
-                    "χ² = {:.1} on {}: p = {}",
+                    "χ² = {:.1} on {}: p {}",
                     s.chi2,
                     s.dof,
                     verdict::p_text(s.chi2_p)
@@ -476,14 +476,14 @@ pub fn glance_html(reports: &[Report]) -> String {
                     "no χ² points".to_owned()
                 } else {
                     format!(
-                        "χ² = {:.1} on {}: p = {}",
+                        "χ² = {:.1} on {}: p {}",
                         s.chi2,
                         s.dof,
                         verdict::p_text(s.chi2_p)
                     )
                 };
                 format!(
-                    "largest |z| of {}: p = {}; {chi}",
+                    "largest |z| of {}: p {}; {chi}",
                     s.judged,
                     verdict::p_text(s.worst_p)
                 )

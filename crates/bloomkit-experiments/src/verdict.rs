@@ -250,7 +250,7 @@ impl Verdict {
         let largest = worst.map_or(String::new(), |c| {
             let (measured, theory) = sig_pair(c.measured, c.theory);
             format!(
-                "largest deviation {} ({}: measured {}, theory {}; p = {} for the largest of \
+                "largest deviation {} ({}: measured {}, theory {}; p {} for the largest of \
                  {} points)",
                 sigma(c.z()),
                 c.label,
@@ -264,7 +264,7 @@ impl Verdict {
             "no point large enough for a χ² test".to_owned()
         } else {
             format!(
-                "χ² = {:.1} on {} independent point(s), p = {}",
+                "χ² = {:.1} on {} independent point(s), p {}",
                 s.chi2,
                 s.dof,
                 p_text(s.chi2_p)
@@ -352,14 +352,15 @@ pub fn sigma(z: f64) -> String {
     }
 }
 
-/// A p-value as text: two significant digits, `< 1e-15` below what doubles resolve.
+/// A p-value as text with its relation, to follow "p" or "P(…)": `= ` and two significant
+/// digits, or `< 1e-15` below what doubles resolve (never "p = < 1e-15").
 pub fn p_text(p: f64) -> String {
     if p < 1e-15 {
         "< 1e-15".into()
     } else if p >= 0.01 {
-        format!("{p:.2}")
+        format!("= {p:.2}")
     } else {
-        sig(p, 2)
+        format!("= {}", sig(p, 2))
     }
 }
 
@@ -494,6 +495,15 @@ pub fn chi2_cdf(x: f64, dof: usize) -> f64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A p-value reads "p = 0.12" or "p < 1e-15", never "p = < 1e-15".
+    #[test]
+    fn p_values_carry_their_relation() {
+        assert_eq!(format!("p {}", p_text(0.123)), "p = 0.12");
+        assert_eq!(format!("p {}", p_text(0.00123)), "p = 0.0012");
+        assert_eq!(format!("p {}", p_text(1e-300)), "p < 1e-15");
+        assert_eq!(format!("p {}", p_text(0.0)), "p < 1e-15");
+    }
 
     #[test]
     fn normal_tail_matches_tables() {
