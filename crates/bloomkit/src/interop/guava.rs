@@ -203,12 +203,12 @@ impl GuavaBloomFilter {
 
     /// The number of bits set.
     pub fn bit_count(&self) -> u64 {
-        self.words.iter().map(|w| u64::from(w.count_ones())).sum()
+        super::ones(&self.words)
     }
 
     /// Guava's `expectedFpp()`: (bits set / m)^k.
     pub fn expected_fpp(&self) -> f64 {
-        (self.bit_count() as f64 / self.bit_size() as f64).powi(i32::from(self.num_hash_functions))
+        super::java_expected_fpp(&self.words, u32::from(self.num_hash_functions))
     }
 
     /// Adds an item funnelled by `funnel`'s rules (`bytes` are the funnelled bytes); true if

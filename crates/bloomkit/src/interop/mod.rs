@@ -26,6 +26,19 @@ pub mod spark;
 #[cfg(any(feature = "guava", feature = "spark"))]
 use crate::error::{DecodeError, Error};
 
+/// The bits set in a Java filter's `long[]` (Guava's `bitCount()`, Spark's
+/// `cardinality()`).
+#[cfg(any(feature = "guava", feature = "spark"))]
+pub(crate) fn ones(words: &[u64]) -> u64 {
+    words.iter().map(|w| u64::from(w.count_ones())).sum()
+}
+
+/// `expectedFpp()` as Guava and Spark both compute it: `Math.pow(bits set / m, k)`.
+#[cfg(any(feature = "guava", feature = "spark"))]
+pub(crate) fn java_expected_fpp(words: &[u64], k: u32) -> f64 {
+    (ones(words) as f64 / (words.len() as f64 * 64.0)).powf(f64::from(k))
+}
+
 /// Reads big-endian fields from a byte slice, every short read an error.
 #[cfg(any(feature = "guava", feature = "spark"))]
 pub(crate) struct BeReader<'a> {
@@ -188,4 +201,16 @@ pub(crate) fn words_of_classic(
         .map(|c| u64::from_le_bytes(c.try_into().expect("8 bytes")))
         .collect();
     Ok((words, f.num_hashes, f.hashing))
+}
+
+#[cfg(all(test, any(feature = "guava", feature = "spark")))]
+mod java_fill_tests {
+    /// 8 bits set of 128, k = 2: (8/128)² = 1/256, as `Math.pow` gives it.
+    #[test]
+    fn expected_fpp_is_the_fill_to_the_power_k() {
+        let words = [0xff, 0];
+        assert_eq!(super::ones(&words), 8);
+        assert_eq!(super::java_expected_fpp(&words, 2), 1.0 / 256.0);
+        assert_eq!(super::java_expected_fpp(&[0, 0], 3), 0.0);
+    }
 }

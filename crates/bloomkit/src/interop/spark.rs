@@ -268,12 +268,12 @@ impl SparkBloomFilter {
 
     /// The number of bits set (Spark's `cardinality()`).
     pub fn cardinality(&self) -> u64 {
-        self.words.iter().map(|w| u64::from(w.count_ones())).sum()
+        super::ones(&self.words)
     }
 
     /// Spark's `expectedFpp()`: (bits set / m)^k.
     pub fn expected_fpp(&self) -> f64 {
-        (self.cardinality() as f64 / self.bit_size() as f64).powf(self.num_hash_functions as f64)
+        super::java_expected_fpp(&self.words, self.num_hash_functions)
     }
 
     /// Spark's `putLong` (also what `put` does with a byte, short or int); true if a bit changed.
