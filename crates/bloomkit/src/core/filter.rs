@@ -322,14 +322,31 @@ pub(crate) use bit_array_mergeable;
 /// gives `kind()` (`Kind::Variant`) and, for each name listed, the method that forwards to
 /// the kind's own field or method — `hashing` and `capacity`/`target_fpp` return the fields
 /// of those names, `insert` makes `try_insert` the kind's infallible `insert` (`try_insert`
-/// its fallible one), `contains` calls the kind's own `contains`. What a kind does its own
-/// way it writes out beside the call.
+/// its fallible one), `contains` calls the kind's own `contains`, `state(array, count)`
+/// gives `clear`, `len` and `memory_bytes` of a kind that is one array and a count. What a
+/// kind does its own way it writes out beside the call.
 macro_rules! filter_basics {
-    ($kind:ident $(: $($what:ident),*)?) => {
+    ($kind:ident $(: $($what:ident $(($($arg:tt)*))?),*)?) => {
         fn kind(&self) -> $crate::filter::Kind {
             $crate::filter::Kind::$kind
         }
-        $($($crate::filter::filter_basics!(@ $what);)*)?
+        $($($crate::filter::filter_basics!(@ $what $($($arg)*)?);)*)?
+    };
+    // `state(array, count)`: the kind's state is one array (with `clear` and
+    // `memory_bytes`) and a count of insertions; `clear` empties both, `len` is the count
+    // (documented by the optional string, where the kind counts in its own way).
+    (@ state $array:ident, $count:ident $(, $len_doc:literal)?) => {
+        fn clear(&mut self) {
+            self.$array.clear();
+            self.$count = 0;
+        }
+        $(#[doc = $len_doc])?
+        fn len(&self) -> u64 {
+            self.$count
+        }
+        fn memory_bytes(&self) -> usize {
+            self.$array.memory_bytes()
+        }
     };
     (@ hashing) => {
         fn hashing(&self) -> $crate::hash::Hashing {

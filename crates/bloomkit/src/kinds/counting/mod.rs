@@ -217,18 +217,15 @@ impl CountingBloomFilter {
 }
 
 impl Filter for CountingBloomFilter {
-    crate::filter::filter_basics!(Counting: hashing, insert, contains, capacity);
-
-    fn clear(&mut self) {
-        self.counters.clear();
-        self.len = 0;
-    }
-
-    /// Insertions minus successful removals (a multiset count: repeats count). After an
-    /// intersection, where it is unknown, the estimate from the counters.
-    fn len(&self) -> u64 {
-        self.len
-    }
+    crate::filter::filter_basics!(
+        Counting: hashing, insert, contains, capacity,
+        state(
+            counters,
+            len,
+            "Insertions minus successful removals (a multiset count: repeats count). After \
+             an intersection, where it is unknown, the estimate from the counters."
+        )
+    );
 
     /// The number of distinct items, from the number of non-zero counters exactly as for
     /// a Bloom filter ([`params::estimate_items`]).
@@ -238,10 +235,6 @@ impl Filter for CountingBloomFilter {
             self.num_counters(),
             self.num_hashes,
         )
-    }
-
-    fn memory_bytes(&self) -> usize {
-        self.counters.memory_bytes()
     }
 
     fn properties(&self) -> Vec<(&'static str, String)> {

@@ -359,24 +359,17 @@ impl DeletableBloomFilter {
 }
 
 impl Filter for DeletableBloomFilter {
-    crate::filter::filter_basics!(Deletable: hashing, insert, contains, capacity);
-
-    fn clear(&mut self) {
-        self.bits.clear();
-        self.inserted = 0;
-    }
-
-    /// Insertions that changed the filter, less the successful removals.
-    fn len(&self) -> u64 {
-        self.inserted
-    }
+    crate::filter::filter_basics!(
+        Deletable: hashing, insert, contains, capacity,
+        state(
+            bits,
+            inserted,
+            "Insertions that changed the filter, less the successful removals."
+        )
+    );
 
     fn estimated_len(&self) -> f64 {
         params::estimate_items(self.count_ones(), self.data_len(), self.num_hashes)
-    }
-
-    fn memory_bytes(&self) -> usize {
-        self.bits.memory_bytes()
     }
 
     fn properties(&self) -> Vec<(&'static str, String)> {

@@ -202,18 +202,15 @@ impl GeneralizedBloomFilter {
 }
 
 impl Filter for GeneralizedBloomFilter {
-    crate::filter::filter_basics!(Generalized: hashing, insert, contains, capacity, target_fpp);
-
-    fn clear(&mut self) {
-        self.bits.clear();
-        self.inserted = 0;
-    }
-
-    /// The insertions of items that were reported absent (a set; forgotten items that come
-    /// again count again).
-    fn len(&self) -> u64 {
-        self.inserted
-    }
+    crate::filter::filter_basics!(
+        Generalized: hashing, insert, contains, capacity, target_fpp,
+        state(
+            bits,
+            inserted,
+            "The insertions of items that were reported absent (a set; forgotten items that \
+             come again count again)."
+        )
+    );
 
     /// The insertions that explain the fraction of ones, inverting
     /// [`params::generalized_one_probability`]; infinite once the fill reaches its limit
@@ -235,10 +232,6 @@ impl Filter for GeneralizedBloomFilter {
         // p(n) = L (1 − uⁿ) with L the limit: n = ln(1 − p/L) / ln u, u = 1 − p(1)/L.
         let u = 1.0 - one(1) / limit;
         (1.0 - target / limit).ln() / u.ln()
-    }
-
-    fn memory_bytes(&self) -> usize {
-        self.bits.memory_bytes()
     }
 
     fn properties(&self) -> Vec<(&'static str, String)> {

@@ -119,20 +119,13 @@ impl PartitionedBloomFilter {
 }
 
 impl Filter for PartitionedBloomFilter {
-    crate::filter::filter_basics!(Partitioned: hashing, insert, contains, capacity, target_fpp);
+    crate::filter::filter_basics!(
+        Partitioned: hashing, insert, contains, capacity, target_fpp,
+        state(bits, inserted)
+    );
 
-    fn clear(&mut self) {
-        self.bits.clear();
-        self.inserted = 0;
-    }
-    fn len(&self) -> u64 {
-        self.inserted
-    }
     fn estimated_len(&self) -> f64 {
         theory::partitioned_estimate_items(self.count_ones(), self.slice_bits, self.num_hashes)
-    }
-    fn memory_bytes(&self) -> usize {
-        self.bits.memory_bytes()
     }
     fn properties(&self) -> Vec<(&'static str, String)> {
         vec![

@@ -209,23 +209,13 @@ impl RobustBloomFilter {
 }
 
 impl Filter for RobustBloomFilter {
-    crate::filter::filter_basics!(Robust: hashing, insert, contains, capacity);
-
-    fn clear(&mut self) {
-        self.bits.clear();
-        self.inserted = 0;
-    }
-
-    fn len(&self) -> u64 {
-        self.inserted
-    }
+    crate::filter::filter_basics!(
+        Robust: hashing, insert, contains, capacity,
+        state(bits, inserted)
+    );
 
     fn estimated_len(&self) -> f64 {
         params::estimate_items(self.count_ones(), self.usable_bits(), self.num_hashes)
-    }
-
-    fn memory_bytes(&self) -> usize {
-        self.bits.memory_bytes()
     }
 
     fn properties(&self) -> Vec<(&'static str, String)> {

@@ -352,18 +352,15 @@ impl VariableIncrementBloomFilter {
 }
 
 impl Filter for VariableIncrementBloomFilter {
-    crate::filter::filter_basics!(VariableIncrement: hashing, insert, contains, capacity);
-
-    fn clear(&mut self) {
-        self.counters.clear();
-        self.len = 0;
-    }
-
-    /// Insertions minus successful removals (a multiset count: repeats count). After an
-    /// intersection, where it is unknown, the estimate from the counters.
-    fn len(&self) -> u64 {
-        self.len
-    }
+    crate::filter::filter_basics!(
+        VariableIncrement: hashing, insert, contains, capacity,
+        state(
+            counters,
+            len,
+            "Insertions minus successful removals (a multiset count: repeats count). After \
+             an intersection, where it is unknown, the estimate from the counters."
+        )
+    );
 
     /// The number of distinct items, from the number of non-zero counters, which fill as
     /// the bits of a Bloom filter do ([`params::estimate_items`]).
@@ -373,10 +370,6 @@ impl Filter for VariableIncrementBloomFilter {
             self.num_counters(),
             self.num_hashes,
         )
-    }
-
-    fn memory_bytes(&self) -> usize {
-        self.counters.memory_bytes()
     }
 
     fn properties(&self) -> Vec<(&'static str, String)> {
