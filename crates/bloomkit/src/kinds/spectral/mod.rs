@@ -91,7 +91,7 @@ use crate::codec::{invalid, Parts, Persist};
 use crate::error::{DecodeError, Error};
 use crate::filter::{Filter, Kind};
 use crate::hash::{mix64, Hashing, HashingChoice, Item};
-use crate::params::{self, MAX_NUM_BITS, MAX_NUM_HASHES};
+use crate::params::{self, MAX_NUM_BITS};
 use crate::sizing;
 
 /// The counter width used unless another is chosen: 16 bits, counts up to 65 535.
@@ -179,33 +179,47 @@ pub struct SpectralBloomFilter {
     len: u64,
 }
 
-/// An item's distinct positions: at most 64, sorted.
-struct DistinctPositions {
-    buf: [u64; MAX_NUM_HASHES as usize],
-    len: usize,
+/// An item's distinct positions, in the order the scheme gives them. Held inline for the
+/// k ≤ 16 of every ε down to 10⁻⁴ (a 512-byte buffer for the largest k cost more to zero
+/// and move than the query's counters), on the heap beyond.
+enum DistinctPositions {
+    Inline([u64; INLINE_POSITIONS], usize),
+    Heap(Vec<u64>),
 }
 
+const INLINE_POSITIONS: usize = 16;
+
 impl DistinctPositions {
+    #[inline(always)]
     fn of(hashing: Hashing, bytes: &[u8], k: u32, m: u64) -> Self {
-        let mut buf = [0u64; MAX_NUM_HASHES as usize];
-        let mut len = 0;
-        for p in hashing.positions(bytes, k, m) {
-            buf[len] = p;
-            len += 1;
+        let positions = hashing.positions(bytes, k, m);
+        if k as usize > INLINE_POSITIONS {
+            let mut kept: Vec<u64> = Vec::with_capacity(k as usize);
+            for p in positions {
+                if !kept.contains(&p) {
+                    kept.push(p);
+                }
+            }
+            return DistinctPositions::Heap(kept);
         }
-        buf[..len].sort_unstable();
-        let mut distinct = 0;
-        for i in 0..len {
-            if i == 0 || buf[i] != buf[distinct - 1] {
-                buf[distinct] = buf[i];
-                distinct += 1;
+        let mut buf = [0u64; INLINE_POSITIONS];
+        let mut len = 0;
+        // k is small (7 at ε = 1%) and positions seldom repeat: a scan of those kept so far
+        // costs fewer instructions than sorting them.
+        for p in positions {
+            if !buf[..len].iter().any(|&q| q == p) {
+                buf[len] = p;
+                len += 1;
             }
         }
-        DistinctPositions { buf, len: distinct }
+        DistinctPositions::Inline(buf, len)
     }
 
     fn get(&self) -> &[u64] {
-        &self.buf[..self.len]
+        match self {
+            DistinctPositions::Inline(buf, len) => &buf[..*len],
+            DistinctPositions::Heap(kept) => kept,
+        }
     }
 }
 
@@ -264,6 +278,7 @@ impl SpectralBloomFilter {
         }
     }
 
+    #[inline(always)]
     fn positions(&self, bytes: &[u8]) -> DistinctPositions {
         DistinctPositions::of(self.hashing, bytes, self.num_hashes, self.counters.len())
     }
@@ -327,7 +342,12 @@ impl SpectralBloomFilter {
 
     /// `false` if the item is certainly absent (one of its counters is 0).
     pub fn contains<I: Item + ?Sized>(&self, item: &I) -> bool {
-        item.with_bytes(|bytes| minimum(&self.counters, self.positions(bytes).get()).0 > 0)
+        // A repeated position cannot change whether a counter is 0: no de-duplication.
+        item.with_bytes(|bytes| {
+            let m = self.counters.len();
+            let mut positions = self.hashing.positions(bytes, self.num_hashes, m);
+            positions.all(|p| self.counters.get(p) > 0)
+        })
     }
 
     /// The estimated number of times the item was inserted (less the times it was
@@ -338,8 +358,15 @@ impl SpectralBloomFilter {
     }
 
     fn count_bytes(&self, bytes: &[u8]) -> u32 {
+        let Some(secondary) = &self.secondary else {
+            // MS and MI: the minimum, which a repeated position cannot change.
+            let m = self.counters.len();
+            let positions = self.hashing.positions(bytes, self.num_hashes, m);
+            return positions.map(|p| self.counters.get(p)).min().unwrap_or(0);
+        };
+        // RM asks whether the minimum recurs, which needs each position once.
         let (min, recurring) = minimum(&self.counters, self.positions(bytes).get());
-        match &self.secondary {
+        match Some(secondary) {
             Some(secondary) if min > 0 && !recurring => {
                 let qs = self.secondary_positions(bytes).expect("RM has a secondary");
                 match minimum(secondary, qs.get()).0 {

@@ -328,11 +328,8 @@ fn decrement_run(cells: &mut PackedCounters, start: u64, count: u64) {
     let m = cells.len();
     let first_end = start.saturating_add(count).min(m);
     let wrapped = count - (first_end - start);
-    for i in (start..first_end).chain(0..wrapped) {
-        if cells.get(i) != 0 {
-            cells.saturating_sub(i, 1);
-        }
-    }
+    cells.decrement_nonzero_run(start, first_end - start);
+    cells.decrement_nonzero_run(0, wrapped);
 }
 
 impl Filter for StableBloomFilter {

@@ -1,0 +1,70 @@
+//! Instructions per insert and per query of any registered kind, for
+//! `valgrind --tool=callgrind` (repeatable on a loaded machine, unlike wall-clock time):
+//! builds the kind by name at ε = 1% for n u64 keys, inserts them in `measured_insert`,
+//! then answers Q queries (half inserted keys, half absent) in `measured_query`; callgrind
+//! counts one of the two with `--toggle-collect`. Without valgrind it prints nanoseconds per
+//! operation, which a loaded machine disturbs.
+//!
+//! ```text
+//! cargo build --release -p bloomkit --example kind_cost
+//! valgrind --tool=callgrind --toggle-collect='kind_cost::measured_query*' --callgrind-out-file=/dev/null \
+//!     target/release/examples/kind_cost stable 100000 100000
+//! ```
+//!
+//! Arguments: kind (its registry name, `bloomkit kinds`), n, Q. Divide callgrind's
+//! `Collected` by n (insert) or Q (query). The line printed also gives the kind's probes per
+//! item (k, or what the kind touches instead), so time per memory probe compares across
+//! kinds.
+
+use std::hint::black_box;
+use std::time::Instant;
+
+use bloomkit::{AnyFilter, Filter, Kind};
+
+fn key(i: u64) -> u64 {
+    let mut z = i.wrapping_add(0x9e37_79b9_7f4a_7c15);
+    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+    z ^ (z >> 31)
+}
+
+#[inline(never)]
+fn measured_insert(filter: &mut AnyFilter, keys: &[u64]) {
+    for k in keys {
+        black_box(
+            filter
+                .try_insert(k)
+                .expect("the filter was sized for these keys"),
+        );
+    }
+}
+
+#[inline(never)]
+fn measured_query(filter: &AnyFilter, queries: &[u64]) -> usize {
+    queries.iter().filter(|&k| filter.contains(k)).count()
+}
+
+fn main() -> Result<(), Box<dyn std::error::Error>> {
+    let args: Vec<String> = std::env::args().collect();
+    let usage = "usage: kind_cost KIND N Q";
+    let kind = Kind::from_name(args.get(1).ok_or(usage)?).ok_or("unknown kind")?;
+    let n: u64 = args.get(2).ok_or(usage)?.parse()?;
+    let q: u64 = args.get(3).ok_or(usage)?.parse()?;
+    let keys: Vec<u64> = (0..n).map(key).collect();
+    let queries: Vec<u64> = (0..q)
+        .map(|i| if i % 2 == 0 { key(i % n) } else { key(n + i) })
+        .collect();
+    let mut filter = AnyFilter::with_capacity(kind, n, 0.01)?;
+    let t = Instant::now();
+    measured_insert(&mut filter, &keys);
+    let insert_ns = t.elapsed().as_nanos() as f64 / n as f64;
+    let t = Instant::now();
+    let hits = black_box(measured_query(&filter, &queries));
+    let query_ns = t.elapsed().as_nanos() as f64 / q as f64;
+    println!(
+        "{} n={n} q={q}: insert {insert_ns:.1} ns, query {query_ns:.1} ns, {hits} hits; {}",
+        kind.name(),
+        filter.describe()
+    );
+    Ok(())
+}
