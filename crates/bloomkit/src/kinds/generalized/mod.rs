@@ -75,7 +75,7 @@ use crate::bits::BitVec;
 use crate::codec::{invalid, Parts, Persist};
 use crate::error::{DecodeError, Error};
 use crate::filter::{Filter, Kind};
-use crate::hash::{Hashing, HashingChoice, Item};
+use crate::hash::{Hashing, HashingChoice, Item, Positions};
 use crate::params::{self, MAX_NUM_HASHES};
 use crate::sizing;
 
@@ -95,6 +95,10 @@ pub struct GeneralizedBloomFilter {
     target_fpp: f64,
     inserted: u64,
 }
+
+/// The k₁ an insert keeps inline (every ε down to 10⁻⁴ needs fewer); above, it derives the
+/// positions twice.
+const SET_INLINE: usize = 16;
 
 impl GeneralizedBloomFilter {
     /// A filter for `capacity` items: m and k₁ as a classic filter for `capacity` at
@@ -120,32 +124,38 @@ impl GeneralizedBloomFilter {
         GeneralizedBloomFilterBuilder::default()
     }
 
-    /// The item's k₁ set positions, then its k₀ reset positions.
-    fn positions(&self, bytes: &[u8]) -> ([u64; MAX_NUM_HASHES as usize], usize) {
-        let mut buf = [0u64; MAX_NUM_HASHES as usize];
+    /// The item's k₁ + k₀ positions: the first k₁ set, the k₀ after them reset. The
+    /// iterator holds the digest's state, so a clone gives them again without hashing.
+    fn positions<'a>(&self, bytes: &'a [u8]) -> Positions<'a> {
         let k = self.set_hashes + self.reset_hashes;
-        for (slot, p) in buf
-            .iter_mut()
-            .zip(self.hashing.positions(bytes, k, self.bits.len()))
-        {
-            *slot = p;
-        }
-        (buf, k as usize)
+        self.hashing.positions(bytes, k, self.bits.len())
     }
 
     /// Adds an item: resets its k₀ bits, then sets its k₁ bits. Returns `true` if the item
     /// was reported absent before.
     pub fn insert<I: Item + ?Sized>(&mut self, item: &I) -> bool {
         let new = item.with_bytes(|bytes| {
-            let (ps, k) = self.positions(bytes);
-            let (ones, zeros) = ps[..k].split_at(self.set_hashes as usize);
-            let new = !self.holds(ones, zeros);
-            for &p in zeros {
-                self.bits.unset(p);
+            let positions = self.positions(bytes);
+            let new = !self.holds(positions.clone());
+            let k1 = self.set_hashes as usize;
+            if k1 > SET_INLINE {
+                for p in positions.clone().skip(k1) {
+                    self.bits.unset(p);
+                }
+                positions.take(k1).for_each(|p| _ = self.bits.set(p));
+                return new;
             }
-            for &p in ones {
-                self.bits.set(p);
+            // One pass: the set positions kept inline, the reset ones cleared as they come;
+            // then the set ones, so that a position among both ends up 1.
+            let mut ones = [0u64; SET_INLINE];
+            for (i, p) in positions.enumerate() {
+                if i < k1 {
+                    ones[i] = p;
+                } else {
+                    self.bits.unset(p);
+                }
             }
+            ones[..k1].iter().for_each(|&p| _ = self.bits.set(p));
             new
         });
         self.inserted += u64::from(new);
@@ -155,19 +165,17 @@ impl GeneralizedBloomFilter {
     /// `true` when the item's k₁ bits are 1 and its k₀ bits 0 (those that are not also
     /// among its k₁): "maybe inserted, and not overwritten since".
     pub fn contains<I: Item + ?Sized>(&self, item: &I) -> bool {
-        item.with_bytes(|bytes| {
-            let (ps, k) = self.positions(bytes);
-            let (ones, zeros) = ps[..k].split_at(self.set_hashes as usize);
-            self.holds(ones, zeros)
-        })
+        item.with_bytes(|bytes| self.holds(self.positions(bytes)))
     }
 
-    /// The answer of [`contains`](Self::contains) for an item's set and reset positions.
-    fn holds(&self, ones: &[u64], zeros: &[u64]) -> bool {
-        ones.iter().all(|&p| self.bits.get(p))
-            && zeros
-                .iter()
-                .all(|&p| !self.bits.get(p) || ones.contains(&p))
+    /// The answer of [`contains`](Self::contains) for an item's positions, read in one
+    /// pass that stops at the first that rules the item out; a reset position whose bit is
+    /// 1 is looked up among the set positions (derived again: it is the rare case).
+    fn holds(&self, positions: Positions<'_>) -> bool {
+        let k1 = self.set_hashes as usize;
+        let mut rest = positions.clone();
+        rest.by_ref().take(k1).all(|p| self.bits.get(p))
+            && rest.all(|p| !self.bits.get(p) || positions.clone().take(k1).any(|q| q == p))
     }
 
     /// m, the number of bits.
@@ -411,6 +419,25 @@ impl Persist for GeneralizedBloomFilter {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Both insert paths — the set positions kept inline (k₁ ≤ 16) and derived twice
+    /// (k₁ > 16) — leave the item's set bits 1 and its other reset bits 0, in a filter
+    /// small enough that every item's positions collide with earlier items'.
+    #[test]
+    fn an_item_is_present_right_after_its_insert_at_any_k() {
+        for (set, reset) in [(7, 1), (16, 3), (17, 3), (30, 5)] {
+            let mut f = GeneralizedBloomFilter::builder()
+                .num_bits(256)
+                .set_hashes(set)
+                .reset_hashes(reset)
+                .build()
+                .unwrap();
+            for i in 0..2_000u64 {
+                f.insert(&i);
+                assert!(f.contains(&i), "k1 = {set}, k0 = {reset}, item {i}");
+            }
+        }
+    }
 
     #[test]
     fn resets_make_earlier_items_disappear() {

@@ -207,7 +207,7 @@ impl DistinctPositions {
         // k is small (7 at ε = 1%) and positions seldom repeat: a scan of those kept so far
         // costs fewer instructions than sorting them.
         for p in positions {
-            if !buf[..len].iter().any(|&q| q == p) {
+            if !buf[..len].contains(&p) {
                 buf[len] = p;
                 len += 1;
             }

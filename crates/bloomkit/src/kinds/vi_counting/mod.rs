@@ -235,15 +235,22 @@ impl VariableIncrementBloomFilter {
     /// was certainly new (the membership test rejected it), `false` if it was already
     /// reported present.
     pub fn insert<I: Item + ?Sized>(&mut self, item: &I) -> bool {
-        let mut pairs = [(0u64, 0u32); MAX_NUM_HASHES as usize];
-        item.with_bytes(|bytes| self.probe(bytes, &mut pairs));
-        let pairs = &pairs[..self.num_hashes as usize];
-        let new = !pairs
-            .iter()
-            .all(|&(p, v)| self.passes(self.counters.get(p), v));
-        for &(p, v) in pairs {
-            self.counters.saturating_add(p, v);
-        }
+        // Both iterators hold their digest's state: cloned, they give the same pairs again
+        // for the second pass without hashing again (cheaper than a buffer of 64 pairs).
+        let new = item.with_bytes(|bytes| {
+            let (k, m) = (self.num_hashes, self.counters.len());
+            let pairs = self.hashing.positions(bytes, k, m).zip(Increments::new(
+                &self.hashing,
+                bytes,
+                self.base,
+                k,
+            ));
+            let seen = { pairs.clone() }.all(|(p, v)| self.passes(self.counters.get(p), v));
+            for (p, v) in pairs {
+                self.counters.saturating_add(p, v);
+            }
+            !seen
+        });
         self.len = self.len.saturating_add(1);
         new
     }
