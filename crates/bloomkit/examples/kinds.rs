@@ -3,72 +3,15 @@
 //!
 //! `cargo run --release -p bloomkit --example kinds`
 
-use bloomkit::BloomFilter;
-use bloomkit::{
-    AnyFilter, BlockedBloomFilter, CompressedBloomFilter, CountingBloomFilter, CuckooFilter,
-    DeletableBloomFilter, Error, Filter, GeneralizedBloomFilter, RobustBloomFilter,
-    ScalableBloomFilter, SpectralBloomFilter, SplitBlockBloomFilter, StableBloomFilter,
-    VariableIncrementBloomFilter, WeightedBloomFilter,
-};
+use bloomkit::{AnyFilter, Error, Filter, Kind};
 
 fn main() -> Result<(), Error> {
     let (n, fpp) = (1_000_000u64, 0.01);
-    let kinds: Vec<(&str, AnyFilter)> = vec![
-        ("BloomFilter", BloomFilter::with_capacity(n, fpp)?.into()),
-        (
-            "BlockedBloomFilter",
-            BlockedBloomFilter::with_capacity(n, fpp)?.into(),
-        ),
-        (
-            "CountingBloomFilter",
-            CountingBloomFilter::with_capacity(n, fpp)?.into(),
-        ),
-        (
-            "VariableIncrementBloomFilter",
-            VariableIncrementBloomFilter::with_capacity(n, fpp)?.into(),
-        ),
-        (
-            "DeletableBloomFilter",
-            DeletableBloomFilter::with_capacity(n, fpp)?.into(),
-        ),
-        (
-            "ScalableBloomFilter",
-            ScalableBloomFilter::with_capacity(n, fpp)?.into(),
-        ),
-        (
-            "StableBloomFilter",
-            StableBloomFilter::with_capacity(n, fpp)?.into(),
-        ),
-        ("CuckooFilter", CuckooFilter::with_capacity(n, fpp)?.into()),
-        (
-            "SplitBlockBloomFilter",
-            SplitBlockBloomFilter::with_capacity(n, fpp)?.into(),
-        ),
-        (
-            "SpectralBloomFilter",
-            SpectralBloomFilter::with_capacity(n, fpp)?.into(),
-        ),
-        (
-            "WeightedBloomFilter",
-            WeightedBloomFilter::with_capacity(n, fpp)?.into(),
-        ),
-        (
-            "GeneralizedBloomFilter",
-            GeneralizedBloomFilter::with_capacity(n, fpp)?.into(),
-        ),
-        (
-            "CompressedBloomFilter",
-            CompressedBloomFilter::with_capacity(n, fpp)?.into(),
-        ),
-        (
-            "RobustBloomFilter",
-            RobustBloomFilter::with_capacity(n, fpp)?.into(),
-        ),
-        (
-            "PartitionedBloomFilter",
-            bloomkit::PartitionedBloomFilter::with_capacity(n, fpp)?.into(),
-        ),
-    ];
+    // Every kind the registry lists, in its order: a kind added later gets its row here.
+    let kinds = Kind::ALL
+        .iter()
+        .map(|&kind| Ok((kind.type_name(), AnyFilter::with_capacity(kind, n, fpp)?)))
+        .collect::<Result<Vec<_>, Error>>()?;
     println!("| kind | remove | grow | merge | false negatives | bits per item at ε = 1% |");
     println!("|---|---|---|---|---|---|");
     for (name, mut filter) in kinds {
