@@ -56,7 +56,7 @@ impl PartitionedBloomFilter {
 
     /// The item's bit in each slice: position i of the k from one digest, offset into slice
     /// i.
-    fn positions<'a>(&'a self, bytes: &'a [u8]) -> impl Iterator<Item = u64> + 'a {
+    fn positions<'a>(&self, bytes: &'a [u8]) -> impl Iterator<Item = u64> + 'a {
         let s = self.slice_bits;
         self.hashing
             .positions(bytes, self.num_hashes, s)
@@ -67,9 +67,7 @@ impl PartitionedBloomFilter {
     /// Adds an item; `true` if one of its bits was 0 (it was certainly new).
     pub fn insert<I: Item + ?Sized>(&mut self, item: &I) -> bool {
         let changed = item.with_bytes(|bytes| {
-            let positions: Vec<u64> = self.positions(bytes).collect();
-            positions
-                .into_iter()
+            self.positions(bytes)
                 .fold(false, |changed, p| self.bits.set(p) | changed)
         });
         self.inserted += changed as u64;
