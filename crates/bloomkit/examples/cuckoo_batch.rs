@@ -18,12 +18,8 @@ use std::time::Instant;
 use bloomkit::{CuckooFilter, Filter};
 
 /// SplitMix64's finaliser of i: distinct, random-looking keys.
-fn key(i: u64) -> u64 {
-    let mut z = i.wrapping_add(0x9e37_79b9_7f4a_7c15);
-    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-    z ^ (z >> 31)
-}
+mod common;
+use common::key;
 
 fn ns_per(start: Instant, ops: u64) -> f64 {
     start.elapsed().as_secs_f64() * 1e9 / ops as f64

@@ -26,13 +26,8 @@ use std::time::Instant;
 
 use bloomkit::SplitBlockBloomFilter;
 
-/// SplitMix64's finaliser of i: distinct, random-looking keys.
-fn random_key(i: u64) -> u64 {
-    let mut z = i.wrapping_add(0x9e37_79b9_7f4a_7c15);
-    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-    z ^ (z >> 31)
-}
+mod common;
+use common::key as random_key;
 
 /// The 128-bit product of `a` and `b`, its halves folded by XOR.
 #[inline(always)]
