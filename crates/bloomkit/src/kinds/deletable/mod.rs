@@ -146,13 +146,7 @@ pub struct DeletableBloomFilter {
 /// The region of data bit `j` of `data_bits`, for `regions` regions: `⌊j · r / m'⌋`.
 #[inline]
 fn region_of(j: u64, regions: u64, data_bits: u64) -> u64 {
-    // The same quotient in 64 bits when the product fits (every filter below 2³² bits, and
-    // most above): a 128-bit division is a library call of about a hundred instructions,
-    // paid on every colliding bit of an insert.
-    match j.checked_mul(regions) {
-        Some(product) => product / data_bits,
-        None => ((j as u128 * regions as u128) / data_bits as u128) as u64,
-    }
+    ((j as u128 * regions as u128) / data_bits as u128) as u64
 }
 
 impl DeletableBloomFilter {
