@@ -45,18 +45,29 @@
 //! A classic [`BloomFilter`] hashed with [`Hashing::redisbloom`] whose bit count is a whole
 //! number of bytes sets exactly the bits a one-layer RedisBloom filter sets
 //! ([`BloomDump::from_bloom_filter`]); `bloomkit create --redisbloom` sizes one as
-//! `BF.RESERVE … NONSCALING` does. Every other kind or hashing puts items elsewhere, and
-//! RedisBloom's cuckoo table (one-byte fingerprints `h mod 255 + 1`, its own alternate
-//! index) is not the library's [`crate::CuckooFilter`]: cuckoo dumps are read, checked and
-//! written back as they are ([`Dump`]), not turned into a bloomkit kind.
+//! `BF.RESERVE … NONSCALING` does. A [`CuckooFilter`] of [`Layout::RedisBloom`] holds
+//! exactly the slots of a one-sub-filter RedisBloom cuckoo filter
+//! ([`CuckooDump::from_cuckoo_filter`], [`CuckooDump::to_cuckoo_filter`]); `bloomkit create
+//! --kind cuckoo --redisbloom` sizes one as `CF.RESERVE` does. Every other kind or hashing
+//! puts items elsewhere. Still refused, with the reason: a Bloom filter that grew to more
+//! than one layer, a cuckoo filter that grew to more than one sub-filter, and a cuckoo
+//! filter whose victim slot is in use (RedisBloom has none).
+//!
+//! # Export without a second copy
+//!
+//! [`FilterDump`] writes a filter's `LOADCHUNK` commands or `SCANDUMP` replies reading the
+//! bits (or slots) out of the filter one chunk at a time: one buffer of at most
+//! [`MAX_CHUNK_BYTES`] besides the filter, however large it is.
 
 use std::io::{self, Write};
 
 use crate::bits::BitVec;
+use crate::cuckoo::Layout;
 use crate::error::{DecodeError, Error};
 use crate::format::Reader;
 use crate::hash::{Hashing, REDISBLOOM_SEED};
-use crate::{AnyFilter, BloomFilter, Filter};
+use crate::registry::{BuildSpec, ValueType, BITS, HASHES, SCHEME};
+use crate::{AnyFilter, BloomFilter, CuckooFilter, Filter, Kind};
 
 /// `BLOOM_OPT_NOROUND`: bits are not rounded up to a power of two.
 pub const OPT_NOROUND: u32 = 1;
@@ -135,6 +146,85 @@ pub fn layer_shape(entries: u64, error: f64) -> Option<(u64, u32, f64)> {
         return None;
     }
     Some((bytes * 8, hashes.max(1.0) as u32, bpe))
+}
+
+/// The option of a kind whose choice `redisbloom` gives it RedisBloom's table layout (the
+/// cuckoo filter's).
+const LAYOUT_OPTION: &str = "layout";
+
+/// Whether `kind` can be made as a RedisBloom filter: it takes an index scheme (and so
+/// RedisBloom's Bloom hashing), or declares a `layout` option with a `redisbloom` choice.
+pub fn kind_speaks_redisbloom(kind: Kind) -> bool {
+    kind.takes(SCHEME) || has_redisbloom_layout(kind)
+}
+
+fn has_redisbloom_layout(kind: Kind) -> bool {
+    kind.options().iter().any(|o| {
+        o.name == LAYOUT_OPTION
+            && matches!(o.value, ValueType::Choice(c) if c.iter().any(|c| c.name == "redisbloom"))
+    })
+}
+
+/// A build spec turned into one for a filter RedisBloom can hold (`bloomkit create/build
+/// --redisbloom`): for a kind with RedisBloom's layout (the cuckoo filter), that layout,
+/// sized as `CF.RESERVE n` sizes it; for a kind that takes an index scheme, RedisBloom's
+/// Bloom hashing ([`Hashing::redisbloom`]) and, for a filter sized from n and ε alone with
+/// m and k, `BF.RESERVE KEY ε n NONSCALING`'s m and k ([`layer_shape`]). Other kinds are
+/// refused with the reason.
+///
+/// ```
+/// use bloomkit::interop::redisbloom::redisbloom_spec;
+/// use bloomkit::registry::BuildSpec;
+/// use bloomkit::{AnyFilter, Filter, Kind};
+/// let spec = redisbloom_spec(Kind::Bloom, BuildSpec { capacity: Some(100), ..Default::default() })?;
+/// assert_eq!((spec.num_cells, spec.num_hashes), (Some(960), Some(7)));
+/// let spec = redisbloom_spec(Kind::Cuckoo, BuildSpec { capacity: Some(1000), ..Default::default() })?;
+/// let cf = AnyFilter::build(Kind::Cuckoo, &spec)?;
+/// assert!(cf.describe().contains("RedisBloom"));
+/// assert!(redisbloom_spec(Kind::Stable, BuildSpec::default()).is_err());
+/// # Ok::<(), bloomkit::Error>(())
+/// ```
+pub fn redisbloom_spec(kind: Kind, mut spec: BuildSpec) -> Result<BuildSpec, Error> {
+    if has_redisbloom_layout(kind) {
+        spec.options
+            .push((LAYOUT_OPTION.to_owned(), "redisbloom".to_owned()));
+        return Ok(spec);
+    }
+    if !kind.takes(SCHEME) {
+        let able: Vec<&str> = Kind::ALL
+            .iter()
+            .filter(|&&k| kind_speaks_redisbloom(k) && (k.exports() || has_redisbloom_layout(k)))
+            .map(|k| k.name())
+            .collect();
+        return Err(Error::InvalidParameter {
+            parameter: "--redisbloom",
+            reason: format!(
+                "a {kind} filter takes no index scheme, so it cannot hash as RedisBloom does; \
+                 RedisBloom's filters are a classic Bloom filter and a cuckoo table (--kind {})",
+                able.join(" or ")
+            ),
+        });
+    }
+    let h = Hashing::redisbloom();
+    spec.hash_function = Some(h.function);
+    spec.index_scheme = Some(h.scheme);
+    spec.seed = Some(h.seed);
+    let sized_by_hand = spec.num_cells.is_some() || spec.num_hashes.is_some();
+    if let (false, Some(n), true, true) = (
+        sized_by_hand,
+        spec.capacity,
+        kind.takes(BITS),
+        kind.takes(HASHES),
+    ) {
+        let fpp = spec.fpp.unwrap_or(0.01);
+        let (bits, hashes, _) = layer_shape(n, fpp).ok_or_else(|| Error::InvalidParameter {
+            parameter: "--redisbloom",
+            reason: format!("RedisBloom cannot size a filter for {n} items at ε = {fpp}"),
+        })?;
+        spec.num_cells = Some(bits);
+        spec.num_hashes = Some(hashes);
+    }
+    Ok(spec)
 }
 
 /// One layer's record in a Bloom dump's header.
@@ -698,55 +788,214 @@ impl Dump {
     }
 
     /// The bloomkit filter that answers as the dumped one: a classic filter for a one-layer
-    /// Bloom dump ([`BloomDump::to_bloom_filter`]); an error saying why for the others.
+    /// Bloom dump ([`BloomDump::to_bloom_filter`]), a cuckoo filter of RedisBloom's layout
+    /// for a one-sub-filter cuckoo dump ([`CuckooDump::to_cuckoo_filter`]); an error saying
+    /// why for the others.
     pub fn into_filter(self) -> Result<AnyFilter, Error> {
         match self {
             Dump::Bloom(b) => Ok(AnyFilter::from(b.to_bloom_filter()?)),
-            Dump::Cuckoo(c) => Err(Error::InvalidParameter {
-                parameter: "RedisBloom dump",
-                reason: format!(
-                    "it is a cuckoo filter ({} buckets of {} one-byte slots, {} sub-filters); \
-                     RedisBloom's cuckoo table (fingerprints h mod 255 + 1, alternate bucket \
-                     i xor fp·0x5bd1e995) is no bloomkit kind, so it stays a Redis dump",
-                    c.header.buckets, c.header.bucket_size, c.header.filters
-                ),
-            }),
+            Dump::Cuckoo(c) => Ok(AnyFilter::from(c.to_cuckoo_filter()?)),
         }
     }
 }
 
-/// The dump of a bloomkit filter that RedisBloom can hold: a classic filter (or a
-/// compressed one, the same bits) hashed as RedisBloom hashes, as a one-layer Bloom dump
-/// ([`BloomDump::from_bloom_filter`]; `growth` as there). Any other kind is refused with
-/// the reason and what to build instead.
+/// The dump of a bloomkit filter that RedisBloom can hold, as an owned [`Dump`] (the
+/// bytes copied out of the filter; [`FilterDump`] writes the same without the copy): a
+/// classic filter (or a compressed one, the same bits) hashed as RedisBloom hashes, as a
+/// one-layer Bloom dump ([`BloomDump::from_bloom_filter`]; `growth` as there), or a cuckoo
+/// filter of RedisBloom's layout ([`CuckooDump::from_cuckoo_filter`]; `growth` its
+/// expansion). Any other kind is refused with the reason and what to build instead.
 ///
 /// ```
 /// use bloomkit::interop::redisbloom::dump_filter;
 /// use bloomkit::{AnyFilter, Kind};
 /// let other = AnyFilter::with_capacity(Kind::Cuckoo, 1000, 0.01)?;
 /// let why = dump_filter(other, None).unwrap_err().to_string();
-/// assert!(why.contains("cuckoo"), "{why}");
+/// assert!(why.contains("--redisbloom"), "{why}");
 /// # Ok::<(), bloomkit::Error>(())
 /// ```
 pub fn dump_filter(filter: AnyFilter, growth: Option<u32>) -> Result<Dump, Error> {
-    let kind = filter.kind();
-    let filter = if kind.exports() {
-        filter.into_uncompressed()?
+    let filter = uncompressed(filter)?;
+    Ok(FilterDump::new(&filter, growth)?.to_dump())
+}
+
+/// The plain kind of a compressed filter (the same bits), any other filter as it is.
+fn uncompressed(filter: AnyFilter) -> Result<AnyFilter, Error> {
+    if filter.kind().exports() {
+        filter.into_uncompressed()
     } else {
-        filter
-    };
-    match filter {
-        AnyFilter::Bloom(f) => Ok(Dump::Bloom(BloomDump::from_bloom_filter(&f, growth)?)),
-        other => Err(Error::InvalidParameter {
-            parameter: "filter for RedisBloom",
-            reason: format!(
-                "a {} filter puts items where no RedisBloom filter looks; RedisBloom's Bloom \
-                 filter is a classic one with its own hashing: build one with `bloomkit \
-                 create --kind bloom --redisbloom` (or `build … --redisbloom`)",
-                other.kind()
-            ),
-        }),
+        Ok(filter)
     }
+}
+
+/// Where a [`FilterDump`] reads its data chunks from.
+#[derive(Clone, Copy)]
+enum Source<'a> {
+    Bloom(&'a BloomFilter),
+    Cuckoo(&'a CuckooFilter),
+}
+
+/// A bloomkit filter's RedisBloom dump, written straight from the filter: the header is
+/// made up front, the data chunks are read out of the filter's bits (or slots) one at a
+/// time into one reused buffer of at most [`MAX_CHUNK_BYTES`], so exporting a filter of
+/// many gigabytes needs no second copy of it.
+///
+/// ```
+/// use bloomkit::interop::redisbloom::{parse_scandump, FilterDump};
+/// use bloomkit::cuckoo::{CuckooFilter, Layout};
+/// use bloomkit::AnyFilter;
+/// let mut f = CuckooFilter::builder().layout(Layout::RedisBloom).capacity(1000).build()?;
+/// f.insert("a")?;
+/// let f = AnyFilter::from(f);
+/// let mut replies = Vec::new();
+/// FilterDump::new(&f, None)?.write_scandump(&mut replies)?;
+/// let back = parse_scandump(&replies)?.into_filter()?;
+/// assert!(back.contains_bytes(b"a"));
+/// assert_eq!(back.to_bytes(), f.to_bytes());
+/// # Ok::<(), bloomkit::Error>(())
+/// ```
+pub struct FilterDump<'a> {
+    header: Vec<u8>,
+    source: Source<'a>,
+    /// The bytes of each layer or sub-filter.
+    parts: Vec<u64>,
+}
+
+impl<'a> FilterDump<'a> {
+    /// The dump of `filter`: a classic filter with RedisBloom's hashing (one Bloom layer;
+    /// `growth` `None` makes it `NONSCALING`, `Some(g)` a filter that adds layers of g
+    /// times the capacity), or a cuckoo filter of [`Layout::RedisBloom`] (one sub-filter;
+    /// `growth` `None` makes its expansion 0, a filter that never grows, as the bloomkit
+    /// one, `Some(e)` expansion e). Other filters are refused with the reason; a compressed
+    /// filter must be uncompressed first ([`AnyFilter::into_uncompressed`]).
+    pub fn new(filter: &'a AnyFilter, growth: Option<u32>) -> Result<Self, Error> {
+        match filter {
+            AnyFilter::Bloom(f) => {
+                let header = bloom_header(f, growth)?;
+                Ok(Self {
+                    parts: vec![header.layers[0].bytes],
+                    header: header.to_bytes(),
+                    source: Source::Bloom(f),
+                })
+            }
+            AnyFilter::Cuckoo(f) => {
+                let header = cuckoo_header(f, growth)?;
+                Ok(Self {
+                    parts: header.sub_filter_sizes()?,
+                    header: header.to_bytes(),
+                    source: Source::Cuckoo(f),
+                })
+            }
+            other => Err(Error::InvalidParameter {
+                parameter: "filter for RedisBloom",
+                reason: format!(
+                    "a {} filter puts items where no RedisBloom filter looks; RedisBloom's \
+                     Bloom filter is a classic one with its own hashing, its cuckoo filter a \
+                     table of its own layout: build one with `bloomkit create --kind bloom \
+                     --redisbloom` or `--kind cuckoo --redisbloom` (or `build … --redisbloom`)",
+                    other.kind()
+                ),
+            }),
+        }
+    }
+
+    /// The command that loads the chunks: `BF.LOADCHUNK` or `CF.LOADCHUNK`.
+    pub fn load_command(&self) -> &'static str {
+        match self.source {
+            Source::Bloom(_) => "BF.LOADCHUNK",
+            Source::Cuckoo(_) => "CF.LOADCHUNK",
+        }
+    }
+
+    /// The header's bytes (`SCANDUMP key 0`'s data).
+    pub fn header_bytes(&self) -> &[u8] {
+        &self.header
+    }
+
+    /// Calls `each(iterator, bytes)` for the header and then every data chunk, as `SCANDUMP`
+    /// answers them, reading each chunk out of the filter into one reused buffer.
+    pub fn for_each_chunk<E>(
+        &self,
+        mut each: impl FnMut(u64, &[u8]) -> Result<(), E>,
+    ) -> Result<(), E> {
+        each(1, &self.header)?;
+        let largest = self.parts.iter().copied().max().unwrap_or(0);
+        let mut buf = vec![0u8; largest.min(MAX_CHUNK_BYTES) as usize];
+        let mut base = 0u64;
+        for &size in &self.parts {
+            let mut offset = 0u64;
+            while offset < size {
+                let len = (size - offset).min(MAX_CHUNK_BYTES);
+                let chunk = &mut buf[..len as usize];
+                match self.source {
+                    Source::Bloom(f) => f
+                        .bits
+                        .read_le_bytes_at(base + offset, chunk)
+                        .expect("a layer's bytes are within its words"),
+                    Source::Cuckoo(f) => f.read_slots(base + offset, chunk),
+                }
+                offset += len;
+                each(base + offset + 1, chunk)?;
+            }
+            base += size;
+        }
+        Ok(())
+    }
+
+    /// Writes the commands that recreate the filter under `key`, in RESP, as
+    /// [`Dump::write_commands`] does.
+    pub fn write_commands<W: Write>(&self, key: &[u8], mut out: W) -> io::Result<()> {
+        let command = self.load_command().as_bytes();
+        self.for_each_chunk(|iter, data| {
+            let iter = iter.to_string();
+            write_resp_array(&mut out, &[command, key, iter.as_bytes(), data])
+        })?;
+        out.flush()
+    }
+
+    /// Writes the `SCANDUMP` replies, in RESP, as [`Dump::write_scandump`] does.
+    pub fn write_scandump<W: Write>(&self, mut out: W) -> io::Result<()> {
+        self.for_each_chunk(|iter, data| write_reply(&mut out, iter, data))?;
+        write_reply(&mut out, 0, &[])?;
+        out.flush()
+    }
+
+    /// The owned [`Dump`]: the header and a copy of every byte.
+    pub fn to_dump(&self) -> Dump {
+        let mut parts: Vec<Vec<u8>> = self
+            .parts
+            .iter()
+            .map(|&size| Vec::with_capacity(size as usize))
+            .collect();
+        let (mut part, mut header) = (0, true);
+        let copied: Result<(), std::convert::Infallible> = self.for_each_chunk(|_, data| {
+            if std::mem::take(&mut header) {
+                return Ok(());
+            }
+            while parts[part].len() as u64 == self.parts[part] {
+                part += 1;
+            }
+            parts[part].extend_from_slice(data);
+            Ok(())
+        });
+        let Ok(()) = copied;
+        match self.source {
+            Source::Bloom(_) => Dump::Bloom(BloomDump {
+                header: BloomHeader::parse(&self.header).expect("made consistent"),
+                layers: parts,
+            }),
+            Source::Cuckoo(_) => Dump::Cuckoo(CuckooDump {
+                header: CuckooHeader::parse(&self.header).expect("made consistent"),
+                filters: parts,
+            }),
+        }
+    }
+}
+
+fn write_reply<W: Write>(out: &mut W, iter: u64, data: &[u8]) -> io::Result<()> {
+    write!(out, "*2\r\n:{iter}\r\n${}\r\n", data.len())?;
+    out.write_all(data)?;
+    out.write_all(b"\r\n")
 }
 
 /// One RESP array of bulk strings: `*n`, then `$len` and the bytes of each.
@@ -772,66 +1021,165 @@ impl BloomDump {
     /// errors say why a filter cannot be exported: another hashing, or a bit count that is
     /// not a whole number of bytes.
     pub fn from_bloom_filter(filter: &BloomFilter, growth: Option<u32>) -> Result<Self, Error> {
-        let unsupported = |reason: String| Error::InvalidParameter {
-            parameter: "filter for RedisBloom",
-            reason,
-        };
-        if filter.hashing != Hashing::redisbloom() {
-            return Err(unsupported(format!(
-                "it hashes with {}; RedisBloom sets other bits (MurmurHash64A pair, seed \
-                 {REDISBLOOM_SEED:#x}, (a + i·b) mod m): create it with `bloomkit create \
-                 --redisbloom`",
-                filter.hashing
-            )));
-        }
-        let bits = filter.num_bits();
-        if !bits.is_multiple_of(8) {
-            return Err(unsupported(format!(
-                "it has {bits} bits; RedisBloom's bit count is 8 × its bytes: create it with \
-                 `bloomkit create --redisbloom` (sized as BF.RESERVE) or -m a multiple of 64"
-            )));
-        }
-        if growth == Some(0) {
-            return Err(unsupported(
-                "expansion 0; a scaling filter grows by 1 or more".into(),
-            ));
-        }
-        let k = filter.num_hashes;
-        let (mut error, mut bpe) = (filter.target_fpp, -filter.target_fpp.ln() / LN2_SQUARED);
-        if !(error > 0.0 && error < 1.0) || hashes_for(bpe) != Some(k) {
-            bpe = (k as f64 - 0.5) / LN2;
-            error = (-bpe * LN2_SQUARED).exp();
-        }
-        let layer = BloomLayerHeader {
-            bytes: bits / 8,
-            bits,
-            size: filter.inserted,
-            error,
-            bpe,
-            hashes: k,
-            entries: filter.capacity.max(1),
-            n2: 0,
-        };
-        if let Some(why) = layer.reason_inconsistent() {
-            return Err(unsupported(format!("its layer cannot be described: {why}")));
-        }
-        let mut data = vec![0u8; (bits / 8) as usize];
+        let header = bloom_header(filter, growth)?;
+        let mut data = vec![0u8; header.layers[0].bytes as usize];
         filter
             .bits
             .read_le_bytes_at(0, &mut data)
             .expect("a filter's bytes are within its words");
-        let options = OPT_NOROUND | OPT_FORCE64 | if growth.is_none() { OPT_NO_SCALING } else { 0 };
         Ok(Self {
-            header: BloomHeader {
-                size: filter.inserted,
-                options,
-                growth: growth.unwrap_or(2),
-                layers: vec![layer],
-            },
+            header,
             layers: vec![data],
         })
     }
+}
 
+/// The one-layer header of a classic filter with RedisBloom's hashing (see
+/// [`BloomDump::from_bloom_filter`]).
+fn bloom_header(filter: &BloomFilter, growth: Option<u32>) -> Result<BloomHeader, Error> {
+    let unsupported = |reason: String| Error::InvalidParameter {
+        parameter: "filter for RedisBloom",
+        reason,
+    };
+    if filter.hashing != Hashing::redisbloom() {
+        return Err(unsupported(format!(
+            "it hashes with {}; RedisBloom sets other bits (MurmurHash64A pair, seed \
+                 {REDISBLOOM_SEED:#x}, (a + i·b) mod m): create it with `bloomkit create \
+                 --redisbloom`",
+            filter.hashing
+        )));
+    }
+    let bits = filter.num_bits();
+    if !bits.is_multiple_of(8) {
+        return Err(unsupported(format!(
+            "it has {bits} bits; RedisBloom's bit count is 8 × its bytes: create it with \
+                 `bloomkit create --redisbloom` (sized as BF.RESERVE) or -m a multiple of 64"
+        )));
+    }
+    if growth == Some(0) {
+        return Err(unsupported(
+            "expansion 0; a scaling filter grows by 1 or more".into(),
+        ));
+    }
+    let k = filter.num_hashes;
+    let (mut error, mut bpe) = (filter.target_fpp, -filter.target_fpp.ln() / LN2_SQUARED);
+    if !(error > 0.0 && error < 1.0) || hashes_for(bpe) != Some(k) {
+        bpe = (k as f64 - 0.5) / LN2;
+        error = (-bpe * LN2_SQUARED).exp();
+    }
+    let layer = BloomLayerHeader {
+        bytes: bits / 8,
+        bits,
+        size: filter.inserted,
+        error,
+        bpe,
+        hashes: k,
+        entries: filter.capacity.max(1),
+        n2: 0,
+    };
+    if let Some(why) = layer.reason_inconsistent() {
+        return Err(unsupported(format!("its layer cannot be described: {why}")));
+    }
+    let options = OPT_NOROUND | OPT_FORCE64 | if growth.is_none() { OPT_NO_SCALING } else { 0 };
+    Ok(BloomHeader {
+        size: filter.inserted,
+        options,
+        growth: growth.unwrap_or(2),
+        layers: vec![layer],
+    })
+}
+
+/// The header of a cuckoo filter of RedisBloom's layout: one sub-filter, its count, no
+/// deletes, its max kicks as MAXITERATIONS, `growth` as its expansion (0 when `None`).
+fn cuckoo_header(filter: &CuckooFilter, growth: Option<u32>) -> Result<CuckooHeader, Error> {
+    let unsupported = |reason: String| Error::InvalidParameter {
+        parameter: "filter for RedisBloom",
+        reason,
+    };
+    if filter.layout() != Layout::RedisBloom {
+        return Err(unsupported(
+            "it is a cuckoo filter of the paper's layout (f-bit fingerprints from a 128-bit \
+             digest); RedisBloom's CF table is another: create it with `bloomkit create --kind \
+             cuckoo --redisbloom`"
+                .into(),
+        ));
+    }
+    if filter.is_full() {
+        return Err(unsupported(
+            "its victim slot holds a fingerprint (the table is full), and RedisBloom's cuckoo \
+             filter has no victim slot; remove an item first, or build a larger filter"
+                .into(),
+        ));
+    }
+    let expansion = match growth {
+        None => 0,
+        Some(e) => u16::try_from(e)
+            .ok()
+            .filter(|&e| e <= 32768)
+            .ok_or_else(|| unsupported(format!("expansion {e}; RedisBloom's is 0 to 32768")))?,
+    };
+    let header = CuckooHeader {
+        items: filter.len(),
+        buckets: filter.num_buckets(),
+        deletes: 0,
+        filters: 1,
+        bucket_size: filter.bucket_size() as u16,
+        max_iterations: filter.max_kicks() as u16,
+        expansion,
+    };
+    header.sub_filter_sizes()?;
+    Ok(header)
+}
+
+impl CuckooDump {
+    /// The dump of a cuckoo filter of [`Layout::RedisBloom`]: its table as the one
+    /// sub-filter (see [`FilterDump::new`] for `growth`).
+    pub fn from_cuckoo_filter(filter: &CuckooFilter, growth: Option<u32>) -> Result<Self, Error> {
+        let header = cuckoo_header(filter, growth)?;
+        let mut slots = vec![0u8; filter.num_slots() as usize];
+        filter.read_slots(0, &mut slots);
+        Ok(Self {
+            header,
+            filters: vec![slots],
+        })
+    }
+
+    /// The cuckoo filter of [`Layout::RedisBloom`] that answers as this dump's filter. The
+    /// errors say why others cannot be: more than one sub-filter (the filter grew past its
+    /// capacity: each sub-filter is a table of its own), or a header whose item count is
+    /// not the number of slots in use (a damaged or forged header).
+    pub fn to_cuckoo_filter(&self) -> Result<CuckooFilter, Error> {
+        let unsupported = |reason: String| Error::InvalidParameter {
+            parameter: "RedisBloom dump",
+            reason,
+        };
+        let h = &self.header;
+        if h.filters != 1 || self.filters.len() != 1 {
+            return Err(unsupported(format!(
+                "the cuckoo filter has {} sub-filters (it grew past its capacity); a bloomkit \
+                 cuckoo filter is one table: dump a filter reserved with a capacity its items \
+                 never passed",
+                h.filters
+            )));
+        }
+        let slots = &self.filters[0];
+        let used = slots.iter().filter(|&&s| s != 0).count() as u64;
+        if used != h.items {
+            return Err(unsupported(format!(
+                "the header counts {} items, but {used} slots are in use",
+                h.items
+            )));
+        }
+        CuckooFilter::from_redisbloom_slots(
+            h.buckets,
+            h.bucket_size as u32,
+            h.max_iterations as u32,
+            slots,
+        )
+    }
+}
+
+impl BloomDump {
     /// The classic filter that answers as this dump's filter: one layer with 64-bit
     /// hashing, positions reduced modulo its bits. The errors say why others cannot be:
     /// more than one layer (a scaling filter that grew: each layer has its own size and
