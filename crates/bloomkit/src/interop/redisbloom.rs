@@ -843,7 +843,7 @@ enum Source<'a> {
 /// ```
 /// use bloomkit::interop::redisbloom::{parse_scandump, FilterDump};
 /// use bloomkit::cuckoo::{CuckooFilter, Layout};
-/// use bloomkit::AnyFilter;
+/// use bloomkit::{AnyFilter, DynFilter};
 /// let mut f = CuckooFilter::builder().layout(Layout::RedisBloom).capacity(1000).build()?;
 /// f.insert("a")?;
 /// let f = AnyFilter::from(f);
@@ -1499,6 +1499,7 @@ fn unquote(quoted: &[u8]) -> Result<Vec<u8>, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::format::Persist;
 
     fn redis_filter(bits: u64, k: u32) -> BloomFilter {
         let h = Hashing::redisbloom();
@@ -1621,6 +1622,246 @@ mod tests {
             b"",
         ] {
             assert!(parse_scandump(input).is_err(), "{input:?}");
+        }
+    }
+
+    fn redis_cuckoo(capacity: u64) -> CuckooFilter {
+        CuckooFilter::builder()
+            .layout(Layout::RedisBloom)
+            .capacity(capacity)
+            .build()
+            .unwrap()
+    }
+
+    /// The rule written out from RedisBloom's documentation (`shared/redisbloom-2.4.md`),
+    /// with `%` and C's int product, apart from the library's code: every inserted item's
+    /// fingerprint is in one of its two buckets of the dumped slots.
+    #[test]
+    fn a_redisbloom_cuckoo_filter_puts_fingerprints_where_redisbloom_looks() {
+        let mut f = redis_cuckoo(1000);
+        let items: Vec<String> = (0..800).map(|i| format!("item-{i}")).collect();
+        for item in &items {
+            f.insert(item.as_str()).unwrap();
+        }
+        assert!(!f.is_full());
+        let Dump::Cuckoo(dump) = dump_filter(AnyFilter::from(f), None).unwrap() else {
+            panic!("a cuckoo dump")
+        };
+        let (n, b) = (dump.header.buckets, dump.header.bucket_size as u64);
+        assert_eq!((n, b, dump.header.items), (512, 2, 800));
+        let slots = &dump.filters[0];
+        for item in &items {
+            let h = crate::hash::murmur64a(item.as_bytes(), 0);
+            let fp = (h % 255 + 1) as u8;
+            let i1 = h % n;
+            let product = (fp as i32).wrapping_mul(0x5bd1_e995) as i64 as u64;
+            let i2 = (i1 ^ product) % n;
+            let bucket = |i: u64| &slots[(i * b) as usize..((i + 1) * b) as usize];
+            assert!(
+                bucket(i1).contains(&fp) || bucket(i2).contains(&fp),
+                "{item}: fp {fp} in neither bucket {i1} nor {i2}"
+            );
+        }
+    }
+
+    #[test]
+    fn a_redisbloom_cuckoo_filter_round_trips_through_its_dump() {
+        let mut f = redis_cuckoo(4096);
+        for i in 0..3000u32 {
+            f.insert(&i).unwrap();
+        }
+        let any = AnyFilter::from(f.clone());
+        let mut replies = Vec::new();
+        FilterDump::new(&any, None)
+            .unwrap()
+            .write_scandump(&mut replies)
+            .unwrap();
+        let back = parse_scandump(&replies).unwrap().into_filter().unwrap();
+        let AnyFilter::Cuckoo(back) = back else {
+            panic!("a cuckoo filter")
+        };
+        let same = CuckooDump::from_cuckoo_filter(&back, None).unwrap()
+            == CuckooDump::from_cuckoo_filter(&f, None).unwrap();
+        assert!(same, "the same table, count and shape");
+        assert!((0..3000u32).all(|i| back.contains(&i)));
+        // The commands carry the same chunks.
+        let mut commands = Vec::new();
+        FilterDump::new(&any, Some(1))
+            .unwrap()
+            .write_commands(b"k", &mut commands)
+            .unwrap();
+        let Dump::Cuckoo(d) = parse_scandump(&commands).unwrap() else {
+            panic!()
+        };
+        assert_eq!((d.header.expansion, d.header.max_iterations), (1, 500));
+        assert!(d.to_cuckoo_filter().unwrap().contains(&2999u32));
+        assert!(
+            d.filters == vec![CuckooDump::from_cuckoo_filter(&f, None).unwrap().filters[0].clone()]
+        );
+    }
+
+    #[test]
+    fn cuckoo_filters_redisbloom_cannot_hold_are_refused_with_the_reason() {
+        let paper = AnyFilter::with_capacity(Kind::Cuckoo, 1000, 0.01).unwrap();
+        let e = FilterDump::new(&paper, None).err().unwrap().to_string();
+        assert!(e.contains("--kind cuckoo --redisbloom"), "{e}");
+        // A table so small that an insert leaves a fingerprint in the victim slot.
+        let mut tiny = CuckooFilter::builder()
+            .layout(Layout::RedisBloom)
+            .num_buckets(2)
+            .bucket_size(1)
+            .build()
+            .unwrap();
+        let mut i = 0u32;
+        while !tiny.is_full() {
+            tiny.insert(&i).unwrap();
+            i += 1;
+        }
+        let e = FilterDump::new(&AnyFilter::from(tiny), None)
+            .err()
+            .unwrap()
+            .to_string();
+        assert!(e.contains("victim"), "{e}");
+        // Two sub-filters (a filter that grew in Redis), and a count the slots deny.
+        let header = CuckooHeader {
+            items: 1,
+            buckets: 2,
+            deletes: 0,
+            filters: 2,
+            bucket_size: 2,
+            max_iterations: 20,
+            expansion: 1,
+        };
+        let grown = CuckooDump {
+            header,
+            filters: vec![vec![0, 0, 9, 0], vec![0; 4]],
+        };
+        let e = grown.to_cuckoo_filter().unwrap_err().to_string();
+        assert!(e.contains("2 sub-filters"), "{e}");
+        let miscounted = CuckooDump {
+            header: CuckooHeader {
+                filters: 1,
+                items: 3,
+                ..header
+            },
+            filters: vec![vec![0, 0, 9, 0]],
+        };
+        let e = miscounted.to_cuckoo_filter().unwrap_err().to_string();
+        assert!(e.contains("counts 3 items, but 1"), "{e}");
+    }
+
+    /// Past 16 MiB the data goes in several chunks, none crossing a layer, read straight
+    /// from the filter: they load back into the same bits.
+    #[test]
+    fn a_large_filter_streams_in_chunks_that_load_back() {
+        let bits = (MAX_CHUNK_BYTES + 4096) * 8;
+        let mut f = redis_filter(bits, 3);
+        for i in 0..1000u32 {
+            f.insert(&i);
+        }
+        let any = AnyFilter::from(f.clone());
+        let streamed = FilterDump::new(&any, None).unwrap();
+        let mut sizes = Vec::new();
+        streamed
+            .for_each_chunk(|iter, data| -> Result<(), ()> {
+                sizes.push((iter, data.len() as u64));
+                Ok(())
+            })
+            .unwrap();
+        assert_eq!(
+            sizes[1..],
+            [
+                (MAX_CHUNK_BYTES + 1, MAX_CHUNK_BYTES),
+                (MAX_CHUNK_BYTES + 4096 + 1, 4096)
+            ]
+        );
+        let mut commands = Vec::new();
+        streamed.write_commands(b"k", &mut commands).unwrap();
+        let back = parse_scandump(&commands).unwrap().into_filter().unwrap();
+        let AnyFilter::Bloom(back) = back else {
+            panic!()
+        };
+        assert_eq!(back.bits, f.bits);
+    }
+
+    /// Every cut of a dump's replies is refused unless it falls where a dump may end
+    /// (after the last data chunk, or after the end marker).
+    #[test]
+    fn every_truncation_of_a_dump_is_refused() {
+        let mut cf = redis_cuckoo(64);
+        let mut bf = redis_filter(512, 4);
+        for i in 0..40u32 {
+            cf.insert(&i).unwrap();
+            bf.insert(&i);
+        }
+        for filter in [AnyFilter::from(cf), AnyFilter::from(bf)] {
+            let mut replies = Vec::new();
+            FilterDump::new(&filter, None)
+                .unwrap()
+                .write_scandump(&mut replies)
+                .unwrap();
+            let end_marker = b"*2\r\n:0\r\n$0\r\n\r\n".len();
+            let complete = [replies.len() - end_marker, replies.len()];
+            for cut in 0..=replies.len() {
+                let got = parse_scandump(&replies[..cut]).and_then(Dump::into_filter);
+                assert_eq!(
+                    got.is_ok(),
+                    complete.contains(&cut),
+                    "{} cut at {cut}: {:?}",
+                    Filter::kind(&filter),
+                    got.err()
+                );
+            }
+        }
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(300))]
+
+        /// Hostile dumps: bytes overwritten anywhere in a valid dump (header fields
+        /// included: counts, sizes, lengths), in each of the three forms, give an error or
+        /// a filter, never a panic, and no allocation beyond what the input holds.
+        #[test]
+        fn damaged_dumps_are_errors_or_filters_never_panics(
+            cuckoo in proptest::bool::ANY,
+            form in 0u8..3,
+            edits in proptest::collection::vec((proptest::num::usize::ANY, proptest::num::u8::ANY), 1..6),
+        ) {
+            let filter = if cuckoo {
+                let mut f = redis_cuckoo(32);
+                for i in 0..20u32 { f.insert(&i).unwrap(); }
+                AnyFilter::from(f)
+            } else {
+                let mut f = redis_filter(256, 3);
+                for i in 0..20u32 { f.insert(&i); }
+                AnyFilter::from(f)
+            };
+            let dump = FilterDump::new(&filter, None).unwrap();
+            let mut bytes = Vec::new();
+            match form {
+                0 => dump.write_scandump(&mut bytes).unwrap(),
+                1 => dump.write_commands(b"key", &mut bytes).unwrap(),
+                _ => dump
+                    .for_each_chunk(|iter, data| -> Result<(), ()> {
+                        bytes.extend_from_slice(format!("1) (integer) {iter}\n2) \"").as_bytes());
+                        for &b in data {
+                            bytes.extend_from_slice(format!("\\x{b:02x}").as_bytes());
+                        }
+                        bytes.extend_from_slice(b"\"\n");
+                        Ok(())
+                    })
+                    .unwrap(),
+            }
+            let pristine = parse_scandump(&bytes).and_then(Dump::into_filter).unwrap();
+            proptest::prop_assert!((0..20u32).all(|i| Filter::contains(&pristine, &i)));
+            for (at, value) in edits {
+                let at = at % bytes.len();
+                bytes[at] = value;
+            }
+            if let Ok(f) = parse_scandump(&bytes).and_then(Dump::into_filter) {
+                // Whatever loads is a consistent filter: its file reads back.
+                proptest::prop_assert!(<AnyFilter as Persist>::from_bytes(&f.to_bytes()).is_ok());
+            }
         }
     }
 }

@@ -116,7 +116,7 @@
 //! ```
 //!
 //! with buckets of b = 1 to 255 one-byte slots (2 by default, as `CF.RESERVE`) and
-//! `max_kicks` its MAXITERATIONS (20 by default). The map is an involution modulo a power of
+//! `max_kicks` its MAXITERATIONS ([`REDISBLOOM_MAX_KICKS`] by default). The map is an involution modulo a power of
 //! two, so an insert moves fingerprints as in the paper's layout. Queries, counts and
 //! removes look where RedisBloom looks; inserts place fingerprints by this filter's own
 //! eviction walk (RedisBloom's is deterministic and rolls back), which puts every
@@ -213,8 +213,12 @@ impl Layout {
 
 /// `CF.RESERVE`'s default bucket size, the default of [`Layout::RedisBloom`].
 pub const REDISBLOOM_BUCKET_SIZE: u32 = 2;
-/// `CF.RESERVE`'s default MAXITERATIONS, the default `max_kicks` of [`Layout::RedisBloom`].
-pub const REDISBLOOM_MAX_KICKS: u32 = 20;
+/// The default `max_kicks` of [`Layout::RedisBloom`]: the paper's 500, not `CF.RESERVE`'s
+/// MAXITERATIONS of 20. RedisBloom adds a sub-filter when its kicks run out; this filter is
+/// one table, and with buckets of 2 slots 20 kicks leave it full at about 70% of its slots
+/// (3000 items into 4096 slots failed at 2805 in this module's tests), 500 near 90%. The
+/// value is written as MAXITERATIONS (RedisBloom takes 1 to 65535).
+pub const REDISBLOOM_MAX_KICKS: u32 = DEFAULT_MAX_KICKS;
 /// The largest bucket size RedisBloom allows.
 pub const REDISBLOOM_MAX_BUCKET_SIZE: u32 = 255;
 /// The largest MAXITERATIONS RedisBloom allows (a 16-bit field of its dump).
@@ -1053,14 +1057,16 @@ impl CuckooFilterBuilder {
 
     /// The table layout: the paper's (the default) or RedisBloom's `CF.*` table, sized as
     /// `CF.RESERVE n BUCKETSIZE b MAXITERATIONS k` sizes it (B = nextpow2(n / b), b = 2 and
-    /// k = 20 by default; 8-bit fingerprints; MurmurHash64A with seed 0, so no other hash
-    /// function or seed).
+    /// k = [`REDISBLOOM_MAX_KICKS`] by default; 8-bit fingerprints; MurmurHash64A with seed 0, so no other hash
+    /// function; a seed seeds the eviction walk only). Given ε and no bucket size, b is 2
+    /// if the rate at n items, `1 − (1 − 1/255)^(2bα)`, reaches ε, else 1; an ε that b
+    /// cannot reach is [`Error::UnreachableFpp`].
     ///
     /// ```
     /// use bloomkit::cuckoo::{CuckooFilter, Layout};
     /// let f = CuckooFilter::builder().layout(Layout::RedisBloom).capacity(1000).build()?;
     /// assert_eq!((f.num_buckets(), f.bucket_size(), f.fingerprint_bits()), (512, 2, 8));
-    /// assert_eq!(f.max_kicks(), 20);
+    /// assert_eq!(f.max_kicks(), 500);
     /// # Ok::<(), bloomkit::Error>(())
     /// ```
     pub fn layout(mut self, layout: Layout) -> Self {
@@ -1169,15 +1175,41 @@ impl CuckooFilterBuilder {
     /// [`build`](Self::build) for [`Layout::RedisBloom`], with `CF.RESERVE`'s checks.
     fn build_redisbloom(self) -> Result<CuckooFilter, Error> {
         let bad = |parameter, reason: String| Error::InvalidParameter { parameter, reason };
-        if self.hashing != HashingChoice::default() {
+        // The seed (given, or drawn) seeds the eviction walk only: the hash is RedisBloom's.
+        let walk_seed = HashingChoice {
+            hashing: Hashing {
+                function: Hashing::default().function,
+                ..self.hashing.hashing
+            },
+            ..self.hashing
+        }
+        .resolve()?
+        .seed;
+        if self.hashing.hashing.function != Hashing::default().function
+            || self.hashing.hashing.scheme != Hashing::default().scheme
+        {
             return Err(bad(
                 "hashing",
                 "RedisBloom's cuckoo layout hashes with MurmurHash64A(item, 0); it takes no \
-                 other hash function or seed"
+                 other hash function"
                     .into(),
             ));
         }
-        let bucket_size = self.bucket_size.unwrap_or(REDISBLOOM_BUCKET_SIZE);
+        let bucket_size = match (self.bucket_size, self.fpp, self.num_buckets, self.capacity) {
+            (Some(b), ..) => b,
+            // ε and n alone: CF.RESERVE's 2 slots per bucket where they reach ε, else 1.
+            (None, Some(fpp), None, Some(n)) => [REDISBLOOM_BUCKET_SIZE, 1]
+                .into_iter()
+                .find(|&b| {
+                    let slots = (n / b as u64).max(1).checked_next_power_of_two();
+                    slots.is_some_and(|buckets| {
+                        let load = n as f64 / (buckets as f64 * b as f64);
+                        params::redisbloom_cuckoo_fpp(b, load) <= fpp
+                    })
+                })
+                .unwrap_or(1),
+            _ => REDISBLOOM_BUCKET_SIZE,
+        };
         check_redisbloom_bucket_size(bucket_size)?;
         if let Some(bits) = self.fingerprint_bits.filter(|&b| b != 8) {
             return Err(bad(
@@ -1241,19 +1273,18 @@ impl CuckooFilterBuilder {
                 ),
             ));
         }
-        let hashing = Hashing::redisbloom_cuckoo();
         Ok(CuckooFilter {
             table: PackedCounters::zeros(num_slots, 8)?,
             num_buckets,
             bucket_size,
             fingerprint_bits: 8,
             max_kicks,
-            hashing,
+            hashing: Hashing::redisbloom_cuckoo(),
             capacity,
             target_fpp,
             len: 0,
             victim: None,
-            rng: hashing.seed ^ RNG_SALT,
+            rng: walk_seed ^ RNG_SALT,
         })
     }
 }
