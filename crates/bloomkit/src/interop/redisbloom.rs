@@ -66,8 +66,10 @@ use crate::cuckoo::Layout;
 use crate::error::{DecodeError, Error};
 use crate::format::Reader;
 use crate::hash::{Hashing, REDISBLOOM_SEED};
+use crate::params;
 use crate::registry::{BuildSpec, ValueType, BITS, HASHES, SCHEME};
-use crate::{AnyFilter, BloomFilter, CuckooFilter, Filter, Kind};
+use crate::scalable::GrowthRule;
+use crate::{AnyFilter, BloomFilter, CuckooFilter, Filter, Kind, ScalableBloomFilter};
 
 /// `BLOOM_OPT_NOROUND`: bits are not rounded up to a power of two.
 pub const OPT_NOROUND: u32 = 1;
@@ -87,24 +89,20 @@ pub const CUCKOO_HEADER_BYTES: usize = 38;
 /// The largest data chunk `SCANDUMP` answers (and the export writes).
 pub const MAX_CHUNK_BYTES: u64 = 16 * 1024 * 1024;
 
-/// The most hash functions a layer may have: `⌈ln 2 · bpe⌉` for the smallest positive
-/// error (4.9·10⁻³²⁴) is 1075; more only comes from damaged data.
-pub const MAX_HASHES: u32 = 1100;
+/// The most hash functions a layer may have (see [`params::REDISBLOOM_MAX_HASHES`]).
+pub const MAX_HASHES: u32 = params::REDISBLOOM_MAX_HASHES;
 /// The most buckets a cuckoo sub-filter may have: RedisBloom stores the count in 56 bits.
 pub const MAX_CUCKOO_BUCKETS: u64 = (1 << 56) - 1;
 /// The largest cuckoo bucket size.
 pub const MAX_CUCKOO_BUCKET_SIZE: u16 = 255;
 
-/// libbloom's constants, which RedisBloom's sizing uses: ln² 2 and ln 2 to 15 digits. Kept
-/// as written (not `std::f64::consts::LN_2`) so that bpe and k round exactly as there.
-pub const LN2_SQUARED: f64 = 0.480453013918201;
-/// See [`LN2_SQUARED`].
-#[allow(clippy::approx_constant)]
-pub const LN2: f64 = 0.693147180559945;
+/// libbloom's ln² 2 to 15 digits ([`params::REDISBLOOM_LN2_SQUARED`]).
+pub const LN2_SQUARED: f64 = params::REDISBLOOM_LN2_SQUARED;
+/// libbloom's ln 2 to 15 digits ([`params::REDISBLOOM_LN2`]).
+pub const LN2: f64 = params::REDISBLOOM_LN2;
 
-/// The number of hash functions RedisBloom derives from bits per entry, `⌈ln 2 · bpe⌉`
-/// (C's `(int)ceil(…)`), or `None` where that is negative, not a number or above
-/// [`MAX_HASHES`].
+/// The number of hash functions RedisBloom derives from bits per entry
+/// ([`params::redisbloom_hashes_for`]).
 ///
 /// ```
 /// use bloomkit::interop::redisbloom::hashes_for;
@@ -112,40 +110,20 @@ pub const LN2: f64 = 0.693147180559945;
 /// assert_eq!(hashes_for(f64::NAN), None);
 /// ```
 pub fn hashes_for(bpe: f64) -> Option<u32> {
-    let k = (LN2 * bpe).ceil();
-    (k >= 0.0 && k <= MAX_HASHES as f64).then_some(k as u32)
+    params::redisbloom_hashes_for(bpe)
 }
 
-/// A layer's size from its capacity and error as `BF.RESERVE` makes it: `(bits, hashes,
-/// bpe)` with `bpe = −ln ε / ln² 2`, `bits = ⌊n · bpe⌋` (at least 1) rounded up to a
-/// multiple of 64, `hashes = ⌈ln 2 · bpe⌉` (at least 1). `None` when the error is not in
-/// (0, 1), the capacity is 0, or the size overflows.
+/// A layer's size from its capacity and error as `BF.RESERVE` makes it
+/// ([`params::redisbloom_layer_shape`]).
 ///
 /// ```
 /// use bloomkit::interop::redisbloom::layer_shape;
-/// // BF.RESERVE k 0.01 100: the first layer has ε/2 = 0.005.
 /// let (bits, hashes, _) = layer_shape(100, 0.005).unwrap();
 /// assert_eq!((bits, hashes), (1152, 8));
 /// assert_eq!(layer_shape(0, 0.01), None);
 /// ```
 pub fn layer_shape(entries: u64, error: f64) -> Option<(u64, u32, f64)> {
-    if entries == 0 || !(error > 0.0 && error < 1.0) {
-        return None;
-    }
-    let bpe = -error.ln() / LN2_SQUARED;
-    let bits = entries as f64 * bpe;
-    if !bits.is_finite() || bits >= (1u64 << 62) as f64 {
-        return None;
-    }
-    // At least one bit (a tiny bpe times a small capacity rounds down to 0), which the
-    // rounding below makes one 64-bit word: `BF.RESERVE k 0.99 3 NONSCALING` has 64 bits.
-    let bits = (bits as u64).max(1);
-    let bytes = bits.div_ceil(64) * 8;
-    let hashes = (LN2 * bpe).ceil();
-    if bytes == 0 || hashes > MAX_HASHES as f64 {
-        return None;
-    }
-    Some((bytes * 8, hashes.max(1.0) as u32, bpe))
+    params::redisbloom_layer_shape(entries, error)
 }
 
 /// The option of a kind whose choice `redisbloom` gives it RedisBloom's table layout (the
@@ -788,11 +766,15 @@ impl Dump {
     }
 
     /// The bloomkit filter that answers as the dumped one: a classic filter for a one-layer
-    /// Bloom dump ([`BloomDump::to_bloom_filter`]), a cuckoo filter of RedisBloom's layout
+    /// Bloom dump ([`BloomDump::to_bloom_filter`]), a scalable filter with RedisBloom's
+    /// growth for one that grew layers ([`BloomDump::to_scalable_filter`]), a cuckoo filter of RedisBloom's layout
     /// for a one-sub-filter cuckoo dump ([`CuckooDump::to_cuckoo_filter`]); an error saying
     /// why for the others.
     pub fn into_filter(self) -> Result<AnyFilter, Error> {
         match self {
+            Dump::Bloom(b) if b.header.layers.len() > 1 => {
+                Ok(AnyFilter::from(b.to_scalable_filter()?))
+            }
             Dump::Bloom(b) => Ok(AnyFilter::from(b.to_bloom_filter()?)),
             Dump::Cuckoo(c) => Ok(AnyFilter::from(c.to_cuckoo_filter()?)),
         }
@@ -832,6 +814,7 @@ fn uncompressed(filter: AnyFilter) -> Result<AnyFilter, Error> {
 #[derive(Clone, Copy)]
 enum Source<'a> {
     Bloom(&'a BloomFilter),
+    Chain(&'a ScalableBloomFilter),
     Cuckoo(&'a CuckooFilter),
 }
 
@@ -878,6 +861,23 @@ impl<'a> FilterDump<'a> {
                     source: Source::Bloom(f),
                 })
             }
+            AnyFilter::Scalable(f) => {
+                let header = chain_header(f)?;
+                if growth.is_some_and(|g| g != f.growth_factor()) {
+                    return Err(Error::InvalidParameter {
+                        parameter: "expansion",
+                        reason: format!(
+                            "the filter grows by {}; --expansion cannot change that",
+                            f.growth_factor()
+                        ),
+                    });
+                }
+                Ok(Self {
+                    parts: header.layers.iter().map(|l| l.bytes).collect(),
+                    header: header.to_bytes(),
+                    source: Source::Chain(f),
+                })
+            }
             AnyFilter::Cuckoo(f) => {
                 let header = cuckoo_header(f, growth)?;
                 Ok(Self {
@@ -902,7 +902,7 @@ impl<'a> FilterDump<'a> {
     /// The command that loads the chunks: `BF.LOADCHUNK` or `CF.LOADCHUNK`.
     pub fn load_command(&self) -> &'static str {
         match self.source {
-            Source::Bloom(_) => "BF.LOADCHUNK",
+            Source::Bloom(_) | Source::Chain(_) => "BF.LOADCHUNK",
             Source::Cuckoo(_) => "CF.LOADCHUNK",
         }
     }
@@ -922,18 +922,20 @@ impl<'a> FilterDump<'a> {
         let largest = self.parts.iter().copied().max().unwrap_or(0);
         let mut buf = vec![0u8; largest.min(MAX_CHUNK_BYTES) as usize];
         let mut base = 0u64;
-        for &size in &self.parts {
+        for (part, &size) in self.parts.iter().enumerate() {
             let mut offset = 0u64;
             while offset < size {
                 let len = (size - offset).min(MAX_CHUNK_BYTES);
                 let chunk = &mut buf[..len as usize];
                 match self.source {
-                    Source::Bloom(f) => f
-                        .bits
-                        .read_le_bytes_at(base + offset, chunk)
-                        .expect("a layer's bytes are within its words"),
-                    Source::Cuckoo(f) => f.read_slots(base + offset, chunk),
+                    Source::Bloom(f) => f.bits.read_le_bytes_at(offset, chunk),
+                    Source::Chain(f) => f.layers()[part].bits.read_le_bytes_at(offset, chunk),
+                    Source::Cuckoo(f) => {
+                        f.read_slots(offset, chunk);
+                        Some(())
+                    }
                 }
+                .expect("a layer's bytes are within its words");
                 offset += len;
                 each(base + offset + 1, chunk)?;
             }
@@ -980,7 +982,7 @@ impl<'a> FilterDump<'a> {
         });
         let Ok(()) = copied;
         match self.source {
-            Source::Bloom(_) => Dump::Bloom(BloomDump {
+            Source::Bloom(_) | Source::Chain(_) => Dump::Bloom(BloomDump {
                 header: BloomHeader::parse(&self.header).expect("made consistent"),
                 layers: parts,
             }),
@@ -1061,6 +1063,39 @@ fn bloom_header(filter: &BloomFilter, growth: Option<u32>) -> Result<BloomHeader
             "expansion 0; a scaling filter grows by 1 or more".into(),
         ));
     }
+    let layer = layer_header(filter)?;
+    let options = OPT_NOROUND | OPT_FORCE64 | if growth.is_none() { OPT_NO_SCALING } else { 0 };
+    Ok(BloomHeader {
+        size: filter.inserted,
+        options,
+        growth: growth.unwrap_or(2),
+        layers: vec![layer],
+    })
+}
+
+/// One layer's record for a classic filter with RedisBloom's hashing and whole bytes of
+/// bits: its capacity and count, its k, and an error and bits per entry that give that k
+/// (the filter's target ε where `⌈ln 2 · bpe⌉` is its k, else the bpe of k, `(k − ½) / ln 2`).
+fn layer_header(filter: &BloomFilter) -> Result<BloomLayerHeader, Error> {
+    let unsupported = |reason: String| Error::InvalidParameter {
+        parameter: "filter for RedisBloom",
+        reason,
+    };
+    if filter.hashing != Hashing::redisbloom() {
+        return Err(unsupported(format!(
+            "it hashes with {}; RedisBloom sets other bits (MurmurHash64A pair, seed \
+             {REDISBLOOM_SEED:#x}, (a + i·b) mod m): create it with `bloomkit create \
+             --redisbloom`",
+            filter.hashing
+        )));
+    }
+    let bits = filter.num_bits();
+    if !bits.is_multiple_of(8) {
+        return Err(unsupported(format!(
+            "it has {bits} bits; RedisBloom's bit count is 8 × its bytes: create it with \
+             `bloomkit create --redisbloom` (sized as BF.RESERVE) or -m a multiple of 64"
+        )));
+    }
     let k = filter.num_hashes;
     let (mut error, mut bpe) = (filter.target_fpp, -filter.target_fpp.ln() / LN2_SQUARED);
     if !(error > 0.0 && error < 1.0) || hashes_for(bpe) != Some(k) {
@@ -1080,12 +1115,30 @@ fn bloom_header(filter: &BloomFilter, growth: Option<u32>) -> Result<BloomHeader
     if let Some(why) = layer.reason_inconsistent() {
         return Err(unsupported(format!("its layer cannot be described: {why}")));
     }
-    let options = OPT_NOROUND | OPT_FORCE64 | if growth.is_none() { OPT_NO_SCALING } else { 0 };
+    Ok(layer)
+}
+
+/// The header of a scalable filter with RedisBloom's growth: every layer, its expansion.
+fn chain_header(filter: &ScalableBloomFilter) -> Result<BloomHeader, Error> {
+    if filter.growth_rule() != GrowthRule::RedisBloom {
+        return Err(Error::InvalidParameter {
+            parameter: "filter for RedisBloom",
+            reason: "it is a scalable filter that sizes its layers by the paper's rule; \
+                     RedisBloom sizes and hashes them otherwise: only one imported from a \
+                     RedisBloom dump (or built from RedisBloom layers) grows as RedisBloom's"
+                .into(),
+        });
+    }
+    let layers = filter
+        .layers()
+        .iter()
+        .map(layer_header)
+        .collect::<Result<Vec<_>, _>>()?;
     Ok(BloomHeader {
-        size: filter.inserted,
-        options,
-        growth: growth.unwrap_or(2),
-        layers: vec![layer],
+        size: layers.iter().map(|l| l.size).sum(),
+        options: OPT_NOROUND | OPT_FORCE64,
+        growth: filter.growth_factor(),
+        layers,
     })
 }
 
@@ -1205,32 +1258,87 @@ impl BloomDump {
                     .into(),
             ));
         }
-        let layer = &h.layers[0];
-        if layer.modulus() != layer.bits {
-            return Err(unsupported(format!(
-                "its layer takes positions modulo 2^{} but has {} bits (RedisBloom 1.x)",
-                layer.n2, layer.bits
-            )));
-        }
-        let data = &self.layers[0];
-        if data.len() as u64 != layer.bytes {
-            return Err(unsupported(format!(
-                "the layer has {} bytes of data, its header {}",
-                data.len(),
-                layer.bytes
-            )));
-        }
-        let mut bits = BitVec::zeros(layer.bits)?;
-        bits.write_le_bytes_at(0, data)?;
-        Ok(BloomFilter {
-            bits,
-            num_hashes: layer.hashes,
-            hashing: Hashing::redisbloom(),
-            capacity: layer.entries.max(1),
-            target_fpp: layer.error,
-            inserted: layer.size,
-        })
+        layer_filter(0, &h.layers[0], &self.layers[0])
     }
+
+    /// The scalable filter with RedisBloom's growth that answers as this dump's filter and
+    /// grows as it would ([`ScalableBloomFilter::from_redisbloom_layers`]): every layer a
+    /// classic filter with RedisBloom's hashing, as it is. The errors say why others cannot
+    /// be: 32-bit hashing, power-of-two layers, layers whose capacity grew as log₂ of their
+    /// bits (RedisBloom 1.x), a `NONSCALING` filter with more than one layer, expansion 0.
+    pub fn to_scalable_filter(&self) -> Result<ScalableBloomFilter, Error> {
+        let unsupported = |reason: String| Error::InvalidParameter {
+            parameter: "RedisBloom dump",
+            reason,
+        };
+        let h = &self.header;
+        if h.options & OPT_FORCE64 == 0 {
+            return Err(unsupported(
+                "it hashes with 32-bit MurmurHash2 (a filter made by RedisBloom before 2.0), \
+                 which no bloomkit hashing does"
+                    .into(),
+            ));
+        }
+        if h.options & OPT_ENTS_IS_BITS != 0 {
+            return Err(unsupported(
+                "its layers' capacities follow their bits (RedisBloom 1.x's ENTS_IS_BITS), \
+                 which no bloomkit growth does"
+                    .into(),
+            ));
+        }
+        if h.options & OPT_NO_SCALING != 0 && h.layers.len() > 1 {
+            return Err(unsupported(format!(
+                "a NONSCALING filter with {} layers",
+                h.layers.len()
+            )));
+        }
+        if h.layers.len() != self.layers.len() {
+            return Err(unsupported(format!(
+                "{} layers in the header, {} of data",
+                h.layers.len(),
+                self.layers.len()
+            )));
+        }
+        let layers = h
+            .layers
+            .iter()
+            .zip(&self.layers)
+            .enumerate()
+            .map(|(i, (layer, data))| layer_filter(i, layer, data))
+            .collect::<Result<Vec<_>, _>>()?;
+        ScalableBloomFilter::from_redisbloom_layers(layers, h.growth)
+    }
+}
+
+/// Layer `i` of a dump as a classic filter with RedisBloom's hashing.
+fn layer_filter(i: usize, layer: &BloomLayerHeader, data: &[u8]) -> Result<BloomFilter, Error> {
+    let unsupported = |reason: String| Error::InvalidParameter {
+        parameter: "RedisBloom dump",
+        reason,
+    };
+    if layer.modulus() != layer.bits {
+        return Err(unsupported(format!(
+            "layer {i} takes positions modulo 2^{} but has {} bits (RedisBloom 1.x)",
+            layer.n2, layer.bits
+        )));
+    }
+    if data.len() as u64 != layer.bytes {
+        return Err(unsupported(format!(
+            "layer {i} has {} bytes of data, its header {}",
+            data.len(),
+            layer.bytes
+        )));
+    }
+    let mut bits = BitVec::zeros(layer.bits)?;
+    bits.write_le_bytes_at(0, data)?;
+    Ok(BloomFilter {
+        bits,
+        num_hashes: layer.hashes,
+        hashing: Hashing::redisbloom(),
+        capacity: layer.entries.max(1),
+        target_fpp: layer.error,
+        inserted: layer.size,
+    })
 }
 
 /// Reads a file of `SCANDUMP` output in one of three forms (told apart by the first byte):
