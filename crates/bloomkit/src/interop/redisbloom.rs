@@ -1923,6 +1923,56 @@ mod tests {
         }
     }
 
+    /// A chain grows as RedisBloom grows one — the rule written out here from its
+    /// documentation: s times the newest capacity, half its error, bits ⌊n·bpe⌋ rounded up
+    /// to 64, k = ⌈ln 2 · bpe⌉ — and its dump loads back as the same layers.
+    #[test]
+    fn a_chain_grows_as_redisbloom_and_round_trips_through_its_dump() {
+        let mut first = redis_filter(1152, 8);
+        first.target_fpp = 0.005;
+        let mut chain = ScalableBloomFilter::from_redisbloom_layers(vec![first], 3).unwrap();
+        for i in 0..2000u32 {
+            chain.insert(&i).unwrap();
+        }
+        let (mut n, mut e) = (100u64, 0.005f64);
+        for (i, layer) in chain.layers().iter().enumerate() {
+            let bpe = -e.ln() / 0.480453013918201;
+            let bits = ((n as f64 * bpe) as u64).div_ceil(64) * 64;
+            let k = (0.693147180559945 * bpe).ceil() as u32;
+            assert_eq!(
+                (
+                    layer.capacity(),
+                    layer.target_fpp(),
+                    layer.num_bits(),
+                    layer.num_hashes()
+                ),
+                (n, e, bits, k),
+                "layer {i}"
+            );
+            n *= 3;
+            e /= 2.0;
+        }
+        assert_eq!(chain.num_layers(), 4); // 100 + 300 + 900 < 2000 ≤ … + 2700
+        let any = AnyFilter::from(chain.clone());
+        let mut replies = Vec::new();
+        FilterDump::new(&any, None)
+            .unwrap()
+            .write_scandump(&mut replies)
+            .unwrap();
+        let Dump::Bloom(dump) = parse_scandump(&replies).unwrap() else {
+            panic!()
+        };
+        assert_eq!((dump.header.growth, dump.header.size), (3, chain.len()));
+        assert!(chain.len() > 1950, "few items taken for present");
+        assert_eq!(dump.header.options, OPT_NOROUND | OPT_FORCE64);
+        let back = dump.to_scalable_filter().unwrap();
+        assert!(back == chain, "the same layers, counts and growth");
+        assert!(FilterDump::new(&any, Some(2)).is_err(), "another expansion");
+        let paper = AnyFilter::with_capacity(Kind::Scalable, 100, 0.01).unwrap();
+        let e = FilterDump::new(&paper, None).err().unwrap().to_string();
+        assert!(e.contains("paper's rule"), "{e}");
+    }
+
     proptest::proptest! {
         #![proptest_config(proptest::prelude::ProptestConfig::with_cases(300))]
 
@@ -1931,18 +1981,28 @@ mod tests {
         /// a filter, never a panic, and no allocation beyond what the input holds.
         #[test]
         fn damaged_dumps_are_errors_or_filters_never_panics(
-            cuckoo in proptest::bool::ANY,
+            which in 0u8..3,
             form in 0u8..3,
             edits in proptest::collection::vec((proptest::num::usize::ANY, proptest::num::u8::ANY), 1..6),
         ) {
-            let filter = if cuckoo {
-                let mut f = redis_cuckoo(32);
-                for i in 0..20u32 { f.insert(&i).unwrap(); }
-                AnyFilter::from(f)
-            } else {
-                let mut f = redis_filter(256, 3);
-                for i in 0..20u32 { f.insert(&i); }
-                AnyFilter::from(f)
+            let filter = match which {
+                0 => {
+                    let mut f = redis_cuckoo(32);
+                    for i in 0..20u32 { f.insert(&i).unwrap(); }
+                    AnyFilter::from(f)
+                }
+                1 => {
+                    let mut f = redis_filter(256, 3);
+                    for i in 0..20u32 { f.insert(&i); }
+                    AnyFilter::from(f)
+                }
+                _ => {
+                    // A chain of three layers.
+                    let mut f = ScalableBloomFilter::from_redisbloom_layers(
+                        vec![redis_filter(128, 3)], 1).unwrap();
+                    for i in 0..20u32 { f.insert(&i).unwrap(); }
+                    AnyFilter::from(f)
+                }
             };
             let dump = FilterDump::new(&filter, None).unwrap();
             let mut bytes = Vec::new();

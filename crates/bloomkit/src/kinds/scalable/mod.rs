@@ -1050,6 +1050,69 @@ fn decode_redisbloom(parts: &Parts<'_>) -> Result<ScalableBloomFilter, DecodeErr
 mod tests {
     use super::*;
 
+    fn redisbloom_chain() -> ScalableBloomFilter {
+        let h = Hashing::redisbloom();
+        let first = BloomFilter::builder()
+            .num_bits(1152)
+            .num_hashes(8)
+            .capacity(100)
+            .fpp(0.005)
+            .hash_function(h.function)
+            .index_scheme(h.scheme)
+            .seed(h.seed)
+            .build()
+            .unwrap();
+        let mut f = ScalableBloomFilter::from_redisbloom_layers(vec![first], 5).unwrap();
+        for i in 0..500u32 {
+            f.insert(&i).unwrap();
+        }
+        f
+    }
+
+    #[test]
+    fn a_redisbloom_chain_saves_and_loads_with_its_growth_rule() {
+        let f = redisbloom_chain();
+        assert_eq!((f.num_layers(), f.growth_rule()), (2, GrowthRule::RedisBloom));
+        let bytes = f.to_bytes();
+        let back = ScalableBloomFilter::from_bytes(&bytes).unwrap();
+        assert!(back == f);
+        // It goes on growing by RedisBloom's rule after loading.
+        let mut back = back;
+        for i in 500..4000u32 {
+            back.insert(&i).unwrap();
+        }
+        let caps: Vec<u64> = back.layers().iter().map(|l| l.capacity()).collect();
+        assert_eq!(caps, [100, 500, 2500, 12500]);
+    }
+
+    #[test]
+    fn a_redisbloom_chain_with_damaged_parameters_is_refused() {
+        let f = redisbloom_chain();
+        let mut params = Vec::new();
+        f.encode_params(&mut params);
+        let mut payload = Vec::new();
+        f.encode_payload(&mut payload);
+        let decode = |params: &[u8], hashing: Hashing| {
+            ScalableBloomFilter::decode_parts(&Parts {
+                kind: Kind::Scalable,
+                hashing,
+                params,
+                payload: &payload,
+            })
+        };
+        assert!(decode(&params, Hashing::redisbloom()).is_ok());
+        let mut bad_mark = params.clone();
+        *bad_mark.last_mut().unwrap() = 9;
+        assert!(decode(&bad_mark, Hashing::redisbloom()).is_err());
+        assert!(decode(&params, Hashing::default()).is_err(), "another hashing");
+        let mut zero_growth = params.clone();
+        zero_growth[16..20].copy_from_slice(&0u32.to_le_bytes());
+        assert!(decode(&zero_growth, Hashing::redisbloom()).is_err());
+        let mut more_layers = params.clone();
+        more_layers[40..44].copy_from_slice(&3u32.to_le_bytes());
+        assert!(decode(&more_layers, Hashing::redisbloom()).is_err(), "a layer missing");
+    }
+
     #[test]
     fn layers_follow_the_growth_and_tightening_laws() {
         let mut f = ScalableBloomFilter::builder()
