@@ -13,7 +13,8 @@
 //!   OUT` or standard output; `--to redis -o OUT` without a key writes the `SCANDUMP`
 //!   replies instead, which `import --from redis` reads back; both streamed from the filter
 //!   chunk by chunk, without a second copy of it. A classic filter with RedisBloom's
-//!   hashing (`create --redisbloom`) and a cuckoo filter of RedisBloom's layout (`create
+//!   hashing (`create --redisbloom`), a scalable filter with RedisBloom's growth (imported
+//!   from a filter that grew in Redis) and a cuckoo filter of RedisBloom's layout (`create
 //!   --kind cuckoo --redisbloom`) are RedisBloom filters; the library says why the others
 //!   are not ([`bloomkit::interop::redisbloom::FilterDump::new`]).
 

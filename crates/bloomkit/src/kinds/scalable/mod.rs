@@ -356,8 +356,9 @@ impl ScalableBloomFilter {
     /// use bloomkit::scalable::{GrowthRule, ScalableBloomFilter};
     /// use bloomkit::{BloomFilter, Filter, Hashing};
     /// let h = Hashing::redisbloom();
+    /// // A first layer of 100 items at ε 0.005 (a dump's layers come as RedisBloom sized them).
     /// let first = BloomFilter::builder()
-    ///     .num_bits(1152).num_hashes(8).capacity(100).fpp(0.005)
+    ///     .capacity(100).fpp(0.005)
     ///     .hash_function(h.function).index_scheme(h.scheme).seed(h.seed)
     ///     .build()?;
     /// let mut f = ScalableBloomFilter::from_redisbloom_layers(vec![first], 2)?;
@@ -367,7 +368,7 @@ impl ScalableBloomFilter {
     /// // The second layer as RedisBloom adds it: 200 items at ε 0.0025.
     /// let second = &f.layers()[1];
     /// assert_eq!((second.capacity(), second.target_fpp()), (200, 0.0025));
-    /// assert_eq!((second.num_bits(), second.num_hashes()), (2560, 9));
+    /// assert_eq!((second.num_bits(), second.num_hashes()), (2496, 9)); // ⌊200 · 12.47⌋ → 64s
     /// assert_eq!(f.growth_rule(), GrowthRule::RedisBloom);
     /// # Ok::<(), bloomkit::Error>(())
     /// ```
