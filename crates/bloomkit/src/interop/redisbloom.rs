@@ -1942,6 +1942,8 @@ mod tests {
         for (i, layer) in chain.layers().iter().enumerate() {
             let bpe = -e.ln() / 0.480453013918201;
             let bits = ((n as f64 * bpe) as u64).div_ceil(64) * 64;
+            // libbloom's ln 2 to 15 digits, as RedisBloom computes k.
+            #[allow(clippy::approx_constant)]
             let k = (0.693147180559945 * bpe).ceil() as u32;
             assert_eq!(
                 (
