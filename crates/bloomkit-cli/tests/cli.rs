@@ -2190,6 +2190,44 @@ fn redisbloom_exports_round_trip_and_what_redis_cannot_hold_is_refused() {
     );
     assert_eq!(answers(d, &["check", "again.bloom"], &queries), want);
 
+    // A cuckoo filter of RedisBloom's layout, sized as CF.RESERVE 1000: 512 buckets of 2.
+    let made = ok(
+        d,
+        &[
+            "create",
+            "--kind",
+            "cuckoo",
+            "--redisbloom",
+            "-n",
+            "1000",
+            "-o",
+            "rc.bloom",
+        ],
+    );
+    assert!(
+        made.contains("512 buckets of 2 slots, 8-bit fingerprints (RedisBloom's CF layout)"),
+        "{made}"
+    );
+    ok_with_stdin(d, &["add", "rc.bloom"], numbered("r", 600).as_bytes());
+    let stream = run(d, &["export", "--to", "redis", "--key", "seen", "rc.bloom"]);
+    assert!(stream
+        .stdout
+        .starts_with(b"*4\r\n$12\r\nCF.LOADCHUNK\r\n$4\r\nseen\r\n$1\r\n1\r\n$38\r\n"));
+    std::fs::write(d.join("rc.resp"), &stream.stdout).unwrap();
+    ok(
+        d,
+        &[
+            "import",
+            "--from",
+            "redis",
+            "rc.resp",
+            "-o",
+            "rc-back.bloom",
+        ],
+    );
+    let want = answers(d, &["check", "rc.bloom"], &queries);
+    assert_eq!(answers(d, &["check", "rc-back.bloom"], &queries), want);
+
     let plain = filter_with(d, "plain.bloom", &["a"]);
     let cuckoo = kind_with(d, "cuckoo", "c.bloom", &["a"]);
     let dump = std::fs::read(d.join("r.dump")).unwrap();
@@ -2230,13 +2268,28 @@ fn redisbloom_exports_round_trip_and_what_redis_cannot_hold_is_refused() {
                 "create",
                 "--redisbloom",
                 "--kind",
-                "cuckoo",
+                "blocked",
                 "-n",
                 "10",
                 "-o",
                 "x",
             ],
             "index scheme",
+        ),
+        (
+            vec![
+                "create",
+                "--redisbloom",
+                "--kind",
+                "cuckoo",
+                "-n",
+                "1000",
+                "-e",
+                "0.001",
+                "-o",
+                "x",
+            ],
+            "RedisBloom's one-byte fingerprints",
         ),
     ] {
         let e = run(d, &args);

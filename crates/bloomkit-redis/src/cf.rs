@@ -2,19 +2,22 @@
 //! alternate-index rules, growth by sub-filters, eviction with rollback, compaction, and
 //! the SCANDUMP header and chunks.
 //!
-//! Why not the library's [`bloomkit::CuckooFilter`]: RedisBloom's table differs in every
-//! stored detail — fingerprints are `h mod 255 + 1` in whole bytes, the alternate index is
-//! `i ⊕ fp·0x5bd1e995`, bucket sizes run from 1 to 255, evictions are deterministic (the
-//! slot index cycles) and are rolled back instead of using a victim slot, and a full
-//! filter grows by adding sub-filters. A dump made by RedisBloom must load and answer the
-//! same, so the layout is kept here as it is; only the hash (MurmurHash64A, from the
-//! library's [`bloomkit::hash`]) is shared.
+//! Why not the library's [`bloomkit::CuckooFilter`] as it is: RedisBloom's filter differs
+//! in how it changes — evictions are deterministic (the slot index cycles) and are rolled
+//! back instead of using a victim slot, and a full filter grows by adding sub-filters —
+//! and a filter made by RedisBloom must grow, evict and answer as there. The library's cuckoo filter of RedisBloom's layout ([`bloomkit::cuckoo::Layout`])
+//! holds the same slots for `bloomkit export --to redis`/`import --from redis`; the hash,
+//! fingerprint and alternate-index rule are the library's ([`bloomkit::cuckoo::redisbloom_hash`],
+//! [`bloomkit::cuckoo::redisbloom_alt_index`]), one copy in the workspace; the growth by
+//! sub-filters, the deterministic evictions with rollback and the memory limits are the
+//! module's own.
 //!
 //! Filters that RedisBloom 1.1 to 2.0 wrote (RDB encoding version 3) keep that version's
 //! hashing, 32-bit MurmurHash2 with other fingerprint and alternate-index rules: see
 //! [`Hashing::Murmur2`], and [`Cuckoo::save`] for how they are saved.
 
-use bloomkit::hash::{murmur2, murmur64a};
+use bloomkit::cuckoo::{redisbloom_alt_index, redisbloom_hash};
+use bloomkit::hash::murmur2;
 
 use crate::config::{Limit, Refusal};
 use crate::rdb::{Sink, Source};
@@ -156,8 +159,7 @@ impl Lookup {
     pub fn of(item: &[u8], hashing: Hashing) -> Self {
         match hashing {
             Hashing::Murmur64A => {
-                let h1 = murmur64a(item, 0);
-                let fp = (h1 % 255 + 1) as u8;
+                let (h1, fp) = redisbloom_hash(item);
                 Self {
                     h1,
                     h2: alt_hash(fp, h1),
@@ -189,8 +191,12 @@ impl Lookup {
 /// byte times an `int` constant (32-bit, then widened with its sign). Modulo a power of two
 /// up to 2³² — every table the memory limit allows — this is `index ⊕ (fp·0x5bd1e995 mod
 /// buckets)`, as documented.
+///
+/// The library's rule ([`bloomkit::cuckoo::redisbloom_alt_index`], which its cuckoo filter of
+/// RedisBloom's layout and `bloomkit export --to redis` use): one copy in the workspace.
+#[inline]
 pub fn alt_hash(fp: u8, index: u64) -> u64 {
-    index ^ ((fp as i32).wrapping_mul(0x5bd1_e995) as i64 as u64)
+    redisbloom_alt_index(fp, index)
 }
 
 /// The next power of two ≥ n, with 0 → 0 (RedisBloom's `getNextN2`).
@@ -901,6 +907,7 @@ impl Cuckoo {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use bloomkit::hash::murmur64a;
 
     #[test]
     fn bucket_index_is_the_modulo_for_every_bucket_count() {

@@ -11,9 +11,12 @@
 //! * `--to redis --key KEY`: the `BF.LOADCHUNK` commands (RESP, for `redis-cli --pipe`) that
 //!   recreate the filter under KEY in RedisBloom 2.4 or bloomkit's Redis module, to `-o
 //!   OUT` or standard output; `--to redis -o OUT` without a key writes the `SCANDUMP`
-//!   replies instead, which `import --from redis` reads back. Only a classic filter with
-//!   RedisBloom's hashing (`create --redisbloom`) is a RedisBloom filter; the library says
-//!   why the others are not ([`bloomkit::interop::redisbloom::dump_filter`]).
+//!   replies instead, which `import --from redis` reads back; both streamed from the filter
+//!   chunk by chunk, without a second copy of it. A classic filter with RedisBloom's
+//!   hashing (`create --redisbloom`), a scalable filter with RedisBloom's growth (imported
+//!   from a filter that grew in Redis) and a cuckoo filter of RedisBloom's layout (`create
+//!   --kind cuckoo --redisbloom`) are RedisBloom filters; the library says why the others
+//!   are not ([`bloomkit::interop::redisbloom::FilterDump::new`]).
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -128,32 +131,7 @@ fn foreign(args: &ExportArgs, to: Foreign) -> Result<()> {
             );
             (f.to_bytes(), what)
         }
-        Foreign::Redis => {
-            let items = filter.len();
-            let dump = redisbloom::dump_filter(filter, args.expansion)
-                .with_context(|| format!("{name} cannot be written for RedisBloom"))?;
-            let mut bytes = Vec::new();
-            let what = match &args.key {
-                Some(key) => {
-                    dump.write_commands(key.as_bytes(), &mut bytes)?;
-                    format!(
-                        "{} commands loading key {key:?} ({items} items)",
-                        dump.load_command()
-                    )
-                }
-                None => {
-                    dump.write_scandump(&mut bytes)?;
-                    format!("RedisBloom SCANDUMP replies ({items} items)")
-                }
-            };
-            if args.output.is_none() && args.key.is_some() {
-                let mut stdout = std::io::stdout().lock();
-                stdout.write_all(&bytes)?;
-                stdout.flush()?;
-                return Ok(());
-            }
-            (bytes, what)
-        }
+        Foreign::Redis => return redis(args, filter),
     };
     let Some(output) = &args.output else {
         bail!("export --to needs -o FILE (only --to redis --key writes to standard output)");
@@ -164,6 +142,52 @@ fn foreign(args: &ExportArgs, to: Foreign) -> Result<()> {
     bloomkit::codec::write_atomically(output, &bytes)
         .with_context(|| format!("cannot write {}", output.display()))?;
     report(&args.filter, output, &what)
+}
+
+/// `export --to redis`: the commands (with --key) or the SCANDUMP replies, streamed from the
+/// filter chunk by chunk ([`redisbloom::FilterDump`]) to standard output or into the output
+/// file (written atomically: a failed export leaves an old file as it was).
+fn redis(args: &ExportArgs, filter: AnyFilter) -> Result<()> {
+    let name = args.filter.display();
+    let items = filter.len();
+    let filter = if filter.kind().exports() {
+        filter.into_uncompressed()?
+    } else {
+        filter
+    };
+    let dump = redisbloom::FilterDump::new(&filter, args.expansion)
+        .with_context(|| format!("{name} cannot be written for RedisBloom"))?;
+    let write = |out: &mut dyn Write| match &args.key {
+        Some(key) => dump.write_commands(key.as_bytes(), out),
+        None => dump.write_scandump(out),
+    };
+    let what = match &args.key {
+        Some(key) => format!(
+            "{} commands loading key {key:?} ({items} items)",
+            dump.load_command()
+        ),
+        None => format!("RedisBloom SCANDUMP replies ({items} items)"),
+    };
+    match &args.output {
+        None if args.key.is_some() => {
+            let mut stdout = std::io::BufWriter::new(std::io::stdout().lock());
+            write(&mut stdout)?;
+            Ok(())
+        }
+        None => {
+            bail!("export --to needs -o FILE (only --to redis --key writes to standard output)")
+        }
+        Some(output) if output.as_os_str().is_empty() => bail!("the output file name is empty"),
+        Some(output) => {
+            bloomkit::codec::write_atomically_with(output, |file| {
+                let mut out = std::io::BufWriter::new(file);
+                write(&mut out)?;
+                out.flush()
+            })
+            .with_context(|| format!("cannot write {}", output.display()))?;
+            report(&args.filter, output, &what)
+        }
+    }
 }
 
 fn report(input: &Path, output: &Path, what: &str) -> Result<()> {

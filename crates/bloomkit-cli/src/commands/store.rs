@@ -133,8 +133,9 @@ pub struct HashingArgs {
 
     /// Hash as RedisBloom does (MurmurHash64A pair, seed 0xc6a4a7935bd1e995, bit i at
     /// (a + i·b) mod m) and, from -n and -e, size as `BF.RESERVE KEY E N NONSCALING` does
-    /// (m = ⌊n·bpe⌋ rounded up to 64, k = ⌈ln 2 · bpe⌉): a filter `export --to redis` can
-    /// load into RedisBloom.
+    /// (m = ⌊n·bpe⌋ rounded up to 64, k = ⌈ln 2 · bpe⌉); with --kind cuckoo, RedisBloom's CF
+    /// table sized as `CF.RESERVE KEY N` (--layout redisbloom): a filter `export --to redis`
+    /// can load into RedisBloom.
     #[arg(long, conflicts_with_all = ["function", "scheme", "seed", "random_seed"])]
     pub redisbloom: bool,
 }
@@ -261,15 +262,16 @@ pub fn new_filter(
     };
     // The command line's default function is MurmurHash3 for every kind that takes a
     // choice of function (a kind's own default in the library may differ).
-    let function = hashing
-        .function
-        .or_else(|| (kind.takes(HASH) && spec.hash_function.is_none()).then(HashArg::default));
+    let function = hashing.function.or_else(|| {
+        (!hashing.redisbloom && kind.takes(HASH) && spec.hash_function.is_none())
+            .then(HashArg::default)
+    });
     let spec = BuildSpec {
         index_scheme: hashing.scheme.map(Into::into).or(spec.index_scheme),
         hash_function: function.map(Into::into).or(spec.hash_function),
         seed: hashing.seed.or(spec.seed),
         random_seed: hashing.random_seed,
-        options: options.0.clone(),
+        options: [spec.options.clone(), options.0.clone()].concat(),
         ..spec
     };
     AnyFilter::build(kind, &spec).map_err(|error| match error {
@@ -329,36 +331,11 @@ pub fn lock_for_update(path: &Path, writer: &WriterArgs) -> Result<bloomkit::Fil
     Ok(bloomkit::FileLock::exclusive(path)?)
 }
 
-/// `--redisbloom`: RedisBloom's hashing and, for a filter sized from n and ε alone,
-/// `BF.RESERVE … NONSCALING`'s m and k (when the kind takes both).
-fn redisbloom_spec(kind: Kind, mut spec: BuildSpec) -> Result<BuildSpec> {
-    use bloomkit::interop::redisbloom::layer_shape;
-    if !kind.takes(registry::SCHEME) {
-        bail!(
-            "--redisbloom: a {kind} filter takes no index scheme, so it cannot hash as \
-             RedisBloom does; RedisBloom's Bloom filter is a classic one (--kind {})",
-            kinds_that(|k| k.takes(registry::SCHEME) && k.exports())
-        );
-    }
-    let h = bloomkit::Hashing::redisbloom();
-    spec.hash_function = Some(h.function);
-    spec.index_scheme = Some(h.scheme);
-    spec.seed = Some(h.seed);
-    let sized_by_hand = spec.num_cells.is_some() || spec.num_hashes.is_some();
-    if let (false, Some(n), true, true) = (
-        sized_by_hand,
-        spec.capacity,
-        kind.takes(registry::BITS),
-        kind.takes(registry::HASHES),
-    ) {
-        let fpp = spec.fpp.unwrap_or(0.01);
-        let (bits, hashes, _) = layer_shape(n, fpp).ok_or_else(|| {
-            anyhow!("--redisbloom: RedisBloom cannot size a filter for {n} items at ε = {fpp}")
-        })?;
-        spec.num_cells = Some(bits);
-        spec.num_hashes = Some(hashes);
-    }
-    Ok(spec)
+/// `--redisbloom`: the library's [`bloomkit::interop::redisbloom::redisbloom_spec`]
+/// (RedisBloom's hashing and `BF.RESERVE … NONSCALING`'s m and k, or RedisBloom's cuckoo
+/// layout sized as `CF.RESERVE`).
+fn redisbloom_spec(kind: Kind, spec: BuildSpec) -> Result<BuildSpec> {
+    Ok(bloomkit::interop::redisbloom::redisbloom_spec(kind, spec)?)
 }
 
 /// Reads a filter file of any kind. The library's error already names the file and what is

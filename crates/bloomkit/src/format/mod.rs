@@ -584,7 +584,7 @@ pub fn write_atomically(path: &Path, bytes: &[u8]) -> Result<(), Error> {
 /// [`write_atomically`] for content written piece by piece (a file larger than memory, as
 /// the buffered filter's): `write` fills the temporary file, which is then synced and
 /// renamed over `path`; on any failure the old file is untouched.
-pub(crate) fn write_atomically_with(
+pub fn write_atomically_with(
     path: &Path,
     write: impl FnOnce(&mut std::fs::File) -> std::io::Result<()>,
 ) -> Result<(), Error> {

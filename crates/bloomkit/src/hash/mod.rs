@@ -255,6 +255,25 @@ impl Hashing {
         }
     }
 
+    /// RedisBloom's cuckoo (`CF.*`) hashing, as a [`crate::CuckooFilter`] stores it when it
+    /// has RedisBloom's table layout: [`HashFunction::Murmur64APair`] with seed 0, whose low
+    /// 64 bits are RedisBloom's `h = MurmurHash64A(item, 0)`, and [`IndexScheme::DoubleHashing`]
+    /// as the mark of the layout (a cuckoo filter derives no positions, so its scheme is
+    /// otherwise always the default; see the cuckoo module's "RedisBloom's layout").
+    ///
+    /// ```
+    /// use bloomkit::hash::{murmur64a, Hashing};
+    /// let h = Hashing::redisbloom_cuckoo();
+    /// assert_eq!(h.digest(b"item") as u64, murmur64a(b"item", 0));
+    /// ```
+    pub fn redisbloom_cuckoo() -> Self {
+        Self {
+            function: HashFunction::Murmur64APair,
+            scheme: IndexScheme::DoubleHashing,
+            seed: 0,
+        }
+    }
+
     /// The 128-bit digest of an item's bytes under this configuration's function and seed.
     #[inline]
     pub fn digest(&self, bytes: &[u8]) -> u128 {

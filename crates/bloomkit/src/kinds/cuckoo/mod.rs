@@ -100,6 +100,31 @@
 //! item that was never inserted, yet is reported present, deletes another item's copy and
 //! makes that item a false negative. Remove only what was inserted (the paper's discussion of deletion).
 //!
+//! # RedisBloom's layout
+//!
+//! Built with [`Layout::RedisBloom`] (`bloomkit create --kind cuckoo --redisbloom`), the
+//! table is the one RedisBloom 2.4's `CF.*` commands keep, slot for slot, so that its bytes
+//! are a `CF.SCANDUMP` sub-filter (`interop::redisbloom`, feature `redisbloom`). The rules,
+//! from RedisBloom's documentation of `CF.RESERVE` and its dump layout (collected in the
+//! workspace's `shared/redisbloom-2.4.md`):
+//!
+//! ```text
+//!     h   = MurmurHash64A(item, seed 0)
+//!     fp  = h mod 255 + 1                    (one byte, never 0)
+//!     i₁  = h mod B                          (B a power of two: nextpow2(n / b))
+//!     i₂  = (i₁ ⊕ fp·0x5bd1e995) mod B       (the product a 32-bit int, sign-extended)
+//! ```
+//!
+//! with buckets of b = 1 to 255 one-byte slots (2 by default, as `CF.RESERVE`) and
+//! `max_kicks` its MAXITERATIONS ([`REDISBLOOM_MAX_KICKS`] by default). The map is an involution modulo a power of
+//! two, so an insert moves fingerprints as in the paper's layout. Queries, counts and
+//! removes look where RedisBloom looks; inserts place fingerprints by this filter's own
+//! eviction walk (RedisBloom's is deterministic and rolls back), which puts every
+//! fingerprint into one of its two buckets as RedisBloom's would, so the table answers the
+//! same in both. RedisBloom grows a full filter by sub-filters; this filter is one table,
+//! and its victim slot has no place in a RedisBloom dump. The stored hashing is
+//! [`Hashing::redisbloom_cuckoo`], whose scheme marks the layout.
+//!
 //! Cuckoo filters are not mergeable: two tables cannot be combined slot by slot, and
 //! re-inserting one filter's fingerprints into the other can overflow it.
 //!
@@ -161,6 +186,76 @@ struct Victim {
     /// One of the fingerprint's two buckets.
     bucket: u64,
     fingerprint: u32,
+}
+
+/// How a cuckoo filter maps an item to its fingerprint and buckets (see the module
+/// documentation).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Layout {
+    /// Fan et al.'s partial-key cuckoo hashing with f-bit fingerprints from a 128-bit
+    /// digest, any number of buckets.
+    #[default]
+    Paper,
+    /// RedisBloom 2.4's `CF.*` table: one-byte fingerprints `h mod 255 + 1`, a power of two
+    /// buckets, the alternate bucket `i ⊕ fp·0x5bd1e995`.
+    RedisBloom,
+}
+
+impl Layout {
+    /// The name on the command line (`--layout`).
+    pub fn name(self) -> &'static str {
+        match self {
+            Layout::Paper => "paper",
+            Layout::RedisBloom => "redisbloom",
+        }
+    }
+}
+
+/// `CF.RESERVE`'s default bucket size, the default of [`Layout::RedisBloom`].
+pub const REDISBLOOM_BUCKET_SIZE: u32 = 2;
+/// The default `max_kicks` of [`Layout::RedisBloom`]: the paper's 500, not `CF.RESERVE`'s
+/// MAXITERATIONS of 20. RedisBloom adds a sub-filter when its kicks run out; this filter is
+/// one table, and with buckets of 2 slots 20 kicks leave it full at about 70% of its slots
+/// (3000 items into 4096 slots failed at 2805 in this module's tests), 500 near 90%. The
+/// value is written as MAXITERATIONS (RedisBloom takes 1 to 65535).
+pub const REDISBLOOM_MAX_KICKS: u32 = DEFAULT_MAX_KICKS;
+/// The largest bucket size RedisBloom allows.
+pub const REDISBLOOM_MAX_BUCKET_SIZE: u32 = 255;
+/// The largest MAXITERATIONS RedisBloom allows (a 16-bit field of its dump).
+pub const REDISBLOOM_MAX_KICKS_LIMIT: u32 = 65535;
+/// The most buckets a RedisBloom sub-filter may have (a 56-bit field).
+pub const REDISBLOOM_MAX_BUCKETS: u64 = (1 << 56) - 1;
+
+/// RedisBloom's cuckoo hash and fingerprint of an item: `h = MurmurHash64A(item, 0)` and
+/// `fp = h mod 255 + 1`. The one copy of the rule in the workspace (the Redis module calls
+/// it).
+///
+/// ```
+/// use bloomkit::cuckoo::redisbloom_hash;
+/// use bloomkit::hash::murmur64a;
+/// let (h, fp) = redisbloom_hash(b"item");
+/// assert_eq!((h, fp as u64), (murmur64a(b"item", 0), murmur64a(b"item", 0) % 255 + 1));
+/// ```
+#[inline]
+pub fn redisbloom_hash(item: &[u8]) -> (u64, u8) {
+    let h = crate::hash::murmur64a(item, 0);
+    (h, (h % 255 + 1) as u8)
+}
+
+/// RedisBloom's alternate index of a fingerprint held at `index` (or of the hash `h`),
+/// before the reduction modulo the buckets: `index ⊕ fp·0x5bd1e995`, the product taken as C
+/// computes a byte times an `int` constant (32 bits, then widened with its sign). Modulo a
+/// power of two, its own inverse. The Redis module calls it too.
+///
+/// ```
+/// use bloomkit::cuckoo::redisbloom_alt_index;
+/// let n = 1024u64;
+/// let i2 = redisbloom_alt_index(77, 5) % n;
+/// assert_eq!(redisbloom_alt_index(77, i2) % n, 5);
+/// ```
+#[inline]
+pub fn redisbloom_alt_index(fp: u8, index: u64) -> u64 {
+    index ^ ((fp as i32).wrapping_mul(0x5bd1_e995) as i64 as u64)
 }
 
 /// The longest chain of moves an insert's breadth-first search looks for before the random
@@ -503,7 +598,11 @@ impl CuckooFilter {
     }
 
     /// `2b / 2^f`, the bound on the false-positive probability at any load.
+    /// (`2b / 255` in RedisBloom's layout, whose fingerprints take 255 values.)
     pub fn fpp_bound(&self) -> f64 {
+        if self.layout() == Layout::RedisBloom {
+            return 2.0 * self.bucket_size as f64 / 255.0;
+        }
         params::cuckoo_fpp_bound(self.fingerprint_bits, self.bucket_size)
     }
 
@@ -517,6 +616,69 @@ impl CuckooFilter {
     /// remove makes room.
     pub fn is_full(&self) -> bool {
         self.victim.is_some()
+    }
+
+    /// How the filter maps items to fingerprints and buckets.
+    #[inline]
+    pub fn layout(&self) -> Layout {
+        if self.hashing.scheme == IndexScheme::default() {
+            Layout::Paper
+        } else {
+            Layout::RedisBloom
+        }
+    }
+
+    /// Slots `start ..` of the table into `out`, one byte each: the bytes of a RedisBloom
+    /// sub-filter for a filter of [`Layout::RedisBloom`] (8-bit fingerprints).
+    #[cfg(feature = "redisbloom")]
+    pub(crate) fn read_slots(&self, start: u64, out: &mut [u8]) {
+        for (i, byte) in out.iter_mut().enumerate() {
+            *byte = self.table.get(start + i as u64) as u8;
+        }
+    }
+
+    /// A filter of [`Layout::RedisBloom`] holding the slots of one RedisBloom sub-filter:
+    /// `num_buckets` (a power of two) buckets of `bucket_size` slots, `slots` bucket after
+    /// bucket, `max_kicks` its MAXITERATIONS. Its count is the slots in use.
+    #[cfg(feature = "redisbloom")]
+    pub(crate) fn from_redisbloom_slots(
+        num_buckets: u64,
+        bucket_size: u32,
+        max_kicks: u32,
+        slots: &[u8],
+    ) -> Result<Self, Error> {
+        let mut filter = CuckooFilter::builder()
+            .layout(Layout::RedisBloom)
+            .num_buckets(num_buckets)
+            .bucket_size(bucket_size)
+            .max_kicks(max_kicks)
+            .build()?;
+        if slots.len() as u64 != filter.num_slots() {
+            return Err(Error::InvalidParameter {
+                parameter: "RedisBloom cuckoo slots",
+                reason: format!(
+                    "{} bytes for {} slots",
+                    slots.len(),
+                    filter.num_slots()
+                ),
+            });
+        }
+        let mut used = 0;
+        for (i, &fp) in slots.iter().enumerate() {
+            if fp != 0 {
+                filter.table.set(i as u64, fp as u32);
+                used += 1;
+            }
+        }
+        filter.len = used;
+        Ok(filter)
+    }
+
+    fn rate_at_load(&self, load: f64) -> f64 {
+        match self.layout() {
+            Layout::Paper => params::cuckoo_fpp(self.fingerprint_bits, self.bucket_size, load),
+            Layout::RedisBloom => params::redisbloom_cuckoo_fpp(self.bucket_size, load),
+        }
     }
 
     fn in_table(&self) -> u64 {
@@ -539,6 +701,10 @@ impl CuckooFilter {
     /// The first bucket and the fingerprint of an item's bytes.
     #[inline]
     fn locate(&self, bytes: &[u8]) -> (u64, u32) {
+        if self.layout() == Layout::RedisBloom {
+            let (h, fp) = redisbloom_hash(bytes);
+            return (h & (self.num_buckets - 1), fp as u32);
+        }
         let digest = self.hashing.digest(bytes);
         let bucket = reduce(digest as u64, self.num_buckets);
         let high = (digest >> 64) as u64;
@@ -551,6 +717,9 @@ impl CuckooFilter {
     #[inline]
     fn alt_bucket(&self, bucket: u64, fingerprint: u32) -> u64 {
         let n = self.num_buckets;
+        if self.layout() == Layout::RedisBloom {
+            return redisbloom_alt_index(fingerprint as u8, bucket) & (n - 1);
+        }
         let h = reduce((fingerprint as u64).wrapping_mul(FINGERPRINT_MULTIPLIER), n);
         if n.is_power_of_two() {
             bucket ^ h
@@ -608,6 +777,7 @@ impl CuckooFilter {
         if self.try_put(bucket, fingerprint)
             || self.try_put(other, fingerprint)
             || (self.table.memory_bytes() >= LARGE_TABLE_BYTES
+                && self.bucket_size <= 8
                 && self.search_and_move(bucket, other, fingerprint))
         {
             return;
@@ -743,6 +913,7 @@ impl Filter for CuckooFilter {
 
     fn properties(&self) -> Vec<(&'static str, String)> {
         vec![
+            ("layout", self.layout().name().to_string()),
             ("bucket size (b)", self.bucket_size.to_string()),
             ("fingerprint bits (f)", self.fingerprint_bits.to_string()),
             ("buckets", self.num_buckets.to_string()),
@@ -750,7 +921,7 @@ impl Filter for CuckooFilter {
             ("load factor", format!("{:.6}", self.load_factor())),
             ("target load", format!("{CUCKOO_TARGET_LOAD}")),
             ("target fpp", format!("{}", self.target_fpp)),
-            ("fpp bound (2b/2^f)", format!("{:.6e}", self.fpp_bound())),
+            ("fpp bound (2b/2^f; 2b/255 in RedisBloom's layout)", format!("{:.6e}", self.fpp_bound())),
             ("max kicks", self.max_kicks.to_string()),
             (
                 "victim slot",
@@ -763,9 +934,10 @@ impl Filter for CuckooFilter {
         ]
     }
 
-    /// `1 − (1 − 2^−f)^(2bα)` at the current load factor α.
+    /// `1 − (1 − 2^−f)^(2bα)` at the current load factor α (`1 − (1 − 1/255)^(2bα)` in
+    /// RedisBloom's layout).
     fn expected_fpp(&self) -> f64 {
-        params::cuckoo_fpp(self.fingerprint_bits, self.bucket_size, self.load_factor())
+        self.rate_at_load(self.load_factor())
     }
 
     fn target_fpp(&self) -> f64 {
@@ -773,11 +945,7 @@ impl Filter for CuckooFilter {
     }
 
     fn fpp_at(&self, n: u64) -> f64 {
-        params::cuckoo_fpp(
-            self.fingerprint_bits(),
-            self.bucket_size(),
-            n.min(self.num_slots()) as f64 / self.num_slots().max(1) as f64,
-        )
+        self.rate_at_load(n.min(self.num_slots()) as f64 / self.num_slots().max(1) as f64)
     }
 }
 
@@ -859,6 +1027,7 @@ pub struct CuckooFilterBuilder {
     fingerprint_bits: Option<u32>,
     num_buckets: Option<u64>,
     max_kicks: Option<u32>,
+    layout: Option<Layout>,
     hashing: HashingChoice,
 }
 
@@ -886,11 +1055,43 @@ impl CuckooFilterBuilder {
         max_kicks: u32;
     }
 
+    /// The table layout: the paper's (the default) or RedisBloom's `CF.*` table, sized as
+    /// `CF.RESERVE n BUCKETSIZE b MAXITERATIONS k` sizes it (B = nextpow2(n / b), b = 2 and
+    /// k = [`REDISBLOOM_MAX_KICKS`] by default; 8-bit fingerprints; MurmurHash64A with seed 0, so no other hash
+    /// function; a seed seeds the eviction walk only). Given ε and no bucket size, b is 2
+    /// if the rate at n items, `1 − (1 − 1/255)^(2bα)`, reaches ε, else 1; an ε that b
+    /// cannot reach is [`Error::UnreachableFpp`].
+    ///
+    /// ```
+    /// use bloomkit::cuckoo::{CuckooFilter, Layout};
+    /// let f = CuckooFilter::builder().layout(Layout::RedisBloom).capacity(1000).build()?;
+    /// assert_eq!((f.num_buckets(), f.bucket_size(), f.fingerprint_bits()), (512, 2, 8));
+    /// assert_eq!(f.max_kicks(), 500);
+    /// # Ok::<(), bloomkit::Error>(())
+    /// ```
+    pub fn layout(mut self, layout: Layout) -> Self {
+        self.layout = Some(layout);
+        self
+    }
+
+    /// [`layout`](Self::layout) by its name (the registry's `layout` option).
+    pub(crate) fn layout_named(self, name: &str) -> Self {
+        self.layout(if name == Layout::RedisBloom.name() {
+            Layout::RedisBloom
+        } else {
+            Layout::Paper
+        })
+    }
+
     /// Validates the parameters and allocates the table.
     ///
     /// With neither capacity nor number of buckets, the error is [`Error::ZeroCapacity`].
-    /// With buckets but no capacity, the capacity is `⌊B · b · 0.95⌋`.
+    /// With buckets but no capacity, the capacity is `⌊B · b · 0.95⌋` (`B · b` in
+    /// RedisBloom's layout).
     pub fn build(self) -> Result<CuckooFilter, Error> {
+        if self.layout == Some(Layout::RedisBloom) {
+            return self.build_redisbloom();
+        }
         let bucket_size = check_bucket_size(self.bucket_size.unwrap_or(DEFAULT_BUCKET_SIZE))?;
         let fpp = crate::sizing::fpp(self.fpp)?;
         let fingerprint_bits = match self.fingerprint_bits {
@@ -966,6 +1167,150 @@ impl CuckooFilterBuilder {
             len: 0,
             victim: None,
             rng: hashing.seed ^ RNG_SALT,
+        })
+    }
+}
+
+impl CuckooFilterBuilder {
+    /// [`build`](Self::build) for [`Layout::RedisBloom`], with `CF.RESERVE`'s checks.
+    fn build_redisbloom(self) -> Result<CuckooFilter, Error> {
+        let bad = |parameter, reason: String| Error::InvalidParameter { parameter, reason };
+        // The seed (given, or drawn) seeds the eviction walk only: the hash is RedisBloom's.
+        let walk_seed = HashingChoice {
+            hashing: Hashing {
+                function: Hashing::default().function,
+                ..self.hashing.hashing
+            },
+            ..self.hashing
+        }
+        .resolve()?
+        .seed;
+        if self.hashing.hashing.function != Hashing::default().function
+            || self.hashing.hashing.scheme != Hashing::default().scheme
+        {
+            return Err(bad(
+                "hashing",
+                "RedisBloom's cuckoo layout hashes with MurmurHash64A(item, 0); it takes no \
+                 other hash function"
+                    .into(),
+            ));
+        }
+        let bucket_size = match (self.bucket_size, self.fpp, self.num_buckets, self.capacity) {
+            (Some(b), ..) => b,
+            // ε and n alone: CF.RESERVE's 2 slots per bucket where they reach ε, else 1.
+            (None, Some(fpp), None, Some(n)) => [REDISBLOOM_BUCKET_SIZE, 1]
+                .into_iter()
+                .find(|&b| {
+                    let slots = (n / b as u64).max(1).checked_next_power_of_two();
+                    slots.is_some_and(|buckets| {
+                        let load = n as f64 / (buckets as f64 * b as f64);
+                        params::redisbloom_cuckoo_fpp(b, load) <= fpp
+                    })
+                })
+                .unwrap_or(1),
+            _ => REDISBLOOM_BUCKET_SIZE,
+        };
+        check_redisbloom_bucket_size(bucket_size)?;
+        if let Some(bits) = self.fingerprint_bits.filter(|&b| b != 8) {
+            return Err(bad(
+                "fingerprint bits",
+                format!("RedisBloom's cuckoo layout has 8-bit fingerprints, not {bits}"),
+            ));
+        }
+        crate::sizing::check_capacity(self.capacity)?;
+        let num_buckets = match (self.num_buckets, self.capacity) {
+            (Some(buckets), _) => check_redisbloom_buckets(buckets)?,
+            (None, Some(n)) => {
+                if n < 2 * bucket_size as u64 {
+                    return Err(bad(
+                        "capacity",
+                        format!(
+                            "{n} is less than 2 × the bucket size {bucket_size} (CF.RESERVE \
+                             refuses it too)"
+                        ),
+                    ));
+                }
+                let buckets = (n / bucket_size as u64)
+                    .checked_next_power_of_two()
+                    .filter(|&b| b <= REDISBLOOM_MAX_BUCKETS)
+                    .ok_or_else(|| Error::SizeOverflow {
+                        what: format!("the number of buckets for {n} items"),
+                    })?;
+                check_redisbloom_buckets(buckets)?
+            }
+            (None, None) => return Err(Error::ZeroCapacity),
+        };
+        let num_slots = check_table_size(num_buckets, bucket_size, 8)?;
+        let capacity = self.capacity.unwrap_or(num_slots);
+        let at_capacity =
+            params::redisbloom_cuckoo_fpp(bucket_size, capacity as f64 / num_slots as f64);
+        let target_fpp = match self.fpp {
+            None => at_capacity,
+            Some(_) => {
+                let fpp = crate::sizing::fpp(self.fpp)?;
+                if fpp < at_capacity {
+                    return Err(Error::UnreachableFpp {
+                        kind: Kind::Cuckoo,
+                        fpp,
+                        reason: format!(
+                            "RedisBloom's one-byte fingerprints in buckets of {bucket_size} \
+                             give ε = 1 − (1 − 1/255)^(2bα) = {at_capacity:.3e} at {capacity} \
+                             items in {num_slots} slots; ask for a larger ε or use smaller \
+                             buckets (--bucket-size 1)"
+                        ),
+                    });
+                }
+                fpp
+            }
+        };
+        let max_kicks = self.max_kicks.unwrap_or(REDISBLOOM_MAX_KICKS);
+        if !(1..=REDISBLOOM_MAX_KICKS_LIMIT).contains(&max_kicks) {
+            return Err(bad(
+                "max kicks",
+                format!(
+                    "RedisBloom's MAXITERATIONS is 1 to {REDISBLOOM_MAX_KICKS_LIMIT}, got \
+                     {max_kicks}"
+                ),
+            ));
+        }
+        Ok(CuckooFilter {
+            table: PackedCounters::zeros(num_slots, 8)?,
+            num_buckets,
+            bucket_size,
+            fingerprint_bits: 8,
+            max_kicks,
+            hashing: Hashing::redisbloom_cuckoo(),
+            capacity,
+            target_fpp,
+            len: 0,
+            victim: None,
+            rng: walk_seed ^ RNG_SALT,
+        })
+    }
+}
+
+fn check_redisbloom_bucket_size(bucket_size: u32) -> Result<u32, Error> {
+    if (1..=REDISBLOOM_MAX_BUCKET_SIZE).contains(&bucket_size) {
+        Ok(bucket_size)
+    } else {
+        Err(Error::InvalidParameter {
+            parameter: "bucket size",
+            reason: format!(
+                "RedisBloom's is 1 to {REDISBLOOM_MAX_BUCKET_SIZE} slots, got {bucket_size}"
+            ),
+        })
+    }
+}
+
+fn check_redisbloom_buckets(num_buckets: u64) -> Result<u64, Error> {
+    if num_buckets.is_power_of_two() && num_buckets <= REDISBLOOM_MAX_BUCKETS {
+        Ok(num_buckets)
+    } else {
+        Err(Error::InvalidParameter {
+            parameter: "number of buckets",
+            reason: format!(
+                "RedisBloom's is a power of two below 2^56, got {num_buckets}"
+            ),
         })
     }
 }
@@ -1053,7 +1398,12 @@ impl Persist for CuckooFilter {
 
     fn decode_parts(parts: &Parts<'_>) -> Result<Self, DecodeError> {
         parts.expect_kind(Kind::Cuckoo)?;
-        if parts.hashing.scheme != IndexScheme::default() {
+        let layout = if parts.hashing == Hashing::redisbloom_cuckoo() {
+            Layout::RedisBloom
+        } else {
+            Layout::Paper
+        };
+        if layout == Layout::Paper && parts.hashing.scheme != IndexScheme::default() {
             return Err(invalid(
                 "index scheme",
                 format!(
@@ -1075,10 +1425,34 @@ impl Persist for CuckooFilter {
             victim_bucket,
             victim_fingerprint,
         } = Stored::read(parts.params)?;
-        check_bucket_size(bucket_size).map_err(|e| invalid("bucket_size", e.to_string()))?;
-        check_fingerprint_bits(fingerprint_bits)
-            .map_err(|e| invalid("fingerprint_bits", e.to_string()))?;
-        check_num_buckets(num_buckets).map_err(|e| invalid("num_buckets", e.to_string()))?;
+        match layout {
+            Layout::Paper => {
+                check_bucket_size(bucket_size)
+                    .map_err(|e| invalid("bucket_size", e.to_string()))?;
+                check_fingerprint_bits(fingerprint_bits)
+                    .map_err(|e| invalid("fingerprint_bits", e.to_string()))?;
+                check_num_buckets(num_buckets)
+                    .map_err(|e| invalid("num_buckets", e.to_string()))?;
+            }
+            Layout::RedisBloom => {
+                check_redisbloom_bucket_size(bucket_size)
+                    .map_err(|e| invalid("bucket_size", e.to_string()))?;
+                if fingerprint_bits != 8 {
+                    return Err(invalid(
+                        "fingerprint_bits",
+                        format!("{fingerprint_bits} in RedisBloom's layout, which has 8"),
+                    ));
+                }
+                check_redisbloom_buckets(num_buckets)
+                    .map_err(|e| invalid("num_buckets", e.to_string()))?;
+                if !(1..=REDISBLOOM_MAX_KICKS_LIMIT).contains(&max_kicks) {
+                    return Err(invalid(
+                        "max_kicks",
+                        format!("{max_kicks} in RedisBloom's layout, whose range is 1 to 65535"),
+                    ));
+                }
+            }
+        }
         let num_slots = check_table_size(num_buckets, bucket_size, fingerprint_bits)
             .map_err(|e| invalid("num_buckets", e.to_string()))?;
         if max_kicks > MAX_KICKS_LIMIT {

@@ -2,11 +2,24 @@
 //! in buckets and fingerprints, and has no positions to derive), its one-line description,
 //! its batch query and insert.
 
-use super::{CuckooFilter, CuckooFilterBuilder as B};
+use super::{CuckooFilter, CuckooFilterBuilder as B, Layout};
 use crate::core::spec::{
     text::{at, count},
-    Apply, Declared, KindOption, BITS, HASHES, SCHEME,
+    Apply, Choice, Declared, KindOption, BITS, HASHES, SCHEME,
 };
+
+/// The table layouts, by name.
+const LAYOUTS: &[Choice] = &[
+    Choice {
+        name: "paper",
+        help: "Fan et al.'s partial-key cuckoo hashing, fingerprints of f bits",
+    },
+    Choice {
+        name: "redisbloom",
+        help: "RedisBloom 2.4's CF table (one-byte fingerprints h mod 255 + 1, \
+               CF.RESERVE's sizing), which `export --to redis` writes as CF.LOADCHUNK",
+    },
+];
 
 crate::core::spec::spec_builder!(B => CuckooFilter);
 
@@ -39,6 +52,14 @@ impl Declared for CuckooFilter {
             "100",
             Apply::U32(B::max_kicks),
         ),
+        KindOption::new(
+            "layout",
+            "LAYOUT",
+            "the table layout: paper, or redisbloom (RedisBloom's CF table)",
+            "paper",
+            "redisbloom",
+            Apply::Choice(LAYOUTS, B::layout_named),
+        ),
     ];
 
     const NOT_TAKEN: &'static [(&'static str, &'static str)] = &[
@@ -61,8 +82,12 @@ impl Declared for CuckooFilter {
 
 
     fn describe(&self) -> String {
+        let layout = match self.layout() {
+            Layout::Paper => "",
+            Layout::RedisBloom => " (RedisBloom's CF layout)",
+        };
         format!(
-            "{} of {} slots, {}-bit fingerprints, {}",
+            "{} of {} slots, {}-bit fingerprints{layout}, {}",
             count(self.num_buckets(), "bucket"),
             self.bucket_size(),
             self.fingerprint_bits(),

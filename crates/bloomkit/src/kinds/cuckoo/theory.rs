@@ -88,6 +88,21 @@ pub fn cuckoo_fpp_bound(fingerprint_bits: u32, bucket_size: u32) -> f64 {
     2.0 * bucket_size as f64 / (fingerprint_bits as f64).exp2()
 }
 
+/// The false-positive probability of a cuckoo table in RedisBloom's layout (its `CF.*`
+/// filters) at load factor α: `1 − (1 − 1/255)^(2bα)`. Its fingerprints are `h mod 255 + 1`,
+/// 255 values in one byte, so a slot matches an absent item's fingerprint with probability
+/// 1/255 rather than 2⁻⁸ (the same reasoning as [`cuckoo_fpp`], Fan et al., CoNEXT 2014).
+///
+/// ```
+/// use bloomkit::params::redisbloom_cuckoo_fpp;
+/// let full = redisbloom_cuckoo_fpp(2, 1.0);   // CF.RESERVE's bucket size 2, every slot used
+/// assert!((full - 4.0 / 255.0).abs() < 1e-4);
+/// ```
+pub fn redisbloom_cuckoo_fpp(bucket_size: u32, load: f64) -> f64 {
+    let compared = 2.0 * bucket_size as f64 * load.clamp(0.0, 1.0);
+    -(compared * (-1.0f64 / 255.0).ln_1p()).exp_m1()
+}
+
 /// The fingerprint width for ε: the smallest f with `2b / 2^f ≤ fpp` (the bound
 /// f ≥ log₂(2b/ε) of Fan et al., CoNEXT 2014), then widened to the widest fingerprint that
 /// packs as many slots into a 64-bit word, `⌊64 / ⌊64/f⌋⌋` — 11 bits take a 12-bit slot's

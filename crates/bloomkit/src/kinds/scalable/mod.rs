@@ -63,6 +63,20 @@
 //! differ, so an item lands on unrelated positions in each; and the bound above is a union
 //! bound, which holds whether or not the layers' answers are independent.
 //!
+//! # RedisBloom's growth
+//!
+//! A RedisBloom 2.4 Bloom filter (`BF.RESERVE key ε n EXPANSION s`) is such a stack too, with
+//! its own sizing: the first layer has ε/2, each new layer `s` times the capacity and half
+//! the error of the newest one (r = 1/2), a layer is full when its count reaches its
+//! capacity, and each is sized by [`params::redisbloom_layer_shape`] (libbloom's bits per
+//! entry rounded up to 64 bits, `k = ⌈ln 2 · bpe⌉`) and hashed with
+//! [`Hashing::redisbloom`]. A filter with that growth
+//! ([`ScalableBloomFilter::growth_rule`] [`GrowthRule::RedisBloom`]) keeps every layer as it
+//! was made (from a `BF.SCANDUMP` with several layers: `interop::redisbloom`), adds new
+//! ones as RedisBloom adds them, and answers as RedisBloom answers, bit for bit; its
+//! expansion is any s ≥ 1. The source of these rules: RedisBloom's documentation of
+//! `BF.RESERVE`, as collected in the workspace's `shared/redisbloom-2.4.md`.
+//!
 //! # Not mergeable, not removable
 //!
 //! Removal is impossible for the same reason as in a classic filter (bits are shared).
@@ -110,6 +124,18 @@ pub const DEFAULT_TIGHTENING: f64 = 0.5;
 /// it has.
 pub const DEFAULT_INITIAL_CAPACITY: u64 = 1000;
 
+/// How a scalable filter sizes the layers it adds (see the module documentation).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum GrowthRule {
+    /// Almeida et al.'s: layer i from the filter's n₀, ε, s and r, sized by the classic
+    /// formulas.
+    #[default]
+    Paper,
+    /// RedisBloom 2.4's: the next layer from the newest one (s times its capacity, half its
+    /// error), sized as libbloom sizes it; layers loaded from a dump are kept as they were.
+    RedisBloom,
+}
+
 /// A scalable Bloom filter: a stack of classic Bloom filters of growing capacity and
 /// shrinking error, with a compound false-positive probability below the requested ε.
 ///
@@ -142,6 +168,7 @@ pub struct ScalableBloomFilter {
     tightening: f64,
     max_layers: Option<u32>,
     max_bits: u64,
+    rule: GrowthRule,
 }
 
 /// The size of one layer, derived from the filter's parameters alone.
@@ -315,6 +342,102 @@ impl ScalableBloomFilter {
         )
     }
 
+    /// How the filter sizes the layers it adds.
+    pub fn growth_rule(&self) -> GrowthRule {
+        self.rule
+    }
+
+    /// A filter with RedisBloom's growth holding `layers` as they are (oldest first, each a
+    /// classic filter with [`Hashing::redisbloom`]): what a `BF.SCANDUMP` of a filter that
+    /// grew holds. `growth` is its expansion (at least 1); ε is twice the first layer's
+    /// error, as `BF.RESERVE` gives the first layer ε/2.
+    ///
+    /// ```
+    /// use bloomkit::scalable::{GrowthRule, ScalableBloomFilter};
+    /// use bloomkit::{BloomFilter, Filter, Hashing};
+    /// let h = Hashing::redisbloom();
+    /// // A first layer of 100 items at ε 0.005 (a dump's layers come as RedisBloom sized them).
+    /// let first = BloomFilter::builder()
+    ///     .capacity(100).fpp(0.005)
+    ///     .hash_function(h.function).index_scheme(h.scheme).seed(h.seed)
+    ///     .build()?;
+    /// let mut f = ScalableBloomFilter::from_redisbloom_layers(vec![first], 2)?;
+    /// for i in 0..150u32 {
+    ///     f.insert(&i)?;
+    /// }
+    /// // The second layer as RedisBloom adds it: 200 items at ε 0.0025.
+    /// let second = &f.layers()[1];
+    /// assert_eq!((second.capacity(), second.target_fpp()), (200, 0.0025));
+    /// assert_eq!((second.num_bits(), second.num_hashes()), (2496, 9)); // ⌊200 · 12.47⌋ → 64s
+    /// assert_eq!(f.growth_rule(), GrowthRule::RedisBloom);
+    /// # Ok::<(), bloomkit::Error>(())
+    /// ```
+    pub fn from_redisbloom_layers(layers: Vec<BloomFilter>, growth: u32) -> Result<Self, Error> {
+        let bad = |reason: String| Error::InvalidParameter {
+            parameter: "RedisBloom layers",
+            reason,
+        };
+        let Some(first) = layers.first() else {
+            return Err(bad("no layer; a filter has at least one".into()));
+        };
+        if growth == 0 {
+            return Err(bad("expansion 0; a scaling filter grows by 1 or more".into()));
+        }
+        if let Some(i) = layers
+            .iter()
+            .position(|l| l.hashing() != Hashing::redisbloom())
+        {
+            return Err(bad(format!("layer {i} does not hash as RedisBloom does")));
+        }
+        let total = layers
+            .iter()
+            .fold(0u64, |t, l| t.saturating_add(l.num_bits()));
+        if total > MAX_NUM_BITS {
+            return Err(Error::TooLarge {
+                bits: total,
+                max: MAX_NUM_BITS,
+            });
+        }
+        let fpp = (first.target_fpp() * 2.0).min(0.999_999);
+        Ok(ScalableBloomFilter {
+            initial_capacity: first.capacity(),
+            fpp,
+            layers,
+            hashing: Hashing::redisbloom(),
+            growth,
+            tightening: 0.5,
+            max_layers: None,
+            max_bits: MAX_NUM_BITS,
+            rule: GrowthRule::RedisBloom,
+        })
+    }
+
+    /// The next layer's shape under RedisBloom's rule: s times the newest layer's capacity,
+    /// half its error.
+    fn redisbloom_next_shape(&self, newest: &BloomFilter) -> Result<LayerShape, Error> {
+        let capacity = newest
+            .capacity()
+            .checked_mul(self.growth as u64)
+            .ok_or_else(|| Error::SizeOverflow {
+                what: format!(
+                    "the capacity of the next layer, {} · {},",
+                    newest.capacity(),
+                    self.growth
+                ),
+            })?;
+        let fpp = newest.target_fpp() * 0.5;
+        let (num_bits, num_hashes, _) = params::redisbloom_layer_shape(capacity, fpp)
+            .ok_or_else(|| Error::SizeOverflow {
+                what: format!("a RedisBloom layer of {capacity} items at ε = {fpp:e}"),
+            })?;
+        Ok(LayerShape {
+            capacity,
+            fpp,
+            num_bits,
+            num_hashes,
+        })
+    }
+
     fn newest_is_full(&self) -> bool {
         let newest = self.layers.last().expect("a filter has at least one layer");
         Filter::len(newest) >= newest.capacity()
@@ -335,13 +458,16 @@ impl ScalableBloomFilter {
                 });
             }
         }
-        let shape = layer_shape(
-            self.initial_capacity,
-            self.fpp,
-            self.growth,
-            self.tightening,
-            index,
-        )?;
+        let shape = match (self.rule, self.layers.last()) {
+            (GrowthRule::RedisBloom, Some(newest)) => self.redisbloom_next_shape(newest)?,
+            _ => layer_shape(
+                self.initial_capacity,
+                self.fpp,
+                self.growth,
+                self.tightening,
+                index,
+            )?,
+        };
         let total = self.num_bits().saturating_add(shape.num_bits);
         if total > self.max_bits {
             return Err(Error::TooLarge {
@@ -349,13 +475,23 @@ impl ScalableBloomFilter {
                 max: self.max_bits,
             });
         }
-        let layer = BloomFilter::builder()
+        let mut builder = BloomFilter::builder()
             .capacity(shape.capacity)
             .fpp(shape.fpp)
             .hash_function(self.hashing.function)
             .index_scheme(self.hashing.scheme)
-            .seed(self.hashing.seed)
-            .build()?;
+            .seed(self.hashing.seed);
+        if self.rule == GrowthRule::RedisBloom {
+            builder = builder
+                .num_bits(shape.num_bits)
+                .num_hashes(shape.num_hashes);
+        }
+        let mut layer = builder.build()?;
+        if self.rule == GrowthRule::RedisBloom {
+            // Given m and k, the builder states the rate they reach; RedisBloom's layer keeps
+            // the error it was made for (ε/2 of the one before), which its dump records.
+            layer.target_fpp = shape.fpp;
+        }
         debug_assert_eq!(
             (layer.num_bits(), layer.num_hashes()),
             (shape.num_bits, shape.num_hashes)
@@ -407,6 +543,15 @@ impl Filter for ScalableBloomFilter {
             ("initial capacity (n₀)", self.initial_capacity.to_string()),
             ("first layer fpp (ε₀)", format!("{}", self.initial_fpp())),
             ("growth factor (s)", self.growth.to_string()),
+            (
+                "growth rule",
+                match self.rule {
+                    GrowthRule::Paper => "paper".to_string(),
+                    GrowthRule::RedisBloom => {
+                        "RedisBloom (s × the newest capacity, ε/2, libbloom's sizing)".to_string()
+                    }
+                },
+            ),
             ("tightening ratio (r)", format!("{}", self.tightening)),
             ("layers", layers.len().to_string()),
             (
@@ -461,6 +606,44 @@ impl Filter for ScalableBloomFilter {
     /// `1 − Π (1 − FPP_exact(mᵢ, kᵢ, items in layer i))`, over the layers that n items
     /// open (shaped as the filter shapes them when it grows).
     fn fpp_at(&self, n: u64) -> f64 {
+        if self.rule == GrowthRule::RedisBloom {
+            // The layers there are, then those RedisBloom would add after the newest.
+            let (mut left, mut pass) = (n, 1.0);
+            let mut shapes: Vec<LayerShape> = self
+                .layers
+                .iter()
+                .map(|l| LayerShape {
+                    capacity: l.capacity(),
+                    fpp: l.target_fpp(),
+                    num_bits: l.num_bits(),
+                    num_hashes: l.num_hashes(),
+                })
+                .collect();
+            let mut i = 0;
+            while left > 0 {
+                if i == shapes.len() {
+                    let newest = shapes[i - 1];
+                    let Ok(next) = self.redisbloom_next_shape(
+                        &BloomFilter::builder()
+                            .num_bits(64)
+                            .num_hashes(1)
+                            .capacity(newest.capacity)
+                            .fpp(newest.fpp)
+                            .build()
+                            .expect("a 64-bit filter builds"),
+                    ) else {
+                        break;
+                    };
+                    shapes.push(next);
+                }
+                let shape = shapes[i];
+                let here = left.min(shape.capacity);
+                pass *= 1.0 - params::fpp_exact(shape.num_bits, shape.num_hashes, here);
+                left -= here;
+                i += 1;
+            }
+            return 1.0 - pass;
+        }
         let (mut left, mut pass, mut index) = (n, 1.0, 0);
         while left > 0 {
             let Ok(shape) = layer_shape(
@@ -619,6 +802,7 @@ impl ScalableBloomFilterBuilder {
             tightening,
             max_layers: self.max_layers,
             max_bits,
+            rule: GrowthRule::Paper,
         };
         filter.grow()?;
         Ok(filter)
@@ -663,8 +847,12 @@ crate::codec::stored! {
 }
 
 impl Persist for ScalableBloomFilter {
+    /// With RedisBloom's growth, the parameters are followed by a u32 1 (48 bytes).
     fn encode_params(&self, out: &mut Vec<u8>) {
         Stored::of(self).write(out);
+        if self.rule == GrowthRule::RedisBloom {
+            out.extend_from_slice(&REDISBLOOM_RULE_MARK.to_le_bytes());
+        }
     }
 
     fn encode_payload(&self, out: &mut Vec<u8>) {
@@ -683,6 +871,9 @@ impl Persist for ScalableBloomFilter {
 
     fn decode_parts(parts: &Parts<'_>) -> Result<Self, DecodeError> {
         parts.expect_kind(Kind::Scalable)?;
+        if parts.params.len() == STORED_BYTES + 4 {
+            return decode_redisbloom(parts);
+        }
         let Stored {
             initial_capacity,
             fpp,
@@ -785,13 +976,143 @@ impl Persist for ScalableBloomFilter {
             tightening,
             max_layers: (max_layers != 0).then_some(max_layers),
             max_bits,
+            rule: GrowthRule::Paper,
         })
     }
+}
+
+/// The bytes of the stored parameters (`Stored`).
+const STORED_BYTES: usize = 44;
+/// The u32 after the parameters of a filter with RedisBloom's growth.
+const REDISBLOOM_RULE_MARK: u32 = 1;
+
+/// Reads a filter with RedisBloom's growth: its layers as stored, each checked as a classic
+/// filter is (with RedisBloom's hashing), their sizes against `max_bits` before they are
+/// read, and the parameters RedisBloom's growth implies.
+fn decode_redisbloom(parts: &Parts<'_>) -> Result<ScalableBloomFilter, DecodeError> {
+    let (params, mark) = parts.params.split_at(STORED_BYTES);
+    if mark != REDISBLOOM_RULE_MARK.to_le_bytes() {
+        return Err(invalid(
+            "growth rule",
+            format!("{mark:?} after the parameters; RedisBloom's growth is marked 1"),
+        ));
+    }
+    if parts.hashing != Hashing::redisbloom() {
+        return Err(invalid(
+            "hashing",
+            "a filter with RedisBloom's growth hashes as RedisBloom does".into(),
+        ));
+    }
+    let Stored {
+        growth,
+        num_layers,
+        max_layers,
+        max_bits,
+        ..
+    } = Stored::read(params)?;
+    if growth == 0 || max_layers != 0 || max_bits != MAX_NUM_BITS || num_layers == 0 {
+        return Err(invalid(
+            "parameters",
+            format!(
+                "growth {growth}, {num_layers} layers, max layers {max_layers}, max bits \
+                 {max_bits}: RedisBloom's growth has growth ≥ 1, at least one layer, no limits"
+            ),
+        ));
+    }
+    let mut r = Reader::new(parts.payload);
+    let mut layers = Vec::new();
+    let mut total_bits = 0u64;
+    for index in 0..num_layers {
+        let params_len = r.u32()?;
+        let layer_params = r.take_u64(params_len as u64)?;
+        let payload_len = r.u64()?;
+        let layer_payload = r.take_u64(payload_len)?;
+        let layer = BloomFilter::decode_parts(&Parts {
+            kind: Kind::Bloom,
+            hashing: parts.hashing,
+            params: layer_params,
+            payload: layer_payload,
+        })?;
+        total_bits = total_bits.saturating_add(layer.num_bits());
+        if total_bits > MAX_NUM_BITS {
+            return Err(invalid(
+                "layer",
+                format!("layer {index} takes the layers past {MAX_NUM_BITS} bits"),
+            ));
+        }
+        layers.push(layer);
+    }
+    r.finish("payload")?;
+    ScalableBloomFilter::from_redisbloom_layers(layers, growth)
+        .map_err(|e| invalid("layers", e.to_string()))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn redisbloom_chain() -> ScalableBloomFilter {
+        let h = Hashing::redisbloom();
+        let first = BloomFilter::builder()
+            .num_bits(1152)
+            .num_hashes(8)
+            .capacity(100)
+            .fpp(0.005)
+            .hash_function(h.function)
+            .index_scheme(h.scheme)
+            .seed(h.seed)
+            .build()
+            .unwrap();
+        let mut f = ScalableBloomFilter::from_redisbloom_layers(vec![first], 5).unwrap();
+        for i in 0..500u32 {
+            f.insert(&i).unwrap();
+        }
+        f
+    }
+
+    #[test]
+    fn a_redisbloom_chain_saves_and_loads_with_its_growth_rule() {
+        let f = redisbloom_chain();
+        assert_eq!((f.num_layers(), f.growth_rule()), (2, GrowthRule::RedisBloom));
+        let bytes = f.to_bytes();
+        let back = ScalableBloomFilter::from_bytes(&bytes).unwrap();
+        assert!(back == f);
+        // It goes on growing by RedisBloom's rule after loading.
+        let mut back = back;
+        for i in 500..4000u32 {
+            back.insert(&i).unwrap();
+        }
+        let caps: Vec<u64> = back.layers().iter().map(|l| l.capacity()).collect();
+        assert_eq!(caps, [100, 500, 2500, 12500]);
+    }
+
+    #[test]
+    fn a_redisbloom_chain_with_damaged_parameters_is_refused() {
+        let f = redisbloom_chain();
+        let mut params = Vec::new();
+        f.encode_params(&mut params);
+        let mut payload = Vec::new();
+        f.encode_payload(&mut payload);
+        let decode = |params: &[u8], hashing: Hashing| {
+            ScalableBloomFilter::decode_parts(&Parts {
+                kind: Kind::Scalable,
+                hashing,
+                params,
+                payload: &payload,
+            })
+        };
+        assert!(decode(&params, Hashing::redisbloom()).is_ok());
+        let mut bad_mark = params.clone();
+        *bad_mark.last_mut().unwrap() = 9;
+        assert!(decode(&bad_mark, Hashing::redisbloom()).is_err());
+        assert!(decode(&params, Hashing::default()).is_err(), "another hashing");
+        let mut zero_growth = params.clone();
+        zero_growth[16..20].copy_from_slice(&0u32.to_le_bytes());
+        assert!(decode(&zero_growth, Hashing::redisbloom()).is_err());
+        let mut more_layers = params.clone();
+        more_layers[40..44].copy_from_slice(&3u32.to_le_bytes());
+        assert!(decode(&more_layers, Hashing::redisbloom()).is_err(), "a layer missing");
+    }
 
     #[test]
     fn layers_follow_the_growth_and_tightening_laws() {

@@ -83,6 +83,65 @@ pub fn scalable_num_layers(items: u64, initial_capacity: u64, growth: u32) -> u3
     layers
 }
 
+/// libbloom's ln² 2 and ln 2 to 15 digits, as RedisBloom's layer sizing uses them (kept as
+/// written, not `std::f64::consts::LN_2`, so that bits per entry and k round exactly as
+/// there).
+pub const REDISBLOOM_LN2_SQUARED: f64 = 0.480453013918201;
+/// See [`REDISBLOOM_LN2_SQUARED`].
+#[allow(clippy::approx_constant)]
+pub const REDISBLOOM_LN2: f64 = 0.693147180559945;
+/// The most hash functions a RedisBloom layer may have: `⌈ln 2 · bpe⌉` for the smallest
+/// positive error (4.9·10⁻³²⁴) is 1075; more only comes from damaged data.
+pub const REDISBLOOM_MAX_HASHES: u32 = 1100;
+
+/// The number of hash functions RedisBloom derives from bits per entry, `⌈ln 2 · bpe⌉`
+/// (C's `(int)ceil(…)`), or `None` where that is negative, not a number or above
+/// [`REDISBLOOM_MAX_HASHES`].
+///
+/// ```
+/// use bloomkit::params::redisbloom_hashes_for;
+/// assert_eq!(redisbloom_hashes_for(-(0.005f64).ln() / 0.480453013918201), Some(8));
+/// assert_eq!(redisbloom_hashes_for(f64::NAN), None);
+/// ```
+pub fn redisbloom_hashes_for(bpe: f64) -> Option<u32> {
+    let k = (REDISBLOOM_LN2 * bpe).ceil();
+    (k >= 0.0 && k <= REDISBLOOM_MAX_HASHES as f64).then_some(k as u32)
+}
+
+/// A RedisBloom layer's size from its capacity and error, as `BF.RESERVE` makes it and as
+/// a RedisBloom filter adds layers (libbloom's `bloom_init` with 64-bit hashing and no
+/// rounding to a power of two): `(bits, hashes, bpe)` with `bpe = −ln ε / ln² 2`, `bits =
+/// ⌊n · bpe⌋` (at least 1) rounded up to a multiple of 64, `hashes = ⌈ln 2 · bpe⌉` (at
+/// least 1). `None` when the error is not in (0, 1), the capacity is 0, or the size
+/// overflows. A scalable filter with RedisBloom's growth sizes its new layers so.
+///
+/// ```
+/// use bloomkit::params::redisbloom_layer_shape;
+/// // BF.RESERVE k 0.01 100: the first layer has ε/2 = 0.005.
+/// let (bits, hashes, _) = redisbloom_layer_shape(100, 0.005).unwrap();
+/// assert_eq!((bits, hashes), (1152, 8));
+/// assert_eq!(redisbloom_layer_shape(0, 0.01), None);
+/// ```
+pub fn redisbloom_layer_shape(entries: u64, error: f64) -> Option<(u64, u32, f64)> {
+    if entries == 0 || !(error > 0.0 && error < 1.0) {
+        return None;
+    }
+    let bpe = -error.ln() / REDISBLOOM_LN2_SQUARED;
+    let bits = entries as f64 * bpe;
+    if !bits.is_finite() || bits >= (1u64 << 62) as f64 {
+        return None;
+    }
+    // At least one bit (a tiny bpe times a small capacity rounds down to 0), which the
+    // rounding below makes one 64-bit word: `BF.RESERVE k 0.99 3 NONSCALING` has 64 bits.
+    let bits = (bits as u64).max(1);
+    let bytes = bits.div_ceil(64) * 8;
+    let hashes = (REDISBLOOM_LN2 * bpe).ceil();
+    if bytes == 0 || hashes > REDISBLOOM_MAX_HASHES as f64 {
+        return None;
+    }
+    Some((bytes * 8, hashes.max(1.0) as u32, bpe))
+}
+
 #[cfg(test)]
 mod tests {
     use crate::params::*;
