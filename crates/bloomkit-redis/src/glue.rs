@@ -275,10 +275,33 @@ pub mod reply {
     }
 
     /// A double, as Redis formats it (RESP2: a bulk string of `%.17g`, `inf`, `-inf`,
-    /// `nan`; RESP3: a double).
+    /// `nan`; RESP3: a double). To a RESP2 client a finite value goes as the bulk string
+    /// of [`format_g17`](crate::numbers::format_g17), the same bytes without glibc's
+    /// `snprintf`; the rest through `RedisModule_ReplyWithDouble`.
     #[inline]
     pub fn double(ctx: &Context, value: f64) {
-        api!(ctx, RedisModule_ReplyWithDouble, value);
+        let mut buf = [0; crate::numbers::G17_MAX];
+        match crate::numbers::format_g17(value, &mut buf) {
+            Some(text) if !resp3(ctx) => string_buffer(ctx, text),
+            _ => {
+                api!(ctx, RedisModule_ReplyWithDouble, value);
+            }
+        }
+    }
+
+    /// Whether the command's client speaks RESP3 (`RedisModule_GetContextFlags`; an
+    /// unknown answer counts as RESP3, which leaves the reply to Redis).
+    fn resp3(ctx: &Context) -> bool {
+        // SAFETY: as in `api!`: the pointer is set by `RedisModule_Init`, and `ctx.ctx` is
+        // the running command's context.
+        match unsafe { raw::RedisModule_GetContextFlags } {
+            Some(flags) => {
+                // SAFETY: as above.
+                let flags = unsafe { flags(ctx.ctx) };
+                flags as u32 & raw::REDISMODULE_CTX_FLAGS_RESP3 != 0
+            }
+            None => true,
+        }
     }
 }
 

@@ -92,9 +92,14 @@ pub fn integer(arg: &RedisString) -> Option<i64> {
     arg.parse_integer().ok()
 }
 
-/// A floating-point argument (Redis's own parsing: no NaN), or `None`.
+/// A floating-point argument (Redis's own parsing: no NaN), or `None`. A plain decimal
+/// is read here, as Redis would read it ([`parse_plain`](crate::numbers::parse_plain)),
+/// without the call into Redis and its `strtod`.
 pub fn float(arg: &RedisString) -> Option<f64> {
-    arg.parse_float().ok().filter(|f| !f.is_nan())
+    match crate::numbers::parse_plain(arg.as_slice()) {
+        Some(value) => Some(value),
+        None => arg.parse_float().ok().filter(|f| !f.is_nan()),
+    }
 }
 
 /// Parses every argument with `parse`, stopping at the first error, and hands the values
