@@ -115,9 +115,10 @@ impl Key {
         // of `ty` is a `T` this module boxed (the type's callbacks only ever store `T`),
         // owned by the key, and borrowed here for as long as `self` is borrowed mutably:
         // commands run one at a time on the main thread, and nothing else refers to it.
+        // `ty.raw_type` is written once, when the type is created at module load, and only
+        // read afterwards (read here without the `RefCell`'s borrow count).
         unsafe {
-            let (Some(key_type), Some(get_type), Some(get_value)) = (
-                raw::RedisModule_KeyType,
+            let (Some(get_type), Some(get_value)) = (
                 raw::RedisModule_ModuleTypeGetType,
                 raw::RedisModule_ModuleTypeGetValue,
             ) else {
@@ -127,13 +128,29 @@ impl Key {
                 return Ok(None);
             }
             let found = get_type(self.key);
-            if !found.is_null() && found == *ty.raw_type.borrow() {
+            if !found.is_null() && found == *ty.raw_type.as_ptr() {
                 Ok(get_value(self.key).cast::<T>().as_mut())
-            } else if key_type(self.key) == raw::REDISMODULE_KEYTYPE_EMPTY as c_int {
-                Ok(None)
             } else {
-                Err(WrongType)
+                self.not_of_type()
             }
+        }
+    }
+
+    /// [`value`](Self::value) for a key whose value is not of the type asked: `Ok(None)`
+    /// when the key is empty, else `WrongType`.
+    #[cold]
+    #[inline(never)]
+    fn not_of_type<T>(&self) -> Result<Option<&mut T>, WrongType> {
+        // SAFETY: as in `value`.
+        let empty = unsafe {
+            raw::RedisModule_KeyType.is_some_and(|key_type| {
+                key_type(self.key) == raw::REDISMODULE_KEYTYPE_EMPTY as c_int
+            })
+        };
+        if empty {
+            Ok(None)
+        } else {
+            Err(WrongType)
         }
     }
 }
@@ -142,6 +159,20 @@ impl Drop for Key {
     #[inline]
     fn drop(&mut self) {
         raw::close_key(self.key);
+    }
+}
+
+/// Replicates the command as it was called (`RedisModule_ReplicateVerbatim`), straight
+/// through the API's pointer: redis-module's `Context::replicate_verbatim` is an
+/// out-of-line call around the same call.
+#[inline]
+pub fn replicate_verbatim(ctx: &Context) {
+    // SAFETY: the API's function pointers are written once by `RedisModule_Init` and only
+    // read afterwards on Redis's main thread, where commands run; `ctx.ctx` is the running
+    // command's context.
+    if let Some(replicate) = unsafe { raw::RedisModule_ReplicateVerbatim } {
+        // SAFETY: as above.
+        unsafe { replicate(ctx.ctx) };
     }
 }
 
@@ -248,6 +279,32 @@ pub mod reply {
         if text.last() == Some(&0) {
             // The pointer is to NUL-terminated bytes, which Redis reads up to that NUL.
             api!(ctx, RedisModule_ReplyWithSimpleString, text.as_ptr().cast());
+        }
+    }
+
+    /// `(label, integer)` pairs as one flat array (the INFO commands' replies): the three
+    /// API pointers read once, not once a call.
+    #[inline]
+    pub fn pairs(ctx: &Context, labels: &[&'static CStr], values: &[i64]) {
+        // SAFETY: as in `api!`.
+        let pointers = unsafe {
+            (
+                raw::RedisModule_ReplyWithArray,
+                raw::RedisModule_ReplyWithSimpleString,
+                raw::RedisModule_ReplyWithLongLong,
+            )
+        };
+        let (Some(array), Some(simple), Some(int)) = pointers else {
+            return;
+        };
+        let len = labels.len().min(values.len());
+        // SAFETY: as in `api!`; the labels are NUL-terminated static strings.
+        unsafe {
+            array(ctx.ctx, (len * 2) as c_long);
+            for (label, &value) in labels.iter().zip(values) {
+                simple(ctx.ctx, label.as_ptr());
+                int(ctx.ctx, value as c_longlong);
+            }
         }
     }
 

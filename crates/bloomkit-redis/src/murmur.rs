@@ -11,15 +11,16 @@
 //! each block once and folds it into all the states, and only the two state steps per block
 //! and the final avalanche (`h ⊕= h ≫ 13; h ← h·m; h ⊕= h ≫ 15`) are made once per seed.
 //! For a 12-byte item and the eight hashes of a depth-7 top-k that is about a third of
-//! the instructions of eight separate calls, with every result bit for bit the same (the
-//! tests hold it against [`bloomkit::hash::murmur2`]).
+//! the instructions of eight separate calls in scalar code, and with AVX2 (eight states in
+//! one register) about a seventh; every result bit for bit the same (the tests hold it
+//! against [`bloomkit::hash::murmur2`]).
 
 /// How many seeds one pass hashes under.
-pub const LANES: usize = 8;
+pub const LANES: usize = bloomkit::arch::murmur2x8::LANES;
 
-const M: u32 = 0x5bd1_e995;
-
-/// `murmur2(bytes, seeds[i])` for every `i`, in one pass over `bytes`.
+/// `murmur2(bytes, seeds[i])` for every `i`, in one pass over `bytes`: the library's
+/// kernel ([`bloomkit::arch::murmur2x8`]: the eight states in one AVX2 register where the
+/// CPU has AVX2, its scalar twin elsewhere).
 ///
 /// ```
 /// use bloomkit::hash::murmur2;
@@ -33,34 +34,7 @@ const M: u32 = 0x5bd1_e995;
 /// ```
 #[inline]
 pub fn murmur2_seeds(bytes: &[u8], seeds: &[u32; LANES]) -> [u32; LANES] {
-    // The reference mixes in the length as a C `int` converted to `uint32_t`.
-    let len = bytes.len() as u32;
-    let mut h = seeds.map(|seed| seed ^ len);
-    let mut blocks = bytes.chunks_exact(4);
-    for block in &mut blocks {
-        let mut k = u32::from_le_bytes(block.try_into().expect("4-byte block"));
-        k = k.wrapping_mul(M);
-        k ^= k >> 24;
-        k = k.wrapping_mul(M);
-        for h in &mut h {
-            *h = h.wrapping_mul(M) ^ k;
-        }
-    }
-    let tail = blocks.remainder();
-    if !tail.is_empty() {
-        let t = tail
-            .iter()
-            .enumerate()
-            .fold(0u32, |t, (i, &byte)| t | (byte as u32) << (8 * i));
-        for h in &mut h {
-            *h = (*h ^ t).wrapping_mul(M);
-        }
-    }
-    h.map(|mut h| {
-        h ^= h >> 13;
-        h = h.wrapping_mul(M);
-        h ^ (h >> 15)
-    })
+    bloomkit::arch::murmur2x8::murmur2x8(bytes, seeds)
 }
 
 /// The seeds `first, first + 1, …` (wrapping), [`LANES`] of them: rows `first..` of a

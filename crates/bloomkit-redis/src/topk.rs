@@ -396,11 +396,16 @@ impl Topk {
     }
 
     /// The heap slot holding `item`, scanning from the last slot. The fingerprints are
-    /// compared straight from the slots' bytes (one load each, no index checks), the rest
-    /// only where one matches: a query or add scans all `k` slots.
+    /// compared first, all `k` of them in one pass without an early exit (vector compares:
+    /// about a tenth of the instructions of a slot-by-slot scan), which settles the common
+    /// case, an item not in the heap; only when one matches are they scanned again from
+    /// the back, a step at a time, and the matching slots' items compared.
     fn find(&self, item: &[u8], fp: u32) -> Option<usize> {
         const STEP: usize = 8;
         let fps = &self.heap.fps;
+        if !fps.iter().fold(false, |any, &f| any | (f == fp)) {
+            return None;
+        }
         // From the last slot back, eight fingerprints at a time (one vector compare);
         // only a step with a match is looked at slot by slot.
         let mut end = fps.len();

@@ -181,14 +181,12 @@ impl<'a> Reply<'a> {
         glue::reply::double(self.0, value);
     }
 
-    /// `(label, integer)` pairs as one flat array, as the INFO commands answer.
+    /// `(label, integer)` pairs as one flat array, as the INFO commands answer: label `i`
+    /// with value `i`.
     #[inline(always)]
-    pub fn pairs(&self, pairs: &[(&'static CStr, i64)]) {
-        self.array(pairs.len() * 2);
-        for &(label, value) in pairs {
-            self.simple(label);
-            self.int(value);
-        }
+    pub fn pairs(&self, labels: &[&'static CStr], values: &[i64]) {
+        debug_assert_eq!(labels.len(), values.len());
+        glue::reply::pairs(self.0, labels, values);
     }
 }
 
