@@ -131,16 +131,16 @@ impl Key {
             if !found.is_null() && found == *ty.raw_type.as_ptr() {
                 Ok(get_value(self.key).cast::<T>().as_mut())
             } else {
-                self.not_of_type()
+                self.not_of_type().map(|()| None)
             }
         }
     }
 
-    /// [`value`](Self::value) for a key whose value is not of the type asked: `Ok(None)`
-    /// when the key is empty, else `WrongType`.
+    /// [`value`](Self::value) for a key whose value is not of the type asked: `Ok` when
+    /// the key is empty, else `WrongType`.
     #[cold]
     #[inline(never)]
-    fn not_of_type<T>(&self) -> Result<Option<&mut T>, WrongType> {
+    fn not_of_type(&self) -> Result<(), WrongType> {
         // SAFETY: as in `value`.
         let empty = unsafe {
             raw::RedisModule_KeyType.is_some_and(|key_type| {
@@ -148,7 +148,7 @@ impl Key {
             })
         };
         if empty {
-            Ok(None)
+            Ok(())
         } else {
             Err(WrongType)
         }
@@ -159,6 +159,39 @@ impl Drop for Key {
     #[inline]
     fn drop(&mut self) {
         raw::close_key(self.key);
+    }
+}
+
+/// An argument's bytes (`RedisModule_StringPtrLen`), straight through the API's pointer
+/// (redis-module's `as_slice` is an out-of-line call around the same call).
+#[inline(always)]
+pub fn bytes(arg: &RedisString) -> &[u8] {
+    // SAFETY: as in `replicate_verbatim`; `arg.inner` is a string Redis passed to the
+    // command, alive (and unmodified) until the command returns, which outlives the
+    // borrow of `arg`; Redis returns its buffer and length.
+    unsafe {
+        let Some(ptr_len) = raw::RedisModule_StringPtrLen else {
+            return &[];
+        };
+        let mut len = 0;
+        let ptr = ptr_len(arg.inner, &mut len);
+        if ptr.is_null() {
+            &[]
+        } else {
+            std::slice::from_raw_parts(ptr.cast::<u8>(), len)
+        }
+    }
+}
+
+/// An argument as a 64-bit integer (`RedisModule_StringToLongLong`: Redis's own parsing),
+/// or `None`; straight through the API's pointer.
+#[inline(always)]
+pub fn long_long(arg: &RedisString) -> Option<i64> {
+    // SAFETY: as in `bytes`; `value` outlives the call.
+    unsafe {
+        let to_long_long = raw::RedisModule_StringToLongLong?;
+        let mut value = 0;
+        (to_long_long(arg.inner, &mut value) == raw::REDISMODULE_OK as c_int).then_some(value)
     }
 }
 

@@ -32,7 +32,7 @@ pub const LANES: usize = bloomkit::arch::murmur2x8::LANES;
 ///     assert_eq!(*hash, murmur2(b"an item", seed));
 /// }
 /// ```
-#[inline]
+#[inline(always)]
 pub fn murmur2_seeds(bytes: &[u8], seeds: &[u32; LANES]) -> [u32; LANES] {
     bloomkit::arch::murmur2x8::murmur2x8(bytes, seeds)
 }

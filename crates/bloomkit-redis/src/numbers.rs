@@ -200,18 +200,10 @@ fn layout<'a>(
 }
 
 /// Rust's formatting output, on the stack.
+#[derive(Default)]
 struct Exact {
     buf: [u8; 32],
     len: usize,
-}
-
-impl Default for Exact {
-    fn default() -> Self {
-        Self {
-            buf: [0; 32],
-            len: 0,
-        }
-    }
 }
 
 impl Write for Exact {
@@ -390,18 +382,18 @@ mod tests {
             0.5,
             1e-4,
             1.5e-4,
-            9.99999999999999999e-5,
+            f64::from_bits(1e-4_f64.to_bits() - 1),
             1e-5,
             1e16,
             1e17,
-            9.9999999999999998e16,
+            f64::from_bits(1e17_f64.to_bits() - 1),
             123456789012345678.0,
             f64::MAX,
             -f64::MAX,
             f64::MIN_POSITIVE,
             5e-324,
             -5e-324,
-            2.2250738585072009e-308,
+            f64::from_bits(f64::MIN_POSITIVE.to_bits() - 1),
             1e100,
             1e-100,
             1e300,

@@ -442,34 +442,39 @@ impl Topk {
         let mut max_count = 0u32;
         let (buckets, table) = (&mut self.buckets, &self.table);
         Self::for_each_bucket(item, self.width, self.depth, &first, |bucket| {
+            // The bucket read in one load and written back in one store, only if it
+            // changed (one bounds check for both).
             let at = bucket * BUCKET_BYTES as usize;
-            let (mut bucket_fp, mut count) = bucket_at(buckets, at);
-            if count == 0 {
-                bucket_fp = fp;
-                count = increment;
-                max_count = max_count.max(count);
+            let cell: &mut [u8; 8] = (&mut buckets[at..at + 8]).try_into().expect("8 bytes");
+            let word = u64::from_le_bytes(*cell);
+            let (bucket_fp, count) = (word as u32, (word >> 32) as u32);
+            let new = if count == 0 {
+                max_count = max_count.max(increment);
+                Some((fp, increment))
             } else if bucket_fp == fp {
-                count = count.wrapping_add(increment);
+                let count = count.wrapping_add(increment);
                 max_count = max_count.max(count);
+                Some((fp, count))
             } else {
-                let mut left = increment;
+                let (mut count, mut left, mut new) = (count, increment, None);
                 while left > 0 {
                     let decay = Self::decay_at(table, count);
                     if chance() < decay {
                         count -= 1;
                         if count == 0 {
-                            bucket_fp = fp;
-                            count = left;
                             max_count = max_count.max(left);
+                            new = Some((fp, left));
                             break;
                         }
+                        new = Some((bucket_fp, count));
                     }
                     left -= 1;
                 }
+                new
+            };
+            if let Some((fp, count)) = new {
+                *cell = ((count as u64) << 32 | fp as u64).to_le_bytes();
             }
-            let bucket: &mut [u8; 8] = (&mut buckets[at..at + 8]).try_into().expect("8 bytes");
-            bucket[..4].copy_from_slice(&bucket_fp.to_le_bytes());
-            bucket[4..].copy_from_slice(&count.to_le_bytes());
         });
         if max_count < heap_min {
             return Expelled::Nothing;
@@ -787,6 +792,20 @@ mod tests {
         assert_eq!(u32_at(&t.buckets, 4), 1);
         assert_eq!(u32_at(&t.buckets, 0), murmur2(b"y", FINGERPRINT_SEED));
         assert_eq!(t.count(b"y"), 1);
+    }
+
+    #[test]
+    fn a_bucket_decayed_short_of_zero_keeps_its_item_with_the_lower_count() {
+        let mut t = Topk::new(1, 1, 1, 0.5, NO_LIMIT).unwrap();
+        t.add(b"x", 5, &mut never());
+        // 0.0 < 0.5⁵: count 4; 0.99 ≥ 0.5⁴: no change. x keeps the bucket, at 4.
+        let mut draws = vec![0.0, 0.99].into_iter();
+        t.add(b"y", 2, &mut || draws.next().unwrap());
+        assert_eq!(
+            (u32_at(&t.buckets, 0), u32_at(&t.buckets, 4)),
+            (murmur2(b"x", FINGERPRINT_SEED), 4)
+        );
+        assert_eq!(t.count(b"y"), 0);
     }
 
     #[test]

@@ -128,7 +128,7 @@ pub fn cms_incrby(ctx: &Context, args: &[Arg]) -> RedisResult {
     let reply = Reply::new(ctx);
     reply.array(pairs);
     for (pair, &value) in args[2..].chunks_exact(2).zip(increments.iter()) {
-        let estimate = sketch.incr_by(pair[0].as_slice(), value);
+        let estimate = sketch.incr_by(glue::bytes(&pair[0]), value);
         if estimate == u32::MAX {
             reply.error(c"CMS: INCRBY overflow");
         } else {
@@ -149,7 +149,7 @@ pub fn cms_query(ctx: &Context, args: &[Arg]) -> RedisResult {
     let reply = Reply::new(ctx);
     reply.array(args.len() - 2);
     for item in &args[2..] {
-        reply.int(sketch.query(item.as_slice()) as i64);
+        reply.int(sketch.query(glue::bytes(item)) as i64);
     }
     replied()
 }

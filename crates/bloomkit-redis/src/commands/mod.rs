@@ -88,15 +88,16 @@ pub fn first_letter(arg: &RedisString, n: usize) -> Option<u8> {
 }
 
 /// An integer argument (Redis's own parsing), or `None`.
+#[inline]
 pub fn integer(arg: &RedisString) -> Option<i64> {
-    arg.parse_integer().ok()
+    glue::long_long(arg)
 }
 
 /// A floating-point argument (Redis's own parsing: no NaN), or `None`. A plain decimal
 /// is read here, as Redis would read it ([`parse_plain`](crate::numbers::parse_plain)),
 /// without the call into Redis and its `strtod`.
 pub fn float(arg: &RedisString) -> Option<f64> {
-    match crate::numbers::parse_plain(arg.as_slice()) {
+    match crate::numbers::parse_plain(glue::bytes(arg)) {
         Some(value) => Some(value),
         None => arg.parse_float().ok().filter(|f| !f.is_nan()),
     }

@@ -73,7 +73,7 @@ pub fn murmur2x8_scalar(bytes: &[u8], seeds: &[u32; LANES]) -> [u32; LANES] {
 ///     assert_eq!(*hash, murmur2(b"an item", seed));
 /// }
 /// ```
-#[inline]
+#[inline(always)]
 pub fn murmur2x8(bytes: &[u8], seeds: &[u32; LANES]) -> [u32; LANES] {
     murmur2x8_with(super::detected(), bytes, seeds)
 }
