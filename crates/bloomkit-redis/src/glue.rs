@@ -267,6 +267,7 @@ macro_rules! register_commands {
 /// (0.3%). The reply functions only report OK, so the status is dropped.
 pub mod reply {
     use std::ffi::{c_long, c_longlong, CStr};
+    use std::sync::atomic::{AtomicBool, Ordering};
 
     use redis_module::{raw, Context};
 
@@ -364,15 +365,34 @@ pub mod reply {
         );
     }
 
-    /// A double, as Redis formats it (RESP2: a bulk string of `%.17g`, `inf`, `-inf`,
-    /// `nan`; RESP3: a double). To a RESP2 client a finite value goes as the bulk string
-    /// of [`format_g17`](crate::numbers::format_g17), the same bytes without glibc's
+    /// Whether this server formats doubles with `%.17g` (Redis before 7.2; see
+    /// [`double`]), as found when the module loaded.
+    static G17_DOUBLES: AtomicBool = AtomicBool::new(false);
+
+    /// Finds out how the server formats doubles, once, when the module loads: Redis 7.2
+    /// replaced `%.17g` in `addReplyDouble` by the shortest round-trip form (grisu2,
+    /// redis/redis#10587), so the short path of [`double`] is for servers before 7.2 only
+    /// (`RedisModule_GetServerVersion`, Redis 6.0.9 and later; the versions without it
+    /// format with `%.17g`).
+    pub fn detect_double_format() {
+        // SAFETY: the API's pointers are set by `RedisModule_Init` before `init` calls
+        // this; the call takes no arguments.
+        let version = unsafe { raw::RedisModule_GetServerVersion.map(|version| version()) };
+        G17_DOUBLES.store(version.is_none_or(|v| v < 0x00_07_02_00), Ordering::Relaxed);
+    }
+
+    /// A double, as Redis formats it (RESP2: a bulk string of `%.17g` before Redis 7.2,
+    /// `inf`, `-inf`, `nan`; RESP3: a double). To a RESP2 client of a server that formats
+    /// with `%.17g`, a finite value goes as the bulk string of
+    /// [`format_g17`](crate::numbers::format_g17), the same bytes without glibc's
     /// `snprintf`; the rest through `RedisModule_ReplyWithDouble`.
     #[inline]
     pub fn double(ctx: &Context, value: f64) {
         let mut buf = [0; crate::numbers::G17_MAX];
         match crate::numbers::format_g17(value, &mut buf) {
-            Some(text) if !resp3(ctx) => string_buffer(ctx, text),
+            Some(text) if G17_DOUBLES.load(Ordering::Relaxed) && !resp3(ctx) => {
+                string_buffer(ctx, text)
+            }
             _ => {
                 api!(ctx, RedisModule_ReplyWithDouble, value);
             }

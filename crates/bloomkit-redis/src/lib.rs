@@ -78,6 +78,7 @@ mod module {
         // A short read or a corrupt field in an RDB value sets Redis's I/O error flag,
         // which the load callbacks check, instead of aborting the server.
         ctx.set_module_options(ModuleOptions::HANDLE_IO_ERRORS);
+        crate::glue::reply::detect_double_format();
         if !memory::start(ctx) {
             ctx.log_warning("bloomkit: could not subscribe to configuration changes and the cron");
             return Status::Err;
