@@ -22,7 +22,8 @@ pub const LANES: usize = bloomkit::arch::murmur2x8::LANES;
 /// kernel ([`bloomkit::arch::murmur2x8`]: the eight states in one AVX2 register where the
 /// CPU has AVX2, its scalar twin elsewhere).
 ///
-/// ```
+/// ```no_run
+/// // (Not run: this crate's global allocator is Redis's, absent outside a server.)
 /// use bloomkit::hash::murmur2;
 /// use bloomkit_redis::murmur::murmur2_seeds;
 ///

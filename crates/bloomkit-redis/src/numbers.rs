@@ -29,7 +29,8 @@ pub const G17_MAX: usize = 24;
 /// `%.17g` of a finite `value` (C's `printf`), written into `buf`; `None` for infinities
 /// and NaN (left to Redis, which answers them in its own words).
 ///
-/// ```
+/// ```no_run
+/// // (Not run: this crate's global allocator is Redis's, absent outside a server.)
 /// use bloomkit_redis::numbers::format_g17;
 ///
 /// let mut buf = [0; bloomkit_redis::numbers::G17_MAX];
@@ -248,7 +249,8 @@ pub const PLAIN_MAX: usize = 24;
 /// it (see the module docs); `None` for anything else, which the caller reads the general
 /// way.
 ///
-/// ```
+/// ```no_run
+/// // (Not run: this crate's global allocator is Redis's, absent outside a server.)
 /// use bloomkit_redis::numbers::parse_plain;
 ///
 /// assert_eq!(parse_plain(b"0.5"), Some(0.5));
