@@ -47,9 +47,8 @@
 //! depth, a product that overflows, a buffer of any other length, and a sketch the memory
 //! limit refuses (checked before the buffer is read).
 
-use bloomkit::hash::murmur2;
-
 use crate::config::{Limit, Refusal};
+use crate::murmur::{murmur2_seeds, row_seeds, LANES};
 use crate::rdb::{Sink, Source};
 
 /// The RDB encoding version of `CMSk-TYPE` (RedisBloom's `CMS_ENC_VER`).
@@ -167,35 +166,43 @@ impl Sketch {
         self.cells[at * 4..at * 4 + 4].copy_from_slice(&value.to_le_bytes());
     }
 
-    /// The counter of `item` in `row`: `row·width + MurmurHash2(item, row) mod width`.
-    #[inline]
-    fn index(&self, item: &[u8], row: u64) -> usize {
-        // RedisBloom passes the row as the hash's 32-bit seed.
-        let h = murmur2(item, row as u32) as u64;
-        (h % self.width + row * self.width) as usize
+    /// Calls `f` with the counter of `item` in each row, row by row: in `row`,
+    /// `row·width + MurmurHash2(item, row) mod width` (RedisBloom passes the row as the
+    /// hash's 32-bit seed). The rows' hashes are computed eight at a time, in one pass over
+    /// the item each ([`murmur2_seeds`]).
+    #[inline(always)]
+    fn for_each_index(item: &[u8], width: u64, depth: u64, mut f: impl FnMut(usize)) {
+        let mut row = 0u64;
+        while row < depth {
+            let hashes = murmur2_seeds(item, &row_seeds(row as u32));
+            for (row, &h) in (row..depth).zip(&hashes) {
+                f((h as u64 % width + row * width) as usize);
+            }
+            row = row.saturating_add(LANES as u64);
+        }
     }
 
     /// Adds `value` to every counter of `item` (each saturating at `u32::MAX`) and to the
     /// count; returns the item's new estimate, `u32::MAX` when every counter saturated.
     pub fn incr_by(&mut self, item: &[u8], value: u64) -> u32 {
         let mut min = u32::MAX;
-        for row in 0..self.depth {
-            let at = self.index(item, row);
+        Self::for_each_index(item, self.width, self.depth, |at| {
             let sum = (self.cell(at) as u64).saturating_add(value);
             let new = sum.min(u32::MAX as u64) as u32;
             self.set_cell(at, new);
             min = min.min(new);
-        }
+        });
         self.count = self.count.wrapping_add(value);
         min
     }
 
     /// The estimate of `item`: the smallest of its counters.
     pub fn query(&self, item: &[u8]) -> u32 {
-        (0..self.depth)
-            .map(|row| self.cell(self.index(item, row)))
-            .min()
-            .unwrap_or(u32::MAX)
+        let mut min = u32::MAX;
+        Self::for_each_index(item, self.width, self.depth, |at| {
+            min = min.min(self.cell(at));
+        });
+        min
     }
 
     /// `CMS.MERGE`: every counter becomes `Σ wₖ·sourceₖ`, the count `Σ wₖ·countₖ`. The
@@ -296,6 +303,7 @@ pub struct MergeOverflow;
 mod tests {
     use super::*;
     use crate::rdb::{Field, Fields};
+    use bloomkit::hash::murmur2;
 
     const NO_LIMIT: u64 = u64::MAX;
 

@@ -115,9 +115,10 @@ impl Key {
         // of `ty` is a `T` this module boxed (the type's callbacks only ever store `T`),
         // owned by the key, and borrowed here for as long as `self` is borrowed mutably:
         // commands run one at a time on the main thread, and nothing else refers to it.
+        // `ty.raw_type` is written once, when the type is created at module load, and only
+        // read afterwards (read here without the `RefCell`'s borrow count).
         unsafe {
-            let (Some(key_type), Some(get_type), Some(get_value)) = (
-                raw::RedisModule_KeyType,
+            let (Some(get_type), Some(get_value)) = (
                 raw::RedisModule_ModuleTypeGetType,
                 raw::RedisModule_ModuleTypeGetValue,
             ) else {
@@ -127,13 +128,29 @@ impl Key {
                 return Ok(None);
             }
             let found = get_type(self.key);
-            if !found.is_null() && found == *ty.raw_type.borrow() {
+            if !found.is_null() && found == *ty.raw_type.as_ptr() {
                 Ok(get_value(self.key).cast::<T>().as_mut())
-            } else if key_type(self.key) == raw::REDISMODULE_KEYTYPE_EMPTY as c_int {
-                Ok(None)
             } else {
-                Err(WrongType)
+                self.not_of_type().map(|()| None)
             }
+        }
+    }
+
+    /// [`value`](Self::value) for a key whose value is not of the type asked: `Ok` when
+    /// the key is empty, else `WrongType`.
+    #[cold]
+    #[inline(never)]
+    fn not_of_type(&self) -> Result<(), WrongType> {
+        // SAFETY: as in `value`.
+        let empty = unsafe {
+            raw::RedisModule_KeyType.is_some_and(|key_type| {
+                key_type(self.key) == raw::REDISMODULE_KEYTYPE_EMPTY as c_int
+            })
+        };
+        if empty {
+            Ok(())
+        } else {
+            Err(WrongType)
         }
     }
 }
@@ -142,6 +159,53 @@ impl Drop for Key {
     #[inline]
     fn drop(&mut self) {
         raw::close_key(self.key);
+    }
+}
+
+/// An argument's bytes (`RedisModule_StringPtrLen`), straight through the API's pointer
+/// (redis-module's `as_slice` is an out-of-line call around the same call).
+#[inline(always)]
+pub fn bytes(arg: &RedisString) -> &[u8] {
+    // SAFETY: as in `replicate_verbatim`; `arg.inner` is a string Redis passed to the
+    // command, alive (and unmodified) until the command returns, which outlives the
+    // borrow of `arg`; Redis returns its buffer and length.
+    unsafe {
+        let Some(ptr_len) = raw::RedisModule_StringPtrLen else {
+            return &[];
+        };
+        let mut len = 0;
+        let ptr = ptr_len(arg.inner, &mut len);
+        if ptr.is_null() {
+            &[]
+        } else {
+            std::slice::from_raw_parts(ptr.cast::<u8>(), len)
+        }
+    }
+}
+
+/// An argument as a 64-bit integer (`RedisModule_StringToLongLong`: Redis's own parsing),
+/// or `None`; straight through the API's pointer.
+#[inline(always)]
+pub fn long_long(arg: &RedisString) -> Option<i64> {
+    // SAFETY: as in `bytes`; `value` outlives the call.
+    unsafe {
+        let to_long_long = raw::RedisModule_StringToLongLong?;
+        let mut value = 0;
+        (to_long_long(arg.inner, &mut value) == raw::REDISMODULE_OK as c_int).then_some(value)
+    }
+}
+
+/// Replicates the command as it was called (`RedisModule_ReplicateVerbatim`), straight
+/// through the API's pointer: redis-module's `Context::replicate_verbatim` is an
+/// out-of-line call around the same call.
+#[inline]
+pub fn replicate_verbatim(ctx: &Context) {
+    // SAFETY: the API's function pointers are written once by `RedisModule_Init` and only
+    // read afterwards on Redis's main thread, where commands run; `ctx.ctx` is the running
+    // command's context.
+    if let Some(replicate) = unsafe { raw::RedisModule_ReplicateVerbatim } {
+        // SAFETY: as above.
+        unsafe { replicate(ctx.ctx) };
     }
 }
 
@@ -203,6 +267,7 @@ macro_rules! register_commands {
 /// (0.3%). The reply functions only report OK, so the status is dropped.
 pub mod reply {
     use std::ffi::{c_long, c_longlong, CStr};
+    use std::sync::atomic::{AtomicBool, Ordering};
 
     use redis_module::{raw, Context};
 
@@ -251,6 +316,32 @@ pub mod reply {
         }
     }
 
+    /// `(label, integer)` pairs as one flat array (the INFO commands' replies): the three
+    /// API pointers read once, not once a call.
+    #[inline]
+    pub fn pairs(ctx: &Context, labels: &[&'static CStr], values: &[i64]) {
+        // SAFETY: as in `api!`.
+        let pointers = unsafe {
+            (
+                raw::RedisModule_ReplyWithArray,
+                raw::RedisModule_ReplyWithSimpleString,
+                raw::RedisModule_ReplyWithLongLong,
+            )
+        };
+        let (Some(array), Some(simple), Some(int)) = pointers else {
+            return;
+        };
+        let len = labels.len().min(values.len());
+        // SAFETY: as in `api!`; the labels are NUL-terminated static strings.
+        unsafe {
+            array(ctx.ctx, (len * 2) as c_long);
+            for (label, &value) in labels.iter().zip(values) {
+                simple(ctx.ctx, label.as_ptr());
+                int(ctx.ctx, value as c_longlong);
+            }
+        }
+    }
+
     /// An error.
     #[inline]
     pub fn error(ctx: &Context, text: &CStr) {
@@ -274,11 +365,53 @@ pub mod reply {
         );
     }
 
-    /// A double, as Redis formats it (RESP2: a bulk string of `%.17g`, `inf`, `-inf`,
-    /// `nan`; RESP3: a double).
+    /// Whether this server formats doubles with `%.17g` (Redis before 7.2; see
+    /// [`double`]), as found when the module loaded.
+    static G17_DOUBLES: AtomicBool = AtomicBool::new(false);
+
+    /// Finds out how the server formats doubles, once, when the module loads: Redis 7.2
+    /// replaced `%.17g` in `addReplyDouble` by the shortest round-trip form (grisu2,
+    /// redis/redis#10587), so the short path of [`double`] is for servers before 7.2 only
+    /// (`RedisModule_GetServerVersion`, Redis 6.0.9 and later; the versions without it
+    /// format with `%.17g`).
+    pub fn detect_double_format() {
+        // SAFETY: the API's pointers are set by `RedisModule_Init` before `init` calls
+        // this; the call takes no arguments.
+        let version = unsafe { raw::RedisModule_GetServerVersion.map(|version| version()) };
+        G17_DOUBLES.store(version.is_none_or(|v| v < 0x00_07_02_00), Ordering::Relaxed);
+    }
+
+    /// A double, as Redis formats it (RESP2: a bulk string of `%.17g` before Redis 7.2,
+    /// `inf`, `-inf`, `nan`; RESP3: a double). To a RESP2 client of a server that formats
+    /// with `%.17g`, a finite value goes as the bulk string of
+    /// [`format_g17`](crate::numbers::format_g17), the same bytes without glibc's
+    /// `snprintf`; the rest through `RedisModule_ReplyWithDouble`.
     #[inline]
     pub fn double(ctx: &Context, value: f64) {
-        api!(ctx, RedisModule_ReplyWithDouble, value);
+        let mut buf = [0; crate::numbers::G17_MAX];
+        match crate::numbers::format_g17(value, &mut buf) {
+            Some(text) if G17_DOUBLES.load(Ordering::Relaxed) && !resp3(ctx) => {
+                string_buffer(ctx, text)
+            }
+            _ => {
+                api!(ctx, RedisModule_ReplyWithDouble, value);
+            }
+        }
+    }
+
+    /// Whether the command's client speaks RESP3 (`RedisModule_GetContextFlags`; an
+    /// unknown answer counts as RESP3, which leaves the reply to Redis).
+    fn resp3(ctx: &Context) -> bool {
+        // SAFETY: as in `api!`: the pointer is set by `RedisModule_Init`, and `ctx.ctx` is
+        // the running command's context.
+        match unsafe { raw::RedisModule_GetContextFlags } {
+            Some(flags) => {
+                // SAFETY: as above.
+                let flags = unsafe { flags(ctx.ctx) };
+                flags as u32 & raw::REDISMODULE_CTX_FLAGS_RESP3 != 0
+            }
+            None => true,
+        }
     }
 }
 

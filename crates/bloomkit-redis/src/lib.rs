@@ -19,6 +19,8 @@
 //!   server.
 //! * [`tdigest`] holds RedisBloom 2.4's t-digest (`TDIGEST.*`, type `TDIS-TYPE`, encoding
 //!   version 0): its t-digest-c's arithmetic, float for float, and its RDB record.
+//! * [`murmur`] hashes an item under every row's seed in one pass (the sketches' rows).
+//! * [`numbers`] reads and writes doubles as Redis does (`strtod`, `%.17g`), on a short path.
 //! * [`config`] parses the module arguments and holds the memory limits' rule (per key and
 //!   server-wide, checked before every allocation of filter memory).
 //! * The command handlers, their C entry points and the data-type callbacks (`commands`,
@@ -36,6 +38,8 @@ pub mod bf;
 pub mod cf;
 pub mod cms;
 pub mod config;
+pub mod murmur;
+pub mod numbers;
 pub mod rdb;
 pub mod tdigest;
 pub mod topk;
@@ -74,12 +78,16 @@ mod module {
         // A short read or a corrupt field in an RDB value sets Redis's I/O error flag,
         // which the load callbacks check, instead of aborting the server.
         ctx.set_module_options(ModuleOptions::HANDLE_IO_ERRORS);
+        crate::glue::reply::detect_double_format();
         if !memory::start(ctx) {
             ctx.log_warning("bloomkit: could not subscribe to configuration changes and the cron");
             return Status::Err;
         }
         match config::parse(args.iter().map(RedisString::as_slice)) {
-            Ok(c) => config::set(c),
+            Ok(c) => {
+                config::set(c);
+                memory::limits_changed();
+            }
             Err(e) => {
                 ctx.log_warning(&format!("bloomkit: {e}"));
                 return Status::Err;

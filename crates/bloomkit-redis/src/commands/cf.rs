@@ -405,16 +405,28 @@ pub fn cf_info(ctx: &Context, args: &[Arg]) -> RedisResult {
     }
     with_cuckoo(ctx, &args[1], |cf| {
         let cf = cf.ok_or_else(|| error("ERR not found"))?;
-        Reply::new(ctx).pairs(&[
-            (c"Size", cf.memory_bytes() as i64),
-            (c"Number of buckets", cf.num_buckets() as i64),
-            (c"Number of filters", cf.filters().len() as i64),
-            (c"Number of items inserted", cf.num_items() as i64),
-            (c"Number of items deleted", cf.num_deletes() as i64),
-            (c"Bucket size", cf.bucket_size() as i64),
-            (c"Expansion rate", cf.expansion() as i64),
-            (c"Max iterations", cf.max_iterations() as i64),
-        ]);
+        Reply::new(ctx).pairs(
+            &[
+                c"Size",
+                c"Number of buckets",
+                c"Number of filters",
+                c"Number of items inserted",
+                c"Number of items deleted",
+                c"Bucket size",
+                c"Expansion rate",
+                c"Max iterations",
+            ],
+            &[
+                cf.memory_bytes() as i64,
+                cf.num_buckets() as i64,
+                cf.filters().len() as i64,
+                cf.num_items() as i64,
+                cf.num_deletes() as i64,
+                cf.bucket_size() as i64,
+                cf.expansion() as i64,
+                cf.max_iterations() as i64,
+            ],
+        );
         replied()
     })
 }

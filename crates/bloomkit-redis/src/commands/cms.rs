@@ -6,7 +6,7 @@ use redis_module::{Context, RedisError, RedisResult, RedisValue};
 use super::{arg_index, error, float, integer, replied, wrong_type, Arg, Reply, INLINE_VALUES};
 use crate::cms::{dims_from_prob, CreateError, MergeSource, Sketch};
 use crate::config::Refusal;
-use crate::glue::Key;
+use crate::glue::{self, Key};
 use crate::memory::{self, ServerLimit};
 use crate::types::CMS_TYPE;
 
@@ -34,6 +34,7 @@ pub fn refused(prefix: &str, what: &str, refusal: Refusal) -> RedisError {
 }
 
 /// The sketch at `key`: "CMS: key does not exist", WRONGTYPE.
+#[inline(always)]
 fn existing(key: &mut Key) -> Result<&mut Sketch, RedisError> {
     key.value::<Sketch>(&CMS_TYPE)
         .map_err(|_| RedisError::WrongType)?
@@ -82,7 +83,7 @@ fn create(ctx: &Context, args: &[Arg], by_prob: bool) -> RedisResult {
     };
     let sketch = Sketch::new(width, depth, ServerLimit).map_err(create_error)?;
     memory::store(&key, &CMS_TYPE, sketch)?;
-    ctx.replicate_verbatim();
+    glue::replicate_verbatim(ctx);
     Ok(RedisValue::SimpleStringStatic("OK"))
 }
 
@@ -127,14 +128,14 @@ pub fn cms_incrby(ctx: &Context, args: &[Arg]) -> RedisResult {
     let reply = Reply::new(ctx);
     reply.array(pairs);
     for (pair, &value) in args[2..].chunks_exact(2).zip(increments.iter()) {
-        let estimate = sketch.incr_by(pair[0].as_slice(), value);
+        let estimate = sketch.incr_by(glue::bytes(&pair[0]), value);
         if estimate == u32::MAX {
             reply.error(c"CMS: INCRBY overflow");
         } else {
             reply.int(estimate as i64);
         }
     }
-    ctx.replicate_verbatim();
+    glue::replicate_verbatim(ctx);
     replied()
 }
 
@@ -148,7 +149,7 @@ pub fn cms_query(ctx: &Context, args: &[Arg]) -> RedisResult {
     let reply = Reply::new(ctx);
     reply.array(args.len() - 2);
     for item in &args[2..] {
-        reply.int(sketch.query(item.as_slice()) as i64);
+        reply.int(sketch.query(glue::bytes(item)) as i64);
     }
     replied()
 }
@@ -233,7 +234,7 @@ pub fn cms_merge(ctx: &Context, args: &[Arg]) -> RedisResult {
         .ok_or_else(|| error(NOT_FOUND))?;
     dest.merge(&sources)
         .map_err(|_| error("CMS: MERGE overflow"))?;
-    ctx.replicate_verbatim();
+    glue::replicate_verbatim(ctx);
     Ok(RedisValue::SimpleStringStatic("OK"))
 }
 
@@ -244,10 +245,13 @@ pub fn cms_info(ctx: &Context, args: &[Arg]) -> RedisResult {
     }
     let mut key = Key::open(ctx, &args[1], false);
     let sketch = existing(&mut key)?;
-    Reply::new(ctx).pairs(&[
-        (c"width", sketch.width() as i64),
-        (c"depth", sketch.depth() as i64),
-        (c"count", sketch.count() as i64),
-    ]);
+    Reply::new(ctx).pairs(
+        &[c"width", c"depth", c"count"],
+        &[
+            sketch.width() as i64,
+            sketch.depth() as i64,
+            sketch.count() as i64,
+        ],
+    );
     replied()
 }

@@ -88,13 +88,19 @@ pub fn first_letter(arg: &RedisString, n: usize) -> Option<u8> {
 }
 
 /// An integer argument (Redis's own parsing), or `None`.
+#[inline]
 pub fn integer(arg: &RedisString) -> Option<i64> {
-    arg.parse_integer().ok()
+    glue::long_long(arg)
 }
 
-/// A floating-point argument (Redis's own parsing: no NaN), or `None`.
+/// A floating-point argument (Redis's own parsing: no NaN), or `None`. A plain decimal
+/// is read here, as Redis would read it ([`parse_plain`](crate::numbers::parse_plain)),
+/// without the call into Redis and its `strtod`.
 pub fn float(arg: &RedisString) -> Option<f64> {
-    arg.parse_float().ok().filter(|f| !f.is_nan())
+    match crate::numbers::parse_plain(glue::bytes(arg)) {
+        Some(value) => Some(value),
+        None => arg.parse_float().ok().filter(|f| !f.is_nan()),
+    }
 }
 
 /// Parses every argument with `parse`, stopping at the first error, and hands the values
@@ -176,14 +182,12 @@ impl<'a> Reply<'a> {
         glue::reply::double(self.0, value);
     }
 
-    /// `(label, integer)` pairs as one flat array, as the INFO commands answer.
+    /// `(label, integer)` pairs as one flat array, as the INFO commands answer: label `i`
+    /// with value `i`.
     #[inline(always)]
-    pub fn pairs(&self, pairs: &[(&'static CStr, i64)]) {
-        self.array(pairs.len() * 2);
-        for &(label, value) in pairs {
-            self.simple(label);
-            self.int(value);
-        }
+    pub fn pairs(&self, labels: &[&'static CStr], values: &[i64]) {
+        debug_assert_eq!(labels.len(), values.len());
+        glue::reply::pairs(self.0, labels, values);
     }
 }
 

@@ -22,21 +22,18 @@ const MISSING: &str = "ERR T-Digest: key does not exist";
 const OVERFLOW: &str = "ERR T-Digest: overflow detected";
 
 /// Runs `f` on the digest at `name`, opened for reading (see the module docs).
+#[inline(always)]
 fn read(
     ctx: &Context,
     name: &RedisString,
     f: impl FnOnce(&mut TDigest) -> RedisResult,
 ) -> RedisResult {
-    glue::with_read_value(
-        ctx,
-        name,
-        &TDIGEST_TYPE,
-        |td: Option<&mut TDigest>| match td {
-            Some(td) => f(td),
-            None => Err(error(MISSING)),
-        },
-    )
-    .unwrap_or(Err(RedisError::WrongType))
+    let mut key = glue::Key::open(ctx, name, false);
+    match key.value::<TDigest>(&TDIGEST_TYPE) {
+        Ok(Some(td)) => f(td),
+        Ok(None) => Err(error(MISSING)),
+        Err(_) => Err(RedisError::WrongType),
+    }
 }
 
 /// The compression of the digest at `name`: `Ok(None)` when the key is missing.
@@ -97,7 +94,7 @@ pub fn tdigest_create(ctx: &Context, args: &[Arg]) -> RedisResult {
     let td = TDigest::new(compression, ServerLimit)
         .map_err(|e| create_error(e, "ERR T-Digest: allocation failed"))?;
     memory::store(&key, &TDIGEST_TYPE, td)?;
-    ctx.replicate_verbatim();
+    glue::replicate_verbatim(ctx);
     Ok(RedisValue::SimpleStringStatic("OK"))
 }
 
@@ -122,7 +119,7 @@ pub fn tdigest_reset(ctx: &Context, args: &[Arg]) -> RedisResult {
     }
     write(ctx, &args[1], |td| {
         td.reset();
-        ctx.replicate_verbatim();
+        glue::replicate_verbatim(ctx);
         Ok(RedisValue::SimpleStringStatic("OK"))
     })
 }
@@ -149,12 +146,12 @@ pub fn tdigest_add(ctx: &Context, args: &[Arg]) -> RedisResult {
             for (i, &v) in values.iter().enumerate() {
                 if td.add(v, 1).is_err() {
                     if i > 0 {
-                        ctx.replicate_verbatim();
+                        glue::replicate_verbatim(ctx);
                     }
                     return Err(error(OVERFLOW));
                 }
             }
-            ctx.replicate_verbatim();
+            glue::replicate_verbatim(ctx);
             Reply::new(ctx).simple(c"OK");
             replied()
         })
@@ -233,7 +230,7 @@ pub fn tdigest_merge(ctx: &Context, args: &[Arg]) -> RedisResult {
     // The destination's old digest, if any, is freed (and uncounted) as it is replaced.
     let key = ctx.open_key_writable(dest);
     memory::store(&key, &TDIGEST_TYPE, to)?;
-    ctx.replicate_verbatim();
+    glue::replicate_verbatim(ctx);
     Ok(RedisValue::SimpleStringStatic("OK"))
 }
 
@@ -468,17 +465,30 @@ pub fn tdigest_info(ctx: &Context, args: &[Arg]) -> RedisResult {
     }
     read(ctx, &args[1], |td| {
         let i = td.info();
-        Reply::new(ctx).pairs(&[
-            (c"Compression", i.compression),
-            (c"Capacity", i.capacity),
-            (c"Merged nodes", i.merged_nodes),
-            (c"Unmerged nodes", i.unmerged_nodes),
-            (c"Merged weight", i.merged_weight),
-            (c"Unmerged weight", i.unmerged_weight),
-            (c"Observations", i.observations),
-            (c"Total compressions", i.total_compressions),
-            (c"Memory usage", i.memory_usage),
-        ]);
+        Reply::new(ctx).pairs(
+            &[
+                c"Compression",
+                c"Capacity",
+                c"Merged nodes",
+                c"Unmerged nodes",
+                c"Merged weight",
+                c"Unmerged weight",
+                c"Observations",
+                c"Total compressions",
+                c"Memory usage",
+            ],
+            &[
+                i.compression,
+                i.capacity,
+                i.merged_nodes,
+                i.unmerged_nodes,
+                i.merged_weight,
+                i.unmerged_weight,
+                i.observations,
+                i.total_compressions,
+                i.memory_usage,
+            ],
+        );
         replied()
     })
 }

@@ -9,7 +9,7 @@ use redis_module::{Context, RedisError, RedisResult, RedisValue};
 
 use super::cms::refused;
 use super::{error, float, integer, replied, Arg, Reply, INLINE_VALUES};
-use crate::glue::{c_rand_unit, Key};
+use crate::glue::{self, c_rand_unit, Key};
 use crate::memory::{self, ServerLimit};
 use crate::topk::{
     CreateError, Expelled, Item, Topk, DEFAULT_DECAY, DEFAULT_DEPTH, DEFAULT_WIDTH, MAX_INCREMENT,
@@ -25,6 +25,7 @@ const BAD_INCREMENT: &std::ffi::CStr = c"TopK: increment must be an integer grea
 /// An item as a reply element (see the module docs); a slot without an item answers an
 /// empty status string. The item goes to Redis as the top-k stores it, NUL-terminated,
 /// without a copy.
+#[inline(always)]
 fn item_reply(reply: &Reply, item: Option<&Item>) {
     match item {
         None => reply.simple(c""),
@@ -71,11 +72,12 @@ pub fn topk_reserve(ctx: &Context, args: &[Arg]) -> RedisResult {
         CreateError::TooLarge(refusal) => refused(NO_MEMORY, "top-k", refusal),
     })?;
     memory::store(&key, &TOPK_TYPE, topk)?;
-    ctx.replicate_verbatim();
+    glue::replicate_verbatim(ctx);
     Ok(RedisValue::SimpleStringStatic("OK"))
 }
 
 /// The top-k at `key`: "TopK: key does not exist", WRONGTYPE.
+#[inline(always)]
 fn existing(key: &mut Key) -> Result<&mut Topk, RedisError> {
     key.value::<Topk>(&TOPK_TYPE)
         .map_err(|_| RedisError::WrongType)?
@@ -92,6 +94,7 @@ fn admit_items<'a>(topk: &Topk, items: impl Iterator<Item = &'a [u8]>) -> Result
 }
 
 /// One add's reply element: the expelled item, or nil.
+#[inline(always)]
 fn expelled_reply(reply: &Reply, expelled: Expelled) {
     match expelled {
         Expelled::Nothing => reply.null(),
@@ -101,24 +104,37 @@ fn expelled_reply(reply: &Reply, expelled: Expelled) {
 
 /// `TOPK.ADD key item…`: per item, the item it expelled from the list, or nil.
 pub fn topk_add(ctx: &Context, args: &[Arg]) -> RedisResult {
-    if args.len() < 3 {
+    let [_, name, items @ ..] = args else {
+        return Err(RedisError::WrongArity);
+    };
+    if items.is_empty() {
         return Err(RedisError::WrongArity);
     }
-    let mut key = Key::open(ctx, &args[1], true);
-    let topk = existing(&mut key)?;
-    // Each item's bytes asked of Redis once, for the check and the add.
-    let items = &args[2..];
-    let mut inline: [&[u8]; INLINE_VALUES] = [&[]; INLINE_VALUES];
-    let spilled: Vec<&[u8]>;
-    let items: &[&[u8]] = if items.len() <= INLINE_VALUES {
-        for (slot, item) in inline.iter_mut().zip(items) {
-            *slot = item.as_slice();
+    let mut key = Key::open(ctx, name, true);
+    // Each item's bytes asked of Redis once, for the check and the add: one item (the
+    // common call) as it is, up to INLINE_VALUES on the stack, more in a vector.
+    match items {
+        [item] => add_items(ctx, existing(&mut key)?, &[glue::bytes(item)]),
+        _ => {
+            let topk = existing(&mut key)?;
+            if items.len() <= INLINE_VALUES {
+                let mut inline: [&[u8]; INLINE_VALUES] = [&[]; INLINE_VALUES];
+                for (slot, item) in inline.iter_mut().zip(items) {
+                    *slot = glue::bytes(item);
+                }
+                add_items(ctx, topk, &inline[..items.len()])
+            } else {
+                let spilled: Vec<&[u8]> = items.iter().map(|item| glue::bytes(item)).collect();
+                add_items(ctx, topk, &spilled)
+            }
         }
-        &inline[..items.len()]
-    } else {
-        spilled = items.iter().map(|item| item.as_slice()).collect();
-        &spilled
-    };
+    }
+}
+
+/// `TOPK.ADD`'s work once its items are read: the memory check, the adds and their reply,
+/// the count of the bytes held, the replication.
+#[inline(always)]
+fn add_items(ctx: &Context, topk: &mut Topk, items: &[&[u8]]) -> RedisResult {
     admit_items(topk, items.iter().copied())?;
     let before = topk.memory_bytes();
     let reply = Reply::new(ctx);
@@ -128,7 +144,7 @@ pub fn topk_add(ctx: &Context, args: &[Arg]) -> RedisResult {
         expelled_reply(&reply, topk.add(item, 1, &mut chance));
     }
     memory::resized(before, topk.memory_bytes());
-    ctx.replicate_verbatim();
+    glue::replicate_verbatim(ctx);
     replied()
 }
 
@@ -143,22 +159,41 @@ pub fn topk_incrby(ctx: &Context, args: &[Arg]) -> RedisResult {
     }
     let mut key = Key::open(ctx, &args[1], true);
     let topk = existing(&mut key)?;
-    admit_items(
-        topk,
-        args[2..].iter().step_by(2).map(|item| item.as_slice()),
-    )?;
+    // Each pair read once (the item's bytes, the increment if valid): one pair (the common
+    // call) as it is, up to INLINE_VALUES on the stack, more in a vector.
+    fn read(pair: &[Arg]) -> (&[u8], Option<u32>) {
+        let increment = integer(&pair[1]).filter(|v| (0..=MAX_INCREMENT as i64).contains(v));
+        (glue::bytes(&pair[0]), increment.map(|v| v as u32))
+    }
+    let pairs = &args[2..];
+    if pairs.len() == 2 {
+        incr_pairs(ctx, topk, &[read(pairs)])
+    } else if pairs.len() / 2 <= INLINE_VALUES {
+        let mut inline: [(&[u8], Option<u32>); INLINE_VALUES] = [(&[], None); INLINE_VALUES];
+        for (slot, pair) in inline.iter_mut().zip(pairs.chunks_exact(2)) {
+            *slot = read(pair);
+        }
+        incr_pairs(ctx, topk, &inline[..pairs.len() / 2])
+    } else {
+        let spilled: Vec<_> = pairs.chunks_exact(2).map(read).collect();
+        incr_pairs(ctx, topk, &spilled)
+    }
+}
+
+/// `TOPK.INCRBY`'s work once its pairs are read (`None`: an increment out of range).
+#[inline(always)]
+fn incr_pairs(ctx: &Context, topk: &mut Topk, pairs: &[(&[u8], Option<u32>)]) -> RedisResult {
+    admit_items(topk, pairs.iter().map(|&(item, _)| item))?;
     let before = topk.memory_bytes();
     let reply = Reply::new(ctx);
-    reply.array(args.len() / 2 - 1);
+    reply.array(pairs.len());
     let mut chance = c_rand_unit;
     let mut failed = false;
-    for pair in args[2..].chunks_exact(2) {
-        let increment = integer(&pair[1]).filter(|v| (0..=MAX_INCREMENT as i64).contains(v));
+    for &(item, increment) in pairs {
         match increment {
-            Some(increment) if !failed => expelled_reply(
-                &reply,
-                topk.add(pair[0].as_slice(), increment as u32, &mut chance),
-            ),
+            Some(increment) if !failed => {
+                expelled_reply(&reply, topk.add(item, increment, &mut chance))
+            }
             _ => {
                 failed = true;
                 reply.error(BAD_INCREMENT);
@@ -166,7 +201,7 @@ pub fn topk_incrby(ctx: &Context, args: &[Arg]) -> RedisResult {
         }
     }
     memory::resized(before, topk.memory_bytes());
-    ctx.replicate_verbatim();
+    glue::replicate_verbatim(ctx);
     replied()
 }
 
@@ -180,7 +215,7 @@ pub fn topk_query(ctx: &Context, args: &[Arg]) -> RedisResult {
     let reply = Reply::new(ctx);
     reply.array(args.len() - 2);
     for item in &args[2..] {
-        reply.int(topk.query(item.as_slice()) as i64);
+        reply.int(topk.query(glue::bytes(item)) as i64);
     }
     replied()
 }
@@ -195,7 +230,7 @@ pub fn topk_count(ctx: &Context, args: &[Arg]) -> RedisResult {
     let reply = Reply::new(ctx);
     reply.array(args.len() - 2);
     for item in &args[2..] {
-        reply.int(topk.count(item.as_slice()) as i64);
+        reply.int(topk.count(glue::bytes(item)) as i64);
     }
     replied()
 }
@@ -210,7 +245,7 @@ pub fn topk_list(ctx: &Context, args: &[Arg]) -> RedisResult {
     let with_count = match args.get(2) {
         None => false,
         Some(arg) => {
-            let arg = arg.as_slice();
+            let arg = glue::bytes(arg);
             if arg.len() <= 9 && b"WITHCOUNT"[..arg.len()].eq_ignore_ascii_case(arg) {
                 true
             } else {

@@ -16,6 +16,9 @@
 //! * [`block256`]: Parquet's split block, eight `u32` words; word i gets the bit
 //!   `(x · salt[i]) >> 27`. AVX2: one `vpmulld`, one shift, one `vpsllvd`.
 //!
+//! And one hash: [`murmur2x8`], 32-bit MurmurHash2 of one input under eight seeds in one
+//! pass (the rows of RedisBloom's sketches), eight states in one AVX2 register.
+//!
 //! # Choosing a kernel
 //!
 //! [`simd_level`] detects the CPU once (`is_x86_feature_detected!`) and caches the answer;
@@ -41,6 +44,7 @@ use std::sync::atomic::{AtomicU8, Ordering};
 
 pub mod block256;
 pub mod block512;
+pub mod murmur2x8;
 #[cfg(target_arch = "x86_64")]
 mod x86;
 

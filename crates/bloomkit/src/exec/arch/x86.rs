@@ -178,3 +178,33 @@ pub(super) fn block256_set_avx2(block: &mut [u32; 8], x: u32) -> bool {
         _mm256_testc_si256(b, m) == 0
     }
 }
+
+/// [`super::murmur2x8::murmur2x8`] with the eight states in one register: each block mixed
+/// once (scalar), then `h ← h·m ⊕ k` in all lanes (`vpmulld`, `vpxor`); the avalanche on
+/// all lanes at once.
+#[inline(never)]
+#[target_feature(enable = "avx2")]
+pub(super) fn murmur2x8_avx2(bytes: &[u8], seeds: &[u32; 8]) -> [u32; 8] {
+    use super::murmur2x8::{mix, tail_word, M};
+    let m = _mm256_set1_epi32(M as i32);
+    // SAFETY: `seeds` is 32 readable bytes; the unaligned load reads exactly them.
+    let seeds = unsafe { _mm256_loadu_si256(seeds.as_ptr().cast()) };
+    let mut h = _mm256_xor_si256(seeds, _mm256_set1_epi32(bytes.len() as u32 as i32));
+    let mut blocks = bytes.chunks_exact(4);
+    for block in &mut blocks {
+        let k = _mm256_set1_epi32(mix(block) as i32);
+        h = _mm256_xor_si256(_mm256_mullo_epi32(h, m), k);
+    }
+    let tail = blocks.remainder();
+    if !tail.is_empty() {
+        let t = _mm256_set1_epi32(tail_word(tail) as i32);
+        h = _mm256_mullo_epi32(_mm256_xor_si256(h, t), m);
+    }
+    h = _mm256_xor_si256(h, _mm256_srli_epi32::<13>(h));
+    h = _mm256_mullo_epi32(h, m);
+    h = _mm256_xor_si256(h, _mm256_srli_epi32::<15>(h));
+    let mut out = [0u32; 8];
+    // SAFETY: `out` is 32 writable bytes; the unaligned store writes exactly them.
+    unsafe { _mm256_storeu_si256(out.as_mut_ptr().cast(), h) };
+    out
+}
