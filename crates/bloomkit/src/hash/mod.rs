@@ -535,6 +535,20 @@ impl EnhancedDouble {
     }
 }
 
+/// `f(k)`, with `k` a constant in the calls for the k of ε = 5%, 1% and 0.1% (4, 7 and 10;
+/// 1% is bloomkit's default): a loop over [`EnhancedDouble`] inlined into `f` then unrolls,
+/// without a counter, a compare and a branch per position. Any other k runs the same code as
+/// a loop. The result is `f(k)` either way.
+#[inline(always)]
+pub fn with_common_k<R>(k: u32, f: impl FnOnce(u32) -> R) -> R {
+    match k {
+        7 => f(7),
+        10 => f(10),
+        4 => f(4),
+        _ => f(k),
+    }
+}
+
 impl Iterator for EnhancedDouble {
     type Item = u64;
 

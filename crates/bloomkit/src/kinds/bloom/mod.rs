@@ -19,7 +19,7 @@ use crate::codec::{Parts, Persist};
 use crate::error::{DecodeError, Error};
 use crate::filter::{Filter, Kind};
 use crate::hash::HashingChoice;
-use crate::hash::{EnhancedDouble, Hashing, IndexScheme, Item};
+use crate::hash::{with_common_k, EnhancedDouble, Hashing, IndexScheme, Item};
 use crate::lookahead;
 use crate::params;
 use crate::sizing;
@@ -109,11 +109,13 @@ impl BloomFilter {
         if self.hashing.scheme == IndexScheme::EnhancedDoubleHashing {
             // The default scheme's positions as a plain loop (see `EnhancedDouble`).
             let digest = self.hashing.digest(bytes);
-            let mut positions = EnhancedDouble::new(digest, self.num_hashes, self.bits.len());
+            let (bits, m) = (&self.bits, self.bits.len());
             return if branch_free {
-                positions.fold(true, |all, p| all & self.bits.get(p))
+                with_common_k(self.num_hashes, |k| {
+                    EnhancedDouble::new(digest, k, m).fold(true, |all, p| all & bits.get(p))
+                })
             } else {
-                positions.all(|p| self.bits.get(p))
+                EnhancedDouble::new(digest, self.num_hashes, m).all(|p| bits.get(p))
             };
         }
         let positions = self
