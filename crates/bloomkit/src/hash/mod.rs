@@ -499,9 +499,10 @@ impl Positions<'static> {
 /// The k positions of enhanced double hashing from a digest (g = its low half, δ = its
 /// high half): what [`Positions`] gives under [`IndexScheme::EnhancedDoubleHashing`], as
 /// a plain iterator with no scheme to match and no item bytes to keep, for the hot loops of
-/// the classic filter (its single calls and its batches). Through `Positions` each call
-/// matched the scheme and kept an enum state; the classic filter's query spent 148
-/// instructions on its seven positions where this loop takes 14 apiece.
+/// the classic filter (its single calls and its batches). Through `Positions` the classic
+/// filter's lookahead window called `Positions::next` out of line twice per position (to
+/// prefetch, then to read): `add_many` of a NumPy `int64` array at n = 10⁶ through the
+/// Python package took 473 instructions per item, 289 with this iterator (callgrind).
 ///
 /// ```
 /// use bloomkit::{Hashing, hash::EnhancedDouble};
