@@ -106,6 +106,31 @@ pub fn exact_str<'a>(obj: &'a Bound<'_, PyAny>) -> Option<PyResult<&'a [u8]>> {
     }))
 }
 
+/// The item of `obj` when it is exactly an `int` (no subclass, so no `bool`): its 8 bytes as
+/// a `u64` (a negative value's two's complement, which are its `i64`'s bytes). One type
+/// pointer comparison and, for a value that fits in an `i64`, one call; `None` for every
+/// other object, an `OverflowError` past 64 bits.
+#[inline]
+pub fn exact_int(obj: &Bound<'_, PyAny>) -> Option<PyResult<u64>> {
+    if !obj.is_exact_instance_of::<PyInt>() {
+        return None;
+    }
+    let mut overflow: std::os::raw::c_int = 0;
+    // SAFETY: `obj` is a valid `int` and the GIL is held (we have a `Bound`). The function
+    // sets no exception when the value does not fit (it reports it in `overflow`); on
+    // another error it returns -1 with one set, which the general path below reports.
+    let value = unsafe { pyo3::ffi::PyLong_AsLongLongAndOverflow(obj.as_ptr(), &mut overflow) };
+    if overflow == 0 && value != -1 {
+        return Some(Ok(value as u64));
+    }
+    // -1 itself, a value past i64 (a u64, or out of range), or an error: the general rule.
+    let int = obj.cast::<PyInt>().expect("an exact int");
+    if let Some(err) = PyErr::take(obj.py()) {
+        return Some(Err(err));
+    }
+    Some(int_word(int).map(u64::from_le_bytes))
+}
+
 /// The item `obj` stands for.
 #[inline]
 pub fn convert<'a>(obj: &'a Bound<'_, PyAny>) -> PyResult<Bytes<'a>> {

@@ -63,6 +63,31 @@ impl Chunk<'_, '_> {
     }
 }
 
+/// `item` in the filter, with the classic, blocked and split-block kinds (the ones Python
+/// code calls most often, one item at a time) matched here: their query inlines into the
+/// call, where through [`AnyFilter`] it is a call through the kind's vtable. The answer is
+/// the same either way.
+#[inline(always)]
+fn contains_one<I: bloomkit::Item + ?Sized>(filter: &AnyFilter, item: &I) -> bool {
+    match filter {
+        AnyFilter::Bloom(f) => f.contains(item),
+        AnyFilter::Blocked(f) => f.contains(item),
+        AnyFilter::SplitBlock(f) => f.contains(item),
+        other => other.contains(item),
+    }
+}
+
+/// `item` added to the filter, the kinds matched as in [`contains_one`].
+#[inline(always)]
+fn insert_one<I: bloomkit::Item + ?Sized>(filter: &mut AnyFilter, item: &I) -> Result<bool, Error> {
+    match filter {
+        AnyFilter::Bloom(f) => f.try_insert(item),
+        AnyFilter::Blocked(f) => f.try_insert(item),
+        AnyFilter::SplitBlock(f) => f.try_insert(item),
+        other => other.try_insert(item),
+    }
+}
+
 /// A filter of any kind, with its key function. Python sees the subclasses, one per kind.
 #[pyclass(frozen, subclass, weakref, module = "bloomkit", name = "Filter")]
 pub struct Filter {
@@ -398,16 +423,43 @@ impl Filter {
     /// Adds an item. True when it was certainly not in the filter before (the filter would
     /// have answered no), False when the filter already reported it present.
     fn add(&self, py: Python<'_>, item: &Bound<'_, PyAny>) -> PyResult<bool> {
+        // Exact `str` and `int` first (the items of most calls): their bytes without the
+        // general conversion (the same bytes, see `items`).
+        if self.key.is_none() {
+            if let Some(utf8) = items::exact_str(item) {
+                let utf8 = utf8?;
+                return self
+                    .write(py, |f| insert_one(f, utf8))
+                    .map_err(errors::to_py);
+            }
+            if let Some(word) = items::exact_int(item) {
+                let word = word?;
+                return self
+                    .write(py, |f| insert_one(f, &word))
+                    .map_err(errors::to_py);
+            }
+        }
         let item = self.keyed(item)?;
         let bytes = items::convert(&item)?;
-        self.write(py, |f| f.try_insert(&bytes))
+        self.write(py, |f| insert_one(f, &bytes))
             .map_err(errors::to_py)
     }
 
     fn __contains__(&self, py: Python<'_>, item: &Bound<'_, PyAny>) -> PyResult<bool> {
+        // As in `add`.
+        if self.key.is_none() {
+            if let Some(utf8) = items::exact_str(item) {
+                let utf8 = utf8?;
+                return Ok(self.read(py, |f| contains_one(f, utf8)));
+            }
+            if let Some(word) = items::exact_int(item) {
+                let word = word?;
+                return Ok(self.read(py, |f| contains_one(f, &word)));
+            }
+        }
         let item = self.keyed(item)?;
         let bytes = items::convert(&item)?;
-        Ok(self.read(py, |f| f.contains(&bytes)))
+        Ok(self.read(py, |f| contains_one(f, &bytes)))
     }
 
     /// remove(item) -> bool

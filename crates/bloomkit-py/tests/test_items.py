@@ -110,3 +110,37 @@ def test_items_do_not_depend_on_pythons_hash_seed():
         for seed in ("1", "2", "3")
     }
     assert len(outputs) == 1
+
+
+EDGE_INTS = [0, 1, -1, 42, -5, 2**31, 2**63 - 1, 2**63, -(2**63), 2**64 - 1]
+EDGE_STRS = ["", "ab", "user-0123456789ab@example.org", "é", "日本", "😀", "a\x00b"]
+
+
+def test_single_calls_on_exact_str_and_int_hash_the_bytes_of_the_item_rule():
+    # add and `in` take exact str and int through their own fast path; it must land on
+    # the bytes item_bytes gives (the general rule, shared with Rust), for every kind.
+    for cls in bloomkit.KINDS.values():
+        if cls.forgets:
+            continue
+        by_value, by_bytes = cls(1000), cls(1000)
+        for x in EDGE_INTS + EDGE_STRS:
+            by_value.add(x)
+            by_bytes.add(item_bytes(x))
+        assert by_value == by_bytes, cls.__name__
+        for x in EDGE_INTS + EDGE_STRS:
+            assert x in by_bytes and item_bytes(x) in by_value, (cls.__name__, x)
+    f = bloomkit.BloomFilter(100)
+    for big in (2**64, -(2**63) - 1):
+        with pytest.raises(OverflowError, match="64 bits"):
+            big in f  # noqa: B015
+
+
+def test_int_subclasses_take_the_general_rule():
+    import enum
+
+    class Level(enum.IntEnum):
+        HIGH = 7
+
+    f = bloomkit.BloomFilter(100)
+    f.add(Level.HIGH)
+    assert 7 in f and Level.HIGH in f

@@ -515,6 +515,82 @@ impl Positions<'static> {
     }
 }
 
+/// The k positions of enhanced double hashing from a digest (g = its low half, δ = its
+/// high half): what [`Positions`] gives under [`IndexScheme::EnhancedDoubleHashing`], as
+/// a plain iterator with no scheme to match and no item bytes to keep, for the hot loops of
+/// the classic filter (its single calls and its batches). Through `Positions` the classic
+/// filter's lookahead window called `Positions::next` out of line twice per position (to
+/// prefetch, then to read): `add_many` of a NumPy `int64` array at n = 10⁶ through the
+/// Python package took 473 instructions per item, 289 with this iterator (callgrind).
+///
+/// ```
+/// use bloomkit::{Hashing, hash::EnhancedDouble};
+/// let hashing = Hashing::default();
+/// let digest = hashing.digest(b"dist");
+/// let fast: Vec<u64> = EnhancedDouble::new(digest, 7, 9_586).collect();
+/// let general: Vec<u64> = hashing.positions(b"dist", 7, 9_586).collect();
+/// assert_eq!(fast, general);
+/// ```
+#[derive(Clone, Copy, Debug)]
+pub struct EnhancedDouble {
+    g: u64,
+    delta: u64,
+    index: u32,
+    num_hashes: u32,
+    num_bits: u64,
+}
+
+impl EnhancedDouble {
+    /// The `num_hashes` positions in `[0, num_bits)` of the item with this digest
+    /// (`num_bits` ≥ 1).
+    #[inline(always)]
+    pub fn new(digest: u128, num_hashes: u32, num_bits: u64) -> Self {
+        EnhancedDouble {
+            g: digest as u64,
+            delta: (digest >> 64) as u64,
+            index: 0,
+            num_hashes,
+            num_bits,
+        }
+    }
+}
+
+/// `f(k)`, with `k` a constant in the calls for the k of ε = 5%, 1% and 0.1% (4, 7 and 10;
+/// 1% is bloomkit's default): a loop over [`EnhancedDouble`] inlined into `f` then unrolls,
+/// without a counter, a compare and a branch per position. Any other k runs the same code as
+/// a loop. The result is `f(k)` either way.
+#[inline(always)]
+pub fn with_common_k<R>(k: u32, f: impl FnOnce(u32) -> R) -> R {
+    match k {
+        7 => f(7),
+        10 => f(10),
+        4 => f(4),
+        _ => f(k),
+    }
+}
+
+impl Iterator for EnhancedDouble {
+    type Item = u64;
+
+    #[inline(always)]
+    fn next(&mut self) -> Option<u64> {
+        if self.index >= self.num_hashes {
+            return None;
+        }
+        let value = enhanced_double_step(&mut self.g, &mut self.delta, self.index);
+        self.index += 1;
+        Some(reduce(value, self.num_bits))
+    }
+
+    #[inline]
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        let left = (self.num_hashes - self.index) as usize;
+        (left, Some(left))
+    }
+}
+
+impl ExactSizeIterator for EnhancedDouble {}
+
 /// One step of enhanced double hashing (Dillinger and Manolios, 2004): returns g_i and
 /// moves to g_{i+1} = g_i + b_i, b_{i+1} = b_i + i.
 #[inline(always)]
@@ -1359,6 +1435,31 @@ mod tests {
                     .collect();
                 let computed: Vec<u64> = hashing.positions(item, 9, 1_000_003).collect();
                 assert_eq!(given, computed, "{scheme:?}");
+            }
+        }
+    }
+
+    /// The default scheme's plain iterator gives the positions of the general one, for
+    /// digests with every kind of half (0, all ones, random), k from 0 to 40 and m from 1 to
+    /// near 2⁶⁴.
+    #[test]
+    fn enhanced_double_gives_the_positions_of_the_general_iterator() {
+        let mut rng = SplitMix64::new(20);
+        let mut digests = vec![0u128, u128::MAX, 1, 1 << 64, u64::MAX as u128];
+        digests.extend((0..200).map(|_| (rng.next_u64() as u128) << 64 | rng.next_u64() as u128));
+        for digest in digests {
+            for k in [0, 1, 2, 7, 13, 40] {
+                for m in [1, 2, 63, 64, 9_586, 1 << 33, u64::MAX - 1] {
+                    let fast: Vec<u64> = EnhancedDouble::new(digest, k, m).collect();
+                    let general: Vec<u64> = Positions::from_digest(digest, k, m).collect();
+                    // `collect` on the general iterator runs `next` (its written-out `fold`
+                    // is a second route, also held to it).
+                    let mut by_next = Positions::from_digest(digest, k, m);
+                    let stepped: Vec<u64> = std::iter::from_fn(|| by_next.next()).collect();
+                    assert_eq!(fast, stepped, "digest {digest:#x}, k {k}, m {m}");
+                    assert_eq!(general, stepped, "digest {digest:#x}, k {k}, m {m}");
+                    assert_eq!(EnhancedDouble::new(digest, k, m).len(), k as usize);
+                }
             }
         }
     }

@@ -19,7 +19,7 @@ use crate::codec::{Parts, Persist};
 use crate::error::{DecodeError, Error};
 use crate::filter::{Filter, Kind};
 use crate::hash::HashingChoice;
-use crate::hash::{Hashing, IndexScheme, Item};
+use crate::hash::{with_common_k, EnhancedDouble, Hashing, IndexScheme, Item};
 use crate::lookahead;
 use crate::params;
 use crate::sizing;
@@ -78,9 +78,15 @@ impl BloomFilter {
         let (hashing, k, m) = (self.hashing, self.num_hashes, self.bits.len());
         let bits = &mut self.bits;
         let changed = item.with_bytes(|bytes| {
-            hashing
-                .positions(bytes, k, m)
-                .fold(false, |changed, p| bits.set(p) | changed)
+            if hashing.scheme == IndexScheme::EnhancedDoubleHashing {
+                // The default scheme's positions as a plain loop (see `EnhancedDouble`).
+                EnhancedDouble::new(hashing.digest(bytes), k, m)
+                    .fold(false, |changed, p| bits.set(p) | changed)
+            } else {
+                hashing
+                    .positions(bytes, k, m)
+                    .fold(false, |changed, p| bits.set(p) | changed)
+            }
         });
         self.inserted += changed as u64;
         changed
@@ -100,6 +106,18 @@ impl BloomFilter {
     /// at the first 0 (the two give the same answer; a unit test holds them to it).
     #[inline]
     fn holds(&self, bytes: &[u8], branch_free: bool) -> bool {
+        if self.hashing.scheme == IndexScheme::EnhancedDoubleHashing {
+            // The default scheme's positions as a plain loop (see `EnhancedDouble`).
+            let digest = self.hashing.digest(bytes);
+            let (bits, m) = (&self.bits, self.bits.len());
+            return if branch_free {
+                with_common_k(self.num_hashes, |k| {
+                    EnhancedDouble::new(digest, k, m).fold(true, |all, p| all & bits.get(p))
+                })
+            } else {
+                EnhancedDouble::new(digest, self.num_hashes, m).all(|p| bits.get(p))
+            };
+        }
         let positions = self
             .hashing
             .positions(bytes, self.num_hashes, self.bits.len());
@@ -152,6 +170,9 @@ impl BloomFilter {
             out.extend(items.iter().map(|item| self.contains(item)));
         } else if self.hashing.scheme == IndexScheme::SeededHashes {
             self.grouped_contains_into(items, out);
+        } else if self.hashing.scheme == IndexScheme::EnhancedDoubleHashing {
+            let mut stages = DoubleProbes(&self.bits, self.hashing, self.num_hashes);
+            lookahead::pipeline(&mut stages, out, items);
         } else {
             let mut stages = Probes(&self.bits, self.hashing, self.num_hashes);
             lookahead::pipeline(&mut stages, out, items);
@@ -187,6 +208,10 @@ impl BloomFilter {
                     .fold(false, |changed, &p| bits.set(p) | changed)
                     as u64;
             });
+        } else if self.hashing.scheme == IndexScheme::EnhancedDoubleHashing {
+            let mut stages = DoubleSets(self.hashing, self.num_hashes, 0);
+            lookahead::pipeline(&mut stages, &mut self.bits, items);
+            changed = stages.2;
         } else {
             let mut stages = Sets(self.hashing, self.num_hashes, 0);
             lookahead::pipeline(&mut stages, &mut self.bits, items);
@@ -423,6 +448,54 @@ impl<I: Item> lookahead::Stages<&I> for Sets {
     }
 }
 
+/// The digest of an item under the default scheme, the words of its k positions
+/// prefetched: what [`DoubleProbes`] and [`DoubleSets`] locate ahead. The positions come
+/// from [`EnhancedDouble`], inlined, where [`prefetch_positions`] goes through
+/// [`Positions`](crate::hash::Positions) and its scheme match per position.
+#[inline(always)]
+fn prefetch_double(bits: &BitVec, hashing: &Hashing, item: &impl Item, k: u32) -> u128 {
+    let digest = item.with_bytes(|bytes| hashing.digest(bytes));
+    for p in EnhancedDouble::new(digest, k, bits.len()) {
+        bits.prefetch(p);
+    }
+    digest
+}
+
+/// [`Probes`] under [`IndexScheme::EnhancedDoubleHashing`] (the default).
+struct DoubleProbes<'a>(&'a BitVec, Hashing, u32);
+
+impl<I: Item> lookahead::Stages<&I> for DoubleProbes<'_> {
+    type State = Vec<bool>;
+    type Located = u128;
+    #[inline(always)]
+    fn locate(&self, _: &Vec<bool>, item: &I) -> u128 {
+        prefetch_double(self.0, &self.1, item, self.2)
+    }
+    #[inline(always)]
+    fn used(&mut self, out: &mut Vec<bool>, digest: u128) {
+        let bits = self.0;
+        let positions = EnhancedDouble::new(digest, self.2, bits.len());
+        out.push(positions.fold(true, |all, p| all & bits.get(p)));
+    }
+}
+
+/// [`Sets`] under [`IndexScheme::EnhancedDoubleHashing`] (the default).
+struct DoubleSets(Hashing, u32, u64);
+
+impl<I: Item> lookahead::Stages<&I> for DoubleSets {
+    type State = BitVec;
+    type Located = u128;
+    #[inline(always)]
+    fn locate(&self, bits: &BitVec, item: &I) -> u128 {
+        prefetch_double(bits, &self.0, item, self.1)
+    }
+    #[inline(always)]
+    fn used(&mut self, bits: &mut BitVec, digest: u128) {
+        let positions = EnhancedDouble::new(digest, self.1, bits.len());
+        self.2 += positions.fold(false, |changed, p| bits.set(p) | changed) as u64;
+    }
+}
+
 /// Builds a [`BloomFilter`] from a capacity and ε, or from explicit m and k.
 ///
 /// ```
@@ -552,6 +625,18 @@ mod tests {
             }
             let items: Vec<u64> = (0..8_000).collect();
             let singles: Vec<bool> = items.iter().map(|i| f.contains(i)).collect();
+            // The general positions iterator, which the default scheme's fast paths skip.
+            let reference: Vec<bool> = items
+                .iter()
+                .map(|i| {
+                    i.with_bytes(|b| {
+                        f.hashing
+                            .positions(b, f.num_hashes, f.bits.len())
+                            .all(|p| f.bits.get(p))
+                    })
+                })
+                .collect();
+            assert_eq!(singles, reference, "{scheme:?}");
             let early: Vec<bool> = items
                 .iter()
                 .map(|i| i.with_bytes(|b| f.holds(b, false)))
@@ -565,6 +650,27 @@ mod tests {
                 let mut stages = Probes(&f.bits, f.hashing, f.num_hashes);
                 lookahead::pipeline(&mut stages, &mut pipelined, &items);
                 assert_eq!(pipelined, singles, "{scheme:?}");
+            }
+            if scheme == IndexScheme::EnhancedDoubleHashing {
+                let mut pipelined = Vec::new();
+                let mut stages = DoubleProbes(&f.bits, f.hashing, f.num_hashes);
+                lookahead::pipeline(&mut stages, &mut pipelined, &items);
+                assert_eq!(pipelined, singles, "{scheme:?}");
+                // Inserts through the default scheme's window set the bits the general
+                // positions give.
+                let mut bits = f.bits.clone();
+                bits.clear();
+                let mut reference = bits.clone();
+                for i in &items[..2_000] {
+                    i.with_bytes(|b| {
+                        for p in f.hashing.positions(b, f.num_hashes, f.bits.len()) {
+                            reference.set(p);
+                        }
+                    });
+                }
+                let mut stages = DoubleSets(f.hashing, f.num_hashes, 0);
+                lookahead::pipeline(&mut stages, &mut bits, &items[..2_000]);
+                assert_eq!(bits, reference, "{scheme:?}");
             }
             if scheme != IndexScheme::SeededHashes {
                 let mut by_single = f.clone();
