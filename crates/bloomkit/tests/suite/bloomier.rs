@@ -154,3 +154,65 @@ fn peeling_rarely_needs_a_second_attempt() {
         assert!(t.attempt() <= 1, "seed {s}: attempt {}", t.attempt());
     }
 }
+
+/// The pinned files of the first layout (three segments of equal length, cells anywhere in
+/// their segment), saved by the build before the fuse layout: each is (file name, value
+/// bits, check bits). Their answers — for the 150 keys and for 1 000 absent keys — are in
+/// `<name>.answers`, one line per key (`-` for "not in set", else the value), written by
+/// that same build.
+const THREE_SEGMENT_FILES: [(&str, u32, u32); 2] = [
+    ("bloomier-three-segments-membership.bk", 0, 8),
+    ("bloomier-three-segments-values.bk", 10, 6),
+];
+
+fn three_segment_queries() -> impl Iterator<Item = String> {
+    (0..150)
+        .map(|i| format!("saved-{i}"))
+        .chain((0..1_000).map(|i| format!("absent-{i}")))
+}
+
+fn answers_of(table: &BloomierFilter) -> String {
+    three_segment_queries()
+        .map(|q| match table.get(q.as_str()) {
+            Some(v) => format!("{v}\n"),
+            None => "-\n".to_string(),
+        })
+        .collect()
+}
+
+/// Files of the first layout still load, answer every key and every absent key exactly as
+/// the build that saved them did, and save back to the same bytes. Missing files are
+/// written only with `BLOOMKIT_WRITE_FIXTURES=1` (by the build of that layout).
+#[test]
+fn three_segment_files_load_and_answer_as_they_did() {
+    let dir = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures");
+    let write = std::env::var_os("BLOOMKIT_WRITE_FIXTURES").is_some();
+    for (name, value_bits, check_bits) in THREE_SEGMENT_FILES {
+        let path = dir.join(name);
+        let answers_path = dir.join(format!("{name}.answers"));
+        if !path.exists() {
+            assert!(write, "{name}: no saved file");
+            let mask = (1u64 << value_bits) - 1;
+            let table = BloomierFilter::builder()
+                .value_bits(value_bits)
+                .check_bits(check_bits)
+                .build((0..150u64).map(|i| (format!("saved-{i}"), key(i) & mask)))
+                .unwrap();
+            table.save(&path).unwrap();
+            std::fs::write(&answers_path, answers_of(&table)).unwrap();
+        }
+        let bytes = std::fs::read(&path).unwrap();
+        let table = BloomierFilter::from_bytes(&bytes).unwrap_or_else(|e| panic!("{name}: {e}"));
+        assert_eq!(
+            (table.value_bits(), table.check_bits()),
+            (value_bits, check_bits)
+        );
+        let mask = (1u64 << value_bits) - 1;
+        for i in 0..150u64 {
+            assert_eq!(table.get(format!("saved-{i}").as_str()), Some(key(i) & mask));
+        }
+        let expected = std::fs::read_to_string(&answers_path).unwrap();
+        assert_eq!(answers_of(&table), expected, "{name}: answers changed");
+        assert_eq!(table.to_bytes(), bytes, "{name}: saves back to other bytes");
+    }
+}
