@@ -15,10 +15,9 @@
 //!
 //! # Structure
 //!
-//! A table T of m cells of `w = r + c` bits, in three segments of equal length s
-//! (m = 3s). A key x is hashed once to a 128-bit digest ([`Hashing::digest`]); from it come
-//! three cells `h₀(x), h₁(x), h₂(x)`, one in each segment, and a w-bit mask `M(x)`. The
-//! key's *word* is
+//! A table T of m cells of `w = r + c` bits. A key x is hashed once to a 128-bit digest
+//! ([`Hashing::digest`]); from it come three cells `h₀(x), h₁(x), h₂(x)` and a w-bit mask
+//! `M(x)`. The key's *word* is
 //!
 //! ```text
 //!     word(x) = T[h₀(x)] ⊕ T[h₁(x)] ⊕ T[h₂(x)] ⊕ M(x)
@@ -31,7 +30,28 @@
 //! check bits are all zero with probability `2^−c` ([`params::bloomier_fpp`]): a false
 //! positive, answered with an arbitrary value. With `c = 0` the structure is a pure
 //! *retrieval* table (every key gets some value); with `r = 0` it is a membership filter of
-//! c-bit fingerprints, the xor filter of Graf & Lemire (2020) — the "membership mode".
+//! c-bit fingerprints — the xor filter of Graf & Lemire (2020), or in the fuse layout their
+//! binary fuse filter (2022): the "membership mode".
+//!
+//! # Layouts
+//!
+//! Where the three cells lie is the table's [`BloomierLayout`]:
+//!
+//! * **Fuse** (the default; Dietzfelbinger & Walzer, "Dense Peelable Random Uniform
+//!   Hypergraphs", ESA 2019; Graf & Lemire, "Binary Fuse Filters: Fast and Smaller Than Xor
+//!   Filters", ACM JEA 27, 2022). The table is `segment_count + 2` segments of L cells, L a
+//!   power of two ([`params::bloomier_fuse_segment_len`], `2^⌊ln n / ln 3.33 + 2.25⌋`, roughly `4.8·n^0.58`, at most 2¹⁸).
+//!   A key picks a window of three consecutive segments — the first uniform among
+//!   `segment_count` — and one cell in each (`fuse_cells`). This *spatial coupling* lets
+//!   peeling (below) succeed up to about 1.09 cells per key as n grows; the table takes
+//!   `max(1.125, 0.875 + 0.25·ln 10⁶/ln n)·n` cells rounded up to whole segments
+//!   ([`params::bloomier_fuse_size_factor`], [`params::bloomier_fuse_layout`]): 1.13 cells
+//!   per key at n = 10⁶, 9.04 bits per key for 8-bit fingerprints. A query's three cells
+//!   are within 3L cells of each other.
+//! * **Three segments** (the first layout; files saved before the fuse layout): three
+//!   segments of equal length s = m/3, one cell anywhere in each; peeling needs
+//!   `m ≥ 1.23·n + 32` ([`params::BLOOMIER_CELLS_PER_KEY`]), 9.84 bits per key for 8-bit
+//!   fingerprints, and a query's three reads are anywhere in the table.
 //!
 //! # Construction by peeling
 //!
@@ -44,13 +64,13 @@
 //! cells, which are final already, since every key that touches them was assigned before
 //! (it was peeled later) — and the own cell is touched by no key assigned after it.
 //!
-//! Peeling removes every key with high probability when `m ≥ 1.23·n`
-//! ([`params::BLOOMIER_CELLS_PER_KEY`], the 2-core threshold of random 3-uniform
-//! hypergraphs), so the table costs about `1.23·w` bits per key; 32 extra cells
-//! ([`params::BLOOMIER_EXTRA_CELLS`]) cover small n. When peeling gets stuck (a 2-core
-//! remains), the construction draws new cells for every key with the next *attempt* number
-//! and tries again; the attempt that succeeded is stored in the file, so queries derive
-//! the same cells. Building takes O(n) time per attempt.
+//! Peeling removes every key with high probability at the sizes above; when it gets stuck
+//! (a 2-core remains), the construction draws new cells for every key with the next
+//! *attempt* number and tries again, at most [`MAX_ATTEMPTS`] times; the attempt that
+//! succeeded is stored in the file, so queries derive the same cells. In the fuse layout
+//! the keys are first bucketed by window, so that counting each cell's keys walks the
+//! table from one end to the other, and peeling proceeds from the two lightly loaded ends
+//! inward; each attempt takes O(n) time.
 //!
 //! Keys are told apart by their digests: a key given twice with the same value counts
 //! once; given twice with different values it is an error.
@@ -88,8 +108,9 @@ use crate::sizing;
 pub const FORMAT_TAG: u8 = 13;
 
 /// How many times construction draws new cells before giving up. One attempt fails with a
-/// probability well below 1/2 at 1.23 cells per key (a few percent for small n, vanishing
-/// for large n), so 64 failures in a row do not happen with distinct keys.
+/// probability well below 1/2 in either layout (a few percent for small n, vanishing for
+/// large n; the `bloomier` study measures it), so 64 failures in a row do not happen with
+/// distinct keys.
 pub const MAX_ATTEMPTS: u32 = 64;
 
 /// A Bloomier filter: a static map from keys to r-bit values that stores no keys, and
@@ -106,14 +127,38 @@ pub const MAX_ATTEMPTS: u32 = 64;
 /// ```
 #[derive(Clone, PartialEq, Eq)]
 pub struct BloomierFilter {
-    /// 3·segment_len cells of value_bits + check_bits bits.
+    /// The cells, of value_bits + check_bits bits: 3·segment_len of them in the
+    /// three-segment layout, (segment_count + 2)·segment_len in the fuse layout.
     cells: PackedCells,
+    layout: BloomierLayout,
     segment_len: u64,
+    /// Fuse layout: the segments a key's window can start in (1 in the three-segment layout,
+    /// where it is not stored).
+    segment_count: u64,
     value_bits: u32,
     check_bits: u32,
     hashing: Hashing,
     attempt: u32,
+    /// Fuse layout: the attempt's salt, `mix64(attempt·γ)` (derived, not stored).
+    salt: u64,
     len: u64,
+}
+
+/// Where a key's three cells lie.
+///
+/// The numeric value is written into files of the fuse layout and must never change; files
+/// of the three-segment layout predate the field and have none.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
+#[repr(u32)]
+pub enum BloomierLayout {
+    /// The first layout: three segments of equal length, a key's cells anywhere in each —
+    /// `1.23·n + 32` cells; every query touches three random places of the whole table.
+    ThreeSegments = 0,
+    /// The fuse layout (the default): many small segments of a power-of-two length, a key's
+    /// cells in three consecutive ones — about `1.125·n` cells for large n, three reads
+    /// within `3·L` cells of each other, and a construction that streams through memory.
+    #[default]
+    Fuse = 1,
 }
 
 /// The three cells and the mask of one key, for one construction attempt.
@@ -121,6 +166,47 @@ pub struct BloomierFilter {
 struct Slots {
     cells: [u64; 3],
     mask: u64,
+}
+
+/// The salt of construction attempt `attempt` in the fuse layout.
+#[inline]
+fn fuse_salt(attempt: u32) -> u64 {
+    mix64(u64::from(attempt).wrapping_mul(GOLDEN_GAMMA))
+}
+
+/// The fuse layout's 64-bit key hash `h` and mask of the key with `digest`, for the
+/// attempt with `salt`.
+///
+/// `h = mix64(lo ⊕ salt)` places the key (a new attempt, a new salt: independent cells);
+/// the mask is `hi ⊕ rotl(h, 32)`. Given the cells — a function of h — the mask still holds
+/// all of hi, the digest's other, independent half, so it is uniform and independent of
+/// where the key lies: the condition for the `2^−c` false-positive rate. (The rotation
+/// fills the mask's top bits for hash functions whose halves hold 32 bits.)
+#[inline]
+fn fuse_hash(digest: u128, salt: u64) -> (u64, u64) {
+    let (lo, hi) = (digest as u64, (digest >> 64) as u64);
+    let h = mix64(lo ^ salt);
+    (h, hi ^ h.rotate_left(32))
+}
+
+/// The three cells of the key with hash `h` in the fuse layout: segments of `segment_len`
+/// (a power of two) cells, windows starting in `segment_count` segments.
+///
+/// `p₀ = ⌊h · (segment_count·L) / 2⁶⁴⌋` is a uniform cell of the first `segment_count`
+/// segments (multiply-shift reduction by the high bits of h); adding L moves it to the next
+/// segment, and xoring the offset with L − 1 low bits of h (bits 18 and up, then bits 0 and
+/// up) moves it to a uniform cell of that segment, since L is a power of two — Graf &
+/// Lemire's placement. The three cells are in the window of segments `j, j+1, j+2`, j the
+/// segment of p₀.
+#[inline]
+fn fuse_cells(h: u64, segment_len: u64, segment_count: u64) -> [u64; 3] {
+    let first = reduce(h, segment_count * segment_len);
+    let offset = segment_len - 1;
+    [
+        first,
+        (first + segment_len) ^ ((h >> 18) & offset),
+        (first + 2 * segment_len) ^ (h & offset),
+    ]
 }
 
 /// The cells and mask of the key with `digest` in a table of three segments of
@@ -154,7 +240,8 @@ impl BloomierFilter {
     }
 
     /// A membership filter of `keys`: no value bits and the fewest check bits that reach
-    /// `fpp` (`⌈log₂(1/ε)⌉`), so about `1.23·⌈log₂(1/ε)⌉` bits per key.
+    /// `fpp` (`⌈log₂(1/ε)⌉`), so about `1.125·⌈log₂(1/ε)⌉` bits per key for large n (fuse
+    /// layout).
     ///
     /// ```
     /// use bloomkit::BloomierFilter;
@@ -170,7 +257,16 @@ impl BloomierFilter {
     /// The key's word: its value in the low r bits and zeros above, for a key of the set.
     #[inline]
     fn word(&self, digest: u128) -> u64 {
-        let Slots { cells, mask } = slots(digest, self.attempt, self.segment_len);
+        let (cells, mask) = match self.layout {
+            BloomierLayout::Fuse => {
+                let (h, mask) = fuse_hash(digest, self.salt);
+                (fuse_cells(h, self.segment_len, self.segment_count), mask)
+            }
+            BloomierLayout::ThreeSegments => {
+                let Slots { cells, mask } = slots(digest, self.attempt, self.segment_len);
+                (cells, mask)
+            }
+        };
         self.cells.get(cells[0]) ^ self.cells.get(cells[1]) ^ self.cells.get(cells[2]) ^ mask
     }
 
@@ -216,9 +312,18 @@ impl BloomierFilter {
         self.value_bits + self.check_bits
     }
 
-    /// m, the number of cells (three segments).
+    /// m, the number of cells (three segments, or `segment_count + 2` fuse segments).
     pub fn num_cells(&self) -> u64 {
         self.cells.len()
+    }
+
+    crate::sizing::getters! {
+        /// Where a key's cells lie: [`BloomierLayout::Fuse`] for every table this build
+        /// makes unless told otherwise, [`BloomierLayout::ThreeSegments`] for older files.
+        layout: BloomierLayout;
+
+        /// L, the cells of one segment.
+        segment_len: u64;
     }
 
     crate::sizing::getters! {
@@ -234,8 +339,9 @@ impl BloomierFilter {
         self.cells.memory_bytes()
     }
 
-    /// Bits of table per key, `8 · memory_bytes / n` — about `1.23·w`
-    /// ([`params::bloomier_bits_per_key`]).
+    /// Bits of table per key, `8 · memory_bytes / n` — about `1.125·w` for large n in the
+    /// fuse layout ([`params::bloomier_fuse_bits_per_key`]), `1.23·w` in the three-segment
+    /// layout ([`params::bloomier_bits_per_key`]).
     pub fn bits_per_key(&self) -> f64 {
         self.memory_bytes() as f64 * 8.0 / self.len.max(1) as f64
     }
@@ -246,13 +352,21 @@ impl BloomierFilter {
     }
 
     /// The table in the crate's file format (tag [`FORMAT_TAG`]).
+    ///
+    /// Parameters: n (u64), L (u64), r (u32), c (u32), attempt (u32) — all a file of the
+    /// three-segment layout has — then, in the fuse layout, the layout (u32, 1) and the
+    /// segment count (u64). The payload is the cells, packed.
     pub fn to_bytes(&self) -> Vec<u8> {
-        let mut p = Vec::with_capacity(28);
+        let mut p = Vec::with_capacity(40);
         p.extend_from_slice(&self.len.to_le_bytes());
         p.extend_from_slice(&self.segment_len.to_le_bytes());
         p.extend_from_slice(&self.value_bits.to_le_bytes());
         p.extend_from_slice(&self.check_bits.to_le_bytes());
         p.extend_from_slice(&self.attempt.to_le_bytes());
+        if self.layout == BloomierLayout::Fuse {
+            p.extend_from_slice(&(BloomierLayout::Fuse as u32).to_le_bytes());
+            p.extend_from_slice(&self.segment_count.to_le_bytes());
+        }
         codec::encode(FORMAT_TAG, self.hashing, &p, |out| {
             self.cells.write_le_bytes(out)
         })
@@ -277,6 +391,16 @@ impl BloomierFilter {
         let value_bits = r.u32()?;
         let check_bits = r.u32()?;
         let attempt = r.u32()?;
+        let (layout, segment_count) = if r.is_at_end() {
+            (BloomierLayout::ThreeSegments, 1)
+        } else {
+            match r.u32()? {
+                1 => (BloomierLayout::Fuse, r.u64()?),
+                other => {
+                    return Err(invalid("layout", format!("{other} is not a layout (1)")).into())
+                }
+            }
+        };
         r.finish("parameters")?;
         let width = u64::from(value_bits) + u64::from(check_bits);
         if !(1..=64).contains(&width) {
@@ -286,13 +410,32 @@ impl BloomierFilter {
             )
             .into());
         }
-        let cells = segment_len
-            .checked_mul(3)
-            .filter(|&m| segment_len > 0 && m.saturating_mul(width) <= MAX_NUM_BITS && len <= m);
+        if layout == BloomierLayout::Fuse
+            && !(segment_len.is_power_of_two()
+                && segment_len <= params::BLOOMIER_FUSE_MAX_SEGMENT_LEN
+                && segment_count >= 1
+                && len <= MAX_KEYS)
+        {
+            return Err(invalid(
+                "segment_len",
+                format!(
+                    "{segment_count} fuse segments of {segment_len} cells for {len} keys \
+                     (L a power of two ≤ 2¹⁸, at least one segment, at most 2³² − 1 keys)"
+                ),
+            )
+            .into());
+        }
+        let cells = match layout {
+            BloomierLayout::ThreeSegments => segment_len.checked_mul(3),
+            BloomierLayout::Fuse => segment_count
+                .checked_add(2)
+                .and_then(|s| s.checked_mul(segment_len)),
+        }
+        .filter(|&m| segment_len > 0 && m.saturating_mul(width) <= MAX_NUM_BITS && len <= m);
         let Some(num_cells) = cells else {
             return Err(invalid(
                 "segment_len",
-                format!("{segment_len} segments of {width}-bit cells cannot hold {len} keys"),
+                format!("segments of {segment_len} {width}-bit cells cannot hold {len} keys"),
             )
             .into());
         };
@@ -302,11 +445,14 @@ impl BloomierFilter {
         let cells = PackedCells::from_le_bytes(num_cells, width as u32, frame.payload)?;
         Ok(BloomierFilter {
             cells,
+            layout,
             segment_len,
+            segment_count,
             value_bits,
             check_bits,
             hashing: frame.hashing,
             attempt,
+            salt: fuse_salt(attempt),
             len,
         })
     }
@@ -329,6 +475,8 @@ impl std::fmt::Debug for BloomierFilter {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("BloomierFilter")
             .field("len", &self.len)
+            .field("layout", &self.layout)
+            .field("segment_len", &self.segment_len)
             .field("num_cells", &self.num_cells())
             .field("value_bits", &self.value_bits)
             .field("check_bits", &self.check_bits)
@@ -359,6 +507,7 @@ pub struct BloomierFilterBuilder {
     value_bits: Option<u32>,
     check_bits: Option<u32>,
     fpp: Option<f64>,
+    layout: Option<BloomierLayout>,
     hashing: HashingChoice,
 }
 
@@ -375,19 +524,24 @@ impl BloomierFilterBuilder {
 
         /// ε, the false-positive probability wanted: `c = ⌈log₂(1/ε)⌉` (default 1%, c = 7).
         fpp: f64;
+
+        /// Where a key's cells lie (default [`BloomierLayout::Fuse`]; the three-segment
+        /// layout is there to compare, and to build tables older builds can read).
+        layout: BloomierLayout;
     }
 
     /// Builds the table for these keys and values by peeling (see the module docs).
     ///
     /// Errors: r or c out of range, a value wider than r bits, a key given twice with
-    /// different values ([`Error::InvalidParameter`]); a table too large
-    /// ([`Error::TooLarge`]); no peelable attempt in [`MAX_ATTEMPTS`] (which distinct keys
-    /// do not produce in practice).
+    /// different values ([`Error::InvalidParameter`]); a table too large, or more than
+    /// 2³² − 1 keys in the fuse layout ([`Error::TooLarge`]); no peelable attempt in
+    /// [`MAX_ATTEMPTS`] (which distinct keys do not produce in practice).
     pub fn build<I: Item>(
         self,
         pairs: impl IntoIterator<Item = (I, u64)>,
     ) -> Result<BloomierFilter, Error> {
         let hashing = self.hashing.resolve()?;
+        let layout = self.layout.unwrap_or_default();
         let mut keys: Vec<(u128, u64)> = pairs
             .into_iter()
             .map(|(key, value)| (key.with_bytes(|b| hashing.digest(b)), value))
@@ -399,7 +553,6 @@ impl BloomierFilterBuilder {
         let largest = keys.iter().map(|&(_, v)| v).max().unwrap_or(0);
         let needed = 64 - largest.leading_zeros();
         let value_bits = self.value_bits.unwrap_or(needed);
-        let bad = |parameter, reason| Err(Error::InvalidParameter { parameter, reason });
         if value_bits > 64 || check_bits > 64 || !(1..=64).contains(&(value_bits + check_bits)) {
             return bad(
                 "cell width",
@@ -412,58 +565,238 @@ impl BloomierFilterBuilder {
                 format!("{largest} does not fit in {value_bits} value bits"),
             );
         }
-        keys.sort_unstable();
-        keys.dedup();
-        if let Some(pair) = keys.windows(2).find(|p| p[0].0 == p[1].0) {
-            return bad(
-                "keys",
-                format!(
-                    "a key is given twice with different values ({} and {})",
-                    pair[0].1, pair[1].1
-                ),
-            );
-        }
         let width = value_bits + check_bits;
-        let n = keys.len() as u64;
-        let segment_len = params::bloomier_segment_len(n);
-        let bits = segment_len
-            .saturating_mul(3)
-            .saturating_mul(u64::from(width));
-        if bits > MAX_NUM_BITS {
-            return Err(Error::TooLarge {
-                bits,
-                max: MAX_NUM_BITS,
-            });
-        }
-        let mut cells = PackedCells::zeros(3 * segment_len, width)?;
-        for attempt in 0..MAX_ATTEMPTS {
-            if let Some(order) = peel(&keys, attempt, segment_len) {
-                // Reverse order of peeling: the key's own cell takes what makes its word its
-                // value; its two other cells are final already.
-                for &(key, own) in order.iter().rev() {
-                    let (digest, value) = keys[key as usize];
-                    let Slots { cells: at, mask } = slots(digest, attempt, segment_len);
-                    let others = at
-                        .iter()
-                        .filter(|&&c| c != own)
-                        .fold(0, |acc, &c| acc ^ cells.get(c));
-                    cells.set(own, value ^ mask ^ others);
-                }
-                return Ok(BloomierFilter {
+        let table = |cells, segment_len, segment_count, attempt, len| BloomierFilter {
+            cells,
+            layout,
+            segment_len,
+            segment_count,
+            value_bits,
+            check_bits,
+            hashing,
+            attempt,
+            salt: fuse_salt(attempt),
+            len,
+        };
+        match layout {
+            BloomierLayout::ThreeSegments => {
+                dedup(&mut keys)?;
+                let (cells, segment_len, attempt) = build_three_segments(&keys, width)?;
+                Ok(table(cells, segment_len, 1, attempt, keys.len() as u64))
+            }
+            BloomierLayout::Fuse => {
+                let (cells, segment_len, segment_count, attempt) = build_fuse(&mut keys, width)?;
+                Ok(table(
                     cells,
                     segment_len,
-                    value_bits,
-                    check_bits,
-                    hashing,
+                    segment_count,
                     attempt,
-                    len: n,
-                });
+                    keys.len() as u64,
+                ))
             }
         }
-        bad(
+    }
+}
+
+/// The most keys of a fuse-layout table: peeling names keys by 32-bit indexes.
+const MAX_KEYS: u64 = u32::MAX as u64;
+
+fn bad<T>(parameter: &'static str, reason: String) -> Result<T, Error> {
+    Err(Error::InvalidParameter { parameter, reason })
+}
+
+/// Sorts the keys by digest and drops repeated (key, value) pairs; a key repeated with
+/// another value is an error.
+fn dedup(keys: &mut Vec<(u128, u64)>) -> Result<(), Error> {
+    keys.sort_unstable();
+    keys.dedup();
+    if let Some(pair) = keys.windows(2).find(|p| p[0].0 == p[1].0) {
+        return bad(
             "keys",
-            format!("no peelable table in {MAX_ATTEMPTS} attempts for {n} distinct keys"),
-        )
+            format!(
+                "a key is given twice with different values ({} and {})",
+                pair[0].1, pair[1].1
+            ),
+        );
+    }
+    Ok(())
+}
+
+/// The table of `bits` bits, or [`Error::TooLarge`].
+fn zero_cells(num_cells: u64, width: u32) -> Result<PackedCells, Error> {
+    let bits = num_cells.saturating_mul(u64::from(width));
+    if bits > MAX_NUM_BITS {
+        return Err(Error::TooLarge {
+            bits,
+            max: MAX_NUM_BITS,
+        });
+    }
+    PackedCells::zeros(num_cells, width)
+}
+
+fn no_table<T>(n: u64) -> Result<T, Error> {
+    bad(
+        "keys",
+        format!("no peelable table in {MAX_ATTEMPTS} attempts for {n} distinct keys"),
+    )
+}
+
+/// The three-segment layout: the cells, the segment length and the attempt that peeled,
+/// for distinct `keys`.
+fn build_three_segments(
+    keys: &[(u128, u64)],
+    width: u32,
+) -> Result<(PackedCells, u64, u32), Error> {
+    let n = keys.len() as u64;
+    let segment_len = params::bloomier_segment_len(n);
+    let mut cells = zero_cells(segment_len.saturating_mul(3), width)?;
+    for attempt in 0..MAX_ATTEMPTS {
+        if let Some(order) = peel(keys, attempt, segment_len) {
+            // Reverse order of peeling: the key's own cell takes what makes its word its
+            // value; its two other cells are final already.
+            for &(key, own) in order.iter().rev() {
+                let (digest, value) = keys[key as usize];
+                let Slots { cells: at, mask } = slots(digest, attempt, segment_len);
+                let others = at
+                    .iter()
+                    .filter(|&&c| c != own)
+                    .fold(0, |acc, &c| acc ^ cells.get(c));
+                cells.set(own, value ^ mask ^ others);
+            }
+            return Ok((cells, segment_len, attempt));
+        }
+    }
+    no_table(n)
+}
+
+/// The fuse layout: the cells, L, the segment count and the attempt that peeled.
+///
+/// Keys are not deduplicated up front (that is a sort of all n digests, the largest cost
+/// of building): a key given twice is two equal edges, which no attempt can peel (each of
+/// their cells keeps both), so the first failed attempt deduplicates — and reports
+/// conflicting values — and only then are new cells drawn. The failed attempt's number is
+/// tried again, so sets without duplicates and sets with them use the same attempts.
+fn build_fuse(
+    keys: &mut Vec<(u128, u64)>,
+    width: u32,
+) -> Result<(PackedCells, u64, u64, u32), Error> {
+    let mut deduplicated = false;
+    let mut attempt = 0;
+    while attempt < MAX_ATTEMPTS {
+        let n = keys.len() as u64;
+        if n > MAX_KEYS {
+            return Err(Error::TooLarge {
+                bits: n,
+                max: MAX_KEYS,
+            });
+        }
+        let (segment_len, segment_count) = params::bloomier_fuse_layout(n);
+        let num_cells = (segment_count + 2) * segment_len;
+        let mut cells = zero_cells(num_cells, width)?;
+        let fuse = Fuse {
+            segment_len,
+            segment_count,
+            salt: fuse_salt(attempt),
+        };
+        if let Some((sorted, order)) = fuse.peel(keys) {
+            // Reverse order of peeling, as in the three-segment layout.
+            for &entry in order.iter().rev() {
+                let (h, target) = sorted[(entry >> 2) as usize];
+                let at = fuse_cells(h, segment_len, segment_count);
+                let own = (entry & 3) as usize;
+                let others = cells.get(at[(own + 1) % 3]) ^ cells.get(at[(own + 2) % 3]);
+                cells.set(at[own], target ^ others);
+            }
+            return Ok((cells, segment_len, segment_count, attempt));
+        }
+        if deduplicated {
+            attempt += 1;
+        } else {
+            dedup(keys)?;
+            deduplicated = true;
+        }
+    }
+    no_table(keys.len() as u64)
+}
+
+/// One fuse-layout attempt's dimensions and salt.
+struct Fuse {
+    segment_len: u64,
+    segment_count: u64,
+    salt: u64,
+}
+
+impl Fuse {
+    /// Peels the hypergraph of `keys` (at most [`MAX_KEYS`]). Returns the keys as
+    /// `(h, mask ⊕ value)` sorted by their window, and the order of removal, each entry
+    /// `index << 2 | j` for the key at `index` in that order whose own cell is its `j`-th
+    /// ([`fuse_cells`]) — or `None` when a 2-core remains.
+    ///
+    /// The keys are first bucketed by the top bits of h (a counting sort): the first cell
+    /// `⌊h·m'/2⁶⁴⌋` grows with h, so in bucket order the keys' windows sweep the table from
+    /// left to right and adding them to their cells streams through memory instead of
+    /// jumping across it (Graf & Lemire 2022, §4). Peeling then pops cells of degree one
+    /// from a stack filled in table order; each removal touches two cells of the same window.
+    #[allow(clippy::type_complexity)]
+    fn peel(&self, keys: &[(u128, u64)]) -> Option<(Vec<(u64, u64)>, Vec<u64>)> {
+        let n = keys.len();
+        // 2^bits ≥ segment_count buckets (at most 2¹⁸).
+        let bits = (64 - (self.segment_count.max(2) - 1).leading_zeros()).min(18);
+        let bucket = |h: u64| (h >> (64 - bits)) as usize;
+        let mut start = vec![0usize; (1 << bits) + 1];
+        for &(digest, _) in keys {
+            start[bucket(fuse_hash(digest, self.salt).0) + 1] += 1;
+        }
+        for b in 1..start.len() {
+            start[b] += start[b - 1];
+        }
+        let mut sorted = vec![(0u64, 0u64); n];
+        for &(digest, value) in keys {
+            let (h, mask) = fuse_hash(digest, self.salt);
+            let slot = &mut start[bucket(h)];
+            sorted[*slot] = (h, mask ^ value);
+            *slot += 1;
+        }
+
+        /// A cell's remaining keys: how many, and the xor of their indexes in `sorted`,
+        /// side by side (one cache line holds both).
+        #[derive(Clone, Copy, Default)]
+        struct Degree {
+            count: u32,
+            xor: u32,
+        }
+        let m = ((self.segment_count + 2) * self.segment_len) as usize;
+        let mut degree = vec![Degree::default(); m];
+        let cells_of = |h| fuse_cells(h, self.segment_len, self.segment_count);
+        for (i, &(h, _)) in sorted.iter().enumerate() {
+            for c in cells_of(h) {
+                let d = &mut degree[c as usize];
+                d.count = d.count.wrapping_add(1);
+                d.xor ^= i as u32;
+            }
+        }
+        let mut stack: Vec<u64> = (0..m as u64)
+            .filter(|&c| degree[c as usize].count == 1)
+            .collect();
+        let mut order = Vec::with_capacity(n);
+        while let Some(cell) = stack.pop() {
+            let Degree { count, xor: key } = degree[cell as usize];
+            if count != 1 {
+                continue; // emptied since it was pushed
+            }
+            let at = cells_of(sorted[key as usize].0);
+            let own = at.iter().position(|&c| c == cell).unwrap_or(0);
+            order.push(u64::from(key) << 2 | own as u64);
+            for c in at {
+                let d = &mut degree[c as usize];
+                d.count -= 1;
+                d.xor ^= key;
+                if d.count == 1 {
+                    stack.push(c);
+                }
+            }
+        }
+        (order.len() == n).then_some((sorted, order))
     }
 }
 
@@ -535,7 +868,12 @@ mod tests {
     #[test]
     fn empty_and_single_sets_build() {
         let empty = BloomierFilter::membership(Vec::<&str>::new(), 0.01).unwrap();
-        assert!(empty.is_empty() && empty.num_cells() == 33);
+        assert!(empty.is_empty() && empty.num_cells() == 12); // three fuse segments of 4
+        let old = BloomierFilter::builder()
+            .layout(BloomierLayout::ThreeSegments)
+            .build(Vec::<(&str, u64)>::new())
+            .unwrap();
+        assert!(old.is_empty() && old.num_cells() == 33);
         let one = BloomierFilter::membership(["only"], 0.01).unwrap();
         assert!(one.contains("only"));
     }
@@ -559,6 +897,43 @@ mod tests {
             ),
             "{e}"
         );
+    }
+
+    /// Two distinct digests with the same low half get the same h in every attempt, hence
+    /// the same three fuse cells: a pair no attempt can peel. The construction tries its
+    /// MAX_ATTEMPTS attempts (deduplicating once in between, which keeps both) and gives
+    /// up with an error — it neither loops nor panics.
+    #[test]
+    fn an_unpeelable_set_is_an_error_after_the_last_attempt() {
+        let mut keys: Vec<(u128, u64)> = (0..1_000u128).map(|i| (i << 64 | i, 0)).collect();
+        keys.push((7 << 64 | 1_000, 0));
+        keys.push((8 << 64 | 1_000, 0));
+        let e = build_fuse(&mut keys, 8).unwrap_err();
+        assert!(
+            e.to_string().contains("no peelable table in 64 attempts"),
+            "{e}"
+        );
+        assert_eq!(keys.len(), 1_002);
+        // Without the pair, the first attempt peels.
+        keys.retain(|&(d, _)| d as u64 != 1_000);
+        assert_eq!(build_fuse(&mut keys, 8).unwrap().3, 0);
+    }
+
+    /// In the fuse layout duplicates are found by the first failed attempt; the table then
+    /// uses attempt 0, as it would without them.
+    #[test]
+    fn fuse_duplicates_cost_one_failed_attempt_not_an_attempt_number() {
+        let pairs = (0..2_000u64).map(|i| (i % 1_500, i % 1_500 % 7));
+        let t = BloomierFilter::builder()
+            .value_bits(3)
+            .build(pairs)
+            .unwrap();
+        let once = BloomierFilter::builder()
+            .value_bits(3)
+            .build((0..1_500u64).map(|i| (i, i % 7)))
+            .unwrap();
+        assert_eq!(t.len(), 1_500);
+        assert_eq!(t, once);
     }
 
     #[test]
