@@ -37,7 +37,7 @@
 //!
 //! Where the three cells lie is the table's [`BloomierLayout`]:
 //!
-//! * **Fuse** (the default; Dietzfelbinger & Walzer, "Dense Peelable Random Uniform
+//! * **Fuse** (the default from about 2·10⁴ keys on; Dietzfelbinger & Walzer, "Dense Peelable Random Uniform
 //!   Hypergraphs", ESA 2019; Graf & Lemire, "Binary Fuse Filters: Fast and Smaller Than Xor
 //!   Filters", ACM JEA 27, 2022). The table is `segment_count + 2` segments of L cells, L a
 //!   power of two ([`params::bloomier_fuse_segment_len`], `2^⌊ln n / ln 3.33 + 2.25⌋`, roughly `4.8·n^0.58`, at most 2¹⁸).
@@ -48,7 +48,8 @@
 //!   ([`params::bloomier_fuse_size_factor`], [`params::bloomier_fuse_layout`]): 1.13 cells
 //!   per key at n = 10⁶, 9.04 bits per key for 8-bit fingerprints. A query's three cells
 //!   are within 3L cells of each other.
-//! * **Three segments** (the first layout; files saved before the fuse layout): three
+//! * **Three segments** (the first layout, files saved before the fuse layout, and the
+//!   default for fewer keys than about 2·10⁴, where it takes fewer cells): three
 //!   segments of equal length s = m/3, one cell anywhere in each; peeling needs
 //!   `m ≥ 1.23·n + 32` ([`params::BLOOMIER_CELLS_PER_KEY`]), 9.84 bits per key for 8-bit
 //!   fingerprints, and a query's three reads are anywhere in the table.
@@ -155,8 +156,8 @@ pub enum BloomierLayout {
     /// The first layout: three segments of equal length, a key's cells anywhere in each —
     /// `1.23·n + 32` cells; every query touches three random places of the whole table.
     ThreeSegments = 0,
-    /// The fuse layout (the default): many small segments of a power-of-two length, a key's
-    /// cells in three consecutive ones — about `1.125·n` cells for large n, three reads
+    /// The fuse layout (the default from about 2·10⁴ keys on): many small segments of a
+    /// power-of-two length, a key's cells in three consecutive ones — about `1.125·n` cells for large n, three reads
     /// within `3·L` cells of each other, and a construction that streams through memory.
     #[default]
     Fuse = 1,
@@ -567,8 +568,23 @@ impl BloomierFilterBuilder {
         /// ε, the false-positive probability wanted: `c = ⌈log₂(1/ε)⌉` (default 1%, c = 7).
         fpp: f64;
 
-        /// Where a key's cells lie (default [`BloomierLayout::Fuse`]; the three-segment
-        /// layout is there to compare, and to build tables older builds can read).
+        /// Where a key's cells lie. Default: the layout of fewer cells for the number of
+        /// keys given — [`BloomierLayout::Fuse`] from about 2·10⁴ keys on, three segments
+        /// below, where the fuse layout's size factor is above 1.23 (small tables are in
+        /// cache, so the fuse layout's locality matters little there). Three segments can
+        /// also be asked for to build tables that older builds read.
+        ///
+        /// ```
+        /// use bloomkit::{BloomierFilter, BloomierLayout};
+        /// let keys = |n: u64| (0..n).map(|k| (k, 0));
+        /// let small = BloomierFilter::builder().build(keys(1_000))?;
+        /// let large = BloomierFilter::builder().build(keys(100_000))?;
+        /// assert_eq!(small.layout(), BloomierLayout::ThreeSegments);
+        /// assert_eq!(large.layout(), BloomierLayout::Fuse);
+        /// let fuse = BloomierFilter::builder().layout(BloomierLayout::Fuse).build(keys(1_000))?;
+        /// assert!(fuse.num_cells() > small.num_cells());
+        /// # Ok::<(), bloomkit::Error>(())
+        /// ```
         layout: BloomierLayout;
     }
 
@@ -583,7 +599,6 @@ impl BloomierFilterBuilder {
         pairs: impl IntoIterator<Item = (I, u64)>,
     ) -> Result<BloomierFilter, Error> {
         let hashing = self.hashing.resolve()?;
-        let layout = self.layout.unwrap_or_default();
         let mut keys: Vec<(u128, u64)> = pairs
             .into_iter()
             .map(|(key, value)| (key.with_bytes(|b| hashing.digest(b)), value))
@@ -608,6 +623,9 @@ impl BloomierFilterBuilder {
             );
         }
         let width = value_bits + check_bits;
+        let layout = self
+            .layout
+            .unwrap_or_else(|| smaller_layout(keys.len() as u64));
         let table = |cells, segment_len, segment_count, attempt, len| BloomierFilter {
             cells,
             layout,
@@ -638,6 +656,19 @@ impl BloomierFilterBuilder {
                 ))
             }
         }
+    }
+}
+
+/// The layout of fewer cells for n keys: the fuse layout unless three segments are smaller
+/// (for n below about 2·10⁴, where Graf & Lemire's size factor exceeds 1.23, and the
+/// rounding to whole segments costs more than 32 spare cells).
+fn smaller_layout(n: u64) -> BloomierLayout {
+    let (segment_len, segment_count) = params::bloomier_fuse_layout(n);
+    let fuse = (segment_count + 2).saturating_mul(segment_len);
+    if fuse <= params::bloomier_segment_len(n).saturating_mul(3) {
+        BloomierLayout::Fuse
+    } else {
+        BloomierLayout::ThreeSegments
     }
 }
 
@@ -813,10 +844,13 @@ impl Fuse {
             *slot += 1;
         }
 
-        /// A cell's remaining keys: how many, and the xor of their indexes in `sorted`,
-        /// side by side (one cache line holds both).
+        /// A cell's remaining keys: how many, the xor of their indexes in `sorted` and the
+        /// xor of their hashes, side by side (one cache line holds all three). When one key
+        /// remains, the xors are its index and its hash: its cells follow without a look-up
+        /// in `sorted`, which would be one more dependent load per key peeled.
         #[derive(Clone, Copy, Default)]
         struct Degree {
+            hash: u64,
             count: u32,
             xor: u32,
         }
@@ -828,27 +862,43 @@ impl Fuse {
                 let d = &mut degree[c as usize];
                 d.count = d.count.wrapping_add(1);
                 d.xor ^= i as u32;
+                d.hash ^= h;
             }
         }
-        let mut stack: Vec<u64> = (0..m as u64)
-            .filter(|&c| degree[c as usize].count == 1)
-            .collect();
+        // The cells of degree one, in a stack that can hold every cell once more than there
+        // are cells: a cell is pushed when its count reaches 1, which happens at most once
+        // (counts only fall), so pushes never outnumber the cells. A push writes the slot
+        // above the top whatever the count and moves the top only if it is 1 — no branch
+        // on a condition the CPU cannot predict (Graf & Lemire's reference code does the
+        // same).
+        let mut stack = vec![0u64; m + 1];
+        let mut top = 0;
+        for (c, d) in degree.iter().enumerate() {
+            stack[top] = c as u64;
+            top += usize::from(d.count == 1);
+        }
         let mut order = Vec::with_capacity(n);
-        while let Some(cell) = stack.pop() {
-            let Degree { count, xor: key } = degree[cell as usize];
+        while top > 0 {
+            top -= 1;
+            let cell = stack[top];
+            let Degree {
+                hash,
+                count,
+                xor: key,
+            } = degree[cell as usize];
             if count != 1 {
                 continue; // emptied since it was pushed
             }
-            let at = cells_of(sorted[key as usize].0);
-            let own = at.iter().position(|&c| c == cell).unwrap_or(0);
+            let at = cells_of(hash);
+            let own = usize::from(at[1] == cell) + 2 * usize::from(at[2] == cell);
             order.push(u64::from(key) << 2 | own as u64);
             for c in at {
                 let d = &mut degree[c as usize];
                 d.count -= 1;
                 d.xor ^= key;
-                if d.count == 1 {
-                    stack.push(c);
-                }
+                d.hash ^= hash;
+                stack[top] = c;
+                top += usize::from(d.count == 1);
             }
         }
         (order.len() == n).then_some((sorted, order))
@@ -924,6 +974,7 @@ mod tests {
     fn empty_and_single_sets_build() {
         let empty = BloomierFilter::membership(Vec::<&str>::new(), 0.01).unwrap();
         assert!(empty.is_empty() && empty.num_cells() == 12); // three fuse segments of 4
+        assert_eq!(empty.layout(), BloomierLayout::Fuse);
         let old = BloomierFilter::builder()
             .layout(BloomierLayout::ThreeSegments)
             .build(Vec::<(&str, u64)>::new())
