@@ -81,17 +81,24 @@ proptest! {
 /// 2⁶³ cells, 70-bit cells, more keys than cells) is refused before anything is allocated.
 #[test]
 fn absurd_parameters_in_a_valid_frame_are_errors() {
-    let table = BloomierFilter::membership(["a", "b"], 0.01).unwrap();
+    let table = BloomierFilter::builder()
+        .layout(BloomierLayout::Fuse)
+        .build([("a", 0u64), ("b", 0)])
+        .unwrap();
+    assert_eq!(table.num_cells(), 12); // three segments of 4
     let bytes = table.to_bytes();
     // Parameters start at offset 28: len u64, segment_len u64, r u32, c u32, attempt u32.
-    let rewrite = |at: usize, field: &[u8]| {
+    let rewrite_all = |fields: &[(usize, &[u8])]| {
         let mut b = bytes.clone();
-        b[28 + at..28 + at + field.len()].copy_from_slice(field);
+        for &(at, field) in fields {
+            b[28 + at..28 + at + field.len()].copy_from_slice(field);
+        }
         let body = b.len() - 8;
         let sum = xxhash_rust::xxh3::xxh3_64(&b[..body]);
         b[body..].copy_from_slice(&sum.to_le_bytes());
         b
     };
+    let rewrite = |at: usize, field: &[u8]| rewrite_all(&[(at, field)]);
     // Then, in the fuse layout: layout u32 at 28, segment_count u64 at 32.
     for hostile in [
         rewrite(8, &(1u64 << 62).to_le_bytes()),
@@ -105,6 +112,9 @@ fn absurd_parameters_in_a_valid_frame_are_errors() {
         rewrite(32, &0u64.to_le_bytes()),
         rewrite(32, &u64::MAX.to_le_bytes()),
         rewrite(32, &(1u64 << 40).to_le_bytes()),
+        // 12 cells as the payload holds, but in segments of 3: offsets xored with L − 1
+        // would leave their segment (and the table).
+        rewrite_all(&[(8, &3u64.to_le_bytes()), (32, &2u64.to_le_bytes())]),
     ] {
         let e = BloomierFilter::from_bytes(&hostile).unwrap_err();
         assert!(e.to_string().contains("invalid"), "{e}");

@@ -1076,14 +1076,14 @@ mod tests {
     #[test]
     fn fuse_duplicates_cost_one_failed_attempt_not_an_attempt_number() {
         let pairs = (0..2_000u64).map(|i| (i % 1_500, i % 1_500 % 7));
-        let t = BloomierFilter::builder()
-            .value_bits(3)
-            .build(pairs)
-            .unwrap();
-        let once = BloomierFilter::builder()
-            .value_bits(3)
-            .build((0..1_500u64).map(|i| (i, i % 7)))
-            .unwrap();
+        let fuse = || {
+            BloomierFilter::builder()
+                .value_bits(3)
+                .layout(BloomierLayout::Fuse)
+        };
+        let t = fuse().build(pairs).unwrap();
+        let once = fuse().build((0..1_500u64).map(|i| (i, i % 7))).unwrap();
+        assert_eq!(t.layout(), BloomierLayout::Fuse);
         assert_eq!(t.len(), 1_500);
         assert_eq!(t, once);
     }
