@@ -186,7 +186,7 @@ fn false_positive_rate_and_bits_per_key_match_theory() {
 /// Peeling succeeds on the first attempt for most key sets, and more often the larger the
 /// set (both thresholds are asymptotic). Three segments at 1.23 cells per key: measured
 /// about 10% retries for sets of 1 000 keys, none for 100 000 (see the `bloomier` study).
-/// Fuse layout at Graf & Lemire's sizes: 7 of these 200 sets of 1 000 keys retried (the
+/// Fuse layout at Graf & Lemire's sizes: 6 of these 200 sets of 1 000 keys retried (the
 /// bound, 20, is five standard deviations above). A retried table still
 /// answers every key.
 #[test]
