@@ -398,6 +398,7 @@ const STUDIES: &[Study] = &[
             "",
             &[
                 "n",
+                "layout",
                 "value_bits",
                 "check_bits",
                 "cells",

@@ -1,19 +1,21 @@
-//! The Bloomier filter: bits per key against the `1.23·w` of 3-wise peeling, build time,
-//! the retries peeling needs, and the false-positive rate of the "not in set" check against
-//! `2^−c`.
+//! The Bloomier filter: bits per key against the `1.125·w` of the fuse layout and the
+//! `1.23·w` of three segments, build time, the retries peeling needs, and the
+//! false-positive rate of the "not in set" check against `2^−c`.
 //!
-//! For each n and each cell layout (r value bits, c check bits): a table of the keys
-//! `key(0..n)` with values from another key, built by peeling; then Q keys outside the set
-//! are asked. Bits per key are the table's memory over n; the theory is
-//! `3·⌈(⌊1.23n⌋ + 32)/3⌉·w / n` (→ 1.23·w). Membership rows (r = 0) are set beside the classic
-//! Bloom filter, which needs `1.44·log₂(1/ε)` bits per key for the same ε.
+//! For each n, each table layout (fuse, three segments) and each cell layout (r value bits,
+//! c check bits): a table of the keys `key(0..n)` with values from another key, built by
+//! peeling; then Q keys outside the set are asked. Bits per key are the table's memory over
+//! n; the theory is `(segment_count + 2)·L·w / n` in the fuse layout (Graf & Lemire 2022's
+//! dimensions, → 1.125·w) and `3·⌈(⌊1.23n⌋ + 32)/3⌉·w / n` (→ 1.23·w) in three segments.
+//! Membership rows (r = 0) are set beside the classic Bloom filter, which needs
+//! `1.44·log₂(1/ε)` bits per key for the same ε.
 
 use std::time::Instant;
 
 use anyhow::Result;
-use bloomkit::params::{bloomier_bits_per_key, bloomier_fpp};
+use bloomkit::params::{bloomier_bits_per_key, bloomier_fpp, bloomier_fuse_bits_per_key};
 use bloomkit::stats::{wilson_interval, Z_95};
-use bloomkit::BloomierFilter;
+use bloomkit::{BloomierFilter, BloomierLayout};
 use clap::Args;
 
 use super::corpus::key;
@@ -24,6 +26,17 @@ use super::{progress, sig, StudyArgs, Table};
 
 /// The cell layouts: (r value bits, c check bits).
 pub const LAYOUTS: [(u32, u32); 6] = [(0, 4), (0, 8), (0, 16), (4, 8), (16, 8), (32, 0)];
+
+/// The table layouts: the fuse layout (the default) and the first one, three segments.
+pub const TABLE_LAYOUTS: [BloomierLayout; 2] =
+    [BloomierLayout::Fuse, BloomierLayout::ThreeSegments];
+
+fn layout_name(layout: BloomierLayout) -> &'static str {
+    match layout {
+        BloomierLayout::Fuse => "fuse",
+        BloomierLayout::ThreeSegments => "three segments",
+    }
+}
 
 /// Arguments of `bloomkit experiment bloomier`.
 #[derive(Debug, Args)]
@@ -36,6 +49,7 @@ pub struct BloomierArgs {
 #[derive(Debug, Clone)]
 struct Row {
     n: u64,
+    layout: BloomierLayout,
     value_bits: u32,
     check_bits: u32,
     cells: u64,
@@ -52,7 +66,10 @@ impl Row {
         self.value_bits + self.check_bits
     }
     fn theory_bits(&self) -> f64 {
-        bloomier_bits_per_key(self.n, self.width())
+        match self.layout {
+            BloomierLayout::Fuse => bloomier_fuse_bits_per_key(self.n, self.width()),
+            BloomierLayout::ThreeSegments => bloomier_bits_per_key(self.n, self.width()),
+        }
     }
     fn interval(&self) -> (f64, f64) {
         wilson_interval(self.passed, self.queries, Z_95)
@@ -67,8 +84,11 @@ impl Row {
             independent,
             ..Check::binomial(
                 format!(
-                    "n = {}, r = {}, c = {}",
-                    self.n, self.value_bits, self.check_bits
+                    "n = {}, {}, r = {}, c = {}",
+                    self.n,
+                    layout_name(self.layout),
+                    self.value_bits,
+                    self.check_bits
                 ),
                 self.passed as f64 / trials.max(1.0),
                 theory,
@@ -89,16 +109,23 @@ pub fn study(args: &BloomierArgs) -> Result<Report> {
         vec![10_000, 100_000, 1_000_000, 10_000_000],
     );
     let queries: u64 = size.pick(20_000, 1_000_000, 4_000_000);
-    let bar = progress((sizes.len() * LAYOUTS.len()) as u64, "bloomier: tables");
+    let bar = progress(
+        (sizes.len() * TABLE_LAYOUTS.len() * LAYOUTS.len()) as u64,
+        "bloomier: tables",
+    );
     let mut rows = Vec::new();
+    let cases = TABLE_LAYOUTS
+        .iter()
+        .flat_map(|&l| LAYOUTS.iter().map(move |&rc| (l, rc)));
     for &n in &sizes {
-        for (value_bits, check_bits) in LAYOUTS {
+        for (layout, (value_bits, check_bits)) in cases.clone() {
             let mask = u64::MAX.checked_shr(64 - value_bits).unwrap_or(0);
             let t = Instant::now();
             let table = BloomierFilter::builder()
                 .value_bits(value_bits)
                 .check_bits(check_bits)
                 .seed(seed)
+                .layout(layout)
                 .build((0..n).map(|i| (key(i), key(!i) & mask)))?;
             let build = t.elapsed().as_secs_f64();
             let t = Instant::now();
@@ -108,6 +135,7 @@ pub fn study(args: &BloomierArgs) -> Result<Report> {
             let query = t.elapsed().as_secs_f64();
             rows.push(Row {
                 n,
+                layout,
                 value_bits,
                 check_bits,
                 cells: table.num_cells(),
@@ -123,31 +151,40 @@ pub fn study(args: &BloomierArgs) -> Result<Report> {
     }
     bar.finish_and_clear();
 
-    // Tables of the same n share their keys and hash seed, and with them the hypergraph
-    // and the check words: layouts with the same c may pass the same outside keys. Only
-    // the first layout of each (n, c) enters the χ²; all count for the largest deviation.
+    // Tables of the same n and table layout share their keys and hash seed, and with them
+    // the hypergraph and the check words: cell layouts with the same c may pass the same
+    // outside keys. Only the first of each (n, table layout, c) enters the χ²; all count
+    // for the largest deviation.
     let mut verdict = Verdict::new();
     for (i, r) in rows.iter().enumerate().filter(|(_, r)| r.check_bits > 0) {
         let first = !rows[..i]
             .iter()
-            .any(|o| o.n == r.n && o.check_bits == r.check_bits);
+            .any(|o| o.n == r.n && o.layout == r.layout && o.check_bits == r.check_bits);
         verdict.add(r.check(first));
     }
     let largest = *sizes.last().expect("sizes");
-    let worst_overhead = rows
-        .iter()
-        .filter(|r| r.n == largest)
-        .map(|r| r.bits_per_key / f64::from(r.width()))
-        .fold(0.0, f64::max);
+    let worst_overhead = |layout| {
+        rows.iter()
+            .filter(|r| r.n == largest && r.layout == layout)
+            .map(|r| r.bits_per_key / f64::from(r.width()))
+            .fold(0.0, f64::max)
+    };
+    let retried = |layout| {
+        rows.iter()
+            .filter(|r| r.layout == layout && r.attempts > 1)
+            .count()
+    };
+    let per_layout = rows.len() / TABLE_LAYOUTS.len();
     let mut report = Report {
         study: "bloomier",
         title: "Bloomier filter — bits per key, build time and false positives against theory"
             .into(),
         summary: format!(
-            "Tables of n keys (n = {}) with r value bits and c check bits, built by 3-hypergraph \
-             peeling, then asked {queries} keys outside the set: bits per key against \
-             1.23·(r + c), the construction's cost and retries, and the rate at which outside \
-             keys pass the check against 2^−c.",
+            "Tables of n keys (n = {}) with r value bits and c check bits, in the fuse layout \
+             and in three segments, built by 3-hypergraph peeling, then asked {queries} keys \
+             outside the set: bits per key against the layouts' theory (→ 1.125·(r + c) and \
+             1.23·(r + c)), the construction's cost and retries, and the rate at which \
+             outside keys pass the check against 2^−c.",
             sizes
                 .iter()
                 .map(u64::to_string)
@@ -174,17 +211,24 @@ pub fn study(args: &BloomierArgs) -> Result<Report> {
         )],
         notes: vec![
             format!(
-                "At n = {largest} every layout costs at most {:.4}·w bits per key (theory: \
-                 1.23·w plus 32 spare cells, plus the rounding of the table to 64-bit words).",
-                worst_overhead
+                "At n = {largest} every fuse table costs at most {:.4}·w bits per key (theory: \
+                 Graf & Lemire's size factor, 1.125 from n = 10⁶ on and more below, plus the \
+                 rounding to whole segments), every three-segment table at most {:.4}·w \
+                 (1.23·w plus 32 spare cells), both plus the rounding to 64-bit words.",
+                worst_overhead(BloomierLayout::Fuse),
+                worst_overhead(BloomierLayout::ThreeSegments),
             ),
-            "Peeling needs a second attempt for about one key set in ten at n = 10³–10⁴ and \
-             almost never at 10⁵ and above: 1.23 is just above the asymptotic threshold \
-             1/0.8185 = 1.222, where finite sets still have a small chance of a 2-core."
-                .into(),
+            format!(
+                "Tables that needed a second attempt: {} of {per_layout} in the fuse layout, \
+                 {} of {per_layout} in three segments. Both thresholds are asymptotic \
+                 (1/0.8185 = 1.222 cells per key without coupling, about 1.09 with it), so \
+                 small sets retry now and then and large ones almost never.",
+                retried(BloomierLayout::Fuse),
+                retried(BloomierLayout::ThreeSegments),
+            ),
             "Membership rows (r = 0) against the classic Bloom filter: c check bits give \
-             ε = 2^−c at 1.23·c bits per key where a Bloom filter needs 1.44·c — 15% less, at \
-             the price of being static."
+             ε = 2^−c at 1.125·c bits per key in the fuse layout (1.23·c in three segments) \
+             where a Bloom filter needs 1.44·c — 22% less, at the price of being static."
                 .into(),
         ],
         seconds: 0.0,
@@ -196,7 +240,9 @@ pub fn study(args: &BloomierArgs) -> Result<Report> {
 fn bits_figure(rows: &[Row], n: u64) -> Figure {
     let points = |membership: bool| -> Vec<Point> {
         rows.iter()
-            .filter(|r| r.n == n && (r.value_bits == 0) == membership)
+            .filter(|r| {
+                r.n == n && r.layout == BloomierLayout::Fuse && (r.value_bits == 0) == membership
+            })
             .map(|r| Point::new(f64::from(r.width()), r.bits_per_key))
             .collect()
     };
@@ -213,8 +259,9 @@ fn bits_figure(rows: &[Row], n: u64) -> Figure {
     Figure {
         name: "bloomier_bits".into(),
         title: format!("Bloomier filter: bits per key against cell width (n = {n})"),
-        caption: "Measured bits per key of each layout (w = r + c) over 1.23·w, the cost of \
-                  3-wise peeling. The dashed 1.44·c is what a classic Bloom filter needs for \
+        caption: "Measured bits per key of each cell layout (w = r + c) in the fuse layout, \
+                  over 1.125·w (its cost at large n) and 1.23·w (three segments, the first \
+                  layout). The dashed 1.44·c is what a classic Bloom filter needs for \
                   ε = 2^−c; it is drawn only beside the membership layouts (r = 0, circles), \
                   the only ones it compares with: layouts with value bits (squares) also \
                   store r bits per key that a Bloom filter cannot."
@@ -229,7 +276,8 @@ fn bits_figure(rows: &[Row], n: u64) -> Figure {
                 |w| w / std::f64::consts::LN_2,
             )
             .with_style(Style::Reference),
-            Series::curve("1.23·w (3-wise peeling)", 1, widths, |w| 1.23 * w),
+            Series::curve("1.23·w (three segments)", 1, widths.clone(), |w| 1.23 * w),
+            Series::curve("1.125·w (fuse layout, large n)", 3, widths, |w| 1.125 * w),
             Series::new(
                 "membership layouts (r = 0)",
                 Style::Measured,
@@ -250,6 +298,7 @@ fn bits_figure(rows: &[Row], n: u64) -> Figure {
 fn display_table(rows: &[Row]) -> Table {
     let mut table = Table::new([
         "n",
+        "layout",
         "r",
         "c",
         "cells",
@@ -268,6 +317,7 @@ fn display_table(rows: &[Row]) -> Table {
         let checked = r.check_bits > 0;
         table.push(vec![
             r.n.to_string(),
+            layout_name(r.layout).into(),
             r.value_bits.to_string(),
             r.check_bits.to_string(),
             r.cells.to_string(),
@@ -293,6 +343,7 @@ fn display_table(rows: &[Row]) -> Table {
 fn csv_table(rows: &[Row]) -> Table {
     let mut table = Table::new([
         "n",
+        "layout",
         "value_bits",
         "check_bits",
         "cells",
@@ -308,6 +359,7 @@ fn csv_table(rows: &[Row]) -> Table {
     for r in rows {
         table.push(vec![
             r.n.to_string(),
+            layout_name(r.layout).into(),
             r.value_bits.to_string(),
             r.check_bits.to_string(),
             r.cells.to_string(),
@@ -335,7 +387,10 @@ mod tests {
             ..StudyArgs::default()
         };
         let report = study(&BloomierArgs { common }).unwrap();
-        assert_eq!(report.tables[0].csv.rows.len(), 2 * LAYOUTS.len());
+        assert_eq!(
+            report.tables[0].csv.rows.len(),
+            2 * TABLE_LAYOUTS.len() * LAYOUTS.len()
+        );
         assert!(
             report.verdicts[0].sentence.contains(": on theory"),
             "{}",

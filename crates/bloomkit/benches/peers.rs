@@ -403,9 +403,9 @@ impl Subject for Fuse8 {
     }
 }
 
-/// bloomkit's Bloomier filter in membership mode (no value bits, c check bits): the same
-/// 3-wise peeled xor table as xorf's xor filters, at 1.23·c bits per key (BinaryFuse8 needs
-/// about 1.125·8 with its fuse layout).
+/// bloomkit's Bloomier filter in membership mode (no value bits, c check bits): in its
+/// default fuse layout the same kind of table as xorf's BinaryFuse8, about 1.125·c bits per
+/// key at large n.
 struct Bloomier(bloomkit::BloomierFilter);
 impl Subject for Bloomier {
     fn build(keys: &[u64], fpp: f64) -> Self {
@@ -427,6 +427,26 @@ impl Subject for Bloomier8 {
         let b = bloomkit::BloomierFilter::builder()
             .value_bits(0)
             .check_bits(8);
+        Self(b.build(keys.iter().map(|k| (k, 0))).unwrap())
+    }
+    #[inline(always)]
+    fn contains(&self, key: u64) -> bool {
+        self.0.contains(&key)
+    }
+    fn memory_bytes(&self) -> usize {
+        self.0.memory_bytes()
+    }
+}
+
+/// The same in the first layout (three segments of equal length, 1.23 cells per key), to
+/// compare the layouts in one run.
+struct Bloomier8ThreeSegments(bloomkit::BloomierFilter);
+impl Subject for Bloomier8ThreeSegments {
+    fn build(keys: &[u64], _fpp: f64) -> Self {
+        let b = bloomkit::BloomierFilter::builder()
+            .value_bits(0)
+            .check_bits(8)
+            .layout(bloomkit::BloomierLayout::ThreeSegments);
         Self(b.build(keys.iter().map(|k| (k, 0))).unwrap())
     }
     #[inline(always)]
@@ -847,6 +867,11 @@ fn main() {
             "bloomkit bloomier (membership, 8 bits)",
             Bloomier8,
             |_: &Bloomier8| { "static; ε fixed = 1/256".into() }
+        );
+        subject!(
+            "bloomkit bloomier (membership, 8 bits, three segments)",
+            Bloomier8ThreeSegments,
+            |_: &Bloomier8ThreeSegments| { "static; first layout; ε fixed = 1/256".into() }
         );
         subject!(
             "bloomkit bloomier (membership, meets ε)",

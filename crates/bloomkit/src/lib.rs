@@ -113,7 +113,7 @@ pub use structures::{bloomier, buffered, concurrent};
 #[doc(inline)]
 pub use any::AnyFilter;
 #[doc(inline)]
-pub use bloomier::{BloomierFilter, BloomierFilterBuilder};
+pub use bloomier::{BloomierFilter, BloomierFilterBuilder, BloomierLayout};
 pub use buffered::{BufferedBloomFilter, BufferedBloomFilterBuilder, IoStats};
 #[doc(inline)]
 pub use codec::Persist;

@@ -15,10 +15,9 @@
 //!
 //! # Structure
 //!
-//! A table T of m cells of `w = r + c` bits, in three segments of equal length s
-//! (m = 3s). A key x is hashed once to a 128-bit digest ([`Hashing::digest`]); from it come
-//! three cells `h₀(x), h₁(x), h₂(x)`, one in each segment, and a w-bit mask `M(x)`. The
-//! key's *word* is
+//! A table T of m cells of `w = r + c` bits. A key x is hashed once to a 128-bit digest
+//! ([`Hashing::digest`]); from it come three cells `h₀(x), h₁(x), h₂(x)` and a w-bit mask
+//! `M(x)`. The key's *word* is
 //!
 //! ```text
 //!     word(x) = T[h₀(x)] ⊕ T[h₁(x)] ⊕ T[h₂(x)] ⊕ M(x)
@@ -31,7 +30,29 @@
 //! check bits are all zero with probability `2^−c` ([`params::bloomier_fpp`]): a false
 //! positive, answered with an arbitrary value. With `c = 0` the structure is a pure
 //! *retrieval* table (every key gets some value); with `r = 0` it is a membership filter of
-//! c-bit fingerprints, the xor filter of Graf & Lemire (2020) — the "membership mode".
+//! c-bit fingerprints — the xor filter of Graf & Lemire (2020), or in the fuse layout their
+//! binary fuse filter (2022): the "membership mode".
+//!
+//! # Layouts
+//!
+//! Where the three cells lie is the table's [`BloomierLayout`]:
+//!
+//! * **Fuse** (the default from about 2·10⁴ keys on; Dietzfelbinger & Walzer, "Dense Peelable Random Uniform
+//!   Hypergraphs", ESA 2019; Graf & Lemire, "Binary Fuse Filters: Fast and Smaller Than Xor
+//!   Filters", ACM JEA 27, 2022). The table is `segment_count + 2` segments of L cells, L a
+//!   power of two ([`params::bloomier_fuse_segment_len`], `2^⌊ln n / ln 3.33 + 2.25⌋`, roughly `4.8·n^0.58`, at most 2¹⁸).
+//!   A key picks a window of three consecutive segments — the first uniform among
+//!   `segment_count` — and one cell in each (`fuse_cells`). This *spatial coupling* lets
+//!   peeling (below) succeed up to about 1.09 cells per key as n grows; the table takes
+//!   `max(1.125, 0.875 + 0.25·ln 10⁶/ln n)·n` cells rounded up to whole segments
+//!   ([`params::bloomier_fuse_size_factor`], [`params::bloomier_fuse_layout`]): 1.13 cells
+//!   per key at n = 10⁶, 9.04 bits per key for 8-bit fingerprints. A query's three cells
+//!   are within 3L cells of each other.
+//! * **Three segments** (the first layout, files saved before the fuse layout, and the
+//!   default for fewer keys than about 2·10⁴, where it takes fewer cells): three
+//!   segments of equal length s = m/3, one cell anywhere in each; peeling needs
+//!   `m ≥ 1.23·n + 32` ([`params::BLOOMIER_CELLS_PER_KEY`]), 9.84 bits per key for 8-bit
+//!   fingerprints, and a query's three reads are anywhere in the table.
 //!
 //! # Construction by peeling
 //!
@@ -44,13 +65,13 @@
 //! cells, which are final already, since every key that touches them was assigned before
 //! (it was peeled later) — and the own cell is touched by no key assigned after it.
 //!
-//! Peeling removes every key with high probability when `m ≥ 1.23·n`
-//! ([`params::BLOOMIER_CELLS_PER_KEY`], the 2-core threshold of random 3-uniform
-//! hypergraphs), so the table costs about `1.23·w` bits per key; 32 extra cells
-//! ([`params::BLOOMIER_EXTRA_CELLS`]) cover small n. When peeling gets stuck (a 2-core
-//! remains), the construction draws new cells for every key with the next *attempt* number
-//! and tries again; the attempt that succeeded is stored in the file, so queries derive
-//! the same cells. Building takes O(n) time per attempt.
+//! Peeling removes every key with high probability at the sizes above; when it gets stuck
+//! (a 2-core remains), the construction draws new cells for every key with the next
+//! *attempt* number and tries again, at most [`MAX_ATTEMPTS`] times; the attempt that
+//! succeeded is stored in the file, so queries derive the same cells. In the fuse layout
+//! the keys are first bucketed by window, so that counting each cell's keys walks the
+//! table from one end to the other, and peeling proceeds from the two lightly loaded ends
+//! inward; each attempt takes O(n) time.
 //!
 //! Keys are told apart by their digests: a key given twice with the same value counts
 //! once; given twice with different values it is an error.
@@ -88,8 +109,9 @@ use crate::sizing;
 pub const FORMAT_TAG: u8 = 13;
 
 /// How many times construction draws new cells before giving up. One attempt fails with a
-/// probability well below 1/2 at 1.23 cells per key (a few percent for small n, vanishing
-/// for large n), so 64 failures in a row do not happen with distinct keys.
+/// probability well below 1/2 in either layout (a few percent for small n, vanishing for
+/// large n; the `bloomier` study measures it), so 64 failures in a row do not happen with
+/// distinct keys.
 pub const MAX_ATTEMPTS: u32 = 64;
 
 /// A Bloomier filter: a static map from keys to r-bit values that stores no keys, and
@@ -106,14 +128,39 @@ pub const MAX_ATTEMPTS: u32 = 64;
 /// ```
 #[derive(Clone, PartialEq, Eq)]
 pub struct BloomierFilter {
-    /// 3·segment_len cells of value_bits + check_bits bits.
+    /// The cells, of value_bits + check_bits bits: 3·segment_len of them in the
+    /// three-segment layout, (segment_count + 2)·segment_len in the fuse layout.
     cells: PackedCells,
+    layout: BloomierLayout,
     segment_len: u64,
+    /// Fuse layout: the segments a key's window can start in (1 in the three-segment layout,
+    /// where it is not stored).
+    segment_count: u64,
     value_bits: u32,
     check_bits: u32,
     hashing: Hashing,
     attempt: u32,
+    /// Fuse layout: how digests become cells and masks (derived from the attempt and the
+    /// hash function, not stored).
+    fuse_hash: FuseHash,
     len: u64,
+}
+
+/// Where a key's three cells lie.
+///
+/// The numeric value is written into files of the fuse layout and must never change; files
+/// of the three-segment layout predate the field and have none.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
+#[repr(u32)]
+pub enum BloomierLayout {
+    /// The first layout: three segments of equal length, a key's cells anywhere in each —
+    /// `1.23·n + 32` cells; every query touches three random places of the whole table.
+    ThreeSegments = 0,
+    /// The fuse layout (the default from about 2·10⁴ keys on): many small segments of a
+    /// power-of-two length, a key's cells in three consecutive ones — about `1.125·n` cells for large n, three reads
+    /// within `3·L` cells of each other, and a construction that streams through memory.
+    #[default]
+    Fuse = 1,
 }
 
 /// The three cells and the mask of one key, for one construction attempt.
@@ -121,6 +168,71 @@ pub struct BloomierFilter {
 struct Slots {
     cells: [u64; 3],
     mask: u64,
+}
+
+/// How a fuse-layout table turns a digest into a key hash and a mask: the attempt's salt,
+/// and whether the digest's halves are used as they are.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct FuseHash {
+    salt: u64,
+    direct: bool,
+}
+
+impl FuseHash {
+    /// The hashing of construction attempt `attempt` with `function`: direct for attempt 0
+    /// when both digest halves are full 64-bit hashes (every function but Spark's pair of
+    /// 32-bit hashes), else salted with `mix64(attempt·γ)`.
+    fn new(attempt: u32, function: crate::HashFunction) -> Self {
+        FuseHash {
+            salt: mix64(u64::from(attempt).wrapping_mul(GOLDEN_GAMMA)),
+            direct: attempt == 0 && function != crate::HashFunction::SparkMurmur3Pair,
+        }
+    }
+
+    /// The 64-bit key hash `h` and the mask of the key with `digest` (halves lo, hi).
+    ///
+    /// *Direct* (attempt 0): `h = lo`, `mask = hi` — the digest's two halves are
+    /// independent 64-bit hashes of the key, so the mask is uniform and independent of
+    /// where the key lies, which is what the `2^−c` false-positive rate needs; and the
+    /// query spends nothing more on hashing.
+    ///
+    /// *Salted* (later attempts, and 32-bit halves): `h = mix64(lo ⊕ salt) ⊕ hi`,
+    /// `mask = lo ⊕ rotl(hi, 32)`. h depends on all 128 digest bits — two keys whose lo
+    /// halves collide, the one failure the direct hashing cannot peel, get independent
+    /// cells — and, through the salt, on the attempt (a plain xor with the salt would only
+    /// permute the cells and keep every collision). For a fixed h, `hi = h ⊕ mix64(lo ⊕
+    /// salt)`, so the mask `lo ⊕ rotl(h ⊕ mix64(lo ⊕ salt), 32)` still varies with all of
+    /// lo. (The rotation fills both halves of the mask when the digest's halves hold 32
+    /// bits each.)
+    #[inline]
+    fn of(self, digest: u128) -> (u64, u64) {
+        let (lo, hi) = (digest as u64, (digest >> 64) as u64);
+        if self.direct {
+            (lo, hi)
+        } else {
+            (mix64(lo ^ self.salt) ^ hi, lo ^ hi.rotate_left(32))
+        }
+    }
+}
+
+/// The three cells of the key with hash `h` in the fuse layout: segments of `segment_len`
+/// (a power of two) cells, windows starting in `segment_count` segments.
+///
+/// `p₀ = ⌊h · (segment_count·L) / 2⁶⁴⌋` is a uniform cell of the first `segment_count`
+/// segments (multiply-shift reduction by the high bits of h); adding L moves it to the next
+/// segment, and xoring the offset with L − 1 low bits of h (bits 18 and up, then bits 0 and
+/// up) moves it to a uniform cell of that segment, since L is a power of two — Graf &
+/// Lemire's placement. The three cells are in the window of segments `j, j+1, j+2`, j the
+/// segment of p₀.
+#[inline]
+fn fuse_cells(h: u64, segment_len: u64, segment_count: u64) -> [u64; 3] {
+    let first = reduce(h, segment_count * segment_len);
+    let offset = segment_len - 1;
+    [
+        first,
+        (first + segment_len) ^ ((h >> 18) & offset),
+        (first + 2 * segment_len) ^ (h & offset),
+    ]
 }
 
 /// The cells and mask of the key with `digest` in a table of three segments of
@@ -154,7 +266,8 @@ impl BloomierFilter {
     }
 
     /// A membership filter of `keys`: no value bits and the fewest check bits that reach
-    /// `fpp` (`⌈log₂(1/ε)⌉`), so about `1.23·⌈log₂(1/ε)⌉` bits per key.
+    /// `fpp` (`⌈log₂(1/ε)⌉`), so about `1.125·⌈log₂(1/ε)⌉` bits per key for large n (fuse
+    /// layout).
     ///
     /// ```
     /// use bloomkit::BloomierFilter;
@@ -170,8 +283,32 @@ impl BloomierFilter {
     /// The key's word: its value in the low r bits and zeros above, for a key of the set.
     #[inline]
     fn word(&self, digest: u128) -> u64 {
-        let Slots { cells, mask } = slots(digest, self.attempt, self.segment_len);
-        self.cells.get(cells[0]) ^ self.cells.get(cells[1]) ^ self.cells.get(cells[2]) ^ mask
+        let (cells, mask) = match self.layout {
+            BloomierLayout::Fuse => {
+                let (h, mask) = self.fuse_hash.of(digest);
+                (fuse_cells(h, self.segment_len, self.segment_count), mask)
+            }
+            BloomierLayout::ThreeSegments => {
+                let Slots { cells, mask } = slots(digest, self.attempt, self.segment_len);
+                (cells, mask)
+            }
+        };
+        let t = &self.cells;
+        // 8- and 16-bit cells (BinaryFuse8 and 16's fingerprints): one load and a shift each.
+        let x = match t.width() {
+            8 => {
+                t.get_aligned::<8>(cells[0])
+                    ^ t.get_aligned::<8>(cells[1])
+                    ^ t.get_aligned::<8>(cells[2])
+            }
+            16 => {
+                t.get_aligned::<16>(cells[0])
+                    ^ t.get_aligned::<16>(cells[1])
+                    ^ t.get_aligned::<16>(cells[2])
+            }
+            _ => t.get(cells[0]) ^ t.get(cells[1]) ^ t.get(cells[2]),
+        };
+        x ^ mask
     }
 
     /// The value of `key`, or `None` if it is certainly not in the set. A key outside the
@@ -179,11 +316,13 @@ impl BloomierFilter {
     #[inline]
     pub fn get<I: Item + ?Sized>(&self, key: &I) -> Option<u64> {
         let word = key.with_bytes(|bytes| self.word(self.hashing.digest(bytes)));
-        let word = word & (u64::MAX >> (64 - self.cell_width()));
-        if word.checked_shr(self.value_bits).unwrap_or(0) != 0 {
+        // The c check bits sit above the r value bits.
+        let value_mask = u64::MAX.checked_shr(64 - self.value_bits).unwrap_or(0);
+        let check_mask = (u64::MAX >> (64 - self.cell_width())) & !value_mask;
+        if word & check_mask != 0 {
             None
         } else {
-            Some(word)
+            Some(word & value_mask)
         }
     }
 
@@ -216,9 +355,18 @@ impl BloomierFilter {
         self.value_bits + self.check_bits
     }
 
-    /// m, the number of cells (three segments).
+    /// m, the number of cells (three segments, or `segment_count + 2` fuse segments).
     pub fn num_cells(&self) -> u64 {
         self.cells.len()
+    }
+
+    crate::sizing::getters! {
+        /// Where a key's cells lie: [`BloomierLayout::Fuse`] for every table this build
+        /// makes unless told otherwise, [`BloomierLayout::ThreeSegments`] for older files.
+        layout: BloomierLayout;
+
+        /// L, the cells of one segment.
+        segment_len: u64;
     }
 
     crate::sizing::getters! {
@@ -234,8 +382,9 @@ impl BloomierFilter {
         self.cells.memory_bytes()
     }
 
-    /// Bits of table per key, `8 · memory_bytes / n` — about `1.23·w`
-    /// ([`params::bloomier_bits_per_key`]).
+    /// Bits of table per key, `8 · memory_bytes / n` — about `1.125·w` for large n in the
+    /// fuse layout ([`params::bloomier_fuse_bits_per_key`]), `1.23·w` in the three-segment
+    /// layout ([`params::bloomier_bits_per_key`]).
     pub fn bits_per_key(&self) -> f64 {
         self.memory_bytes() as f64 * 8.0 / self.len.max(1) as f64
     }
@@ -246,13 +395,21 @@ impl BloomierFilter {
     }
 
     /// The table in the crate's file format (tag [`FORMAT_TAG`]).
+    ///
+    /// Parameters: n (u64), L (u64), r (u32), c (u32), attempt (u32) — all a file of the
+    /// three-segment layout has — then, in the fuse layout, the layout (u32, 1) and the
+    /// segment count (u64). The payload is the cells, packed.
     pub fn to_bytes(&self) -> Vec<u8> {
-        let mut p = Vec::with_capacity(28);
+        let mut p = Vec::with_capacity(40);
         p.extend_from_slice(&self.len.to_le_bytes());
         p.extend_from_slice(&self.segment_len.to_le_bytes());
         p.extend_from_slice(&self.value_bits.to_le_bytes());
         p.extend_from_slice(&self.check_bits.to_le_bytes());
         p.extend_from_slice(&self.attempt.to_le_bytes());
+        if self.layout == BloomierLayout::Fuse {
+            p.extend_from_slice(&(BloomierLayout::Fuse as u32).to_le_bytes());
+            p.extend_from_slice(&self.segment_count.to_le_bytes());
+        }
         codec::encode(FORMAT_TAG, self.hashing, &p, |out| {
             self.cells.write_le_bytes(out)
         })
@@ -277,6 +434,16 @@ impl BloomierFilter {
         let value_bits = r.u32()?;
         let check_bits = r.u32()?;
         let attempt = r.u32()?;
+        let (layout, segment_count) = if r.is_at_end() {
+            (BloomierLayout::ThreeSegments, 1)
+        } else {
+            match r.u32()? {
+                1 => (BloomierLayout::Fuse, r.u64()?),
+                other => {
+                    return Err(invalid("layout", format!("{other} is not a layout (1)")).into())
+                }
+            }
+        };
         r.finish("parameters")?;
         let width = u64::from(value_bits) + u64::from(check_bits);
         if !(1..=64).contains(&width) {
@@ -286,13 +453,32 @@ impl BloomierFilter {
             )
             .into());
         }
-        let cells = segment_len
-            .checked_mul(3)
-            .filter(|&m| segment_len > 0 && m.saturating_mul(width) <= MAX_NUM_BITS && len <= m);
+        if layout == BloomierLayout::Fuse
+            && !(segment_len.is_power_of_two()
+                && segment_len <= params::BLOOMIER_FUSE_MAX_SEGMENT_LEN
+                && segment_count >= 1
+                && len <= MAX_KEYS)
+        {
+            return Err(invalid(
+                "segment_len",
+                format!(
+                    "{segment_count} fuse segments of {segment_len} cells for {len} keys \
+                     (L a power of two ≤ 2¹⁸, at least one segment, at most 2³² − 1 keys)"
+                ),
+            )
+            .into());
+        }
+        let cells = match layout {
+            BloomierLayout::ThreeSegments => segment_len.checked_mul(3),
+            BloomierLayout::Fuse => segment_count
+                .checked_add(2)
+                .and_then(|s| s.checked_mul(segment_len)),
+        }
+        .filter(|&m| segment_len > 0 && m.saturating_mul(width) <= MAX_NUM_BITS && len <= m);
         let Some(num_cells) = cells else {
             return Err(invalid(
                 "segment_len",
-                format!("{segment_len} segments of {width}-bit cells cannot hold {len} keys"),
+                format!("segments of {segment_len} {width}-bit cells cannot hold {len} keys"),
             )
             .into());
         };
@@ -302,11 +488,14 @@ impl BloomierFilter {
         let cells = PackedCells::from_le_bytes(num_cells, width as u32, frame.payload)?;
         Ok(BloomierFilter {
             cells,
+            layout,
             segment_len,
+            segment_count,
             value_bits,
             check_bits,
             hashing: frame.hashing,
             attempt,
+            fuse_hash: FuseHash::new(attempt, frame.hashing.function),
             len,
         })
     }
@@ -329,6 +518,8 @@ impl std::fmt::Debug for BloomierFilter {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("BloomierFilter")
             .field("len", &self.len)
+            .field("layout", &self.layout)
+            .field("segment_len", &self.segment_len)
             .field("num_cells", &self.num_cells())
             .field("value_bits", &self.value_bits)
             .field("check_bits", &self.check_bits)
@@ -359,6 +550,7 @@ pub struct BloomierFilterBuilder {
     value_bits: Option<u32>,
     check_bits: Option<u32>,
     fpp: Option<f64>,
+    layout: Option<BloomierLayout>,
     hashing: HashingChoice,
 }
 
@@ -375,14 +567,33 @@ impl BloomierFilterBuilder {
 
         /// ε, the false-positive probability wanted: `c = ⌈log₂(1/ε)⌉` (default 1%, c = 7).
         fpp: f64;
+
+        /// Where a key's cells lie. Default: the layout of fewer cells for the number of
+        /// keys given — [`BloomierLayout::Fuse`] from about 2·10⁴ keys on, three segments
+        /// below, where the fuse layout's size factor is above 1.23 (small tables are in
+        /// cache, so the fuse layout's locality matters little there). Three segments can
+        /// also be asked for to build tables that older builds read.
+        ///
+        /// ```
+        /// use bloomkit::{BloomierFilter, BloomierLayout};
+        /// let keys = |n: u64| (0..n).map(|k| (k, 0));
+        /// let small = BloomierFilter::builder().build(keys(1_000))?;
+        /// let large = BloomierFilter::builder().build(keys(100_000))?;
+        /// assert_eq!(small.layout(), BloomierLayout::ThreeSegments);
+        /// assert_eq!(large.layout(), BloomierLayout::Fuse);
+        /// let fuse = BloomierFilter::builder().layout(BloomierLayout::Fuse).build(keys(1_000))?;
+        /// assert!(fuse.num_cells() > small.num_cells());
+        /// # Ok::<(), bloomkit::Error>(())
+        /// ```
+        layout: BloomierLayout;
     }
 
     /// Builds the table for these keys and values by peeling (see the module docs).
     ///
     /// Errors: r or c out of range, a value wider than r bits, a key given twice with
-    /// different values ([`Error::InvalidParameter`]); a table too large
-    /// ([`Error::TooLarge`]); no peelable attempt in [`MAX_ATTEMPTS`] (which distinct keys
-    /// do not produce in practice).
+    /// different values ([`Error::InvalidParameter`]); a table too large, or more than
+    /// 2³² − 1 keys in the fuse layout ([`Error::TooLarge`]); no peelable attempt in
+    /// [`MAX_ATTEMPTS`] (which distinct keys do not produce in practice).
     pub fn build<I: Item>(
         self,
         pairs: impl IntoIterator<Item = (I, u64)>,
@@ -399,7 +610,6 @@ impl BloomierFilterBuilder {
         let largest = keys.iter().map(|&(_, v)| v).max().unwrap_or(0);
         let needed = 64 - largest.leading_zeros();
         let value_bits = self.value_bits.unwrap_or(needed);
-        let bad = |parameter, reason| Err(Error::InvalidParameter { parameter, reason });
         if value_bits > 64 || check_bits > 64 || !(1..=64).contains(&(value_bits + check_bits)) {
             return bad(
                 "cell width",
@@ -412,58 +622,286 @@ impl BloomierFilterBuilder {
                 format!("{largest} does not fit in {value_bits} value bits"),
             );
         }
-        keys.sort_unstable();
-        keys.dedup();
-        if let Some(pair) = keys.windows(2).find(|p| p[0].0 == p[1].0) {
-            return bad(
-                "keys",
-                format!(
-                    "a key is given twice with different values ({} and {})",
-                    pair[0].1, pair[1].1
-                ),
-            );
-        }
         let width = value_bits + check_bits;
-        let n = keys.len() as u64;
-        let segment_len = params::bloomier_segment_len(n);
-        let bits = segment_len
-            .saturating_mul(3)
-            .saturating_mul(u64::from(width));
-        if bits > MAX_NUM_BITS {
-            return Err(Error::TooLarge {
-                bits,
-                max: MAX_NUM_BITS,
-            });
-        }
-        let mut cells = PackedCells::zeros(3 * segment_len, width)?;
-        for attempt in 0..MAX_ATTEMPTS {
-            if let Some(order) = peel(&keys, attempt, segment_len) {
-                // Reverse order of peeling: the key's own cell takes what makes its word its
-                // value; its two other cells are final already.
-                for &(key, own) in order.iter().rev() {
-                    let (digest, value) = keys[key as usize];
-                    let Slots { cells: at, mask } = slots(digest, attempt, segment_len);
-                    let others = at
-                        .iter()
-                        .filter(|&&c| c != own)
-                        .fold(0, |acc, &c| acc ^ cells.get(c));
-                    cells.set(own, value ^ mask ^ others);
-                }
-                return Ok(BloomierFilter {
+        let layout = self
+            .layout
+            .unwrap_or_else(|| smaller_layout(keys.len() as u64));
+        let table = |cells, segment_len, segment_count, attempt, len| BloomierFilter {
+            cells,
+            layout,
+            segment_len,
+            segment_count,
+            value_bits,
+            check_bits,
+            hashing,
+            attempt,
+            fuse_hash: FuseHash::new(attempt, hashing.function),
+            len,
+        };
+        match layout {
+            BloomierLayout::ThreeSegments => {
+                dedup(&mut keys)?;
+                let (cells, segment_len, attempt) = build_three_segments(&keys, width)?;
+                Ok(table(cells, segment_len, 1, attempt, keys.len() as u64))
+            }
+            BloomierLayout::Fuse => {
+                let (cells, segment_len, segment_count, attempt) =
+                    build_fuse(&mut keys, width, hashing.function)?;
+                Ok(table(
                     cells,
                     segment_len,
-                    value_bits,
-                    check_bits,
-                    hashing,
+                    segment_count,
                     attempt,
-                    len: n,
-                });
+                    keys.len() as u64,
+                ))
             }
         }
-        bad(
+    }
+}
+
+/// The layout of fewer cells for n keys: the fuse layout unless three segments are smaller
+/// (for n below about 2·10⁴, where Graf & Lemire's size factor exceeds 1.23, and the
+/// rounding to whole segments costs more than 32 spare cells).
+fn smaller_layout(n: u64) -> BloomierLayout {
+    let (segment_len, segment_count) = params::bloomier_fuse_layout(n);
+    let fuse = (segment_count + 2).saturating_mul(segment_len);
+    if fuse <= params::bloomier_segment_len(n).saturating_mul(3) {
+        BloomierLayout::Fuse
+    } else {
+        BloomierLayout::ThreeSegments
+    }
+}
+
+/// The most keys of a fuse-layout table: peeling names keys by 32-bit indexes.
+const MAX_KEYS: u64 = u32::MAX as u64;
+
+fn bad<T>(parameter: &'static str, reason: String) -> Result<T, Error> {
+    Err(Error::InvalidParameter { parameter, reason })
+}
+
+/// Sorts the keys by digest and drops repeated (key, value) pairs; a key repeated with
+/// another value is an error.
+fn dedup(keys: &mut Vec<(u128, u64)>) -> Result<(), Error> {
+    keys.sort_unstable();
+    keys.dedup();
+    if let Some(pair) = keys.windows(2).find(|p| p[0].0 == p[1].0) {
+        return bad(
             "keys",
-            format!("no peelable table in {MAX_ATTEMPTS} attempts for {n} distinct keys"),
-        )
+            format!(
+                "a key is given twice with different values ({} and {})",
+                pair[0].1, pair[1].1
+            ),
+        );
+    }
+    Ok(())
+}
+
+/// The table of `bits` bits, or [`Error::TooLarge`].
+fn zero_cells(num_cells: u64, width: u32) -> Result<PackedCells, Error> {
+    let bits = num_cells.saturating_mul(u64::from(width));
+    if bits > MAX_NUM_BITS {
+        return Err(Error::TooLarge {
+            bits,
+            max: MAX_NUM_BITS,
+        });
+    }
+    PackedCells::zeros(num_cells, width)
+}
+
+fn no_table<T>(n: u64) -> Result<T, Error> {
+    bad(
+        "keys",
+        format!("no peelable table in {MAX_ATTEMPTS} attempts for {n} distinct keys"),
+    )
+}
+
+/// The three-segment layout: the cells, the segment length and the attempt that peeled,
+/// for distinct `keys`.
+fn build_three_segments(
+    keys: &[(u128, u64)],
+    width: u32,
+) -> Result<(PackedCells, u64, u32), Error> {
+    let n = keys.len() as u64;
+    let segment_len = params::bloomier_segment_len(n);
+    let mut cells = zero_cells(segment_len.saturating_mul(3), width)?;
+    for attempt in 0..MAX_ATTEMPTS {
+        if let Some(order) = peel(keys, attempt, segment_len) {
+            // Reverse order of peeling: the key's own cell takes what makes its word its
+            // value; its two other cells are final already.
+            for &(key, own) in order.iter().rev() {
+                let (digest, value) = keys[key as usize];
+                let Slots { cells: at, mask } = slots(digest, attempt, segment_len);
+                let others = at
+                    .iter()
+                    .filter(|&&c| c != own)
+                    .fold(0, |acc, &c| acc ^ cells.get(c));
+                cells.set(own, value ^ mask ^ others);
+            }
+            return Ok((cells, segment_len, attempt));
+        }
+    }
+    no_table(n)
+}
+
+/// The fuse layout: the cells, L, the segment count and the attempt that peeled.
+///
+/// Keys are not deduplicated up front (that is a sort of all n digests, the largest cost
+/// of building): a key given twice is two equal edges, which no attempt can peel (each of
+/// their cells keeps both), so the first failed attempt deduplicates — and reports
+/// conflicting values — and only then are new cells drawn. The failed attempt's number is
+/// tried again, so sets without duplicates and sets with them use the same attempts.
+fn build_fuse(
+    keys: &mut Vec<(u128, u64)>,
+    width: u32,
+    function: crate::HashFunction,
+) -> Result<(PackedCells, u64, u64, u32), Error> {
+    build_fuse_in(keys, width, function, params::bloomier_fuse_layout)
+}
+
+/// [`build_fuse`] with the dimensions `(L, segment_count)` for n keys from `layout` (tests
+/// give tables too small to peel).
+fn build_fuse_in(
+    keys: &mut Vec<(u128, u64)>,
+    width: u32,
+    function: crate::HashFunction,
+    layout: impl Fn(u64) -> (u64, u64),
+) -> Result<(PackedCells, u64, u64, u32), Error> {
+    let mut deduplicated = false;
+    let mut attempt = 0;
+    while attempt < MAX_ATTEMPTS {
+        let n = keys.len() as u64;
+        if n > MAX_KEYS {
+            return Err(Error::TooLarge {
+                bits: n,
+                max: MAX_KEYS,
+            });
+        }
+        let (segment_len, segment_count) = layout(n);
+        let num_cells = (segment_count + 2) * segment_len;
+        let mut cells = zero_cells(num_cells, width)?;
+        let fuse = Fuse {
+            segment_len,
+            segment_count,
+            hash: FuseHash::new(attempt, function),
+        };
+        if let Some((sorted, order)) = fuse.peel(keys) {
+            // Reverse order of peeling, as in the three-segment layout.
+            for &entry in order.iter().rev() {
+                let (h, target) = sorted[(entry >> 2) as usize];
+                let at = fuse_cells(h, segment_len, segment_count);
+                let own = (entry & 3) as usize;
+                let others = cells.get(at[(own + 1) % 3]) ^ cells.get(at[(own + 2) % 3]);
+                cells.set(at[own], target ^ others);
+            }
+            return Ok((cells, segment_len, segment_count, attempt));
+        }
+        if deduplicated {
+            attempt += 1;
+        } else {
+            dedup(keys)?;
+            deduplicated = true;
+        }
+    }
+    no_table(keys.len() as u64)
+}
+
+/// One fuse-layout attempt's dimensions and hashing.
+struct Fuse {
+    segment_len: u64,
+    segment_count: u64,
+    hash: FuseHash,
+}
+
+impl Fuse {
+    /// Peels the hypergraph of `keys` (at most [`MAX_KEYS`]). Returns the keys as
+    /// `(h, mask ⊕ value)` sorted by their window, and the order of removal, each entry
+    /// `index << 2 | j` for the key at `index` in that order whose own cell is its `j`-th
+    /// ([`fuse_cells`]) — or `None` when a 2-core remains.
+    ///
+    /// The keys are first bucketed by the top bits of h (a counting sort): the first cell
+    /// `⌊h·m'/2⁶⁴⌋` grows with h, so in bucket order the keys' windows sweep the table from
+    /// left to right and adding them to their cells streams through memory instead of
+    /// jumping across it (Graf & Lemire 2022, §4). Peeling then pops cells of degree one
+    /// from a stack filled in table order; each removal touches two cells of the same window.
+    #[allow(clippy::type_complexity)]
+    fn peel(&self, keys: &[(u128, u64)]) -> Option<(Vec<(u64, u64)>, Vec<u64>)> {
+        let n = keys.len();
+        // 2^bits ≥ segment_count buckets (at most 2¹⁸).
+        let bits = (64 - (self.segment_count.max(2) - 1).leading_zeros()).min(18);
+        let bucket = |h: u64| (h >> (64 - bits)) as usize;
+        let mut start = vec![0usize; (1 << bits) + 1];
+        for &(digest, _) in keys {
+            start[bucket(self.hash.of(digest).0) + 1] += 1;
+        }
+        for b in 1..start.len() {
+            start[b] += start[b - 1];
+        }
+        let mut sorted = vec![(0u64, 0u64); n];
+        for &(digest, value) in keys {
+            let (h, mask) = self.hash.of(digest);
+            let slot = &mut start[bucket(h)];
+            sorted[*slot] = (h, mask ^ value);
+            *slot += 1;
+        }
+
+        /// A cell's remaining keys: how many, the xor of their indexes in `sorted` and the
+        /// xor of their hashes, side by side (one cache line holds all three). When one key
+        /// remains, the xors are its index and its hash: its cells follow without a look-up
+        /// in `sorted`, which would be one more dependent load per key peeled.
+        #[derive(Clone, Copy, Default)]
+        struct Degree {
+            hash: u64,
+            count: u32,
+            xor: u32,
+        }
+        let m = ((self.segment_count + 2) * self.segment_len) as usize;
+        let mut degree = vec![Degree::default(); m];
+        let cells_of = |h| fuse_cells(h, self.segment_len, self.segment_count);
+        for (i, &(h, _)) in sorted.iter().enumerate() {
+            for c in cells_of(h) {
+                let d = &mut degree[c as usize];
+                d.count = d.count.wrapping_add(1);
+                d.xor ^= i as u32;
+                d.hash ^= h;
+            }
+        }
+        // The cells of degree one, in a stack that can hold every cell once more than there
+        // are cells: a cell is pushed when its count reaches 1, which happens at most once
+        // (counts only fall), so pushes never outnumber the cells. A push writes the slot
+        // above the top whatever the count and moves the top only if it is 1 — no branch
+        // on a condition the CPU cannot predict (Graf & Lemire's reference code does the
+        // same).
+        let mut stack = vec![0u64; m + 1];
+        let mut top = 0;
+        for (c, d) in degree.iter().enumerate() {
+            stack[top] = c as u64;
+            top += usize::from(d.count == 1);
+        }
+        let mut order = Vec::with_capacity(n);
+        while top > 0 {
+            top -= 1;
+            let cell = stack[top];
+            let Degree {
+                hash,
+                count,
+                xor: key,
+            } = degree[cell as usize];
+            if count != 1 {
+                continue; // emptied since it was pushed
+            }
+            let at = cells_of(hash);
+            let own = usize::from(at[1] == cell) + 2 * usize::from(at[2] == cell);
+            order.push(u64::from(key) << 2 | own as u64);
+            for c in at {
+                let d = &mut degree[c as usize];
+                d.count -= 1;
+                d.xor ^= key;
+                d.hash ^= hash;
+                stack[top] = c;
+                top += usize::from(d.count == 1);
+            }
+        }
+        (order.len() == n).then_some((sorted, order))
     }
 }
 
@@ -535,7 +973,13 @@ mod tests {
     #[test]
     fn empty_and_single_sets_build() {
         let empty = BloomierFilter::membership(Vec::<&str>::new(), 0.01).unwrap();
-        assert!(empty.is_empty() && empty.num_cells() == 33);
+        assert!(empty.is_empty() && empty.num_cells() == 12); // three fuse segments of 4
+        assert_eq!(empty.layout(), BloomierLayout::Fuse);
+        let old = BloomierFilter::builder()
+            .layout(BloomierLayout::ThreeSegments)
+            .build(Vec::<(&str, u64)>::new())
+            .unwrap();
+        assert!(old.is_empty() && old.num_cells() == 33);
         let one = BloomierFilter::membership(["only"], 0.01).unwrap();
         assert!(one.contains("only"));
     }
@@ -559,6 +1003,89 @@ mod tests {
             ),
             "{e}"
         );
+    }
+
+    /// A table too small to peel (12 cells for 100 keys) fails in every attempt: the
+    /// construction tries its MAX_ATTEMPTS attempts (deduplicating once in between) and
+    /// gives up with an error — it neither loops nor panics.
+    #[test]
+    fn an_unpeelable_set_is_an_error_after_the_last_attempt() {
+        let mut keys: Vec<(u128, u64)> = (0..100u64).map(|i| (mix64(i) as u128, 0)).collect();
+        let e = build_fuse_in(&mut keys, 8, crate::HashFunction::Murmur3, |_| (4, 1)).unwrap_err();
+        assert!(
+            e.to_string().contains("no peelable table in 64 attempts"),
+            "{e}"
+        );
+        assert_eq!(keys.len(), 100);
+    }
+
+    /// In 39 segments of 64 cells (1.25 cells per key, below Graf & Lemire's 1.33 for this
+    /// n) a set of 2 000 keys peels only sometimes (15 of these 20 sets needed a retry): the
+    /// construction retries with new cells until one attempt does, and that table answers
+    /// every key with the attempt's cells.
+    #[test]
+    fn a_failed_attempt_is_retried_with_new_cells() {
+        let mut retried = 0;
+        for seed in 0..20u64 {
+            let mut keys: Vec<(u128, u64)> = (0..2_000u64)
+                .map(|i| {
+                    let d = (mix64(i ^ seed << 32) as u128) << 64 | mix64(i + seed) as u128;
+                    (d, i & 0xfff)
+                })
+                .collect();
+            let tight = |_| (64, 2_000 * 125 / 100 / 64 - 2);
+            let function = crate::HashFunction::Murmur3;
+            let (cells, l, count, attempt) = build_fuse_in(&mut keys, 16, function, tight).unwrap();
+            retried += u32::from(attempt > 0);
+            let hash = FuseHash::new(attempt, function);
+            for &(digest, value) in &keys {
+                let (h, mask) = hash.of(digest);
+                let word = fuse_cells(h, l, count)
+                    .iter()
+                    .fold(mask, |acc, &c| acc ^ cells.get(c));
+                assert_eq!(word & 0xffff, value, "seed {seed}, attempt {attempt}");
+            }
+        }
+        assert!(retried >= 5, "only {retried} of 20 sets needed a retry");
+    }
+
+    /// Two keys whose digests share the low half get the same cells in the direct hashing
+    /// of attempt 0, which cannot peel them; attempt 1 hashes all 128 bits and does.
+    #[test]
+    fn keys_sharing_half_a_digest_are_peeled_by_the_salted_attempt() {
+        let mut keys: Vec<(u128, u64)> = (0..1_000u64)
+            .map(|i| ((mix64(i + 1) as u128) << 64 | mix64(i) as u128, i & 0xff))
+            .collect();
+        keys.push((7 << 64 | mix64(5) as u128, 3));
+        let (cells, l, count, attempt) =
+            build_fuse(&mut keys, 12, crate::HashFunction::Murmur3).unwrap();
+        assert_eq!((attempt, keys.len()), (1, 1_001));
+        let hash = FuseHash::new(attempt, crate::HashFunction::Murmur3);
+        for &(digest, value) in &keys {
+            let (h, mask) = hash.of(digest);
+            let word = fuse_cells(h, l, count)
+                .iter()
+                .fold(mask, |acc, &c| acc ^ cells.get(c));
+            assert_eq!(word & 0xff, value);
+            assert_eq!(word & 0xf00, 0);
+        }
+    }
+
+    /// In the fuse layout duplicates are found by the first failed attempt; the table then
+    /// uses attempt 0, as it would without them.
+    #[test]
+    fn fuse_duplicates_cost_one_failed_attempt_not_an_attempt_number() {
+        let pairs = (0..2_000u64).map(|i| (i % 1_500, i % 1_500 % 7));
+        let fuse = || {
+            BloomierFilter::builder()
+                .value_bits(3)
+                .layout(BloomierLayout::Fuse)
+        };
+        let t = fuse().build(pairs).unwrap();
+        let once = fuse().build((0..1_500u64).map(|i| (i, i % 7))).unwrap();
+        assert_eq!(t.layout(), BloomierLayout::Fuse);
+        assert_eq!(t.len(), 1_500);
+        assert_eq!(t, once);
     }
 
     #[test]
