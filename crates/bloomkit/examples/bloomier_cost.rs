@@ -20,12 +20,8 @@ use std::hint::black_box;
 use bloomkit::{BloomierFilter, BloomierLayout, HashFunction};
 use xorf::Filter as _;
 
-fn key(i: u64) -> u64 {
-    let mut z = i.wrapping_add(0x9e37_79b9_7f4a_7c15);
-    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-    z ^ (z >> 31)
-}
+mod common;
+use common::key;
 
 enum Subject {
     Bloomier(BloomierFilter),
