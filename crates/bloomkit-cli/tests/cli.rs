@@ -2224,7 +2224,8 @@ fn redisbloom_exports_round_trip_and_what_redis_cannot_hold_is_refused() {
     );
     assert_eq!(answers(d, &["check", "again.bloom"], &queries), want);
 
-    // A cuckoo filter of RedisBloom's layout, sized as CF.RESERVE 1000: 512 buckets of 2.
+    // A cuckoo filter of RedisBloom's layout, sized for 1000 items in 65% of its slots:
+    // 1024 buckets of 2 (CF.RESERVE 1539's).
     let made = ok(
         d,
         &[
@@ -2239,7 +2240,7 @@ fn redisbloom_exports_round_trip_and_what_redis_cannot_hold_is_refused() {
         ],
     );
     assert!(
-        made.contains("512 buckets of 2 slots, 8-bit fingerprints (RedisBloom's CF layout)"),
+        made.contains("1024 buckets of 2 slots, 8-bit fingerprints (RedisBloom's CF layout)"),
         "{made}"
     );
     ok_with_stdin(d, &["add", "rc.bloom"], numbered("r", 600).as_bytes());

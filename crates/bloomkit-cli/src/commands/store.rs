@@ -134,7 +134,7 @@ pub struct HashingArgs {
     /// Hash as RedisBloom does (MurmurHash64A pair, seed 0xc6a4a7935bd1e995, bit i at
     /// (a + i·b) mod m) and, from -n and -e, size as `BF.RESERVE KEY E N NONSCALING` does
     /// (m = ⌊n·bpe⌋ rounded up to 64, k = ⌈ln 2 · bpe⌉); with --kind cuckoo, RedisBloom's CF
-    /// table sized as `CF.RESERVE KEY N` (--layout redisbloom): a filter `export --to redis`
+    /// table sized as `CF.RESERVE KEY N/0.65` (--layout redisbloom): a filter `export --to redis`
     /// can load into RedisBloom.
     #[arg(long, conflicts_with_all = ["function", "scheme", "seed", "random_seed"])]
     pub redisbloom: bool,
@@ -333,7 +333,7 @@ pub fn lock_for_update(path: &Path, writer: &WriterArgs) -> Result<bloomkit::Fil
 
 /// `--redisbloom`: the library's [`bloomkit::interop::redisbloom::redisbloom_spec`]
 /// (RedisBloom's hashing and `BF.RESERVE … NONSCALING`'s m and k, or RedisBloom's cuckoo
-/// layout sized as `CF.RESERVE`).
+/// layout sized as `CF.RESERVE` for n / 0.65 items).
 fn redisbloom_spec(kind: Kind, spec: BuildSpec) -> Result<BuildSpec> {
     Ok(bloomkit::interop::redisbloom::redisbloom_spec(kind, spec)?)
 }

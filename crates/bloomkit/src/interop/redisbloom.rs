@@ -48,7 +48,8 @@
 //! `BF.RESERVE … NONSCALING` does. A [`CuckooFilter`] of [`Layout::RedisBloom`] holds
 //! exactly the slots of a one-sub-filter RedisBloom cuckoo filter
 //! ([`CuckooDump::from_cuckoo_filter`], [`CuckooDump::to_cuckoo_filter`]); `bloomkit create
-//! --kind cuckoo --redisbloom` sizes one as `CF.RESERVE` does. A Bloom filter that grew
+//! --kind cuckoo --redisbloom` sizes one as `CF.RESERVE` would for n / 0.65 items (the
+//! share of its slots such a table fills before its victim slot is used). A Bloom filter that grew
 //! to several layers is a [`ScalableBloomFilter`] with [`GrowthRule::RedisBloom`], every
 //! layer a classic filter as dumped, new layers added as RedisBloom adds them
 //! ([`BloomDump::to_scalable_filter`]). Every other kind, growth or hashing puts items
@@ -149,7 +150,7 @@ fn has_redisbloom_layout(kind: Kind) -> bool {
 
 /// A build spec turned into one for a filter RedisBloom can hold (`bloomkit create/build
 /// --redisbloom`): for a kind with RedisBloom's layout (the cuckoo filter), that layout,
-/// sized as `CF.RESERVE n` sizes it; for a kind that takes an index scheme, RedisBloom's
+/// sized as `CF.RESERVE` sizes it for n / 0.65 items (room for n in one table); for a kind that takes an index scheme, RedisBloom's
 /// Bloom hashing ([`Hashing::redisbloom`]) and, for a filter sized from n and ε alone with
 /// m and k, `BF.RESERVE KEY ε n NONSCALING`'s m and k ([`layer_shape`]). Other kinds are
 /// refused with the reason.
@@ -838,7 +839,7 @@ enum Source<'a> {
 /// FilterDump::new(&f, None)?.write_scandump(&mut replies)?;
 /// let back = parse_scandump(&replies)?.into_filter()?;
 /// assert!(back.contains_bytes(b"a"));
-/// assert!(back.describe().contains("512 buckets of 2 slots"), "{}", back.describe());
+/// assert!(back.describe().contains("1024 buckets of 2 slots"), "{}", back.describe());
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 pub struct FilterDump<'a> {
@@ -1760,7 +1761,7 @@ mod tests {
             panic!("a cuckoo dump")
         };
         let (n, b) = (dump.header.buckets, dump.header.bucket_size as u64);
-        assert_eq!((n, b, dump.header.items), (512, 2, 800));
+        assert_eq!((n, b, dump.header.items), (1024, 2, 800));
         let slots = &dump.filters[0];
         for item in &items {
             let h = crate::hash::murmur64a(item.as_bytes(), 0);

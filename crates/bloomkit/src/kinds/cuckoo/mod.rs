@@ -111,7 +111,7 @@
 //! ```text
 //!     h   = MurmurHash64A(item, seed 0)
 //!     fp  = h mod 255 + 1                    (one byte, never 0)
-//!     i₁  = h mod B                          (B a power of two: nextpow2(n / b))
+//!     i₁  = h mod B                          (B a power of two)
 //!     i₂  = (i₁ ⊕ fp·0x5bd1e995) mod B       (the product a 32-bit int, sign-extended)
 //! ```
 //!
@@ -208,6 +208,22 @@ impl Layout {
             Layout::Paper => "paper",
             Layout::RedisBloom => "redisbloom",
         }
+    }
+}
+
+/// The share of a [`Layout::RedisBloom`] table that a capacity is sized to fill: 0.45 with
+/// one slot per bucket, 0.65 with more. Measured before sizing so (tables sized as
+/// `CF.RESERVE n` sizes them, items added until the victim slot filled, with `bloomkit add`,
+/// debug build, 500 kicks): buckets of 1 filled to 49.9% and 45.9% (4096 and 16384 slots),
+/// buckets of 2 to 68.0%, 72.3% and 87.3% (256, 4096 and 8192 slots) — RedisBloom grows a
+/// sub-filter there, this one-table filter cannot. `CF.RESERVE n` (buckets nextpow2(n / b))
+/// would leave n items no room in such tables; n / (b · share) does, at the cost of up to
+/// twice `CF.RESERVE`'s buckets.
+fn redisbloom_load(bucket_size: u32) -> f64 {
+    if bucket_size == 1 {
+        0.45
+    } else {
+        0.65
     }
 }
 
@@ -1056,7 +1072,9 @@ impl CuckooFilterBuilder {
     }
 
     /// The table layout: the paper's (the default) or RedisBloom's `CF.*` table, sized as
-    /// `CF.RESERVE n BUCKETSIZE b MAXITERATIONS k` sizes it (B = nextpow2(n / b), b = 2 and
+    /// `CF.RESERVE n' BUCKETSIZE b MAXITERATIONS k` sizes it for n' = n / 0.65 (0.45 with
+    /// b = 1: the share of the slots such a table fills, see `redisbloom_load` in the
+    /// source): B = nextpow2(n' / b), b = 2 and
     /// k = [`REDISBLOOM_MAX_KICKS`] by default; 8-bit fingerprints; MurmurHash64A with seed 0, so no other hash
     /// function; a seed seeds the eviction walk only). Given ε and no bucket size, b is 2
     /// if the rate at n items, `1 − (1 − 1/255)^(2bα)`, reaches ε, else 1; an ε that b
@@ -1065,7 +1083,7 @@ impl CuckooFilterBuilder {
     /// ```
     /// use bloomkit::cuckoo::{CuckooFilter, Layout};
     /// let f = CuckooFilter::builder().layout(Layout::RedisBloom).capacity(1000).build()?;
-    /// assert_eq!((f.num_buckets(), f.bucket_size(), f.fingerprint_bits()), (512, 2, 8));
+    /// assert_eq!((f.num_buckets(), f.bucket_size(), f.fingerprint_bits()), (1024, 2, 8));
     /// assert_eq!(f.max_kicks(), 500);
     /// # Ok::<(), bloomkit::Error>(())
     /// ```
@@ -1201,8 +1219,8 @@ impl CuckooFilterBuilder {
             (None, Some(fpp), None, Some(n)) => [REDISBLOOM_BUCKET_SIZE, 1]
                 .into_iter()
                 .find(|&b| {
-                    let slots = (n / b as u64).max(1).checked_next_power_of_two();
-                    slots.is_some_and(|buckets| {
+                    let buckets = (n as f64 / (b as f64 * redisbloom_load(b))).ceil() as u64;
+                    buckets.checked_next_power_of_two().is_some_and(|buckets| {
                         let load = n as f64 / (buckets as f64 * b as f64);
                         params::redisbloom_cuckoo_fpp(b, load) <= fpp
                     })
@@ -1230,7 +1248,8 @@ impl CuckooFilterBuilder {
                         ),
                     ));
                 }
-                let buckets = (n / bucket_size as u64)
+                let buckets = ((n as f64 / (bucket_size as f64 * redisbloom_load(bucket_size)))
+                    .ceil() as u64)
                     .checked_next_power_of_two()
                     .filter(|&b| b <= REDISBLOOM_MAX_BUCKETS)
                     .ok_or_else(|| Error::SizeOverflow {
