@@ -1044,31 +1044,14 @@ impl BloomDump {
 /// The one-layer header of a classic filter with RedisBloom's hashing (see
 /// [`BloomDump::from_bloom_filter`]).
 fn bloom_header(filter: &BloomFilter, growth: Option<u32>) -> Result<BloomHeader, Error> {
-    let unsupported = |reason: String| Error::InvalidParameter {
-        parameter: "filter for RedisBloom",
-        reason,
-    };
-    if filter.hashing != Hashing::redisbloom() {
-        return Err(unsupported(format!(
-            "it hashes with {}; RedisBloom sets other bits (MurmurHash64A pair, seed \
-                 {REDISBLOOM_SEED:#x}, (a + i·b) mod m): create it with `bloomkit create \
-                 --redisbloom`",
-            filter.hashing
-        )));
-    }
-    let bits = filter.num_bits();
-    if !bits.is_multiple_of(8) {
-        return Err(unsupported(format!(
-            "it has {bits} bits; RedisBloom's bit count is 8 × its bytes: create it with \
-                 `bloomkit create --redisbloom` (sized as BF.RESERVE) or -m a multiple of 64"
-        )));
-    }
-    if growth == Some(0) {
-        return Err(unsupported(
-            "expansion 0; a scaling filter grows by 1 or more".into(),
-        ));
-    }
+    // The layer's own checks (RedisBloom's hashing, whole bytes of bits) come first.
     let layer = layer_header(filter)?;
+    if growth == Some(0) {
+        return Err(Error::InvalidParameter {
+            parameter: "filter for RedisBloom",
+            reason: "expansion 0; a scaling filter grows by 1 or more".into(),
+        });
+    }
     let options = OPT_NOROUND | OPT_FORCE64 | if growth.is_none() { OPT_NO_SCALING } else { 0 };
     Ok(BloomHeader {
         size: filter.inserted,
