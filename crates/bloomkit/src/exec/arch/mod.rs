@@ -41,6 +41,7 @@ use std::sync::atomic::{AtomicU8, Ordering};
 
 pub mod block256;
 pub mod block512;
+pub mod mmap;
 #[cfg(target_arch = "x86_64")]
 mod x86;
 
