@@ -426,6 +426,17 @@ pub fn open_for_queries(path: &Path, view: bool) -> Result<Queried> {
     Ok(Queried::Loaded(open(path)?))
 }
 
+/// Reads a whole filter file, through a view where the kind allows it: the file is mapped,
+/// each chunk checked, and the kind decodes straight from the mapped pages, so the file is
+/// not first read into a buffer of its own size (`info`, whose facts need every bit).
+pub fn open_through_view(path: &Path) -> Result<AnyFilter> {
+    match FilterView::open(path) {
+        Ok(view) => Ok(view.load()?),
+        Err(bloomkit::Error::Unsupported { .. }) => open(path),
+        Err(e) => Err(e.into()),
+    }
+}
+
 /// Writes a filter file atomically: on any failure the old file, if any, is left as it was.
 /// A file in format version 2 (a checksum per chunk, `--chunked`) is replaced by one in
 /// version 2; any other in version 1, which every bloomkit build reads.

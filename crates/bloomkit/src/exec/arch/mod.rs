@@ -1,5 +1,6 @@
 //! The one place of the crate where `unsafe` is allowed: prefetch hints, SIMD kernels chosen
-//! once at run time, and huge-page advice for large allocations. Everything here is exposed
+//! once at run time, huge-page advice for large allocations, and read-only memory maps of
+//! filter files ([`mmap`], for [`FilterView`](crate::format::view::FilterView)). Everything here is exposed
 //! through safe functions; every `unsafe` block carries a `// SAFETY:` comment.
 //!
 //! # Kernels
