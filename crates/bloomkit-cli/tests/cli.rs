@@ -2263,7 +2263,15 @@ fn check_through_a_view_answers_as_loading_and_refuses_a_corrupted_chunk() {
     for kind in viewable {
         for (name, chunked) in [("v1.bk", false), ("v2.bk", true)] {
             let mut create = vec![
-                "create", "--kind", kind.name(), "-n", "60000", "-e", "0.01", "-o", name,
+                "create",
+                "--kind",
+                kind.name(),
+                "-n",
+                "60000",
+                "-e",
+                "0.01",
+                "-o",
+                name,
             ];
             if chunked {
                 create.push("--chunked");

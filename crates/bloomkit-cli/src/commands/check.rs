@@ -5,6 +5,11 @@
 //! item alone, so the output can feed another program). With `--count` (the kinds that count
 //! how often each item was added, [`Kind::counts`]) `ITEM<TAB>COUNT`, 0 for an absent item.
 //!
+//! The kinds the library can view ([`Kind::can_view`]) are answered from a read-only memory
+//! map of the file, which reads (and checks) only the chunks the queries touch: a few
+//! items against a filter of gigabytes cost milliseconds (format version 2, `create
+//! --chunked`; a version-1 file is checked whole first). `--load` loads the filter instead.
+//!
 //! With `--format spark|guava` the file is a Spark sketch or a Guava filter as their
 //! `writeTo` wrote it, answered as their `mightContain` answers; `--items utf8|long|bytes`
 //! says how a line becomes the item (Guava's funnel, Spark's `put…` method).

@@ -10,8 +10,8 @@
 use std::path::Path;
 
 use anyhow::{anyhow, bail, Result};
-use bloomkit::registry::{self, BuildSpec, OptionInfo, ValueType, COMMON_OPTIONS, HASH};
 use bloomkit::format::view::FilterView;
+use bloomkit::registry::{self, BuildSpec, OptionInfo, ValueType, COMMON_OPTIONS, HASH};
 use bloomkit::{AnyFilter, Filter, Kind, Persist};
 use clap::builder::{PossibleValue, PossibleValuesParser};
 use clap::{Arg, ArgAction, ArgMatches, Args, Command, FromArgMatches, ValueEnum, ValueHint};

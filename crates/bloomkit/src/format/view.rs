@@ -15,7 +15,7 @@
 //! loading, the same positions and kernels). The others are not viewable yet, for these
 //! reasons: the counting, deletable, spectral, stable and variable-increment kinds have flat
 //! arrays too (packed counters, or bits plus a region bitmap), and could be viewed the same
-//! way, each with a query over fetched cells (not done for lack of time); the cuckoo filter
+//! way, each with a query over fetched cells (not done yet); the cuckoo filter
 //! keeps a victim and the scalable filter a list of filters of varying size; the compressed
 //! filter is arithmetic-coded (no bit can be read without decoding what precedes it); the
 //! weighted, generalized, robust and partitioned kinds were left for the same reason as the
@@ -110,7 +110,6 @@ const GOOD: u8 = 1;
 ///
 /// A `FilterView` is `Send + Sync`: threads may query one view at once (a chunk two of them
 /// touch first is checked by both, with the same result).
-#[derive(Debug)]
 pub struct FilterView {
     map: MappedFile,
     path: PathBuf,
@@ -147,7 +146,8 @@ impl FilterView {
         let context = || format!("reading {}", path.display());
         let mut file = File::open(path).map_err(|e| Error::io(context(), e))?;
         let kind = viewable_kind(&mut file, path)?;
-        let map = MappedFile::map(&file).map_err(|e| Error::io(format!("mapping {}", path.display()), e))?;
+        let map = MappedFile::map(&file)
+            .map_err(|e| Error::io(format!("mapping {}", path.display()), e))?;
         let view = Self::over(map, path, kind).map_err(|e| with_path(e, path))?;
         if view.version == FORMAT_VERSION {
             check_whole(&mut file, view.payload_at + view.payload_len)
@@ -175,11 +175,7 @@ impl FilterView {
             _ => unreachable!("viewable_kind admits only viewable kinds"),
         };
         let (table_at, chunk_shift, count) = match &layout.chunks {
-            Some(chunks) => (
-                chunks.table_at,
-                chunks.shift,
-                chunks.count(),
-            ),
+            Some(chunks) => (chunks.table_at, chunks.shift, chunks.count()),
             None => (0, 0, 0),
         };
         let view = FilterView {
@@ -320,9 +316,9 @@ impl FilterView {
                 let word = u64::from_le_bytes(word.try_into().expect("8 bytes"));
                 Ok(word & (1 << (p & 63)) != 0)
             }),
-            Shape::Blocked(s) => {
-                s.contains(bytes, |i| self.payload(i * blocked::BLOCK_BYTES, blocked::BLOCK_BYTES))
-            }
+            Shape::Blocked(s) => s.contains(bytes, |i| {
+                self.payload(i * blocked::BLOCK_BYTES, blocked::BLOCK_BYTES)
+            }),
             Shape::SplitBlock(s) => s.contains(bytes, |i| {
                 let len = split_block::BLOCK_BYTES as usize;
                 self.payload(i * len, len)
@@ -398,6 +394,21 @@ impl FilterView {
     }
 }
 
+/// The file, kind, version and chunks (not the map's bytes or every chunk's flag).
+impl std::fmt::Debug for FilterView {
+    fn fmt(&self, out: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let (chunks, checked) = self.chunks_checked();
+        out.debug_struct("FilterView")
+            .field("path", &self.path)
+            .field("kind", &self.kind)
+            .field("format_version", &self.version)
+            .field("payload_bytes", &self.payload_len)
+            .field("chunks", &chunks)
+            .field("chunks_checked", &checked)
+            .finish()
+    }
+}
+
 /// A decoding error without the file name, for `over`, whose caller adds it.
 fn strip_path(error: Error) -> Error {
     match error {
@@ -433,7 +444,8 @@ fn viewable_kind(file: &mut File, path: &Path) -> Result<Kind, Error> {
         Some(kind) if kind.can_view() => Ok(kind),
         Some(kind) => Err(Error::Unsupported {
             kind,
-            operation: "be opened as a view (its payload is not a flat array); load it",
+            operation: "be opened as a view (only the classic, blocked and split block \
+                        filters can); load it",
         }),
         None => Err(with_path(
             Error::Decode(DecodeError::UnknownKind(tag)),
@@ -462,7 +474,10 @@ fn check_whole(file: &mut File, body_len: usize) -> Result<(), Error> {
     let stored = u64::from_le_bytes(stored);
     let computed = hasher.digest();
     if stored != computed {
-        return Err(Error::Decode(DecodeError::ChecksumMismatch { stored, computed }));
+        return Err(Error::Decode(DecodeError::ChecksumMismatch {
+            stored,
+            computed,
+        }));
     }
     Ok(())
 }

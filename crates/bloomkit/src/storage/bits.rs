@@ -277,7 +277,9 @@ impl BitVec {
     pub(crate) fn check_last_word(len: u64, last: u64) -> Result<(), crate::error::DecodeError> {
         let tail_bits = len % 64;
         if tail_bits != 0 && last >> tail_bits != 0 {
-            return Err(invalid_payload("bits set past the end of the filter".into()));
+            return Err(invalid_payload(
+                "bits set past the end of the filter".into(),
+            ));
         }
         Ok(())
     }

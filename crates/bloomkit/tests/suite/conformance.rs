@@ -1231,10 +1231,7 @@ pub fn save_chunked_with<F: Persist>(filter: &F, path: &std::path::Path, shift: 
 /// (4 KiB, so that filters of a few hundred KiB have many), opened as a view: every item
 /// of `probes` gets the loaded filter's answer, one by one and in a batch; the stored facts
 /// are the loaded filter's, and the view loads to the same filter.
-pub fn view_answers_like_loaded(
-    filter: &AnyFilter,
-    probes: &[u32],
-) -> Result<(), TestCaseError> {
+pub fn view_answers_like_loaded(filter: &AnyFilter, probes: &[u32]) -> Result<(), TestCaseError> {
     use bloomkit::format::view::FilterView;
     let kind = filter.kind();
     let tmp = TempPath::new("view.bloom");
@@ -1255,10 +1252,23 @@ pub fn view_answers_like_loaded(
         prop_assert_eq!(view.target_fpp(), loaded.target_fpp());
         for x in probes {
             let answer = view.contains(x).map_err(|e| fail("contains", e))?;
-            prop_assert_eq!(answer, loaded.contains(x), "{} v{}: item {}", kind, version, x);
+            prop_assert_eq!(
+                answer,
+                loaded.contains(x),
+                "{} v{}: item {}",
+                kind,
+                version,
+                x
+            );
         }
         let batch = view.contains_batch(probes).map_err(|e| fail("batch", e))?;
-        prop_assert_eq!(batch, loaded.contains_batch(probes), "{} v{}", kind, version);
+        prop_assert_eq!(
+            batch,
+            loaded.contains_batch(probes),
+            "{} v{}",
+            kind,
+            version
+        );
         let reloaded = view.load().map_err(|e| fail("view.load", e))?;
         prop_assert!(
             reloaded.to_bytes() == filter.to_bytes(),

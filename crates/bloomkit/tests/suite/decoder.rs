@@ -464,7 +464,9 @@ fn other_format_versions_are_unsupported() {
     }
     // A version-1 body labelled version 2 lacks the chunk table and header checksum: an
     // error, not a filter.
-    let relabelled = base.with(|l| l.version = CHUNKED_FORMAT_VERSION).decode_error();
+    let relabelled = base
+        .with(|l| l.version = CHUNKED_FORMAT_VERSION)
+        .decode_error();
     assert!(
         !matches!(relabelled, DecodeError::UnsupportedVersion(..)),
         "{relabelled:?}"

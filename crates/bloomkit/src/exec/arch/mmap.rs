@@ -57,7 +57,9 @@ impl MappedFile {
     pub fn will_need(&self, offset: usize, len: usize) {
         #[cfg(unix)]
         {
-            let _ = self.map.advise_range(memmap2::Advice::WillNeed, offset, len);
+            let _ = self
+                .map
+                .advise_range(memmap2::Advice::WillNeed, offset, len);
         }
         #[cfg(not(unix))]
         let _ = (offset, len);
