@@ -45,7 +45,7 @@
 //! [`Persist::save`] write version 1, as every earlier build did: a build before version 2
 //! refuses a version-2 file (`unsupported format version 2`), so writing it by default
 //! would break every reader that has not been updated (older CLIs and libraries, Python
-//! wheels, data kept in Redis or serialised with serde). Version 2 is asked for:
+//! wheels, and the bytes they keep: the Python package's `to_bytes`, serde's output). Version 2 is asked for:
 //! [`Persist::to_bytes_chunked`], [`Persist::save_chunked`] (the CLI's `--chunked`). This
 //! build reads both everywhere.
 //!
