@@ -2333,3 +2333,61 @@ fn redisbloom_exports_round_trip_and_what_redis_cannot_hold_is_refused() {
     }
     assert!(!d.join("x").exists());
 }
+
+/// `check` answers the kinds the library can view from a read-only map of the file: the
+/// same output as loading the filter (`--load`), for files in format version 1 and in
+/// version 2 (`create --chunked`; `add` keeps a file's version). A corrupted chunk of a
+/// version-2 file is an error that names the file and the chunk, never an answer.
+#[test]
+fn check_through_a_view_answers_as_loading_and_refuses_a_corrupted_chunk() {
+    use bloomkit::Kind;
+    let dir = temp();
+    let d = dir.path();
+    let added = numbered("item", 3000);
+    let mut probes = added.clone();
+    probes.push_str(&numbered("other", 3000));
+    let viewable: Vec<Kind> = Kind::ALL.iter().copied().filter(|k| k.can_view()).collect();
+    assert!(viewable.len() >= 3, "{viewable:?}");
+    for kind in viewable {
+        for (name, chunked) in [("v1.bk", false), ("v2.bk", true)] {
+            let mut create = vec![
+                "create",
+                "--kind",
+                kind.name(),
+                "-n",
+                "60000",
+                "-e",
+                "0.01",
+                "-o",
+                name,
+            ];
+            if chunked {
+                create.push("--chunked");
+            }
+            ok(d, &create);
+            ok_with_stdin(d, &["add", name], added.as_bytes());
+            let bytes = std::fs::read(d.join(name)).unwrap();
+            assert_eq!(bytes[8], if chunked { 2 } else { 1 }, "{kind} {name}");
+            let viewed = ok_with_stdin(d, &["check", name], probes.as_bytes());
+            let loaded = ok_with_stdin(d, &["check", "--load", name], probes.as_bytes());
+            assert_eq!(viewed, loaded, "{kind} {name}");
+            assert_eq!(viewed.lines().count(), 6000, "{kind} {name}");
+            assert!(viewed.contains("item-2999\tmaybe"), "{kind} {name}");
+            let args = ["check", name, "item-7", "other-8"];
+            assert_eq!(ok(d, &args), ok(d, &[&args[..], &["--load"]].concat()));
+        }
+        // One byte near the end of the payload (the last bytes of a version-2 file).
+        let mut bytes = std::fs::read(d.join("v2.bk")).unwrap();
+        let at = bytes.len() - 40;
+        bytes[at] ^= 0xff;
+        std::fs::write(d.join("v2.bk"), &bytes).unwrap();
+        let output = run_with_stdin(d, &["check", "v2.bk"], Some(probes.as_bytes()));
+        assert_ne!(output.status.code(), Some(0), "{kind}");
+        let message = stderr(&output);
+        assert!(
+            message.contains("v2.bk") && message.contains("chunk"),
+            "{kind}: {message}"
+        );
+        assert!(!message.contains("panicked"), "{kind}: {message}");
+    }
+}

@@ -199,7 +199,7 @@ pub enum DecodeError {
     #[error("not a bloomkit filter (bad magic bytes)")]
     BadMagic,
     /// The format version is newer than this build understands.
-    #[error("unsupported format version {0} (this build reads version {1})")]
+    #[error("unsupported format version {0} (this build reads versions 1 to {1})")]
     UnsupportedVersion(u16, u16),
     /// The kind tag names no known filter kind.
     #[error("unknown filter kind tag {0}")]
@@ -212,6 +212,22 @@ pub enum DecodeError {
         /// The checksum read from the input.
         stored: u64,
         /// The checksum of the bytes actually read.
+        computed: u64,
+    },
+    /// A chunk of a version-2 payload does not match its stored checksum: found when the
+    /// file is loaded, or by a view's query that touches the chunk.
+    #[error(
+        "checksum mismatch in chunk {chunk} (payload bytes from {offset}): stored \
+         {stored:#018x}, computed {computed:#018x} (file corrupted)"
+    )]
+    ChunkChecksumMismatch {
+        /// The chunk's index.
+        chunk: u64,
+        /// Where the chunk starts in the payload.
+        offset: u64,
+        /// The checksum read from the chunk table.
+        stored: u64,
+        /// The checksum of the chunk's bytes.
         computed: u64,
     },
     /// A field holds a value that no valid filter has.

@@ -51,11 +51,13 @@
 //!   RedisBloom 2.4's SCANDUMP dumps and the LOADCHUNK commands that load them, and the split
 //!   block filters of Parquet files.
 //! * [`format`] — the file format ([`Persist`]), with atomic saves, and [`FileLock`] for
-//!   writers.
+//!   writers; version 2 checks the payload per chunk, so that [`format::view::FilterView`]
+//!   answers from a read-only memory map of the file, reading only the chunks a query
+//!   touches (classic, blocked and split block filters).
 //! * [`prelude`] — `use bloomkit::prelude::*;` for the traits, items and every kind.
 //! * [`stats`] — confidence intervals used to judge measured rates.
 //! * [`arch`] — the one module with `unsafe`: prefetch, SIMD kernels chosen at run time
-//!   (scalar twins held to the same bits by tests), huge-page advice.
+//!   (scalar twins held to the same bits by tests), huge-page advice, memory maps.
 #![deny(unsafe_code)]
 #![cfg_attr(docsrs, feature(doc_cfg))]
 #![warn(missing_docs)]

@@ -50,6 +50,10 @@ pub struct BuildArgs {
     /// The filter file to write (replaced if it exists).
     #[arg(short, long, value_name = "FILE")]
     pub output: PathBuf,
+
+    /// Write format version 2 (see the help).
+    #[arg(long, help = store::CHUNKED_HELP)]
+    pub chunked: bool,
 }
 
 /// Counts the lines, sizes the filter, inserts every line, saves the filter.
@@ -86,7 +90,7 @@ pub fn run(args: BuildArgs) -> Result<()> {
         );
     }
 
-    store::save(&filter, &args.output)?;
+    store::save_as(&filter, &args.output, args.chunked)?;
     let mut out = std::io::stdout().lock();
     writeln!(
         out,

@@ -5,6 +5,11 @@
 //! item alone, so the output can feed another program). With `--count` (the kinds that count
 //! how often each item was added, [`Kind::counts`]) `ITEM<TAB>COUNT`, 0 for an absent item.
 //!
+//! The kinds the library can view ([`Kind::can_view`]) are answered from a read-only memory
+//! map of the file, which reads (and checks) only the chunks the queries touch: a few
+//! items against a filter of gigabytes cost milliseconds (format version 2, `create
+//! --chunked`; a version-1 file is checked whole first). `--load` loads the filter instead.
+//!
 //! With `--format spark|guava` the file is a Spark sketch or a Guava filter as their
 //! `writeTo` wrote it, answered as their `mightContain` answers; `--items utf8|long|bytes`
 //! says how a line becomes the item (Guava's funnel, Spark's `put…` method).
@@ -14,7 +19,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use anyhow::{bail, Result};
-use bloomkit::{Filter, Kind};
+use bloomkit::Kind;
 use clap::Args;
 use rayon::prelude::*;
 
@@ -48,6 +53,12 @@ pub struct CheckArgs {
     ))]
     pub count: bool,
 
+    /// Load the whole filter instead of opening the file as a view (the kinds that can be
+    /// viewed are otherwise answered from a read-only memory map of the file, which reads
+    /// only the chunks the queries touch).
+    #[arg(long)]
+    pub load: bool,
+
     /// The file's format: a bloomkit file, or the bytes of Spark's or Guava's `writeTo`.
     #[arg(long, value_enum, default_value_t)]
     pub format: FileFormat,
@@ -72,9 +83,10 @@ pub fn run(args: CheckArgs) -> Result<ExitCode> {
     if args.items_as.is_some() {
         bail!("--items is for --format spark|guava (a bloomkit file hashes a line's bytes)");
     }
-    let filter = store::open(&args.filter)?;
     let counts = args.count;
-    if counts && !filter.kind().counts() {
+    // A view reads only the chunks the queries touch; counting needs the loaded filter.
+    let filter = store::open_for_queries(&args.filter, !counts && !args.load)?;
+    if counts && !Kind::counts(filter.kind()) {
         bail!(
             "{}: a {} filter does not count items; --count is for --kind {}",
             args.filter.display(),
@@ -86,17 +98,17 @@ pub fn run(args: CheckArgs) -> Result<ExitCode> {
         present: args.present,
         absent: args.absent,
     };
-    let answer = |item: &[u8], out: &mut Vec<u8>| -> bool {
+    let answer = |item: &[u8], out: &mut Vec<u8>| -> Result<bool> {
         if counts {
             // The kind counts (checked above).
             let n = filter.count(item).unwrap_or(0);
             out.extend_from_slice(item);
             out.extend_from_slice(format!("\t{n}\n").as_bytes());
-            n > 0
+            Ok(n > 0)
         } else {
-            let maybe = filter.contains(item);
+            let maybe = filter.contains(item)?;
             format.append(item, maybe, out);
-            maybe
+            Ok(maybe)
         }
     };
     let mut out = BufWriter::with_capacity(1 << 16, std::io::stdout().lock());
@@ -104,7 +116,7 @@ pub fn run(args: CheckArgs) -> Result<ExitCode> {
         ItemSource::Args(items) => {
             let (mut buffer, mut maybe) = (Vec::new(), true);
             for item in &items {
-                maybe = answer(item.as_encoded_bytes(), &mut buffer);
+                maybe = answer(item.as_encoded_bytes(), &mut buffer)?;
             }
             out.write_all(&buffer)?;
             out.flush()?;
@@ -123,21 +135,21 @@ pub fn run(args: CheckArgs) -> Result<ExitCode> {
         input::for_each_block(reader, progress, |block| {
             let answers: Vec<Vec<u8>> = input::pieces(block, 4 * threads)
                 .into_par_iter()
-                .map(|piece| {
+                .map(|piece| -> Result<Vec<u8>> {
                     let mut buffer = Vec::with_capacity(piece.len() + piece.len() / 2);
                     if counts {
                         for item in input::lines(piece) {
-                            answer(item, &mut buffer);
+                            answer(item, &mut buffer)?;
                         }
                     } else {
                         let items: Vec<&[u8]> = input::lines(piece).collect();
-                        for (item, maybe) in items.iter().zip(filter.contains_batch(&items)) {
+                        for (item, maybe) in items.iter().zip(filter.contains_batch(&items)?) {
                             format.append(item, maybe, &mut buffer);
                         }
                     }
-                    buffer
+                    Ok(buffer)
                 })
-                .collect();
+                .collect::<Result<_>>()?;
             for answer in answers {
                 out.write_all(&answer)?;
             }

@@ -44,6 +44,10 @@ pub struct CreateArgs {
     /// The filter file to write (replaced if it exists).
     #[arg(short, long, value_name = "FILE")]
     pub output: PathBuf,
+
+    /// Write format version 2 (see the help).
+    #[arg(long, help = store::CHUNKED_HELP)]
+    pub chunked: bool,
 }
 
 /// Creates the filter and prints a one-line summary.
@@ -56,7 +60,7 @@ pub fn run(args: CreateArgs) -> Result<()> {
         ..BuildSpec::default()
     };
     let filter = store::new_filter(args.kind, spec, &args.hashing, &args.options)?;
-    store::save(&filter, &args.output)?;
+    store::save_as(&filter, &args.output, args.chunked)?;
     let mut out = std::io::stdout().lock();
     writeln!(
         out,

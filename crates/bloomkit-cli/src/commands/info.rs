@@ -43,7 +43,7 @@ pub fn run(args: InfoArgs) -> Result<()> {
     if args.format != FileFormat::Bloomkit {
         return run_java(&args);
     }
-    let filter = store::open(&args.filter)?;
+    let filter = store::open_through_view(&args.filter)?;
     let file_bytes = std::fs::metadata(&args.filter).map(|m| m.len()).ok();
     let facts = Facts::of(&filter, file_bytes);
     let text = if args.json {

@@ -10,8 +10,9 @@
 use std::path::Path;
 
 use anyhow::{anyhow, bail, Result};
+use bloomkit::format::view::FilterView;
 use bloomkit::registry::{self, BuildSpec, OptionInfo, ValueType, COMMON_OPTIONS, HASH};
-use bloomkit::{AnyFilter, Kind, Persist};
+use bloomkit::{AnyFilter, Filter, Kind, Persist};
 use clap::builder::{PossibleValue, PossibleValuesParser};
 use clap::{Arg, ArgAction, ArgMatches, Args, Command, FromArgMatches, ValueEnum, ValueHint};
 
@@ -344,13 +345,111 @@ pub fn open(path: &Path) -> Result<AnyFilter> {
     Ok(AnyFilter::load(path)?)
 }
 
+/// A filter to ask about items: a read-only view over the file where the library can view
+/// the kind ([`Kind::can_view`]: the file is mapped, and a query reads and checks only the
+/// chunks it touches), else the filter loaded whole.
+pub enum Queried {
+    /// The file, mapped.
+    View(FilterView),
+    /// The filter, loaded.
+    Loaded(AnyFilter),
+}
+
+impl Queried {
+    /// The filter's kind.
+    pub fn kind(&self) -> Kind {
+        match self {
+            Queried::View(view) => view.kind(),
+            Queried::Loaded(filter) => filter.kind(),
+        }
+    }
+
+    /// Whether the item may be present (an error only from a view that meets a corrupted
+    /// chunk).
+    pub fn contains(&self, item: &[u8]) -> Result<bool> {
+        Ok(match self {
+            Queried::View(view) => view.contains(item)?,
+            Queried::Loaded(filter) => filter.contains(item),
+        })
+    }
+
+    /// [`contains`](Self::contains) of every item, in order.
+    pub fn contains_batch(&self, items: &[&[u8]]) -> Result<Vec<bool>> {
+        Ok(match self {
+            Queried::View(view) => view.contains_batch(items)?,
+            Queried::Loaded(filter) => filter.contains_batch(items),
+        })
+    }
+
+    /// How often the item was added, for a loaded filter of a kind that counts.
+    pub fn count(&self, item: &[u8]) -> Result<u64> {
+        match self {
+            Queried::Loaded(filter) => Ok(filter.count(item)?),
+            Queried::View(view) => bail!("a {} filter does not count items", view.kind()),
+        }
+    }
+}
+
+/// Opens a filter file to ask it about items: as a view where the kind allows it and
+/// `view` is true, else loaded (see [`Queried`]).
+pub fn open_for_queries(path: &Path, view: bool) -> Result<Queried> {
+    if view {
+        match FilterView::open(path) {
+            Ok(view) => return Ok(Queried::View(view)),
+            Err(bloomkit::Error::Unsupported { .. }) => {}
+            Err(e) => return Err(e.into()),
+        }
+    }
+    Ok(Queried::Loaded(open(path)?))
+}
+
+/// Reads a whole filter file, through a view where the kind allows it: the file is mapped,
+/// each chunk checked, and the kind decodes straight from the mapped pages, so the file is
+/// not first read into a buffer of its own size (`info`, whose facts need every bit).
+pub fn open_through_view(path: &Path) -> Result<AnyFilter> {
+    match FilterView::open(path) {
+        Ok(view) => Ok(view.load()?),
+        Err(bloomkit::Error::Unsupported { .. }) => open(path),
+        Err(e) => Err(e.into()),
+    }
+}
+
 /// Writes a filter file atomically: on any failure the old file, if any, is left as it was.
+/// A file in format version 2 (a checksum per chunk, `--chunked`) is replaced by one in
+/// version 2; any other in version 1, which every bloomkit build reads.
 pub fn save(filter: &AnyFilter, path: &Path) -> Result<()> {
+    save_as(filter, path, is_chunked(path))
+}
+
+/// [`save`] in format version 2 if `chunked`, else 1.
+pub fn save_as(filter: &AnyFilter, path: &Path, chunked: bool) -> Result<()> {
     if path.as_os_str().is_empty() {
         bail!("the output file name is empty");
     }
-    Ok(filter.save(path)?)
+    if chunked {
+        Ok(filter.save_chunked(path)?)
+    } else {
+        Ok(filter.save(path)?)
+    }
 }
+
+/// Whether the file at `path` is a bloomkit file in format version 2.
+fn is_chunked(path: &Path) -> bool {
+    use std::io::Read;
+    let mut prefix = [0u8; 10];
+    std::fs::File::open(path)
+        .and_then(|mut f| f.read_exact(&mut prefix))
+        .is_ok_and(|()| {
+            prefix[..8] == *bloomkit::codec::MAGIC
+                && u16::from_le_bytes([prefix[8], prefix[9]])
+                    == bloomkit::codec::CHUNKED_FORMAT_VERSION
+        })
+}
+
+/// The help of `--chunked`, shared by the verbs that write a new file.
+pub const CHUNKED_HELP: &str = "Write format version 2: a checksum per 64 KiB chunk, so that \
+    `check` reads only the chunks a query touches. Files of builds before it cannot read it; \
+    `add` and `remove` keep a file's version";
 
 #[cfg(test)]
 mod tests {

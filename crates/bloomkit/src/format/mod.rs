@@ -1,9 +1,11 @@
 //! The versioned file format shared by every filter kind.
 //!
+//! # Version 1: one checksum over the whole file
+//!
 //! ```text
 //! offset  size  field
 //!      0     8  magic "BLOOMKIT"
-//!      8     2  format version (little-endian u16), currently 1
+//!      8     2  format version (little-endian u16): 1
 //!     10     1  kind tag (see `Kind`)
 //!     11     1  hash function id (see `HashFunction`)
 //!     12     1  index scheme id (see `IndexScheme`)
@@ -16,6 +18,37 @@
 //! 36+P+L     8  checksum: XXH3-64 (seed 0) of every byte before it
 //! ```
 //!
+//! # Version 2: a checksum per chunk, for reading a file without reading all of it
+//!
+//! The same first `36+P` bytes (with version 2), then:
+//!
+//! ```text
+//!   36+P     1  chunk shift s: the payload is cut into chunks of 2^s bytes (12 <= s <= 30),
+//!               the last one shorter; C = ceil(L / 2^s) chunks
+//!   37+P   8·C  chunk checksums: chunk i's is XXH3-64 of its bytes with seed i (so two
+//!               chunks swapped do not pass)
+//!      …     Z  zero bytes, so that the payload starts at a multiple of 64 bytes
+//!      …     8  header checksum: XXH3-64 (seed 0) of every byte before it
+//!   H = 64·j L  payload (the kind's storage, exactly as in version 1)
+//! ```
+//!
+//! Every byte is under a checksum: the header (parameters, chunk table, padding) under the
+//! header checksum, each chunk of the payload under its own. Loading ([`Persist::load`],
+//! [`Parts::parse`]) checks them all, as it checks version 1's one checksum, and hands the
+//! kind the same payload: a kind's decoder does not know which version it reads. A
+//! read-only view ([`view::FilterView`]) checks the header when it opens the file and each
+//! chunk when a query first touches it, so a query against a 1 GB filter reads a few
+//! chunks. The payload's 64-byte alignment lets a block of the blocked kinds (a 64-byte
+//! cache line) lie inside one chunk and one cache line of the mapped file.
+//!
+//! **Which version is written.** [`Persist::to_bytes`], [`Persist::write_to`] and
+//! [`Persist::save`] write version 1, as every earlier build did: a build before version 2
+//! refuses a version-2 file (`unsupported format version 2`), so writing it by default
+//! would break every reader that has not been updated (older CLIs and libraries, Python
+//! wheels, and the bytes they keep: the Python package's `to_bytes`, serde's output). Version 2 is asked for:
+//! [`Persist::to_bytes_chunked`], [`Persist::save_chunked`] (the CLI's `--chunked`). This
+//! build reads both everywhere.
+//!
 //! All integers are little-endian. Decoding checks every length against the bytes actually
 //! present before it slices or allocates, so a hostile header claiming terabytes fails
 //! with [`DecodeError::Truncated`] instead of an allocation; the checksum is verified before
@@ -25,6 +58,7 @@
 //! renames it over the target, so a crash or a full disk leaves the old file whole.
 
 pub mod lock;
+pub mod view;
 
 use std::io::Write;
 use std::path::Path;
@@ -35,8 +69,19 @@ use crate::hash::{HashFunction, Hashing, IndexScheme};
 
 /// The eight bytes every bloomkit filter file starts with.
 pub const MAGIC: &[u8; 8] = b"BLOOMKIT";
-/// The format version this build writes and reads.
+/// The format version this build writes by default (one checksum over the whole file).
 pub const FORMAT_VERSION: u16 = 1;
+/// The format version with a checksum per chunk of the payload, written on request
+/// ([`Persist::to_bytes_chunked`]); this build reads both.
+pub const CHUNKED_FORMAT_VERSION: u16 = 2;
+/// The chunk size version 2 is written with: 2^16 bytes (64 KiB). A query through a view
+/// checks the chunks it touches, each once: a few microseconds of hashing per chunk, and a
+/// table of 8 bytes per chunk (150 KB for a 1.2 GB filter) checked when the view opens.
+pub const DEFAULT_CHUNK_SHIFT: u8 = 16;
+/// The smallest and largest chunk shift a version-2 file may have (4 KiB to 1 GiB chunks).
+pub const CHUNK_SHIFTS: std::ops::RangeInclusive<u8> = 12..=30;
+/// The payload of a version-2 file starts at a multiple of this many bytes.
+pub const PAYLOAD_ALIGN: usize = 64;
 /// Size of the fixed header up to and including the parameter length.
 const HEADER_LEN: usize = 28;
 
@@ -72,7 +117,56 @@ pub trait Persist: Filter + Sized {
         })
     }
 
-    /// Reads a filter of this kind from the bloomkit file format.
+    /// The filter in format version 2 ([module docs](self)): a checksum per 64 KiB chunk of
+    /// the payload, so that a [`FilterView`](view::FilterView) answers a query by reading
+    /// and checking only the chunks it touches. Every reader of this build loads it as it
+    /// loads version 1; builds before version 2 refuse it.
+    ///
+    /// ```
+    /// use bloomkit::{BloomFilter, Persist};
+    /// let mut filter = BloomFilter::with_capacity(1000, 0.01)?;
+    /// filter.insert("dist");
+    /// let bytes = filter.to_bytes_chunked();
+    /// assert_eq!(u16::from_le_bytes([bytes[8], bytes[9]]), 2);
+    /// assert_eq!(BloomFilter::from_bytes(&bytes)?, filter);
+    /// # Ok::<(), bloomkit::Error>(())
+    /// ```
+    fn to_bytes_chunked(&self) -> Vec<u8> {
+        let (header, payload) = self.chunked_parts(DEFAULT_CHUNK_SHIFT);
+        let mut out = header;
+        out.extend_from_slice(&payload);
+        out
+    }
+
+    /// The header and the payload of the filter in format version 2 with chunks of
+    /// 2^`chunk_shift` bytes (clamped to [`CHUNK_SHIFTS`]): written one after the other,
+    /// they are the file.
+    fn chunked_parts(&self, chunk_shift: u8) -> (Vec<u8>, Vec<u8>) {
+        let mut params = Vec::new();
+        self.encode_params(&mut params);
+        let mut payload = Vec::new();
+        self.encode_payload(&mut payload);
+        let header = chunked_header(
+            self.kind().tag(),
+            self.hashing(),
+            &params,
+            &payload,
+            chunk_shift,
+        );
+        (header, payload)
+    }
+
+    /// [`save`](Persist::save) in format version 2 (see
+    /// [`to_bytes_chunked`](Persist::to_bytes_chunked)), atomically as `save` writes.
+    fn save_chunked(&self, path: impl AsRef<Path>) -> Result<(), Error> {
+        let (header, payload) = self.chunked_parts(DEFAULT_CHUNK_SHIFT);
+        write_atomically_with(path.as_ref(), |file| {
+            file.write_all(&header)?;
+            file.write_all(&payload)
+        })
+    }
+
+    /// Reads a filter of this kind from the bloomkit file format (either version).
     fn from_bytes(bytes: &[u8]) -> Result<Self, Error> {
         Ok(Self::decode_parts(&Parts::parse(bytes)?)?)
     }
@@ -144,6 +238,200 @@ pub(crate) fn encode(
     out
 }
 
+/// The header of a version-2 file for `payload` (see the [module docs](self)): everything
+/// before the payload, the chunk table and the header checksum included.
+pub(crate) fn chunked_header(
+    tag: u8,
+    hashing: Hashing,
+    params: &[u8],
+    payload: &[u8],
+    chunk_shift: u8,
+) -> Vec<u8> {
+    let shift = chunk_shift.clamp(*CHUNK_SHIFTS.start(), *CHUNK_SHIFTS.end());
+    let chunks = payload.chunks(1 << shift);
+    let mut out = Vec::with_capacity(HEADER_LEN + params.len() + 8 * chunks.len() + 128);
+    write_prefix_version(&mut out, CHUNKED_FORMAT_VERSION, tag, hashing);
+    out.extend_from_slice(&(params.len() as u32).to_le_bytes());
+    out.extend_from_slice(params);
+    out.extend_from_slice(&(payload.len() as u64).to_le_bytes());
+    out.push(shift);
+    for (i, chunk) in chunks.enumerate() {
+        out.extend_from_slice(&chunk_checksum(i as u64, chunk).to_le_bytes());
+    }
+    out.resize(padded_header_len(out.len()) - 8, 0);
+    let checksum = xxhash_rust::xxh3::xxh3_64(&out);
+    out.extend_from_slice(&checksum.to_le_bytes());
+    out
+}
+
+/// The checksum of chunk `index` of a version-2 payload: XXH3-64 seeded with the index.
+pub(crate) fn chunk_checksum(index: u64, chunk: &[u8]) -> u64 {
+    xxhash_rust::xxh3::xxh3_64_with_seed(chunk, index)
+}
+
+/// The length of a version-2 header whose fields before the padding take `unpadded` bytes:
+/// with the padding and the 8-byte header checksum, up to the next multiple of
+/// [`PAYLOAD_ALIGN`].
+fn padded_header_len(unpadded: usize) -> usize {
+    (unpadded + 8).next_multiple_of(PAYLOAD_ALIGN)
+}
+
+/// Where the parts of a file lie, read from its header (either version) and checked against
+/// the length of the file, and for version 2 with the header checksum verified. Nothing of
+/// the payload is read.
+#[derive(Debug, Clone)]
+pub(crate) struct Layout<'a> {
+    /// The format version (1 or 2).
+    pub version: u16,
+    /// The format tag.
+    pub tag: u8,
+    /// The hash function id, not yet checked.
+    pub function: u8,
+    /// The index scheme id, not yet checked.
+    pub scheme: u8,
+    /// The seed.
+    pub seed: u64,
+    /// The structure's parameters.
+    pub params: &'a [u8],
+    /// Where the payload starts.
+    pub payload_at: usize,
+    /// The payload's length.
+    pub payload_len: usize,
+    /// Version 2's chunks; `None` for version 1, whose checksum follows the payload.
+    pub chunks: Option<Chunks<'a>>,
+}
+
+/// The chunk table of a version-2 file.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Chunks<'a> {
+    /// Chunks are 2^shift bytes.
+    pub shift: u8,
+    /// Where the table starts in the file.
+    pub table_at: usize,
+    /// The checksums, 8 little-endian bytes each.
+    pub table: &'a [u8],
+}
+
+impl Chunks<'_> {
+    /// The number of chunks.
+    pub fn count(&self) -> usize {
+        self.table.len() / 8
+    }
+
+    /// The byte range of chunk `index` within a payload of `payload_len` bytes.
+    pub fn range(&self, index: usize, payload_len: usize) -> std::ops::Range<usize> {
+        let start = index << self.shift;
+        start..(start + (1 << self.shift)).min(payload_len)
+    }
+
+    /// Checks chunk `index`, whose bytes are `chunk`, against its stored checksum.
+    pub fn check(&self, index: usize, chunk: &[u8]) -> Result<(), DecodeError> {
+        let at = index * 8;
+        let stored = u64::from_le_bytes(self.table[at..at + 8].try_into().expect("8 bytes"));
+        let computed = chunk_checksum(index as u64, chunk);
+        if stored == computed {
+            Ok(())
+        } else {
+            Err(DecodeError::ChunkChecksumMismatch {
+                chunk: index as u64,
+                offset: (index as u64) << self.shift,
+                stored,
+                computed,
+            })
+        }
+    }
+}
+
+impl<'a> Layout<'a> {
+    /// Reads the layout of the file `bytes`: magic, version, every length (against the bytes
+    /// present), for version 2 the chunk shift, the zero padding and the header checksum.
+    pub(crate) fn read(bytes: &'a [u8]) -> Result<Self, DecodeError> {
+        let mut r = Reader::new(bytes);
+        if r.take(MAGIC.len())? != MAGIC {
+            return Err(DecodeError::BadMagic);
+        }
+        let version = r.u16()?;
+        if version != FORMAT_VERSION && version != CHUNKED_FORMAT_VERSION {
+            return Err(DecodeError::UnsupportedVersion(
+                version,
+                CHUNKED_FORMAT_VERSION,
+            ));
+        }
+        let tag = r.u8()?;
+        let function = r.u8()?;
+        let scheme = r.u8()?;
+        if r.take(3)? != [0, 0, 0] {
+            return Err(invalid("reserved", "must be zero".into()));
+        }
+        let seed = r.u64()?;
+        let params_len = r.u32()? as u64;
+        let params = r.take_u64(params_len)?;
+        let payload_len = r.u64()?;
+        let mut chunks = None;
+        if version == CHUNKED_FORMAT_VERSION {
+            let shift = r.u8()?;
+            if !CHUNK_SHIFTS.contains(&shift) {
+                return Err(invalid(
+                    "chunk shift",
+                    format!("{shift} is not in {CHUNK_SHIFTS:?}"),
+                ));
+            }
+            // At most 2⁶⁴ / 2¹² chunks: 8 bytes each cannot overflow.
+            let count = payload_len.div_ceil(1 << shift);
+            let table_at = r.position();
+            let table = r.take_u64(count * 8)?;
+            let padding = padded_header_len(r.position()) - 8 - r.position();
+            if r.take(padding)?.iter().any(|&b| b != 0) {
+                return Err(invalid("header padding", "must be zero".into()));
+            }
+            let body_end = r.position();
+            let stored = r.u64()?;
+            let computed = xxhash_rust::xxh3::xxh3_64(&bytes[..body_end]);
+            if stored != computed {
+                return Err(DecodeError::ChecksumMismatch { stored, computed });
+            }
+            chunks = Some(Chunks {
+                shift,
+                table_at,
+                table,
+            });
+        }
+        let payload_at = r.position();
+        r.take_u64(payload_len)?;
+        if version == FORMAT_VERSION {
+            r.u64()?;
+        }
+        if !r.is_at_end() {
+            return Err(DecodeError::TrailingBytes(r.remaining()));
+        }
+        Ok(Layout {
+            version,
+            tag,
+            function,
+            scheme,
+            seed,
+            params,
+            payload_at,
+            payload_len: payload_len as usize,
+            chunks,
+        })
+    }
+
+    /// The hashing the header names, checked.
+    pub(crate) fn hashing(&self) -> Result<Hashing, DecodeError> {
+        let invalid = |field, e: Error| DecodeError::InvalidField {
+            field,
+            reason: e.to_string(),
+        };
+        Ok(Hashing {
+            function: HashFunction::from_id(self.function)
+                .map_err(|e| invalid("hash function", e))?,
+            scheme: IndexScheme::from_id(self.scheme).map_err(|e| invalid("index scheme", e))?,
+            seed: self.seed,
+        })
+    }
+}
+
 /// Format tags of structures that are not filter kinds (static, built once from a set, so
 /// without `Filter::insert`) and live outside the registry, with their names: `Parts` refuses
 /// them with a message that says how to read them instead. The tag numbers are shared with
@@ -190,7 +478,20 @@ fn read_encoded(reader: impl std::io::Read) -> Result<Vec<u8>, Error> {
     take(&mut bytes, u64::from(params_len) + 8)?;
     let at = bytes.len() - 8;
     let payload_len = u64::from_le_bytes(bytes[at..].try_into().expect("8 bytes"));
-    take(&mut bytes, payload_len.saturating_add(8))?;
+    if u16::from_le_bytes([bytes[8], bytes[9]]) == CHUNKED_FORMAT_VERSION {
+        // Version 2: the chunk shift, the chunk table, the padding and the header checksum
+        // come before the payload, and nothing after it. A shift out of range is refused
+        // by `Layout::read` after these bytes; it only bounds the table here.
+        take(&mut bytes, 1)?;
+        let shift = (*bytes.last().expect("one byte")).clamp(1, 63);
+        let table = payload_len.div_ceil(1 << shift).saturating_mul(8);
+        take(&mut bytes, table)?;
+        let rest = padded_header_len(bytes.len()) - bytes.len();
+        take(&mut bytes, rest as u64)?;
+        take(&mut bytes, payload_len)?;
+    } else {
+        take(&mut bytes, payload_len.saturating_add(8))?;
+    }
     Ok(bytes)
 }
 
@@ -198,8 +499,13 @@ fn read_encoded(reader: impl std::io::Read) -> Result<Vec<u8>, Error> {
 /// filter's on-disk file): magic, format version, kind tag, hash function id, index scheme
 /// id, three reserved zero bytes, seed.
 pub(crate) fn write_prefix(out: &mut Vec<u8>, tag: u8, hashing: Hashing) {
+    write_prefix_version(out, FORMAT_VERSION, tag, hashing)
+}
+
+/// [`write_prefix`] with another format version.
+fn write_prefix_version(out: &mut Vec<u8>, version: u16, tag: u8, hashing: Hashing) {
     out.extend_from_slice(MAGIC);
-    out.extend_from_slice(&FORMAT_VERSION.to_le_bytes());
+    out.extend_from_slice(&version.to_le_bytes());
     out.push(tag);
     out.push(hashing.function.id());
     out.push(hashing.scheme.id());
@@ -302,41 +608,36 @@ pub(crate) struct Frame<'a> {
 }
 
 impl<'a> Frame<'a> {
-    /// Splits and checks an encoded structure: magic, version, every length, the checksum,
-    /// then the tag (with `check_tag`) and the hashing identifiers. Nothing is allocated.
+    /// Splits and checks an encoded structure: magic, version, every length, the checksum
+    /// (version 1) or the header's and every chunk's (version 2), then the tag (with
+    /// `check_tag`) and the hashing identifiers. Nothing is allocated.
     pub(crate) fn parse(
         bytes: &'a [u8],
         check_tag: impl FnOnce(u8) -> Result<(), DecodeError>,
     ) -> Result<Self, DecodeError> {
-        let mut r = Reader::new(bytes);
-        let (tag, function, scheme, seed) = read_prefix(&mut r)?;
-        let params_len = r.u32()? as u64;
-        let params = r.take_u64(params_len)?;
-        let payload_len = r.u64()?;
-        let payload = r.take_u64(payload_len)?;
-        let body_end = r.position();
-        let stored = r.u64()?;
-        if !r.is_at_end() {
-            return Err(DecodeError::TrailingBytes(r.remaining()));
+        let layout = Layout::read(bytes)?;
+        let payload = &bytes[layout.payload_at..layout.payload_at + layout.payload_len];
+        match layout.chunks {
+            None => {
+                let body_end = layout.payload_at + layout.payload_len;
+                let stored =
+                    u64::from_le_bytes(bytes[body_end..].try_into().expect("checked by Layout"));
+                let computed = xxhash_rust::xxh3::xxh3_64(&bytes[..body_end]);
+                if stored != computed {
+                    return Err(DecodeError::ChecksumMismatch { stored, computed });
+                }
+            }
+            Some(chunks) => {
+                for index in 0..chunks.count() {
+                    chunks.check(index, &payload[chunks.range(index, payload.len())])?;
+                }
+            }
         }
-        let computed = xxhash_rust::xxh3::xxh3_64(&bytes[..body_end]);
-        if stored != computed {
-            return Err(DecodeError::ChecksumMismatch { stored, computed });
-        }
-        check_tag(tag)?;
-        let invalid = |field, e: Error| DecodeError::InvalidField {
-            field,
-            reason: e.to_string(),
-        };
-        let hashing = Hashing {
-            function: HashFunction::from_id(function).map_err(|e| invalid("hash function", e))?,
-            scheme: IndexScheme::from_id(scheme).map_err(|e| invalid("index scheme", e))?,
-            seed,
-        };
+        check_tag(layout.tag)?;
         Ok(Frame {
-            tag,
-            hashing,
-            params,
+            tag: layout.tag,
+            hashing: layout.hashing()?,
+            params: layout.params,
             payload,
         })
     }

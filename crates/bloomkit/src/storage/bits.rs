@@ -248,25 +248,40 @@ impl BitVec {
     /// Reads `len` bits from exactly [`BitVec::encoded_len`]`(len)` little-endian bytes.
     /// Fails if the length is wrong or if a padding bit past `len` is set.
     pub fn from_le_bytes(len: u64, bytes: &[u8]) -> Result<Self, crate::error::DecodeError> {
-        use crate::error::DecodeError;
-        if bytes.len() as u64 != Self::encoded_len(len) {
-            return Err(DecodeError::InvalidField {
-                field: "payload",
-                reason: format!("{} bytes cannot hold exactly {len} bits", bytes.len()),
-            });
-        }
+        Self::check_encoded_len(len, bytes.len())?;
         let words: Vec<u64> = bytes
             .chunks_exact(8)
             .map(|c| u64::from_le_bytes(c.try_into().expect("chunks of 8")))
             .collect();
-        let tail_bits = len % 64;
-        if tail_bits != 0 && words.last().is_some_and(|w| w >> tail_bits != 0) {
-            return Err(DecodeError::InvalidField {
-                field: "payload",
-                reason: "bits set past the end of the filter".into(),
-            });
+        if let Some(&last) = words.last() {
+            Self::check_last_word(len, last)?;
         }
         Ok(Self { words, len })
+    }
+
+    /// Fails unless `bytes` is [`BitVec::encoded_len`]`(len)`: the check of a payload's length
+    /// before it is read.
+    pub(crate) fn check_encoded_len(
+        len: u64,
+        bytes: usize,
+    ) -> Result<(), crate::error::DecodeError> {
+        if bytes as u64 != Self::encoded_len(len) {
+            return Err(invalid_payload(format!(
+                "{bytes} bytes cannot hold exactly {len} bits"
+            )));
+        }
+        Ok(())
+    }
+
+    /// Fails if the last word of a vector of `len` bits sets a padding bit past `len`.
+    pub(crate) fn check_last_word(len: u64, last: u64) -> Result<(), crate::error::DecodeError> {
+        let tail_bits = len % 64;
+        if tail_bits != 0 && last >> tail_bits != 0 {
+            return Err(invalid_payload(
+                "bits set past the end of the filter".into(),
+            ));
+        }
+        Ok(())
     }
 }
 

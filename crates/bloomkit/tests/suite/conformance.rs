@@ -732,6 +732,22 @@ pub fn round_trip<F: Subject + Persist>(filter: &F, inserted: &[u32]) -> Result<
         any.to_bytes() == bytes,
         "{kind}: AnyFilter re-encoded differently"
     );
+    // Format version 2 (a checksum per chunk) decodes to the same filter, from bytes and
+    // from a stream that holds more after it.
+    let chunked = filter.to_bytes_chunked();
+    let back2 =
+        F::from_bytes(&chunked).map_err(|e| TestCaseError::fail(format!("{kind} v2: {e}")))?;
+    prop_assert!(
+        back2.to_bytes() == bytes,
+        "{kind}: the version-2 file decoded to another filter"
+    );
+    let mut stream = chunked.clone();
+    stream.extend_from_slice(b"tail");
+    let mut reader = &stream[..];
+    let streamed =
+        F::read_from(&mut reader).map_err(|e| TestCaseError::fail(format!("{kind} v2: {e}")))?;
+    prop_assert!(streamed.to_bytes() == bytes, "{kind}: v2 stream");
+    prop_assert_eq!(reader, &b"tail"[..], "{}: v2 stream read too much", kind);
     // The copy goes on as the original would.
     let (mut original, mut copy) = (filter.copy(), back);
     for x in fresh(50).chain(inserted.iter().copied()) {
@@ -785,8 +801,14 @@ pub fn save_and_load<F: Subject + Persist>(filter: &F) {
 /// Every flipped byte (three masks), every cut and one byte appended: a typed decode error
 /// from the kind's decoder and from [`AnyFilter`], never a filter and never a panic.
 pub fn corruption_is_refused<F: Persist + Debug>(filter: &F) {
+    corruption_of_bytes_is_refused(filter, &filter.to_bytes());
+    corruption_of_bytes_is_refused(filter, &filter.to_bytes_chunked());
+}
+
+/// [`corruption_is_refused`] for one encoding of `filter` (format version 1 or 2).
+fn corruption_of_bytes_is_refused<F: Persist + Debug>(filter: &F, bytes: &[u8]) {
     let kind = filter.kind();
-    let bytes = filter.to_bytes();
+    let bytes = bytes.to_vec();
     let refused = |bad: &[u8], what: &str| {
         let direct = F::from_bytes(bad);
         assert!(
@@ -1189,5 +1211,69 @@ fn absent_removes_change_nothing<F: Subject + Removable>(
         filter.state() == state,
         "{kind}: removing absent items changed it"
     );
+    Ok(())
+}
+
+// ---------------------------------------------------------------------------------------
+// Views: a file opened over a memory map answers as the loaded filter.
+
+/// Writes `filter` to `path` in format version 2 with chunks of 2^`shift` bytes; returns
+/// where the payload starts in the file.
+pub fn save_chunked_with<F: Persist>(filter: &F, path: &std::path::Path, shift: u8) -> usize {
+    let (header, payload) = filter.chunked_parts(shift);
+    let mut bytes = header.clone();
+    bytes.extend_from_slice(&payload);
+    std::fs::write(path, bytes).unwrap();
+    header.len()
+}
+
+/// The file of `filter`, written in format version 1 and in version 2 with small chunks
+/// (4 KiB, so that filters of a few hundred KiB have many), opened as a view: every item
+/// of `probes` gets the loaded filter's answer, one by one and in a batch; the stored facts
+/// are the loaded filter's, and the view loads to the same filter.
+pub fn view_answers_like_loaded(filter: &AnyFilter, probes: &[u32]) -> Result<(), TestCaseError> {
+    use bloomkit::format::view::FilterView;
+    let kind = filter.kind();
+    let tmp = TempPath::new("view.bloom");
+    let fail = |what: &str, e: Error| TestCaseError::fail(format!("{kind}, {what}: {e}"));
+    for version in [1u16, 2] {
+        if version == 1 {
+            filter.save(&tmp.path).unwrap();
+        } else {
+            save_chunked_with(filter, &tmp.path, 12);
+        }
+        let loaded = AnyFilter::load(&tmp.path).map_err(|e| fail("load", e))?;
+        let view = FilterView::open(&tmp.path).map_err(|e| fail("open", e))?;
+        prop_assert_eq!(view.format_version(), version);
+        prop_assert_eq!(view.kind(), kind);
+        prop_assert_eq!(view.hashing(), loaded.hashing());
+        prop_assert_eq!(view.len(), loaded.len());
+        prop_assert_eq!(view.capacity(), loaded.capacity());
+        prop_assert_eq!(view.target_fpp(), loaded.target_fpp());
+        for x in probes {
+            let answer = view.contains(x).map_err(|e| fail("contains", e))?;
+            prop_assert_eq!(
+                answer,
+                loaded.contains(x),
+                "{} v{}: item {}",
+                kind,
+                version,
+                x
+            );
+        }
+        let batch = view.contains_batch(probes).map_err(|e| fail("batch", e))?;
+        prop_assert_eq!(
+            batch,
+            loaded.contains_batch(probes),
+            "{} v{}",
+            kind,
+            version
+        );
+        let reloaded = view.load().map_err(|e| fail("view.load", e))?;
+        prop_assert!(
+            reloaded.to_bytes() == filter.to_bytes(),
+            "{kind} v{version}: the view loads another filter"
+        );
+    }
     Ok(())
 }

@@ -18,7 +18,7 @@
 //! 24  params length u32 (36)
 //! ```
 
-use bloomkit::codec::{FORMAT_VERSION, MAGIC};
+use bloomkit::codec::{CHUNKED_FORMAT_VERSION, FORMAT_VERSION, MAGIC};
 use bloomkit::{AnyFilter, BloomFilter, DecodeError, Error, HashFunction, IndexScheme, Persist};
 
 /// m for the small filter: not a multiple of 64, so the last word has padding bits.
@@ -186,7 +186,10 @@ fn every_single_byte_corruption_is_an_error() {
             // Where the reader stops first tells which error it must be.
             let expected_ok = match i {
                 0..=7 => error == DecodeError::BadMagic,
-                8..=9 => matches!(error, DecodeError::UnsupportedVersion(v, 1) if v != 1),
+                8..=9 => matches!(
+                    error,
+                    DecodeError::UnsupportedVersion(v, CHUNKED_FORMAT_VERSION) if v != 1 && v != 2
+                ),
                 13..=15 => is_field(&error, "reserved"),
                 // The two length fields: the reader then finds the wrong structure.
                 24..=27 | 64..=71 => !matches!(error, DecodeError::ChecksumMismatch { .. }),
@@ -453,12 +456,22 @@ fn non_zero_reserved_bytes_are_an_invalid_field() {
 #[test]
 fn other_format_versions_are_unsupported() {
     let base = Layout::of_small_filter();
-    for version in [0u16, 2, 0x0100, u16::MAX] {
+    for version in [0u16, 3, 0x0100, 0x0201, u16::MAX] {
         assert_eq!(
             base.with(|l| l.version = version).decode_error(),
-            DecodeError::UnsupportedVersion(version, FORMAT_VERSION)
+            DecodeError::UnsupportedVersion(version, CHUNKED_FORMAT_VERSION)
         );
     }
+    // A version-1 body labelled version 2 lacks the chunk table and header checksum: an
+    // error, not a filter.
+    let relabelled = base
+        .with(|l| l.version = CHUNKED_FORMAT_VERSION)
+        .decode_error();
+    assert!(
+        !matches!(relabelled, DecodeError::UnsupportedVersion(..)),
+        "{relabelled:?}"
+    );
+    assert_ne!(FORMAT_VERSION, CHUNKED_FORMAT_VERSION);
 }
 
 #[test]

@@ -534,3 +534,218 @@ fn every_kind_meets_the_fpp_it_was_sized_for() {
         failures.join("\n")
     );
 }
+
+// ---------------------------------------------------------------------------------------
+// Views (`format::view`): every kind that can be viewed, view against loaded.
+
+/// The kinds `Kind::can_view` admits: at least the three flat-array kinds the views were
+/// built for, so that the view tests below cannot pass by testing nothing.
+fn viewable_kinds() -> Vec<Kind> {
+    let kinds: Vec<Kind> = Kind::ALL.iter().copied().filter(|k| k.can_view()).collect();
+    for needed in [Kind::Bloom, Kind::Blocked, Kind::SplitBlock] {
+        assert!(kinds.contains(&needed), "{needed} is not viewable");
+    }
+    kinds
+}
+
+proptest! {
+    #![proptest_config(config(24))]
+
+    /// Random shapes and items: each viewable kind's file, version 1 and version 2, answers
+    /// through a view exactly as loaded, on the inserted items and on fresh ones.
+    #[test]
+    fn views_answer_like_the_loaded_filter(shape in shape(), items in items(300)) {
+        let viewable = viewable_kinds();
+        let mut seen = 0;
+        for (mut filter, _, _) in listed_kinds(&shape) {
+            if !viewable.contains(&filter.kind()) {
+                continue;
+            }
+            seen += 1;
+            let _ = filter.try_extend(items.iter());
+            let probes: Vec<u32> = items.iter().copied().chain(fresh(400)).collect();
+            view_answers_like_loaded(&filter, &probes)?;
+        }
+        prop_assert_eq!(seen, viewable.len());
+    }
+}
+
+/// A filter of `kind` large enough for many 4 KiB chunks (about 350 KiB), with 20 000 items.
+fn large_viewable(kind: Kind) -> AnyFilter {
+    let mut filter = AnyFilter::with_capacity(kind, 300_000, 0.01).unwrap();
+    for x in 0..20_000u32 {
+        filter.try_insert(&x).unwrap();
+    }
+    filter
+}
+
+#[test]
+fn views_of_large_filters_answer_like_the_loaded_filter_across_many_chunks() {
+    for kind in viewable_kinds() {
+        let filter = large_viewable(kind);
+        let probes: Vec<u32> = (0..20_000).chain(fresh(20_000)).collect();
+        view_answers_like_loaded(&filter, &probes).unwrap();
+    }
+}
+
+/// One byte of one chunk corrupted (its set bits cleared): the file opens (its header
+/// is whole); every query that touches the chunk fails with an error naming it, every
+/// time it is asked; every other query gives the original filter's answer; loading the
+/// file fails. Queries answer only from checked chunks, so without the check some answers
+/// would be wrong (the flipped bits turn inserted items into "no").
+#[test]
+fn a_corrupted_chunk_fails_exactly_the_queries_that_touch_it() {
+    use bloomkit::format::view::FilterView;
+    use bloomkit::DecodeError;
+    let tmp = TempPath::new("corrupt.bloom");
+    for kind in viewable_kinds() {
+        let filter = large_viewable(kind);
+        let payload_at = save_chunked_with(&filter, &tmp.path, 12);
+        let bad_chunk = 5u64;
+        let mut bytes = std::fs::read(&tmp.path).unwrap();
+        // A byte of chunk 5 with bits set, cleared: the inserted items with a bit there
+        // would be answered "no" from the corrupted chunk.
+        let chunk = payload_at + 5 * 4096..payload_at + 6 * 4096;
+        let at = chunk.start + bytes[chunk].iter().position(|&b| b != 0).unwrap();
+        bytes[at] = 0;
+        std::fs::write(&tmp.path, &bytes).unwrap();
+
+        let view = FilterView::open(&tmp.path).unwrap();
+        let is_bad_chunk = |e: &Error| {
+            matches!(e, Error::InvalidFile {
+                error: DecodeError::ChunkChecksumMismatch { chunk, .. }, ..
+            } if *chunk == bad_chunk)
+        };
+        let (mut answered, mut refused) = (0, 0);
+        for x in (0..20_000u32).chain(fresh(20_000)) {
+            match view.contains(&x) {
+                Ok(answer) => {
+                    assert_eq!(answer, filter.contains(&x), "{kind}: item {x}");
+                    answered += 1;
+                }
+                Err(e) => {
+                    assert!(is_bad_chunk(&e), "{kind}: {e}");
+                    assert!(e.to_string().contains("corrupt.bloom"), "{e}");
+                    let again = view.contains(&x).unwrap_err();
+                    assert!(is_bad_chunk(&again), "{kind}: asked again: {again}");
+                    refused += 1;
+                }
+            }
+        }
+        assert!(
+            answered > 30_000 && refused > 0,
+            "{kind}: {answered} answered, {refused} refused"
+        );
+        let (chunks, good) = view.chunks_checked();
+        assert!(good < chunks, "{kind}: the bad chunk was counted good");
+        let load = AnyFilter::load(&tmp.path).unwrap_err();
+        assert!(is_bad_chunk(&load), "{kind}: load gave {load}");
+        let whole = view.load().unwrap_err();
+        assert!(is_bad_chunk(&whole), "{kind}: view.load gave {whole}");
+    }
+}
+
+/// The header of a version-2 file (here a byte of its chunk table) and any byte of a
+/// version-1 file are checked when the view opens: a clear error, no view.
+#[test]
+fn a_view_refuses_a_corrupted_header_and_a_corrupted_version_1_file() {
+    use bloomkit::format::view::FilterView;
+    use bloomkit::DecodeError;
+    let tmp = TempPath::new("corrupt.bloom");
+    for kind in viewable_kinds() {
+        let filter = large_viewable(kind);
+        save_chunked_with(&filter, &tmp.path, 12);
+        let good = std::fs::read(&tmp.path).unwrap();
+        // The chunk table follows the parameters, the payload length and the chunk shift.
+        let params_len = u32::from_le_bytes(good[24..28].try_into().unwrap()) as usize;
+        let table_at = 28 + params_len + 8 + 1;
+        for at in [table_at, table_at + 8 * 7 + 3] {
+            let mut bytes = good.clone();
+            bytes[at] ^= 0x01;
+            std::fs::write(&tmp.path, &bytes).unwrap();
+            let e = FilterView::open(&tmp.path).unwrap_err();
+            assert!(
+                matches!(
+                    e,
+                    Error::InvalidFile {
+                        error: DecodeError::ChecksumMismatch { .. },
+                        ..
+                    }
+                ),
+                "{kind}, byte {at}: {e}"
+            );
+        }
+
+        filter.save(&tmp.path).unwrap();
+        let mut bytes = std::fs::read(&tmp.path).unwrap();
+        let middle = bytes.len() / 2;
+        bytes[middle] ^= 0x10;
+        std::fs::write(&tmp.path, &bytes).unwrap();
+        let e = FilterView::open(&tmp.path).unwrap_err();
+        assert!(
+            matches!(
+                e,
+                Error::InvalidFile {
+                    error: DecodeError::ChecksumMismatch { .. },
+                    ..
+                }
+            ),
+            "{kind}: {e}"
+        );
+        for cut in [0, 9, 40, bytes.len() / 2, bytes.len() - 1] {
+            std::fs::write(&tmp.path, &bytes[..cut]).unwrap();
+            let e = FilterView::open(&tmp.path).unwrap_err();
+            assert!(
+                matches!(e, Error::InvalidFile { .. }),
+                "{kind}, cut at {cut}: {e}"
+            );
+        }
+    }
+}
+
+/// A kind whose payload is not a flat array is refused with an error that says so, before
+/// anything is mapped; so are files that are no filter.
+#[test]
+fn a_view_of_a_kind_that_cannot_be_viewed_is_refused() {
+    use bloomkit::format::view::FilterView;
+    let tmp = TempPath::new("f.bloom");
+    for &kind in Kind::ALL.iter().filter(|k| !k.can_view()) {
+        AnyFilter::with_capacity(kind, 100, 0.01)
+            .unwrap()
+            .save(&tmp.path)
+            .unwrap();
+        let e = FilterView::open(&tmp.path).unwrap_err();
+        assert!(matches!(e, Error::Unsupported { .. }), "{kind}: {e}");
+        assert!(e.to_string().contains("view"), "{e}");
+    }
+    std::fs::write(&tmp.path, b"not a filter").unwrap();
+    assert!(matches!(
+        FilterView::open(&tmp.path),
+        Err(Error::InvalidFile { .. })
+    ));
+    assert!(matches!(
+        FilterView::open(tmp.dir.join("absent")),
+        Err(Error::Io { .. })
+    ));
+}
+
+/// A view keeps the file it opened: a save that renames a new file over the path (as every
+/// writer of the crate does) leaves the view answering from the old one.
+#[test]
+fn a_view_keeps_answering_from_the_file_it_opened_after_a_save_over_it() {
+    use bloomkit::format::view::FilterView;
+    let tmp = TempPath::new("f.bloom");
+    let mut filter = BloomFilter::with_capacity(1000, 0.01).unwrap();
+    filter.insert("old");
+    filter.save_chunked(&tmp.path).unwrap();
+    let view = FilterView::open(&tmp.path).unwrap();
+    let mut newer = BloomFilter::with_capacity(1000, 0.01).unwrap();
+    newer.insert("new");
+    newer.save_chunked(&tmp.path).unwrap();
+    assert!(view.contains("old").unwrap());
+    assert!(!view.contains("new").unwrap());
+    assert!(FilterView::open(&tmp.path)
+        .unwrap()
+        .contains("new")
+        .unwrap());
+}

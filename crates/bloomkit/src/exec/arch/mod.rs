@@ -1,5 +1,6 @@
 //! The one place of the crate where `unsafe` is allowed: prefetch hints, SIMD kernels chosen
-//! once at run time, and huge-page advice for large allocations. Everything here is exposed
+//! once at run time, huge-page advice for large allocations, and read-only memory maps of
+//! filter files ([`mmap`], for [`FilterView`](crate::format::view::FilterView)). Everything here is exposed
 //! through safe functions; every `unsafe` block carries a `// SAFETY:` comment.
 //!
 //! # Kernels
@@ -44,6 +45,7 @@ use std::sync::atomic::{AtomicU8, Ordering};
 
 pub mod block256;
 pub mod block512;
+pub mod mmap;
 pub mod murmur2x8;
 #[cfg(target_arch = "x86_64")]
 mod x86;

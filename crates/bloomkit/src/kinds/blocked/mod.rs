@@ -861,6 +861,57 @@ impl Persist for BlockedBloomFilter {
     }
 
     fn decode_parts(parts: &Parts<'_>) -> Result<Self, DecodeError> {
+        let shape = ViewShape::read(parts)?;
+        let invalid = |field, reason: String| DecodeError::InvalidField { field, reason };
+        let mut blocks =
+            zero_blocks(shape.num_blocks).map_err(|e| invalid("num_blocks", e.to_string()))?;
+        for (block, bytes) in blocks
+            .iter_mut()
+            .zip(parts.payload.chunks_exact(BLOCK_BYTES))
+        {
+            block.0 = block_from_le_bytes(bytes);
+        }
+        Ok(BlockedBloomFilter {
+            blocks,
+            level: shape.level,
+            num_hashes: shape.num_hashes,
+            hashing: shape.hashing,
+            capacity: shape.capacity,
+            target_fpp: shape.target_fpp,
+            inserted: shape.inserted,
+        })
+    }
+}
+
+/// Bytes per block on disk.
+pub(crate) const BLOCK_BYTES: usize = (BLOCK_BITS / 8) as usize;
+
+/// A block's words from its 64 little-endian bytes.
+#[inline(always)]
+fn block_from_le_bytes(bytes: &[u8]) -> [u64; WORDS] {
+    std::array::from_fn(|w| {
+        u64::from_le_bytes(bytes[8 * w..8 * w + 8].try_into().expect("8 bytes"))
+    })
+}
+
+/// A blocked filter as a read-only view ([`format::view`](crate::format::view)) reads it:
+/// the stored parameters, checked as loading checks them (loading goes through
+/// [`ViewShape::read`] too), and the query over a block the view fetches from the file.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct ViewShape {
+    pub(crate) num_blocks: u64,
+    pub(crate) level: Supported,
+    pub(crate) num_hashes: u32,
+    pub(crate) hashing: Hashing,
+    pub(crate) capacity: u64,
+    pub(crate) target_fpp: f64,
+    pub(crate) inserted: u64,
+}
+
+impl ViewShape {
+    /// The parameters of `parts`, checked, and the payload's length against them (its bytes
+    /// are not read).
+    pub(crate) fn read(parts: &Parts<'_>) -> Result<Self, DecodeError> {
         parts.expect_kind(Kind::Blocked)?;
         let invalid = |field, reason: String| DecodeError::InvalidField { field, reason };
         if parts.hashing.scheme != IndexScheme::EnhancedDoubleHashing {
@@ -885,30 +936,19 @@ impl Persist for BlockedBloomFilter {
                 format!("{num_blocks} is not in 1..={MAX_NUM_BLOCKS}"),
             ));
         }
-        // The payload is already in memory and its length was checked against the input;
-        // it must be exactly what the parameters imply before anything is allocated.
-        let block_bytes = BLOCK_BITS / 8;
-        if parts.payload.len() as u64 != num_blocks * block_bytes {
+        // The payload must be exactly what the parameters imply before anything is
+        // allocated or read.
+        if parts.payload.len() as u64 != num_blocks * BLOCK_BYTES as u64 {
             return Err(invalid(
                 "payload",
                 format!(
-                    "{} bytes cannot hold exactly {num_blocks} blocks of {block_bytes} bytes",
+                    "{} bytes cannot hold exactly {num_blocks} blocks of {BLOCK_BYTES} bytes",
                     parts.payload.len()
                 ),
             ));
         }
-        let mut blocks =
-            zero_blocks(num_blocks).map_err(|e| invalid("num_blocks", e.to_string()))?;
-        for (block, bytes) in blocks
-            .iter_mut()
-            .zip(parts.payload.chunks_exact(block_bytes as usize))
-        {
-            for (w, word) in block.0.iter_mut().zip(bytes.chunks_exact(8)) {
-                *w = u64::from_le_bytes(word.try_into().expect("chunks of 8"));
-            }
-        }
-        Ok(BlockedBloomFilter {
-            blocks,
+        Ok(ViewShape {
+            num_blocks,
             level: arch::detected(),
             num_hashes,
             hashing: parts.hashing,
@@ -916,6 +956,26 @@ impl Persist for BlockedBloomFilter {
             target_fpp,
             inserted,
         })
+    }
+
+    /// The loaded filter's answer for the item with these bytes, `block(i)` giving the 64
+    /// little-endian bytes of block i: the same digest, the same block (multiply-shift of
+    /// its high half) and the same kernel.
+    #[inline]
+    pub(crate) fn contains<'b, E>(
+        &self,
+        bytes: &[u8],
+        block: impl FnOnce(usize) -> Result<&'b [u8], E>,
+    ) -> Result<bool, E> {
+        let (lo, hi) = halves(self.hashing.digest(bytes));
+        let words = block_from_le_bytes(block(block_of(hi, self.num_blocks as usize))?);
+        Ok(arch::block512::has_with(
+            self.level,
+            &words,
+            lo,
+            hi,
+            self.num_hashes,
+        ))
     }
 }
 

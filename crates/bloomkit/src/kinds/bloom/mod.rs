@@ -584,17 +584,65 @@ impl Persist for BloomFilter {
     }
 
     fn decode_parts(parts: &Parts<'_>) -> Result<Self, DecodeError> {
-        parts.expect_kind(Kind::Bloom)?;
-        let p = Stored::read(parts.params)?;
+        let shape = ViewShape::read(parts)?;
         Ok(BloomFilter {
             // from_le_bytes checks the payload's length against m before it allocates.
-            bits: BitVec::from_le_bytes(p.num_bits, parts.payload)?,
+            bits: BitVec::from_le_bytes(shape.num_bits, parts.payload)?,
+            num_hashes: shape.num_hashes,
+            hashing: shape.hashing,
+            capacity: shape.capacity,
+            target_fpp: shape.target_fpp,
+            inserted: shape.inserted,
+        })
+    }
+}
+
+/// A classic filter as a read-only view ([`format::view`](crate::format::view)) reads it:
+/// the stored parameters, checked as loading checks them (loading goes through
+/// [`ViewShape::read`] too), and the query over bits that the view fetches from the file.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct ViewShape {
+    pub(crate) num_bits: u64,
+    pub(crate) num_hashes: u32,
+    pub(crate) hashing: Hashing,
+    pub(crate) capacity: u64,
+    pub(crate) target_fpp: f64,
+    pub(crate) inserted: u64,
+}
+
+impl ViewShape {
+    /// The parameters of `parts`, checked, and the payload's length against them (its bytes
+    /// are not read).
+    pub(crate) fn read(parts: &Parts<'_>) -> Result<Self, DecodeError> {
+        parts.expect_kind(Kind::Bloom)?;
+        let p = Stored::read(parts.params)?;
+        BitVec::check_encoded_len(p.num_bits, parts.payload.len())?;
+        Ok(ViewShape {
+            num_bits: p.num_bits,
             num_hashes: p.num_hashes,
             hashing: parts.hashing,
             capacity: p.capacity,
             target_fpp: p.target_fpp,
             inserted: p.inserted,
         })
+    }
+
+    /// Whether all k bits of the item with these bytes are 1, `bit(i)` giving bit i; stops at
+    /// the first 0 (the loaded filter's answer, by either of its ways of reading).
+    pub(crate) fn holds<E>(
+        &self,
+        bytes: &[u8],
+        mut bit: impl FnMut(u64) -> Result<bool, E>,
+    ) -> Result<bool, E> {
+        for p in self
+            .hashing
+            .positions(bytes, self.num_hashes, self.num_bits)
+        {
+            if !bit(p)? {
+                return Ok(false);
+            }
+        }
+        Ok(true)
     }
 }
 

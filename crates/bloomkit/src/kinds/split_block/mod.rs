@@ -748,6 +748,40 @@ impl Persist for SplitBlockBloomFilter {
     }
 
     fn decode_parts(parts: &Parts<'_>) -> Result<Self, DecodeError> {
+        let shape = ViewShape::read(parts)?;
+        let mut filter = SplitBlockBloomFilter::empty(
+            shape.num_blocks,
+            shape.seed,
+            shape.capacity,
+            shape.target_fpp,
+        )
+        .map_err(|e| DecodeError::InvalidField {
+            field: "num_blocks",
+            reason: e.to_string(),
+        })?;
+        filter.fill_from(parts.payload);
+        filter.inserted = shape.inserted;
+        Ok(filter)
+    }
+}
+
+/// A split block filter as a read-only view ([`format::view`](crate::format::view)) reads
+/// it: the stored parameters, checked as loading checks them (loading goes through
+/// [`ViewShape::read`] too), and the query over a block the view fetches from the file.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct ViewShape {
+    pub(crate) num_blocks: u64,
+    pub(crate) level: arch::Supported,
+    pub(crate) seed: u64,
+    pub(crate) capacity: u64,
+    pub(crate) target_fpp: f64,
+    pub(crate) inserted: u64,
+}
+
+impl ViewShape {
+    /// The parameters of `parts`, checked, and the payload's length against them (its bytes
+    /// are not read).
+    pub(crate) fn read(parts: &Parts<'_>) -> Result<Self, DecodeError> {
         parts.expect_kind(Kind::SplitBlock)?;
         let invalid = |field, reason: String| DecodeError::InvalidField { field, reason };
         if parts.hashing.function != HashFunction::Xxh64
@@ -782,11 +816,29 @@ impl Persist for SplitBlockBloomFilter {
                 ),
             ));
         }
-        let mut filter =
-            SplitBlockBloomFilter::empty(num_blocks, parts.hashing.seed, capacity, target_fpp)
-                .map_err(|e| invalid("num_blocks", e.to_string()))?;
-        filter.fill_from(parts.payload);
-        filter.inserted = inserted;
-        Ok(filter)
+        Ok(ViewShape {
+            num_blocks,
+            level: arch::detected(),
+            seed: parts.hashing.seed,
+            capacity,
+            target_fpp,
+            inserted,
+        })
+    }
+
+    /// The loaded filter's answer for the item with these bytes, `block(i)` giving the 32
+    /// little-endian bytes of block i: Parquet's `filter_check` with the same kernel.
+    #[inline]
+    pub(crate) fn contains<'b, E>(
+        &self,
+        bytes: &[u8],
+        block: impl FnOnce(usize) -> Result<&'b [u8], E>,
+    ) -> Result<bool, E> {
+        let hash = xxhash_rust::xxh64::xxh64(bytes, self.seed);
+        let bytes = block(block_of(hash, self.num_blocks as usize))?;
+        let words: [u32; block256::WORDS] = std::array::from_fn(|w| {
+            u32::from_le_bytes(bytes[4 * w..4 * w + 4].try_into().expect("4 bytes"))
+        });
+        Ok(block256::has_with(self.level, &words, hash as u32))
     }
 }

@@ -1,0 +1,483 @@
+//! A filter file opened without reading it: a read-only view over a memory map.
+//!
+//! [`AnyFilter::load`](crate::AnyFilter) reads the whole file and copies the payload into the
+//! filter's own memory: a 1.2 GB filter costs 2.4 GB of reads and copies, and as much
+//! resident memory, before it answers one question. A [`FilterView`] maps the file
+//! read-only ([`arch::mmap`](crate::arch::mmap)) and answers queries from the mapped pages,
+//! so a query costs the pages it touches.
+//!
+//! # Which kinds
+//!
+//! The kinds whose payload is one flat array that a query reads at computed places
+//! ([`Kind::can_view`]): the classic filter (k bits of one bit array), the blocked filter
+//! (one 64-byte block) and the split block filter (one 32-byte block). Each answers through
+//! its kind's own code (`ViewShape` in the kind's module: the same parameter checks as
+//! loading, the same positions and kernels). The others are not viewable yet, for these
+//! reasons: the counting, deletable, spectral, stable and variable-increment kinds have flat
+//! arrays too (packed counters, or bits plus a region bitmap), and could be viewed the same
+//! way, each with a query over fetched cells (not done yet); the cuckoo filter
+//! keeps a victim and the scalable filter a list of filters of varying size; the compressed
+//! filter is arithmetic-coded (no bit can be read without decoding what precedes it); the
+//! weighted, generalized, robust and partitioned kinds were left for the same reason as the
+//! counters.
+//!
+//! # The checksum still guards every answer
+//!
+//! * A **version-2 file** ([`format`](super) module docs) has a checksum per 64 KiB chunk of
+//!   its payload and a checksum over its header, chunk table included. The view checks the
+//!   header when it opens the file, and each chunk the first time a query touches it
+//!   (a flag per chunk remembers that it passed). A query that touches a corrupted chunk
+//!   fails with [`DecodeError::ChunkChecksumMismatch`], naming the file and the chunk, every
+//!   time it is asked; queries that touch only good chunks answer. No answer is ever read
+//!   from an unchecked byte.
+//! * A **version-1 file** has one checksum over all of it: the view checks it when it opens
+//!   the file, reading the file in 1 MiB pieces through a buffer (the whole file is read,
+//!   as loading reads it, but it is not copied and the resident memory stays small).
+//!
+//! # Files that change underneath
+//!
+//! The crate's writers replace a file by renaming a new one over it, and never write a
+//! filter file in place ([`arch::mmap`](crate::arch::mmap) says why that makes the map safe).
+//! A view keeps the inode it mapped: a `bloomkit add` that saves while a view is open
+//! leaves the view answering from the old file, whole and checked; open a new view to see
+//! the new file. A program that writes the mapped file **in place** (`cp` over it,
+//! `truncate`, `dd`) is outside this contract: bytes changed after their chunk was checked
+//! can change answers, and a file cut short raises `SIGBUS` on the next touch of a page
+//! past its new end. Replace filter files by rename (`mv`, or the crate's writers).
+//!
+//! ```
+//! use bloomkit::format::view::FilterView;
+//! use bloomkit::{BloomFilter, Persist};
+//! # let dir = tempfile::tempdir()?;
+//! # let path = dir.path().join("words.bloom");
+//! let mut filter = BloomFilter::with_capacity(10_000, 0.01)?;
+//! filter.insert("dist");
+//! filter.save_chunked(&path)?; // format version 2: a checksum per chunk
+//!
+//! let view = FilterView::open(&path)?;
+//! assert!(view.contains("dist")?);
+//! assert_eq!(view.contains("fkuv")?, filter.contains("fkuv"));
+//! assert_eq!(view.len(), 1);
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+
+use std::fs::File;
+use std::io::Read;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU8, Ordering};
+
+use crate::arch::mmap::MappedFile;
+use crate::error::{DecodeError, Error};
+use crate::filter::Kind;
+use crate::hash::{Hashing, Item};
+use crate::registry::AnyFilter;
+use crate::{blocked, bloom, split_block, Persist};
+
+use super::{
+    with_path, Chunks, Layout, Parts, Reader, CHUNKED_FORMAT_VERSION, FORMAT_VERSION, MAGIC,
+};
+
+impl Kind {
+    /// Whether files of this kind can be opened as a [`FilterView`] (their payload is a flat
+    /// array that a query reads at computed places): the classic, blocked and split block
+    /// filters.
+    ///
+    /// ```
+    /// use bloomkit::Kind;
+    /// assert!(Kind::Bloom.can_view());
+    /// assert!(!Kind::Cuckoo.can_view());
+    /// ```
+    pub fn can_view(self) -> bool {
+        matches!(self, Kind::Bloom | Kind::Blocked | Kind::SplitBlock)
+    }
+}
+
+/// The kind-specific part of a view: the kind's parameters and query.
+#[derive(Clone, Copy, Debug)]
+enum Shape {
+    Bloom(bloom::ViewShape),
+    Blocked(blocked::ViewShape),
+    SplitBlock(split_block::ViewShape),
+}
+
+/// A chunk not checked yet.
+const UNCHECKED: u8 = 0;
+/// A chunk that matched its checksum.
+const GOOD: u8 = 1;
+
+/// A filter file opened read-only over a memory map; queries read (and check) only what
+/// they touch. See the [module docs](self).
+///
+/// A `FilterView` is `Send + Sync`: threads may query one view at once (a chunk two of them
+/// touch first is checked by both, with the same result).
+pub struct FilterView {
+    map: MappedFile,
+    path: PathBuf,
+    kind: Kind,
+    hashing: Hashing,
+    version: u16,
+    shape: Shape,
+    payload_at: usize,
+    payload_len: usize,
+    /// Version 2: where the chunk table starts in the file, and the chunk shift.
+    table_at: usize,
+    chunk_shift: u8,
+    /// Version 2: one flag per chunk, [`UNCHECKED`] or [`GOOD`]. Empty for version 1, whose
+    /// whole checksum was verified when the view opened.
+    checked: Box<[AtomicU8]>,
+}
+
+impl FilterView {
+    /// Opens the filter file at `path` as a view.
+    ///
+    /// Reads the header with an ordinary read and maps the file only if it holds a kind
+    /// that [can be viewed](Kind::can_view). Checks what loading checks before it answers:
+    /// magic, version, every length and the kind's parameters; for version 2 the header
+    /// checksum (the payload's chunks are checked as queries touch them; the chunk holding
+    /// the classic filter's last word is checked here, for the padding bits loading refuses);
+    /// for version 1 the checksum over the whole file.
+    ///
+    /// # Errors
+    /// [`Error::Io`] if the file cannot be read or mapped; [`Error::InvalidFile`] (naming the
+    /// file) if it is not a valid filter file; [`Error::Unsupported`] for a kind that cannot
+    /// be viewed (load it with [`AnyFilter::load`](crate::AnyFilter) instead).
+    pub fn open(path: impl AsRef<Path>) -> Result<FilterView, Error> {
+        let path = path.as_ref();
+        let context = || format!("reading {}", path.display());
+        let mut file = File::open(path).map_err(|e| Error::io(context(), e))?;
+        let kind = viewable_kind(&mut file, path)?;
+        let map = MappedFile::map(&file)
+            .map_err(|e| Error::io(format!("mapping {}", path.display()), e))?;
+        let view = Self::over(map, path, kind).map_err(|e| with_path(e, path))?;
+        if view.version == FORMAT_VERSION {
+            check_whole(&mut file, view.payload_at + view.payload_len)
+                .map_err(|e| with_path(e, path))?;
+        }
+        Ok(view)
+    }
+
+    /// The view of the mapped file `map`, whose prefix said it holds a `kind` filter.
+    fn over(map: MappedFile, path: &Path, kind: Kind) -> Result<FilterView, Error> {
+        let bytes = map.bytes();
+        let layout = Layout::read(bytes)?;
+        let hashing = layout.hashing()?;
+        let payload = &bytes[layout.payload_at..layout.payload_at + layout.payload_len];
+        let parts = Parts {
+            kind,
+            hashing,
+            params: layout.params,
+            payload,
+        };
+        let shape = match kind {
+            Kind::Bloom => Shape::Bloom(bloom::ViewShape::read(&parts)?),
+            Kind::Blocked => Shape::Blocked(blocked::ViewShape::read(&parts)?),
+            Kind::SplitBlock => Shape::SplitBlock(split_block::ViewShape::read(&parts)?),
+            _ => unreachable!("viewable_kind admits only viewable kinds"),
+        };
+        let (table_at, chunk_shift, count) = match &layout.chunks {
+            Some(chunks) => (chunks.table_at, chunks.shift, chunks.count()),
+            None => (0, 0, 0),
+        };
+        let view = FilterView {
+            path: path.to_path_buf(),
+            kind,
+            hashing,
+            version: layout.version,
+            shape,
+            payload_at: layout.payload_at,
+            payload_len: layout.payload_len,
+            table_at,
+            chunk_shift,
+            checked: (0..count).map(|_| AtomicU8::new(UNCHECKED)).collect(),
+            map,
+        };
+        if let Shape::Bloom(shape) = view.shape {
+            // Loading refuses a set bit past m in the last word; so does the view.
+            let last = (shape.num_bits - 1) / 64;
+            let word = view.payload(last as usize * 8, 8).map_err(strip_path)?;
+            crate::bits::BitVec::check_last_word(
+                shape.num_bits,
+                u64::from_le_bytes(word.try_into().expect("8 bytes")),
+            )?;
+        }
+        Ok(view)
+    }
+
+    /// The kind of the filter.
+    pub fn kind(&self) -> Kind {
+        self.kind
+    }
+
+    /// The hashing the filter was built with.
+    pub fn hashing(&self) -> Hashing {
+        self.hashing
+    }
+
+    /// The file's format version: 1 (checked whole when the view opened) or 2 (checked per
+    /// chunk).
+    pub fn format_version(&self) -> u16 {
+        self.version
+    }
+
+    /// The number of items inserted, as stored: what the loaded filter's
+    /// [`len`](crate::Filter::len) returns.
+    pub fn len(&self) -> u64 {
+        match self.shape {
+            Shape::Bloom(s) => s.inserted,
+            Shape::Blocked(s) => s.inserted,
+            Shape::SplitBlock(s) => s.inserted,
+        }
+    }
+
+    /// Whether no item was inserted.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// The capacity the filter was sized for: the loaded filter's
+    /// [`capacity`](crate::Filter::capacity).
+    pub fn capacity(&self) -> u64 {
+        match self.shape {
+            Shape::Bloom(s) => s.capacity,
+            Shape::Blocked(s) => s.capacity,
+            Shape::SplitBlock(s) => s.capacity,
+        }
+    }
+
+    /// The false-positive probability the filter was sized for: the loaded filter's
+    /// [`target_fpp`](crate::Filter::target_fpp).
+    pub fn target_fpp(&self) -> f64 {
+        match self.shape {
+            Shape::Bloom(s) => s.target_fpp,
+            Shape::Blocked(s) => s.target_fpp,
+            Shape::SplitBlock(s) => s.target_fpp,
+        }
+    }
+
+    /// The number of bits of the filter's array (m).
+    pub fn num_bits(&self) -> u64 {
+        match self.shape {
+            Shape::Bloom(s) => s.num_bits,
+            Shape::Blocked(s) => s.num_blocks * crate::params::BLOCK_BITS,
+            Shape::SplitBlock(s) => s.num_blocks * split_block::BLOCK_BITS,
+        }
+    }
+
+    /// The number of hash functions (bits set per item): 8 for the split block filter.
+    pub fn num_hashes(&self) -> u32 {
+        match self.shape {
+            Shape::Bloom(s) => s.num_hashes,
+            Shape::Blocked(s) => s.num_hashes,
+            Shape::SplitBlock(_) => 8,
+        }
+    }
+
+    /// The payload's size in bytes (what loading would copy into memory).
+    pub fn payload_bytes(&self) -> u64 {
+        self.payload_len as u64
+    }
+
+    /// The size of one checked chunk in bytes (version 2); `None` for version 1.
+    pub fn chunk_bytes(&self) -> Option<u64> {
+        (self.version == CHUNKED_FORMAT_VERSION).then(|| 1u64 << self.chunk_shift)
+    }
+
+    /// How many chunks the payload has, and how many of them queries have checked so far
+    /// (version 2; `(0, 0)` for version 1).
+    pub fn chunks_checked(&self) -> (usize, usize) {
+        let good = self
+            .checked
+            .iter()
+            .filter(|c| c.load(Ordering::Relaxed) == GOOD)
+            .count();
+        (self.checked.len(), good)
+    }
+
+    /// `false` if the item is certainly absent, `true` if it may be present: the loaded
+    /// filter's [`contains`](crate::Filter::contains), read from the file.
+    ///
+    /// # Errors
+    /// [`Error::InvalidFile`] with [`DecodeError::ChunkChecksumMismatch`] if the query
+    /// touches a chunk that does not match its checksum.
+    #[inline]
+    pub fn contains<I: Item + ?Sized>(&self, item: &I) -> Result<bool, Error> {
+        item.with_bytes(|bytes| self.contains_bytes(bytes))
+    }
+
+    /// [`contains`](Self::contains) of every item, in order; the first error ends it.
+    pub fn contains_batch<I: Item>(&self, items: &[I]) -> Result<Vec<bool>, Error> {
+        items.iter().map(|item| self.contains(item)).collect()
+    }
+
+    fn contains_bytes(&self, bytes: &[u8]) -> Result<bool, Error> {
+        match &self.shape {
+            Shape::Bloom(s) => s.holds(bytes, |p| {
+                let word = self.payload((p >> 6) as usize * 8, 8)?;
+                let word = u64::from_le_bytes(word.try_into().expect("8 bytes"));
+                Ok(word & (1 << (p & 63)) != 0)
+            }),
+            Shape::Blocked(s) => s.contains(bytes, |i| {
+                self.payload(i * blocked::BLOCK_BYTES, blocked::BLOCK_BYTES)
+            }),
+            Shape::SplitBlock(s) => s.contains(bytes, |i| {
+                let len = split_block::BLOCK_BYTES as usize;
+                self.payload(i * len, len)
+            }),
+        }
+    }
+
+    /// Checks every chunk not checked yet (version 2; nothing to do for version 1).
+    pub fn check_all(&self) -> Result<(), Error> {
+        for index in 0..self.checked.len() {
+            self.check_chunk(index)?;
+        }
+        Ok(())
+    }
+
+    /// The filter, loaded: every chunk checked, then decoded by the kind's decoder from the
+    /// mapped bytes — the filter [`AnyFilter::load`](crate::AnyFilter) returns for the file.
+    pub fn load(&self) -> Result<AnyFilter, Error> {
+        self.check_all()?;
+        let bytes = self.map.bytes();
+        let layout = Layout::read(bytes).map_err(|e| self.invalid(e))?;
+        let parts = Parts {
+            kind: self.kind,
+            hashing: self.hashing,
+            params: layout.params,
+            payload: &bytes[self.payload_at..self.payload_at + self.payload_len],
+        };
+        AnyFilter::decode_parts(&parts).map_err(|e| self.invalid(e))
+    }
+
+    /// The `len` payload bytes at `offset`, from a checked chunk. A read never crosses a
+    /// chunk: the kinds read aligned words or blocks of at most 64 bytes, and chunks are
+    /// 2¹² bytes or more.
+    #[inline]
+    fn payload(&self, offset: usize, len: usize) -> Result<&[u8], Error> {
+        if !self.checked.is_empty() {
+            self.check_chunk(offset >> self.chunk_shift)?;
+        }
+        let start = self.payload_at + offset;
+        Ok(&self.map.bytes()[start..start + len])
+    }
+
+    /// Checks chunk `index` against its checksum unless it passed before.
+    #[inline]
+    fn check_chunk(&self, index: usize) -> Result<(), Error> {
+        let flag = &self.checked[index];
+        if flag.load(Ordering::Acquire) == GOOD {
+            return Ok(());
+        }
+        let bytes = self.map.bytes();
+        let count = self.checked.len();
+        let chunks = Chunks {
+            shift: self.chunk_shift,
+            table_at: self.table_at,
+            table: &bytes[self.table_at..self.table_at + 8 * count],
+        };
+        let payload = &bytes[self.payload_at..self.payload_at + self.payload_len];
+        let range = chunks.range(index, self.payload_len);
+        self.map
+            .will_need(self.payload_at + range.start, range.end - range.start);
+        chunks
+            .check(index, &payload[range])
+            .map_err(|e| self.invalid(e))?;
+        flag.store(GOOD, Ordering::Release);
+        Ok(())
+    }
+
+    fn invalid(&self, error: DecodeError) -> Error {
+        Error::InvalidFile {
+            path: self.path.clone(),
+            error,
+        }
+    }
+}
+
+/// The file, kind, version and chunks (not the map's bytes or every chunk's flag).
+impl std::fmt::Debug for FilterView {
+    fn fmt(&self, out: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let (chunks, checked) = self.chunks_checked();
+        out.debug_struct("FilterView")
+            .field("path", &self.path)
+            .field("kind", &self.kind)
+            .field("format_version", &self.version)
+            .field("payload_bytes", &self.payload_len)
+            .field("chunks", &chunks)
+            .field("chunks_checked", &checked)
+            .finish()
+    }
+}
+
+/// A decoding error without the file name, for `over`, whose caller adds it.
+fn strip_path(error: Error) -> Error {
+    match error {
+        Error::InvalidFile { error, .. } => Error::Decode(error),
+        other => other,
+    }
+}
+
+/// Reads the first bytes of `file` (with an ordinary read, before anything is mapped) and
+/// returns the kind they name if it can be viewed.
+fn viewable_kind(file: &mut File, path: &Path) -> Result<Kind, Error> {
+    let mut prefix = Vec::with_capacity(16);
+    file.by_ref()
+        .take(16)
+        .read_to_end(&mut prefix)
+        .map_err(|e| Error::io(format!("reading {}", path.display()), e))?;
+    let check = || -> Result<u8, DecodeError> {
+        let mut r = Reader::new(&prefix);
+        if r.take(MAGIC.len())? != MAGIC {
+            return Err(DecodeError::BadMagic);
+        }
+        let version = r.u16()?;
+        if version != FORMAT_VERSION && version != CHUNKED_FORMAT_VERSION {
+            return Err(DecodeError::UnsupportedVersion(
+                version,
+                CHUNKED_FORMAT_VERSION,
+            ));
+        }
+        r.u8()
+    };
+    let tag = check().map_err(|e| with_path(Error::Decode(e), path))?;
+    match Kind::from_tag(tag) {
+        Some(kind) if kind.can_view() => Ok(kind),
+        Some(kind) => Err(Error::Unsupported {
+            kind,
+            operation: "be opened as a view (only the classic, blocked and split block \
+                        filters can); load it",
+        }),
+        None => Err(with_path(
+            Error::Decode(DecodeError::UnknownKind(tag)),
+            path,
+        )),
+    }
+}
+
+/// Checks a version-1 file's one checksum, reading `file` from the start through a 1 MiB
+/// buffer: the `body_len` bytes before the checksum, then the checksum.
+fn check_whole(file: &mut File, body_len: usize) -> Result<(), Error> {
+    use std::io::{Seek, SeekFrom};
+    let io = |e| Error::io("reading a filter file", e);
+    file.seek(SeekFrom::Start(0)).map_err(io)?;
+    let mut hasher = xxhash_rust::xxh3::Xxh3Default::new();
+    let mut buffer = vec![0u8; 1 << 20];
+    let mut left = body_len;
+    while left > 0 {
+        let n = left.min(buffer.len());
+        file.read_exact(&mut buffer[..n]).map_err(io)?;
+        hasher.update(&buffer[..n]);
+        left -= n;
+    }
+    let mut stored = [0u8; 8];
+    file.read_exact(&mut stored).map_err(io)?;
+    let stored = u64::from_le_bytes(stored);
+    let computed = hasher.digest();
+    if stored != computed {
+        return Err(Error::Decode(DecodeError::ChecksumMismatch {
+            stored,
+            computed,
+        }));
+    }
+    Ok(())
+}
