@@ -449,6 +449,18 @@ const STATIC_TAGS: &[(u8, &str)] = &[
     ),
 ];
 
+/// The kind a file's tag names; a static structure's tag is refused with a message that
+/// says how to read it instead, any other tag as unknown.
+pub(crate) fn kind_of_tag(tag: u8) -> Result<Kind, DecodeError> {
+    if let Some((_, what)) = STATIC_TAGS.iter().find(|(t, _)| *t == tag) {
+        return Err(DecodeError::InvalidField {
+            field: "kind",
+            reason: format!("tag {tag} is {what}"),
+        });
+    }
+    Kind::from_tag(tag).ok_or(DecodeError::UnknownKind(tag))
+}
+
 /// The bytes of one encoded filter from `reader`: the fixed header, the parameters and the
 /// payload whose lengths it gives, and the checksum — no byte past them.
 fn read_encoded(reader: impl std::io::Read) -> Result<Vec<u8>, Error> {
@@ -561,17 +573,7 @@ impl<'a> Parts<'a> {
     /// Splits and checks an encoded filter: magic, version, identifiers, every length, and
     /// the checksum. Nothing is allocated.
     pub fn parse(bytes: &'a [u8]) -> Result<Self, DecodeError> {
-        let frame = Frame::parse(bytes, |tag| {
-            if let Some((_, what)) = STATIC_TAGS.iter().find(|(t, _)| *t == tag) {
-                return Err(DecodeError::InvalidField {
-                    field: "kind",
-                    reason: format!("tag {tag} is {what}"),
-                });
-            }
-            Kind::from_tag(tag)
-                .map(|_| ())
-                .ok_or(DecodeError::UnknownKind(tag))
-        })?;
+        let frame = Frame::parse(bytes, |tag| kind_of_tag(tag).map(|_| ()))?;
         Ok(Parts {
             kind: Kind::from_tag(frame.tag).expect("checked by the closure"),
             hashing: frame.hashing,

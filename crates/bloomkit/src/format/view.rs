@@ -440,17 +440,14 @@ fn viewable_kind(file: &mut File, path: &Path) -> Result<Kind, Error> {
         r.u8()
     };
     let tag = check().map_err(|e| with_path(Error::Decode(e), path))?;
-    match Kind::from_tag(tag) {
-        Some(kind) if kind.can_view() => Ok(kind),
-        Some(kind) => Err(Error::Unsupported {
+    match super::kind_of_tag(tag) {
+        Ok(kind) if kind.can_view() => Ok(kind),
+        Ok(kind) => Err(Error::Unsupported {
             kind,
             operation: "be opened as a view (only the classic, blocked and split block \
                         filters can); load it",
         }),
-        None => Err(with_path(
-            Error::Decode(DecodeError::UnknownKind(tag)),
-            path,
-        )),
+        Err(e) => Err(with_path(Error::Decode(e), path)),
     }
 }
 
