@@ -342,21 +342,27 @@ impl Chunks<'_> {
     }
 }
 
+/// A file's first bytes: the magic, then a format version this build reads (returned).
+pub(crate) fn read_magic_and_version(r: &mut Reader<'_>) -> Result<u16, DecodeError> {
+    if r.take(MAGIC.len())? != MAGIC {
+        return Err(DecodeError::BadMagic);
+    }
+    let version = r.u16()?;
+    if version != FORMAT_VERSION && version != CHUNKED_FORMAT_VERSION {
+        return Err(DecodeError::UnsupportedVersion(
+            version,
+            CHUNKED_FORMAT_VERSION,
+        ));
+    }
+    Ok(version)
+}
+
 impl<'a> Layout<'a> {
     /// Reads the layout of the file `bytes`: magic, version, every length (against the bytes
     /// present), for version 2 the chunk shift, the zero padding and the header checksum.
     pub(crate) fn read(bytes: &'a [u8]) -> Result<Self, DecodeError> {
         let mut r = Reader::new(bytes);
-        if r.take(MAGIC.len())? != MAGIC {
-            return Err(DecodeError::BadMagic);
-        }
-        let version = r.u16()?;
-        if version != FORMAT_VERSION && version != CHUNKED_FORMAT_VERSION {
-            return Err(DecodeError::UnsupportedVersion(
-                version,
-                CHUNKED_FORMAT_VERSION,
-            ));
-        }
+        let version = read_magic_and_version(&mut r)?;
         let tag = r.u8()?;
         let function = r.u8()?;
         let scheme = r.u8()?;

@@ -73,9 +73,7 @@ use crate::hash::{Hashing, Item};
 use crate::registry::AnyFilter;
 use crate::{blocked, bloom, split_block, Persist};
 
-use super::{
-    with_path, Chunks, Layout, Parts, Reader, CHUNKED_FORMAT_VERSION, FORMAT_VERSION, MAGIC,
-};
+use super::{with_path, Chunks, Layout, Parts, Reader, CHUNKED_FORMAT_VERSION, FORMAT_VERSION};
 
 impl Kind {
     /// Whether files of this kind can be opened as a [`FilterView`] (their payload is a flat
@@ -427,16 +425,7 @@ fn viewable_kind(file: &mut File, path: &Path) -> Result<Kind, Error> {
         .map_err(|e| Error::io(format!("reading {}", path.display()), e))?;
     let check = || -> Result<u8, DecodeError> {
         let mut r = Reader::new(&prefix);
-        if r.take(MAGIC.len())? != MAGIC {
-            return Err(DecodeError::BadMagic);
-        }
-        let version = r.u16()?;
-        if version != FORMAT_VERSION && version != CHUNKED_FORMAT_VERSION {
-            return Err(DecodeError::UnsupportedVersion(
-                version,
-                CHUNKED_FORMAT_VERSION,
-            ));
-        }
+        super::read_magic_and_version(&mut r)?;
         r.u8()
     };
     let tag = check().map_err(|e| with_path(Error::Decode(e), path))?;
