@@ -21,7 +21,7 @@ use clap::{Arg, ArgAction, ArgMatches, Args, Command, FromArgMatches, ValueEnum,
 pub use bloomkit_experiments::{HashArg, SchemeArg};
 
 /// Texts shared with the library's descriptions.
-pub use bloomkit::registry::text::{human_bytes, probability};
+pub use bloomkit::registry::text::{human_bytes, list, probability};
 
 /// `--kind`: any kind of the library's registry, by its name; the help lists each with
 /// its one-line summary. Nothing here names a kind: a kind added to the registry appears
@@ -59,15 +59,6 @@ pub fn kinds_that(test: impl Fn(Kind) -> bool) -> String {
 /// "a", "a or b", "a, b or c".
 fn or_list(names: &[&str]) -> String {
     list(names, "or")
-}
-
-/// "a", "a and b", "a, b and c" (with `and`), or the same with another word.
-fn list(names: &[&str], and: &str) -> String {
-    match names {
-        [] => String::new(),
-        [one] => (*one).to_owned(),
-        [rest @ .., last] => format!("{} {and} {last}", rest.join(", ")),
-    }
 }
 
 /// The help of a common option ([`COMMON_OPTIONS`]): `text`, then what the option means for

@@ -560,16 +560,28 @@ pub(crate) fn options_of<T: Declared>() -> Vec<OptionInfo> {
 
 /// "a", "a or b", "a, b or c".
 pub(crate) fn or_list(names: &[&str]) -> String {
-    match names {
-        [] => String::new(),
-        [one] => (*one).to_owned(),
-        [rest @ .., last] => format!("{} or {last}", rest.join(", ")),
-    }
+    text::list(names, "or")
 }
 
 /// Texts for describing filters: the parts of [`AnyFilter::describe`](crate::AnyFilter::describe)
 /// that every kind's line shares.
 pub mod text {
+    /// Names as a sentence lists them, joined by `word` before the last: "a", "a or b",
+    /// "a, b or c" (or "and", …): how every message and help text names several kinds.
+    ///
+    /// ```
+    /// use bloomkit::registry::text::list;
+    /// assert_eq!(list(&["bloom", "cuckoo", "compressed"], "or"), "bloom, cuckoo or compressed");
+    /// assert_eq!(list(&["bits"], "and"), "bits");
+    /// ```
+    pub fn list(names: &[&str], word: &str) -> String {
+        match names {
+            [] => String::new(),
+            [one] => (*one).to_owned(),
+            [rest @ .., last] => format!("{} {word} {last}", rest.join(", ")),
+        }
+    }
+
     /// "capacity N at ε = P".
     pub fn at(capacity: u64, fpp: f64) -> String {
         format!("capacity {capacity} at ε = {}", probability(fpp))

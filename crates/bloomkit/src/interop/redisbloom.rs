@@ -184,7 +184,7 @@ pub fn redisbloom_spec(kind: Kind, mut spec: BuildSpec) -> Result<BuildSpec, Err
             reason: format!(
                 "a {kind} filter takes no index scheme, so it cannot hash as RedisBloom does; \
                  RedisBloom's filters are a classic Bloom filter and a cuckoo table (--kind {})",
-                able.join(" or ")
+                crate::core::spec::or_list(&able)
             ),
         });
     }
