@@ -650,7 +650,6 @@ fn a_corrupted_chunk_fails_exactly_the_queries_that_touch_it() {
 #[test]
 fn a_view_refuses_a_corrupted_header_and_a_corrupted_version_1_file() {
     use bloomkit::format::view::FilterView;
-    use bloomkit::DecodeError;
     let tmp = TempPath::new("corrupt.bloom");
     for kind in viewable_kinds() {
         let filter = large_viewable(kind);
@@ -663,17 +662,7 @@ fn a_view_refuses_a_corrupted_header_and_a_corrupted_version_1_file() {
             let mut bytes = good.clone();
             bytes[at] ^= 0x01;
             std::fs::write(&tmp.path, &bytes).unwrap();
-            let e = FilterView::open(&tmp.path).unwrap_err();
-            assert!(
-                matches!(
-                    e,
-                    Error::InvalidFile {
-                        error: DecodeError::ChecksumMismatch { .. },
-                        ..
-                    }
-                ),
-                "{kind}, byte {at}: {e}"
-            );
+            open_refused_by_checksum(&tmp.path, &format!("{kind}, byte {at}"));
         }
 
         filter.save(&tmp.path).unwrap();
@@ -681,17 +670,7 @@ fn a_view_refuses_a_corrupted_header_and_a_corrupted_version_1_file() {
         let middle = bytes.len() / 2;
         bytes[middle] ^= 0x10;
         std::fs::write(&tmp.path, &bytes).unwrap();
-        let e = FilterView::open(&tmp.path).unwrap_err();
-        assert!(
-            matches!(
-                e,
-                Error::InvalidFile {
-                    error: DecodeError::ChecksumMismatch { .. },
-                    ..
-                }
-            ),
-            "{kind}: {e}"
-        );
+        open_refused_by_checksum(&tmp.path, &kind.to_string());
         for cut in [0, 9, 40, bytes.len() / 2, bytes.len() - 1] {
             std::fs::write(&tmp.path, &bytes[..cut]).unwrap();
             let e = FilterView::open(&tmp.path).unwrap_err();
@@ -748,4 +727,19 @@ fn a_view_keeps_answering_from_the_file_it_opened_after_a_save_over_it() {
         .unwrap()
         .contains("new")
         .unwrap());
+}
+
+/// Opening `path` as a view fails on a checksum (`what` names the case in the message).
+fn open_refused_by_checksum(path: &std::path::Path, what: &str) {
+    let e = bloomkit::format::view::FilterView::open(path).unwrap_err();
+    assert!(
+        matches!(
+            e,
+            bloomkit::Error::InvalidFile {
+                error: bloomkit::DecodeError::ChecksumMismatch { .. },
+                ..
+            }
+        ),
+        "{what}: {e}"
+    );
 }
