@@ -94,7 +94,19 @@ mod module {
             }
         }
         match register(ctx) {
-            Ok(()) => Status::Ok,
+            Ok(()) => {
+                // Fixed status replies from Redis's own bytes (see `glue::reply::Status`);
+                // without them the same bytes go the longer way.
+                let made = crate::commands::status::prepare(ctx);
+                if made < crate::commands::status::ALL.len() {
+                    ctx.log_notice(&format!(
+                        "bloomkit: {made} of {} status replies prepared (EVAL unavailable?); \
+                         the rest are sent through RedisModule_ReplyWithSimpleString",
+                        crate::commands::status::ALL.len()
+                    ));
+                }
+                Status::Ok
+            }
             Err(e) => {
                 ctx.log_warning(&format!("bloomkit: {e}"));
                 Status::Err

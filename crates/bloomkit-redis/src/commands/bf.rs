@@ -5,8 +5,8 @@ use redis_module::{Context, RedisError, RedisResult, RedisString, RedisValue};
 use std::ffi::CStr;
 
 use super::{
-    arg_index, error, first_letter, float, growth_refused, integer, is, replied, wrong_type, Arg,
-    Reply,
+    arg_index, error, first_letter, float, growth_refused, integer, is, replied, status,
+    wrong_type, Arg, Reply,
 };
 use crate::bf::{BfError, Chain, ChunkError, HeaderError};
 use crate::config::{self, Config, Limit};
@@ -335,19 +335,19 @@ pub fn bf_info(ctx: &Context, args: &[Arg]) -> RedisResult {
         let chain = chain.ok_or_else(|| error("ERR not found"))?;
         let expansion = (!chain.is_nonscaling()).then(|| chain.growth() as i64);
         let fields = [
-            (c"Capacity", "CAPACITY", Some(chain.capacity() as i64)),
-            (c"Size", "SIZE", Some(chain.memory_bytes() as i64)),
+            (&status::CAPACITY, "CAPACITY", Some(chain.capacity() as i64)),
+            (&status::SIZE, "SIZE", Some(chain.memory_bytes() as i64)),
             (
-                c"Number of filters",
+                &status::NUMBER_OF_FILTERS,
                 "FILTERS",
                 Some(chain.layers().len() as i64),
             ),
             (
-                c"Number of items inserted",
+                &status::NUMBER_OF_ITEMS_INSERTED,
                 "ITEMS",
                 Some(chain.size() as i64),
             ),
-            (c"Expansion rate", "EXPANSION", expansion),
+            (&status::EXPANSION_RATE, "EXPANSION", expansion),
         ];
         let reply = Reply::new(ctx);
         let value = |v: Option<i64>| v.map_or_else(|| reply.null(), |n| reply.int(n));
@@ -362,7 +362,7 @@ pub fn bf_info(ctx: &Context, args: &[Arg]) -> RedisResult {
         }
         reply.array(fields.len() * 2);
         for (label, _, v) in fields {
-            reply.simple(label);
+            reply.status(label);
             value(v);
         }
         replied()

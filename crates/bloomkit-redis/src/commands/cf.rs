@@ -5,7 +5,8 @@ use redis_module::{Context, RedisError, RedisResult, RedisString, RedisValue};
 use std::ffi::CStr;
 
 use super::{
-    arg_index, error, first_letter, growth_refused, integer, replied, wrong_type, Arg, Reply,
+    arg_index, error, first_letter, growth_refused, integer, replied, status, wrong_type, Arg,
+    Reply,
 };
 use crate::cf::{
     CreateError, Cuckoo, Insert, DEFAULT_BUCKET_SIZE, DEFAULT_CAPACITY, DEFAULT_EXPANSION,
@@ -407,14 +408,14 @@ pub fn cf_info(ctx: &Context, args: &[Arg]) -> RedisResult {
         let cf = cf.ok_or_else(|| error("ERR not found"))?;
         Reply::new(ctx).pairs(
             &[
-                c"Size",
-                c"Number of buckets",
-                c"Number of filters",
-                c"Number of items inserted",
-                c"Number of items deleted",
-                c"Bucket size",
-                c"Expansion rate",
-                c"Max iterations",
+                &status::SIZE,
+                &status::NUMBER_OF_BUCKETS,
+                &status::NUMBER_OF_FILTERS,
+                &status::NUMBER_OF_ITEMS_INSERTED,
+                &status::NUMBER_OF_ITEMS_DELETED,
+                &status::BUCKET_SIZE,
+                &status::EXPANSION_RATE,
+                &status::MAX_ITERATIONS,
             ],
             &[
                 cf.memory_bytes() as i64,

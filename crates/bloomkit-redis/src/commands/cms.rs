@@ -3,7 +3,9 @@
 
 use redis_module::{Context, RedisError, RedisResult, RedisValue};
 
-use super::{arg_index, error, float, integer, replied, wrong_type, Arg, Reply, INLINE_VALUES};
+use super::{
+    arg_index, error, float, integer, replied, status, wrong_type, Arg, Reply, INLINE_VALUES,
+};
 use crate::cms::{dims_from_prob, CreateError, MergeSource, Sketch};
 use crate::config::Refusal;
 use crate::glue::{self, Key};
@@ -246,7 +248,7 @@ pub fn cms_info(ctx: &Context, args: &[Arg]) -> RedisResult {
     let mut key = Key::open(ctx, &args[1], false);
     let sketch = existing(&mut key)?;
     Reply::new(ctx).pairs(
-        &[c"width", c"depth", c"count"],
+        &[&status::WIDTH, &status::DEPTH, &status::COUNT],
         &[
             sketch.width() as i64,
             sketch.depth() as i64,

@@ -17,6 +17,7 @@ pub mod cms;
 pub mod tdigest;
 pub mod topk;
 
+pub use crate::glue::reply::Status;
 pub use crate::glue::Arg;
 
 use std::ffi::CStr;
@@ -152,9 +153,9 @@ impl<'a> Reply<'a> {
         glue::reply::long_long(self.0, value);
     }
 
-    /// A status string (`+label`).
-    pub fn simple(&self, text: &'static CStr) {
-        glue::reply::simple_string(self.0, text);
+    /// A fixed status string (`+label`; see [`status`]).
+    pub fn status(&self, status: &Status) {
+        glue::reply::status(self.0, status);
     }
 
     /// An error (`-text`), as an element of an array or the whole reply.
@@ -185,7 +186,7 @@ impl<'a> Reply<'a> {
     /// `(label, integer)` pairs as one flat array, as the INFO commands answer: label `i`
     /// with value `i`.
     #[inline(always)]
-    pub fn pairs(&self, labels: &[&'static CStr], values: &[i64]) {
+    pub fn pairs(&self, labels: &[&'static Status], values: &[i64]) {
         debug_assert_eq!(labels.len(), values.len());
         glue::reply::pairs(self.0, labels, values);
     }
@@ -194,4 +195,78 @@ impl<'a> Reply<'a> {
 /// What a handler that replied through [`Reply`] returns.
 pub fn replied() -> RedisResult {
     Ok(RedisValue::NoReply)
+}
+
+/// Every fixed status reply the commands send: `+OK` and the INFO commands' labels, one
+/// [`Status`] per text, sent from the protocol bytes Redis made for it when the module
+/// loaded ([`prepare`](status::prepare)). A label several commands share (`Capacity`,
+/// `Size`, `width`, …) is one status.
+pub mod status {
+    use super::Status;
+
+    /// Declares the statuses and [`ALL`], the list the module's load prepares.
+    macro_rules! statuses {
+        ($($(#[$doc:meta])* $name:ident = $text:literal;)*) => {
+            $($(#[$doc])* pub static $name: Status = Status::new($text);)*
+            /// Every status above.
+            pub static ALL: &[&Status] = &[$(&$name),*];
+        };
+    }
+
+    statuses! {
+        /// `+OK`.
+        OK = c"OK";
+        /// The empty status (a top-k slot that holds no item).
+        EMPTY = c"";
+        /// BF.INFO and TDIGEST.INFO.
+        CAPACITY = c"Capacity";
+        /// BF.INFO and CF.INFO.
+        SIZE = c"Size";
+        /// BF.INFO and CF.INFO.
+        NUMBER_OF_FILTERS = c"Number of filters";
+        /// BF.INFO and CF.INFO.
+        NUMBER_OF_ITEMS_INSERTED = c"Number of items inserted";
+        /// BF.INFO and CF.INFO.
+        EXPANSION_RATE = c"Expansion rate";
+        /// CF.INFO.
+        NUMBER_OF_BUCKETS = c"Number of buckets";
+        /// CF.INFO.
+        NUMBER_OF_ITEMS_DELETED = c"Number of items deleted";
+        /// CF.INFO.
+        BUCKET_SIZE = c"Bucket size";
+        /// CF.INFO.
+        MAX_ITERATIONS = c"Max iterations";
+        /// CMS.INFO and TOPK.INFO.
+        WIDTH = c"width";
+        /// CMS.INFO and TOPK.INFO.
+        DEPTH = c"depth";
+        /// CMS.INFO.
+        COUNT = c"count";
+        /// TOPK.INFO.
+        K = c"k";
+        /// TOPK.INFO.
+        DECAY = c"decay";
+        /// TDIGEST.INFO.
+        COMPRESSION = c"Compression";
+        /// TDIGEST.INFO.
+        MERGED_NODES = c"Merged nodes";
+        /// TDIGEST.INFO.
+        UNMERGED_NODES = c"Unmerged nodes";
+        /// TDIGEST.INFO.
+        MERGED_WEIGHT = c"Merged weight";
+        /// TDIGEST.INFO.
+        UNMERGED_WEIGHT = c"Unmerged weight";
+        /// TDIGEST.INFO.
+        OBSERVATIONS = c"Observations";
+        /// TDIGEST.INFO.
+        TOTAL_COMPRESSIONS = c"Total compressions";
+        /// TDIGEST.INFO.
+        MEMORY_USAGE = c"Memory usage";
+    }
+
+    /// Has Redis make every status's reply (see [`Status`]); returns how many of
+    /// [`ALL`] it made.
+    pub fn prepare(ctx: &redis_module::Context) -> usize {
+        crate::glue::reply::prepare_statuses(ctx, ALL)
+    }
 }

@@ -10,7 +10,9 @@
 
 use redis_module::{Context, RedisError, RedisResult, RedisString, RedisValue};
 
-use super::{arg_index, error, float, integer, replied, with_parsed, wrong_type, Arg, Reply};
+use super::{
+    arg_index, error, float, integer, replied, status, with_parsed, wrong_type, Arg, Reply,
+};
 use crate::glue;
 use crate::memory::{self, ServerLimit};
 use crate::tdigest::{
@@ -152,7 +154,7 @@ pub fn tdigest_add(ctx: &Context, args: &[Arg]) -> RedisResult {
                 }
             }
             glue::replicate_verbatim(ctx);
-            Reply::new(ctx).simple(c"OK");
+            Reply::new(ctx).status(&status::OK);
             replied()
         })
     })
@@ -467,15 +469,15 @@ pub fn tdigest_info(ctx: &Context, args: &[Arg]) -> RedisResult {
         let i = td.info();
         Reply::new(ctx).pairs(
             &[
-                c"Compression",
-                c"Capacity",
-                c"Merged nodes",
-                c"Unmerged nodes",
-                c"Merged weight",
-                c"Unmerged weight",
-                c"Observations",
-                c"Total compressions",
-                c"Memory usage",
+                &status::COMPRESSION,
+                &status::CAPACITY,
+                &status::MERGED_NODES,
+                &status::UNMERGED_NODES,
+                &status::MERGED_WEIGHT,
+                &status::UNMERGED_WEIGHT,
+                &status::OBSERVATIONS,
+                &status::TOTAL_COMPRESSIONS,
+                &status::MEMORY_USAGE,
             ],
             &[
                 i.compression,

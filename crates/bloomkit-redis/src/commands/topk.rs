@@ -8,7 +8,7 @@
 use redis_module::{Context, RedisError, RedisResult, RedisValue};
 
 use super::cms::refused;
-use super::{error, float, integer, replied, Arg, Reply, INLINE_VALUES};
+use super::{error, float, integer, replied, status, Arg, Reply, INLINE_VALUES};
 use crate::glue::{self, c_rand_unit, Key};
 use crate::memory::{self, ServerLimit};
 use crate::topk::{
@@ -28,7 +28,7 @@ const BAD_INCREMENT: &std::ffi::CStr = c"TopK: increment must be an integer grea
 #[inline(always)]
 fn item_reply(reply: &Reply, item: Option<&Item>) {
     match item {
-        None => reply.simple(c""),
+        None => reply.status(&status::EMPTY),
         Some(item) => match item.status_text() {
             Some(text) => reply.simple_nul(text),
             None => reply.bulk(item.bytes()),
@@ -277,14 +277,14 @@ pub fn topk_info(ctx: &Context, args: &[Arg]) -> RedisResult {
     let reply = Reply::new(ctx);
     reply.array(8);
     for (label, value) in [
-        (c"k", topk.k()),
-        (c"width", topk.width()),
-        (c"depth", topk.depth()),
+        (&status::K, topk.k()),
+        (&status::WIDTH, topk.width()),
+        (&status::DEPTH, topk.depth()),
     ] {
-        reply.simple(label);
+        reply.status(label);
         reply.int(value as i64);
     }
-    reply.simple(c"decay");
+    reply.status(&status::DECAY);
     reply.double(topk.decay());
     replied()
 }

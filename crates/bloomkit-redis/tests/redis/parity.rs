@@ -521,3 +521,51 @@ fn module_list_reports_version_20423() {
     assert_eq!(fields[1], Value::BulkString(b"bf".to_vec()));
     assert_eq!(fields[3], Value::Int(20423));
 }
+
+/// The fixed status replies (`+OK`, the INFO commands' labels) go out as the protocol bytes
+/// Redis made for them when the module loaded; with `EVAL` renamed away Redis cannot make
+/// them and the module sends the same text the longer way. Either way the bytes on the wire
+/// are RedisBloom's, and a server where Redis could make them says nothing about it.
+#[test]
+fn fixed_status_replies_are_the_same_bytes_whether_or_not_redis_made_them_at_load() {
+    let prepared = Server::start();
+    let fallback = Server::start_with(&[], &["--rename-command", "EVAL", ""]);
+    let notice = "status replies prepared";
+    assert!(!prepared.log().contains(notice), "{}", prepared.log());
+    assert!(fallback.log().contains(notice), "{}", fallback.log());
+    let script: &[&[&[u8]]] = &[
+        &[b"BF.RESERVE", b"bf", b"0.01", b"100"],
+        &[b"CF.RESERVE", b"cf", b"1000"],
+        &[b"CMS.INITBYDIM", b"cms", b"10", b"3"],
+        &[b"TOPK.RESERVE", b"topk", b"3"],
+        &[b"TDIGEST.CREATE", b"td"],
+        &[b"TDIGEST.ADD", b"td", b"1.5"],
+        &[b"BF.INFO", b"bf"],
+        &[b"CF.INFO", b"cf"],
+        &[b"CMS.INFO", b"cms"],
+        &[b"TOPK.INFO", b"topk"],
+        &[b"TOPK.LIST", b"topk"],
+        &[b"TDIGEST.INFO", b"td"],
+    ];
+    let replies =
+        |s: &Server| -> Vec<String> { script.iter().map(|args| raw_reply(s.port, args)).collect() };
+    let (a, b) = (replies(&prepared), replies(&fallback));
+    assert_eq!(a, b);
+    assert_eq!(a[0], "+OK\r\n");
+    assert_eq!(a[5], "+OK\r\n");
+    assert!(
+        a[6].starts_with("*10\r\n+Capacity\r\n:100\r\n+Size\r\n"),
+        "{}",
+        a[6]
+    );
+    assert_eq!(
+        a[8],
+        "*6\r\n+width\r\n:10\r\n+depth\r\n:3\r\n+count\r\n:0\r\n"
+    );
+    assert_eq!(a[9], "*8\r\n+k\r\n:3\r\n+width\r\n:8\r\n+depth\r\n:7\r\n+decay\r\n$19\r\n0.90000000000000002\r\n");
+    assert!(
+        a[11].starts_with("*18\r\n+Compression\r\n:100\r\n+Capacity\r\n"),
+        "{}",
+        a[11]
+    );
+}
