@@ -100,7 +100,7 @@ pub use crate::core::{any, filter, registry, typed};
 #[cfg(feature = "rayon")]
 #[cfg_attr(docsrs, doc(cfg(feature = "rayon")))]
 pub use exec::parallel;
-pub use exec::{arch, lookahead};
+pub use exec::{arch, caches, lookahead};
 /// The file format: the old name of [`format`].
 #[doc(hidden)]
 pub use format as codec;

@@ -14,12 +14,15 @@
 mod options;
 pub mod theory;
 
+use std::sync::OnceLock;
+
 use crate::bits::BitVec;
 use crate::codec::{Parts, Persist};
 use crate::error::{DecodeError, Error};
 use crate::filter::{Filter, Kind};
 use crate::hash::HashingChoice;
 use crate::hash::{with_common_k, EnhancedDouble, Hashing, IndexScheme, Item};
+use crate::caches;
 use crate::lookahead;
 use crate::params;
 use crate::sizing;
@@ -94,9 +97,9 @@ impl BloomFilter {
 
     /// `false` if the item is certainly absent, `true` if it may be present.
     ///
-    /// How the k bits are read depends on the filter's size ([`BRANCH_FREE_MAX_BITS`]): a
-    /// filter that fits in the caches reads all k and combines them without a branch; a
-    /// larger one stops at the first 0 bit.
+    /// How the k bits are read depends on the filter's size ([`branch_free_max_bits`]): a
+    /// filter that fits in this machine's caches reads all k and combines them without a
+    /// branch; a larger one stops at the first 0 bit.
     #[inline]
     pub fn contains<I: Item + ?Sized>(&self, item: &I) -> bool {
         item.with_bytes(|bytes| self.holds(bytes, self.branch_free()))
@@ -128,21 +131,21 @@ impl BloomFilter {
         }
     }
 
-    /// Whether queries read all k bits without branching (see [`BRANCH_FREE_MAX_BITS`]).
+    /// Whether queries read all k bits without branching (see [`branch_free_max_bits`]).
     #[inline(always)]
     fn branch_free(&self) -> bool {
-        self.bits.len() <= BRANCH_FREE_MAX_BITS
+        self.bits.len() <= branch_free_max_bits()
     }
 
     /// Whether the batch calls run the single calls' loop rather than the prefetching
-    /// lookahead window (see [`BATCH_CACHED_MAX_BITS`]).
+    /// lookahead window (see [`batch_cached_max_bits`]).
     #[inline(always)]
     fn batch_in_cache(&self) -> bool {
-        self.bits.len() <= BATCH_CACHED_MAX_BITS
+        self.bits.len() <= batch_cached_max_bits()
     }
 
     /// The answers of [`contains`](Self::contains) for every item. A filter past
-    /// [`BATCH_CACHED_MAX_BITS`] (beyond one core's L2) is read through the lookahead window
+    /// [`batch_cached_max_bits`] (beyond one core's L2) is read through the lookahead window
     /// ([`lookahead`]): each item is hashed and the words of its k bits
     /// prefetched a window of items before they are read, so that many cache misses are
     /// always in flight; then its k bits are combined without a branch. (Under
@@ -191,7 +194,7 @@ impl BloomFilter {
         });
     }
 
-    /// Inserts every item (a filter past [`BATCH_CACHED_MAX_BITS`] prefetches their words
+    /// Inserts every item (a filter past [`batch_cached_max_bits`] prefetches their words
     /// ahead as [`contains_batch`](Self::contains_batch) does). The filter ends exactly as after
     /// [`insert`](Self::insert) of each item in order; returns how many of those inserts
     /// changed the filter.
@@ -339,8 +342,9 @@ crate::filter::collection_impls!(
 
 pub use crate::params::DEFAULT_FPP;
 
-/// The largest filter (in bits: 32 MiB) whose queries read all k bits and combine them
-/// without a branch; larger filters stop at the first 0 bit.
+/// The largest filter (in bits) whose queries read all k bits and combine them without a
+/// branch, on a machine that does not say how large its caches are (see
+/// [`branch_free_max_bits`]): 32 MiB, the L3 of the machine where it was measured.
 ///
 /// A query for an absent item meets its first 0 bit after about two reads (each bit is 1
 /// with probability about 1/2), at a place no branch predictor can guess. While the filter
@@ -350,11 +354,13 @@ pub use crate::params::DEFAULT_FPP;
 /// (114 MiB) 115 ns against 88 ns. (`BLOOMKIT_BENCH_N=10000000` and `=100000000
 /// BLOOMKIT_BENCH_FPP=0.01 BLOOMKIT_BENCH_ONLY=classic cargo bench -p bloomkit --bench
 /// peers`, each with this constant at `u64::MAX` and at 0; 2-core AMD EPYC with 32 MiB of
-/// L3.) The limit sits at that L3 size.
+/// L3.) The limit sits at that L3 size; [`branch_free_max_bits`] puts it at the L3 of the
+/// machine in use.
 pub const BRANCH_FREE_MAX_BITS: u64 = 32 << 23;
 
-/// The largest filter (in bits: 1 MiB, one core's share of this machine's L2) whose batch
-/// calls run the single calls' loop; a larger one goes through the lookahead window
+/// The largest filter (in bits: 1 MiB, the L2 of the machine where it was measured) whose
+/// batch calls run the single calls' loop, on a machine that does not say how large its
+/// caches are (see [`batch_cached_max_bits`]); a larger one goes through the lookahead window
 /// ([`lookahead`]), which prefetches each item's k words a window of items ahead, and
 /// reads them without a branch as a query in the caches does.
 ///
@@ -367,6 +373,31 @@ pub const BRANCH_FREE_MAX_BITS: u64 = 32 << 23;
 /// best of three calls on 10⁶ or 10⁷ random 29-byte names, with this limit at 0 and at
 /// `u64::MAX`; 2-core AMD EPYC, load average 11–12.)
 pub const BATCH_CACHED_MAX_BITS: u64 = 1 << 23;
+
+/// The largest filter (in bits) whose queries read all k bits without a branch: the size
+/// of this machine's last-level cache as Linux reports it ([`caches`]), read once, or
+/// [`BRANCH_FREE_MAX_BITS`] where it does not. The crossing point measured for that
+/// constant (branch-free cheaper in the L3, the early stop cheaper from main memory) is a
+/// property of the caches, so it moves with them.
+///
+/// [`caches`]: crate::caches::caches
+pub fn branch_free_max_bits() -> u64 {
+    static LIMIT: OnceLock<u64> = OnceLock::new();
+    *LIMIT.get_or_init(|| bits_of(caches::caches().last_level).unwrap_or(BRANCH_FREE_MAX_BITS))
+}
+
+/// The largest filter (in bits) whose batch calls run the single calls' loop: this
+/// machine's L2 as Linux reports it, read once, or [`BATCH_CACHED_MAX_BITS`] where it does
+/// not.
+pub fn batch_cached_max_bits() -> u64 {
+    static LIMIT: OnceLock<u64> = OnceLock::new();
+    *LIMIT.get_or_init(|| bits_of(caches::caches().l2).unwrap_or(BATCH_CACHED_MAX_BITS))
+}
+
+/// A cache's size in bits.
+fn bits_of(bytes: Option<u64>) -> Option<u64> {
+    bytes?.checked_mul(8)
+}
 
 /// Items whose positions a batch computes at once under
 /// [`IndexScheme::SeededHashes`](crate::IndexScheme) (the digest schemes go through the
@@ -739,7 +770,7 @@ mod tests {
         }
     }
 
-    /// A filter past [`BRANCH_FREE_MAX_BITS`] (and so past [`BATCH_CACHED_MAX_BITS`]) takes
+    /// A filter past [`branch_free_max_bits`] (and so past [`batch_cached_max_bits`]) takes
     /// the early-stop path and the batches' lookahead window (digest schemes) or seeded groups (k seeded hashes) through the
     /// public calls: batch inserts set the bits and count the changes of the single inserts,
     /// and every inserted item is still found, singly and in batches.
@@ -747,8 +778,8 @@ mod tests {
     fn a_filter_past_the_branch_free_limit_finds_every_item() {
         // Past the batches' limit only (single queries branch-free), and past both.
         for ((bits, branch_free), scheme) in [
-            (BATCH_CACHED_MAX_BITS + 1, true),
-            (BRANCH_FREE_MAX_BITS + 1, false),
+            (batch_cached_max_bits() + 1, true),
+            (branch_free_max_bits() + 1, false),
         ]
         .into_iter()
         .flat_map(|size| {
