@@ -51,6 +51,41 @@ def test_lists_of_str_take_the_same_bytes_as_single_calls(kind):
     assert batch.contains_many(tuple(probes)) == [p in single for p in probes]
 
 
+class Count(int):
+    """An int subclass: an item by the general rule."""
+
+
+@pytest.mark.parametrize("kind", ["bloom", "blocked", "sbbf", "cuckoo", "counting"])
+def test_lists_of_int_take_the_same_bytes_as_single_calls(kind):
+    cls = bloomkit.KINDS[kind]
+    # A chunk (2048 items) of exact ints with the edges of the i64/u64 rule (-1 is the
+    # value the C API also uses for errors), then chunks mixing ints with a bool, an int
+    # subclass and a str: every path of the batch reader.
+    edges = [0, 1, -1, 2**63 - 1, -(2**63), 2**63, 2**64 - 1, 2**32, -(2**32)]
+    ints = edges + [i * 7919 - 5000 for i in range(3000)]
+    mixed = [i * 31 for i in range(2100)] + [True, Count(12), "12", 12]
+    single, batch = cls(20_000), cls(20_000)
+    new = sum(single.add(x) for x in ints + mixed)
+    assert batch.add_many(ints) + batch.add_many(mixed) == new
+    assert batch == single
+    probes = ints + mixed + [10**9 + i for i in range(3000)] + [-(10**9) - i for i in range(99)]
+    assert batch.contains_many(probes) == [p in single for p in probes]
+    assert batch.contains_many(iter(probes)) == [p in single for p in probes]
+
+
+def test_an_int_past_64_bits_in_a_list_is_an_overflow_and_the_chunk_before_it_stays():
+    f = bloomkit.BloomFilter(10_000)
+    with pytest.raises(OverflowError):
+        f.add_many([1, 2, 2**64])
+    with pytest.raises(OverflowError):
+        f.contains_many([5, -(2**63) - 1])
+    first = list(range(10_000, 12_048))
+    with pytest.raises(OverflowError):
+        f.add_many(first + [3, 2**70])
+    assert all(f.contains_many(first))
+    assert f.contains_many([1, 2, 3]) == [x in f for x in [1, 2, 3]]
+
+
 def test_a_lone_surrogate_is_an_error_and_the_chunk_before_it_stays():
     f = bloomkit.BloomFilter(10_000)
     with pytest.raises(UnicodeEncodeError):
