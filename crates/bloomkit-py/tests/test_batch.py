@@ -191,6 +191,37 @@ def test_concurrent_adds_from_threads_lose_nothing():
     assert f.contains_many(np.arange(threads_n * per_thread)).all()
 
 
+def test_single_calls_while_a_batch_works_without_the_gil_lose_nothing():
+    """Single calls (with the GIL) and batch calls (without it) on one filter at the same
+    time: a single call that finds a batch at work waits for it, so no count or counter
+    is lost. Every single add here lands while some batch is running."""
+    f = bloomkit.CountingBloomFilter(2_000_000, 0.01)
+    batch = np.arange(10**9, 10**9 + 200_000, dtype=np.int64)
+    rounds = 4
+    running = threading.Event()
+    done = threading.Event()
+
+    def batches():
+        running.set()
+        for _ in range(rounds):
+            f.add_many(batch)
+        done.set()
+
+    singles = 0
+    t = threading.Thread(target=batches)
+    t.start()
+    running.wait()
+    while not done.is_set():
+        f.add(singles)
+        singles += 1
+    t.join()
+    assert singles > 100  # the single adds did overlap the batches
+    assert len(f) == rounds * len(batch) + singles  # a counting filter counts every add
+    assert all(f.contains_many(list(range(singles))))
+    f.remove(0)
+    assert len(f) == rounds * len(batch) + singles - 1
+
+
 def test_batches_release_the_gil():
     """Another Python thread runs while a long batch call is in Rust: without the GIL
     released, it could not run a line between the call's start and end."""
