@@ -228,9 +228,9 @@ impl Filter {
     /// `str` objects (the common case) goes on as their UTF-8 slices, borrowed from the
     /// strings ([`items::exact_str`]), so that the filter's batch path sees plain bytes; a
     /// chunk of exact `int` objects as `u64` keys ([`items::exact_int`]), for the filters'
-    /// `u64` batch paths; any other chunk as [`Bytes`]. Each chunk's objects are held (a reference each) while
-    /// `per_chunk` runs without the GIL, so the borrowed bytes stay valid even if another
-    /// thread changes the list meanwhile.
+    /// `u64` batch paths; any other chunk as [`Bytes`]. Each chunk's objects are held (a
+    /// reference each) while `per_chunk` runs without the GIL, so the borrowed bytes stay
+    /// valid even if another thread changes the list meanwhile.
     fn chunks<'py>(
         &self,
         iterable: &Bound<'py, PyAny>,
@@ -503,7 +503,8 @@ impl Filter {
     /// Adds every item of an iterable; returns how many were certainly new. A NumPy
     /// integer array (or any one-dimensional buffer of integers) is read in place, each
     /// element the int it equals; lists of str and bytes are hashed from the objects'
-    /// own bytes. The work runs without the GIL, a chunk of items at a time.
+    /// own bytes, lists of int as the arrays are. The work runs without the GIL, a chunk
+    /// of items at a time.
     fn add_many(&self, py: Python<'_>, items: &Bound<'_, PyAny>) -> PyResult<u64> {
         let mut added = 0;
         if let Some(column) = self.int_column(items) {
@@ -540,8 +541,8 @@ impl Filter {
     /// contains_many(items) -> list[bool] | numpy.ndarray
     ///
     /// Whether each item may be in the filter, in order: a list of bools, or for a NumPy
-    /// array a NumPy bool array. Reads NumPy integer arrays in place and lists of str and
-    /// bytes from the objects' own bytes, without the GIL.
+    /// array a NumPy bool array. Reads NumPy integer arrays in place, lists of str and
+    /// bytes from the objects' own bytes and lists of int as the arrays, without the GIL.
     fn contains_many<'py>(
         &self,
         py: Python<'py>,
