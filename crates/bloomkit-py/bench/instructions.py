@@ -12,7 +12,8 @@ item, the interpreter's loop included where there is one (`for x in xs: x in f` 
 function: the loop costs about 150 of them, the same for every library). Both runs do
 exactly the same work before the call, so the difference is exact (PYTHONHASHSEED=0 fixes
 the string hashes). Items: random 29-byte names (`user-…@example.org`) or random 62-bit
-ints. The batch calls are counted at --batch-n, past the size where the classic filter's
+ints. `--short 1,8,32,64,128` counts instead `add_many` of short lists of names (2 000
+calls, a BloomFilter for 10⁵ items), per call. The batch calls are counted at --batch-n, past the size where the classic filter's
 batches switch to their prefetching path (10⁶ items at ε = 1%: 1.14 MiB).
 """
 
@@ -82,6 +83,26 @@ def workload(n: int, kind: str, item_type: str, call: str, reps: int) -> None:
             f.add_many(a)
 
 
+def short_batches(size: int, reps: int) -> None:
+    """2 000 calls of `add_many` on lists of `size` names, into a BloomFilter for 10⁵ items
+    (every list added and asked for once first), `reps` times."""
+    import random
+
+    import bloomkit
+
+    rng = random.Random(1)
+    lists = [[f"user-{rng.getrandbits(48):012x}@example.org" for _ in range(size)]
+             for _ in range(2000)]
+    f = bloomkit.BloomFilter(100_000, 0.01)
+    for items in lists:
+        f.add_many(items)
+    for items in lists:
+        f.contains_many(items)
+    for _ in range(reps):
+        for items in lists:
+            f.add_many(items)
+
+
 def count(n: int, kind: str, item_type: str, call: str, reps: int) -> int:
     run = subprocess.run(
         ["valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null", sys.executable,
@@ -104,11 +125,23 @@ def main() -> None:
     parser.add_argument("--types", default="str,int")
     parser.add_argument("--only", default=None,
                         help="calls to count, comma-separated (rbloom in, loop in, many add, …)")
+    parser.add_argument("--short", default=None,
+                        help="instead: add_many of short lists of these lengths (1,8,64), per call")
     parser.add_argument("--child", help=argparse.SUPPRESS)
     parser.add_argument("--reps", type=int, default=1, help=argparse.SUPPRESS)
     args = parser.parse_args()
+    if args.child == "short":
+        short_batches(args.n, args.reps)
+        return
     if args.child:
         workload(args.n, args.kinds, args.types, args.child, args.reps)
+        return
+    if args.short:
+        print("| add_many of a list of | instructions per call |")
+        print("|---|---|")
+        for size in (int(s) for s in args.short.split(",")):
+            calls = (count(size, "", "", "short", 3) - count(size, "", "", "short", 1)) / 4000
+            print(f"| {size} str | {calls:.0f} |", flush=True)
         return
     only = set(args.only.split(",")) if args.only else None
     print(f"# load {os.getloadavg()[0]:.2f} (instruction counts do not depend on it)",

@@ -40,6 +40,13 @@ use items::{Bytes, IntColumn};
 /// without it.
 const CHUNK: usize = 2048;
 
+/// Chunks shorter than this run with the GIL held. Giving the GIL up and taking it back,
+/// with the counting in and out of the filter's cell, costs about 480 instructions per
+/// chunk, an item's work (callgrind: `add_many` of one `str` took 2851 instructions per
+/// call detached, 2368 with the GIL; BENCHMARKS.md); a chunk this short holds the GIL
+/// for a few microseconds, as a few single calls do.
+const DETACH_MIN: usize = 64;
+
 /// One chunk of a batch call's items, as [`Filter::chunks`] hands it on.
 #[derive(Clone, Copy)]
 enum Chunk<'a, 'b> {
@@ -53,6 +60,15 @@ enum Chunk<'a, 'b> {
 }
 
 impl Chunk<'_, '_> {
+    /// How many items.
+    fn len(self) -> usize {
+        match self {
+            Chunk::Strs(items) => items.len(),
+            Chunk::Words(keys) => keys.len(),
+            Chunk::Items(items) => items.len(),
+        }
+    }
+
     /// `filter.insert_batch` of the chunk: one dispatch on the item type per chunk.
     fn insert(self, filter: &mut AnyFilter) -> Result<u64, Error> {
         match self {
@@ -195,17 +211,31 @@ impl Filter {
         self.inner.read(py, f)
     }
 
-    /// Runs `f` on the filter without the GIL, with the lock for writing.
+    /// Runs `f` on the filter for writing a batch chunk of `len` items: without the GIL,
+    /// with the lock, unless the chunk is shorter than [`DETACH_MIN`].
     fn write_detached<R: Send>(
         &self,
         py: Python<'_>,
+        len: usize,
         f: impl FnOnce(&mut AnyFilter) -> R + Send,
     ) -> R {
+        if len < DETACH_MIN {
+            return self.inner.write(py, f);
+        }
         self.inner.write_detached(py, f)
     }
 
-    /// Runs `f` on the filter without the GIL, with the lock for reading.
-    fn read_detached<R: Send>(&self, py: Python<'_>, f: impl FnOnce(&AnyFilter) -> R + Send) -> R {
+    /// Runs `f` on the filter for reading a batch chunk of `len` items (as
+    /// [`write_detached`](Self::write_detached)).
+    fn read_detached<R: Send>(
+        &self,
+        py: Python<'_>,
+        len: usize,
+        f: impl FnOnce(&AnyFilter) -> R + Send,
+    ) -> R {
+        if len < DETACH_MIN {
+            return self.inner.read(py, f);
+        }
         self.inner.read_detached(py, f)
     }
 
@@ -237,7 +267,8 @@ impl Filter {
         mut per_chunk: impl FnMut(Chunk<'_, '_>) -> PyResult<()>,
     ) -> PyResult<()> {
         let mut objects: Vec<Bound<'py, PyAny>> = Vec::with_capacity(CHUNK);
-        let mut words: Vec<u64> = Vec::with_capacity(CHUNK);
+        // Allocated on the first chunk of ints only (a short batch of str allocates none).
+        let mut words: Vec<u64> = Vec::new();
         // `next_chunk` appends the next objects (at most CHUNK) to `objects`.
         let mut run = |next_chunk: &mut dyn FnMut(&mut Vec<Bound<'py, PyAny>>) -> PyResult<()>| loop {
             objects.clear();
@@ -265,6 +296,7 @@ impl Filter {
             // the bytes of the item rule (`items::exact_int`).
             words.clear();
             if strs.is_empty() {
+                words.reserve(objects.len());
                 for obj in &objects {
                     match items::exact_int(obj) {
                         Some(word) => words.push(word?),
@@ -504,7 +536,7 @@ impl Filter {
     /// integer array (or any one-dimensional buffer of integers) is read in place, each
     /// element the int it equals; lists of str and bytes are hashed from the objects'
     /// own bytes, lists of int as the arrays are. The work runs without the GIL, a chunk
-    /// of items at a time.
+    /// of items at a time (a batch of fewer than 64 items, with it).
     fn add_many(&self, py: Python<'_>, items: &Bound<'_, PyAny>) -> PyResult<u64> {
         let mut added = 0;
         if let Some(column) = self.int_column(items) {
@@ -513,14 +545,14 @@ impl Filter {
                 column.read(py, start, start + CHUNK, &mut keys);
                 let keys = &keys;
                 added += self
-                    .write_detached(py, |f| f.insert_batch_u64(keys))
+                    .write_detached(py, keys.len(), |f| f.insert_batch_u64(keys))
                     .map_err(|e| batch_error(py, e))?;
             }
             return Ok(added);
         }
         self.chunks(items, |chunk| {
             added += self
-                .write_detached(py, |f| chunk.insert(f))
+                .write_detached(py, chunk.len(), |f| chunk.insert(f))
                 .map_err(|e| batch_error(py, e))?;
             Ok(())
         })?;
@@ -556,13 +588,13 @@ impl Filter {
             for start in (0..column.len()).step_by(CHUNK) {
                 column.read(py, start, start + CHUNK, &mut keys);
                 let (keys, part_ref) = (&keys, &mut part);
-                self.read_detached(py, |f| f.contains_batch_u64(keys, part_ref));
+                self.read_detached(py, keys.len(), |f| f.contains_batch_u64(keys, part_ref));
                 answers.extend_from_slice(&part);
             }
         } else {
             self.chunks(items, |chunk| {
                 let part_ref = &mut part;
-                self.read_detached(py, |f| chunk.contains(f, part_ref));
+                self.read_detached(py, chunk.len(), |f| chunk.contains(f, part_ref));
                 answers.extend_from_slice(&part);
                 Ok(())
             })?;

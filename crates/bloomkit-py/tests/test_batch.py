@@ -214,12 +214,15 @@ def test_single_calls_while_a_batch_works_without_the_gil_lose_nothing():
     while not done.is_set():
         f.add(singles)
         singles += 1
+        f.add_many([-singles])  # a short batch, which runs with the GIL as single calls do
     t.join()
     assert singles > 100  # the single adds did overlap the batches
-    assert len(f) == rounds * len(batch) + singles  # a counting filter counts every add
+    # A counting filter counts every add.
+    assert len(f) == rounds * len(batch) + 2 * singles
     assert all(f.contains_many(list(range(singles))))
+    assert all(f.contains_many([-i for i in range(1, singles + 1)]))
     f.remove(0)
-    assert len(f) == rounds * len(batch) + singles - 1
+    assert len(f) == rounds * len(batch) + 2 * singles - 1
 
 
 def test_batches_release_the_gil():
