@@ -84,7 +84,10 @@ impl<T: Send + Sync> GilCell<T> {
     }
 
     /// `f(&value)`, with the GIL held: directly when no user is away, else waiting for the
-    /// lock without the GIL. `f` must not run Python code.
+    /// lock without the GIL. `f` must not run Python code, which could give the GIL up
+    /// while `f` holds the reference: a condition on the callers, not checked here, which
+    /// is why the cell stays private to this crate, whose closures are plain Rust on the
+    /// filter.
     #[inline(always)]
     pub fn read<R: Send>(&self, py: Python<'_>, f: impl FnOnce(&T) -> R + Send) -> R {
         if self.alone(py) {
