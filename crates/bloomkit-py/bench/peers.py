@@ -11,6 +11,14 @@ items at ε = 1%. Prints a Markdown table (BENCHMARKS.md has the one of the last
 
 Peers that are not installed are left out; pybloom-live (pure Python) is timed at 10**6
 only, since at 10**7 one run takes minutes.
+
+    crates/bloomkit-py/bench/run --quick    # bloomkit's BloomFilter against rbloom, < 2 min
+
+`--quick` times bloomkit (`--kinds`, BloomFilter by default) and rbloom only, at 10**6
+(`--sizes`), str and int, peers taking turns (best of five rounds), and prints each of the
+issue's targets as a ratio: `in`/`add` per call as bloomkit's time ÷ rbloom's (at most 1 is
+met), the batch calls as a Python loop over rbloom ÷ bloomkit's batch (at least 5 is met;
+lists of str and of int, and a NumPy int64 array).
 """
 
 import argparse
@@ -237,11 +245,75 @@ def fmt(row, key):
     return f"{value:.0f}"
 
 
+def best_of(fn, n, rounds):
+    """The best ns per item of `rounds` runs of fn()."""
+    return min(once(fn, n) for _ in range(rounds))
+
+
+def quick(sizes, kinds):
+    """bloomkit against rbloom only, each target of issue 20 as a ratio (see the module's
+    documentation)."""
+    import rbloom
+
+    rounds = 5
+    print(f"# quick: {platform.python_implementation()} {platform.python_version()}, "
+          f"{os.cpu_count()} cores, load {os.getloadavg()[0]:.2f} at start; best of {rounds}",
+          file=sys.stderr)
+    header = ["bloomkit", "items", "n", "in ÷ rbloom", "add ÷ rbloom",
+              "rbloom add loop ÷ add_many", "rbloom in loop ÷ contains_many",
+              "FPR ours / rbloom", "bits ours / rbloom"]
+    print("| " + " | ".join(header) + " |")
+    print("|" + "---|" * len(header))
+    for n in sizes:
+        for item_type in ("str", "int"):
+            items = items_of(item_type, n, seed=1)
+            present = set(items)
+            absent = [x for x in items_of(item_type, n, seed=2) if x not in present]
+            batches = {"list": items}
+            if item_type == "int":
+                batches["numpy"] = np.array(items, dtype=np.int64)
+            for cls in kinds:
+                ours, theirs = cls(n, FPP), rbloom.Bloom(n, FPP)
+                t = {"ours add": [], "ours in": [], "rb add": [], "rb in": []}
+                for _ in range(rounds):
+                    for name, f in (("ours", ours), ("rb", theirs)):
+                        t[f"{name} add"].append(once(lambda: loop_add(f.add, items), n))
+                        t[f"{name} in"].append(once(lambda: loop_in(f, items), n))
+                t = {k: min(v) for k, v in t.items()}
+                batch = []
+                for how, arg in batches.items():
+                    add_ns = best_of(lambda: cls(n, FPP).add_many(arg), n, 3)
+                    in_ns = best_of(lambda: ours.contains_many(arg), n, 3)
+                    batch.append((how, t["rb add"] / add_ns, t["rb in"] / in_ns))
+                fpr = (loop_in(ours, absent) / len(absent), loop_in(theirs, absent) / len(absent))
+                bits = (ours.memory_bytes * 8 / n, theirs.size_in_bits / n)
+                cells = [
+                    cls.__name__, item_type, f"10^{len(str(n)) - 1}",
+                    f"{t['ours in'] / t['rb in']:.2f} ({t['ours in']:.0f}/{t['rb in']:.0f} ns)",
+                    f"{t['ours add'] / t['rb add']:.2f} ({t['ours add']:.0f}/{t['rb add']:.0f} ns)",
+                    ", ".join(f"{a:.1f}× ({how})" for how, a, _ in batch),
+                    ", ".join(f"{c:.1f}× ({how})" for how, _, c in batch),
+                    f"{fpr[0] * 100:.3f}% / {fpr[1] * 100:.3f}%",
+                    f"{bits[0]:.2f} / {bits[1]:.2f}",
+                ]
+                print("| " + " | ".join(cells) + " |", flush=True)
+    print(f"# load {os.getloadavg()[0]:.2f} at the end", file=sys.stderr)
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--sizes", default="1000000,10000000")
+    parser.add_argument("--sizes", default=None,
+                        help="n, comma-separated (default 1000000,10000000; 1000000 with --quick)")
+    parser.add_argument("--quick", action="store_true",
+                        help="bloomkit against rbloom only, the targets as ratios")
+    parser.add_argument("--kinds", default="BloomFilter",
+                        help="with --quick: bloomkit classes, comma-separated")
     args = parser.parse_args()
-    sizes = [int(s) for s in args.sizes.split(",")]
+    if args.quick:
+        quick([int(s) for s in (args.sizes or "1000000").split(",")],
+              [getattr(bloomkit, k) for k in args.kinds.split(",")])
+        return
+    sizes = [int(s) for s in (args.sizes or "1000000,10000000").split(",")]
     peers = available()
     print(f"# {platform.python_implementation()} {platform.python_version()}, "
           f"{os.cpu_count()} cores, load {os.getloadavg()[0]:.2f} at start", file=sys.stderr)

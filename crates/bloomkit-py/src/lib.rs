@@ -6,22 +6,25 @@
 //! Python code. Items become the bytes the Rust library hashes for the same values
 //! ([`items`]); errors become Python's exceptions ([`errors`]).
 //!
-//! Every filter sits behind a lock: a single call holds it (and the GIL) for one item;
-//! a batch call gives up the GIL and holds the lock for each chunk of items, so other
-//! Python threads run meanwhile and concurrent adds lose nothing. A call that finds the
-//! lock taken waits for it without the GIL, so that no two threads can wait for each other.
+//! Every filter sits in a [`GilCell`]: a single call, which holds the GIL for one item,
+//! reaches the filter directly when no batch call is at work on it; a batch call gives up
+//! the GIL and holds the cell's lock for each chunk of items, so other Python threads run
+//! meanwhile and concurrent adds lose nothing. A single call that finds a batch call at
+//! work waits for the lock without the GIL, so that no two threads can wait for each other.
 
-// Unsafe code only where Python's C API is called directly: the buffer protocol and
-// `__index__` checks of `items` (each block with its `// SAFETY:` comment).
+// Unsafe code only where Python's C API is called directly (the buffer protocol and
+// `__index__` checks of `items`) and in `gil_cell`, the filters' shared cell (each block
+// with its `// SAFETY:` comment).
 #![deny(unsafe_code)]
 
 mod errors;
+mod gil_cell;
 #[allow(unsafe_code)]
 mod items;
 
 use std::borrow::Cow;
 use std::path::{Path, PathBuf};
-use std::sync::{Mutex, RwLock, TryLockError};
+use std::sync::Mutex;
 
 use bloomkit::registry::BuildSpec;
 use bloomkit::{AnyFilter, Error, Filter as _, Kind, Persist};
@@ -30,26 +33,47 @@ use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyByteArray, PyDict, PyInt, PyList, PyTuple, PyType};
 
 pub use errors::{FormatError, FullError};
+use gil_cell::GilCell;
 use items::{Bytes, IntColumn};
 
 /// Items per chunk of a batch call: converted with the GIL, then inserted or looked up
 /// without it.
 const CHUNK: usize = 2048;
 
+/// Chunks shorter than this run with the GIL held. Giving the GIL up and taking it back,
+/// with the counting in and out of the filter's cell, costs about 480 instructions per
+/// chunk, an item's work (callgrind: `add_many` of one `str` took 2851 instructions per
+/// call detached, 2368 with the GIL; BENCHMARKS.md); a chunk this short holds the GIL
+/// for a few microseconds, as a few single calls do.
+const DETACH_MIN: usize = 64;
+
 /// One chunk of a batch call's items, as [`Filter::chunks`] hands it on.
 #[derive(Clone, Copy)]
 enum Chunk<'a, 'b> {
     /// Every item an exact `str`: their UTF-8.
     Strs(&'a [&'b [u8]]),
+    /// Every item an exact `int`: their 8 bytes as `u64` keys (a negative one's are its
+    /// `i64`'s), for the filters' `u64` batch paths.
+    Words(&'a [u64]),
     /// Any other mix of items.
     Items(&'a [Bytes<'b>]),
 }
 
 impl Chunk<'_, '_> {
+    /// How many items.
+    fn len(self) -> usize {
+        match self {
+            Chunk::Strs(items) => items.len(),
+            Chunk::Words(keys) => keys.len(),
+            Chunk::Items(items) => items.len(),
+        }
+    }
+
     /// `filter.insert_batch` of the chunk: one dispatch on the item type per chunk.
     fn insert(self, filter: &mut AnyFilter) -> Result<u64, Error> {
         match self {
             Chunk::Strs(items) => filter.insert_batch(items),
+            Chunk::Words(keys) => filter.insert_batch_u64(keys),
             Chunk::Items(items) => filter.insert_batch(items),
         }
     }
@@ -58,6 +82,7 @@ impl Chunk<'_, '_> {
     fn contains(self, filter: &AnyFilter, out: &mut Vec<bool>) {
         match self {
             Chunk::Strs(items) => filter.contains_batch_into(items, out),
+            Chunk::Words(keys) => filter.contains_batch_u64(keys, out),
             Chunk::Items(items) => filter.contains_batch_into(items, out),
         }
     }
@@ -91,7 +116,7 @@ fn insert_one<I: bloomkit::Item + ?Sized>(filter: &mut AnyFilter, item: &I) -> R
 /// A filter of any kind, with its key function. Python sees the subclasses, one per kind.
 #[pyclass(frozen, subclass, weakref, module = "bloomkit", name = "Filter")]
 pub struct Filter {
-    inner: RwLock<AnyFilter>,
+    inner: GilCell<AnyFilter>,
     key: Option<Py<PyAny>>,
 }
 
@@ -173,49 +198,45 @@ fn from_parsed<'py>(
 }
 
 impl Filter {
-    /// Runs `f` on the filter with the lock for writing; if another thread holds the lock,
-    /// waits for it without the GIL.
+    /// Runs `f` on the filter for writing, with the GIL held ([`GilCell::write`]): directly
+    /// when no batch call works on it, else waiting for them without the GIL.
+    #[inline(always)]
     fn write<R: Send>(&self, py: Python<'_>, f: impl FnOnce(&mut AnyFilter) -> R + Send) -> R {
-        match self.inner.try_write() {
-            Ok(mut guard) => f(&mut guard),
-            Err(TryLockError::Poisoned(poisoned)) => f(&mut poisoned.into_inner()),
-            Err(TryLockError::WouldBlock) => py.detach(|| {
-                let mut guard = self.inner.write().unwrap_or_else(|p| p.into_inner());
-                f(&mut guard)
-            }),
-        }
+        self.inner.write(py, f)
     }
 
-    /// Runs `f` on the filter with the lock for reading (as [`write`](Self::write)).
+    /// Runs `f` on the filter for reading (as [`write`](Self::write)).
+    #[inline(always)]
     fn read<R: Send>(&self, py: Python<'_>, f: impl FnOnce(&AnyFilter) -> R + Send) -> R {
-        match self.inner.try_read() {
-            Ok(guard) => f(&guard),
-            Err(TryLockError::Poisoned(poisoned)) => f(&poisoned.into_inner()),
-            Err(TryLockError::WouldBlock) => py.detach(|| {
-                let guard = self.inner.read().unwrap_or_else(|p| p.into_inner());
-                f(&guard)
-            }),
-        }
+        self.inner.read(py, f)
     }
 
-    /// Runs `f` on the filter without the GIL, with the lock for writing.
+    /// Runs `f` on the filter for writing a batch chunk of `len` items: without the GIL,
+    /// with the lock, unless the chunk is shorter than [`DETACH_MIN`].
     fn write_detached<R: Send>(
         &self,
         py: Python<'_>,
+        len: usize,
         f: impl FnOnce(&mut AnyFilter) -> R + Send,
     ) -> R {
-        py.detach(|| {
-            let mut guard = self.inner.write().unwrap_or_else(|p| p.into_inner());
-            f(&mut guard)
-        })
+        if len < DETACH_MIN {
+            return self.inner.write(py, f);
+        }
+        self.inner.write_detached(py, f)
     }
 
-    /// Runs `f` on the filter without the GIL, with the lock for reading.
-    fn read_detached<R: Send>(&self, py: Python<'_>, f: impl FnOnce(&AnyFilter) -> R + Send) -> R {
-        py.detach(|| {
-            let guard = self.inner.read().unwrap_or_else(|p| p.into_inner());
-            f(&guard)
-        })
+    /// Runs `f` on the filter for reading a batch chunk of `len` items (as
+    /// [`write_detached`](Self::write_detached)).
+    fn read_detached<R: Send>(
+        &self,
+        py: Python<'_>,
+        len: usize,
+        f: impl FnOnce(&AnyFilter) -> R + Send,
+    ) -> R {
+        if len < DETACH_MIN {
+            return self.inner.read(py, f);
+        }
+        self.inner.read_detached(py, f)
     }
 
     /// A copy of the filter itself.
@@ -235,16 +256,19 @@ impl Filter {
     /// `list` (exactly: a subclass may change iteration) is read by index, which skips the
     /// iterator protocol's calls per item; other iterables are iterated. A chunk of exact
     /// `str` objects (the common case) goes on as their UTF-8 slices, borrowed from the
-    /// strings ([`items::exact_str`]), so that the filter's batch path sees plain bytes;
-    /// any other chunk as [`Bytes`]. Each chunk's objects are held (a reference each) while
-    /// `per_chunk` runs without the GIL, so the borrowed bytes stay valid even if another
-    /// thread changes the list meanwhile.
+    /// strings ([`items::exact_str`]), so that the filter's batch path sees plain bytes; a
+    /// chunk of exact `int` objects as `u64` keys ([`items::exact_int`]), for the filters'
+    /// `u64` batch paths; any other chunk as [`Bytes`]. Each chunk's objects are held (a
+    /// reference each) while `per_chunk` runs without the GIL, so the borrowed bytes stay
+    /// valid even if another thread changes the list meanwhile.
     fn chunks<'py>(
         &self,
         iterable: &Bound<'py, PyAny>,
         mut per_chunk: impl FnMut(Chunk<'_, '_>) -> PyResult<()>,
     ) -> PyResult<()> {
         let mut objects: Vec<Bound<'py, PyAny>> = Vec::with_capacity(CHUNK);
+        // Allocated on the first chunk of ints only (a short batch of str allocates none).
+        let mut words: Vec<u64> = Vec::new();
         // `next_chunk` appends the next objects (at most CHUNK) to `objects`.
         let mut run = |next_chunk: &mut dyn FnMut(&mut Vec<Bound<'py, PyAny>>) -> PyResult<()>| loop {
             objects.clear();
@@ -266,6 +290,22 @@ impl Filter {
             }
             if strs.len() == objects.len() {
                 per_chunk(Chunk::Strs(&strs))?;
+                continue;
+            }
+            // Not all `str`: a chunk of exact `int`s (the other common case) as `u64` keys,
+            // the bytes of the item rule (`items::exact_int`).
+            words.clear();
+            if strs.is_empty() {
+                words.reserve(objects.len());
+                for obj in &objects {
+                    match items::exact_int(obj) {
+                        Some(word) => words.push(word?),
+                        None => break,
+                    }
+                }
+            }
+            if words.len() == objects.len() {
+                per_chunk(Chunk::Words(&words))?;
             } else {
                 let converted = objects
                     .iter()
@@ -370,7 +410,7 @@ impl Filter {
                 .take()
                 .ok_or_else(|| PyValueError::new_err("this filter was already taken"))?;
             return Ok(Filter {
-                inner: RwLock::new(filter),
+                inner: GilCell::new(filter),
                 key,
             });
         }
@@ -413,7 +453,7 @@ impl Filter {
         }
         .map_err(errors::to_py)?;
         Ok(Filter {
-            inner: RwLock::new(filter),
+            inner: GilCell::new(filter),
             key,
         })
     }
@@ -495,7 +535,8 @@ impl Filter {
     /// Adds every item of an iterable; returns how many were certainly new. A NumPy
     /// integer array (or any one-dimensional buffer of integers) is read in place, each
     /// element the int it equals; lists of str and bytes are hashed from the objects'
-    /// own bytes. The work runs without the GIL, a chunk of items at a time.
+    /// own bytes, lists of int as the arrays are. The work runs without the GIL, a chunk
+    /// of items at a time (a batch of fewer than 64 items, with it).
     fn add_many(&self, py: Python<'_>, items: &Bound<'_, PyAny>) -> PyResult<u64> {
         let mut added = 0;
         if let Some(column) = self.int_column(items) {
@@ -504,14 +545,14 @@ impl Filter {
                 column.read(py, start, start + CHUNK, &mut keys);
                 let keys = &keys;
                 added += self
-                    .write_detached(py, |f| f.insert_batch_u64(keys))
+                    .write_detached(py, keys.len(), |f| f.insert_batch_u64(keys))
                     .map_err(|e| batch_error(py, e))?;
             }
             return Ok(added);
         }
         self.chunks(items, |chunk| {
             added += self
-                .write_detached(py, |f| chunk.insert(f))
+                .write_detached(py, chunk.len(), |f| chunk.insert(f))
                 .map_err(|e| batch_error(py, e))?;
             Ok(())
         })?;
@@ -532,8 +573,8 @@ impl Filter {
     /// contains_many(items) -> list[bool] | numpy.ndarray
     ///
     /// Whether each item may be in the filter, in order: a list of bools, or for a NumPy
-    /// array a NumPy bool array. Reads NumPy integer arrays in place and lists of str and
-    /// bytes from the objects' own bytes, without the GIL.
+    /// array a NumPy bool array. Reads NumPy integer arrays in place, lists of str and
+    /// bytes from the objects' own bytes and lists of int as the arrays, without the GIL.
     fn contains_many<'py>(
         &self,
         py: Python<'py>,
@@ -547,13 +588,13 @@ impl Filter {
             for start in (0..column.len()).step_by(CHUNK) {
                 column.read(py, start, start + CHUNK, &mut keys);
                 let (keys, part_ref) = (&keys, &mut part);
-                self.read_detached(py, |f| f.contains_batch_u64(keys, part_ref));
+                self.read_detached(py, keys.len(), |f| f.contains_batch_u64(keys, part_ref));
                 answers.extend_from_slice(&part);
             }
         } else {
             self.chunks(items, |chunk| {
                 let part_ref = &mut part;
-                self.read_detached(py, |f| chunk.contains(f, part_ref));
+                self.read_detached(py, chunk.len(), |f| chunk.contains(f, part_ref));
                 answers.extend_from_slice(&part);
                 Ok(())
             })?;

@@ -51,6 +51,41 @@ def test_lists_of_str_take_the_same_bytes_as_single_calls(kind):
     assert batch.contains_many(tuple(probes)) == [p in single for p in probes]
 
 
+class Count(int):
+    """An int subclass: an item by the general rule."""
+
+
+@pytest.mark.parametrize("kind", ["bloom", "blocked", "sbbf", "cuckoo", "counting"])
+def test_lists_of_int_take_the_same_bytes_as_single_calls(kind):
+    cls = bloomkit.KINDS[kind]
+    # A chunk (2048 items) of exact ints with the edges of the i64/u64 rule (-1 is the
+    # value the C API also uses for errors), then chunks mixing ints with a bool, an int
+    # subclass and a str: every path of the batch reader.
+    edges = [0, 1, -1, 2**63 - 1, -(2**63), 2**63, 2**64 - 1, 2**32, -(2**32)]
+    ints = edges + [i * 7919 - 5000 for i in range(3000)]
+    mixed = [i * 31 for i in range(2100)] + [True, Count(12), "12", 12]
+    single, batch = cls(20_000), cls(20_000)
+    new = sum(single.add(x) for x in ints + mixed)
+    assert batch.add_many(ints) + batch.add_many(mixed) == new
+    assert batch == single
+    probes = ints + mixed + [10**9 + i for i in range(3000)] + [-(10**9) - i for i in range(99)]
+    assert batch.contains_many(probes) == [p in single for p in probes]
+    assert batch.contains_many(iter(probes)) == [p in single for p in probes]
+
+
+def test_an_int_past_64_bits_in_a_list_is_an_overflow_and_the_chunk_before_it_stays():
+    f = bloomkit.BloomFilter(10_000)
+    with pytest.raises(OverflowError):
+        f.add_many([1, 2, 2**64])
+    with pytest.raises(OverflowError):
+        f.contains_many([5, -(2**63) - 1])
+    first = list(range(10_000, 12_048))
+    with pytest.raises(OverflowError):
+        f.add_many(first + [3, 2**70])
+    assert all(f.contains_many(first))
+    assert f.contains_many([1, 2, 3]) == [x in f for x in [1, 2, 3]]
+
+
 def test_a_lone_surrogate_is_an_error_and_the_chunk_before_it_stays():
     f = bloomkit.BloomFilter(10_000)
     with pytest.raises(UnicodeEncodeError):
@@ -154,6 +189,40 @@ def test_concurrent_adds_from_threads_lose_nothing():
     assert len(f) == 2 * threads_n * per_thread  # a counting filter counts every add
     assert all(f.contains_many([f"t{t}-{i}" for t in range(threads_n) for i in range(per_thread)]))
     assert f.contains_many(np.arange(threads_n * per_thread)).all()
+
+
+def test_single_calls_while_a_batch_works_without_the_gil_lose_nothing():
+    """Single calls (with the GIL) and batch calls (without it) on one filter at the same
+    time: a single call that finds a batch at work waits for it, so no count or counter
+    is lost. Every single add here lands while some batch is running."""
+    f = bloomkit.CountingBloomFilter(2_000_000, 0.01)
+    batch = np.arange(10**9, 10**9 + 200_000, dtype=np.int64)
+    rounds = 4
+    running = threading.Event()
+    done = threading.Event()
+
+    def batches():
+        running.set()
+        for _ in range(rounds):
+            f.add_many(batch)
+        done.set()
+
+    singles = 0
+    t = threading.Thread(target=batches)
+    t.start()
+    running.wait()
+    while not done.is_set():
+        f.add(singles)
+        singles += 1
+        f.add_many([-singles])  # a short batch, which runs with the GIL as single calls do
+    t.join()
+    assert singles > 100  # the single adds did overlap the batches
+    # A counting filter counts every add.
+    assert len(f) == rounds * len(batch) + 2 * singles
+    assert all(f.contains_many(list(range(singles))))
+    assert all(f.contains_many([-i for i in range(1, singles + 1)]))
+    f.remove(0)
+    assert len(f) == rounds * len(batch) + 2 * singles - 1
 
 
 def test_batches_release_the_gil():

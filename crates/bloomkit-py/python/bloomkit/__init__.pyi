@@ -77,7 +77,8 @@ class Filter:
         """``remove``, but an item certainly absent is no error (False)."""
     def add_many(self, items: Iterable[Any] | Buffer, /) -> int:
         """Adds every item; returns how many were certainly new. NumPy integer arrays are
-        read in place; the work runs without the GIL."""
+        read in place; the work runs without the GIL (a batch of fewer than 64 items, with
+        it)."""
     def update(self, *iterables: Iterable[Any]) -> None:
         """Adds every item of every iterable (``add_many`` of each)."""
     def contains_many(self, items: Iterable[Any] | Buffer, /) -> Any:
