@@ -134,6 +134,22 @@ pub(crate) struct ViewFacts {
     pub(crate) num_hashes: u32,
 }
 
+/// The [`ViewFacts`] of a record with the fields `inserted`, `capacity` and `target_fpp` (a
+/// viewable kind's `Stored`), and the given m and k.
+macro_rules! view_facts {
+    ($record:expr, $num_bits:expr, $num_hashes:expr) => {{
+        let record = &$record;
+        $crate::format::view::ViewFacts {
+            inserted: record.inserted,
+            capacity: record.capacity,
+            target_fpp: record.target_fpp,
+            num_bits: $num_bits,
+            num_hashes: $num_hashes,
+        }
+    }};
+}
+pub(crate) use view_facts;
+
 /// A viewable kind's reader of its parts ([`open`] of its [`KindView`]).
 pub(crate) type OpenView = fn(&Parts<'_>) -> Result<Box<dyn KindView>, DecodeError>;
 
@@ -159,13 +175,8 @@ impl KindView for blocked::ViewShape {
     }
 
     fn facts(&self) -> ViewFacts {
-        ViewFacts {
-            inserted: self.inserted,
-            capacity: self.capacity,
-            target_fpp: self.target_fpp,
-            num_bits: self.num_blocks * crate::params::BLOCK_BITS,
-            num_hashes: self.num_hashes,
-        }
+        let num_bits = self.num_blocks * crate::params::BLOCK_BITS;
+        view_facts!(self, num_bits, self.num_hashes)
     }
 
     fn contains(&self, bytes: &[u8], view: &FilterView) -> Result<bool, Error> {

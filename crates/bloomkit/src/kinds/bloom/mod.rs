@@ -17,7 +17,7 @@ pub mod theory;
 use crate::bits::BitVec;
 use crate::codec::{Parts, Persist};
 use crate::error::{DecodeError, Error};
-use crate::format::view::{FilterView, KindView, Shape, ViewFacts};
+use crate::format::view::{view_facts, FilterView, KindView, Shape, ViewFacts};
 use crate::filter::{Filter, Kind};
 use crate::hash::HashingChoice;
 use crate::hash::{with_common_k, EnhancedDouble, Hashing, IndexScheme, Item};
@@ -615,20 +615,8 @@ impl KindView for ViewShape {
     }
 
     fn facts(&self) -> ViewFacts {
-        let Stored {
-            num_bits,
-            num_hashes,
-            capacity,
-            target_fpp,
-            inserted,
-        } = self.stored;
-        ViewFacts {
-            inserted,
-            capacity,
-            target_fpp,
-            num_bits,
-            num_hashes,
-        }
+        let Stored { num_bits, num_hashes, .. } = self.stored;
+        view_facts!(self.stored, num_bits, num_hashes)
     }
 
     /// Whether all k bits are 1; stops at the first 0 (the loaded filter's answer, by either

@@ -56,7 +56,7 @@ mod options;
 use crate::arch::{self, block256};
 use crate::codec::{Parts, Persist};
 use crate::error::{DecodeError, Error};
-use crate::format::view::{FilterView, KindView, Shape, ViewFacts};
+use crate::format::view::{view_facts, FilterView, KindView, Shape, ViewFacts};
 use crate::filter::{Filter, Kind, Mergeable};
 use crate::hash::{self, HashFunction, Hashing, IndexScheme, Item};
 use crate::lookahead;
@@ -810,19 +810,8 @@ impl KindView for ViewShape {
     }
 
     fn facts(&self) -> ViewFacts {
-        let Stored {
-            num_blocks,
-            capacity,
-            target_fpp,
-            inserted,
-        } = self.stored;
-        ViewFacts {
-            inserted,
-            capacity,
-            target_fpp,
-            num_bits: num_blocks * BLOCK_BITS,
-            num_hashes: block256::WORDS as u32,
-        }
+        let num_bits = self.stored.num_blocks * BLOCK_BITS;
+        view_facts!(self.stored, num_bits, block256::WORDS as u32)
     }
 
     /// Parquet's `filter_check` with the loaded filter's kernel, over the 32 little-endian
