@@ -254,6 +254,24 @@ fn assert_rate(what: &str, x: usize, n: usize, p: f64) {
     );
 }
 
+/// Of the `absent` values, each row group of `file` answers "maybe" for as many as the
+/// false-positive rate `info` reports for its filter on `column` predicts ([`assert_rate`]).
+fn assert_false_positive_rates(
+    file: &Path,
+    column: &str,
+    absent: &[String],
+    info: &HashMap<(usize, String), InfoRow>,
+) {
+    let answers = check(file, column, absent);
+    let groups: BTreeSet<usize> = info.keys().map(|(rg, _)| *rg).collect();
+    assert!(!groups.is_empty(), "{} has no row groups", file.display());
+    for rg in groups {
+        let x = answers.iter().filter(|a| a.contains(&rg)).count();
+        let fpr = info[&(rg, column.to_string())].fpr;
+        assert_rate(&format!("{column} rg {rg}"), x, absent.len(), fpr);
+    }
+}
+
 /// The filter size arrow (C++ and Rust) writes for `ndv` values at `fpp`: the
 /// specification's bits per value, `−8 / ln(1 − fpp^(1/8))`, times ndv, in bytes, rounded
 /// up to a power of two (at least 32).
@@ -304,16 +322,7 @@ fn pyarrow_files_every_value_is_found_and_info_matches_the_writer() {
     // Absent ids (the ids are multiples of 7): each row group's false positives at the rate
     // its filter's fill predicts.
     let absent: Vec<String> = (0..40_000i64).map(|i| (7 * i + 3).to_string()).collect();
-    let answers = check(&file, "id", &absent);
-    for rg in 0..3 {
-        let x = answers.iter().filter(|a| a.contains(&rg)).count();
-        assert_rate(
-            &format!("id rg {rg}"),
-            x,
-            absent.len(),
-            info[&(rg, "id".into())].fpr,
-        );
-    }
+    assert_false_positive_rates(&file, "id", &absent, &info);
     // A single absent value: exit code 1, a present one 0.
     let out = bloomkit(&["parquet", "check", s(&file), "--column", "id", "7"], None);
     assert_eq!(out.status.code(), Some(0));
@@ -418,16 +427,7 @@ fn duckdb_files_answer_as_duckdbs_own_probe() {
             &check(&file, column, &probe),
         );
         // Absent values: false positives at the rate the fill predicts.
-        let answers = check(&file, column, &absent);
-        for rg in 0..3 {
-            let x = answers.iter().filter(|a| a.contains(&rg)).count();
-            assert_rate(
-                &format!("{column} rg {rg}"),
-                x,
-                absent.len(),
-                info[&(rg, column.to_string())].fpr,
-            );
-        }
+        assert_false_positive_rates(&file, column, &absent, &info);
     }
 }
 
@@ -649,51 +649,25 @@ fn add_filters_refuses_bad_requests_without_writing() {
         assert!(!e.contains("panicked"), "{e}");
         e
     };
+    // `parquet add-filters INPUT -o OUTPUT --column ...`, which must fail.
+    let add_filters = |input: &Path, output: &Path, column: &[&str]| {
+        let mut args = vec![
+            "parquet",
+            "add-filters",
+            s(input),
+            "-o",
+            s(output),
+            "--column",
+        ];
+        args.extend_from_slice(column);
+        err(&args)
+    };
     let out = dir.path().join("out.parquet");
-    assert!(err(&[
-        "parquet",
-        "add-filters",
-        s(&file),
-        "-o",
-        s(&file),
-        "--column",
-        "id"
-    ])
-    .contains("is the input"));
-    assert!(err(&[
-        "parquet",
-        "add-filters",
-        s(&file),
-        "-o",
-        s(&out),
-        "--column",
-        "nope"
-    ])
-    .contains("no column \"nope\"; its columns are id, name"));
-    assert!(err(&[
-        "parquet",
-        "add-filters",
-        s(&file),
-        "-o",
-        s(&out),
-        "--column",
-        "id",
-        "--fpp",
-        "1.5"
-    ])
-    .contains("1.5"));
-    assert!(err(&[
-        "parquet",
-        "add-filters",
-        s(&file),
-        "-o",
-        s(&out),
-        "--column",
-        "id",
-        "--ndv",
-        "0"
-    ])
-    .contains("at least 1"));
+    assert!(add_filters(&file, &file, &["id"]).contains("is the input"));
+    assert!(add_filters(&file, &out, &["nope"])
+        .contains("no column \"nope\"; its columns are id, name"));
+    assert!(add_filters(&file, &out, &["id", "--fpp", "1.5"]).contains("1.5"));
+    assert!(add_filters(&file, &out, &["id", "--ndv", "0"]).contains("at least 1"));
     assert!(!out.exists(), "nothing was written");
     let text = dir.path().join("text.parquet");
     std::fs::write(&text, "id,name\n1,a\n").unwrap();
@@ -711,15 +685,7 @@ fn add_filters_refuses_bad_requests_without_writing() {
     assert!(info(&file).values().all(|row| !row.filter));
     // A failed add-filters leaves an existing output as it was.
     std::fs::write(&out, b"old").unwrap();
-    err(&[
-        "parquet",
-        "add-filters",
-        s(&text),
-        "-o",
-        s(&out),
-        "--column",
-        "id",
-    ]);
+    add_filters(&text, &out, &["id"]);
     assert_eq!(std::fs::read(&out).unwrap(), b"old");
 }
 

@@ -513,6 +513,11 @@ impl Kind {
     pub fn exports(self) -> bool {
         self.declaration().exports
     }
+
+    /// How a view reads the kind's files, if it can ([`Declared::VIEW`]).
+    pub(crate) fn view_opener(self) -> Option<crate::format::view::OpenView> {
+        self.declaration().view
+    }
 }
 
 /// The kinds that take the option `name`, in the order of the registry.

@@ -480,6 +480,11 @@ pub(crate) trait Declared: Registered {
     /// Whether [`into_compressed`](Self::into_compressed) and
     /// [`into_uncompressed`](Self::into_uncompressed) convert this kind.
     const EXPORTS: bool = false;
+
+    /// How a [`FilterView`](crate::format::view::FilterView) reads files of this kind, for
+    /// the kinds whose payload a query reads at computed places: `Some(view::open::<S>)`,
+    /// `S` the kind's [`KindView`](crate::format::view::KindView). `None`: not viewable.
+    const VIEW: Option<crate::format::view::OpenView> = None;
 }
 
 /// A kind's declaration without its builder type, for [`Kind`]'s lookups.
@@ -490,6 +495,7 @@ pub(crate) struct Declaration {
     pub(crate) parallel_insert: bool,
     pub(crate) estimate: &'static str,
     pub(crate) exports: bool,
+    pub(crate) view: Option<crate::format::view::OpenView>,
 }
 
 /// Every [`Declared`] kind's [`Declaration`].
@@ -505,6 +511,7 @@ impl<T: Declared> DeclaredFacts for T {
         parallel_insert: T::PARALLEL_INSERT,
         estimate: T::ESTIMATE,
         exports: T::EXPORTS,
+        view: T::VIEW,
     };
 }
 

@@ -845,6 +845,38 @@ pub(crate) fn check_num_bits(num_bits: u64) -> Result<(), DecodeError> {
     Ok(())
 }
 
+/// Decoding check shared by the counter kinds: a counter width in `1..=16`.
+pub(crate) fn check_counter_width(width: u32) -> Result<(), DecodeError> {
+    check_width_in_range("counter_width", width)
+}
+
+/// A stored cell width (`field`) in `1..=16`, the widths packed counters take.
+pub(crate) fn check_width_in_range(field: &'static str, width: u32) -> Result<(), DecodeError> {
+    if !(1..=16).contains(&width) {
+        return Err(invalid(field, format!("{width} is not in 1..=16")));
+    }
+    Ok(())
+}
+
+/// Decoding check shared by the counter kinds: at least one counter, and the
+/// `num_counters + extra` counters of `width` bits (`extra`: a second array's, or 0) within
+/// `MAX_NUM_BITS`, before anything is allocated.
+pub(crate) fn check_num_counters(
+    num_counters: u64,
+    extra: u64,
+    width: u32,
+) -> Result<(), DecodeError> {
+    use crate::params::MAX_NUM_BITS;
+    let cells = num_counters.saturating_add(extra);
+    if num_counters == 0 || cells.saturating_mul(u64::from(width)) > MAX_NUM_BITS {
+        return Err(invalid(
+            "num_counters",
+            format!("{num_counters} counters of {width} bits are not in 1..={MAX_NUM_BITS} bits"),
+        ));
+    }
+    Ok(())
+}
+
 /// Decoding check shared by the kinds: a capacity of at least one item.
 pub fn check_capacity(capacity: u64) -> Result<(), DecodeError> {
     check_positive("capacity", capacity)

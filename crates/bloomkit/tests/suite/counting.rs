@@ -80,6 +80,32 @@ fn hostile_fields_are_typed_errors_before_any_allocation() {
     );
 }
 
+/// A stored counter width outside 1..=16, and more counters than the crate allows, are
+/// refused under their own field names (the checks the counter kinds share), not as a
+/// payload that happens not to fit.
+#[test]
+fn counter_width_and_count_are_refused_by_name() {
+    let field = |p: Vec<u8>, payload: &[u8]| match CountingBloomFilter::from_bytes(&raw_file(
+        3, &p, payload,
+    )) {
+        Err(bloomkit::Error::Decode(bloomkit::DecodeError::InvalidField { field, .. })) => field,
+        other => panic!("{other:?}"),
+    };
+    assert_eq!(
+        field(params(16, 3, 0, 10, 0.01, 0), &[0; 8]),
+        "counter_width"
+    );
+    assert_eq!(
+        field(params(16, 3, 17, 10, 0.01, 0), &[0; 8]),
+        "counter_width"
+    );
+    assert_eq!(field(params(0, 3, 4, 10, 0.01, 0), &[0; 8]), "num_counters");
+    assert_eq!(
+        field(params(1 << 40, 3, 4, 10, 0.01, 0), &[0; 8]),
+        "num_counters"
+    );
+}
+
 /// The documented, safe behaviour: a counter that reached 15 stays, so an item inserted
 /// 20 times into 4-bit counters is still reported after 20 removes.
 #[test]

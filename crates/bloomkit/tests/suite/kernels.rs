@@ -1,8 +1,11 @@
 //! The SIMD kernels of `bloomkit::arch` against their scalar twins: on random blocks and
 //! random items, every level this CPU runs gives the scalar answer and leaves the same bits,
-//! and an item set by one level is found by every level (no false negatives on any path).
+//! and an item set by one level is found by every level (no false negatives on any path);
+//! on random byte strings and seeds, every level hashes as the scalar twin of `murmur2x8`.
 
+use bloomkit::arch::murmur2x8::{murmur2x8_at, murmur2x8_scalar};
 use bloomkit::arch::{available_levels, block256, block512};
+use bloomkit::hash::murmur2;
 use proptest::prelude::*;
 
 use crate::conformance;
@@ -67,6 +70,23 @@ proptest! {
             prop_assert_eq!(got, want_block, "{:?}: different bits", level);
             for reader in available_levels() {
                 prop_assert!(block256::has_at(reader, &got, x));
+            }
+        }
+    }
+
+    /// Each case checks the string and its three shorter prefixes, so every case sees all
+    /// four tail lengths (0–3 bytes after the 4-byte blocks); lengths run 0 to 64.
+    #[test]
+    fn murmur2x8_simd_hashes_like_scalar_for_every_tail_length(
+        bytes in proptest::collection::vec(any::<u8>(), 0..=64),
+        seeds in any::<[u32; 8]>(),
+    ) {
+        for len in bytes.len().saturating_sub(3)..=bytes.len() {
+            let item = &bytes[..len];
+            let want = murmur2x8_scalar(item, &seeds);
+            prop_assert_eq!(want, seeds.map(|seed| murmur2(item, seed)), "scalar, len {}", len);
+            for level in available_levels() {
+                prop_assert_eq!(murmur2x8_at(level, item, &seeds), want, "{:?}, len {}", level, len);
             }
         }
     }

@@ -19,6 +19,7 @@ use std::sync::OnceLock;
 use crate::bits::BitVec;
 use crate::codec::{Parts, Persist};
 use crate::error::{DecodeError, Error};
+use crate::format::view::{view_facts, FilterView, KindView, Shape, ViewFacts};
 use crate::filter::{Filter, Kind};
 use crate::hash::HashingChoice;
 use crate::hash::{with_common_k, EnhancedDouble, Hashing, IndexScheme, Item};
@@ -615,65 +616,63 @@ impl Persist for BloomFilter {
     }
 
     fn decode_parts(parts: &Parts<'_>) -> Result<Self, DecodeError> {
-        let shape = ViewShape::read(parts)?;
+        let ViewShape { stored, hashing } = ViewShape::read(parts)?;
         Ok(BloomFilter {
             // from_le_bytes checks the payload's length against m before it allocates.
-            bits: BitVec::from_le_bytes(shape.num_bits, parts.payload)?,
-            num_hashes: shape.num_hashes,
-            hashing: shape.hashing,
-            capacity: shape.capacity,
-            target_fpp: shape.target_fpp,
-            inserted: shape.inserted,
+            bits: BitVec::from_le_bytes(stored.num_bits, parts.payload)?,
+            num_hashes: stored.num_hashes,
+            hashing,
+            capacity: stored.capacity,
+            target_fpp: stored.target_fpp,
+            inserted: stored.inserted,
         })
     }
 }
 
-/// A classic filter as a read-only view ([`format::view`](crate::format::view)) reads it:
-/// the stored parameters, checked as loading checks them (loading goes through
-/// [`ViewShape::read`] too), and the query over bits that the view fetches from the file.
-#[derive(Clone, Copy, Debug)]
-pub(crate) struct ViewShape {
-    pub(crate) num_bits: u64,
-    pub(crate) num_hashes: u32,
-    pub(crate) hashing: Hashing,
-    pub(crate) capacity: u64,
-    pub(crate) target_fpp: f64,
-    pub(crate) inserted: u64,
-}
+/// A classic filter as loading and a read-only view ([`format::view`](crate::format::view))
+/// read it: the stored parameters, checked, and the query over bits that the view fetches
+/// from the file.
+type ViewShape = Shape<Stored>;
 
-impl ViewShape {
-    /// The parameters of `parts`, checked, and the payload's length against them (its bytes
-    /// are not read).
-    pub(crate) fn read(parts: &Parts<'_>) -> Result<Self, DecodeError> {
+impl KindView for ViewShape {
+    fn read(parts: &Parts<'_>) -> Result<Self, DecodeError> {
         parts.expect_kind(Kind::Bloom)?;
-        let p = Stored::read(parts.params)?;
-        BitVec::check_encoded_len(p.num_bits, parts.payload.len())?;
-        Ok(ViewShape {
-            num_bits: p.num_bits,
-            num_hashes: p.num_hashes,
+        let stored = Stored::read(parts.params)?;
+        BitVec::check_encoded_len(stored.num_bits, parts.payload.len())?;
+        Ok(Shape {
+            stored,
             hashing: parts.hashing,
-            capacity: p.capacity,
-            target_fpp: p.target_fpp,
-            inserted: p.inserted,
         })
     }
 
-    /// Whether all k bits of the item with these bytes are 1, `bit(i)` giving bit i; stops at
-    /// the first 0 (the loaded filter's answer, by either of its ways of reading).
-    pub(crate) fn holds<E>(
-        &self,
-        bytes: &[u8],
-        mut bit: impl FnMut(u64) -> Result<bool, E>,
-    ) -> Result<bool, E> {
-        for p in self
-            .hashing
-            .positions(bytes, self.num_hashes, self.num_bits)
-        {
-            if !bit(p)? {
+    fn facts(&self) -> ViewFacts {
+        let Stored { num_bits, num_hashes, .. } = self.stored;
+        view_facts!(self.stored, num_bits, num_hashes)
+    }
+
+    /// Whether all k bits are 1; stops at the first 0 (the loaded filter's answer, by either
+    /// of its ways of reading).
+    fn contains(&self, bytes: &[u8], view: &FilterView) -> Result<bool, Error> {
+        let Stored {
+            num_bits,
+            num_hashes,
+            ..
+        } = self.stored;
+        for p in self.hashing.positions(bytes, num_hashes, num_bits) {
+            let word = view.payload((p >> 6) as usize * 8, 8)?;
+            if u64::from_le_bytes(word.try_into().expect("8 bytes")) & (1 << (p & 63)) == 0 {
                 return Ok(false);
             }
         }
         Ok(true)
+    }
+
+    /// Loading refuses a set bit past m in the last word; so does the view.
+    fn check_opened(&self, view: &FilterView) -> Result<(), Error> {
+        let num_bits = self.stored.num_bits;
+        let word = view.payload((num_bits - 1) as usize / 64 * 8, 8)?;
+        BitVec::check_last_word(num_bits, u64::from_le_bytes(word.try_into().expect("8 bytes")))?;
+        Ok(())
     }
 }
 

@@ -4,6 +4,7 @@
 
 use super::{BloomFilter, BloomFilterBuilder as B};
 use crate::compressed::CompressedBloomFilter;
+use crate::format::view::{self, OpenView};
 use crate::core::spec::{text::at, Declared, KindOption, ParametersBlock};
 use crate::AnyFilter;
 
@@ -21,6 +22,8 @@ impl Declared for BloomFilter {
 
     const PARALLEL_INSERT: bool = true;
     const EXPORTS: bool = true;
+
+    const VIEW: Option<OpenView> = Some(view::open::<super::ViewShape>);
 
 
     fn describe(&self) -> String {

@@ -65,12 +65,12 @@ pub(crate) mod options;
 pub mod theory;
 
 use crate::bits::PackedCounters;
-use crate::codec::{invalid, Parts, Persist};
+use crate::codec::{check_num_counters, Parts, Persist};
 use crate::error::{DecodeError, Error};
 use crate::filter::{Filter, Kind};
 use crate::hash::HashingChoice;
 use crate::hash::{Hashing, Item};
-use crate::params::{self, MAX_NUM_BITS, MAX_NUM_HASHES};
+use crate::params::{self, MAX_NUM_HASHES};
 use crate::sizing;
 
 /// The counter width used unless another is chosen: 4 bits, as Fan et al. recommend.
@@ -428,7 +428,7 @@ crate::codec::stored! {
     struct Stored of f: CountingBloomFilter {
         num_counters: u64 = f.num_counters(),
         num_hashes: u32 = f.num_hashes => check_num_hashes,
-        counter_width: u32 = f.counter_width(),
+        counter_width: u32 = f.counter_width() => check_counter_width,
         capacity: u64 = f.capacity => check_capacity,
         target_fpp: f64 = f.target_fpp => check_target_fpp,
         len: u64 = f.len,
@@ -454,20 +454,7 @@ impl Persist for CountingBloomFilter {
             target_fpp,
             len,
         } = Stored::read(parts.params)?;
-        if !(1..=16).contains(&width) {
-            return Err(invalid(
-                "counter_width",
-                format!("{width} is not in 1..=16"),
-            ));
-        }
-        if num_counters == 0 || num_counters.saturating_mul(width as u64) > MAX_NUM_BITS {
-            return Err(invalid(
-                "num_counters",
-                format!(
-                    "{num_counters} counters of {width} bits are not in 1..={MAX_NUM_BITS} bits"
-                ),
-            ));
-        }
+        check_num_counters(num_counters, 0, width)?;
         // from_le_bytes checks the payload length against m and the width before it
         // allocates anything.
         let counters = PackedCounters::from_le_bytes(num_counters, width, parts.payload)?;
@@ -485,6 +472,7 @@ impl Persist for CountingBloomFilter {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::params::MAX_NUM_BITS;
     use crate::filter::Mergeable;
 
     /// A small filter whose items repeat positions: m = 3, k = 4 forces a repeat.

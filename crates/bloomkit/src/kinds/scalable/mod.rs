@@ -921,25 +921,7 @@ impl Persist for ScalableBloomFilter {
         let mut r = Reader::new(parts.payload);
         let mut layers = Vec::with_capacity(shapes.len());
         for (index, shape) in shapes.iter().enumerate() {
-            let params_len = r.u32()?;
-            let layer_params = r.take_u64(params_len as u64)?;
-            let payload_len = r.u64()?;
-            if payload_len != BitVec::encoded_len(shape.num_bits) {
-                return Err(invalid(
-                    "layer",
-                    format!(
-                        "layer {index} has {payload_len} bytes of bits, its parameters imply {}",
-                        BitVec::encoded_len(shape.num_bits)
-                    ),
-                ));
-            }
-            let layer_payload = r.take_u64(payload_len)?;
-            let layer = BloomFilter::decode_parts(&Parts {
-                kind: Kind::Bloom,
-                hashing: parts.hashing,
-                params: layer_params,
-                payload: layer_payload,
-            })?;
+            let layer = read_layer(&mut r, parts.hashing, index, Some(shape.num_bits))?;
             let found = LayerShape {
                 capacity: layer.capacity(),
                 fpp: layer.target_fpp(),
@@ -979,6 +961,39 @@ impl Persist for ScalableBloomFilter {
             rule: GrowthRule::Paper,
         })
     }
+}
+
+/// Reads layer `index` as the payload stores it — its parameters' length (u32) and bytes,
+/// its bits' length (u64) and bytes — and decodes it as a classic filter with the chain's
+/// `hashing`. `implied_bits`: the layer's m where the chain's parameters imply it, against
+/// which the stored length is checked before the bits are read.
+fn read_layer(
+    r: &mut Reader<'_>,
+    hashing: Hashing,
+    index: usize,
+    implied_bits: Option<u64>,
+) -> Result<BloomFilter, DecodeError> {
+    let params_len = r.u32()?;
+    let params = r.take_u64(params_len as u64)?;
+    let payload_len = r.u64()?;
+    if let Some(num_bits) = implied_bits {
+        let implied = BitVec::encoded_len(num_bits);
+        if payload_len != implied {
+            return Err(invalid(
+                "layer",
+                format!(
+                    "layer {index} has {payload_len} bytes of bits, its parameters imply {implied}"
+                ),
+            ));
+        }
+    }
+    let payload = r.take_u64(payload_len)?;
+    BloomFilter::decode_parts(&Parts {
+        kind: Kind::Bloom,
+        hashing,
+        params,
+        payload,
+    })
 }
 
 /// The bytes of the stored parameters (`Stored`).
@@ -1023,16 +1038,7 @@ fn decode_redisbloom(parts: &Parts<'_>) -> Result<ScalableBloomFilter, DecodeErr
     let mut layers = Vec::new();
     let mut total_bits = 0u64;
     for index in 0..num_layers {
-        let params_len = r.u32()?;
-        let layer_params = r.take_u64(params_len as u64)?;
-        let payload_len = r.u64()?;
-        let layer_payload = r.take_u64(payload_len)?;
-        let layer = BloomFilter::decode_parts(&Parts {
-            kind: Kind::Bloom,
-            hashing: parts.hashing,
-            params: layer_params,
-            payload: layer_payload,
-        })?;
+        let layer = read_layer(&mut r, parts.hashing, index as usize, None)?;
         total_bits = total_bits.saturating_add(layer.num_bits());
         if total_bits > MAX_NUM_BITS {
             return Err(invalid(
@@ -1050,6 +1056,29 @@ fn decode_redisbloom(parts: &Parts<'_>) -> Result<ScalableBloomFilter, DecodeErr
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A layer whose bits are not as long as the chain's parameters imply is refused, by
+    /// name, before its bits are read: here the payload of a chain sized for 1,000 items
+    /// under the parameters of one sized for 2,000.
+    #[test]
+    fn a_layer_of_the_wrong_length_is_refused_by_name() {
+        let small = ScalableBloomFilter::with_capacity(1_000, 0.01).unwrap();
+        let large = ScalableBloomFilter::with_capacity(2_000, 0.01).unwrap();
+        let (mut params, mut payload) = (Vec::new(), Vec::new());
+        large.encode_params(&mut params);
+        small.encode_payload(&mut payload);
+        let e = ScalableBloomFilter::decode_parts(&Parts {
+            kind: Kind::Scalable,
+            hashing: small.hashing,
+            params: &params,
+            payload: &payload,
+        })
+        .unwrap_err();
+        assert!(
+            e.to_string().contains("layer 0 has ") && e.to_string().contains("its parameters imply"),
+            "{e}"
+        );
+    }
 
     fn redisbloom_chain() -> ScalableBloomFilter {
         let h = Hashing::redisbloom();

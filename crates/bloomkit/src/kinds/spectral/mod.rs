@@ -87,7 +87,7 @@ pub mod theory;
 use std::fmt;
 
 use crate::bits::PackedCounters;
-use crate::codec::{invalid, Parts, Persist};
+use crate::codec::{check_counter_width, check_num_counters, invalid, Parts, Persist};
 use crate::error::{DecodeError, Error};
 use crate::filter::{Filter, Kind};
 use crate::hash::{mix64, Hashing, HashingChoice, Item};
@@ -748,22 +748,9 @@ impl Persist for SpectralBloomFilter {
         } = Stored::read(parts.params)?;
         let method = SpectralMethod::from_id(method)
             .ok_or_else(|| invalid("method", format!("{method} is not 0, 1 or 2")))?;
-        if !(1..=16).contains(&width) {
-            return Err(invalid(
-                "counter_width",
-                format!("{width} is not in 1..=16"),
-            ));
-        }
+        check_counter_width(width)?;
         let rm = method == SpectralMethod::RecurringMinimum;
-        let cells = num_counters.saturating_add(if rm { secondary_len(num_counters) } else { 0 });
-        if num_counters == 0 || cells.saturating_mul(u64::from(width)) > MAX_NUM_BITS {
-            return Err(invalid(
-                "num_counters",
-                format!(
-                    "{num_counters} counters of {width} bits are not in 1..={MAX_NUM_BITS} bits"
-                ),
-            ));
-        }
+        check_num_counters(num_counters, if rm { secondary_len(num_counters) } else { 0 }, width)?;
         // The primary's length is known from m and the width, before anything is allocated.
         let primary_len = PackedCounters::encoded_len(num_counters, width);
         if (parts.payload.len() as u64) < primary_len {

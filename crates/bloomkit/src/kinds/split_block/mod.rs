@@ -56,6 +56,7 @@ mod options;
 use crate::arch::{self, block256};
 use crate::codec::{Parts, Persist};
 use crate::error::{DecodeError, Error};
+use crate::format::view::{view_facts, FilterView, KindView, Shape, ViewFacts};
 use crate::filter::{Filter, Kind, Mergeable};
 use crate::hash::{self, HashFunction, Hashing, IndexScheme, Item};
 use crate::lookahead;
@@ -748,40 +749,30 @@ impl Persist for SplitBlockBloomFilter {
     }
 
     fn decode_parts(parts: &Parts<'_>) -> Result<Self, DecodeError> {
-        let shape = ViewShape::read(parts)?;
+        let ViewShape { stored, hashing } = ViewShape::read(parts)?;
         let mut filter = SplitBlockBloomFilter::empty(
-            shape.num_blocks,
-            shape.seed,
-            shape.capacity,
-            shape.target_fpp,
+            stored.num_blocks,
+            hashing.seed,
+            stored.capacity,
+            stored.target_fpp,
         )
         .map_err(|e| DecodeError::InvalidField {
             field: "num_blocks",
             reason: e.to_string(),
         })?;
         filter.fill_from(parts.payload);
-        filter.inserted = shape.inserted;
+        filter.inserted = stored.inserted;
         Ok(filter)
     }
 }
 
-/// A split block filter as a read-only view ([`format::view`](crate::format::view)) reads
-/// it: the stored parameters, checked as loading checks them (loading goes through
-/// [`ViewShape::read`] too), and the query over a block the view fetches from the file.
-#[derive(Clone, Copy, Debug)]
-pub(crate) struct ViewShape {
-    pub(crate) num_blocks: u64,
-    pub(crate) level: arch::Supported,
-    pub(crate) seed: u64,
-    pub(crate) capacity: u64,
-    pub(crate) target_fpp: f64,
-    pub(crate) inserted: u64,
-}
+/// A split block filter as loading and a read-only view ([`format::view`](crate::format::view))
+/// read it: the stored parameters, checked, and the query over a block the view fetches from
+/// the file.
+type ViewShape = Shape<Stored>;
 
-impl ViewShape {
-    /// The parameters of `parts`, checked, and the payload's length against them (its bytes
-    /// are not read).
-    pub(crate) fn read(parts: &Parts<'_>) -> Result<Self, DecodeError> {
+impl KindView for ViewShape {
+    fn read(parts: &Parts<'_>) -> Result<Self, DecodeError> {
         parts.expect_kind(Kind::SplitBlock)?;
         let invalid = |field, reason: String| DecodeError::InvalidField { field, reason };
         if parts.hashing.function != HashFunction::Xxh64
@@ -795,12 +786,8 @@ impl ViewShape {
                 ),
             ));
         }
-        let Stored {
-            num_blocks,
-            capacity,
-            target_fpp,
-            inserted,
-        } = Stored::read(parts.params)?;
+        let stored = Stored::read(parts.params)?;
+        let num_blocks = stored.num_blocks;
         if num_blocks == 0 || num_blocks > MAX_NUM_BLOCKS {
             return Err(invalid(
                 "num_blocks",
@@ -816,29 +803,28 @@ impl ViewShape {
                 ),
             ));
         }
-        Ok(ViewShape {
-            num_blocks,
-            level: arch::detected(),
-            seed: parts.hashing.seed,
-            capacity,
-            target_fpp,
-            inserted,
+        Ok(Shape {
+            stored,
+            hashing: parts.hashing,
         })
     }
 
-    /// The loaded filter's answer for the item with these bytes, `block(i)` giving the 32
-    /// little-endian bytes of block i: Parquet's `filter_check` with the same kernel.
+    fn facts(&self) -> ViewFacts {
+        let num_bits = self.stored.num_blocks * BLOCK_BITS;
+        view_facts!(self.stored, num_bits, block256::WORDS as u32)
+    }
+
+    /// Parquet's `filter_check` with the loaded filter's kernel, over the 32 little-endian
+    /// bytes of the block the view fetches.
     #[inline]
-    pub(crate) fn contains<'b, E>(
-        &self,
-        bytes: &[u8],
-        block: impl FnOnce(usize) -> Result<&'b [u8], E>,
-    ) -> Result<bool, E> {
-        let hash = xxhash_rust::xxh64::xxh64(bytes, self.seed);
-        let bytes = block(block_of(hash, self.num_blocks as usize))?;
+    fn contains(&self, bytes: &[u8], view: &FilterView) -> Result<bool, Error> {
+        let hash = xxhash_rust::xxh64::xxh64(bytes, self.hashing.seed);
+        let len = BLOCK_BYTES as usize;
+        let block = block_of(hash, self.stored.num_blocks as usize);
+        let bytes = view.payload(block * len, len)?;
         let words: [u32; block256::WORDS] = std::array::from_fn(|w| {
             u32::from_le_bytes(bytes[4 * w..4 * w + 4].try_into().expect("4 bytes"))
         });
-        Ok(block256::has_with(self.level, &words, hash as u32))
+        Ok(block256::has_with(arch::detected(), &words, hash as u32))
     }
 }

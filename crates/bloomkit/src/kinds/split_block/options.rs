@@ -3,12 +3,15 @@
 //! inserts.
 
 use super::{SplitBlockBloomFilter, SplitBlockBloomFilterBuilder as B};
+use crate::format::view::{self, OpenView};
 use crate::core::spec::{text::at, Declared, KindOption, HASH, HASHES, SCHEME};
 
 crate::core::spec::spec_builder!(B => SplitBlockBloomFilter);
 
 impl Declared for SplitBlockBloomFilter {
     type Builder = B;
+
+    const VIEW: Option<OpenView> = Some(view::open::<super::ViewShape>);
 
     const OPTIONS: &'static [KindOption<B>] = &[KindOption::bits(
         "bits, rounded up to whole 256-bit blocks",

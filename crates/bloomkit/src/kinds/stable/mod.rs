@@ -614,12 +614,7 @@ impl Persist for StableBloomFilter {
             insertions,
             rng,
         } = Stored::read(parts.params)?;
-        if !(1..=16).contains(&cell_width) {
-            return Err(invalid(
-                "cell_width",
-                format!("{cell_width} is not in 1..=16"),
-            ));
-        }
+        crate::codec::check_width_in_range("cell_width", cell_width)?;
         if num_cells <= num_hashes as u64
             || num_cells.saturating_mul(cell_width as u64) > MAX_NUM_BITS
         {

@@ -96,7 +96,7 @@ mod options;
 pub mod theory;
 
 use crate::bits::PackedCounters;
-use crate::codec::{invalid, Parts, Persist};
+use crate::codec::{check_num_counters, invalid, Parts, Persist};
 use crate::error::{DecodeError, Error};
 use crate::filter::{Filter, Kind};
 use crate::hash::HashingChoice;
@@ -618,7 +618,7 @@ crate::codec::stored! {
     struct Stored of f: VariableIncrementBloomFilter {
         num_counters: u64 = f.num_counters(),
         num_hashes: u32 = f.num_hashes => check_num_hashes,
-        counter_width: u32 = f.counter_width(),
+        counter_width: u32 = f.counter_width() => check_counter_width,
         increment_base: u32 = f.base,
         capacity: u64 = f.capacity => check_capacity,
         target_fpp: f64 = f.target_fpp => check_target_fpp,
@@ -646,22 +646,9 @@ impl Persist for VariableIncrementBloomFilter {
             target_fpp,
             len,
         } = Stored::read(parts.params)?;
-        if !(1..=16).contains(&width) {
-            return Err(invalid(
-                "counter_width",
-                format!("{width} is not in 1..=16"),
-            ));
-        }
         validate_base(base, (1u32 << width) - 1)
             .map_err(|e| invalid("increment_base", e.to_string()))?;
-        if num_counters == 0 || num_counters.saturating_mul(width as u64) > MAX_NUM_BITS {
-            return Err(invalid(
-                "num_counters",
-                format!(
-                    "{num_counters} counters of {width} bits are not in 1..={MAX_NUM_BITS} bits"
-                ),
-            ));
-        }
+        check_num_counters(num_counters, 0, width)?;
         // from_le_bytes checks the payload length against m and the width before it
         // allocates anything.
         let counters = PackedCounters::from_le_bytes(num_counters, width, parts.payload)?;
