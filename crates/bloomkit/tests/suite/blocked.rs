@@ -315,3 +315,75 @@ fn batches_over_many_windows_match_single_calls() {
         .build()
         .unwrap());
 }
+
+// ---------------------------------------------------------------------------------------
+// Structured keys: the digests must spread lattices as they spread random keys
+// ---------------------------------------------------------------------------------------
+
+/// The families of `u64` keys a cheap hash gets wrong (a single multiply-fold, linear in
+/// the key, took keys i·2²⁰ to 6.4% false positives at ε ≈ 0.8%: BENCHMARKS.md, "What a
+/// cheaper hash would buy"): each gives the i-th inserted and the i-th absent key.
+type Family = (&'static str, fn(u64) -> u64, fn(u64, u64) -> u64);
+const FAMILIES: [Family; 5] = [
+    ("sequential", |i| i, |n, i| n + i),
+    ("i·2^20", |i| i << 20, |n, i| (n + i) << 20),
+    ("i·2^32", |i| i << 32, |n, i| (n + i) << 32),
+    // Absent keys one bit away from a present one (bit i mod 64 flipped).
+    ("one bit different", key, |_, i| key(i) ^ (1 << (i % 64))),
+    ("byte-swapped i", |i| i.swap_bytes(), |n, i| (n + i).swap_bytes()),
+];
+
+/// The number of false positives among `queries` absent keys of `family`, in a filter of n
+/// present keys of the family through the integer fast path (and, checked equal, the Item
+/// path), against the 99.9% interval of the blocked formula.
+fn check_structured_fpr(n: u64, fpp: f64, queries: u64, function: HashFunction, family: Family) {
+    let (name, present, absent) = family;
+    let mut filter = BlockedBloomFilter::builder()
+        .capacity(n)
+        .fpp(fpp)
+        .hash_function(function)
+        .build()
+        .unwrap();
+    for i in 0..n {
+        filter.insert_u64(present(i));
+    }
+    let mut false_positives = 0u64;
+    for i in 0..queries {
+        let k = absent(n, i);
+        let answer = filter.contains_u64(k);
+        if i % 64 == 0 {
+            assert_eq!(answer, filter.contains(&k), "{name}: the two paths disagree");
+        }
+        false_positives += answer as u64;
+    }
+    let theory = fpp_blocked(filter.num_blocks(), BLOCK_BITS, filter.num_hashes(), n);
+    let (low, high) = binomial_acceptance(theory, queries, Z_99_9);
+    assert!(
+        (low..=high).contains(&(false_positives as f64)),
+        "{function:?}, {name} keys, n {n}: {false_positives} false positives in {queries}, \
+         the blocked formula {theory:.4e} gives [{low:.0}, {high:.0}]"
+    );
+}
+
+#[test]
+fn fold2_keeps_the_blocked_formula_on_structured_keys() {
+    for family in FAMILIES {
+        check_structured_fpr(200_000, 0.01, 1_000_000, HashFunction::Fold2, family);
+    }
+}
+
+/// Past 2¹⁶ blocks the block index needs more bits than a 64-bit digest has left beside
+/// the 48 bits of fields: the fields must not depend on the block there either.
+#[test]
+fn fold2_keeps_the_blocked_formula_on_structured_keys_past_two_to_the_16_blocks() {
+    for family in FAMILIES {
+        check_structured_fpr(8_000_000, 0.01, 1_000_000, HashFunction::Fold2, family);
+    }
+}
+
+#[test]
+fn xxh3_keeps_the_blocked_formula_on_structured_keys() {
+    for family in FAMILIES {
+        check_structured_fpr(200_000, 0.01, 1_000_000, HashFunction::Xxh3, family);
+    }
+}

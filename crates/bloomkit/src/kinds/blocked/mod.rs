@@ -79,11 +79,12 @@
 mod options;
 pub mod theory;
 
+use crate::arch::block512::{KeyedKernels, LocateKey};
 use crate::arch::{self, Supported};
 use crate::codec::{Parts, Persist};
 use crate::error::{DecodeError, Error};
 use crate::filter::{Filter, Kind, Mergeable};
-use crate::hash::HashingChoice;
+use crate::hash::{HashFunction, HashingChoice};
 use crate::hash::{self, reduce, Hashing, IndexScheme, Item};
 use crate::lookahead;
 use crate::params::{self, BLOCK_BITS, MAX_NUM_BLOCKS, MAX_NUM_HASHES};
@@ -95,6 +96,18 @@ const WORDS: usize = (BLOCK_BITS / 64) as usize;
 #[derive(Clone, Copy, PartialEq, Eq, Default)]
 #[repr(align(64))]
 struct Block([u64; WORDS]);
+
+impl AsRef<[u64; WORDS]> for Block {
+    fn as_ref(&self) -> &[u64; WORDS] {
+        &self.0
+    }
+}
+
+impl AsMut<[u64; WORDS]> for Block {
+    fn as_mut(&mut self) -> &mut [u64; WORDS] {
+        &mut self.0
+    }
+}
 
 /// The blocked Bloom filter.
 ///
@@ -114,11 +127,63 @@ pub struct BlockedBloomFilter {
     /// a global, so that a loop of single queries reads it once (the split-block filter's
     /// single queries measured 5–10% faster so, `examples/hash_cost.rs`).
     level: Supported,
+    /// The single `u64` query and insert as one kernel call each, chosen when the filter is
+    /// made (for the hash functions that have them, see [`Keyed`]).
+    keyed: Keyed,
     num_hashes: u32,
     hashing: Hashing,
     capacity: u64,
     target_fpp: f64,
     inserted: u64,
+}
+
+/// [`arch::block512::KeyedKernels`] of a filter whose hash has them ([`HashFunction::Fold2`],
+/// the default, and [`HashFunction::Xxh3`], the default before it).
+/// A function of the filter's level, hash and k, which the filter's equality compares
+/// already, so it compares equal always.
+#[derive(Clone, Copy, Debug)]
+struct Keyed(Option<KeyedKernels<Block>>);
+
+impl PartialEq for Keyed {
+    fn eq(&self, _: &Self) -> bool {
+        true
+    }
+}
+
+impl Keyed {
+    fn new(level: Supported, hashing: Hashing, k: u32) -> Self {
+        Keyed(match hashing.function {
+            HashFunction::Fold2 => Some(KeyedKernels::new::<Fold2Locate>(level, hashing.seed, k)),
+            HashFunction::Xxh3 => Some(KeyedKernels::new::<Xxh3Locate>(level, hashing.seed, k)),
+            _ => None,
+        })
+    }
+}
+
+/// A `u64` key's block and digest halves under [`HashFunction::Xxh3`] (see [`Fold2Locate`]).
+pub(crate) struct Xxh3Locate;
+
+impl LocateKey for Xxh3Locate {
+    #[inline(always)]
+    fn locate(key: u64, seed: u64, blocks: usize) -> (usize, u64, u64) {
+        let (lo, hi) = halves(hash::digest_u64(HashFunction::Xxh3, key, seed));
+        (block_of(hi, blocks), lo, hi)
+    }
+}
+
+/// A `u64` key's block and digest halves under [`HashFunction::Fold2`]: the block by
+/// multiply-shift of the digest's high half, as every path chooses it.
+pub(crate) struct Fold2Locate;
+
+impl LocateKey for Fold2Locate {
+    fn prepare(seed: u64) -> u64 {
+        hash::fold2_prepare_u64(seed)
+    }
+    #[inline(always)]
+    fn locate(key: u64, prepared: u64, blocks: usize) -> (usize, u64, u64) {
+        let (lo, hi) = halves(hash::fold2_128_u64_prepared(key, prepared));
+        (block_of(hi, blocks), lo, hi)
+    }
 }
 
 /// Whether every bit of the item's mask is set in `block` (SIMD where the CPU has it).
@@ -257,21 +322,29 @@ impl BlockedBloomFilter {
     /// digest ([`hash::digest_u64`]), so `insert_u64(x)` and `insert(&x)` are the same.
     #[inline]
     pub fn insert_u64(&mut self, key: u64) -> bool {
-        self.insert_digest(hash::digest_u64(
-            self.hashing.function,
-            key,
-            self.hashing.seed,
-        ))
+        let changed = match self.keyed.0 {
+            // One kernel call, the hash inlined into it.
+            Some(kernels) => kernels.set(&mut self.blocks, key, self.num_hashes),
+            None => {
+                let digest = hash::digest_u64(self.hashing.function, key, self.hashing.seed);
+                return self.insert_digest(digest);
+            }
+        };
+        self.inserted += changed as u64;
+        changed
     }
 
     /// [`contains`](Self::contains) for a `u64` key; the same answer as `contains(&key)`.
     #[inline]
     pub fn contains_u64(&self, key: u64) -> bool {
-        self.contains_digest(hash::digest_u64(
-            self.hashing.function,
-            key,
-            self.hashing.seed,
-        ))
+        match self.keyed.0 {
+            // One kernel call per query, the hash inlined into it.
+            Some(kernels) => kernels.has(&self.blocks, key, self.num_hashes),
+            None => {
+                let digest = hash::digest_u64(self.hashing.function, key, self.hashing.seed);
+                self.contains_digest(digest)
+            }
+        }
     }
 
     /// The answers of [`contains`](Self::contains) for every item, each item's block
@@ -750,7 +823,7 @@ pub struct BlockedBloomFilterBuilder {
 impl Default for BlockedBloomFilterBuilder {
     fn default() -> Self {
         let mut hashing = HashingChoice::default();
-        hashing.hashing.function = crate::hash::HashFunction::Xxh3;
+        hashing.hashing.function = crate::hash::HashFunction::Fold2;
         Self {
             capacity: None,
             fpp: None,
@@ -822,9 +895,11 @@ impl BlockedBloomFilterBuilder {
         };
         // The builder has no scheme setter, so the scheme is the default one-digest scheme.
         let hashing = self.hashing.resolve()?;
+        let level = arch::detected();
         Ok(BlockedBloomFilter {
             blocks: zero_blocks(num_blocks)?,
-            level: arch::detected(),
+            level,
+            keyed: Keyed::new(level, hashing, num_hashes),
             num_hashes,
             hashing,
             capacity,
@@ -874,6 +949,7 @@ impl Persist for BlockedBloomFilter {
         Ok(BlockedBloomFilter {
             blocks,
             level: shape.level,
+            keyed: Keyed::new(shape.level, shape.hashing, shape.num_hashes),
             num_hashes: shape.num_hashes,
             hashing: shape.hashing,
             capacity: shape.capacity,
