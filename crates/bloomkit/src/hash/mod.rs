@@ -1699,6 +1699,52 @@ mod tests {
 
     include!("vectors.rs");
 
+    /// `fold2-128`'s values, computed independently from its definition (the `fold2_128`
+    /// docs) with Python's integers: every length class of the short path, seeds, the
+    /// 8-byte integer path and its prepared-seed form.
+    #[test]
+    fn fold2_matches_values_computed_from_its_definition() {
+        let vectors: [(&[u8], u64, u128); 7] = [
+            (b"", 0, 0x341960db6678ebb1ca813bf4c7abf0a9),
+            (b"a", 0, 0x5874dd237265b35e38d422f1ec8386d8),
+            (b"dist", 0, 0x7f6a397d645693e1b96c81219656f053),
+            (b"bloomkit", 7, 0xed5e76bc875dd5d186021fcc5046c9fc),
+            (&[42, 0, 0, 0, 0, 0, 0, 0], 0, 0x6b6bd8b2bf13da5ac9df654b0a30da5b),
+            (b"0123456789abcdef", 0xdeadbeef, 0x6999ed69e8887513b744ff094a695898),
+            (b"hello, world", 1, 0x2cd371f8f28970a490a7245d91c4a251),
+        ];
+        for (bytes, seed, want) in vectors {
+            assert_eq!(HashFunction::Fold2.digest(bytes, seed), want, "{bytes:?}");
+            assert_eq!(fold2_128(bytes, seed), want, "{bytes:?}");
+        }
+        assert_eq!(fold2_128_u64(42, 0), 0x6b6bd8b2bf13da5ac9df654b0a30da5b);
+        for (key, seed) in [(0u64, 0u64), (42, 7), (u64::MAX, u64::MAX)] {
+            assert_eq!(
+                fold2_128_u64_prepared(key, fold2_prepare_u64(seed)),
+                fold2_128(&key.to_le_bytes(), seed)
+            );
+        }
+        // Past 16 bytes: XXH3-128's halves through the same two folds.
+        let long = b"a longer item than sixteen bytes";
+        let d = xxhash_rust::xxh3::xxh3_128_with_seed(long, 5);
+        assert_eq!(
+            fold2_128(long, 5),
+            fold2_finish(d as u64, (d >> 64) as u64, 5, long.len() as u64)
+        );
+        assert_ne!(fold2_128(long, 5), fold2_128(long, 6));
+    }
+
+    /// Items that read the same words but differ in length get different digests (the
+    /// length is mixed in), and so do the length classes' boundaries.
+    #[test]
+    fn fold2_separates_lengths_that_read_the_same_words() {
+        let mut seen = std::collections::HashSet::new();
+        for len in 0..=40usize {
+            assert!(seen.insert(fold2_128(&vec![0u8; len], 0)), "zeros of length {len}");
+        }
+        assert_ne!(fold2_128(&[1, 2, 3, 4], 0), fold2_128(&[1, 2, 3, 4, 1, 2, 3, 4], 0));
+    }
+
     /// XXH64's published values (the specification's reference implementation, as printed by
     /// `xxhsum -H1` and the Python `xxhash` package): the empty input and "abc" with seed 0.
     #[test]
@@ -1966,6 +2012,8 @@ mod tests {
             HashFunction::Xxh3,
             HashFunction::Murmur64APair,
             HashFunction::Xxh64,
+            HashFunction::SparkMurmur3Pair,
+            HashFunction::Fold2,
         ] {
             assert_eq!(HashFunction::from_id(f.id()).unwrap(), f);
         }
@@ -1976,7 +2024,9 @@ mod tests {
         ] {
             assert_eq!(IndexScheme::from_id(s.id()).unwrap(), s);
         }
+        assert_eq!(HashFunction::Fold2.id(), 6);
         assert!(HashFunction::from_id(0).is_err());
+        assert!(HashFunction::from_id(7).is_err());
         assert!(IndexScheme::from_id(77).is_err());
     }
 
@@ -2035,6 +2085,7 @@ mod tests {
             HashFunction::Xxh3,
             HashFunction::Murmur64APair,
             HashFunction::Xxh64,
+            HashFunction::Fold2,
         ] {
             for (i, key) in [0u64, 1, 42, u64::MAX, 0x0123_4567_89ab_cdef]
                 .into_iter()

@@ -239,7 +239,7 @@ fn false_positive_rate_of_short_words_matches_the_blocked_formula() {
 }
 
 /// Files keep saying which hash built them: a filter built with MurmurHash3 (the default
-/// before XXH3 became the blocked filter's default) is saved with that function's tag, loads
+/// before XXH3, and then fold2, became the blocked filter's default) is saved with that function's tag, loads
 /// with it, and its bits are exactly those the documented layout gives for MurmurHash3
 /// digests — block `⌊hi · b / 2⁶⁴⌋`, bit t at word t mod 8, field `(lo >> 6t) & 63`.
 #[test]
@@ -251,15 +251,6 @@ fn murmur3_files_load_and_keep_the_documented_bits() {
         .hash_function(HashFunction::Murmur3)
         .build()
         .unwrap();
-    assert_eq!(
-        BlockedBloomFilter::builder()
-            .capacity(10)
-            .build()
-            .unwrap()
-            .hashing()
-            .function,
-        HashFunction::Xxh3
-    );
     let keys: Vec<u64> = (0..40u64).map(|i| i * 7919).collect();
     let mut want = vec![[0u64; 8]; 16];
     for &key in &keys {
@@ -386,4 +377,54 @@ fn xxh3_keeps_the_blocked_formula_on_structured_keys() {
     for family in FAMILIES {
         check_structured_fpr(200_000, 0.01, 1_000_000, HashFunction::Xxh3, family);
     }
+}
+
+/// A fold2 file keeps its tag and its documented bits — block `⌊hi · b / 2⁶⁴⌋` of the
+/// digest's high half, bit t at word t mod 8, field `(lo >> 6t) & 63` — through the single,
+/// integer and batch paths, and the default of a new blocked filter is fold2.
+#[test]
+fn fold2_files_keep_the_tag_and_the_documented_bits() {
+    use bloomkit::hash::{fold2_128, reduce};
+    assert_eq!(
+        BlockedBloomFilter::with_capacity(10, 0.01)
+            .unwrap()
+            .hashing()
+            .function,
+        HashFunction::Fold2
+    );
+    let build = || {
+        BlockedBloomFilter::builder()
+            .num_blocks(16)
+            .num_hashes(8)
+            .hash_function(HashFunction::Fold2)
+            .seed(99)
+            .build()
+            .unwrap()
+    };
+    let keys: Vec<u64> = (0..40u64).map(|i| i << 20).collect();
+    let (mut single, mut item, mut batch) = (build(), build(), build());
+    let mut want = vec![[0u64; 8]; 16];
+    for &key in &keys {
+        single.insert_u64(key);
+        item.insert(&key);
+        let d = fold2_128(&key.to_le_bytes(), 99);
+        let (lo, hi) = (d as u64, (d >> 64) as u64);
+        for (w, word) in want[reduce(hi, 16) as usize].iter_mut().enumerate() {
+            *word |= 1 << ((lo >> (6 * w)) & 63);
+        }
+    }
+    batch.insert_batch_u64(&keys);
+    assert_eq!(single, item);
+    assert_eq!(single, batch);
+    let bytes = single.to_bytes();
+    assert_eq!(bytes[11], HashFunction::Fold2.id());
+    let back = BlockedBloomFilter::from_bytes(&bytes).unwrap();
+    assert_eq!(back.hashing().function, HashFunction::Fold2);
+    assert!(keys.iter().all(|&k| back.contains_u64(k) && back.contains(&k)));
+    let payload = &bytes[bytes.len() - 8 - 16 * 64..bytes.len() - 8];
+    let got: Vec<u64> = payload
+        .chunks_exact(8)
+        .map(|c| u64::from_le_bytes(c.try_into().unwrap()))
+        .collect();
+    assert_eq!(got, want.concat());
 }
