@@ -198,15 +198,16 @@ fn check_fpr(n: u64, fpp: f64, queries: u64, function: HashFunction, fast_path: 
 
 #[test]
 fn false_positive_rate_matches_the_blocked_formula_at_one_percent() {
-    for function in [HashFunction::Murmur3, HashFunction::Xxh3] {
+    for function in [HashFunction::Murmur3, HashFunction::Xxh3, HashFunction::Fold2] {
         check_fpr(100_000, 0.01, 1_000_000, function, false);
     }
     check_fpr(100_000, 0.01, 1_000_000, HashFunction::Murmur3, true);
+    check_fpr(100_000, 0.01, 1_000_000, HashFunction::Fold2, true);
 }
 
 #[test]
 fn false_positive_rate_matches_the_blocked_formula_at_one_per_mille() {
-    for function in [HashFunction::Murmur3, HashFunction::Xxh3] {
+    for function in [HashFunction::Murmur3, HashFunction::Xxh3, HashFunction::Fold2] {
         check_fpr(100_000, 0.001, 2_000_000, function, false);
     }
     check_fpr(100_000, 0.001, 2_000_000, HashFunction::Murmur3, true);
@@ -216,8 +217,10 @@ fn false_positive_rate_matches_the_blocked_formula_at_one_per_mille() {
 /// independent as the first seven.
 #[test]
 fn false_positive_rate_matches_the_blocked_formula_with_refilled_fields() {
-    let measured = check_fpr(50_000, 1e-4, 4_000_000, HashFunction::Murmur3, true);
-    assert!(measured > 0.0);
+    for function in [HashFunction::Murmur3, HashFunction::Fold2] {
+        let measured = check_fpr(50_000, 1e-4, 4_000_000, function, true);
+        assert!(measured > 0.0);
+    }
 }
 
 /// Short similar strings go through the Item path unchanged.

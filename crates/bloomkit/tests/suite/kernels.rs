@@ -116,10 +116,10 @@ fn this_machine_runs_a_simd_level_where_it_has_one() {
 struct Fold2Blocks;
 
 impl block512::LocateKey for Fold2Blocks {
-    fn prepare(seed: u64) -> u64 {
+    fn prepare(seed: u64) -> [u64; 2] {
         bloomkit::hash::fold2_prepare_u64(seed)
     }
-    fn locate(key: u64, prepared: u64, blocks: usize) -> (usize, u64, u64) {
+    fn locate(key: u64, prepared: [u64; 2], blocks: usize) -> (usize, u64, u64) {
         let d = bloomkit::hash::fold2_128_u64_prepared(key, prepared);
         let (lo, hi) = (d as u64, (d >> 64) as u64);
         (bloomkit::hash::reduce(hi, blocks as u64) as usize, lo, hi)
@@ -161,10 +161,10 @@ proptest! {
             for &key in &keys {
                 prop_assert_eq!(
                     kernels.has(&blocks, key, k),
-                    block512::has_key_scalar::<Words, Fold2Blocks>(&blocks, key, prepared, k),
+                    block512::has_key_scalar::<Words, Fold2Blocks>(&blocks, key, prepared[0], prepared[1], k),
                     "{:?}", level
                 );
-                let changed = block512::set_key_scalar::<Words, Fold2Blocks>(&mut want, key, prepared, k);
+                let changed = block512::set_key_scalar::<Words, Fold2Blocks>(&mut want, key, prepared[0], prepared[1], k);
                 prop_assert_eq!(kernels.set(&mut got, key, k), changed, "{:?}", level);
                 prop_assert!(kernels.has(&got, key, k), "{:?}: a set key is missed", level);
             }

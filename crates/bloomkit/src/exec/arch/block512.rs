@@ -126,23 +126,22 @@ pub(crate) fn set_with(
 /// call with the hash compiled into the kernel.
 pub trait LocateKey: 'static {
     /// What `locate` takes for the filter's seed: the seed with what the hash mixes into it
-    /// for every key done once (by default the seed itself).
-    fn prepare(seed: u64) -> u64 {
-        seed
-    }
+    /// for every key done once.
+    fn prepare(seed: u64) -> [u64; 2];
     /// `(block, lo, hi)` of `key`, `prepared` being [`prepare`](Self::prepare) of the seed.
-    fn locate(key: u64, prepared: u64, blocks: usize) -> (usize, u64, u64);
+    fn locate(key: u64, prepared: [u64; 2], blocks: usize) -> (usize, u64, u64);
 }
 
-/// Scalar twin of a keyed query: [`LocateKey::locate`] (`prepared` the prepared seed), then
-/// [`has_scalar`] on that block.
+/// Scalar twin of a keyed query: [`LocateKey::locate`] (`[p0, p1]` the prepared seed),
+/// then [`has_scalar`] on that block.
 pub fn has_key_scalar<B: AsRef<[u64; WORDS]>, L: LocateKey>(
     blocks: &[B],
     key: u64,
-    prepared: u64,
+    p0: u64,
+    p1: u64,
     k: u32,
 ) -> bool {
-    let (i, lo, hi) = L::locate(key, prepared, blocks.len());
+    let (i, lo, hi) = L::locate(key, [p0, p1], blocks.len());
     has_scalar(blocks[i].as_ref(), lo, hi, k)
 }
 
@@ -150,16 +149,17 @@ pub fn has_key_scalar<B: AsRef<[u64; WORDS]>, L: LocateKey>(
 pub fn set_key_scalar<B: AsMut<[u64; WORDS]>, L: LocateKey>(
     blocks: &mut [B],
     key: u64,
-    prepared: u64,
+    p0: u64,
+    p1: u64,
     k: u32,
 ) -> bool {
     let n = blocks.len();
-    let (i, lo, hi) = L::locate(key, prepared, n);
+    let (i, lo, hi) = L::locate(key, [p0, p1], n);
     set_scalar(blocks[i].as_mut(), lo, hi, k)
 }
 
-type HasKey<B> = unsafe fn(&[B], u64, u64, u32) -> bool;
-type SetKey<B> = unsafe fn(&mut [B], u64, u64, u32) -> bool;
+type HasKey<B> = unsafe fn(&[B], u64, u64, u64, u32) -> bool;
+type SetKey<B> = unsafe fn(&mut [B], u64, u64, u64, u32) -> bool;
 
 /// A whole `u64` query and insert, each one function chosen once (for a level, a
 /// [`LocateKey`] and whether k is 8) and called through a pointer: a loop of single
@@ -169,7 +169,7 @@ pub struct KeyedKernels<B: 'static> {
     has: HasKey<B>,
     set: SetKey<B>,
     /// The filter's seed, [`LocateKey::prepare`]d.
-    prepared: u64,
+    prepared: [u64; 2],
 }
 
 impl<B> Clone for KeyedKernels<B> {
@@ -247,14 +247,14 @@ impl<B: AsRef<[u64; WORDS]> + AsMut<[u64; WORDS]> + 'static> KeyedKernels<B> {
         // SAFETY: `new` chose the function for a `Supported` level, which only detection
         // makes: the CPU runs the features the function was compiled with. Its arguments
         // are plain values and a borrowed slice.
-        unsafe { (self.has)(blocks, key, self.prepared, k) }
+        unsafe { (self.has)(blocks, key, self.prepared[0], self.prepared[1], k) }
     }
 
     /// Sets `key`'s bits in its block; whether any was 0 before (see [`has`](Self::has)).
     #[inline(always)]
     pub fn set(&self, blocks: &mut [B], key: u64, k: u32) -> bool {
         // SAFETY: as in `has`.
-        unsafe { (self.set)(blocks, key, self.prepared, k) }
+        unsafe { (self.set)(blocks, key, self.prepared[0], self.prepared[1], k) }
     }
 }
 

@@ -144,10 +144,11 @@ pub(super) fn block512_set_avx512(block: &mut [u64; 8], lo: u64, hi: u64, num_ha
 pub(super) fn block512_has_key_avx2<B: AsRef<[u64; 8]>, L: LocateKey, const K8: bool>(
     blocks: &[B],
     key: u64,
-    prepared: u64,
+    p0: u64,
+    p1: u64,
     k: u32,
 ) -> bool {
-    let (i, lo, hi) = L::locate(key, prepared, blocks.len());
+    let (i, lo, hi) = L::locate(key, [p0, p1], blocks.len());
     block512_has_avx2(blocks[i].as_ref(), lo, hi, if K8 { 8 } else { k })
 }
 
@@ -157,10 +158,11 @@ pub(super) fn block512_has_key_avx2<B: AsRef<[u64; 8]>, L: LocateKey, const K8: 
 pub(super) fn block512_set_key_avx2<B: AsMut<[u64; 8]>, L: LocateKey, const K8: bool>(
     blocks: &mut [B],
     key: u64,
-    prepared: u64,
+    p0: u64,
+    p1: u64,
     k: u32,
 ) -> bool {
-    let (i, lo, hi) = L::locate(key, prepared, blocks.len());
+    let (i, lo, hi) = L::locate(key, [p0, p1], blocks.len());
     block512_set_avx2(blocks[i].as_mut(), lo, hi, if K8 { 8 } else { k })
 }
 
@@ -170,10 +172,11 @@ pub(super) fn block512_set_key_avx2<B: AsMut<[u64; 8]>, L: LocateKey, const K8: 
 pub(super) fn block512_has_key_avx512<B: AsRef<[u64; 8]>, L: LocateKey, const K8: bool>(
     blocks: &[B],
     key: u64,
-    prepared: u64,
+    p0: u64,
+    p1: u64,
     k: u32,
 ) -> bool {
-    let (i, lo, hi) = L::locate(key, prepared, blocks.len());
+    let (i, lo, hi) = L::locate(key, [p0, p1], blocks.len());
     block512_has_avx512(blocks[i].as_ref(), lo, hi, if K8 { 8 } else { k })
 }
 
@@ -183,10 +186,11 @@ pub(super) fn block512_has_key_avx512<B: AsRef<[u64; 8]>, L: LocateKey, const K8
 pub(super) fn block512_set_key_avx512<B: AsMut<[u64; 8]>, L: LocateKey, const K8: bool>(
     blocks: &mut [B],
     key: u64,
-    prepared: u64,
+    p0: u64,
+    p1: u64,
     k: u32,
 ) -> bool {
-    let (i, lo, hi) = L::locate(key, prepared, blocks.len());
+    let (i, lo, hi) = L::locate(key, [p0, p1], blocks.len());
     block512_set_avx512(blocks[i].as_mut(), lo, hi, if K8 { 8 } else { k })
 }
 

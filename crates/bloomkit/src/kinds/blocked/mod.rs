@@ -53,7 +53,20 @@
 //! * [`BlockedBloomFilter::insert_u64`] / [`contains_u64`](BlockedBloomFilter::contains_u64):
 //!   integer keys hashed by [`hash::digest_u64`], the same digest as the [`Item`] path
 //!   computes for a `u64` (its little-endian bytes), with the 8-byte case of the hash written
-//!   out. `insert_u64(x)` and `insert(&x)` are interchangeable.
+//!   out. `insert_u64(x)` and `insert(&x)` are interchangeable. For the default hash
+//!   ([`HashFunction::Fold2`]) and XXH3-128 a single call is **one kernel call**: the hash,
+//!   the block and the test compiled together into one `#[target_feature]` function, chosen
+//!   once when the filter is made (for its CPU level, hash and whether k = 8) and called
+//!   through a pointer, as sbbf-rs does ([`arch::block512::KeyedKernels`]); no test of level,
+//!   hash or k per query.
+//!
+//! # Hash
+//!
+//! New filters hash with [`HashFunction::Fold2`] (two multiply-folds; [`hash::fold2_128`]),
+//! the cheapest digest that keeps the filter inside its formula's interval on structured
+//! keys ([`theory`] gives the argument, `tests/suite/blocked.rs` the measurements). Files
+//! store their hash's tag: filters saved with XXH3-128 (the default before) or
+//! MurmurHash3 load and answer as they did; `.hash_function(…)` builds either.
 //! * [`contains_batch`](BlockedBloomFilter::contains_batch) /
 //!   [`insert_batch`](BlockedBloomFilter::insert_batch) (and `_u64` variants): each item is
 //!   hashed and its block prefetched a window of items before it is tested or set
@@ -164,9 +177,12 @@ impl Keyed {
 pub(crate) struct Xxh3Locate;
 
 impl LocateKey for Xxh3Locate {
+    fn prepare(seed: u64) -> [u64; 2] {
+        [seed, 0]
+    }
     #[inline(always)]
-    fn locate(key: u64, seed: u64, blocks: usize) -> (usize, u64, u64) {
-        let (lo, hi) = halves(hash::digest_u64(HashFunction::Xxh3, key, seed));
+    fn locate(key: u64, prepared: [u64; 2], blocks: usize) -> (usize, u64, u64) {
+        let (lo, hi) = halves(hash::digest_u64(HashFunction::Xxh3, key, prepared[0]));
         (block_of(hi, blocks), lo, hi)
     }
 }
@@ -176,11 +192,11 @@ impl LocateKey for Xxh3Locate {
 pub(crate) struct Fold2Locate;
 
 impl LocateKey for Fold2Locate {
-    fn prepare(seed: u64) -> u64 {
+    fn prepare(seed: u64) -> [u64; 2] {
         hash::fold2_prepare_u64(seed)
     }
     #[inline(always)]
-    fn locate(key: u64, prepared: u64, blocks: usize) -> (usize, u64, u64) {
+    fn locate(key: u64, prepared: [u64; 2], blocks: usize) -> (usize, u64, u64) {
         let (lo, hi) = halves(hash::fold2_128_u64_prepared(key, prepared));
         (block_of(hi, blocks), lo, hi)
     }
@@ -282,7 +298,7 @@ fn halves(digest: u128) -> (u64, u64) {
 
 impl BlockedBloomFilter {
     /// A filter for `capacity` items at false-positive probability `fpp`, with the fewest
-    /// blocks that meet `fpp` by [`params::fpp_blocked`] (default hashing: XXH3-128,
+    /// blocks that meet `fpp` by [`params::fpp_blocked`] (default hashing: fold2-128,
     /// seed 0; see [`BlockedBloomFilterBuilder`]).
     ///
     /// ```
@@ -815,15 +831,15 @@ pub struct BlockedBloomFilterBuilder {
     hashing: HashingChoice,
 }
 
-/// The default hash function of a blocked filter is XXH3-128, not the crate-wide MurmurHash3:
-/// the filter exists for speed, and on an 8-byte key XXH3's digest is three multiplies where
-/// MurmurHash3's is six in one chain (the hash was a third of a query in cache). Files say
-/// which function they were built with, so filters saved with MurmurHash3 load and answer
-/// as before; `.hash_function(HashFunction::Murmur3)` builds one.
+/// The default hash function of a blocked filter is fold2-128 ([`HashFunction::Fold2`]), not
+/// the crate-wide MurmurHash3: the filter exists for speed, and on an 8-byte key fold2's
+/// digest is two multiplies (XXH3-128's, the default before it, three; MurmurHash3's six in
+/// one chain). Files say which function they were built with, so filters saved with XXH3 or
+/// MurmurHash3 load and answer as before; `.hash_function(HashFunction::Xxh3)` builds one.
 impl Default for BlockedBloomFilterBuilder {
     fn default() -> Self {
         let mut hashing = HashingChoice::default();
-        hashing.hashing.function = crate::hash::HashFunction::Fold2;
+        hashing.hashing.function = HashFunction::Fold2;
         Self {
             capacity: None,
             fpp: None,
