@@ -16,7 +16,7 @@
 
 use std::hint::black_box;
 
-use bloomkit::{BlockedBloomFilter, Filter, BloomFilter, HashFunction, SplitBlockBloomFilter};
+use bloomkit::{BlockedBloomFilter, BloomFilter, Filter, HashFunction, SplitBlockBloomFilter};
 
 mod common;
 use common::key;
@@ -66,10 +66,12 @@ fn main() {
     let filter = match kind.as_str() {
         "blocked" | "blocked-fold2" | "blocked-xxh3" | "blocked-murmur3" => {
             let function = match kind.as_str() {
-                "blocked" => BlockedBloomFilter::with_capacity(1, 0.5)
-                    .unwrap()
-                    .hashing()
-                    .function,
+                "blocked" => {
+                    BlockedBloomFilter::with_capacity(1, 0.5)
+                        .unwrap()
+                        .hashing()
+                        .function
+                }
                 "blocked-fold2" => HashFunction::Fold2,
                 "blocked-xxh3" => HashFunction::Xxh3,
                 _ => HashFunction::Murmur3,

@@ -801,7 +801,8 @@ const FOLD_K3: u64 = 0x4d5a_2da5_1de1_aa47;
 /// ```
 pub fn fold2_128(bytes: &[u8], seed: u64) -> u128 {
     let n = bytes.len();
-    let le32 = |at: usize| u32::from_le_bytes(bytes[at..at + 4].try_into().expect("4 bytes")) as u64;
+    let le32 =
+        |at: usize| u32::from_le_bytes(bytes[at..at + 4].try_into().expect("4 bytes")) as u64;
     let le64 = |at: usize| u64::from_le_bytes(bytes[at..at + 8].try_into().expect("8 bytes"));
     let (a, b) = match n {
         0 => (0, 0),
@@ -1712,8 +1713,16 @@ mod tests {
             (b"a", 0, 0x5874dd237265b35e38d422f1ec8386d8),
             (b"dist", 0, 0x7f6a397d645693e1b96c81219656f053),
             (b"bloomkit", 7, 0x85bef091b10d19a6b9da24c3811a0d79),
-            (&[42, 0, 0, 0, 0, 0, 0, 0], 0, 0x6b6bd8b2bf13da5ac9df654b0a30da5b),
-            (b"0123456789abcdef", 0xdeadbeef, 0x0f7f19463dc3d6bef0972a57f85c891f),
+            (
+                &[42, 0, 0, 0, 0, 0, 0, 0],
+                0,
+                0x6b6bd8b2bf13da5ac9df654b0a30da5b,
+            ),
+            (
+                b"0123456789abcdef",
+                0xdeadbeef,
+                0x0f7f19463dc3d6bef0972a57f85c891f,
+            ),
             (b"hello, world", 1, 0xcf8691de9d6fed78808b6a5eb0d522f9),
         ];
         for (bytes, seed, want) in vectors {
@@ -1743,7 +1752,10 @@ mod tests {
             fold2_128(&item, seed)
         };
         assert_eq!(aimed(1, 0), aimed(2, 0), "the collapse this guards against");
-        assert_ne!(aimed(1, 0) , fold2_128(&[&FOLD_K0.to_le_bytes()[..], &[1; 8]].concat(), 9));
+        assert_ne!(
+            aimed(1, 0),
+            fold2_128(&[&FOLD_K0.to_le_bytes()[..], &[1; 8]].concat(), 9)
+        );
     }
 
     /// Items that read the same words but differ in length get different digests (the
@@ -1752,9 +1764,15 @@ mod tests {
     fn fold2_separates_lengths_that_read_the_same_words() {
         let mut seen = std::collections::HashSet::new();
         for len in 0..=40usize {
-            assert!(seen.insert(fold2_128(&vec![0u8; len], 0)), "zeros of length {len}");
+            assert!(
+                seen.insert(fold2_128(&vec![0u8; len], 0)),
+                "zeros of length {len}"
+            );
         }
-        assert_ne!(fold2_128(&[1, 2, 3, 4], 0), fold2_128(&[1, 2, 3, 4, 1, 2, 3, 4], 0));
+        assert_ne!(
+            fold2_128(&[1, 2, 3, 4], 0),
+            fold2_128(&[1, 2, 3, 4, 1, 2, 3, 4], 0)
+        );
     }
 
     /// XXH64's published values (the specification's reference implementation, as printed by

@@ -198,7 +198,11 @@ fn check_fpr(n: u64, fpp: f64, queries: u64, function: HashFunction, fast_path: 
 
 #[test]
 fn false_positive_rate_matches_the_blocked_formula_at_one_percent() {
-    for function in [HashFunction::Murmur3, HashFunction::Xxh3, HashFunction::Fold2] {
+    for function in [
+        HashFunction::Murmur3,
+        HashFunction::Xxh3,
+        HashFunction::Fold2,
+    ] {
         check_fpr(100_000, 0.01, 1_000_000, function, false);
     }
     check_fpr(100_000, 0.01, 1_000_000, HashFunction::Murmur3, true);
@@ -207,7 +211,11 @@ fn false_positive_rate_matches_the_blocked_formula_at_one_percent() {
 
 #[test]
 fn false_positive_rate_matches_the_blocked_formula_at_one_per_mille() {
-    for function in [HashFunction::Murmur3, HashFunction::Xxh3, HashFunction::Fold2] {
+    for function in [
+        HashFunction::Murmur3,
+        HashFunction::Xxh3,
+        HashFunction::Fold2,
+    ] {
         check_fpr(100_000, 0.001, 2_000_000, function, false);
     }
     check_fpr(100_000, 0.001, 2_000_000, HashFunction::Murmur3, true);
@@ -324,7 +332,11 @@ const FAMILIES: [Family; 5] = [
     ("i·2^32", |i| i << 32, |n, i| (n + i) << 32),
     // Absent keys one bit away from a present one (bit i mod 64 flipped).
     ("one bit different", key, |_, i| key(i) ^ (1 << (i % 64))),
-    ("byte-swapped i", |i| i.swap_bytes(), |n, i| (n + i).swap_bytes()),
+    (
+        "byte-swapped i",
+        |i| i.swap_bytes(),
+        |n, i| (n + i).swap_bytes(),
+    ),
 ];
 
 /// The number of false positives among `queries` absent keys of `family`, in a filter of n
@@ -346,7 +358,11 @@ fn check_structured_fpr(n: u64, fpp: f64, queries: u64, function: HashFunction, 
         let k = absent(n, i);
         let answer = filter.contains_u64(k);
         if i % 64 == 0 {
-            assert_eq!(answer, filter.contains(&k), "{name}: the two paths disagree");
+            assert_eq!(
+                answer,
+                filter.contains(&k),
+                "{name}: the two paths disagree"
+            );
         }
         false_positives += answer as u64;
     }
@@ -423,7 +439,9 @@ fn fold2_files_keep_the_tag_and_the_documented_bits() {
     assert_eq!(bytes[11], HashFunction::Fold2.id());
     let back = BlockedBloomFilter::from_bytes(&bytes).unwrap();
     assert_eq!(back.hashing().function, HashFunction::Fold2);
-    assert!(keys.iter().all(|&k| back.contains_u64(k) && back.contains(&k)));
+    assert!(keys
+        .iter()
+        .all(|&k| back.contains_u64(k) && back.contains(&k)));
     let payload = &bytes[bytes.len() - 8 - 16 * 64..bytes.len() - 8];
     let got: Vec<u64> = payload
         .chunks_exact(8)
