@@ -165,6 +165,36 @@ type SetKey<B> = unsafe fn(&mut [B], u64, u64, u64, u32) -> bool;
 /// [`LocateKey`] and whether k is 8) and called through a pointer: a loop of single
 /// queries makes one call per query and no test of level, hash or k (sbbf-rs's design).
 /// The hash is inlined into the `#[target_feature]` function with the block test.
+///
+/// ```
+/// use bloomkit::arch::block512::{KeyedKernels, LocateKey};
+/// use bloomkit::arch::{simd_level, SimdLevel};
+///
+/// /// fold2-128's digest, the block by multiply-shift of its high half.
+/// struct Fold2;
+/// impl LocateKey for Fold2 {
+///     fn prepare(seed: u64) -> [u64; 2] {
+///         bloomkit::hash::fold2_prepare_u64(seed)
+///     }
+///     fn locate(key: u64, prepared: [u64; 2], blocks: usize) -> (usize, u64, u64) {
+///         let d = bloomkit::hash::fold2_128_u64_prepared(key, prepared);
+///         let (lo, hi) = (d as u64, (d >> 64) as u64);
+///         (bloomkit::hash::reduce(hi, blocks as u64) as usize, lo, hi)
+///     }
+/// }
+///
+/// #[derive(Clone, Copy)]
+/// struct Block([u64; 8]);
+/// impl AsRef<[u64; 8]> for Block { fn as_ref(&self) -> &[u64; 8] { &self.0 } }
+/// impl AsMut<[u64; 8]> for Block { fn as_mut(&mut self) -> &mut [u64; 8] { &mut self.0 } }
+///
+/// let mut blocks = vec![Block([0; 8]); 100];
+/// let kernels = KeyedKernels::<Block>::at::<Fold2>(simd_level(), 7, 8);
+/// assert!(kernels.set(&mut blocks, 42, 8)); // new: some bit was 0
+/// assert!(kernels.has(&blocks, 42, 8));
+/// let scalar = KeyedKernels::<Block>::at::<Fold2>(SimdLevel::Scalar, 7, 8);
+/// assert!(scalar.has(&blocks, 42, 8)); // every level sets and finds the same bits
+/// ```
 pub struct KeyedKernels<B: 'static> {
     has: HasKey<B>,
     set: SetKey<B>,
