@@ -1304,6 +1304,12 @@ fn build_writes_the_filter_the_library_builds_from_the_same_lines() {
             HashFunction::Xxh3,
             IndexScheme::SeededHashes,
         ),
+        (
+            "fold2",
+            "double",
+            HashFunction::Fold2,
+            IndexScheme::EnhancedDoubleHashing,
+        ),
     ] {
         let built = ok(
             d,

@@ -169,6 +169,9 @@ pub enum HashArg {
     Murmur3,
     /// XXH3-128 (faster on long items).
     Xxh3,
+    /// fold2-128: two multiply-folds, the cheapest for integers and short items (the
+    /// library's default for the blocked kind).
+    Fold2,
 }
 
 impl From<HashArg> for HashFunction {
@@ -176,6 +179,7 @@ impl From<HashArg> for HashFunction {
         match arg {
             HashArg::Murmur3 => HashFunction::Murmur3,
             HashArg::Xxh3 => HashFunction::Xxh3,
+            HashArg::Fold2 => HashFunction::Fold2,
         }
     }
 }

@@ -12,7 +12,7 @@
 //!
 //! Arguments: subject (`fuse`: the Bloomier filter's default fuse layout; `three`: its
 //! three-segment layout; `xorf`: xorf's BinaryFuse8), n, Q, and the Bloomier filter's hash
-//! function (`murmur3`, the default; `xxh3`; `xxh64`). Divide the `Collected` instruction
+//! function (`murmur3`, the default; `xxh3`; `xxh64`; `fold2`). Divide the `Collected` instruction
 //! count by n (build) or Q (query).
 
 use std::hint::black_box;
@@ -55,7 +55,7 @@ fn measured_query(filter: &Subject, queries: &[u64]) -> usize {
 
 fn main() {
     let args: Vec<String> = std::env::args().collect();
-    let usage = "usage: bloomier_cost fuse|three|xorf N Q [murmur3|xxh3|xxh64]";
+    let usage = "usage: bloomier_cost fuse|three|xorf N Q [murmur3|xxh3|xxh64|fold2]";
     let name = args.get(1).expect(usage).as_str();
     let n: u64 = args.get(2).expect(usage).parse().expect(usage);
     let q: u64 = args.get(3).expect(usage).parse().expect(usage);
@@ -63,6 +63,7 @@ fn main() {
     let function = match args.get(4).map(String::as_str) {
         Some("xxh3") => HashFunction::Xxh3,
         Some("xxh64") => HashFunction::Xxh64,
+        Some("fold2") => HashFunction::Fold2,
         _ => HashFunction::Murmur3,
     };
     let filter = measured_build(name, black_box(&keys), function);

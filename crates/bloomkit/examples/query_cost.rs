@@ -9,14 +9,14 @@
 //!     target/release/examples/query_cost blocked single 1000000 100000
 //! ```
 //!
-//! Arguments: kind (`blocked`, `blocked-murmur3`, `sbbf`, `classic`, or the peer
+//! Arguments: kind (`blocked` with its default hash, `blocked-fold2`, `blocked-xxh3`, `blocked-murmur3`, `sbbf`, `classic`, or the peer
 //! `sbbf-rs-safe` at 11 bits per key with XXH3-64 as in `benches/peers.rs`), path (`single` or
 //! `batch`), n, Q. Divide the `Collected` instruction count by Q. `BLOOMKIT_FORCE_SCALAR=1`
 //! measures the scalar kernels.
 
 use std::hint::black_box;
 
-use bloomkit::{BlockedBloomFilter, BloomFilter, HashFunction, SplitBlockBloomFilter};
+use bloomkit::{BlockedBloomFilter, BloomFilter, Filter, HashFunction, SplitBlockBloomFilter};
 
 mod common;
 use common::key;
@@ -57,18 +57,24 @@ fn measured(filter: &Subject, batch: bool, queries: &[u64], out: &mut Vec<bool>)
 fn main() {
     let args: Vec<String> = std::env::args().collect();
     let usage =
-        "usage: query_cost blocked|blocked-murmur3|sbbf|classic|sbbf-rs-safe single|batch N Q";
+        "usage: query_cost blocked|blocked-fold2|blocked-xxh3|blocked-murmur3|sbbf|classic|sbbf-rs-safe single|batch N Q";
     let [_, kind, path, n, q] = &args[..] else {
         panic!("{usage}")
     };
     let (n, q): (u64, u64) = (n.parse().expect(usage), q.parse().expect(usage));
     let keys: Vec<u64> = (0..n).map(key).collect();
     let filter = match kind.as_str() {
-        "blocked" | "blocked-murmur3" => {
-            let function = if kind == "blocked" {
-                HashFunction::Xxh3
-            } else {
-                HashFunction::Murmur3
+        "blocked" | "blocked-fold2" | "blocked-xxh3" | "blocked-murmur3" => {
+            let function = match kind.as_str() {
+                "blocked" => {
+                    BlockedBloomFilter::with_capacity(1, 0.5)
+                        .unwrap()
+                        .hashing()
+                        .function
+                }
+                "blocked-fold2" => HashFunction::Fold2,
+                "blocked-xxh3" => HashFunction::Xxh3,
+                _ => HashFunction::Murmur3,
             };
             let mut f = BlockedBloomFilter::builder()
                 .capacity(n)

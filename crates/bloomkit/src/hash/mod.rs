@@ -9,6 +9,9 @@
 //!   a different seed per hash function"). Implemented here; checked against SMHasher's
 //!   verification value and an independent implementation in the tests.
 //! * **XXH3-128** (Collet), faster on long items; from the `xxhash-rust` crate.
+//! * **fold2-128** ([`fold2_128`]): two multiply-folds (wyhash's and rapidhash's mixing
+//!   step) over items of up to 16 bytes, XXH3-128 first for longer ones; the blocked
+//!   filter's default, the cheapest digest here for integers and short keys.
 //!
 //! # From one item to k positions
 //!
@@ -76,6 +79,11 @@ pub enum HashFunction {
     /// sets exactly the bits Spark's `util.sketch.BloomFilter` sets
     /// (`interop::spark`, feature `spark`).
     SparkMurmur3Pair = 5,
+    /// Two multiply-folds (wyhash's and rapidhash's mixing step, `fold(a, b) = lo(a·b) ⊕
+    /// hi(a·b)` of the 128-bit product): the cheapest digest here that keeps a blocked
+    /// filter at its formula's rate on structured keys; see [`fold2_128`]. Items of more
+    /// than 16 bytes are first reduced to 128 bits by XXH3-128.
+    Fold2 = 6,
 }
 
 impl HashFunction {
@@ -92,6 +100,7 @@ impl HashFunction {
             3 => Ok(Self::Murmur64APair),
             4 => Ok(Self::Xxh64),
             5 => Ok(Self::SparkMurmur3Pair),
+            6 => Ok(Self::Fold2),
             other => Err(Error::UnknownHashFunction(other)),
         }
     }
@@ -104,6 +113,7 @@ impl HashFunction {
             Self::Murmur64APair => "murmur64a-pair",
             Self::Xxh64 => "xxh64",
             Self::SparkMurmur3Pair => "spark-murmur3-x86-32-pair",
+            Self::Fold2 => "fold2-128",
         }
     }
 
@@ -135,6 +145,7 @@ impl HashFunction {
                 let h2 = spark_murmur3_x86_32(bytes, h1);
                 (h1 as u32 as u128) | ((h2 as u32 as u128) << 64)
             }
+            Self::Fold2 => fold2_128(bytes, seed),
         }
     }
 }
@@ -743,7 +754,104 @@ pub fn digest_u64(function: HashFunction, key: u64, seed: u64) -> u128 {
         HashFunction::Murmur64APair => function.digest_bytes(&key.to_le_bytes(), seed),
         HashFunction::Xxh64 => widen_xxh64(xxh64_u64(key, seed)),
         HashFunction::SparkMurmur3Pair => function.digest_bytes(&key.to_le_bytes(), seed),
+        HashFunction::Fold2 => fold2_128_u64(key, seed),
     }
+}
+
+/// The multiply-fold: the 128-bit product of `a` and `b`, its halves XORed (wyhash's `mum`
+/// step, Wang Yi; rapidhash's `rapid_mix`, De Carli).
+#[inline(always)]
+fn fold(a: u64, b: u64) -> u64 {
+    let product = a as u128 * b as u128;
+    (product as u64) ^ ((product >> 64) as u64)
+}
+
+// Dense odd constants: rapidhash's published default secrets (any such constants would do;
+// these are the ones `examples/hash_cost.rs` measured).
+const FOLD_K0: u64 = 0x2d35_8dcc_aa6c_78a5;
+const FOLD_K1: u64 = 0x8bb8_4b93_962e_acc9;
+const FOLD_K2: u64 = 0x4b33_a62e_d433_d4a3;
+const FOLD_K3: u64 = 0x4d5a_2da5_1de1_aa47;
+
+/// [`HashFunction::Fold2`]'s digest of an item's bytes under `seed`.
+///
+/// The item's bytes become two words `a`, `b` as wyhash reads short inputs: none (0, 0);
+/// 1–3 bytes `(first << 16 | middle << 8 | last, 0)`; 4–7 bytes the first and the last four
+/// bytes; 8–16 bytes the first and the last eight (little-endian, overlapping below 16); past
+/// 16 bytes the two halves of XXH3-128 of the bytes under `seed`. Then, with `n` the length,
+///
+/// ```text
+///     x  = fold(a ⊕ seed ⊕ K0, b ⊕ seed ⊕ K1 ⊕ n)   first fold: quadratic in the key
+///     h  = fold(x ⊕ K2, K3)                      second fold
+///     digest = x  (low 64 bits)  |  h  (high 64 bits)
+/// ```
+///
+/// A `u64` item (8 bytes, `a = b = key`) costs two 64×64→128 multiplications. The blocked
+/// filter takes its block from `h` and its eight 6-bit fields from `x` (the theory in
+/// [`crate::kinds::blocked::theory`] gives why that is uniform enough, and the tests
+/// measure it on structured keys).
+///
+/// ```
+/// use bloomkit::hash::fold2_128;
+/// use bloomkit::HashFunction;
+/// let d = fold2_128(b"dist", 0);
+/// assert_eq!(d, HashFunction::Fold2.digest(b"dist", 0));
+/// assert_ne!(d, fold2_128(b"dist", 1));
+/// assert_ne!(fold2_128(&[0; 8], 0), fold2_128(&[0; 16], 0)); // the length is mixed in
+/// ```
+pub fn fold2_128(bytes: &[u8], seed: u64) -> u128 {
+    let n = bytes.len();
+    let le32 =
+        |at: usize| u32::from_le_bytes(bytes[at..at + 4].try_into().expect("4 bytes")) as u64;
+    let le64 = |at: usize| u64::from_le_bytes(bytes[at..at + 8].try_into().expect("8 bytes"));
+    let (a, b) = match n {
+        0 => (0, 0),
+        1..=3 => (
+            (bytes[0] as u64) << 16 | (bytes[n / 2] as u64) << 8 | bytes[n - 1] as u64,
+            0,
+        ),
+        4..=7 => (le32(0), le32(n - 4)),
+        8..=16 => (le64(0), le64(n - 8)),
+        _ => {
+            let d = xxhash_rust::xxh3::xxh3_128_with_seed(bytes, seed);
+            (d as u64, (d >> 64) as u64)
+        }
+    };
+    fold2_finish(a, b, seed, n as u64)
+}
+
+/// The two folds of [`fold2_128`] from the item's words.
+#[inline(always)]
+fn fold2_finish(a: u64, b: u64, seed: u64, len: u64) -> u128 {
+    let x = fold(a ^ seed ^ FOLD_K0, b ^ seed ^ FOLD_K1 ^ len);
+    let h = fold(x ^ FOLD_K2, FOLD_K3);
+    (x as u128) | ((h as u128) << 64)
+}
+
+/// [`fold2_128`] of the 8 little-endian bytes of `key`, written out.
+#[inline(always)]
+pub fn fold2_128_u64(key: u64, seed: u64) -> u128 {
+    fold2_finish(key, key, seed, 8)
+}
+
+/// What [`fold2_128_u64_prepared`] takes for `seed`: the constant parts of the first fold's
+/// two factors (`seed ⊕ K0`, `seed ⊕ K1 ⊕ 8`), done once per filter instead of once per key.
+#[inline(always)]
+pub fn fold2_prepare_u64(seed: u64) -> [u64; 2] {
+    [seed ^ FOLD_K0, seed ^ FOLD_K1 ^ 8]
+}
+
+/// [`fold2_128_u64`] with the seed [`fold2_prepare_u64`]d: the same digest.
+///
+/// ```
+/// use bloomkit::hash::{fold2_128_u64, fold2_128_u64_prepared, fold2_prepare_u64};
+/// assert_eq!(fold2_128_u64_prepared(42, fold2_prepare_u64(7)), fold2_128_u64(42, 7));
+/// ```
+#[inline(always)]
+pub fn fold2_128_u64_prepared(key: u64, prepared: [u64; 2]) -> u128 {
+    let x = fold(key ^ prepared[0], key ^ prepared[1]);
+    let h = fold(x ^ FOLD_K2, FOLD_K3);
+    (x as u128) | ((h as u128) << 64)
 }
 
 /// The 128-bit digest of [`HashFunction::Xxh64`]: the XXH64 value `h` and, above it,
@@ -1595,6 +1703,78 @@ mod tests {
 
     include!("vectors.rs");
 
+    /// `fold2-128`'s values, computed independently from its definition (the `fold2_128`
+    /// docs) with Python's integers: every length class of the short path, seeds, the
+    /// 8-byte integer path and its prepared-seed form.
+    #[test]
+    fn fold2_matches_values_computed_from_its_definition() {
+        let vectors: [(&[u8], u64, u128); 7] = [
+            (b"", 0, 0x341960db6678ebb1ca813bf4c7abf0a9),
+            (b"a", 0, 0x5874dd237265b35e38d422f1ec8386d8),
+            (b"dist", 0, 0x7f6a397d645693e1b96c81219656f053),
+            (b"bloomkit", 7, 0x85bef091b10d19a6b9da24c3811a0d79),
+            (
+                &[42, 0, 0, 0, 0, 0, 0, 0],
+                0,
+                0x6b6bd8b2bf13da5ac9df654b0a30da5b,
+            ),
+            (
+                b"0123456789abcdef",
+                0xdeadbeef,
+                0x0f7f19463dc3d6bef0972a57f85c891f,
+            ),
+            (b"hello, world", 1, 0xcf8691de9d6fed78808b6a5eb0d522f9),
+        ];
+        for (bytes, seed, want) in vectors {
+            assert_eq!(HashFunction::Fold2.digest(bytes, seed), want, "{bytes:?}");
+            assert_eq!(fold2_128(bytes, seed), want, "{bytes:?}");
+        }
+        assert_eq!(fold2_128_u64(42, 0), 0x6b6bd8b2bf13da5ac9df654b0a30da5b);
+        for (key, seed) in [(0u64, 0u64), (42, 7), (u64::MAX, u64::MAX)] {
+            assert_eq!(
+                fold2_128_u64_prepared(key, fold2_prepare_u64(seed)),
+                fold2_128(&key.to_le_bytes(), seed)
+            );
+        }
+        // Past 16 bytes: XXH3-128's halves through the same two folds.
+        let long = b"a longer item than sixteen bytes";
+        let d = xxhash_rust::xxh3::xxh3_128_with_seed(long, 5);
+        assert_eq!(
+            fold2_128(long, 5),
+            fold2_finish(d as u64, (d >> 64) as u64, 5, long.len() as u64)
+        );
+        assert_ne!(fold2_128(long, 5), fold2_128(long, 6));
+        // The seed is in both factors: a first word equal to K0 does not zero the product
+        // for every seed (wyhash's multiply-by-zero collapse needs the seed to aim at it).
+        let aimed = |rest: u8, seed: u64| {
+            let mut item = (FOLD_K0 ^ seed).to_le_bytes().to_vec();
+            item.extend_from_slice(&[rest; 8]);
+            fold2_128(&item, seed)
+        };
+        assert_eq!(aimed(1, 0), aimed(2, 0), "the collapse this guards against");
+        assert_ne!(
+            aimed(1, 0),
+            fold2_128(&[&FOLD_K0.to_le_bytes()[..], &[1; 8]].concat(), 9)
+        );
+    }
+
+    /// Items that read the same words but differ in length get different digests (the
+    /// length is mixed in), and so do the length classes' boundaries.
+    #[test]
+    fn fold2_separates_lengths_that_read_the_same_words() {
+        let mut seen = std::collections::HashSet::new();
+        for len in 0..=40usize {
+            assert!(
+                seen.insert(fold2_128(&vec![0u8; len], 0)),
+                "zeros of length {len}"
+            );
+        }
+        assert_ne!(
+            fold2_128(&[1, 2, 3, 4], 0),
+            fold2_128(&[1, 2, 3, 4, 1, 2, 3, 4], 0)
+        );
+    }
+
     /// XXH64's published values (the specification's reference implementation, as printed by
     /// `xxhsum -H1` and the Python `xxhash` package): the empty input and "abc" with seed 0.
     #[test]
@@ -1862,6 +2042,8 @@ mod tests {
             HashFunction::Xxh3,
             HashFunction::Murmur64APair,
             HashFunction::Xxh64,
+            HashFunction::SparkMurmur3Pair,
+            HashFunction::Fold2,
         ] {
             assert_eq!(HashFunction::from_id(f.id()).unwrap(), f);
         }
@@ -1872,7 +2054,9 @@ mod tests {
         ] {
             assert_eq!(IndexScheme::from_id(s.id()).unwrap(), s);
         }
+        assert_eq!(HashFunction::Fold2.id(), 6);
         assert!(HashFunction::from_id(0).is_err());
+        assert!(HashFunction::from_id(7).is_err());
         assert!(IndexScheme::from_id(77).is_err());
     }
 
@@ -1931,6 +2115,7 @@ mod tests {
             HashFunction::Xxh3,
             HashFunction::Murmur64APair,
             HashFunction::Xxh64,
+            HashFunction::Fold2,
         ] {
             for (i, key) in [0u64, 1, 42, u64::MAX, 0x0123_4567_89ab_cdef]
                 .into_iter()

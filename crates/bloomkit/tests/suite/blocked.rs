@@ -198,15 +198,24 @@ fn check_fpr(n: u64, fpp: f64, queries: u64, function: HashFunction, fast_path: 
 
 #[test]
 fn false_positive_rate_matches_the_blocked_formula_at_one_percent() {
-    for function in [HashFunction::Murmur3, HashFunction::Xxh3] {
+    for function in [
+        HashFunction::Murmur3,
+        HashFunction::Xxh3,
+        HashFunction::Fold2,
+    ] {
         check_fpr(100_000, 0.01, 1_000_000, function, false);
     }
     check_fpr(100_000, 0.01, 1_000_000, HashFunction::Murmur3, true);
+    check_fpr(100_000, 0.01, 1_000_000, HashFunction::Fold2, true);
 }
 
 #[test]
 fn false_positive_rate_matches_the_blocked_formula_at_one_per_mille() {
-    for function in [HashFunction::Murmur3, HashFunction::Xxh3] {
+    for function in [
+        HashFunction::Murmur3,
+        HashFunction::Xxh3,
+        HashFunction::Fold2,
+    ] {
         check_fpr(100_000, 0.001, 2_000_000, function, false);
     }
     check_fpr(100_000, 0.001, 2_000_000, HashFunction::Murmur3, true);
@@ -216,8 +225,10 @@ fn false_positive_rate_matches_the_blocked_formula_at_one_per_mille() {
 /// independent as the first seven.
 #[test]
 fn false_positive_rate_matches_the_blocked_formula_with_refilled_fields() {
-    let measured = check_fpr(50_000, 1e-4, 4_000_000, HashFunction::Murmur3, true);
-    assert!(measured > 0.0);
+    for function in [HashFunction::Murmur3, HashFunction::Fold2] {
+        let measured = check_fpr(50_000, 1e-4, 4_000_000, function, true);
+        assert!(measured > 0.0);
+    }
 }
 
 /// Short similar strings go through the Item path unchanged.
@@ -239,7 +250,7 @@ fn false_positive_rate_of_short_words_matches_the_blocked_formula() {
 }
 
 /// Files keep saying which hash built them: a filter built with MurmurHash3 (the default
-/// before XXH3 became the blocked filter's default) is saved with that function's tag, loads
+/// before XXH3, and then fold2, became the blocked filter's default) is saved with that function's tag, loads
 /// with it, and its bits are exactly those the documented layout gives for MurmurHash3
 /// digests — block `⌊hi · b / 2⁶⁴⌋`, bit t at word t mod 8, field `(lo >> 6t) & 63`.
 #[test]
@@ -251,15 +262,6 @@ fn murmur3_files_load_and_keep_the_documented_bits() {
         .hash_function(HashFunction::Murmur3)
         .build()
         .unwrap();
-    assert_eq!(
-        BlockedBloomFilter::builder()
-            .capacity(10)
-            .build()
-            .unwrap()
-            .hashing()
-            .function,
-        HashFunction::Xxh3
-    );
     let keys: Vec<u64> = (0..40u64).map(|i| i * 7919).collect();
     let mut want = vec![[0u64; 8]; 16];
     for &key in &keys {
@@ -314,4 +316,136 @@ fn batches_over_many_windows_match_single_calls() {
         .num_hashes(8)
         .build()
         .unwrap());
+}
+
+// ---------------------------------------------------------------------------------------
+// Structured keys: the digests must spread lattices as they spread random keys
+// ---------------------------------------------------------------------------------------
+
+/// The families of `u64` keys a cheap hash gets wrong (a single multiply-fold, linear in
+/// the key, took keys i·2²⁰ to 6.4% false positives at ε ≈ 0.8%: BENCHMARKS.md, "What a
+/// cheaper hash would buy"): each gives the i-th inserted and the i-th absent key.
+type Family = (&'static str, fn(u64) -> u64, fn(u64, u64) -> u64);
+const FAMILIES: [Family; 5] = [
+    ("sequential", |i| i, |n, i| n + i),
+    ("i·2^20", |i| i << 20, |n, i| (n + i) << 20),
+    ("i·2^32", |i| i << 32, |n, i| (n + i) << 32),
+    // Absent keys one bit away from a present one (bit i mod 64 flipped).
+    ("one bit different", key, |_, i| key(i) ^ (1 << (i % 64))),
+    (
+        "byte-swapped i",
+        |i| i.swap_bytes(),
+        |n, i| (n + i).swap_bytes(),
+    ),
+];
+
+/// The number of false positives among `queries` absent keys of `family`, in a filter of n
+/// present keys of the family through the integer fast path (and, checked equal, the Item
+/// path), against the 99.9% interval of the blocked formula.
+fn check_structured_fpr(n: u64, fpp: f64, queries: u64, function: HashFunction, family: Family) {
+    let (name, present, absent) = family;
+    let mut filter = BlockedBloomFilter::builder()
+        .capacity(n)
+        .fpp(fpp)
+        .hash_function(function)
+        .build()
+        .unwrap();
+    for i in 0..n {
+        filter.insert_u64(present(i));
+    }
+    let mut false_positives = 0u64;
+    for i in 0..queries {
+        let k = absent(n, i);
+        let answer = filter.contains_u64(k);
+        if i % 64 == 0 {
+            assert_eq!(
+                answer,
+                filter.contains(&k),
+                "{name}: the two paths disagree"
+            );
+        }
+        false_positives += answer as u64;
+    }
+    let theory = fpp_blocked(filter.num_blocks(), BLOCK_BITS, filter.num_hashes(), n);
+    let (low, high) = binomial_acceptance(theory, queries, Z_99_9);
+    assert!(
+        (low..=high).contains(&(false_positives as f64)),
+        "{function:?}, {name} keys, n {n}: {false_positives} false positives in {queries}, \
+         the blocked formula {theory:.4e} gives [{low:.0}, {high:.0}]"
+    );
+}
+
+#[test]
+fn fold2_keeps_the_blocked_formula_on_structured_keys() {
+    for family in FAMILIES {
+        check_structured_fpr(200_000, 0.01, 1_000_000, HashFunction::Fold2, family);
+    }
+}
+
+/// Past 2¹⁶ blocks the block index needs more bits than a 64-bit digest has left beside
+/// the 48 bits of fields: the fields must not depend on the block there either.
+#[test]
+fn fold2_keeps_the_blocked_formula_on_structured_keys_past_two_to_the_16_blocks() {
+    for family in FAMILIES {
+        check_structured_fpr(8_000_000, 0.01, 1_000_000, HashFunction::Fold2, family);
+    }
+}
+
+#[test]
+fn xxh3_keeps_the_blocked_formula_on_structured_keys() {
+    for family in FAMILIES {
+        check_structured_fpr(200_000, 0.01, 1_000_000, HashFunction::Xxh3, family);
+    }
+}
+
+/// A fold2 file keeps its tag and its documented bits — block `⌊hi · b / 2⁶⁴⌋` of the
+/// digest's high half, bit t at word t mod 8, field `(lo >> 6t) & 63` — through the single,
+/// integer and batch paths, and the default of a new blocked filter is fold2.
+#[test]
+fn fold2_files_keep_the_tag_and_the_documented_bits() {
+    use bloomkit::hash::{fold2_128, reduce};
+    assert_eq!(
+        BlockedBloomFilter::with_capacity(10, 0.01)
+            .unwrap()
+            .hashing()
+            .function,
+        HashFunction::Fold2
+    );
+    let build = || {
+        BlockedBloomFilter::builder()
+            .num_blocks(16)
+            .num_hashes(8)
+            .hash_function(HashFunction::Fold2)
+            .seed(99)
+            .build()
+            .unwrap()
+    };
+    let keys: Vec<u64> = (0..40u64).map(|i| i << 20).collect();
+    let (mut single, mut item, mut batch) = (build(), build(), build());
+    let mut want = vec![[0u64; 8]; 16];
+    for &key in &keys {
+        single.insert_u64(key);
+        item.insert(&key);
+        let d = fold2_128(&key.to_le_bytes(), 99);
+        let (lo, hi) = (d as u64, (d >> 64) as u64);
+        for (w, word) in want[reduce(hi, 16) as usize].iter_mut().enumerate() {
+            *word |= 1 << ((lo >> (6 * w)) & 63);
+        }
+    }
+    batch.insert_batch_u64(&keys);
+    assert_eq!(single, item);
+    assert_eq!(single, batch);
+    let bytes = single.to_bytes();
+    assert_eq!(bytes[11], HashFunction::Fold2.id());
+    let back = BlockedBloomFilter::from_bytes(&bytes).unwrap();
+    assert_eq!(back.hashing().function, HashFunction::Fold2);
+    assert!(keys
+        .iter()
+        .all(|&k| back.contains_u64(k) && back.contains(&k)));
+    let payload = &bytes[bytes.len() - 8 - 16 * 64..bytes.len() - 8];
+    let got: Vec<u64> = payload
+        .chunks_exact(8)
+        .map(|c| u64::from_le_bytes(c.try_into().unwrap()))
+        .collect();
+    assert_eq!(got, want.concat());
 }

@@ -218,7 +218,8 @@ pub fn shape() -> impl Strategy<Value = Shape> {
             Just(HashFunction::Murmur3),
             Just(HashFunction::Xxh3),
             Just(HashFunction::Murmur64APair),
-            Just(HashFunction::SparkMurmur3Pair)
+            Just(HashFunction::SparkMurmur3Pair),
+            Just(HashFunction::Fold2)
         ],
         prop_oneof![
             Just(IndexScheme::EnhancedDoubleHashing),

@@ -402,7 +402,7 @@ fn unknown_kind_tags_are_unknown_kinds() {
 #[test]
 fn unknown_hash_function_and_index_scheme_ids_are_invalid_fields() {
     let base = Layout::of_small_filter();
-    for id in [0u8, 6, 255] {
+    for id in [0u8, 7, 255] {
         let error = base.with(|l| l.function = id).decode_error();
         assert!(is_field(&error, "hash function"), "id {id}: {error:?}");
     }
@@ -417,6 +417,7 @@ fn unknown_hash_function_and_index_scheme_ids_are_invalid_fields() {
         HashFunction::Murmur64APair,
         HashFunction::Xxh64,
         HashFunction::SparkMurmur3Pair,
+        HashFunction::Fold2,
     ] {
         for scheme in [
             IndexScheme::EnhancedDoubleHashing,

@@ -131,3 +131,64 @@ fn this_machine_runs_a_simd_level_where_it_has_one() {
     }
     assert_eq!(available_levels()[0], bloomkit::arch::SimdLevel::Scalar);
 }
+
+/// A test's `LocateKey`: fold2-128's digest and the blocked filter's multiply-shift block.
+struct Fold2Blocks;
+
+impl block512::LocateKey for Fold2Blocks {
+    fn prepare(seed: u64) -> [u64; 2] {
+        bloomkit::hash::fold2_prepare_u64(seed)
+    }
+    fn locate(key: u64, prepared: [u64; 2], blocks: usize) -> (usize, u64, u64) {
+        let d = bloomkit::hash::fold2_128_u64_prepared(key, prepared);
+        let (lo, hi) = (d as u64, (d >> 64) as u64);
+        (bloomkit::hash::reduce(hi, blocks as u64) as usize, lo, hi)
+    }
+}
+
+/// Blocks of 64-bit words as a filter holds them.
+#[derive(Clone, Copy, Debug, PartialEq)]
+struct Words([u64; 8]);
+impl AsRef<[u64; 8]> for Words {
+    fn as_ref(&self) -> &[u64; 8] {
+        &self.0
+    }
+}
+impl AsMut<[u64; 8]> for Words {
+    fn as_mut(&mut self) -> &mut [u64; 8] {
+        &mut self.0
+    }
+}
+
+proptest! {
+    #![proptest_config(conformance::config(500))]
+
+    /// The keyed kernels (hash, block and test in one call, chosen once) at every level
+    /// answer and set bits like the scalar twin: locate, then the block's scalar test.
+    #[test]
+    fn block512_keyed_kernels_answer_and_set_bits_like_scalar(
+        blocks in proptest::collection::vec(words64(), 1..8),
+        keys in proptest::collection::vec(any::<u64>(), 1..20),
+        seed in any::<u64>(),
+        k in prop_oneof![Just(8u32), 1u32..=64],
+    ) {
+        let blocks: Vec<Words> = blocks.into_iter().map(Words).collect();
+        let prepared = <Fold2Blocks as block512::LocateKey>::prepare(seed);
+        for level in available_levels() {
+            let kernels = block512::KeyedKernels::<Words>::at::<Fold2Blocks>(level, seed, k);
+            let mut want = blocks.clone();
+            let mut got = blocks.clone();
+            for &key in &keys {
+                prop_assert_eq!(
+                    kernels.has(&blocks, key, k),
+                    block512::has_key_scalar::<Words, Fold2Blocks>(&blocks, key, prepared[0], prepared[1], k),
+                    "{:?}", level
+                );
+                let changed = block512::set_key_scalar::<Words, Fold2Blocks>(&mut want, key, prepared[0], prepared[1], k);
+                prop_assert_eq!(kernels.set(&mut got, key, k), changed, "{:?}", level);
+                prop_assert!(kernels.has(&got, key, k), "{:?}: a set key is missed", level);
+            }
+            prop_assert_eq!(&got, &want, "{:?}: different bits", level);
+        }
+    }
+}

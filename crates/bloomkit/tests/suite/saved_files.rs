@@ -53,6 +53,19 @@ fn fixtures() -> Vec<(String, AnyFilter)> {
         seeded.insert(item.as_str());
     }
     out.push(("bloom-xxh3-seeded.bk".into(), seeded.into()));
+    // The blocked filter with each hash it has had as its default: `blocked.bk` was saved
+    // with XXH3-128 (id 2), this one with fold2-128 (id 6).
+    let mut fold2 = bloomkit::BlockedBloomFilter::builder()
+        .capacity(200)
+        .fpp(0.01)
+        .hash_function(HashFunction::Fold2)
+        .seed(0x5eed)
+        .build()
+        .unwrap();
+    for item in items() {
+        fold2.insert(item.as_str());
+    }
+    out.push(("blocked-fold2.bk".into(), fold2.into()));
     out
 }
 
@@ -93,5 +106,22 @@ fn files_saved_by_earlier_builds_load_and_save_back_byte_for_byte() {
         );
         checked += 1;
     }
-    assert_eq!(checked, Kind::ALL.len() + 1);
+    assert_eq!(checked, Kind::ALL.len() + 2);
+}
+
+/// The blocked filter's files keep the hash they were saved with: `blocked.bk` (saved when
+/// XXH3-128 was the kind's default) answers with XXH3-128 after fold2-128 became the
+/// default, and `blocked-fold2.bk` with fold2-128.
+#[test]
+fn blocked_files_keep_their_hash_tag() {
+    for (name, function) in [
+        ("blocked.bk", HashFunction::Xxh3),
+        ("blocked-fold2.bk", HashFunction::Fold2),
+    ] {
+        let bytes = std::fs::read(dir().join(name)).unwrap();
+        assert_eq!(bytes[11], function.id(), "{name}: the stored tag");
+        let filter = bloomkit::BlockedBloomFilter::from_bytes(&bytes).unwrap();
+        assert_eq!(filter.hashing().function, function, "{name}");
+        assert!(items().all(|item| filter.contains(item.as_str())), "{name}");
+    }
 }

@@ -5,7 +5,7 @@
 use std::arch::x86_64::*;
 
 use super::block256::SALT;
-use super::block512::fields;
+use super::block512::{fields, LocateKey};
 use super::{AtLevel, SimdLevel, Supported};
 
 /// `work.run(Avx2)` compiled with AVX2 (see `super::dispatch`).
@@ -135,6 +135,63 @@ pub(super) fn block512_set_avx512(block: &mut [u64; 8], lo: u64, hi: u64, num_ha
         _mm512_storeu_si512(p.cast(), _mm512_or_si512(b, m));
         _mm512_test_epi64_mask(missing, missing) != 0
     }
+}
+
+/// A whole `u64` query (AVX2): `L::locate` (the filter's hash and block reduction, inlined
+/// here) and the block test, in one call; with `K8`, k is the constant 8.
+#[inline]
+#[target_feature(enable = "avx2")]
+pub(super) fn block512_has_key_avx2<B: AsRef<[u64; 8]>, L: LocateKey, const K8: bool>(
+    blocks: &[B],
+    key: u64,
+    p0: u64,
+    p1: u64,
+    k: u32,
+) -> bool {
+    let (i, lo, hi) = L::locate(key, [p0, p1], blocks.len());
+    block512_has_avx2(blocks[i].as_ref(), lo, hi, if K8 { 8 } else { k })
+}
+
+/// A whole `u64` insert (AVX2), as [`block512_has_key_avx2`].
+#[inline]
+#[target_feature(enable = "avx2")]
+pub(super) fn block512_set_key_avx2<B: AsMut<[u64; 8]>, L: LocateKey, const K8: bool>(
+    blocks: &mut [B],
+    key: u64,
+    p0: u64,
+    p1: u64,
+    k: u32,
+) -> bool {
+    let (i, lo, hi) = L::locate(key, [p0, p1], blocks.len());
+    block512_set_avx2(blocks[i].as_mut(), lo, hi, if K8 { 8 } else { k })
+}
+
+/// A whole `u64` query (AVX-512F), as [`block512_has_key_avx2`].
+#[inline]
+#[target_feature(enable = "avx512f,avx2")]
+pub(super) fn block512_has_key_avx512<B: AsRef<[u64; 8]>, L: LocateKey, const K8: bool>(
+    blocks: &[B],
+    key: u64,
+    p0: u64,
+    p1: u64,
+    k: u32,
+) -> bool {
+    let (i, lo, hi) = L::locate(key, [p0, p1], blocks.len());
+    block512_has_avx512(blocks[i].as_ref(), lo, hi, if K8 { 8 } else { k })
+}
+
+/// A whole `u64` insert (AVX-512F), as [`block512_has_key_avx2`].
+#[inline]
+#[target_feature(enable = "avx512f,avx2")]
+pub(super) fn block512_set_key_avx512<B: AsMut<[u64; 8]>, L: LocateKey, const K8: bool>(
+    blocks: &mut [B],
+    key: u64,
+    p0: u64,
+    p1: u64,
+    k: u32,
+) -> bool {
+    let (i, lo, hi) = L::locate(key, [p0, p1], blocks.len());
+    block512_set_avx512(blocks[i].as_mut(), lo, hi, if K8 { 8 } else { k })
 }
 
 /// Parquet's mask for `x` (AVX2): `x · salt` in eight 32-bit lanes (`vpmulld`, the low 32

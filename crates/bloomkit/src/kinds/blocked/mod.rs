@@ -53,7 +53,20 @@
 //! * [`BlockedBloomFilter::insert_u64`] / [`contains_u64`](BlockedBloomFilter::contains_u64):
 //!   integer keys hashed by [`hash::digest_u64`], the same digest as the [`Item`] path
 //!   computes for a `u64` (its little-endian bytes), with the 8-byte case of the hash written
-//!   out. `insert_u64(x)` and `insert(&x)` are interchangeable.
+//!   out. `insert_u64(x)` and `insert(&x)` are interchangeable. For the default hash
+//!   ([`HashFunction::Fold2`]) and XXH3-128 a single call is **one kernel call**: the hash,
+//!   the block and the test compiled together into one `#[target_feature]` function, chosen
+//!   once when the filter is made (for its CPU level, hash and whether k = 8) and called
+//!   through a pointer, as sbbf-rs does ([`arch::block512::KeyedKernels`]); no test of level,
+//!   hash or k per query.
+//!
+//! # Hash
+//!
+//! New filters hash with [`HashFunction::Fold2`] (two multiply-folds; [`hash::fold2_128`]),
+//! the cheapest digest that keeps the filter inside its formula's interval on structured
+//! keys ([`theory`] gives the argument, `tests/suite/blocked.rs` the measurements). Files
+//! store their hash's tag: filters saved with XXH3-128 (the default before) or
+//! MurmurHash3 load and answer as they did; `.hash_function(…)` builds either.
 //! * [`contains_batch`](BlockedBloomFilter::contains_batch) /
 //!   [`insert_batch`](BlockedBloomFilter::insert_batch) (and `_u64` variants): each item is
 //!   hashed and its block prefetched a window of items before it is tested or set
@@ -79,11 +92,12 @@
 mod options;
 pub mod theory;
 
+use crate::arch::block512::{KeyedKernels, LocateKey};
 use crate::arch::{self, Supported};
 use crate::codec::{Parts, Persist};
 use crate::error::{DecodeError, Error};
 use crate::filter::{Filter, Kind, Mergeable};
-use crate::hash::HashingChoice;
+use crate::hash::{HashFunction, HashingChoice};
 use crate::hash::{self, reduce, Hashing, IndexScheme, Item};
 use crate::lookahead;
 use crate::params::{self, BLOCK_BITS, MAX_NUM_BLOCKS, MAX_NUM_HASHES};
@@ -95,6 +109,18 @@ const WORDS: usize = (BLOCK_BITS / 64) as usize;
 #[derive(Clone, Copy, PartialEq, Eq, Default)]
 #[repr(align(64))]
 struct Block([u64; WORDS]);
+
+impl AsRef<[u64; WORDS]> for Block {
+    fn as_ref(&self) -> &[u64; WORDS] {
+        &self.0
+    }
+}
+
+impl AsMut<[u64; WORDS]> for Block {
+    fn as_mut(&mut self) -> &mut [u64; WORDS] {
+        &mut self.0
+    }
+}
 
 /// The blocked Bloom filter.
 ///
@@ -114,11 +140,66 @@ pub struct BlockedBloomFilter {
     /// a global, so that a loop of single queries reads it once (the split-block filter's
     /// single queries measured 5–10% faster so, `examples/hash_cost.rs`).
     level: Supported,
+    /// The single `u64` query and insert as one kernel call each, chosen when the filter is
+    /// made (for the hash functions that have them, see [`Keyed`]).
+    keyed: Keyed,
     num_hashes: u32,
     hashing: Hashing,
     capacity: u64,
     target_fpp: f64,
     inserted: u64,
+}
+
+/// [`arch::block512::KeyedKernels`] of a filter whose hash has them ([`HashFunction::Fold2`],
+/// the default, and [`HashFunction::Xxh3`], the default before it).
+/// A function of the filter's level, hash and k, which the filter's equality compares
+/// already, so it compares equal always.
+#[derive(Clone, Copy, Debug)]
+struct Keyed(Option<KeyedKernels<Block>>);
+
+impl PartialEq for Keyed {
+    fn eq(&self, _: &Self) -> bool {
+        true
+    }
+}
+
+impl Keyed {
+    fn new(level: Supported, hashing: Hashing, k: u32) -> Self {
+        Keyed(match hashing.function {
+            HashFunction::Fold2 => Some(KeyedKernels::new::<Fold2Locate>(level, hashing.seed, k)),
+            HashFunction::Xxh3 => Some(KeyedKernels::new::<Xxh3Locate>(level, hashing.seed, k)),
+            _ => None,
+        })
+    }
+}
+
+/// A `u64` key's block and digest halves under [`HashFunction::Xxh3`] (see [`Fold2Locate`]).
+pub(crate) struct Xxh3Locate;
+
+impl LocateKey for Xxh3Locate {
+    fn prepare(seed: u64) -> [u64; 2] {
+        [seed, 0]
+    }
+    #[inline(always)]
+    fn locate(key: u64, prepared: [u64; 2], blocks: usize) -> (usize, u64, u64) {
+        let (lo, hi) = halves(hash::digest_u64(HashFunction::Xxh3, key, prepared[0]));
+        (block_of(hi, blocks), lo, hi)
+    }
+}
+
+/// A `u64` key's block and digest halves under [`HashFunction::Fold2`]: the block by
+/// multiply-shift of the digest's high half, as every path chooses it.
+pub(crate) struct Fold2Locate;
+
+impl LocateKey for Fold2Locate {
+    fn prepare(seed: u64) -> [u64; 2] {
+        hash::fold2_prepare_u64(seed)
+    }
+    #[inline(always)]
+    fn locate(key: u64, prepared: [u64; 2], blocks: usize) -> (usize, u64, u64) {
+        let (lo, hi) = halves(hash::fold2_128_u64_prepared(key, prepared));
+        (block_of(hi, blocks), lo, hi)
+    }
 }
 
 /// Whether every bit of the item's mask is set in `block` (SIMD where the CPU has it).
@@ -217,7 +298,7 @@ fn halves(digest: u128) -> (u64, u64) {
 
 impl BlockedBloomFilter {
     /// A filter for `capacity` items at false-positive probability `fpp`, with the fewest
-    /// blocks that meet `fpp` by [`params::fpp_blocked`] (default hashing: XXH3-128,
+    /// blocks that meet `fpp` by [`params::fpp_blocked`] (default hashing: fold2-128,
     /// seed 0; see [`BlockedBloomFilterBuilder`]).
     ///
     /// ```
@@ -257,21 +338,29 @@ impl BlockedBloomFilter {
     /// digest ([`hash::digest_u64`]), so `insert_u64(x)` and `insert(&x)` are the same.
     #[inline]
     pub fn insert_u64(&mut self, key: u64) -> bool {
-        self.insert_digest(hash::digest_u64(
-            self.hashing.function,
-            key,
-            self.hashing.seed,
-        ))
+        let changed = match self.keyed.0 {
+            // One kernel call, the hash inlined into it.
+            Some(kernels) => kernels.set(&mut self.blocks, key, self.num_hashes),
+            None => {
+                let digest = hash::digest_u64(self.hashing.function, key, self.hashing.seed);
+                return self.insert_digest(digest);
+            }
+        };
+        self.inserted += changed as u64;
+        changed
     }
 
     /// [`contains`](Self::contains) for a `u64` key; the same answer as `contains(&key)`.
     #[inline]
     pub fn contains_u64(&self, key: u64) -> bool {
-        self.contains_digest(hash::digest_u64(
-            self.hashing.function,
-            key,
-            self.hashing.seed,
-        ))
+        match self.keyed.0 {
+            // One kernel call per query, the hash inlined into it.
+            Some(kernels) => kernels.has(&self.blocks, key, self.num_hashes),
+            None => {
+                let digest = hash::digest_u64(self.hashing.function, key, self.hashing.seed);
+                self.contains_digest(digest)
+            }
+        }
     }
 
     /// The answers of [`contains`](Self::contains) for every item, each item's block
@@ -742,15 +831,15 @@ pub struct BlockedBloomFilterBuilder {
     hashing: HashingChoice,
 }
 
-/// The default hash function of a blocked filter is XXH3-128, not the crate-wide MurmurHash3:
-/// the filter exists for speed, and on an 8-byte key XXH3's digest is three multiplies where
-/// MurmurHash3's is six in one chain (the hash was a third of a query in cache). Files say
-/// which function they were built with, so filters saved with MurmurHash3 load and answer
-/// as before; `.hash_function(HashFunction::Murmur3)` builds one.
+/// The default hash function of a blocked filter is fold2-128 ([`HashFunction::Fold2`]), not
+/// the crate-wide MurmurHash3: the filter exists for speed, and on an 8-byte key fold2's
+/// digest is two multiplies (XXH3-128's, the default before it, three; MurmurHash3's six in
+/// one chain). Files say which function they were built with, so filters saved with XXH3 or
+/// MurmurHash3 load and answer as before; `.hash_function(HashFunction::Xxh3)` builds one.
 impl Default for BlockedBloomFilterBuilder {
     fn default() -> Self {
         let mut hashing = HashingChoice::default();
-        hashing.hashing.function = crate::hash::HashFunction::Xxh3;
+        hashing.hashing.function = HashFunction::Fold2;
         Self {
             capacity: None,
             fpp: None,
@@ -822,9 +911,11 @@ impl BlockedBloomFilterBuilder {
         };
         // The builder has no scheme setter, so the scheme is the default one-digest scheme.
         let hashing = self.hashing.resolve()?;
+        let level = arch::detected();
         Ok(BlockedBloomFilter {
             blocks: zero_blocks(num_blocks)?,
-            level: arch::detected(),
+            level,
+            keyed: Keyed::new(level, hashing, num_hashes),
             num_hashes,
             hashing,
             capacity,
@@ -874,6 +965,7 @@ impl Persist for BlockedBloomFilter {
         Ok(BlockedBloomFilter {
             blocks,
             level: shape.level,
+            keyed: Keyed::new(shape.level, shape.hashing, shape.num_hashes),
             num_hashes: shape.num_hashes,
             hashing: shape.hashing,
             capacity: shape.capacity,

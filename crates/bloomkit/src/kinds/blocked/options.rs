@@ -12,7 +12,7 @@ impl Declared for BlockedBloomFilter {
     const OPTIONS: &'static [KindOption<B>] = &[
         KindOption::bits("bits, rounded up to whole 512-bit blocks", B::num_cells),
         KindOption::hashes("", B::num_hashes),
-        // The kind's default is XXH3: the example is the other one.
+        // The kind's default is fold2-128: the example is another one.
         KindOption::hash_function(B::hash_function).example("murmur3-x64-128"),
     ];
 

@@ -1,5 +1,70 @@
 //! Theory of the blocked Bloom filter: the formulas its builder sizes with and its
-//! `Filter::fpp_at` answers with.
+//! `Filter::fpp_at` answers with, and why its default digest meets them.
+//!
+//! # The false-positive rate, B = 512
+//!
+//! With b blocks of B = 512 bits (W = 8 words of 64), n items, k bits per item dealt
+//! round-robin to the words ([`fpp_blocked`] has the derivation, after Putze, Sanders &
+//! Singler, JEA 2009, §3):
+//!
+//! ```text
+//!     FPR(b, k, n) = Σ_{i ≥ 0}  e^{−λ} λ^i / i!  ·  Π_{w=0..7} f_64(j_w, i),    λ = n / b,
+//!     j_w = ⌊k/8⌋ + [w < k mod 8],   f_64(j, i) = the exact rate of a 64-bit word holding
+//!                                                 j bits of each of i items.
+//! ```
+//!
+//! At k = 8 every word holds one bit per item and `f_64(1, i) = 1 − (63/64)^i`, so
+//! `FPR = Σ_i Poisson(i; λ) · (1 − (63/64)^i)^8`: 10.1 bits per item (λ = 50.7) give 1.0%,
+//! 11 bits (λ = 46.5, sbbf-rs-safe's memory) 0.66% — under the 0.82% (measured 0.81%) of
+//! Parquet's 256-bit split block at the same memory, whose words are 32 bits wide and whose blocks hold
+//! half as many items (`(1 − (31/32)^i)^8` with λ = 23.3): wider words lose less to
+//! collisions within a word than smaller blocks lose to the spread of their loads.
+//!
+//! # What the formula assumes of the digest, and why fold2-128 meets it
+//!
+//! The sum holds when (A1) each item's block is uniform on the b blocks and independent of
+//! the other items' blocks, and (A2) a query's eight 6-bit fields are uniform, independent
+//! of each other, of the block, and of the fields of the items in that block. A digest is
+//! "uniform enough" when the measured rate of absent keys stays inside the binomial
+//! interval of this formula for key sets with structure — consecutive integers, multiples of
+//! 2²⁰ and 2³², keys one bit away from present ones, byte-swapped counters
+//! (`tests/suite/blocked.rs`, `…_on_structured_keys`); random keys say nothing about a hash.
+//!
+//! [`HashFunction::Fold2`](crate::HashFunction::Fold2) (the default of new blocked filters)
+//! is two multiply-folds, `fold(a, b) = lo(a·b) ⊕ hi(a·b)` of the full 128-bit product —
+//! wyhash's `mum` (Wang Yi) and rapidhash's `rapid_mix` (De Carli) — on a `u64` key k with
+//! the seed s:
+//!
+//! ```text
+//!     x = fold(k ⊕ s ⊕ K0, k ⊕ s ⊕ K1 ⊕ 8)        fields: the low 48 bits of x
+//!     h = fold(x ⊕ K2, K3)                       block:  ⌊h · b / 2⁶⁴⌋
+//! ```
+//!
+//! * Why not one multiply by a constant: `k·c mod 2⁶⁴` is linear, so a lattice of keys
+//!   (i·2²⁰) maps to a lattice, and bit j of the product depends only on bits ≤ j of k —
+//!   the low fields of keys i·2²⁰ are all equal. Measured: a single fold reached 6.4% at a
+//!   formula of 0.8% on keys i·2²⁰ (BENCHMARKS.md, "What a cheaper hash would buy"), and
+//!   taking block and fields from one fold here puts sequential keys at 1.8% for 1.0%
+//!   (the test above, mutated).
+//! * The first fold multiplies two key-dependent factors: the product is quadratic in k,
+//!   and XOR-ing its high half into the low half makes every bit of x depend on every bit
+//!   of k through the carries of the 64×64 multiplication (the high half is the carry-out of
+//!   all partial products). That breaks lattices and single-bit differences.
+//! * The block comes from the second fold h, not from x: (A2) asks the fields to be
+//!   independent of the block. With fields and block cut from one 64-bit value the two would
+//!   share bits once `48 + log₂ b > 64` (b > 2¹⁶, about 3.4·10⁶ items at 10 bits each), and
+//!   items of one block would share their top field bits. h is a fold of all 64 bits of x,
+//!   the 16 that the fields do not use included, so items with equal fields land in
+//!   unrelated blocks; the tests run past 2¹⁶ blocks (8·10⁶ keys) for this reason.
+//! * The seed enters both factors, so the fold's known degenerate input (a factor of zero
+//!   collapses the product: `k = s ⊕ K0`) is a different key for every seed; a random seed
+//!   (`random_seed()`) keeps an adversary from aiming at it.
+//! * Cost: two 64×64→128 multiplications and five XORs, against XXH3-128's three
+//!   multiplications, shifts and a byte swap of the seed on its 8-byte path.
+//!
+//! What this does *not* give: a 64-bit key has 64 bits of entropy, so digests of two keys
+//! collide with probability 2⁻⁶⁴, not 2⁻¹²⁸ — irrelevant next to ε. Items of 17 bytes or
+//! more are first reduced by XXH3-128, so their quality is XXH3's.
 
 use crate::error::Error;
 use crate::kinds::bloom::theory::*;
