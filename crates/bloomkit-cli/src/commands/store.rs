@@ -105,7 +105,7 @@ pub fn common_help(option: &str, text: &str) -> String {
 pub struct HashingArgs {
     /// The 128-bit hash function.
     #[arg(long = "hash", value_enum, value_name = "FUNCTION",
-          help = common_help(HASH, "The 128-bit hash function [default: murmur3]"))]
+          help = common_help(HASH, "The 128-bit hash function [default: the kind's own; murmur3 for most]"))]
     pub function: Option<HashArg>,
 
     /// How the k bit positions are derived from an item.
@@ -252,15 +252,11 @@ pub fn new_filter(
     } else {
         spec
     };
-    // The command line's default function is MurmurHash3 for every kind that takes a
-    // choice of function (a kind's own default in the library may differ).
-    let function = hashing.function.or_else(|| {
-        (!hashing.redisbloom && kind.takes(HASH) && spec.hash_function.is_none())
-            .then(HashArg::default)
-    });
+    // Without --hash, the kind's own default function (the library's: MurmurHash3 for
+    // most kinds, a faster one where a kind was measured to gain from it).
     let spec = BuildSpec {
         index_scheme: hashing.scheme.map(Into::into).or(spec.index_scheme),
-        hash_function: function.map(Into::into).or(spec.hash_function),
+        hash_function: hashing.function.map(Into::into).or(spec.hash_function),
         seed: hashing.seed.or(spec.seed),
         random_seed: hashing.random_seed,
         options: [spec.options.clone(), options.0.clone()].concat(),
