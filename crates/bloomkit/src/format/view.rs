@@ -72,7 +72,7 @@ use crate::error::{DecodeError, Error};
 use crate::filter::Kind;
 use crate::hash::{Hashing, Item};
 use crate::registry::AnyFilter;
-use crate::{blocked, Persist};
+use crate::Persist;
 
 use super::{with_path, Chunks, Layout, Parts, Reader, CHUNKED_FORMAT_VERSION, FORMAT_VERSION};
 
@@ -162,28 +162,7 @@ pub(crate) fn open<S: KindView + 'static>(
 
 /// A view's kind-specific part, as the kind declares it (`Declared::VIEW`).
 fn opener(kind: Kind) -> Option<OpenView> {
-    // The blocked kind's folder is being changed elsewhere: until its `options.rs` takes
-    // the line `const VIEW = Some(view::open::<ViewShape>)`, it is declared here.
     kind.view_opener()
-        .or_else(|| (kind == Kind::Blocked).then_some(open::<blocked::ViewShape> as OpenView))
-}
-
-/// The blocked kind's [`KindView`] (to move into `kinds/blocked` with its declaration).
-impl KindView for blocked::ViewShape {
-    fn read(parts: &Parts<'_>) -> Result<Self, DecodeError> {
-        blocked::ViewShape::read(parts)
-    }
-
-    fn facts(&self) -> ViewFacts {
-        let num_bits = self.num_blocks * crate::params::BLOCK_BITS;
-        view_facts!(self, num_bits, self.num_hashes)
-    }
-
-    fn contains(&self, bytes: &[u8], view: &FilterView) -> Result<bool, Error> {
-        blocked::ViewShape::contains(self, bytes, |i| {
-            view.payload(i * blocked::BLOCK_BYTES, blocked::BLOCK_BYTES)
-        })
-    }
 }
 
 /// A chunk not checked yet.
@@ -478,8 +457,8 @@ fn viewable_kind(file: &mut File, path: &Path) -> Result<Kind, Error> {
         Ok(kind) if kind.can_view() => Ok(kind),
         Ok(kind) => Err(Error::Unsupported {
             kind,
-            operation: "be opened as a view (only the classic, blocked and split block \
-                        filters can); load it",
+            operation: "be opened as a view (its kind does not answer from a flat array \
+                        read in place); load it",
         }),
         Err(e) => Err(with_path(Error::Decode(e), path)),
     }

@@ -97,6 +97,7 @@ use crate::arch::{self, Supported};
 use crate::codec::{Parts, Persist};
 use crate::error::{DecodeError, Error};
 use crate::filter::{Filter, Kind, Mergeable};
+use crate::format::view::{view_facts, FilterView, KindView, Shape, ViewFacts};
 use crate::hash::{HashFunction, HashingChoice};
 use crate::hash::{self, reduce, Hashing, IndexScheme, Item};
 use crate::lookahead;
@@ -952,31 +953,32 @@ impl Persist for BlockedBloomFilter {
     }
 
     fn decode_parts(parts: &Parts<'_>) -> Result<Self, DecodeError> {
-        let shape = ViewShape::read(parts)?;
+        let Shape { stored, hashing } = ViewShape::read(parts)?;
         let invalid = |field, reason: String| DecodeError::InvalidField { field, reason };
         let mut blocks =
-            zero_blocks(shape.num_blocks).map_err(|e| invalid("num_blocks", e.to_string()))?;
+            zero_blocks(stored.num_blocks).map_err(|e| invalid("num_blocks", e.to_string()))?;
         for (block, bytes) in blocks
             .iter_mut()
             .zip(parts.payload.chunks_exact(BLOCK_BYTES))
         {
             block.0 = block_from_le_bytes(bytes);
         }
+        let level = arch::detected();
         Ok(BlockedBloomFilter {
             blocks,
-            level: shape.level,
-            keyed: Keyed::new(shape.level, shape.hashing, shape.num_hashes),
-            num_hashes: shape.num_hashes,
-            hashing: shape.hashing,
-            capacity: shape.capacity,
-            target_fpp: shape.target_fpp,
-            inserted: shape.inserted,
+            level,
+            keyed: Keyed::new(level, hashing, stored.num_hashes),
+            num_hashes: stored.num_hashes,
+            hashing,
+            capacity: stored.capacity,
+            target_fpp: stored.target_fpp,
+            inserted: stored.inserted,
         })
     }
 }
 
 /// Bytes per block on disk.
-pub(crate) const BLOCK_BYTES: usize = (BLOCK_BITS / 8) as usize;
+const BLOCK_BYTES: usize = (BLOCK_BITS / 8) as usize;
 
 /// A block's words from its 64 little-endian bytes.
 #[inline(always)]
@@ -986,24 +988,15 @@ fn block_from_le_bytes(bytes: &[u8]) -> [u64; WORDS] {
     })
 }
 
-/// A blocked filter as a read-only view ([`format::view`](crate::format::view)) reads it:
-/// the stored parameters, checked as loading checks them (loading goes through
-/// [`ViewShape::read`] too), and the query over a block the view fetches from the file.
-#[derive(Clone, Copy, Debug)]
-pub(crate) struct ViewShape {
-    pub(crate) num_blocks: u64,
-    pub(crate) level: Supported,
-    pub(crate) num_hashes: u32,
-    pub(crate) hashing: Hashing,
-    pub(crate) capacity: u64,
-    pub(crate) target_fpp: f64,
-    pub(crate) inserted: u64,
-}
+/// A blocked filter as loading and a read-only view ([`format::view`](crate::format::view))
+/// read it: the stored parameters, checked, and the query over a block the view fetches
+/// from the file.
+type ViewShape = Shape<Stored>;
 
-impl ViewShape {
+impl KindView for ViewShape {
     /// The parameters of `parts`, checked, and the payload's length against them (its bytes
     /// are not read).
-    pub(crate) fn read(parts: &Parts<'_>) -> Result<Self, DecodeError> {
+    fn read(parts: &Parts<'_>) -> Result<Self, DecodeError> {
         parts.expect_kind(Kind::Blocked)?;
         let invalid = |field, reason: String| DecodeError::InvalidField { field, reason };
         if parts.hashing.scheme != IndexScheme::EnhancedDoubleHashing {
@@ -1015,13 +1008,8 @@ impl ViewShape {
                 ),
             ));
         }
-        let Stored {
-            num_blocks,
-            num_hashes,
-            capacity,
-            target_fpp,
-            inserted,
-        } = Stored::read(parts.params)?;
+        let stored = Stored::read(parts.params)?;
+        let num_blocks = stored.num_blocks;
         if num_blocks == 0 || num_blocks > MAX_NUM_BLOCKS {
             return Err(invalid(
                 "num_blocks",
@@ -1039,34 +1027,29 @@ impl ViewShape {
                 ),
             ));
         }
-        Ok(ViewShape {
-            num_blocks,
-            level: arch::detected(),
-            num_hashes,
+        Ok(Shape {
+            stored,
             hashing: parts.hashing,
-            capacity,
-            target_fpp,
-            inserted,
         })
     }
 
-    /// The loaded filter's answer for the item with these bytes, `block(i)` giving the 64
-    /// little-endian bytes of block i: the same digest, the same block (multiply-shift of
-    /// its high half) and the same kernel.
-    #[inline]
-    pub(crate) fn contains<'b, E>(
-        &self,
-        bytes: &[u8],
-        block: impl FnOnce(usize) -> Result<&'b [u8], E>,
-    ) -> Result<bool, E> {
+    fn facts(&self) -> ViewFacts {
+        let num_bits = self.stored.num_blocks * BLOCK_BITS;
+        view_facts!(self.stored, num_bits, self.stored.num_hashes)
+    }
+
+    /// The loaded filter's answer: the same digest, the same block (multiply-shift of its
+    /// high half) and the same kernel.
+    fn contains(&self, bytes: &[u8], view: &FilterView) -> Result<bool, Error> {
         let (lo, hi) = halves(self.hashing.digest(bytes));
-        let words = block_from_le_bytes(block(block_of(hi, self.num_blocks as usize))?);
+        let i = block_of(hi, self.stored.num_blocks as usize);
+        let words = block_from_le_bytes(view.payload(i * BLOCK_BYTES, BLOCK_BYTES)?);
         Ok(arch::block512::has_with(
-            self.level,
+            arch::detected(),
             &words,
             lo,
             hi,
-            self.num_hashes,
+            self.stored.num_hashes,
         ))
     }
 }

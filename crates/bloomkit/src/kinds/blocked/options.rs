@@ -3,6 +3,7 @@
 
 use super::{BlockedBloomFilter, BlockedBloomFilterBuilder as B};
 use crate::core::spec::{text::at, Declared, KindOption, SCHEME};
+use crate::format::view::{self, OpenView};
 
 crate::core::spec::spec_builder!(B => BlockedBloomFilter);
 
@@ -22,6 +23,8 @@ impl Declared for BlockedBloomFilter {
     )];
 
     const PARALLEL_INSERT: bool = true;
+
+    const VIEW: Option<OpenView> = Some(view::open::<super::ViewShape>);
 
 
     fn describe(&self) -> String {
