@@ -132,26 +132,33 @@ pub fn layer_shape(entries: u64, error: f64) -> Option<(u64, u32, f64)> {
     params::redisbloom_layer_shape(entries, error)
 }
 
-/// The option of a kind whose choice `redisbloom` gives it RedisBloom's table layout (the
-/// cuckoo filter's).
-const LAYOUT_OPTION: &str = "layout";
+/// The choice of a kind's option that makes it RedisBloom's (the cuckoo filter's
+/// `layout`, the scalable filter's `growth-rule`).
+const REDISBLOOM_CHOICE: &str = "redisbloom";
 
 /// Whether `kind` can be made as a RedisBloom filter: it takes an index scheme (and so
-/// RedisBloom's Bloom hashing), or declares a `layout` option with a `redisbloom` choice.
+/// RedisBloom's Bloom hashing), or declares an option with a `redisbloom` choice.
 pub fn kind_speaks_redisbloom(kind: Kind) -> bool {
-    kind.takes(SCHEME) || has_redisbloom_layout(kind)
+    kind.takes(SCHEME) || redisbloom_option(kind).is_some()
 }
 
 fn has_redisbloom_layout(kind: Kind) -> bool {
-    kind.options().iter().any(|o| {
-        o.name == LAYOUT_OPTION
-            && matches!(o.value, ValueType::Choice(c) if c.iter().any(|c| c.name == "redisbloom"))
+    redisbloom_option(kind).is_some()
+}
+
+/// The name of the kind's option that has a `redisbloom` choice, if any.
+fn redisbloom_option(kind: Kind) -> Option<&'static str> {
+    kind.options().iter().find_map(|o| {
+        matches!(o.value, ValueType::Choice(c) if c.iter().any(|c| c.name == REDISBLOOM_CHOICE))
+            .then_some(o.name)
     })
 }
 
 /// A build spec turned into one for a filter RedisBloom can hold (`bloomkit create/build
-/// --redisbloom`): for a kind with RedisBloom's layout (the cuckoo filter), that layout,
-/// sized as `CF.RESERVE` sizes it for n / 0.65 items (room for n in one table); for a kind that takes an index scheme, RedisBloom's
+/// --redisbloom`): for a kind with a `redisbloom` choice, that choice — the cuckoo filter's
+/// RedisBloom layout, sized as `CF.RESERVE` sizes it for n / 0.65 items (room for n in one
+/// table), the scalable filter's RedisBloom growth (`BF.RESERVE KEY ε n EXPANSION s`'s
+/// layers); for a kind that takes an index scheme (the scalable filter too), RedisBloom's
 /// Bloom hashing ([`Hashing::redisbloom`]) and, for a filter sized from n and ε alone with
 /// m and k, `BF.RESERVE KEY ε n NONSCALING`'s m and k ([`layer_shape`]). Other kinds are
 /// refused with the reason.
@@ -169,10 +176,12 @@ fn has_redisbloom_layout(kind: Kind) -> bool {
 /// # Ok::<(), bloomkit::Error>(())
 /// ```
 pub fn redisbloom_spec(kind: Kind, mut spec: BuildSpec) -> Result<BuildSpec, Error> {
-    if has_redisbloom_layout(kind) {
+    if let Some(option) = redisbloom_option(kind) {
         spec.options
-            .push((LAYOUT_OPTION.to_owned(), "redisbloom".to_owned()));
-        return Ok(spec);
+            .push((option.to_owned(), REDISBLOOM_CHOICE.to_owned()));
+        if !kind.takes(SCHEME) {
+            return Ok(spec);
+        }
     }
     if !kind.takes(SCHEME) {
         let able: Vec<&str> = Kind::ALL
