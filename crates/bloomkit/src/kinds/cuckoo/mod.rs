@@ -1229,7 +1229,7 @@ impl CuckooFilterBuilder {
     /// b = 1: the share of the slots such a table fills, see `redisbloom_load` in the
     /// source): B = nextpow2(n' / b), b = 2 and
     /// k = [`REDISBLOOM_MAX_KICKS`] by default; 8-bit fingerprints; MurmurHash64A with seed 0, so no other hash
-    /// function; a seed seeds the eviction walk only). Given ε and no bucket size, b is 2
+    /// function; a seed given is not used, since RedisBloom's evictions are deterministic). Given ε and no bucket size, b is 2
     /// if the rate at n items, `1 − (1 − 1/255)^(2bα)`, reaches ε, else 1; an ε that b
     /// cannot reach is [`Error::UnreachableFpp`].
     ///
@@ -1248,8 +1248,9 @@ impl CuckooFilterBuilder {
     /// e, for [`Layout::RedisBloom`]: when an insert finds no room, a sub-filter of e times
     /// the newest one's buckets is added, as `CF.RESERVE … EXPANSION e` makes RedisBloom
     /// do (rounded up to a power of two as there; 0 to 32768). The default 0 never grows:
-    /// such an insert fails with [`Error::Full`], changing nothing. The paper's layout
-    /// takes none.
+    /// such an insert fails with [`Error::Full`], changing nothing. Only RedisBloom's
+    /// layout grows: an expansion without a layout chooses it, with the paper's it is an
+    /// error.
     ///
     /// ```
     /// use bloomkit::cuckoo::{CuckooFilter, Layout};
@@ -1282,7 +1283,8 @@ impl CuckooFilterBuilder {
     /// With buckets but no capacity, the capacity is `⌊B · b · 0.95⌋` (`B · b` in
     /// RedisBloom's layout).
     pub fn build(self) -> Result<CuckooFilter, Error> {
-        if self.layout == Some(Layout::RedisBloom) {
+        let grows = self.expansion.is_some() && self.layout.is_none();
+        if self.layout == Some(Layout::RedisBloom) || grows {
             return self.build_redisbloom();
         }
         if let Some(e) = self.expansion {

@@ -995,3 +995,173 @@ mod tests {
         assert_eq!(used(&cf), before - 1);
     }
 }
+
+#[cfg(test)]
+mod properties {
+    use super::*;
+    use crate::codec::Persist;
+    use crate::cuckoo::{CuckooFilter, Layout};
+    use proptest::prelude::*;
+    use std::collections::HashMap;
+
+    /// Random adds and deletes of added items on small filters that grow many times: every
+    /// item added more often than deleted is found and counted at least that often — no
+    /// eviction, rollback, growth, delete or compaction loses one — and the count of items
+    /// is the slots in use.
+    fn check_no_item_is_lost(
+        bucket_size: u16,
+        expansion: u16,
+        max_iterations: u16,
+        ops: &[(bool, u16)],
+    ) -> Result<(), TestCaseError> {
+        let mut cf = RedisBloomCuckoo::new(8, bucket_size, max_iterations, expansion, &Unlimited)
+            .unwrap();
+        let mut held: HashMap<u16, u64> = HashMap::new();
+        for &(add, item) in ops {
+            let bytes = item.to_le_bytes();
+            if add || held.get(&item).copied().unwrap_or(0) == 0 {
+                prop_assert_eq!(cf.insert_with(&bytes, &Unlimited), Insert::Inserted);
+                *held.entry(item).or_default() += 1;
+            } else {
+                prop_assert!(cf.delete(&bytes), "{item} was added and is not deleted");
+                *held.get_mut(&item).unwrap() -= 1;
+            }
+        }
+        for (item, &n) in &held {
+            let bytes = item.to_le_bytes();
+            prop_assert!(n == 0 || cf.contains(&bytes), "{item} lost");
+            prop_assert!(cf.count(&bytes) >= n, "{item}: {} < {n}", cf.count(&bytes));
+        }
+        prop_assert_eq!(cf.num_items(), held.values().sum::<u64>());
+        prop_assert_eq!(cf.used_slots(), cf.num_items());
+        // Sub-filter j has buckets · expansionʲ buckets.
+        for (j, f) in cf.filters().iter().enumerate() {
+            prop_assert_eq!(
+                f.num_buckets(),
+                cf.num_buckets() * (cf.expansion() as u64).pow(j as u32)
+            );
+        }
+        Ok(())
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(64))]
+
+        #[test]
+        fn no_added_item_is_lost_across_growth_deletes_and_compaction(
+            bucket_size in 1u16..=4,
+            expansion in prop::sample::select(vec![1u16, 2, 4]),
+            max_iterations in 1u16..=30,
+            ops in prop::collection::vec((prop::bool::weighted(0.7), 0u16..300), 1..400),
+        ) {
+            check_no_item_is_lost(bucket_size, expansion, max_iterations, &ops)?;
+        }
+
+        /// A grown filter saved in a bloomkit file loads back equal (every sub-filter, the
+        /// counts, the expansion), answers the same, and grows on as the original does.
+        #[test]
+        fn a_grown_filter_round_trips_through_its_file_and_grows_on_alike(
+            bucket_size in 1u32..=4,
+            expansion in prop::sample::select(vec![1u32, 2, 4]),
+            items in 20u32..300,
+            deletes in 0u32..20,
+        ) {
+            let mut f = CuckooFilter::builder()
+                .layout(Layout::RedisBloom)
+                .num_buckets(4)
+                .bucket_size(bucket_size)
+                .max_kicks(20)
+                .expansion(expansion)
+                .build()
+                .unwrap();
+            for i in 0..items {
+                f.insert(&i).unwrap();
+            }
+            for i in 0..deletes.min(items) {
+                f.remove(&(i * 3 % items)).ok();
+            }
+            prop_assert!(items < 40 || f.num_sub_filters() > 1);
+            let mut back = CuckooFilter::from_bytes(&f.to_bytes()).unwrap();
+            prop_assert!(back == f);
+            prop_assert!((0..2 * items).all(|i| back.contains(&i) == f.contains(&i)));
+            for i in 1000..1100u32 {
+                f.insert(&i).unwrap();
+                back.insert(&i).unwrap();
+            }
+            prop_assert!(back == f);
+        }
+
+        /// Shapes a header or file may claim: any that is no filter is refused before
+        /// anything is allocated (no panic, no abort); what is accepted has the sizes the
+        /// shape gives.
+        #[test]
+        fn hostile_shapes_are_refused_before_allocating(
+            buckets in prop::sample::select(vec![0u64, 1, 2, 3, 4, 1 << 20, 1 << 40, 1 << 55, (1 << 56) - 1, 1 << 56, u64::MAX]),
+            filters in prop::sample::select(vec![0u64, 1, 2, 3, 17, 40, 65535, 65536, u64::MAX]),
+            bucket_size in prop::sample::select(vec![0u64, 1, 2, 255, 256, u64::MAX]),
+            max_iterations in prop::sample::select(vec![0u64, 1, 65535, 65536]),
+            expansion in prop::sample::select(vec![0u64, 1, 2, 3, 4, 32768, 65535, 65536]),
+        ) {
+            let shape = Shape { items: 0, buckets, deletes: 0, filters, bucket_size, max_iterations, expansion };
+            // A budget of 1 MiB: what passes it is allocated.
+            match RedisBloomCuckoo::zeroed(&shape, Hashing::Murmur64A, &(1u64 << 20)) {
+                Ok(cf) => {
+                    prop_assert_eq!(cf.filters().len() as u64, filters);
+                    prop_assert!(filters == 1 || expansion > 0);
+                    prop_assert!(cf.memory_bytes() <= 1 << 20);
+                }
+                Err(CreateError::TooLarge(needed)) => prop_assert!(needed > 1 << 20),
+                Err(CreateError::Invalid) => {
+                    let valid = buckets.is_power_of_two() && buckets < 1 << 56
+                        && (1..=255).contains(&bucket_size) && (1..=65535).contains(&max_iterations)
+                        && (1..=65535).contains(&filters) && (filters == 1 || expansion > 0)
+                        && expansion <= 65535;
+                    // Valid fields can still describe sub-filters past 2⁵⁶ buckets.
+                    prop_assert!(!valid || RedisBloomCuckoo::sub_filter_buckets_of(&shape).is_none());
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn deletes_never_take_another_items_copy() {
+        // Every item added twice, then each deleted once: all still there, counted once more.
+        let mut cf = RedisBloomCuckoo::new(8, 2, 20, 2, &Unlimited).unwrap();
+        for round in 0..2 {
+            for i in 0..200u32 {
+                assert_eq!(cf.insert_with(&i.to_le_bytes(), &Unlimited), Insert::Inserted, "{round}");
+            }
+        }
+        assert!(cf.filters().len() > 3);
+        for i in 0..200u32 {
+            assert!(cf.delete(&i.to_le_bytes()));
+        }
+        assert!((0..200u32).all(|i| cf.contains(&i.to_le_bytes())));
+        assert_eq!(cf.num_items(), 200);
+    }
+
+    #[test]
+    fn a_grown_files_damaged_parameters_and_payload_are_refused() {
+        let mut f = CuckooFilter::builder()
+            .layout(Layout::RedisBloom)
+            .num_buckets(4)
+            .expansion(2)
+            .build()
+            .unwrap();
+        for i in 0..100u32 {
+            f.insert(&i).unwrap();
+        }
+        assert!(f.num_sub_filters() > 2);
+        let good = f.to_bytes();
+        // Every truncation is an error, never a panic.
+        for len in 0..good.len() {
+            assert!(CuckooFilter::from_bytes(&good[..len]).is_err(), "{len}");
+        }
+        // Every single byte flipped: an error (the checksum) or, never, a panic.
+        for at in 0..good.len() {
+            let mut bad = good.clone();
+            bad[at] ^= 0x5a;
+            let _ = CuckooFilter::from_bytes(&bad);
+        }
+    }
+}

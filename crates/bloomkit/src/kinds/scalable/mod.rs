@@ -771,7 +771,8 @@ impl ScalableBloomFilterBuilder {
     /// `BF.RESERVE key ε n EXPANSION s` makes them: the first layer n items at ε/2, each
     /// next s times the newest's items at half its error, sized by libbloom's formulas
     /// ([`params::redisbloom_layer_shape`]), hashed as RedisBloom hashes
-    /// ([`Hashing::redisbloom`], so no other hash function); s is any whole number ≥ 1
+    /// ([`Hashing::redisbloom`], so no other hash function or scheme, and a seed given is
+    /// not used); s is any whole number ≥ 1
     /// and the tightening ratio ½. `bloomkit export --to redis` writes such a filter as
     /// `BF.LOADCHUNK` commands, after which RedisBloom grows it as it grows its own.
     ///
@@ -868,17 +869,18 @@ impl ScalableBloomFilterBuilder {
         let h = Hashing::redisbloom();
         let chosen = self.hashing.hashing;
         let default = Hashing::default();
+        // A seed has no part in RedisBloom's hashing (its seed is fixed): one given (the
+        // registry's builds always give one) is not used, as in the cuckoo filter's
+        // RedisBloom layout.
         let either = |a: bool, b: bool| a || b;
         if !either(chosen.function == default.function, chosen.function == h.function)
             || !either(chosen.scheme == default.scheme, chosen.scheme == h.scheme)
-            || !either(chosen.seed == default.seed, chosen.seed == h.seed)
-            || self.hashing.random_seed
         {
             return Err(bad(
                 "hashing",
                 format!(
                     "RedisBloom's growth hashes as RedisBloom does ({h}); it takes no other \
-                     hash function, scheme or seed"
+                     hash function or index scheme"
                 ),
             ));
         }
