@@ -947,7 +947,7 @@ impl<'a> FilterDump<'a> {
                     Source::Bloom(f) => f.bits.read_le_bytes_at(offset, chunk),
                     Source::Chain(f) => f.layers()[part].bits.read_le_bytes_at(offset, chunk),
                     Source::Cuckoo(f) => {
-                        f.read_slots(offset, chunk);
+                        f.read_slots(base + offset, chunk);
                         Some(())
                     }
                 }
@@ -1844,6 +1844,48 @@ mod tests {
         assert!(d.to_cuckoo_filter().unwrap().contains(&2999u32));
         assert!(
             d.filters == vec![CuckooDump::from_cuckoo_filter(&f, None).unwrap().filters[0].clone()]
+        );
+    }
+
+    /// A filter grown to several sub-filters streams every sub-filter's own bytes (as the
+    /// owned dump copies them), and its dump loads back into the same filter, counts and
+    /// expansion included.
+    #[test]
+    fn a_grown_cuckoo_filter_streams_each_sub_filter_and_round_trips() {
+        let mut f = CuckooFilter::builder()
+            .layout(Layout::RedisBloom)
+            .capacity(64)
+            .max_kicks(20)
+            .expansion(2)
+            .build()
+            .unwrap();
+        for i in 0..600u32 {
+            f.insert(&i).unwrap();
+        }
+        for i in (0..600u32).step_by(9) {
+            f.remove(&i).unwrap();
+        }
+        assert!(f.num_sub_filters() > 2, "{}", f.num_sub_filters());
+        let owned = CuckooDump::from_cuckoo_filter(&f, None).unwrap();
+        let any = AnyFilter::from(f.clone());
+        let mut replies = Vec::new();
+        FilterDump::new(&any, None)
+            .unwrap()
+            .write_scandump(&mut replies)
+            .unwrap();
+        let Dump::Cuckoo(streamed) = parse_scandump(&replies).unwrap() else {
+            panic!("a cuckoo dump")
+        };
+        assert!(
+            streamed == owned,
+            "the streamed chunks are the sub-filters' bytes"
+        );
+        assert_eq!(streamed.header.expansion, 2);
+        let back = streamed.to_cuckoo_filter().unwrap();
+        assert_eq!(back.redisbloom_table(), f.redisbloom_table());
+        assert!(
+            FilterDump::new(&any, Some(4)).is_err(),
+            "a grown filter keeps its expansion"
         );
     }
 
