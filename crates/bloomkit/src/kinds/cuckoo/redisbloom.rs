@@ -1091,33 +1091,43 @@ mod properties {
             prop_assert!(back == f);
         }
 
-        /// Shapes a header or file may claim: any that is no filter is refused before
-        /// anything is allocated (no panic, no abort); what is accepted has the sizes the
-        /// shape gives.
-        #[test]
-        fn hostile_shapes_are_refused_before_allocating(
-            buckets in prop::sample::select(vec![0u64, 1, 2, 3, 4, 1 << 20, 1 << 40, 1 << 55, (1 << 56) - 1, 1 << 56, u64::MAX]),
-            filters in prop::sample::select(vec![0u64, 1, 2, 3, 17, 40, 65535, 65536, u64::MAX]),
-            bucket_size in prop::sample::select(vec![0u64, 1, 2, 255, 256, u64::MAX]),
-            max_iterations in prop::sample::select(vec![0u64, 1, 65535, 65536]),
-            expansion in prop::sample::select(vec![0u64, 1, 2, 3, 4, 32768, 65535, 65536]),
-        ) {
-            let shape = Shape { items: 0, buckets, deletes: 0, filters, bucket_size, max_iterations, expansion };
-            // A budget of 1 MiB: what passes it is allocated.
-            match RedisBloomCuckoo::zeroed(&shape, Hashing::Murmur64A, &(1u64 << 20)) {
-                Ok(cf) => {
-                    prop_assert_eq!(cf.filters().len() as u64, filters);
-                    prop_assert!(filters == 1 || expansion > 0);
-                    prop_assert!(cf.memory_bytes() <= 1 << 20);
-                }
-                Err(CreateError::TooLarge(needed)) => prop_assert!(needed > 1 << 20),
-                Err(CreateError::Invalid) => {
-                    let valid = buckets.is_power_of_two() && buckets < 1 << 56
-                        && (1..=255).contains(&bucket_size) && (1..=65535).contains(&max_iterations)
-                        && (1..=65535).contains(&filters) && (filters == 1 || expansion > 0)
-                        && expansion <= 65535;
-                    // Valid fields can still describe sub-filters past 2⁵⁶ buckets.
-                    prop_assert!(!valid || RedisBloomCuckoo::sub_filter_buckets_of(&shape).is_none());
+    }
+
+    /// Shapes a header or file may claim, every combination of edge values: any that is no
+    /// filter is refused before anything is allocated (no panic, no abort); what is
+    /// accepted has the sub-filters the shape gives, within the budget.
+    #[test]
+    fn hostile_shapes_are_refused_before_allocating() {
+        let budget = 1u64 << 20;
+        for buckets in [0u64, 1, 2, 3, 4, 1 << 20, 1 << 40, 1 << 55, (1 << 56) - 1, 1 << 56, u64::MAX] {
+            for filters in [0u64, 1, 2, 3, 17, 40, 65535, 65536, u64::MAX] {
+                for bucket_size in [0u64, 1, 2, 255, 256, u64::MAX] {
+                    for max_iterations in [0u64, 1, 65535, 65536] {
+                        for expansion in [0u64, 1, 2, 3, 4, 32768, 65535, 65536] {
+                            let shape = Shape { items: 0, buckets, deletes: 0, filters, bucket_size, max_iterations, expansion };
+                            let valid = buckets.is_power_of_two() && buckets < 1 << 56
+                                && (1..=255).contains(&bucket_size)
+                                && (1..=65535).contains(&max_iterations)
+                                && (1..=65535).contains(&filters)
+                                && (filters == 1 || expansion > 0)
+                                && expansion <= 65535;
+                            match RedisBloomCuckoo::zeroed(&shape, Hashing::Murmur64A, &budget) {
+                                Ok(cf) => {
+                                    assert!(valid, "{shape:?}");
+                                    assert_eq!(cf.filters().len() as u64, filters);
+                                    assert!(cf.memory_bytes() <= budget);
+                                }
+                                Err(CreateError::TooLarge(needed)) => {
+                                    assert!(valid && needed > budget, "{shape:?}")
+                                }
+                                // Valid fields can still describe sub-filters past 2⁵⁶ buckets.
+                                Err(CreateError::Invalid) => assert!(
+                                    !valid || RedisBloomCuckoo::sub_filter_buckets_of(&shape).is_none(),
+                                    "{shape:?}"
+                                ),
+                            }
+                        }
+                    }
                 }
             }
         }
