@@ -745,7 +745,8 @@ impl ScalableBloomFilterBuilder {
         "ε, the bound on the compound false-positive probability (default 1%)."
     );
 
-    /// s, the factor by which each layer's capacity grows: 2 (the default) or 4.
+    /// s, the factor by which each layer's capacity grows: 2 (the default) or 4; any s ≥ 1
+    /// with [`GrowthRule::RedisBloom`] (`BF.RESERVE`'s EXPANSION).
     pub fn growth_factor(mut self, growth: u32) -> Self {
         self.growth = Some(growth);
         self

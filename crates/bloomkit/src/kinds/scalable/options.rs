@@ -32,7 +32,7 @@ impl Declared for ScalableBloomFilter {
         KindOption::new(
             "growth",
             "S",
-            "s, the factor by which each layer's capacity grows: 2 or 4",
+            "s, the factor by which each layer's capacity grows: 2 or 4 (any s ≥ 1 with --growth-rule redisbloom, as BF.RESERVE's EXPANSION)",
             "2",
             "4",
             Apply::U32(B::growth_factor),
