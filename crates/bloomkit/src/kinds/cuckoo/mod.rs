@@ -2237,3 +2237,98 @@ mod tests {
         f.insert("one more").unwrap();
     }
 }
+
+#[cfg(test)]
+mod older_redisbloom_files {
+    use super::*;
+    use crate::codec::Parts;
+
+    /// The 64 bytes of parameters a file of RedisBloom's layout had before sub-filters were
+    /// kept, and its payload (the table as packed 8-bit counters).
+    fn old_file(table: &PackedCounters, len: u64, victim: Option<(u64, u32)>) -> (Vec<u8>, Vec<u8>) {
+        let mut params = Vec::new();
+        params.extend_from_slice(&(table.len() / 2).to_le_bytes()); // buckets of 2 slots
+        params.extend_from_slice(&2u32.to_le_bytes());
+        params.extend_from_slice(&8u32.to_le_bytes());
+        params.extend_from_slice(&500u32.to_le_bytes());
+        params.extend_from_slice(&6u64.to_le_bytes()); // capacity
+        params.extend_from_slice(&0.02f64.to_le_bytes());
+        params.extend_from_slice(&len.to_le_bytes());
+        params.extend_from_slice(&12345u64.to_le_bytes()); // the walk's generator
+        let (vb, vf) = victim.unwrap_or((0, 0));
+        params.extend_from_slice(&vb.to_le_bytes());
+        params.extend_from_slice(&vf.to_le_bytes());
+        assert_eq!(params.len(), STORED_BYTES);
+        let mut payload = Vec::new();
+        table.write_le_bytes(&mut payload);
+        (params, payload)
+    }
+
+    fn load(params: &[u8], payload: &[u8]) -> Result<CuckooFilter, DecodeError> {
+        CuckooFilter::decode_parts(&Parts {
+            kind: Kind::Cuckoo,
+            hashing: Hashing::redisbloom_cuckoo(),
+            params,
+            payload,
+        })
+    }
+
+    /// Items placed as the one-table filter placed them (first bucket, else the other).
+    fn table_of(items: &[u32]) -> (PackedCounters, Vec<u32>) {
+        let mut table = PackedCounters::zeros(8, 8).unwrap();
+        let mut placed = Vec::new();
+        for &i in items {
+            let (h, fp) = redisbloom_hash(&i.to_le_bytes());
+            let b1 = h & 3;
+            let b2 = redisbloom_alt_index(fp, b1) & 3;
+            let free = [b1, b2]
+                .into_iter()
+                .flat_map(|b| [2 * b, 2 * b + 1])
+                .find(|&s| table.get(s) == 0);
+            if let Some(slot) = free {
+                table.set(slot, fp as u32);
+                placed.push(i);
+            }
+        }
+        (table, placed)
+    }
+
+    #[test]
+    fn a_one_table_file_loads_as_one_sub_filter_that_never_grows() {
+        let (table, placed) = table_of(&[1, 2, 3, 4]);
+        let (params, payload) = old_file(&table, placed.len() as u64, None);
+        let f = load(&params, &payload).unwrap();
+        assert_eq!((f.num_sub_filters(), f.expansion(), f.capacity()), (1, 0, 6));
+        assert_eq!(Filter::len(&f), placed.len() as u64);
+        assert!(placed.iter().all(|i| f.contains(&i.to_le_bytes())));
+        // Saved again, it is the new form, and loads back equal.
+        assert!(CuckooFilter::from_bytes(&f.to_bytes()).unwrap() == f);
+        // A count the table denies is refused, as before.
+        let (params, payload) = old_file(&table, placed.len() as u64 + 1, None);
+        assert!(load(&params, &payload).is_err());
+    }
+
+    #[test]
+    fn a_waiting_victim_goes_into_the_table_or_a_second_sub_filter() {
+        // A full table (every slot a fingerprint) and one more waiting: no room, so a second
+        // sub-filter takes it and the filter grows on with expansion 1.
+        let mut table = PackedCounters::zeros(8, 8).unwrap();
+        for s in 0..8 {
+            table.set(s, 200 + s as u32);
+        }
+        let (params, payload) = old_file(&table, 9, Some((1, 77)));
+        let f = load(&params, &payload).unwrap();
+        assert_eq!((f.num_sub_filters(), f.expansion(), Filter::len(&f)), (2, 1, 9));
+        let redis = f.redisbloom_table().unwrap();
+        assert_eq!(redis.filters()[1].data().iter().filter(|&&s| s == 77).count(), 1);
+        // A victim with room in the table goes there.
+        let (table, placed) = table_of(&[10, 11]);
+        let (h, fp) = redisbloom_hash(&99u32.to_le_bytes());
+        let (params, payload) =
+            old_file(&table, placed.len() as u64 + 1, Some((h & 3, fp as u32)));
+        let f = load(&params, &payload).unwrap();
+        assert_eq!((f.num_sub_filters(), f.expansion()), (1, 0));
+        assert!(f.contains(&99u32.to_le_bytes()));
+        assert!(placed.iter().all(|i| f.contains(&i.to_le_bytes())));
+    }
+}
