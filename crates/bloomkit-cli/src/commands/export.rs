@@ -49,8 +49,10 @@ pub struct ExportArgs {
     #[arg(long, value_name = "KEY")]
     pub key: Option<String>,
 
-    /// With --to redis: make a scaling RedisBloom filter that adds layers of N times the
-    /// capacity once full (without it the filter is NONSCALING, as the bloomkit one).
+    /// With --to redis: make a classic filter a scaling RedisBloom filter that adds layers
+    /// of N times the capacity once full (without it, NONSCALING, as the bloomkit one); set
+    /// a cuckoo filter's expansion to N (without it, its own: 0, never growing, unless it
+    /// was made with --expansion or imported; one that has grown sub-filters keeps its own).
     #[arg(long, value_name = "N")]
     pub expansion: Option<u32>,
 

@@ -5,8 +5,9 @@
 //!   `redis-cli --no-raw BF.SCANDUMP key ITER` prints, call after call:
 //!   [`bloomkit::interop::redisbloom::parse_scandump`]). A one-layer Bloom filter becomes
 //!   a classic filter with RedisBloom's hashing, one grown to several layers a scalable
-//!   filter with RedisBloom's growth, a one-sub-filter cuckoo filter a cuckoo filter of
-//!   RedisBloom's layout; the others are refused with the reason.
+//!   filter with RedisBloom's growth, a cuckoo filter a cuckoo filter of RedisBloom's
+//!   layout with every sub-filter it grew (both grow on as RedisBloom's would); the
+//!   others are refused with the reason.
 //! * `spark`, `guava`: the bytes of `BloomFilter.writeTo`. The bits are kept as they are,
 //!   with the hashing of the format; the file then answers for items as their bytes (a
 //!   string as its UTF-8, Guava's byte-array funnel, Spark's `putBinary`; a `long` would be

@@ -468,7 +468,7 @@ impl Kind {
     /// ```
     /// use bloomkit::Kind;
     /// let names: Vec<&str> = Kind::Cuckoo.options().iter().map(|o| o.name).collect();
-    /// assert_eq!(names, ["hash", "bucket-size", "fingerprint-bits", "max-kicks", "layout"]);
+    /// assert_eq!(names, ["hash", "bucket-size", "fingerprint-bits", "max-kicks", "layout", "expansion"]);
     /// ```
     pub fn options(self) -> Vec<OptionInfo> {
         (self.declaration().options)()

@@ -45,18 +45,18 @@
 //! A classic [`BloomFilter`] hashed with [`Hashing::redisbloom`] whose bit count is a whole
 //! number of bytes sets exactly the bits a one-layer RedisBloom filter sets
 //! ([`BloomDump::from_bloom_filter`]); `bloomkit create --redisbloom` sizes one as
-//! `BF.RESERVE … NONSCALING` does. A [`CuckooFilter`] of [`Layout::RedisBloom`] holds
-//! exactly the slots of a one-sub-filter RedisBloom cuckoo filter
-//! ([`CuckooDump::from_cuckoo_filter`], [`CuckooDump::to_cuckoo_filter`]); `bloomkit create
-//! --kind cuckoo --redisbloom` sizes one as `CF.RESERVE` would for n / 0.65 items (the
-//! share of its slots such a table fills before its victim slot is used). A Bloom filter that grew
+//! `BF.RESERVE … NONSCALING` does. A [`CuckooFilter`] of [`Layout::RedisBloom`](crate::cuckoo::Layout::RedisBloom) is
+//! RedisBloom's cuckoo filter ([`crate::cuckoo::redisbloom::RedisBloomCuckoo`]): every
+//! sub-filter it grew, its counts of items and deletes, its expansion, inserting, evicting,
+//! deleting and growing as RedisBloom does ([`CuckooDump::from_cuckoo_filter`],
+//! [`CuckooDump::to_cuckoo_filter`]); `bloomkit create --kind cuckoo --redisbloom` sizes one
+//! as `CF.RESERVE` would for n / 0.65 items, with `--expansion e` one that grows. A Bloom filter that grew
 //! to several layers is a [`ScalableBloomFilter`] with [`GrowthRule::RedisBloom`], every
 //! layer a classic filter as dumped, new layers added as RedisBloom adds them
-//! ([`BloomDump::to_scalable_filter`]). Every other kind, growth or hashing puts items
-//! elsewhere. Still refused, with the reason: a cuckoo filter that grew to more than one
-//! sub-filter (each sub-filter is a table of its own size, which one bloomkit table cannot
-//! hold), a cuckoo filter whose victim slot is in use (RedisBloom has none), and RedisBloom
-//! 1.x's 32-bit hashing and power-of-two layers.
+//! ([`BloomDump::to_scalable_filter`]); `bloomkit create --kind scalable --redisbloom` makes
+//! one as `BF.RESERVE` does. Every other kind, growth or hashing puts items elsewhere.
+//! Still refused, with the reason: RedisBloom 1.x's 32-bit hashing and power-of-two layers,
+//! and headers whose counts the data deny.
 //!
 //! # Export without a second copy
 //!
@@ -67,7 +67,8 @@
 use std::io::{self, Write};
 
 use crate::bits::BitVec;
-use crate::cuckoo::Layout;
+use crate::cuckoo::redisbloom::{Hashing as CuckooHashing, RedisBloomCuckoo, Shape};
+
 use crate::error::{DecodeError, Error};
 use crate::format::Reader;
 use crate::hash::{Hashing, REDISBLOOM_SEED};
@@ -131,26 +132,33 @@ pub fn layer_shape(entries: u64, error: f64) -> Option<(u64, u32, f64)> {
     params::redisbloom_layer_shape(entries, error)
 }
 
-/// The option of a kind whose choice `redisbloom` gives it RedisBloom's table layout (the
-/// cuckoo filter's).
-const LAYOUT_OPTION: &str = "layout";
+/// The choice of a kind's option that makes it RedisBloom's (the cuckoo filter's
+/// `layout`, the scalable filter's `growth-rule`).
+const REDISBLOOM_CHOICE: &str = "redisbloom";
 
 /// Whether `kind` can be made as a RedisBloom filter: it takes an index scheme (and so
-/// RedisBloom's Bloom hashing), or declares a `layout` option with a `redisbloom` choice.
+/// RedisBloom's Bloom hashing), or declares an option with a `redisbloom` choice.
 pub fn kind_speaks_redisbloom(kind: Kind) -> bool {
-    kind.takes(SCHEME) || has_redisbloom_layout(kind)
+    kind.takes(SCHEME) || redisbloom_option(kind).is_some()
 }
 
 fn has_redisbloom_layout(kind: Kind) -> bool {
-    kind.options().iter().any(|o| {
-        o.name == LAYOUT_OPTION
-            && matches!(o.value, ValueType::Choice(c) if c.iter().any(|c| c.name == "redisbloom"))
+    redisbloom_option(kind).is_some()
+}
+
+/// The name of the kind's option that has a `redisbloom` choice, if any.
+fn redisbloom_option(kind: Kind) -> Option<&'static str> {
+    kind.options().iter().find_map(|o| {
+        matches!(o.value, ValueType::Choice(c) if c.iter().any(|c| c.name == REDISBLOOM_CHOICE))
+            .then_some(o.name)
     })
 }
 
 /// A build spec turned into one for a filter RedisBloom can hold (`bloomkit create/build
-/// --redisbloom`): for a kind with RedisBloom's layout (the cuckoo filter), that layout,
-/// sized as `CF.RESERVE` sizes it for n / 0.65 items (room for n in one table); for a kind that takes an index scheme, RedisBloom's
+/// --redisbloom`): for a kind with a `redisbloom` choice, that choice — the cuckoo filter's
+/// RedisBloom layout, sized as `CF.RESERVE` sizes it for n / 0.65 items (room for n in one
+/// table), the scalable filter's RedisBloom growth (`BF.RESERVE KEY ε n EXPANSION s`'s
+/// layers); for a kind that takes an index scheme (the scalable filter too), RedisBloom's
 /// Bloom hashing ([`Hashing::redisbloom`]) and, for a filter sized from n and ε alone with
 /// m and k, `BF.RESERVE KEY ε n NONSCALING`'s m and k ([`layer_shape`]). Other kinds are
 /// refused with the reason.
@@ -168,10 +176,12 @@ fn has_redisbloom_layout(kind: Kind) -> bool {
 /// # Ok::<(), bloomkit::Error>(())
 /// ```
 pub fn redisbloom_spec(kind: Kind, mut spec: BuildSpec) -> Result<BuildSpec, Error> {
-    if has_redisbloom_layout(kind) {
+    if let Some(option) = redisbloom_option(kind) {
         spec.options
-            .push((LAYOUT_OPTION.to_owned(), "redisbloom".to_owned()));
-        return Ok(spec);
+            .push((option.to_owned(), REDISBLOOM_CHOICE.to_owned()));
+        if !kind.takes(SCHEME) {
+            return Ok(spec);
+        }
     }
     if !kind.takes(SCHEME) {
         let able: Vec<&str> = Kind::ALL
@@ -852,9 +862,10 @@ pub struct FilterDump<'a> {
 impl<'a> FilterDump<'a> {
     /// The dump of `filter`: a classic filter with RedisBloom's hashing (one Bloom layer;
     /// `growth` `None` makes it `NONSCALING`, `Some(g)` a filter that adds layers of g
-    /// times the capacity), or a cuckoo filter of [`Layout::RedisBloom`] (one sub-filter;
-    /// `growth` `None` makes its expansion 0, a filter that never grows, as the bloomkit
-    /// one, `Some(e)` expansion e). Other filters are refused with the reason; a compressed
+    /// times the capacity), or a cuckoo filter of
+    /// [`Layout::RedisBloom`](crate::cuckoo::Layout::RedisBloom) (every sub-filter; `growth`
+    /// `None` keeps its expansion, `Some(e)` makes it e, which only a filter of one
+    /// sub-filter can change). Other filters are refused with the reason; a compressed
     /// filter must be uncompressed first ([`AnyFilter::into_uncompressed`]).
     pub fn new(filter: &'a AnyFilter, growth: Option<u32>) -> Result<Self, Error> {
         match filter {
@@ -936,7 +947,7 @@ impl<'a> FilterDump<'a> {
                     Source::Bloom(f) => f.bits.read_le_bytes_at(offset, chunk),
                     Source::Chain(f) => f.layers()[part].bits.read_le_bytes_at(offset, chunk),
                     Source::Cuckoo(f) => {
-                        f.read_slots(offset, chunk);
+                        f.read_slots(base + offset, chunk);
                         Some(())
                     }
                 }
@@ -1130,42 +1141,49 @@ fn chain_header(filter: &ScalableBloomFilter) -> Result<BloomHeader, Error> {
     })
 }
 
-/// The header of a cuckoo filter of RedisBloom's layout: one sub-filter, its count, no
-/// deletes, its max kicks as MAXITERATIONS, `growth` as its expansion (0 when `None`).
+/// The header of a cuckoo filter of RedisBloom's layout: its sub-filters, its counts of
+/// items and deletes, its max kicks as MAXITERATIONS, its expansion — or `growth` instead,
+/// for a filter that has not grown past its first sub-filter (an expansion a filter of
+/// several sub-filters has already used cannot change).
 fn cuckoo_header(filter: &CuckooFilter, growth: Option<u32>) -> Result<CuckooHeader, Error> {
     let unsupported = |reason: String| Error::InvalidParameter {
         parameter: "filter for RedisBloom",
         reason,
     };
-    if filter.layout() != Layout::RedisBloom {
+    let Some(table) = filter.redisbloom_table() else {
         return Err(unsupported(
             "it is a cuckoo filter of the paper's layout (f-bit fingerprints from a 128-bit \
              digest); RedisBloom's CF table is another: create it with `bloomkit create --kind \
              cuckoo --redisbloom`"
                 .into(),
         ));
-    }
-    if filter.is_full() {
-        return Err(unsupported(
-            "its victim slot holds a fingerprint (the table is full), and RedisBloom's cuckoo \
-             filter has no victim slot; remove an item first, or build a larger filter"
-                .into(),
-        ));
-    }
+    };
+    let own = table.expansion();
     let expansion = match growth {
-        None => 0,
+        None => own,
+        Some(e) if table.filters().len() > 1 && e != own as u32 => {
+            return Err(Error::InvalidParameter {
+                parameter: "expansion",
+                reason: format!(
+                    "the filter has grown {} sub-filters with expansion {own}; --expansion \
+                     cannot change that",
+                    table.filters().len()
+                ),
+            })
+        }
         Some(e) => u16::try_from(e)
             .ok()
             .filter(|&e| e <= 32768)
             .ok_or_else(|| unsupported(format!("expansion {e}; RedisBloom's is 0 to 32768")))?,
     };
+    let shape = table.shape();
     let header = CuckooHeader {
-        items: filter.len(),
-        buckets: filter.num_buckets(),
-        deletes: 0,
-        filters: 1,
-        bucket_size: filter.bucket_size() as u16,
-        max_iterations: filter.max_kicks() as u16,
+        items: shape.items,
+        buckets: shape.buckets,
+        deletes: shape.deletes,
+        filters: shape.filters,
+        bucket_size: shape.bucket_size as u16,
+        max_iterations: shape.max_iterations as u16,
         expansion,
     };
     header.sub_filter_sizes()?;
@@ -1173,51 +1191,83 @@ fn cuckoo_header(filter: &CuckooFilter, growth: Option<u32>) -> Result<CuckooHea
 }
 
 impl CuckooDump {
-    /// The dump of a cuckoo filter of [`Layout::RedisBloom`]: its table as the one
-    /// sub-filter (see [`FilterDump::new`] for `growth`).
+    /// The dump of a cuckoo filter of [`Layout::RedisBloom`](crate::cuckoo::Layout::RedisBloom): every sub-filter, the counts
+    /// as RedisBloom keeps them (see [`FilterDump::new`] for `growth`).
     pub fn from_cuckoo_filter(filter: &CuckooFilter, growth: Option<u32>) -> Result<Self, Error> {
         let header = cuckoo_header(filter, growth)?;
-        let mut slots = vec![0u8; filter.num_slots() as usize];
-        filter.read_slots(0, &mut slots);
-        Ok(Self {
-            header,
-            filters: vec![slots],
-        })
+        let filters = filter
+            .redisbloom_table()
+            .expect("checked by cuckoo_header")
+            .filters()
+            .iter()
+            .map(|f| f.data().to_vec())
+            .collect();
+        Ok(Self { header, filters })
     }
 
-    /// The cuckoo filter of [`Layout::RedisBloom`] that answers as this dump's filter. The
-    /// errors say why others cannot be: more than one sub-filter (the filter grew past its
-    /// capacity: each sub-filter is a table of its own), or a header whose item count is
-    /// not the number of slots in use (a damaged or forged header).
+    /// The cuckoo filter of [`Layout::RedisBloom`](crate::cuckoo::Layout::RedisBloom) that answers as this dump's filter and
+    /// grows as it would, with every sub-filter it grew ([`CuckooFilter::from_redisbloom`]).
+    /// The errors say why a dump is not one: a header whose item count is not the number of
+    /// slots in use (a damaged or forged header; RedisBloom's own filters keep them equal),
+    /// sub-filters of other sizes than the header gives.
     pub fn to_cuckoo_filter(&self) -> Result<CuckooFilter, Error> {
         let unsupported = |reason: String| Error::InvalidParameter {
             parameter: "RedisBloom dump",
             reason,
         };
         let h = &self.header;
-        if h.filters != 1 || self.filters.len() != 1 {
+        let sizes = h.sub_filter_sizes()?;
+        if sizes.len() != self.filters.len()
+            || sizes
+                .iter()
+                .zip(&self.filters)
+                .any(|(&s, f)| s != f.len() as u64)
+        {
             return Err(unsupported(format!(
-                "the cuckoo filter has {} sub-filters (it grew past its capacity); a bloomkit \
-                 cuckoo filter is one table: dump a filter reserved with a capacity its items \
-                 never passed",
-                h.filters
+                "the header gives {} sub-filters of {sizes:?} bytes, the data {:?}",
+                sizes.len(),
+                self.filters.iter().map(Vec::len).collect::<Vec<_>>()
             )));
         }
-        let slots = &self.filters[0];
-        let used = slots.iter().filter(|&&s| s != 0).count() as u64;
+        let used: u64 = self
+            .filters
+            .iter()
+            .map(|f| f.iter().filter(|&&s| s != 0).count() as u64)
+            .sum();
         if used != h.items {
             return Err(unsupported(format!(
                 "the header counts {} items, but {used} slots are in use",
                 h.items
             )));
         }
-        CuckooFilter::from_redisbloom_slots(
-            h.buckets,
-            h.bucket_size as u32,
-            h.max_iterations as u32,
-            slots,
+        let shape = Shape {
+            items: h.items,
+            buckets: h.buckets,
+            deletes: h.deletes,
+            filters: h.filters,
+            bucket_size: h.bucket_size as u64,
+            max_iterations: h.max_iterations as u64,
+            expansion: h.expansion as u64,
+        };
+        let mut parts = self.filters.iter();
+        let table = RedisBloomCuckoo::from_sub_filters(
+            &shape,
+            CuckooHashing::Murmur64A,
+            &redisbloom_cuckoo_budget(),
+            |buckets| Some((buckets, parts.next()?.clone())),
         )
+        .ok_or_else(|| {
+            unsupported(format!(
+                "the header {h:?} describes no filter bloomkit holds"
+            ))
+        })?;
+        CuckooFilter::from_redisbloom(table)
     }
+}
+
+/// What a filter read from a dump may take: the bits any bloomkit filter may have.
+fn redisbloom_cuckoo_budget() -> u64 {
+    params::MAX_NUM_BITS / 8
 }
 
 impl BloomDump {
@@ -1595,6 +1645,7 @@ fn unquote(quoted: &[u8]) -> Result<Vec<u8>, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::cuckoo::Layout;
     use crate::format::Persist;
 
     fn redis_filter(bits: u64, k: u32) -> BloomFilter {
@@ -1796,29 +1847,54 @@ mod tests {
         );
     }
 
+    /// A filter grown to several sub-filters streams every sub-filter's own bytes (as the
+    /// owned dump copies them), and its dump loads back into the same filter, counts and
+    /// expansion included.
+    #[test]
+    fn a_grown_cuckoo_filter_streams_each_sub_filter_and_round_trips() {
+        let mut f = CuckooFilter::builder()
+            .layout(Layout::RedisBloom)
+            .capacity(64)
+            .max_kicks(20)
+            .expansion(2)
+            .build()
+            .unwrap();
+        for i in 0..600u32 {
+            f.insert(&i).unwrap();
+        }
+        for i in (0..600u32).step_by(9) {
+            f.remove(&i).unwrap();
+        }
+        assert!(f.num_sub_filters() > 2, "{}", f.num_sub_filters());
+        let owned = CuckooDump::from_cuckoo_filter(&f, None).unwrap();
+        let any = AnyFilter::from(f.clone());
+        let mut replies = Vec::new();
+        FilterDump::new(&any, None)
+            .unwrap()
+            .write_scandump(&mut replies)
+            .unwrap();
+        let Dump::Cuckoo(streamed) = parse_scandump(&replies).unwrap() else {
+            panic!("a cuckoo dump")
+        };
+        assert!(
+            streamed == owned,
+            "the streamed chunks are the sub-filters' bytes"
+        );
+        assert_eq!(streamed.header.expansion, 2);
+        let back = streamed.to_cuckoo_filter().unwrap();
+        assert_eq!(back.redisbloom_table(), f.redisbloom_table());
+        assert!(
+            FilterDump::new(&any, Some(4)).is_err(),
+            "a grown filter keeps its expansion"
+        );
+    }
+
     #[test]
     fn cuckoo_filters_redisbloom_cannot_hold_are_refused_with_the_reason() {
         let paper = AnyFilter::with_capacity(Kind::Cuckoo, 1000, 0.01).unwrap();
         let e = FilterDump::new(&paper, None).err().unwrap().to_string();
         assert!(e.contains("--kind cuckoo --redisbloom"), "{e}");
-        // A table so small that an insert leaves a fingerprint in the victim slot.
-        let mut tiny = CuckooFilter::builder()
-            .layout(Layout::RedisBloom)
-            .num_buckets(2)
-            .bucket_size(1)
-            .build()
-            .unwrap();
-        let mut i = 0u32;
-        while !tiny.is_full() {
-            tiny.insert(&i).unwrap();
-            i += 1;
-        }
-        let e = FilterDump::new(&AnyFilter::from(tiny), None)
-            .err()
-            .unwrap()
-            .to_string();
-        assert!(e.contains("victim"), "{e}");
-        // Two sub-filters (a filter that grew in Redis), and a count the slots deny.
+        // Sub-filters of other sizes than the header gives, and a count the slots deny.
         let header = CuckooHeader {
             items: 1,
             buckets: 2,
@@ -1830,10 +1906,17 @@ mod tests {
         };
         let grown = CuckooDump {
             header,
-            filters: vec![vec![0, 0, 9, 0], vec![0; 4]],
+            filters: vec![vec![0, 0, 9, 0], vec![0; 8]],
         };
         let e = grown.to_cuckoo_filter().unwrap_err().to_string();
-        assert!(e.contains("2 sub-filters"), "{e}");
+        assert!(e.contains("2 sub-filters of [4, 4] bytes"), "{e}");
+        let f = CuckooDump {
+            filters: vec![vec![0, 0, 9, 0], vec![0; 4]],
+            ..grown
+        }
+        .to_cuckoo_filter()
+        .unwrap();
+        assert_eq!((f.num_sub_filters(), f.expansion()), (2, 1));
         let miscounted = CuckooDump {
             header: CuckooHeader {
                 filters: 1,

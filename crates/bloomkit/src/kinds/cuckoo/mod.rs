@@ -147,6 +147,7 @@
 //! ```
 
 mod options;
+pub mod redisbloom;
 pub mod theory;
 
 use crate::bits::PackedCounters;
@@ -158,6 +159,7 @@ use crate::hash::HashingChoice;
 use crate::hash::{reduce, Hashing, IndexScheme, Item};
 use crate::lookahead;
 use crate::params::{self, CUCKOO_FINGERPRINT_BITS, CUCKOO_TARGET_LOAD, MAX_NUM_BITS};
+use redisbloom::{Insert as RedisInsert, RedisBloomCuckoo};
 
 /// The default number of slots per bucket, b = 4: the paper's choice, which reaches a load
 /// factor of about 95%.
@@ -226,6 +228,10 @@ fn redisbloom_load(bucket_size: u32) -> f64 {
         0.65
     }
 }
+
+/// The most bytes a [`Layout::RedisBloom`] filter may grow to, as RedisBloom counts them
+/// ([`RedisBloomCuckoo::memory_bytes`]): the bits any bloomkit filter may have.
+const REDIS_TABLE_BYTES: u64 = MAX_NUM_BITS / 8;
 
 /// `CF.RESERVE`'s default bucket size, the default of [`Layout::RedisBloom`].
 pub const REDISBLOOM_BUCKET_SIZE: u32 = 2;
@@ -394,6 +400,10 @@ pub struct CuckooFilter {
     victim: Option<Victim>,
     /// State of the splitmix64 generator that picks evictions.
     rng: u64,
+    /// In [`Layout::RedisBloom`], the table itself: RedisBloom's growing filter of
+    /// sub-filters ([`redisbloom::RedisBloomCuckoo`]). `table` is then empty and the victim
+    /// slot unused, and every operation is the RedisBloom filter's.
+    redis: Option<Box<RedisBloomCuckoo>>,
 }
 
 impl CuckooFilter {
@@ -430,6 +440,9 @@ impl CuckooFilter {
     /// the filter is then unchanged. An insert that runs out of kicks still succeeds (its
     /// item is in) and fills the victim slot, so the *next* insert fails.
     pub fn insert<I: Item + ?Sized>(&mut self, item: &I) -> Result<bool, Error> {
+        if self.redis.is_some() {
+            return item.with_bytes(|bytes| self.redis_insert(bytes));
+        }
         if self.victim.is_some() {
             return Err(self.full_error());
         }
@@ -445,6 +458,9 @@ impl CuckooFilter {
     /// fingerprint is in one of its two buckets or in the victim slot).
     #[inline]
     pub fn contains<I: Item + ?Sized>(&self, item: &I) -> bool {
+        if let Some(redis) = &self.redis {
+            return item.with_bytes(|bytes| redis.contains(bytes));
+        }
         let (i1, fingerprint) = item.with_bytes(|bytes| self.locate(bytes));
         self.holds(i1, fingerprint)
     }
@@ -467,6 +483,10 @@ impl CuckooFilter {
     /// [`contains_batch`](Self::contains_batch) into a vector that is cleared first.
     pub fn contains_batch_into<I: Item>(&self, items: &[I], out: &mut Vec<bool>) {
         lookahead::ready(out, items.len());
+        if let Some(redis) = &self.redis {
+            out.extend(items.iter().map(|i| i.with_bytes(|b| redis.contains(b))));
+            return;
+        }
         lookahead::pipeline(&mut Queries(self), out, items);
     }
 
@@ -492,7 +512,7 @@ impl CuckooFilter {
     /// # Ok::<(), bloomkit::Error>(())
     /// ```
     pub fn insert_batch<I: Item>(&mut self, items: &[I]) -> Result<u64, Error> {
-        if self.table.memory_bytes() < LARGE_TABLE_BYTES {
+        if self.redis.is_some() || self.table.memory_bytes() < LARGE_TABLE_BYTES {
             let mut new = 0;
             for item in items {
                 new += self.insert(item)? as u64;
@@ -550,6 +570,12 @@ impl CuckooFilter {
     /// Remove only items that were inserted: removing a false positive deletes another
     /// item's fingerprint (see the module documentation).
     pub fn remove<I: Item + ?Sized>(&mut self, item: &I) -> Result<bool, Error> {
+        if let Some(redis) = &mut self.redis {
+            return match item.with_bytes(|bytes| redis.delete(bytes)) {
+                true => Ok(true),
+                false => Err(Error::NotPresent),
+            };
+        }
         let (i1, fingerprint) = item.with_bytes(|bytes| self.locate(bytes));
         let i2 = self.alt_bucket(i1, fingerprint);
         if self.victim_matches(i1, i2, fingerprint) {
@@ -576,6 +602,9 @@ impl CuckooFilter {
     /// slot: at least the number of times it was inserted and not removed, more if other
     /// items share its fingerprint and buckets.
     pub fn count<I: Item + ?Sized>(&self, item: &I) -> u32 {
+        if let Some(redis) = &self.redis {
+            return item.with_bytes(|bytes| redis.count(bytes)).min(u32::MAX as u64) as u32;
+        }
         let (i1, fingerprint) = item.with_bytes(|bytes| self.locate(bytes));
         let i2 = self.alt_bucket(i1, fingerprint);
         let mut copies = self.count_in_bucket(i1, fingerprint);
@@ -598,7 +627,113 @@ impl CuckooFilter {
 
     /// B · b, the number of slots.
     pub fn num_slots(&self) -> u64 {
-        self.table.len()
+        match &self.redis {
+            Some(redis) => redis.num_slots(),
+            None => self.table.len(),
+        }
+    }
+
+    /// The number of tables: 1, or in [`Layout::RedisBloom`] the sub-filters the filter
+    /// grew (RedisBloom's `Number of filters`).
+    pub fn num_sub_filters(&self) -> usize {
+        self.redis.as_ref().map_or(1, |r| r.filters().len())
+    }
+
+    /// e, the factor by which each new sub-filter's buckets grow in [`Layout::RedisBloom`]
+    /// (`CF.RESERVE … EXPANSION e`); 0 for a filter that never grows (and for the paper's
+    /// layout, which never does).
+    pub fn expansion(&self) -> u32 {
+        self.redis.as_ref().map_or(0, |r| r.expansion() as u32)
+    }
+
+    /// The RedisBloom filter that is this filter's table in [`Layout::RedisBloom`] (its
+    /// sub-filters, counts of items and deletes, expansion): what its `CF.SCANDUMP` holds.
+    pub fn redisbloom_table(&self) -> Option<&RedisBloomCuckoo> {
+        self.redis.as_deref()
+    }
+
+    /// A filter of [`Layout::RedisBloom`] whose table is `table`, as it is: what a
+    /// `CF.SCANDUMP` holds, with every sub-filter it grew. Its capacity is what
+    /// `CF.RESERVE` was given as far as the first sub-filter tells (its slots), ε the rate
+    /// at that load. The hashing must be RedisBloom 2.2's and later
+    /// ([`redisbloom::Hashing::Murmur64A`]): no bloomkit filter hashes as 2.0 did.
+    ///
+    /// ```
+    /// use bloomkit::cuckoo::redisbloom::{RedisBloomCuckoo, Unlimited};
+    /// use bloomkit::cuckoo::CuckooFilter;
+    /// let mut table = RedisBloomCuckoo::new(8, 2, 20, 1, &Unlimited).unwrap();
+    /// for i in 0..30u32 {
+    ///     table.insert_with(&i.to_le_bytes(), &Unlimited);
+    /// }
+    /// let f = CuckooFilter::from_redisbloom(table)?;
+    /// assert!(f.num_sub_filters() > 1);
+    /// assert!((0..30u32).all(|i| f.contains(&i.to_le_bytes())));
+    /// # Ok::<(), bloomkit::Error>(())
+    /// ```
+    pub fn from_redisbloom(table: RedisBloomCuckoo) -> Result<Self, Error> {
+        if table.hashing() != redisbloom::Hashing::Murmur64A {
+            return Err(Error::InvalidParameter {
+                parameter: "RedisBloom cuckoo filter",
+                reason: "it hashes as RedisBloom 1.1 to 2.0 (32-bit MurmurHash2), which no \
+                         bloomkit filter does"
+                    .into(),
+            });
+        }
+        Ok(Self::around(table, None))
+    }
+
+    /// The filter of [`Layout::RedisBloom`] around `table`, whose parameters it holds:
+    /// capacity as given, else the first sub-filter's slots; ε the rate at that load.
+    fn around(table: RedisBloomCuckoo, capacity_and_fpp: Option<(u64, f64)>) -> Self {
+        let bucket_size = table.bucket_size() as u32;
+        let first_slots = table.num_buckets() * bucket_size as u64;
+        let (capacity, target_fpp) = capacity_and_fpp.unwrap_or_else(|| {
+            (first_slots, params::redisbloom_cuckoo_fpp(bucket_size, 1.0))
+        });
+        let hashing = Hashing::redisbloom_cuckoo();
+        CuckooFilter {
+            table: PackedCounters::zeros(0, 8).expect("an empty table"),
+            num_buckets: table.num_buckets(),
+            bucket_size,
+            fingerprint_bits: 8,
+            max_kicks: table.max_iterations() as u32,
+            hashing,
+            capacity,
+            target_fpp,
+            len: 0,
+            victim: None,
+            rng: hashing.seed ^ RNG_SALT,
+            redis: Some(Box::new(table)),
+        }
+    }
+
+    /// Adds an item to the RedisBloom table: `Ok(true)` if it was certainly new.
+    fn redis_insert(&mut self, bytes: &[u8]) -> Result<bool, Error> {
+        let redis = self.redis.as_mut().expect("called in RedisBloom's layout");
+        let new = !redis.contains(bytes);
+        let full = |reason: String| Error::Full {
+            kind: Kind::Cuckoo,
+            reason,
+        };
+        match redis.insert_with(bytes, &REDIS_TABLE_BYTES) {
+            RedisInsert::Inserted => Ok(new),
+            RedisInsert::Exists => Ok(false),
+            RedisInsert::NoSpace => Err(full(format!(
+                "{} evictions found no free slot and the filter never grows (expansion 0, as \
+                 RedisBloom's CF.RESERVE … EXPANSION 0); nothing changed: build it with an \
+                 expansion, or larger",
+                redis.max_iterations()
+            ))),
+            RedisInsert::CannotGrow => Err(full(format!(
+                "no sub-filter can be added after {} (RedisBloom's limits: 65535 sub-filters \
+                 of fewer than 2^56 buckets)",
+                redis.filters().len()
+            ))),
+            RedisInsert::TooLarge(needed) => Err(Error::TooLarge {
+                bits: needed.saturating_mul(8),
+                max: MAX_NUM_BITS,
+            }),
+        }
     }
 
     crate::sizing::getters! {
@@ -628,6 +763,20 @@ impl CuckooFilter {
         self.in_table() as f64 / self.num_slots() as f64
     }
 
+    /// Σ αⱼ, the load factors of the tables summed: a query compares its fingerprint with
+    /// 2b slots of every sub-filter, so its false-positive rate is that of one table at
+    /// this load, `1 − (1 − 1/255)^(2b·Σαⱼ)`.
+    fn summed_load(&self) -> f64 {
+        match &self.redis {
+            Some(redis) => redis
+                .filters()
+                .iter()
+                .map(|f| f.used_slots() as f64 / f.data().len() as f64)
+                .sum(),
+            None => self.load_factor(),
+        }
+    }
+
     /// Whether an evicted fingerprint waits in the victim slot; inserts fail until a
     /// remove makes room.
     pub fn is_full(&self) -> bool {
@@ -648,46 +797,24 @@ impl CuckooFilter {
     /// sub-filter for a filter of [`Layout::RedisBloom`] (8-bit fingerprints).
     #[cfg(feature = "redisbloom")]
     pub(crate) fn read_slots(&self, start: u64, out: &mut [u8]) {
-        for (i, byte) in out.iter_mut().enumerate() {
-            *byte = self.table.get(start + i as u64) as u8;
-        }
-    }
-
-    /// A filter of [`Layout::RedisBloom`] holding the slots of one RedisBloom sub-filter:
-    /// `num_buckets` (a power of two) buckets of `bucket_size` slots, `slots` bucket after
-    /// bucket, `max_kicks` its MAXITERATIONS. Its count is the slots in use.
-    #[cfg(feature = "redisbloom")]
-    pub(crate) fn from_redisbloom_slots(
-        num_buckets: u64,
-        bucket_size: u32,
-        max_kicks: u32,
-        slots: &[u8],
-    ) -> Result<Self, Error> {
-        let mut filter = CuckooFilter::builder()
-            .layout(Layout::RedisBloom)
-            .num_buckets(num_buckets)
-            .bucket_size(bucket_size)
-            .max_kicks(max_kicks)
-            .build()?;
-        if slots.len() as u64 != filter.num_slots() {
-            return Err(Error::InvalidParameter {
-                parameter: "RedisBloom cuckoo slots",
-                reason: format!(
-                    "{} bytes for {} slots",
-                    slots.len(),
-                    filter.num_slots()
-                ),
-            });
-        }
-        let mut used = 0;
-        for (i, &fp) in slots.iter().enumerate() {
-            if fp != 0 {
-                filter.table.set(i as u64, fp as u32);
-                used += 1;
+        let Some(redis) = &self.redis else {
+            for (i, byte) in out.iter_mut().enumerate() {
+                *byte = self.table.get(start + i as u64) as u8;
+            }
+            return;
+        };
+        let (mut at, mut done) = (start, 0);
+        for f in redis.filters() {
+            let data = f.data();
+            if done < out.len() && at < data.len() as u64 {
+                let n = (data.len() - at as usize).min(out.len() - done);
+                out[done..done + n].copy_from_slice(&data[at as usize..at as usize + n]);
+                done += n;
+                at = 0;
+            } else {
+                at -= (data.len() as u64).min(at);
             }
         }
-        filter.len = used;
-        Ok(filter)
     }
 
     fn rate_at_load(&self, load: f64) -> f64 {
@@ -698,7 +825,10 @@ impl CuckooFilter {
     }
 
     fn in_table(&self) -> u64 {
-        self.len - self.victim.is_some() as u64
+        match &self.redis {
+            Some(redis) => redis.used_slots(),
+            None => self.len - self.victim.is_some() as u64,
+        }
     }
 
     fn full_error(&self) -> Error {
@@ -907,6 +1037,9 @@ impl Filter for CuckooFilter {
     /// Empties the table and the victim slot and restarts the eviction generator, as
     /// after `build`.
     fn clear(&mut self) {
+        if let Some(redis) = &mut self.redis {
+            redis.clear();
+        }
         self.table.clear();
         self.victim = None;
         self.len = 0;
@@ -915,16 +1048,22 @@ impl Filter for CuckooFilter {
 
     /// The number of fingerprints held: insertions less removals.
     fn len(&self) -> u64 {
-        self.len
+        match &self.redis {
+            Some(redis) => redis.num_items(),
+            None => self.len,
+        }
     }
 
     /// Exact: every insertion stores one fingerprint.
     fn estimated_len(&self) -> f64 {
-        self.len as f64
+        Filter::len(self) as f64
     }
 
     fn memory_bytes(&self) -> usize {
-        self.table.memory_bytes()
+        match &self.redis {
+            Some(redis) => redis.num_slots() as usize,
+            None => self.table.memory_bytes(),
+        }
     }
 
     fn properties(&self) -> Vec<(&'static str, String)> {
@@ -939,6 +1078,8 @@ impl Filter for CuckooFilter {
             ("target fpp", format!("{}", self.target_fpp)),
             ("fpp bound (2b/2^f; 2b/255 in RedisBloom's layout)", format!("{:.6e}", self.fpp_bound())),
             ("max kicks", self.max_kicks.to_string()),
+            ("sub-filters", self.num_sub_filters().to_string()),
+            ("expansion", self.expansion().to_string()),
             (
                 "victim slot",
                 if self.is_full() {
@@ -953,15 +1094,26 @@ impl Filter for CuckooFilter {
     /// `1 − (1 − 2^−f)^(2bα)` at the current load factor α (`1 − (1 − 1/255)^(2bα)` in
     /// RedisBloom's layout).
     fn expected_fpp(&self) -> f64 {
-        self.rate_at_load(self.load_factor())
+        self.rate_at_load(self.summed_load())
     }
 
     fn target_fpp(&self) -> f64 {
         CuckooFilter::target_fpp(self)
     }
 
+    /// The rate with n items in the tables there are, filled oldest first (n past their
+    /// slots fills them all).
     fn fpp_at(&self, n: u64) -> f64 {
-        self.rate_at_load(n.min(self.num_slots()) as f64 / self.num_slots().max(1) as f64)
+        let Some(redis) = &self.redis else {
+            return self.rate_at_load(n.min(self.num_slots()) as f64 / self.num_slots().max(1) as f64);
+        };
+        let (mut left, mut load) = (n, 0.0);
+        for f in redis.filters() {
+            let slots = f.data().len() as u64;
+            load += left.min(slots) as f64 / slots as f64;
+            left -= left.min(slots);
+        }
+        self.rate_at_load(load)
     }
 }
 
@@ -1044,6 +1196,7 @@ pub struct CuckooFilterBuilder {
     num_buckets: Option<u64>,
     max_kicks: Option<u32>,
     layout: Option<Layout>,
+    expansion: Option<u32>,
     hashing: HashingChoice,
 }
 
@@ -1076,7 +1229,7 @@ impl CuckooFilterBuilder {
     /// b = 1: the share of the slots such a table fills, see `redisbloom_load` in the
     /// source): B = nextpow2(n' / b), b = 2 and
     /// k = [`REDISBLOOM_MAX_KICKS`] by default; 8-bit fingerprints; MurmurHash64A with seed 0, so no other hash
-    /// function; a seed seeds the eviction walk only). Given ε and no bucket size, b is 2
+    /// function; a seed given is not used, since RedisBloom's evictions are deterministic). Given ε and no bucket size, b is 2
     /// if the rate at n items, `1 − (1 − 1/255)^(2bα)`, reaches ε, else 1; an ε that b
     /// cannot reach is [`Error::UnreachableFpp`].
     ///
@@ -1089,6 +1242,29 @@ impl CuckooFilterBuilder {
     /// ```
     pub fn layout(mut self, layout: Layout) -> Self {
         self.layout = Some(layout);
+        self
+    }
+
+    /// e, for [`Layout::RedisBloom`]: when an insert finds no room, a sub-filter of e times
+    /// the newest one's buckets is added, as `CF.RESERVE … EXPANSION e` makes RedisBloom
+    /// do (rounded up to a power of two as there; 0 to 32768). The default 0 never grows:
+    /// such an insert fails with [`Error::Full`], changing nothing. Only RedisBloom's
+    /// layout grows: an expansion without a layout chooses it, with the paper's it is an
+    /// error.
+    ///
+    /// ```
+    /// use bloomkit::cuckoo::{CuckooFilter, Layout};
+    /// let mut f = CuckooFilter::builder()
+    ///     .layout(Layout::RedisBloom).capacity(64).expansion(2).build()?;
+    /// for i in 0..1000u32 {
+    ///     f.insert(&i)?;
+    /// }
+    /// assert!(f.num_sub_filters() > 1);
+    /// assert!((0..1000u32).all(|i| f.contains(&i)));
+    /// # Ok::<(), bloomkit::Error>(())
+    /// ```
+    pub fn expansion(mut self, expansion: u32) -> Self {
+        self.expansion = Some(expansion);
         self
     }
 
@@ -1107,8 +1283,17 @@ impl CuckooFilterBuilder {
     /// With buckets but no capacity, the capacity is `⌊B · b · 0.95⌋` (`B · b` in
     /// RedisBloom's layout).
     pub fn build(self) -> Result<CuckooFilter, Error> {
-        if self.layout == Some(Layout::RedisBloom) {
+        let grows = self.expansion.is_some() && self.layout.is_none();
+        if self.layout == Some(Layout::RedisBloom) || grows {
             return self.build_redisbloom();
+        }
+        if let Some(e) = self.expansion {
+            return Err(Error::InvalidParameter {
+                parameter: "expansion",
+                reason: format!(
+                    "{e}: only RedisBloom's layout grows by sub-filters (--layout redisbloom)"
+                ),
+            });
         }
         let bucket_size = check_bucket_size(self.bucket_size.unwrap_or(DEFAULT_BUCKET_SIZE))?;
         let fpp = crate::sizing::fpp(self.fpp)?;
@@ -1185,6 +1370,7 @@ impl CuckooFilterBuilder {
             len: 0,
             victim: None,
             rng: hashing.seed ^ RNG_SALT,
+            redis: None,
         })
     }
 }
@@ -1292,8 +1478,34 @@ impl CuckooFilterBuilder {
                 ),
             ));
         }
+        let expansion = self.expansion.unwrap_or(0);
+        if expansion > redisbloom::MAX_EXPANSION as u32 {
+            return Err(bad(
+                "expansion",
+                format!(
+                    "RedisBloom's EXPANSION is 0 to {}, got {expansion}",
+                    redisbloom::MAX_EXPANSION
+                ),
+            ));
+        }
+        let shape = redisbloom::Shape {
+            items: 0,
+            buckets: num_buckets,
+            deletes: 0,
+            filters: 1,
+            bucket_size: bucket_size as u64,
+            max_iterations: max_kicks as u64,
+            // CF.RESERVE's rounding: a power of two, or 0.
+            expansion: (expansion as u64).next_power_of_two() * (expansion > 0) as u64,
+        };
+        let table = RedisBloomCuckoo::zeroed(&shape, redisbloom::Hashing::Murmur64A, &REDIS_TABLE_BYTES)
+            .map_err(|_| Error::TooLarge {
+                bits: num_slots.saturating_mul(8),
+                max: MAX_NUM_BITS,
+            })?;
         Ok(CuckooFilter {
-            table: PackedCounters::zeros(num_slots, 8)?,
+            redis: Some(Box::new(table)),
+            table: PackedCounters::zeros(0, 8)?,
             num_buckets,
             bucket_size,
             fingerprint_bits: 8,
@@ -1399,7 +1611,7 @@ crate::codec::stored! {
         max_kicks: u32 = f.max_kicks,
         capacity: u64 = f.capacity => check_capacity,
         target_fpp: f64 = f.target_fpp => check_target_fpp,
-        len: u64 = f.len,
+        len: u64 = Filter::len(f),
         rng: u64 = f.rng,
         victim_bucket: u64 = f.victim.map_or(0, |v| v.bucket),
         victim_fingerprint: u32 = f.victim.map_or(0, |v| v.fingerprint),
@@ -1407,16 +1619,41 @@ crate::codec::stored! {
 }
 
 impl Persist for CuckooFilter {
+    /// In [`Layout::RedisBloom`], the parameters are followed by the mark 1 (u32), the
+    /// expansion (u32), the deletes since the last compaction (u64) and the number of
+    /// sub-filters (u64), 88 bytes in all; the payload is then every sub-filter's slots,
+    /// one byte each, oldest sub-filter first (what its `CF.SCANDUMP` chunks hold), and the
+    /// stored count is RedisBloom's count of items. Files written before sub-filters were
+    /// kept (64 bytes of parameters, the table as packed counters) load as one sub-filter
+    /// that never grows (expansion 0); a fingerprint waiting in their victim slot is put
+    /// into the table by RedisBloom's insert, or, where that finds no room, into a second
+    /// sub-filter (the filter then grows with expansion 1).
     fn encode_params(&self, out: &mut Vec<u8>) {
         Stored::of(self).write(out);
+        if let Some(redis) = &self.redis {
+            out.extend_from_slice(&REDIS_SUB_FILTERS_MARK.to_le_bytes());
+            out.extend_from_slice(&(redis.expansion() as u32).to_le_bytes());
+            out.extend_from_slice(&redis.num_deletes().to_le_bytes());
+            out.extend_from_slice(&(redis.filters().len() as u64).to_le_bytes());
+        }
     }
 
     fn encode_payload(&self, out: &mut Vec<u8>) {
-        self.table.write_le_bytes(out);
+        match &self.redis {
+            Some(redis) => {
+                for f in redis.filters() {
+                    out.extend_from_slice(f.data());
+                }
+            }
+            None => self.table.write_le_bytes(out),
+        }
     }
 
     fn decode_parts(parts: &Parts<'_>) -> Result<Self, DecodeError> {
         parts.expect_kind(Kind::Cuckoo)?;
+        if parts.params.len() > STORED_BYTES {
+            return decode_sub_filters(parts);
+        }
         let layout = if parts.hashing == Hashing::redisbloom_cuckoo() {
             Layout::RedisBloom
         } else {
@@ -1519,6 +1756,11 @@ impl Persist for CuckooFilter {
                 format!("{len}, but the table and victim slot hold {held} fingerprints"),
             ));
         }
+        if layout == Layout::RedisBloom {
+            return Ok(upgrade_one_table(
+                &table, num_buckets, bucket_size, max_kicks, victim, capacity, target_fpp,
+            ));
+        }
         Ok(CuckooFilter {
             table,
             num_buckets,
@@ -1531,8 +1773,149 @@ impl Persist for CuckooFilter {
             len,
             victim,
             rng,
+            redis: None,
         })
     }
+}
+
+/// The bytes of the stored parameters (`Stored`).
+const STORED_BYTES: usize = 64;
+/// The u32 after the parameters of a filter of [`Layout::RedisBloom`] that keeps its
+/// sub-filters.
+const REDIS_SUB_FILTERS_MARK: u32 = 1;
+/// The bytes after `Stored` in that case: the mark, expansion u32, deletes u64, sub-filters u64.
+const REDIS_EXTRA_BYTES: usize = 24;
+
+/// A file of [`Layout::RedisBloom`] written before sub-filters were kept: its one table (as
+/// packed 8-bit counters) as one sub-filter that never grows, and a fingerprint in its
+/// victim slot put into it by RedisBloom's insert (or into a second sub-filter, the filter
+/// then growing with expansion 1, when the table has no room for it).
+fn upgrade_one_table(
+    table: &PackedCounters,
+    num_buckets: u64,
+    bucket_size: u32,
+    max_kicks: u32,
+    victim: Option<Victim>,
+    capacity: u64,
+    target_fpp: f64,
+) -> CuckooFilter {
+    let slots: Vec<u8> = (0..table.len()).map(|i| table.get(i) as u8).collect();
+    let shape = redisbloom::Shape {
+        items: table.count_nonzero(),
+        buckets: num_buckets,
+        deletes: 0,
+        filters: 1,
+        bucket_size: bucket_size as u64,
+        max_iterations: max_kicks as u64,
+        expansion: 0,
+    };
+    let mut slots = Some(slots);
+    let mut redis = RedisBloomCuckoo::from_sub_filters(
+        &shape,
+        redisbloom::Hashing::Murmur64A,
+        &redisbloom::Unlimited,
+        |buckets| Some((buckets, slots.take()?)),
+    )
+    .expect("the parameters were checked as RedisBloom checks them");
+    if let Some(v) = victim {
+        if !redis.insert_fingerprint(v.bucket, v.fingerprint as u8, 0) {
+            let placed = redis.insert_fingerprint(v.bucket, v.fingerprint as u8, 1);
+            debug_assert!(placed, "an empty second sub-filter takes it");
+        }
+    }
+    CuckooFilter::around(redis, Some((capacity, target_fpp)))
+}
+
+/// Reads a filter of [`Layout::RedisBloom`] with its sub-filters (see
+/// [`CuckooFilter::encode_params`]): the parameters checked as RedisBloom checks a dump's
+/// header, the payload's length against the sub-filters' sizes before anything is
+/// allocated, the count of items against the slots in use.
+fn decode_sub_filters(parts: &Parts<'_>) -> Result<CuckooFilter, DecodeError> {
+    if parts.hashing != Hashing::redisbloom_cuckoo() {
+        return Err(invalid(
+            "parameters",
+            format!(
+                "{} bytes of parameters, which only a filter of RedisBloom's layout has",
+                parts.params.len()
+            ),
+        ));
+    }
+    let (params, extra) = parts.params.split_at(STORED_BYTES);
+    let mut r = crate::format::Reader::new(extra);
+    let (mark, expansion, deletes, filters) = (r.u32()?, r.u32()?, r.u64()?, r.u64()?);
+    r.finish("parameters")?;
+    if mark != REDIS_SUB_FILTERS_MARK || extra.len() != REDIS_EXTRA_BYTES {
+        return Err(invalid(
+            "sub-filters",
+            format!("mark {mark} after the parameters; RedisBloom's sub-filters are marked 1"),
+        ));
+    }
+    let Stored {
+        num_buckets,
+        bucket_size,
+        fingerprint_bits,
+        max_kicks,
+        capacity,
+        target_fpp,
+        len,
+        rng: _,
+        victim_bucket,
+        victim_fingerprint,
+    } = Stored::read(params)?;
+    if fingerprint_bits != 8 || victim_bucket != 0 || victim_fingerprint != 0 {
+        return Err(invalid(
+            "parameters",
+            format!(
+                "{fingerprint_bits}-bit fingerprints and a victim ({victim_bucket}, \
+                 {victim_fingerprint}); RedisBloom's layout has 8 and none"
+            ),
+        ));
+    }
+    let shape = redisbloom::Shape {
+        items: len,
+        buckets: num_buckets,
+        deletes,
+        filters,
+        bucket_size: bucket_size as u64,
+        max_iterations: max_kicks as u64,
+        expansion: expansion as u64,
+    };
+    let why = "the parameters describe no RedisBloom filter (buckets a power of two below \
+               2^56, bucket size 1 to 255, max kicks 1 to 65535, 1 to 65535 sub-filters, more \
+               than one only with an expansion of at most 65535, each countable)";
+    let sizes = RedisBloomCuckoo::sub_filter_buckets_of(&shape)
+        .ok_or_else(|| invalid("sub-filters", format!("{shape:?}: {why}")))?;
+    let bytes = sizes
+        .iter()
+        .try_fold(0u64, |t, &b| t.checked_add(b.checked_mul(bucket_size as u64)?))
+        .filter(|&t| t <= REDIS_TABLE_BYTES)
+        .ok_or_else(|| invalid("sub-filters", format!("{shape:?} is too large")))?;
+    if parts.payload.len() as u64 != bytes {
+        return Err(invalid(
+            "payload",
+            format!("{} bytes, the sub-filters have {bytes}", parts.payload.len()),
+        ));
+    }
+    let mut rest = parts.payload;
+    let redis = RedisBloomCuckoo::from_sub_filters(
+        &shape,
+        redisbloom::Hashing::Murmur64A,
+        &REDIS_TABLE_BYTES,
+        |buckets| {
+            let (data, tail) = rest.split_at((buckets * bucket_size as u64) as usize);
+            rest = tail;
+            Some((buckets, data.to_vec()))
+        },
+    )
+    .ok_or_else(|| invalid("sub-filters", format!("{shape:?}: {why}")))?;
+    let used = redis.used_slots();
+    if used != len {
+        return Err(invalid(
+            "len",
+            format!("{len}, but the sub-filters hold {used} fingerprints"),
+        ));
+    }
+    Ok(CuckooFilter::around(redis, Some((capacity, target_fpp))))
 }
 
 #[cfg(test)]
@@ -1852,5 +2235,100 @@ mod tests {
         assert!(items.iter().all(|i| f.contains(i)));
         assert!(!f.is_full());
         f.insert("one more").unwrap();
+    }
+}
+
+#[cfg(test)]
+mod older_redisbloom_files {
+    use super::*;
+    use crate::codec::Parts;
+
+    /// The 64 bytes of parameters a file of RedisBloom's layout had before sub-filters were
+    /// kept, and its payload (the table as packed 8-bit counters).
+    fn old_file(table: &PackedCounters, len: u64, victim: Option<(u64, u32)>) -> (Vec<u8>, Vec<u8>) {
+        let mut params = Vec::new();
+        params.extend_from_slice(&(table.len() / 2).to_le_bytes()); // buckets of 2 slots
+        params.extend_from_slice(&2u32.to_le_bytes());
+        params.extend_from_slice(&8u32.to_le_bytes());
+        params.extend_from_slice(&500u32.to_le_bytes());
+        params.extend_from_slice(&6u64.to_le_bytes()); // capacity
+        params.extend_from_slice(&0.02f64.to_le_bytes());
+        params.extend_from_slice(&len.to_le_bytes());
+        params.extend_from_slice(&12345u64.to_le_bytes()); // the walk's generator
+        let (vb, vf) = victim.unwrap_or((0, 0));
+        params.extend_from_slice(&vb.to_le_bytes());
+        params.extend_from_slice(&vf.to_le_bytes());
+        assert_eq!(params.len(), STORED_BYTES);
+        let mut payload = Vec::new();
+        table.write_le_bytes(&mut payload);
+        (params, payload)
+    }
+
+    fn load(params: &[u8], payload: &[u8]) -> Result<CuckooFilter, DecodeError> {
+        CuckooFilter::decode_parts(&Parts {
+            kind: Kind::Cuckoo,
+            hashing: Hashing::redisbloom_cuckoo(),
+            params,
+            payload,
+        })
+    }
+
+    /// Items placed as the one-table filter placed them (first bucket, else the other).
+    fn table_of(items: &[u32]) -> (PackedCounters, Vec<u32>) {
+        let mut table = PackedCounters::zeros(8, 8).unwrap();
+        let mut placed = Vec::new();
+        for &i in items {
+            let (h, fp) = redisbloom_hash(&i.to_le_bytes());
+            let b1 = h & 3;
+            let b2 = redisbloom_alt_index(fp, b1) & 3;
+            let free = [b1, b2]
+                .into_iter()
+                .flat_map(|b| [2 * b, 2 * b + 1])
+                .find(|&s| table.get(s) == 0);
+            if let Some(slot) = free {
+                table.set(slot, fp as u32);
+                placed.push(i);
+            }
+        }
+        (table, placed)
+    }
+
+    #[test]
+    fn a_one_table_file_loads_as_one_sub_filter_that_never_grows() {
+        let (table, placed) = table_of(&[1, 2, 3, 4]);
+        let (params, payload) = old_file(&table, placed.len() as u64, None);
+        let f = load(&params, &payload).unwrap();
+        assert_eq!((f.num_sub_filters(), f.expansion(), f.capacity()), (1, 0, 6));
+        assert_eq!(Filter::len(&f), placed.len() as u64);
+        assert!(placed.iter().all(|i| f.contains(&i.to_le_bytes())));
+        // Saved again, it is the new form, and loads back equal.
+        assert!(CuckooFilter::from_bytes(&f.to_bytes()).unwrap() == f);
+        // A count the table denies is refused, as before.
+        let (params, payload) = old_file(&table, placed.len() as u64 + 1, None);
+        assert!(load(&params, &payload).is_err());
+    }
+
+    #[test]
+    fn a_waiting_victim_goes_into_the_table_or_a_second_sub_filter() {
+        // A full table (every slot a fingerprint) and one more waiting: no room, so a second
+        // sub-filter takes it and the filter grows on with expansion 1.
+        let mut table = PackedCounters::zeros(8, 8).unwrap();
+        for s in 0..8 {
+            table.set(s, 200 + s as u32);
+        }
+        let (params, payload) = old_file(&table, 9, Some((1, 77)));
+        let f = load(&params, &payload).unwrap();
+        assert_eq!((f.num_sub_filters(), f.expansion(), Filter::len(&f)), (2, 1, 9));
+        let redis = f.redisbloom_table().unwrap();
+        assert_eq!(redis.filters()[1].data().iter().filter(|&&s| s == 77).count(), 1);
+        // A victim with room in the table goes there.
+        let (table, placed) = table_of(&[10, 11]);
+        let (h, fp) = redisbloom_hash(&99u32.to_le_bytes());
+        let (params, payload) =
+            old_file(&table, placed.len() as u64 + 1, Some((h & 3, fp as u32)));
+        let f = load(&params, &payload).unwrap();
+        assert_eq!((f.num_sub_filters(), f.expansion()), (1, 0));
+        assert!(f.contains(&99u32.to_le_bytes()));
+        assert!(placed.iter().all(|i| f.contains(&i.to_le_bytes())));
     }
 }

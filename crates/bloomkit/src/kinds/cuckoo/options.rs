@@ -60,6 +60,16 @@ impl Declared for CuckooFilter {
             "redisbloom",
             Apply::Choice(LAYOUTS, B::layout_named),
         ),
+        KindOption::new(
+            "expansion",
+            "E",
+            "with --layout redisbloom: grow by sub-filters of E times the newest one's \
+             buckets when full, as CF.RESERVE … EXPANSION E (0 to 32768, rounded up to a \
+             power of two; 0 never grows)",
+            "0",
+            "2",
+            Apply::U32(B::expansion),
+        ),
     ];
 
     const NOT_TAKEN: &'static [(&'static str, &'static str)] = &[
@@ -82,9 +92,13 @@ impl Declared for CuckooFilter {
 
 
     fn describe(&self) -> String {
-        let layout = match self.layout() {
-            Layout::Paper => "",
-            Layout::RedisBloom => " (RedisBloom's CF layout)",
+        let layout = match (self.layout(), self.num_sub_filters(), self.expansion()) {
+            (Layout::Paper, ..) => String::new(),
+            (Layout::RedisBloom, 1, 0) => " (RedisBloom's CF layout)".to_string(),
+            (Layout::RedisBloom, 1, e) => format!(" (RedisBloom's CF layout, expansion {e})"),
+            (Layout::RedisBloom, n, e) => {
+                format!(" (RedisBloom's CF layout, {n} sub-filters, expansion {e})")
+            }
         };
         format!(
             "{} of {} slots, {}-bit fingerprints{layout}, {}",

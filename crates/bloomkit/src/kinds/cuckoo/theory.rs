@@ -73,7 +73,9 @@ pub const CUCKOO_MIN_CHOSEN_FINGERPRINT_BITS: u32 = 8;
 /// ```
 pub fn cuckoo_fpp(fingerprint_bits: u32, bucket_size: u32, load: f64) -> f64 {
     let per_slot = (-(fingerprint_bits as f64)).exp2();
-    let compared = 2.0 * bucket_size as f64 * load.clamp(0.0, 1.0);
+    // `load` is one table's load factor (at most 1), or, for a filter grown to several
+    // sub-filters, their load factors summed: a query compares 2b slots in each.
+    let compared = 2.0 * bucket_size as f64 * load.max(0.0);
     -(compared * (-per_slot).ln_1p()).exp_m1()
 }
 
@@ -99,7 +101,9 @@ pub fn cuckoo_fpp_bound(fingerprint_bits: u32, bucket_size: u32) -> f64 {
 /// assert!((full - 4.0 / 255.0).abs() < 1e-4);
 /// ```
 pub fn redisbloom_cuckoo_fpp(bucket_size: u32, load: f64) -> f64 {
-    let compared = 2.0 * bucket_size as f64 * load.clamp(0.0, 1.0);
+    // `load` is one table's load factor (at most 1), or, for a filter grown to several
+    // sub-filters, their load factors summed: a query compares 2b slots in each.
+    let compared = 2.0 * bucket_size as f64 * load.max(0.0);
     -(compared * (-1.0f64 / 255.0).ln_1p()).exp_m1()
 }
 

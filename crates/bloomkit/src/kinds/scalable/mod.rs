@@ -733,6 +733,7 @@ pub struct ScalableBloomFilterBuilder {
     tightening: Option<f64>,
     max_layers: Option<u32>,
     max_bits: Option<u64>,
+    rule: Option<GrowthRule>,
     hashing: HashingChoice,
 }
 
@@ -744,7 +745,8 @@ impl ScalableBloomFilterBuilder {
         "ε, the bound on the compound false-positive probability (default 1%)."
     );
 
-    /// s, the factor by which each layer's capacity grows: 2 (the default) or 4.
+    /// s, the factor by which each layer's capacity grows: 2 (the default) or 4; any s ≥ 1
+    /// with [`GrowthRule::RedisBloom`] (`BF.RESERVE`'s EXPANSION).
     pub fn growth_factor(mut self, growth: u32) -> Self {
         self.growth = Some(growth);
         self
@@ -766,6 +768,42 @@ impl ScalableBloomFilterBuilder {
         max_bits: u64;
     }
 
+    /// How layers are sized: the paper's rule (the default), or RedisBloom's, as
+    /// `BF.RESERVE key ε n EXPANSION s` makes them: the first layer n items at ε/2, each
+    /// next s times the newest's items at half its error, sized by libbloom's formulas
+    /// ([`params::redisbloom_layer_shape`]), hashed as RedisBloom hashes
+    /// ([`Hashing::redisbloom`], so no other hash function or scheme, and a seed given is
+    /// not used); s is any whole number ≥ 1
+    /// and the tightening ratio ½. `bloomkit export --to redis` writes such a filter as
+    /// `BF.LOADCHUNK` commands, after which RedisBloom grows it as it grows its own.
+    ///
+    /// ```
+    /// use bloomkit::scalable::{GrowthRule, ScalableBloomFilter};
+    /// let mut f = ScalableBloomFilter::builder()
+    ///     .growth_rule(GrowthRule::RedisBloom).capacity(100).fpp(0.01).growth_factor(3)
+    ///     .build()?;
+    /// let first = &f.layers()[0];
+    /// assert_eq!((first.capacity(), first.target_fpp(), first.num_bits()), (100, 0.005, 1152));
+    /// for i in 0..150u32 {
+    ///     f.insert(&i)?;
+    /// }
+    /// assert_eq!(f.layers()[1].capacity(), 300); // BF.RESERVE … EXPANSION 3
+    /// # Ok::<(), bloomkit::Error>(())
+    /// ```
+    pub fn growth_rule(mut self, rule: GrowthRule) -> Self {
+        self.rule = Some(rule);
+        self
+    }
+
+    /// [`growth_rule`](Self::growth_rule) by its name (the registry's `growth-rule` option).
+    pub(crate) fn growth_rule_named(self, name: &str) -> Self {
+        self.growth_rule(if name == "redisbloom" {
+            GrowthRule::RedisBloom
+        } else {
+            GrowthRule::Paper
+        })
+    }
+
     /// Validates the parameters and allocates the first layer.
     pub fn build(self) -> Result<ScalableBloomFilter, Error> {
         let fpp = crate::sizing::fpp(self.fpp)?;
@@ -773,6 +811,9 @@ impl ScalableBloomFilterBuilder {
             None | Some(0) => return Err(Error::ZeroCapacity),
             Some(n) => n,
         };
+        if self.rule == Some(GrowthRule::RedisBloom) {
+            return self.build_redisbloom(initial_capacity, fpp);
+        }
         let growth = check_growth(self.growth.unwrap_or(DEFAULT_GROWTH))?;
         let tightening = check_tightening(self.tightening.unwrap_or(DEFAULT_TIGHTENING))?;
         if self.max_layers == Some(0) {
@@ -805,6 +846,71 @@ impl ScalableBloomFilterBuilder {
             rule: GrowthRule::Paper,
         };
         filter.grow()?;
+        Ok(filter)
+    }
+}
+
+impl ScalableBloomFilterBuilder {
+    /// [`build`](Self::build) with [`GrowthRule::RedisBloom`]: `BF.RESERVE`'s first layer.
+    fn build_redisbloom(self, initial_capacity: u64, fpp: f64) -> Result<ScalableBloomFilter, Error> {
+        let bad = |parameter, reason: String| Error::InvalidParameter { parameter, reason };
+        let growth = self.growth.unwrap_or(DEFAULT_GROWTH);
+        if growth == 0 {
+            return Err(bad(
+                "growth factor",
+                "RedisBloom's expansion is at least 1 (BF.RESERVE … EXPANSION s)".into(),
+            ));
+        }
+        if self.tightening.is_some_and(|r| r != 0.5) {
+            return Err(bad(
+                "tightening ratio",
+                "RedisBloom halves each layer's error: its ratio is 0.5".into(),
+            ));
+        }
+        let h = Hashing::redisbloom();
+        let chosen = self.hashing.hashing;
+        let default = Hashing::default();
+        // A seed has no part in RedisBloom's hashing (its seed is fixed): one given (the
+        // registry's builds always give one) is not used, as in the cuckoo filter's
+        // RedisBloom layout.
+        let either = |a: bool, b: bool| a || b;
+        if !either(chosen.function == default.function, chosen.function == h.function)
+            || !either(chosen.scheme == default.scheme, chosen.scheme == h.scheme)
+        {
+            return Err(bad(
+                "hashing",
+                format!(
+                    "RedisBloom's growth hashes as RedisBloom does ({h}); it takes no other \
+                     hash function or index scheme"
+                ),
+            ));
+        }
+        let max_bits = self.max_bits.unwrap_or(MAX_NUM_BITS).min(MAX_NUM_BITS);
+        let first_fpp = fpp / 2.0;
+        let (num_bits, num_hashes, _) = params::redisbloom_layer_shape(initial_capacity, first_fpp)
+            .ok_or_else(|| Error::SizeOverflow {
+                what: format!("a RedisBloom layer of {initial_capacity} items at ε = {first_fpp:e}"),
+            })?;
+        if num_bits > max_bits {
+            return Err(Error::TooLarge {
+                bits: num_bits,
+                max: max_bits,
+            });
+        }
+        let mut first = BloomFilter::builder()
+            .capacity(initial_capacity)
+            .fpp(first_fpp)
+            .num_bits(num_bits)
+            .num_hashes(num_hashes)
+            .hash_function(h.function)
+            .index_scheme(h.scheme)
+            .seed(h.seed)
+            .build()?;
+        // As in `grow`: the layer keeps the error it was made for, which its dump records.
+        first.target_fpp = first_fpp;
+        let mut filter = ScalableBloomFilter::from_redisbloom_layers(vec![first], growth)?;
+        filter.max_layers = self.max_layers;
+        filter.max_bits = max_bits;
         Ok(filter)
     }
 }

@@ -1,11 +1,25 @@
 //! How the registry builds a scalable filter by name ([`Declared`]): its options (its
 //! layers are sized for it, so no m or k) and its one-line description.
 
-use super::{ScalableBloomFilter, ScalableBloomFilterBuilder as B};
+use super::{GrowthRule, ScalableBloomFilter, ScalableBloomFilterBuilder as B};
 use crate::core::spec::{
     text::{count, probability},
-    Apply, Declared, KindOption, BITS, HASHES,
+    Apply, Choice, Declared, KindOption, BITS, HASHES,
 };
+
+/// The growth rules, by name.
+const RULES: &[Choice] = &[
+    Choice {
+        name: "paper",
+        help: "Almeida et al.'s: layer i has n₀·sⁱ items at ε₀·rⁱ, ε₀ = ε(1 − r)",
+    },
+    Choice {
+        name: "redisbloom",
+        help: "RedisBloom 2.4's BF.RESERVE … EXPANSION s: the first layer n₀ items at ε/2, \
+               each next s times the newest's items at half its error, libbloom's sizing; \
+               RedisBloom's hashing; `export --to redis` writes it",
+    },
+];
 
 crate::core::spec::spec_builder!(B => ScalableBloomFilter);
 
@@ -18,7 +32,7 @@ impl Declared for ScalableBloomFilter {
         KindOption::new(
             "growth",
             "S",
-            "s, the factor by which each layer's capacity grows: 2 or 4",
+            "s, the factor by which each layer's capacity grows: 2 or 4 (any s ≥ 1 with --growth-rule redisbloom, as BF.RESERVE's EXPANSION)",
             "2",
             "4",
             Apply::U32(B::growth_factor),
@@ -39,6 +53,14 @@ impl Declared for ScalableBloomFilter {
             "3",
             Apply::U32(B::max_layers),
         ),
+        KindOption::new(
+            "growth-rule",
+            "RULE",
+            "how layers are sized: paper, or redisbloom (as BF.RESERVE … EXPANSION s)",
+            "paper",
+            "redisbloom",
+            Apply::Choice(RULES, B::growth_rule_named),
+        ),
     ];
 
     const NOT_TAKEN: &'static [(&'static str, &'static str)] = &[
@@ -48,6 +70,15 @@ impl Declared for ScalableBloomFilter {
 
 
     fn describe(&self) -> String {
+        if self.growth_rule() == GrowthRule::RedisBloom {
+            return format!(
+                "{}, first layer capacity {}, RedisBloom's growth (expansion {}), ε ≤ {}",
+                count(self.num_layers() as u64, "layer"),
+                self.initial_capacity(),
+                self.growth_factor(),
+                probability(self.target_fpp())
+            );
+        }
         format!(
             "{}, first layer capacity {}, growth {}, tightening {}, ε ≤ {}",
             count(self.num_layers() as u64, "layer"),

@@ -1,0 +1,1177 @@
+//! RedisBloom 2.4's growing cuckoo filter, slot for slot: one-byte fingerprints, its bucket
+//! and alternate-index rules, growth by sub-filters, deterministic evictions with
+//! rollback, deletes newest sub-filter first and compaction. The one copy in the
+//! workspace: the [`CuckooFilter`](super::CuckooFilter) of [`Layout::RedisBloom`](super::Layout)
+//! keeps its table in one, `bloomkit import/export` read and write its `CF.SCANDUMP`
+//! bytes, and the Redis module (`crates/bloomkit-redis`, `src/cf.rs`) answers `CF.*`
+//! commands with it, adding only its Redis glue (replies, RDB, memory accounting).
+//!
+//! # The rules
+//!
+//! From RedisBloom's documentation of `CF.RESERVE`/`CF.ADD`/`CF.DEL`/`CF.COMPACT` and its
+//! dump layout, and its 2.4 branch's `src/cuckoo.c` read for the facts (collected in the
+//! workspace's `shared/redisbloom-2.4.md`; no code taken):
+//!
+//! ```text
+//!     h   = MurmurHash64A(item, 0);  fp = h mod 255 + 1      (one byte, never 0)
+//!     sub-filter j has B·eʲ buckets of b slots               (B = nextpow2(n / b))
+//!     i₁  = h mod Bⱼ,   i₂ = (h ⊕ fp·0x5bd1e995) mod Bⱼ
+//! ```
+//!
+//! * A query looks in both buckets of every sub-filter; a count adds their copies.
+//! * An insert takes the first free slot of i₁ or i₂ in the newest sub-filter that has
+//!   one, looking from the newest back to the oldest. Else it evicts along a path in the
+//!   newest sub-filter, at most `max_iterations` times: the victim slot of each bucket is
+//!   0, 1, 2, … in turn (mod b), starting at i₁; a path that finds no free slot is walked
+//!   back, so the table is as before. Then, with an expansion e > 0, a sub-filter of
+//!   B·e^(j+1) buckets is added and the insert tried again; with e = 0 the filter is full.
+//! * A delete removes one copy from the newest sub-filter that holds one; when there is
+//!   more than one sub-filter and deletes pass 10% of the items, the filter compacts:
+//!   fingerprints of the newest sub-filter move into free slots of older ones (oldest
+//!   first), an emptied newest sub-filter is dropped, and the compaction stops at the
+//!   first one it cannot empty.
+//!
+//! Every fingerprint stays in one of its two buckets of the sub-filter holding it, so no
+//! insert, eviction, rollback or compaction loses an item.
+//!
+//! Filters that RedisBloom 1.1 to 2.0 wrote keep that version's hashing and table rules:
+//! see [`Hashing::Murmur2`].
+//!
+//! ```
+//! use bloomkit::cuckoo::redisbloom::{Insert, RedisBloomCuckoo, Unlimited};
+//!
+//! // CF.RESERVE k 8 BUCKETSIZE 2 MAXITERATIONS 20 EXPANSION 2: 4 buckets of 2 slots.
+//! let mut cf = RedisBloomCuckoo::new(8, 2, 20, 2, &Unlimited).unwrap();
+//! for i in 0..40u32 {
+//!     assert_eq!(cf.insert_with(&i.to_le_bytes(), &Unlimited), Insert::Inserted);
+//! }
+//! assert!((0..40u32).all(|i| cf.contains(&i.to_le_bytes())));
+//! let buckets: Vec<u64> = cf.filters().iter().map(|f| f.num_buckets()).collect();
+//! assert_eq!(buckets[..3], [4, 8, 16]); // each sub-filter twice the one before
+//! assert!(cf.delete(&7u32.to_le_bytes()));
+//! assert_eq!((cf.num_items(), cf.num_deletes()), (39, 1));
+//! ```
+
+use super::{redisbloom_alt_index, redisbloom_hash, REDISBLOOM_MAX_BUCKETS};
+use crate::hash::murmur2;
+
+/// The most buckets a sub-filter may have: RedisBloom stores the count in 56 bits.
+pub const MAX_NUM_BUCKETS: u64 = REDISBLOOM_MAX_BUCKETS;
+/// The most sub-filters a filter may have: RedisBloom stores the count in 16 bits.
+pub const MAX_NUM_FILTERS: usize = u16::MAX as usize;
+/// The largest bucket size.
+pub const MAX_BUCKET_SIZE: u16 = 255;
+/// The largest MAXITERATIONS.
+pub const MAX_ITERATIONS: u16 = 65535;
+/// The largest EXPANSION `CF.RESERVE` takes (a header may hold any 16-bit number).
+pub const MAX_EXPANSION: u16 = 32768;
+
+/// RedisBloom's `sizeof(CuckooFilter)` and `sizeof(SubCF)`, counted by `CF.INFO Size`
+/// ([`RedisBloomCuckoo::memory_bytes`]).
+pub const FILTER_STRUCT_BYTES: u64 = 40;
+/// See [`FILTER_STRUCT_BYTES`].
+pub const SUBFILTER_STRUCT_BYTES: u64 = 16;
+
+/// What a filter may take before it allocates: the Redis module's memory limits, the
+/// library's size limit. `held` is the filter's size now (0 for one not made yet),
+/// `needed` its size after the allocation, both as [`RedisBloomCuckoo::memory_bytes`]
+/// counts them.
+pub trait GrowthBudget {
+    /// Why an allocation is refused.
+    type Refusal;
+    /// Whether a filter of `held` bytes may grow to `needed`.
+    fn check(&self, held: u64, needed: u64) -> Result<(), Self::Refusal>;
+    /// A filter grew by `bytes`, after [`check`](Self::check) admitted it.
+    fn grew(&self, _bytes: u64) {}
+}
+
+/// A budget that admits everything (allocations that fail are still refused, as
+/// [`Insert::CannotGrow`] or [`CreateError::Invalid`]).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Unlimited;
+
+impl GrowthBudget for Unlimited {
+    type Refusal = std::convert::Infallible;
+    fn check(&self, _: u64, _: u64) -> Result<(), Self::Refusal> {
+        Ok(())
+    }
+}
+
+/// A budget of at most this many bytes in all.
+impl GrowthBudget for u64 {
+    type Refusal = u64;
+    /// Refused with the bytes that were needed.
+    fn check(&self, _: u64, needed: u64) -> Result<(), u64> {
+        if needed > *self {
+            Err(needed)
+        } else {
+            Ok(())
+        }
+    }
+}
+
+/// The numbers of a filter that its `CF.SCANDUMP` header and RDB record hold.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Shape {
+    /// Items inserted less deleted (a counter; not checked against the slots).
+    pub items: u64,
+    /// Buckets of the first sub-filter.
+    pub buckets: u64,
+    /// Deletes since the last compaction (a counter).
+    pub deletes: u64,
+    /// Sub-filters.
+    pub filters: u64,
+    /// Slots per bucket.
+    pub bucket_size: u64,
+    /// Evictions before an insert gives up on a sub-filter.
+    pub max_iterations: u64,
+    /// Sub-filter j has `buckets · expansionʲ` buckets.
+    pub expansion: u64,
+}
+
+/// The empty slot.
+const EMPTY: u8 = 0;
+
+/// The result of an insert; `R` is the [`GrowthBudget`]'s refusal.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Insert<R> {
+    /// Stored.
+    Inserted,
+    /// Already there (only for unique inserts).
+    Exists,
+    /// No room, and the filter may not grow (EXPANSION 0).
+    NoSpace,
+    /// No room, and no sub-filter can be added: there are already 65,535 (RedisBloom's
+    /// limit, a 16-bit count) or the next would have more than 2⁵⁶ − 1 buckets (its 56-bit
+    /// field). RedisBloom calls this a failed allocation.
+    CannotGrow,
+    /// Growing would pass a memory limit.
+    TooLarge(R),
+}
+
+/// Why a filter cannot be created; `R` is the [`GrowthBudget`]'s refusal.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CreateError<R> {
+    /// Capacity below 2 × bucket size, more than [`MAX_NUM_BUCKETS`] buckets, or a size
+    /// that does not fit in memory.
+    Invalid,
+    /// The filter would pass a memory limit.
+    TooLarge(R),
+}
+
+/// How a filter maps an item to its fingerprint and buckets. A filter keeps the hashing it
+/// was written with: its fingerprints are all that is stored, so it cannot be rehashed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Hashing {
+    /// RedisBloom 2.2 and later: `h = MurmurHash64A(item, 0)`, `fp = h mod 255 + 1`,
+    /// buckets `h mod n` and `alt(fp, h) mod n`.
+    #[default]
+    Murmur64A,
+    /// RedisBloom 1.1 to 2.0 (`src/cuckoo.h`, `src/cuckoo.c` of its 2.0 branch), the
+    /// filters of encoding version 3: `h = MurmurHash2(item, 0)` (32 bits), `fp = h >> 24`
+    /// (0 → 7), buckets `h mod n` and `(u32)(i ⊕ fp·0x5bd1e995) mod n`, and `CF.COUNT`
+    /// counts an item's bucket once when both of its buckets are one.
+    ///
+    /// Such a filter also keeps that version's table rules, which decide how it grows (its
+    /// sub-filters and memory) but no answer: an insert takes a free slot in the newest
+    /// sub-filter only, a delete looks in the oldest sub-filter first, and a compaction goes
+    /// on past a sub-filter it cannot empty. No answer depends on them, nor on which
+    /// evictions 2.0 made (it chose victims with `rand()`): its sub-filters all have the
+    /// first one's bucket count, and under the xor alternate index two items with one
+    /// fingerprint have the same pair of buckets or disjoint ones, so what an item's
+    /// queries see is the number of copies of its fingerprint in its pair, whichever
+    /// sub-filter or bucket of the pair holds them.
+    Murmur2,
+}
+
+impl Hashing {
+    /// The id saved with a [`Hashing::Murmur2`] filter (the RDB record after
+    /// `HASHING_MARK`, and the 39th byte of its SCANDUMP header).
+    pub fn id(self) -> u8 {
+        match self {
+            Hashing::Murmur64A => 0,
+            Hashing::Murmur2 => 1,
+        }
+    }
+
+    /// The alternate bucket's hash of a fingerprint in the bucket of `index`.
+    #[inline]
+    fn alt(self, fp: u8, index: u64) -> u64 {
+        match self {
+            Hashing::Murmur64A => alt_hash(fp, index),
+            Hashing::Murmur2 => (index as u32 ^ (fp as u32).wrapping_mul(0x5bd1_e995)) as u64,
+        }
+    }
+}
+
+/// An item's lookup parameters: its hash, the alternate hash, and its fingerprint.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Lookup {
+    h1: u64,
+    h2: u64,
+    fp: u8,
+}
+
+impl Lookup {
+    /// An item's parameters under a hashing (see [`Hashing`]).
+    #[inline]
+    pub fn of(item: &[u8], hashing: Hashing) -> Self {
+        match hashing {
+            Hashing::Murmur64A => {
+                let (h1, fp) = redisbloom_hash(item);
+                Self {
+                    h1,
+                    h2: alt_hash(fp, h1),
+                    fp,
+                }
+            }
+            Hashing::Murmur2 => {
+                let h1 = murmur2(item, 0);
+                let fp = match (h1 >> 24) as u8 {
+                    EMPTY => 7,
+                    fp => fp,
+                };
+                Self {
+                    h1: h1 as u64,
+                    h2: hashing.alt(fp, h1 as u64),
+                    fp,
+                }
+            }
+        }
+    }
+
+    /// The fingerprint.
+    pub fn fingerprint(&self) -> u8 {
+        self.fp
+    }
+}
+
+/// The alternate index: `index ⊕ fp·0x5bd1e995`, the product taken as C computes it for a
+/// byte times an `int` constant (32-bit, then widened with its sign). Modulo a power of two
+/// up to 2³² — every table the memory limit allows — this is `index ⊕ (fp·0x5bd1e995 mod
+/// buckets)`, as documented.
+///
+/// [`redisbloom_alt_index`]: one copy of the rule in the workspace.
+#[inline]
+pub fn alt_hash(fp: u8, index: u64) -> u64 {
+    redisbloom_alt_index(fp, index)
+}
+
+/// The next power of two ≥ n, with 0 → 0 (RedisBloom's `getNextN2`).
+/// `hash mod n`, RedisBloom's bucket index. Every sub-filter RedisBloom makes has a power of
+/// two buckets (`nextpow2(cap / b)`, times a power-of-two expansion), where the modulo is a
+/// mask: a 64-bit division costs tens of cycles, and a query takes two to four of them. A
+/// loaded header with any other count (`n` > 0) takes the division.
+#[inline]
+fn bucket_index(hash: u64, n: u64) -> u64 {
+    if n.is_power_of_two() {
+        hash & (n - 1)
+    } else {
+        hash % n
+    }
+}
+
+fn next_pow2(n: u64) -> u64 {
+    if n == 0 {
+        0
+    } else {
+        n.checked_next_power_of_two().unwrap_or(0)
+    }
+}
+
+/// One sub-filter: `num_buckets` buckets of `bucket_size` one-byte slots.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SubFilter {
+    num_buckets: u64,
+    data: Vec<u8>,
+}
+
+impl SubFilter {
+    /// An empty sub-filter. The caller has checked its size against the memory limit (an
+    /// allocation Redis cannot serve aborts the server, so the limit is the only guard);
+    /// the zeroed allocation lets the allocator hand out fresh pages without writing them.
+    fn zeroed(num_buckets: u64, bucket_size: u16) -> Option<Self> {
+        let len = usize::try_from(num_buckets.checked_mul(bucket_size as u64)?).ok()?;
+        Some(Self {
+            num_buckets,
+            data: vec![EMPTY; len],
+        })
+    }
+
+    /// The number of buckets.
+    pub fn num_buckets(&self) -> u64 {
+        self.num_buckets
+    }
+
+    /// The slots, bucket after bucket.
+    pub fn data(&self) -> &[u8] {
+        &self.data
+    }
+
+    /// The slots in use.
+    pub fn used_slots(&self) -> u64 {
+        self.data.iter().filter(|&&s| s != EMPTY).count() as u64
+    }
+
+    #[inline]
+    fn bucket_range(&self, hash: u64, bucket_size: u16) -> std::ops::Range<usize> {
+        let start = (bucket_index(hash, self.num_buckets) * bucket_size as u64) as usize;
+        start..start + bucket_size as usize
+    }
+
+    fn bucket(&self, hash: u64, bucket_size: u16) -> &[u8] {
+        &self.data[self.bucket_range(hash, bucket_size)]
+    }
+
+    /// Whether either bucket holds the fingerprint. A plain loop over the few slots: a
+    /// bucket is 1 to 255 bytes, 2 by default, where `<[u8]>::contains` calls `memchr` with
+    /// its set-up for long inputs (callgrind, `CF.INSERTNX` of 4 items: 18 instructions per
+    /// item fewer with the loop).
+    #[allow(clippy::manual_contains)]
+    fn contains(&self, p: &Lookup, bs: u16) -> bool {
+        let has = |h| self.bucket(h, bs).iter().any(|&s| s == p.fp);
+        has(p.h1) || has(p.h2)
+    }
+
+    /// Copies of the fingerprint in the item's two buckets; with `once`, a bucket that is
+    /// both of them is counted once (RedisBloom 2.0), else twice (2.2 and later).
+    fn count(&self, p: &Lookup, bs: u16, once: bool) -> u64 {
+        let count = |b: &[u8]| b.iter().filter(|&&s| s == p.fp).count() as u64;
+        let first = count(self.bucket(p.h1, bs));
+        if once && bucket_index(p.h1, self.num_buckets) == bucket_index(p.h2, self.num_buckets) {
+            return first;
+        }
+        first + count(self.bucket(p.h2, bs))
+    }
+
+    /// What [`contains`](Self::contains) and [`find_available`](Self::find_available) answer
+    /// together, with the two buckets located once: whether either holds the fingerprint,
+    /// else the first free slot of the first bucket, else of the second (`CF.ADDNX` and
+    /// `CF.INSERTNX` ask both of every sub-filter).
+    #[allow(clippy::manual_contains)]
+    #[inline(always)]
+    fn scan(&self, p: &Lookup, bs: u16) -> (bool, Option<usize>) {
+        let (first, second) = (self.bucket_range(p.h1, bs), self.bucket_range(p.h2, bs));
+        let (a, b) = (&self.data[first.clone()], &self.data[second.clone()]);
+        if a.iter().any(|&s| s == p.fp) || b.iter().any(|&s| s == p.fp) {
+            return (true, None);
+        }
+        let free = match a.iter().position(|&s| s == EMPTY) {
+            Some(i) => Some(first.start + i),
+            None => b.iter().position(|&s| s == EMPTY).map(|i| second.start + i),
+        };
+        (false, free)
+    }
+
+    /// The index of a free slot in the item's first bucket, else its second.
+    fn find_available(&self, p: &Lookup, bs: u16) -> Option<usize> {
+        [p.h1, p.h2].into_iter().find_map(|h| {
+            let range = self.bucket_range(h, bs);
+            let start = range.start;
+            self.data[range]
+                .iter()
+                .position(|&s| s == EMPTY)
+                .map(|i| start + i)
+        })
+    }
+
+    fn delete(&mut self, p: &Lookup, bs: u16) -> bool {
+        for h in [p.h1, p.h2] {
+            let range = self.bucket_range(h, bs);
+            if let Some(slot) = self.data[range].iter_mut().find(|s| **s == p.fp) {
+                *slot = EMPTY;
+                return true;
+            }
+        }
+        false
+    }
+
+    /// Evicts fingerprints along the item's cuckoo path, up to `max_iterations` times;
+    /// when that fails, walks the path back so that the table is as it was.
+    fn kick_insert(&mut self, p: &Lookup, bs: u16, max_iterations: u16, hashing: Hashing) -> bool {
+        let n = self.num_buckets;
+        let bs64 = bs as u64;
+        let mut fp = p.fp;
+        let mut victim = 0u64;
+        let mut index = bucket_index(p.h1, n);
+        for _ in 0..max_iterations {
+            std::mem::swap(&mut self.data[(index * bs64 + victim) as usize], &mut fp);
+            index = bucket_index(hashing.alt(fp, index), n);
+            let start = (index * bs64) as usize;
+            if let Some(slot) = self.data[start..start + bs as usize]
+                .iter_mut()
+                .find(|s| **s == EMPTY)
+            {
+                *slot = fp;
+                return true;
+            }
+            victim = (victim + 1) % bs64;
+        }
+        for _ in 0..max_iterations {
+            victim = (victim + bs64 - 1) % bs64;
+            index = bucket_index(hashing.alt(fp, index), n);
+            std::mem::swap(&mut self.data[(index * bs64 + victim) as usize], &mut fp);
+        }
+        false
+    }
+}
+
+/// RedisBloom's cuckoo filter (its `CuckooFilter`).
+///
+/// The counts of items and deletes are counters, not facts about the table: a header may
+/// claim any numbers, and no command can check them against the slots. They are only
+/// reported and decide when a delete compacts, so loads accept any value and every change
+/// saturates (an add at `u64::MAX` items, a delete at 0) instead of wrapping.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RedisBloomCuckoo {
+    num_buckets: u64,
+    num_items: u64,
+    num_deletes: u64,
+    bucket_size: u16,
+    max_iterations: u16,
+    expansion: u16,
+    hashing: Hashing,
+    filters: Vec<SubFilter>,
+}
+
+impl RedisBloomCuckoo {
+    /// A filter as `CF.RESERVE key capacity BUCKETSIZE b MAXITERATIONS i EXPANSION e`
+    /// makes it: nextpow2(capacity / b) buckets, the expansion rounded up to a power of two.
+    /// More than [`MAX_NUM_BUCKETS`] buckets is [`CreateError::Invalid`] whatever the memory
+    /// limit (RedisBloom answers "Insufficient memory to create filter").
+    pub fn new<B: GrowthBudget>(
+        capacity: u64,
+        bucket_size: u16,
+        max_iterations: u16,
+        expansion: u16,
+        budget: &B,
+    ) -> Result<Self, CreateError<B::Refusal>> {
+        if bucket_size == 0 || capacity < bucket_size as u64 * 2 {
+            return Err(CreateError::Invalid);
+        }
+        let num_buckets = next_pow2(capacity / bucket_size as u64).max(1);
+        if num_buckets > MAX_NUM_BUCKETS {
+            return Err(CreateError::Invalid);
+        }
+        let needed = (num_buckets as u128 * bucket_size as u128)
+            + (FILTER_STRUCT_BYTES + SUBFILTER_STRUCT_BYTES) as u128;
+        let needed = u64::try_from(needed).unwrap_or(u64::MAX);
+        budget.check(0, needed).map_err(CreateError::TooLarge)?;
+        let first = SubFilter::zeroed(num_buckets, bucket_size).ok_or(CreateError::Invalid)?;
+        Ok(Self {
+            num_buckets,
+            num_items: 0,
+            num_deletes: 0,
+            bucket_size,
+            max_iterations,
+            expansion: next_pow2(expansion as u64) as u16,
+            hashing: Hashing::Murmur64A,
+            filters: vec![first],
+        })
+    }
+
+    /// The buckets of sub-filter `index`: buckets · expansion^index, if representable.
+    fn sub_filter_buckets(&self, index: usize) -> Option<u64> {
+        let growth = (self.expansion as u64).checked_pow(u32::try_from(index).ok()?)?;
+        self.num_buckets.checked_mul(growth)
+    }
+
+    /// Whether the item may be in the filter.
+    pub fn contains(&self, item: &[u8]) -> bool {
+        let p = Lookup::of(item, self.hashing);
+        self.filters
+            .iter()
+            .any(|f| f.contains(&p, self.bucket_size))
+    }
+
+    /// How many copies of the item's fingerprint are in its buckets (an upper bound on how
+    /// often it was added).
+    pub fn count(&self, item: &[u8]) -> u64 {
+        let p = Lookup::of(item, self.hashing);
+        let once = self.hashing == Hashing::Murmur2;
+        self.filters
+            .iter()
+            .map(|f| f.count(&p, self.bucket_size, once))
+            .sum()
+    }
+
+    /// Adds an item (again, if it is there already), adding sub-filters as needed. There is
+    /// no limit on sub-filters per item here: RedisBloom refuses a whole command when the
+    /// filter already has `CF_MAX_EXPANSIONS` sub-filters (the caller checks that first),
+    /// and within a command grows as far as [`MAX_NUM_FILTERS`] and the budget allow.
+    pub fn insert_with<B: GrowthBudget>(&mut self, item: &[u8], budget: &B) -> Insert<B::Refusal> {
+        let p = Lookup::of(item, self.hashing);
+        self.insert_lookup(&p, budget)
+    }
+
+    /// Adds an item unless it may be there already.
+    pub fn insert_unique_with<B: GrowthBudget>(&mut self, item: &[u8], budget: &B) -> Insert<B::Refusal> {
+        let p = Lookup::of(item, self.hashing);
+        // As a check of every sub-filter followed by `insert`, in one pass: the newest
+        // sub-filter with a free slot takes the fingerprint, as `insert_lookup` would choose.
+        let mut target = None;
+        let first_free = self.first_to_fill();
+        for (index, f) in self.filters.iter().enumerate().rev() {
+            let (found, free) = f.scan(&p, self.bucket_size);
+            if found {
+                return Insert::Exists;
+            }
+            if target.is_none() && index >= first_free {
+                target = free.map(|slot| (index, slot));
+            }
+        }
+        match target {
+            Some((index, slot)) => {
+                self.filters[index].data[slot] = p.fp;
+                self.num_items = self.num_items.saturating_add(1);
+                Insert::Inserted
+            }
+            None => self.insert_lookup(&p, budget),
+        }
+    }
+
+    /// The oldest sub-filter whose free slots an insert may take: any (2.2 and later), or
+    /// only the newest (RedisBloom 2.0, [`Hashing::Murmur2`]).
+    fn first_to_fill(&self) -> usize {
+        match self.hashing {
+            Hashing::Murmur64A => 0,
+            Hashing::Murmur2 => self.filters.len() - 1,
+        }
+    }
+
+    fn insert_lookup<B: GrowthBudget>(&mut self, p: &Lookup, budget: &B) -> Insert<B::Refusal> {
+        let bs = self.bucket_size;
+        loop {
+            let first_free = self.first_to_fill();
+            for f in self.filters[first_free..].iter_mut().rev() {
+                if let Some(slot) = f.find_available(p, bs) {
+                    f.data[slot] = p.fp;
+                    self.num_items = self.num_items.saturating_add(1);
+                    return Insert::Inserted;
+                }
+            }
+            let last = self.filters.last_mut().expect("a filter has a sub-filter");
+            if last.kick_insert(p, bs, self.max_iterations, self.hashing) {
+                self.num_items = self.num_items.saturating_add(1);
+                return Insert::Inserted;
+            }
+            if self.expansion == 0 {
+                return Insert::NoSpace;
+            }
+            if self.filters.len() >= MAX_NUM_FILTERS {
+                return Insert::CannotGrow;
+            }
+            let Some(buckets) = self
+                .sub_filter_buckets(self.filters.len())
+                .filter(|&b| b <= MAX_NUM_BUCKETS)
+            else {
+                return Insert::CannotGrow;
+            };
+            let held = self.memory_bytes();
+            let needed = buckets
+                .checked_mul(bs as u64)
+                .and_then(|b| b.checked_add(held + SUBFILTER_STRUCT_BYTES))
+                .unwrap_or(u64::MAX);
+            if let Err(refusal) = budget.check(held, needed) {
+                return Insert::TooLarge(refusal);
+            }
+            match SubFilter::zeroed(buckets, bs) {
+                Some(f) => self.filters.push(f),
+                None => return Insert::CannotGrow,
+            }
+            budget.grew(self.memory_bytes() - held);
+        }
+    }
+
+    /// Removes one copy of the item's fingerprint, newest sub-filter first (oldest first
+    /// under [`Hashing::Murmur2`], as RedisBloom 2.0 did); compacts when there is more than
+    /// one sub-filter and deletes pass 10% of the items (RedisBloom 2.0 went on past a
+    /// sub-filter it could not empty; 2.2 and later stop there).
+    pub fn delete(&mut self, item: &[u8]) -> bool {
+        let p = Lookup::of(item, self.hashing);
+        let bs = self.bucket_size;
+        let n = self.filters.len();
+        let legacy = self.hashing == Hashing::Murmur2;
+        for k in 0..n {
+            let i = if legacy { k } else { n - 1 - k };
+            if self.filters[i].delete(&p, bs) {
+                self.num_items = self.num_items.saturating_sub(1);
+                self.num_deletes = self.num_deletes.saturating_add(1);
+                if self.filters.len() > 1 && self.num_deletes as f64 > self.num_items as f64 * 0.10
+                {
+                    self.compact(legacy);
+                }
+                return true;
+            }
+        }
+        false
+    }
+
+    /// Moves fingerprints from newer sub-filters into free slots of older ones, newest
+    /// first, and drops the newest when it is emptied. With `cont`, goes on past a
+    /// sub-filter that could not be emptied. Resets the delete count.
+    pub fn compact(&mut self, cont: bool) {
+        for index in (1..self.filters.len()).rev() {
+            if !self.compact_one(index) && !cont {
+                break;
+            }
+        }
+        self.num_deletes = 0;
+    }
+
+    fn compact_one(&mut self, index: usize) -> bool {
+        let bs = self.bucket_size;
+        let hashing = self.hashing;
+        let (older, newer) = self.filters.split_at_mut(index);
+        let current = &mut newer[0];
+        let mut all_moved = true;
+        for bucket in 0..current.num_buckets {
+            for slot in 0..bs as u64 {
+                let at = (bucket * bs as u64 + slot) as usize;
+                let fp = current.data[at];
+                if fp == EMPTY {
+                    continue;
+                }
+                let p = Lookup {
+                    h1: bucket,
+                    h2: hashing.alt(fp, bucket),
+                    fp,
+                };
+                let target = older
+                    .iter_mut()
+                    .find_map(|f| f.find_available(&p, bs).map(|s| (f, s)));
+                match target {
+                    Some((f, s)) => {
+                        f.data[s] = fp;
+                        current.data[at] = EMPTY;
+                    }
+                    None => all_moved = false,
+                }
+            }
+        }
+        if all_moved && index == self.filters.len() - 1 {
+            self.filters.pop();
+        }
+        all_moved
+    }
+
+    /// `CF.INFO Size` and `MEMORY USAGE`'s part: 40 + 16·sub-filters + Σ buckets · size.
+    pub fn memory_bytes(&self) -> u64 {
+        FILTER_STRUCT_BYTES
+            + self
+                .filters
+                .iter()
+                .map(|f| SUBFILTER_STRUCT_BYTES + f.data.len() as u64)
+                .sum::<u64>()
+    }
+
+    /// Buckets of the first sub-filter.
+    pub fn num_buckets(&self) -> u64 {
+        self.num_buckets
+    }
+    /// Items in the filter.
+    pub fn num_items(&self) -> u64 {
+        self.num_items
+    }
+    /// Deletes since the last compaction.
+    pub fn num_deletes(&self) -> u64 {
+        self.num_deletes
+    }
+    /// Slots per bucket.
+    pub fn bucket_size(&self) -> u16 {
+        self.bucket_size
+    }
+    /// Evictions before giving up on a sub-filter.
+    pub fn max_iterations(&self) -> u16 {
+        self.max_iterations
+    }
+    /// The expansion factor (a power of two, or 0).
+    pub fn expansion(&self) -> u16 {
+        self.expansion
+    }
+    /// The sub-filters, oldest first.
+    pub fn filters(&self) -> &[SubFilter] {
+        &self.filters
+    }
+    /// How items map to fingerprints and buckets.
+    pub fn hashing(&self) -> Hashing {
+        self.hashing
+    }
+
+    /// The filter a header or RDB record describes, its sub-filters' bucket counts and the
+    /// bytes it needs, checked before anything is allocated.
+    ///
+    /// The checks are RedisBloom 2.4's (`CuckooFilter_ValidateIntegrity`), which are also
+    /// what memory safety needs: buckets a power of two (at most 2⁵⁶ − 1), bucket size 1 to
+    /// 255, at least one iteration, 1 to 65535 sub-filters, and more than one only with an
+    /// expansion (sub-filter j has buckets · expansionʲ buckets, representable). The
+    /// expansion is any 16-bit number as there (`CF.RESERVE` rounds it to a power of two;
+    /// a header may not). The counts of items and deletes are not checked (see
+    /// [`RedisBloomCuckoo`]).
+    fn shell(shape: &Shape, hashing: Hashing) -> Option<(Self, Vec<u64>, u64)> {
+        let Shape {
+            items,
+            buckets,
+            deletes,
+            filters,
+            bucket_size,
+            max_iterations,
+            expansion,
+        } = *shape;
+        let valid = buckets.is_power_of_two()
+            && buckets <= MAX_NUM_BUCKETS
+            && (1..=MAX_BUCKET_SIZE as u64).contains(&bucket_size)
+            && (1..=MAX_ITERATIONS as u64).contains(&max_iterations)
+            && expansion <= u16::MAX as u64
+            && (1..=MAX_NUM_FILTERS as u64).contains(&filters)
+            && (filters == 1 || expansion > 0);
+        if !valid {
+            return None;
+        }
+        let shell = Self {
+            num_buckets: buckets,
+            num_items: items,
+            num_deletes: deletes,
+            bucket_size: bucket_size as u16,
+            max_iterations: max_iterations as u16,
+            expansion: expansion as u16,
+            hashing,
+            filters: Vec::new(),
+        };
+        let mut needed = FILTER_STRUCT_BYTES;
+        let mut sizes = Vec::new();
+        for j in 0..filters as usize {
+            let buckets = shell
+                .sub_filter_buckets(j)
+                .filter(|&b| b <= MAX_NUM_BUCKETS)?;
+            needed = needed
+                .checked_add(SUBFILTER_STRUCT_BYTES)?
+                .checked_add(buckets.checked_mul(bucket_size)?)?;
+            sizes.push(buckets);
+        }
+        Some((shell, sizes, needed))
+    }
+
+    /// The bucket counts of the sub-filters a shape describes, oldest first, if it
+    /// describes a filter (see [`zeroed`](Self::zeroed) for the checks).
+    pub fn sub_filter_buckets_of(shape: &Shape) -> Option<Vec<u64>> {
+        Self::shell(shape, Hashing::Murmur64A).map(|(_, sizes, _)| sizes)
+    }
+
+    /// A filter of the shape with every slot empty (what `CF.LOADCHUNK key 1 header`
+    /// makes, before its data chunks): the shape and the memory it asks for are checked
+    /// before anything is allocated. [`CreateError::Invalid`] for a shape that is no
+    /// filter: buckets not a power of two or past 2⁵⁶ − 1, a bucket size outside 1 to 255,
+    /// no iterations, no or more than 65535 sub-filters, several without an expansion, a
+    /// sub-filter too large to count.
+    ///
+    /// ```
+    /// use bloomkit::cuckoo::redisbloom::{CreateError, Hashing, RedisBloomCuckoo, Shape};
+    /// let shape = Shape { items: 0, buckets: 4, deletes: 0, filters: 3, bucket_size: 2,
+    ///                     max_iterations: 20, expansion: 2 };
+    /// let cf = RedisBloomCuckoo::zeroed(&shape, Hashing::Murmur64A, &u64::MAX).unwrap();
+    /// assert_eq!(cf.memory_bytes(), 40 + 3 * 16 + (4 + 8 + 16) * 2);
+    /// let no_growth = Shape { expansion: 0, ..shape };
+    /// assert_eq!(RedisBloomCuckoo::zeroed(&no_growth, Hashing::Murmur64A, &u64::MAX),
+    ///            Err(CreateError::Invalid));
+    /// assert_eq!(RedisBloomCuckoo::zeroed(&shape, Hashing::Murmur64A, &100u64),
+    ///            Err(CreateError::TooLarge(144)));
+    /// ```
+    pub fn zeroed<B: GrowthBudget>(
+        shape: &Shape,
+        hashing: Hashing,
+        budget: &B,
+    ) -> Result<Self, CreateError<B::Refusal>> {
+        let (mut cf, sizes, needed) = Self::shell(shape, hashing).ok_or(CreateError::Invalid)?;
+        budget.check(0, needed).map_err(CreateError::TooLarge)?;
+        cf.filters
+            .try_reserve_exact(sizes.len())
+            .map_err(|_| CreateError::Invalid)?;
+        for b in sizes {
+            cf.filters
+                .push(SubFilter::zeroed(b, cf.bucket_size).ok_or(CreateError::Invalid)?);
+        }
+        Ok(cf)
+    }
+
+    /// A filter of the shape whose sub-filters `read` supplies, oldest first: it is asked
+    /// for each with the bucket count the shape gives it and answers `(buckets, slots)`
+    /// (an RDB record's, a dump's). `None` — and nothing kept — for a shape that is no
+    /// filter, one the budget refuses (checked before the first `read`), a `read` that
+    /// fails, or a sub-filter of another size than the shape gives.
+    pub fn from_sub_filters<B: GrowthBudget>(
+        shape: &Shape,
+        hashing: Hashing,
+        budget: &B,
+        mut read: impl FnMut(u64) -> Option<(u64, Vec<u8>)>,
+    ) -> Option<Self> {
+        let (mut cf, sizes, needed) = Self::shell(shape, hashing)?;
+        budget.check(0, needed).ok()?;
+        for want in sizes {
+            let (buckets, data) = read(want)?;
+            if buckets != want || data.len() as u64 != buckets * shape.bucket_size {
+                return None;
+            }
+            cf.filters.push(SubFilter {
+                num_buckets: buckets,
+                data,
+            });
+        }
+        Some(cf)
+    }
+
+    /// The shape: what a `CF.SCANDUMP` header holds.
+    pub fn shape(&self) -> Shape {
+        Shape {
+            items: self.num_items,
+            buckets: self.num_buckets,
+            deletes: self.num_deletes,
+            filters: self.filters.len() as u64,
+            bucket_size: self.bucket_size as u64,
+            max_iterations: self.max_iterations as u64,
+            expansion: self.expansion as u64,
+        }
+    }
+
+    /// The same table read with another hashing: for an empty filter, the one RedisBloom
+    /// 1.1 to 2.0 would have reserved ([`Hashing::Murmur2`]). Fingerprints cannot be
+    /// rehashed, so a filter with items then answers for other items.
+    pub fn with_hashing(mut self, hashing: Hashing) -> Self {
+        self.hashing = hashing;
+        self
+    }
+
+    /// Sets the counts of items and deletes: counters, which a header may claim anything
+    /// for (see [`RedisBloomCuckoo`]).
+    pub fn set_counts(&mut self, items: u64, deletes: u64) {
+        self.num_items = items;
+        self.num_deletes = deletes;
+    }
+
+    /// Slots in all sub-filters.
+    pub fn num_slots(&self) -> u64 {
+        self.filters.iter().map(|f| f.data.len() as u64).sum()
+    }
+
+    /// Slots in use, in all sub-filters.
+    pub fn used_slots(&self) -> u64 {
+        self.filters.iter().map(SubFilter::used_slots).sum()
+    }
+
+    /// Inserts a fingerprint held in `bucket` of the first sub-filter (as an item whose
+    /// hash is `bucket`), with the expansion set to `expansion` first: whether it went in.
+    /// For a table written without RedisBloom's rules (a bloomkit file's victim slot).
+    pub(crate) fn insert_fingerprint(&mut self, bucket: u64, fp: u8, expansion: u16) -> bool {
+        self.expansion = expansion;
+        let p = Lookup {
+            h1: bucket,
+            h2: self.hashing.alt(fp, bucket),
+            fp,
+        };
+        matches!(self.insert_lookup(&p, &Unlimited), Insert::Inserted)
+    }
+
+    /// Empties every slot, drops every sub-filter but the first and zeroes the counts, as a
+    /// filter just reserved.
+    pub fn clear(&mut self) {
+        self.filters.truncate(1);
+        self.filters[0].data.fill(EMPTY);
+        self.num_items = 0;
+        self.num_deletes = 0;
+    }
+
+    /// The data chunk at SCANDUMP iterator `iter` ≥ 1 and the next iterator, or `None` past
+    /// the end. A chunk never crosses a sub-filter and has at most `max_chunk` bytes.
+    pub fn chunk(&self, iter: u64, max_chunk: u64) -> Option<(u64, &[u8])> {
+        let mut offset = iter.checked_sub(1)?;
+        for f in &self.filters {
+            let len = f.data.len() as u64;
+            if offset < len {
+                let n = (len - offset).min(max_chunk.max(1));
+                let start = offset as usize;
+                return Some((iter + n, &f.data[start..start + n as usize]));
+            }
+            offset -= len;
+        }
+        None
+    }
+
+    /// Writes a data chunk that SCANDUMP returned with iterator `iter` (it starts at byte
+    /// `iter − len − 1`); false, changing nothing, if it is empty, `iter` is not positive,
+    /// or it does not fit one sub-filter (RedisBloom writes a chunk whose offset is past
+    /// the end into the last sub-filter, over other bytes; that is refused here).
+    pub fn load_chunk(&mut self, iter: i64, data: &[u8]) -> bool {
+        let Ok(iter) = u64::try_from(iter) else {
+            return false;
+        };
+        let Some(mut offset) = iter.checked_sub(data.len() as u64 + 1) else {
+            return false;
+        };
+        if data.is_empty() {
+            return false;
+        }
+        for f in &mut self.filters {
+            let len = f.data.len() as u64;
+            if offset < len {
+                if offset + data.len() as u64 > len {
+                    return false;
+                }
+                let start = offset as usize;
+                f.data[start..start + data.len()].copy_from_slice(data);
+                return true;
+            }
+            offset -= len;
+        }
+        false
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn bucket_index_is_the_modulo_for_every_bucket_count() {
+        let mut h = 0x243f_6a88_85a3_08d3u64;
+        for n in (1..=70u64).chain([1 << 20, (1 << 20) + 1, 3 << 30, 1 << 55, (1 << 56) - 1]) {
+            for _ in 0..200 {
+                h = h.wrapping_mul(0x9e37_79b9_7f4a_7c15).rotate_left(17) ^ n;
+                assert_eq!(bucket_index(h, n), h % n, "hash {h:#x}, {n} buckets");
+            }
+        }
+    }
+
+
+    /// RedisBloom 2.0's rule, written out from its `getLookupParams` and `getAltIndex`.
+    #[test]
+    fn lookup_is_redisbloom_2_0s() {
+        for item in [&b""[..], b"a", b"item", b"a-2570", b"0123456789abcdef"] {
+            let h = murmur2(item, 0);
+            let p = Lookup::of(item, Hashing::Murmur2);
+            let fp = if h >> 24 == 0 { 7 } else { (h >> 24) as u8 };
+            assert_eq!(p.fingerprint(), fp);
+            for n in [1u64, 2, 8, 1024, 1 << 20, 1 << 33] {
+                let i1 = h as u64 % n;
+                let i2 = ((i1 ^ (fp as u32).wrapping_mul(0x5bd1_e995) as u64) as u32) as u64 % n;
+                assert_eq!(bucket_index(p.h1, n), i1);
+                assert_eq!(bucket_index(p.h2, n), i2);
+                assert_eq!(bucket_index(Hashing::Murmur2.alt(fp, i2), n), i1);
+            }
+        }
+        // A zero top byte becomes 7: find such an item.
+        let zero = (0u32..)
+            .map(|i| i.to_le_bytes())
+            .find(|b| murmur2(b, 0) >> 24 == 0)
+            .unwrap();
+        assert_eq!(Lookup::of(&zero, Hashing::Murmur2).fingerprint(), 7);
+    }
+
+    /// RedisBloom 2.0 fills only the newest sub-filter: a slot freed in an older one stays
+    /// free when items are added.
+    #[test]
+    fn inserts_fill_the_newest_sub_filter_only() {
+        let mut cf = RedisBloomCuckoo::new(16, 2, 500, 1, &Unlimited)
+            .unwrap()
+            .with_hashing(Hashing::Murmur2);
+        let mut i = 0u32;
+        while cf.filters().len() < 2 {
+            cf.insert_with(&i.to_le_bytes(), &Unlimited);
+            i += 1;
+        }
+        let used = |cf: &RedisBloomCuckoo| {
+            cf.filters()[0]
+                .data()
+                .iter()
+                .filter(|&&s| s != EMPTY)
+                .count()
+        };
+        let before = used(&cf);
+        assert!((0..i).any(|k| cf.filters[0].delete(&Lookup::of(&k.to_le_bytes(), cf.hashing), 2)));
+        let mut k = 1000u32;
+        while cf.filters().len() < 5 {
+            cf.insert_with(&k.to_le_bytes(), &Unlimited);
+            k += 1;
+        }
+        assert_eq!(used(&cf), before - 1);
+    }
+}
+
+#[cfg(test)]
+mod properties {
+    use super::*;
+    use crate::codec::Persist;
+    use crate::cuckoo::{CuckooFilter, Layout};
+    use proptest::prelude::*;
+    use std::collections::HashMap;
+
+    /// Random adds and deletes of added items on small filters that grow many times: every
+    /// item added more often than deleted is found and counted at least that often — no
+    /// eviction, rollback, growth, delete or compaction loses one — and the count of items
+    /// is the slots in use.
+    fn check_no_item_is_lost(
+        bucket_size: u16,
+        expansion: u16,
+        max_iterations: u16,
+        ops: &[(bool, u16)],
+    ) -> Result<(), TestCaseError> {
+        let mut cf = RedisBloomCuckoo::new(8, bucket_size, max_iterations, expansion, &Unlimited)
+            .unwrap();
+        let mut held: HashMap<u16, u64> = HashMap::new();
+        for &(add, item) in ops {
+            let bytes = item.to_le_bytes();
+            if add || held.get(&item).copied().unwrap_or(0) == 0 {
+                prop_assert_eq!(cf.insert_with(&bytes, &Unlimited), Insert::Inserted);
+                *held.entry(item).or_default() += 1;
+            } else {
+                prop_assert!(cf.delete(&bytes), "{item} was added and is not deleted");
+                *held.get_mut(&item).unwrap() -= 1;
+            }
+        }
+        for (item, &n) in &held {
+            let bytes = item.to_le_bytes();
+            prop_assert!(n == 0 || cf.contains(&bytes), "{item} lost");
+            prop_assert!(cf.count(&bytes) >= n, "{item}: {} < {n}", cf.count(&bytes));
+        }
+        prop_assert_eq!(cf.num_items(), held.values().sum::<u64>());
+        prop_assert_eq!(cf.used_slots(), cf.num_items());
+        // Sub-filter j has buckets · expansionʲ buckets.
+        for (j, f) in cf.filters().iter().enumerate() {
+            prop_assert_eq!(
+                f.num_buckets(),
+                cf.num_buckets() * (cf.expansion() as u64).pow(j as u32)
+            );
+        }
+        Ok(())
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(64))]
+
+        #[test]
+        fn no_added_item_is_lost_across_growth_deletes_and_compaction(
+            bucket_size in 1u16..=4,
+            expansion in prop::sample::select(vec![1u16, 2, 4]),
+            max_iterations in 1u16..=30,
+            ops in prop::collection::vec((prop::bool::weighted(0.7), 0u16..300), 1..400),
+        ) {
+            check_no_item_is_lost(bucket_size, expansion, max_iterations, &ops)?;
+        }
+
+        /// A grown filter saved in a bloomkit file loads back equal (every sub-filter, the
+        /// counts, the expansion), answers the same, and grows on as the original does.
+        #[test]
+        fn a_grown_filter_round_trips_through_its_file_and_grows_on_alike(
+            bucket_size in 1u32..=4,
+            expansion in prop::sample::select(vec![1u32, 2, 4]),
+            items in 20u32..300,
+            deletes in 0u32..20,
+        ) {
+            let mut f = CuckooFilter::builder()
+                .layout(Layout::RedisBloom)
+                .num_buckets(4)
+                .bucket_size(bucket_size)
+                .max_kicks(20)
+                .expansion(expansion)
+                .build()
+                .unwrap();
+            for i in 0..items {
+                f.insert(&i).unwrap();
+            }
+            for i in 0..deletes.min(items) {
+                f.remove(&(i * 3 % items)).ok();
+            }
+            prop_assert!(items < 40 || f.num_sub_filters() > 1);
+            let mut back = CuckooFilter::from_bytes(&f.to_bytes()).unwrap();
+            prop_assert!(back == f);
+            prop_assert!((0..2 * items).all(|i| back.contains(&i) == f.contains(&i)));
+            for i in 1000..1100u32 {
+                f.insert(&i).unwrap();
+                back.insert(&i).unwrap();
+            }
+            prop_assert!(back == f);
+        }
+
+    }
+
+    /// Shapes a header or file may claim, every combination of edge values: any that is no
+    /// filter is refused before anything is allocated (no panic, no abort); what is
+    /// accepted has the sub-filters the shape gives, within the budget.
+    #[test]
+    fn hostile_shapes_are_refused_before_allocating() {
+        let budget = 1u64 << 20;
+        for buckets in [0u64, 1, 2, 3, 4, 1 << 20, 1 << 40, 1 << 55, (1 << 56) - 1, 1 << 56, u64::MAX] {
+            for filters in [0u64, 1, 2, 3, 17, 40, 65535, 65536, u64::MAX] {
+                for bucket_size in [0u64, 1, 2, 255, 256, u64::MAX] {
+                    for max_iterations in [0u64, 1, 65535, 65536] {
+                        for expansion in [0u64, 1, 2, 3, 4, 32768, 65535, 65536] {
+                            let shape = Shape { items: 0, buckets, deletes: 0, filters, bucket_size, max_iterations, expansion };
+                            let valid = buckets.is_power_of_two() && buckets < 1 << 56
+                                && (1..=255).contains(&bucket_size)
+                                && (1..=65535).contains(&max_iterations)
+                                && (1..=65535).contains(&filters)
+                                && (filters == 1 || expansion > 0)
+                                && expansion <= 65535;
+                            match RedisBloomCuckoo::zeroed(&shape, Hashing::Murmur64A, &budget) {
+                                Ok(cf) => {
+                                    assert!(valid, "{shape:?}");
+                                    assert_eq!(cf.filters().len() as u64, filters);
+                                    assert!(cf.memory_bytes() <= budget);
+                                }
+                                Err(CreateError::TooLarge(needed)) => {
+                                    assert!(valid && needed > budget, "{shape:?}")
+                                }
+                                // Valid fields can still describe sub-filters past 2⁵⁶ buckets.
+                                Err(CreateError::Invalid) => assert!(
+                                    !valid || RedisBloomCuckoo::sub_filter_buckets_of(&shape).is_none(),
+                                    "{shape:?}"
+                                ),
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn deletes_never_take_another_items_copy() {
+        // Every item added twice, then each deleted once: all still there, counted once more.
+        let mut cf = RedisBloomCuckoo::new(8, 2, 20, 2, &Unlimited).unwrap();
+        for round in 0..2 {
+            for i in 0..200u32 {
+                assert_eq!(cf.insert_with(&i.to_le_bytes(), &Unlimited), Insert::Inserted, "{round}");
+            }
+        }
+        assert!(cf.filters().len() > 3);
+        for i in 0..200u32 {
+            assert!(cf.delete(&i.to_le_bytes()));
+        }
+        assert!((0..200u32).all(|i| cf.contains(&i.to_le_bytes())));
+        assert_eq!(cf.num_items(), 200);
+    }
+
+    #[test]
+    fn a_grown_files_damaged_parameters_and_payload_are_refused() {
+        let mut f = CuckooFilter::builder()
+            .layout(Layout::RedisBloom)
+            .num_buckets(4)
+            .expansion(2)
+            .build()
+            .unwrap();
+        for i in 0..100u32 {
+            f.insert(&i).unwrap();
+        }
+        assert!(f.num_sub_filters() > 2);
+        let good = f.to_bytes();
+        // Every truncation is an error, never a panic.
+        for len in 0..good.len() {
+            assert!(CuckooFilter::from_bytes(&good[..len]).is_err(), "{len}");
+        }
+        // Every single byte flipped: an error (the checksum) or, never, a panic.
+        for at in 0..good.len() {
+            let mut bad = good.clone();
+            bad[at] ^= 0x5a;
+            let _ = CuckooFilter::from_bytes(&bad);
+        }
+    }
+}
