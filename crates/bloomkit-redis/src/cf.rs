@@ -177,15 +177,7 @@ impl Cuckoo {
         // The layout and RedisBloom's integrity checks: the library's (shared with `bloomkit
         // import --from redis`); `zeroed` checks the same again, as for the RDB path.
         let h = CuckooHeader::parse(&header[..HEADER_BYTES]).map_err(|_| CreateError::Invalid)?;
-        let shape = Shape {
-            items: h.items,
-            buckets: h.buckets,
-            deletes: h.deletes,
-            filters: h.filters,
-            bucket_size: h.bucket_size as u64,
-            max_iterations: h.max_iterations as u64,
-            expansion: h.expansion as u64,
-        };
+        let shape = h.shape();
         RedisBloomCuckoo::zeroed(&shape, hashing, &Budget(limit)).map(Self)
     }
 

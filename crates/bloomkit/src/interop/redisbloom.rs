@@ -425,6 +425,20 @@ pub struct CuckooHeader {
 }
 
 impl CuckooHeader {
+    /// The filter's shape as the header states it (its checks are the table's:
+    /// [`RedisBloomCuckoo::zeroed`]).
+    pub fn shape(&self) -> Shape {
+        Shape {
+            items: self.items,
+            buckets: self.buckets,
+            deletes: self.deletes,
+            filters: self.filters,
+            bucket_size: self.bucket_size as u64,
+            max_iterations: self.max_iterations as u64,
+            expansion: self.expansion as u64,
+        }
+    }
+
     /// The header's 38 bytes.
     pub fn to_bytes(&self) -> Vec<u8> {
         let mut out = Vec::with_capacity(CUCKOO_HEADER_BYTES);
@@ -1240,15 +1254,7 @@ impl CuckooDump {
                 h.items
             )));
         }
-        let shape = Shape {
-            items: h.items,
-            buckets: h.buckets,
-            deletes: h.deletes,
-            filters: h.filters,
-            bucket_size: h.bucket_size as u64,
-            max_iterations: h.max_iterations as u64,
-            expansion: h.expansion as u64,
-        };
+        let shape = h.shape();
         let mut parts = self.filters.iter();
         let table = RedisBloomCuckoo::from_sub_filters(
             &shape,
