@@ -194,29 +194,32 @@ def test_concurrent_adds_from_threads_lose_nothing():
 def test_single_calls_while_a_batch_works_without_the_gil_lose_nothing():
     """Single calls (with the GIL) and batch calls (without it) on one filter at the same
     time: a single call that finds a batch at work waits for it, so no count or counter
-    is lost. Every single add here lands while some batch is running."""
+    is lost. The batches run back to back until the single adds are done, so every single
+    add lands while the batch thread is at work, however the threads are scheduled."""
     f = bloomkit.CountingBloomFilter(2_000_000, 0.01)
-    batch = np.arange(10**9, 10**9 + 200_000, dtype=np.int64)
-    rounds = 4
+    batch = np.arange(10**9, 10**9 + 50_000, dtype=np.int64)
+    wanted = 200
     running = threading.Event()
-    done = threading.Event()
+    stop = threading.Event()
+    batches = []
 
-    def batches():
+    def run_batches():
         running.set()
-        for _ in range(rounds):
+        while not stop.is_set():
             f.add_many(batch)
-        done.set()
+            batches.append(1)
 
     singles = 0
-    t = threading.Thread(target=batches)
+    t = threading.Thread(target=run_batches)
     t.start()
     running.wait()
-    while not done.is_set():
+    while singles < wanted or len(batches) < 2:
         f.add(singles)
         singles += 1
         f.add_many([-singles])  # a short batch, which runs with the GIL as single calls do
+    stop.set()
     t.join()
-    assert singles > 100  # the single adds did overlap the batches
+    rounds = len(batches)
     # A counting filter counts every add.
     assert len(f) == rounds * len(batch) + 2 * singles
     assert all(f.contains_many(list(range(singles))))
