@@ -1651,6 +1651,16 @@ fn unquote(quoted: &[u8]) -> Result<Vec<u8>, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A filter's dump as `export --to redis` streams it, read back as `SCANDUMP` replies.
+    fn streamed(any: &AnyFilter) -> Dump {
+        let mut replies = Vec::new();
+        FilterDump::new(any, None)
+            .unwrap()
+            .write_scandump(&mut replies)
+            .unwrap();
+        parse_scandump(&replies).unwrap()
+    }
     use crate::cuckoo::Layout;
     use crate::format::Persist;
 
@@ -1824,12 +1834,7 @@ mod tests {
             f.insert(&i).unwrap();
         }
         let any = AnyFilter::from(f.clone());
-        let mut replies = Vec::new();
-        FilterDump::new(&any, None)
-            .unwrap()
-            .write_scandump(&mut replies)
-            .unwrap();
-        let back = parse_scandump(&replies).unwrap().into_filter().unwrap();
+        let back = streamed(&any).into_filter().unwrap();
         let AnyFilter::Cuckoo(back) = back else {
             panic!("a cuckoo filter")
         };
@@ -1874,12 +1879,7 @@ mod tests {
         assert!(f.num_sub_filters() > 2, "{}", f.num_sub_filters());
         let owned = CuckooDump::from_cuckoo_filter(&f, None).unwrap();
         let any = AnyFilter::from(f.clone());
-        let mut replies = Vec::new();
-        FilterDump::new(&any, None)
-            .unwrap()
-            .write_scandump(&mut replies)
-            .unwrap();
-        let Dump::Cuckoo(streamed) = parse_scandump(&replies).unwrap() else {
+        let Dump::Cuckoo(streamed) = streamed(&any) else {
             panic!("a cuckoo dump")
         };
         assert!(
@@ -2033,12 +2033,7 @@ mod tests {
         }
         assert_eq!(chain.num_layers(), 4); // 100 + 300 + 900 < 2000 ≤ … + 2700
         let any = AnyFilter::from(chain.clone());
-        let mut replies = Vec::new();
-        FilterDump::new(&any, None)
-            .unwrap()
-            .write_scandump(&mut replies)
-            .unwrap();
-        let Dump::Bloom(dump) = parse_scandump(&replies).unwrap() else {
+        let Dump::Bloom(dump) = streamed(&any) else {
             panic!()
         };
         assert_eq!((dump.header.growth, dump.header.size), (3, chain.len()));
