@@ -124,14 +124,32 @@ fn u32_at(bytes: &[u8], at: usize) -> u32 {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Item(Box<[u8]>);
 
+/// Whether `item` can be sent as a status string (it holds no NUL, CR or LF).
+fn plain(item: &[u8]) -> bool {
+    !item.iter().any(|&b| b == 0 || b == b'\r' || b == b'\n')
+}
+
 impl Item {
     fn new(item: &[u8]) -> Self {
-        let plain = !item.iter().any(|&b| b == 0 || b == b'\r' || b == b'\n');
         let mut stored = Vec::with_capacity(item.len() + 2);
         stored.extend_from_slice(item);
         stored.push(0);
-        stored.push(plain as u8);
+        stored.push(plain(item) as u8);
         Self(stored.into_boxed_slice())
+    }
+
+    /// Holds `item` instead, in the same storage, if it has the same length (no
+    /// allocation); whether it did.
+    fn overwrite(&mut self, item: &[u8]) -> bool {
+        let Some((bytes, [nul, flag])) = self.0.split_last_chunk_mut::<2>() else {
+            return false;
+        };
+        if bytes.len() != item.len() {
+            return false;
+        }
+        bytes.copy_from_slice(item);
+        (*nul, *flag) = (0, plain(item) as u8);
+        true
     }
 
     /// The item's bytes.
@@ -219,15 +237,32 @@ impl Heap {
     }
 
     /// Puts `item` into `slot` with its fingerprint and count (the pointer bytes zeroed, the
-    /// padding kept, as RedisBloom writes the fields); returns the item it held.
-    fn replace(&mut self, slot: usize, item: &[u8], fp: u32, count: u32) -> Option<Item> {
+    /// padding kept, as RedisBloom writes the fields). `leaving` is shown the item the slot
+    /// held (`None` for none) before its storage is reused: an item of the same length is
+    /// written over it, so that a top-k whose items have one length (fixed-width ids)
+    /// allocates nothing when one item expels another. Returns what `leaving` returned and
+    /// the length of the item that left.
+    fn replace<R>(
+        &mut self,
+        slot: usize,
+        item: &[u8],
+        fp: u32,
+        count: u32,
+        leaving: impl FnOnce(Option<&Item>) -> R,
+    ) -> (R, usize) {
         let at = slot * SLOT;
         set_u32(&mut self.raw, at + FP_AT, fp);
         self.fps[slot] = fp;
         set_u32(&mut self.raw, at + ITEMLEN_AT, item.len() as u32);
         self.raw[at + POINTER_AT..at + COUNT_AT].fill(0);
         set_u32(&mut self.raw, at + COUNT_AT, count);
-        self.items[slot].replace(Item::new(item))
+        let stored = &mut self.items[slot];
+        let left = leaving(stored.as_ref());
+        let old_len = stored.as_ref().map_or(0, |old| old.bytes().len());
+        if !stored.as_mut().is_some_and(|old| old.overwrite(item)) {
+            *stored = Some(Item::new(item));
+        }
+        (left, old_len)
     }
 
     fn swap(&mut self, a: usize, b: usize) {
@@ -429,13 +464,16 @@ impl Topk {
     }
 
     /// Adds `increment` arrivals of `item`; `chance()` is one draw of `rand() / RAND_MAX`
-    /// for each decay decision. Returns the item expelled from the heap, if one was.
-    pub fn add(
+    /// for each decay decision. `expelled` is called once, with the item expelled from the
+    /// heap if one was (`None` for none, and for a slot without an item, where RedisBloom
+    /// answers nil), before that item's storage is reused; `add` returns what it returns.
+    pub fn add<R>(
         &mut self,
         item: &[u8],
         increment: u32,
         chance: &mut impl FnMut() -> f64,
-    ) -> Expelled {
+        expelled: impl FnOnce(Option<&Item>) -> R,
+    ) -> R {
         let first = first_hashes(item);
         let fp = first[0];
         let heap_min = self.heap.count(0);
@@ -477,22 +515,18 @@ impl Topk {
             }
         });
         if max_count < heap_min {
-            return Expelled::Nothing;
+            return expelled(None);
         }
         if let Some(at) = self.find(item, fp) {
             // Not the larger of the two: the count may have decayed.
             self.heap.set_count(at, max_count);
             heapify_down(&mut self.heap, at);
-            return Expelled::Nothing;
+            return expelled(None);
         }
-        let old = self.heap.replace(0, item, fp, max_count);
-        self.item_bytes = self.item_bytes + item.len() as u64
-            - old.as_ref().map_or(0, |o| o.bytes().len() as u64);
+        let (answer, old_len) = self.heap.replace(0, item, fp, max_count, expelled);
+        self.item_bytes = self.item_bytes + item.len() as u64 - old_len as u64;
         heapify_down(&mut self.heap, 0);
-        match old {
-            Some(old) => Expelled::Item(old),
-            None => Expelled::Nothing,
-        }
+        answer
     }
 
     /// Whether `item` is in the heap (`TOPK.QUERY`).
@@ -624,15 +658,6 @@ fn bucket_at(buckets: &[u8], at: usize) -> (u32, u32) {
     )
 }
 
-/// What an add expelled from the heap.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Expelled {
-    /// Nothing (RedisBloom answers nil; also for a slot whose item pointer is NULL).
-    Nothing,
-    /// This item.
-    Item(Item),
-}
-
 /// RedisBloom's sift-down of slot `start` in a heap of the smallest count first. Its first
 /// step moves the slot below its smaller child also when their counts are equal; later
 /// steps only past strictly smaller children.
@@ -693,6 +718,35 @@ mod tests {
     }
 
     #[test]
+    fn an_item_written_over_one_of_its_length_is_stored_as_if_new() {
+        // The storage of an expelled item is reused for one of the same length: the bytes,
+        // the NUL and the status flag must be the new item's, whichever way the flag goes.
+        let mut h = Heap::new(1);
+        let mut seen = Vec::new();
+        for item in [&b"a\rb"[..], b"abc", b"a\nb", b"xyz", b"lo", b"longer"] {
+            let (_, old_len) = h.replace(0, item, 7, 1, |old| {
+                seen.push(old.map(|o| o.bytes().to_vec()));
+            });
+            assert_eq!(old_len, seen.last().unwrap().as_ref().map_or(0, Vec::len));
+            let stored = h.items[0].as_ref().unwrap();
+            assert_eq!(stored, &Item::new(item), "{item:?}");
+            assert_eq!(h.item(0), item);
+        }
+        // Each item is shown to `leaving` before it is overwritten.
+        assert_eq!(
+            seen,
+            [
+                None,
+                Some(b"a\rb".to_vec()),
+                Some(b"abc".to_vec()),
+                Some(b"a\nb".to_vec()),
+                Some(b"xyz".to_vec()),
+                Some(b"lo".to_vec())
+            ]
+        );
+    }
+
+    #[test]
     fn only_items_without_nul_cr_or_lf_go_as_status_text() {
         for item in [&b"a\rb"[..], b"a\nb", b"a\0b", b"\r", b"\n", b"\0"] {
             let stored = Item::new(item);
@@ -713,12 +767,12 @@ mod tests {
         let mut t = Topk::new(21, 64, 3, 0.9, NO_LIMIT).unwrap();
         let items: Vec<Vec<u8>> = (0..60).map(|i| format!("item{i}").into_bytes()).collect();
         for (i, item) in items.iter().enumerate() {
-            t.add(item, 1 + (i as u32 % 7), &mut never());
+            t.add(item, 1 + (i as u32 % 7), &mut never(), |_| ());
         }
         // Also one item held twice (only a forged record does that): the last slot wins.
         let twice = t.heap.item(3).to_vec();
         let fp = murmur2(&twice, FINGERPRINT_SEED);
-        t.heap.replace(17, &twice, fp, t.heap.count(17));
+        t.heap.replace(17, &twice, fp, t.heap.count(17), |_| ());
         let mut found = 0;
         for item in &items {
             let fp = murmur2(item, FINGERPRINT_SEED);
@@ -738,7 +792,7 @@ mod tests {
         let mut coin = never();
         for (item, n) in [("a", 5), ("b", 3), ("c", 9), ("d", 1)] {
             for _ in 0..n {
-                t.add(item.as_bytes(), 1, &mut coin);
+                t.add(item.as_bytes(), 1, &mut coin, |_| ());
             }
         }
         assert_eq!(
@@ -757,9 +811,10 @@ mod tests {
         let mut coin = never();
         let replies: Vec<Option<Vec<u8>>> = ["a", "b", "c", "d", "a"]
             .iter()
-            .map(|i| match t.add(i.as_bytes(), 1, &mut coin) {
-                Expelled::Nothing => None,
-                Expelled::Item(item) => Some(item.bytes().to_vec()),
+            .map(|i| {
+                t.add(i.as_bytes(), 1, &mut coin, |expelled| {
+                    expelled.map(|item| item.bytes().to_vec())
+                })
             })
             .collect();
         assert_eq!(
@@ -781,12 +836,12 @@ mod tests {
         // One bucket: every item collides.
         let mut t = Topk::new(1, 1, 1, 0.5, NO_LIMIT).unwrap();
         let mut coin = never();
-        t.add(b"x", 3, &mut coin);
+        t.add(b"x", 3, &mut coin, |_| ());
         assert_eq!(u32_at(&t.buckets, 4), 3);
         // Draws of 0.2: below 0.5³ = 0.125? no; so the first unit does not decay ...
         let mut draws = vec![0.2, 0.1, 0.2, 0.2].into_iter();
         let mut coin = || draws.next().unwrap();
-        t.add(b"y", 4, &mut coin);
+        t.add(b"y", 4, &mut coin, |_| ());
         // 0.2 ≥ 0.125: no; 0.1 < 0.125: count 2; 0.2 < 0.25: count 1; 0.2 < 0.5: count 0,
         // taken with the one unit left.
         assert_eq!(u32_at(&t.buckets, 4), 1);
@@ -797,10 +852,10 @@ mod tests {
     #[test]
     fn a_bucket_decayed_short_of_zero_keeps_its_item_with_the_lower_count() {
         let mut t = Topk::new(1, 1, 1, 0.5, NO_LIMIT).unwrap();
-        t.add(b"x", 5, &mut never());
+        t.add(b"x", 5, &mut never(), |_| ());
         // 0.0 < 0.5⁵: count 4; 0.99 ≥ 0.5⁴: no change. x keeps the bucket, at 4.
         let mut draws = vec![0.0, 0.99].into_iter();
-        t.add(b"y", 2, &mut || draws.next().unwrap());
+        t.add(b"y", 2, &mut || draws.next().unwrap(), |_| ());
         assert_eq!(
             (u32_at(&t.buckets, 0), u32_at(&t.buckets, 4)),
             (murmur2(b"x", FINGERPRINT_SEED), 4)
@@ -813,13 +868,13 @@ mod tests {
         // rand() / RAND_MAX is 1.0 once in 2³¹ draws, and 1.0 < decay^C is false even for
         // decay 1: the bucket keeps its count.
         let mut t = Topk::new(1, 1, 1, 1.0, NO_LIMIT).unwrap();
-        t.add(b"x", 3, &mut never());
-        t.add(b"y", 5, &mut never());
+        t.add(b"x", 3, &mut never(), |_| ());
+        t.add(b"y", 5, &mut never(), |_| ());
         assert_eq!(u32_at(&t.buckets, 4), 3);
         assert_eq!(u32_at(&t.buckets, 0), murmur2(b"x", FINGERPRINT_SEED));
         // Any other draw decays it: the third of five units takes it to 0, and y takes the
         // bucket with the units left, that one included (RedisBloom's rule).
-        t.add(b"y", 5, &mut || 0.999);
+        t.add(b"y", 5, &mut || 0.999, |_| ());
         assert_eq!(
             (u32_at(&t.buckets, 0), u32_at(&t.buckets, 4)),
             (murmur2(b"y", FINGERPRINT_SEED), 3)
@@ -831,10 +886,10 @@ mod tests {
         // Only a forged record holds an item twice; RedisBloom scans from the last slot.
         let mut t = Topk::new(3, 100, 2, 0.9, NO_LIMIT).unwrap();
         let fp = murmur2(b"a", FINGERPRINT_SEED);
-        t.heap.replace(1, b"a", fp, 4);
-        t.heap.replace(2, b"a", fp, 6);
+        t.heap.replace(1, b"a", fp, 4, |_| ());
+        t.heap.replace(2, b"a", fp, 6, |_| ());
         t.heap.set_count(0, 1);
-        t.add(b"a", 9, &mut never());
+        t.add(b"a", 9, &mut never(), |_| ());
         assert_eq!((t.heap.count(1), t.heap.count(2)), (4, 9));
     }
 
@@ -843,7 +898,7 @@ mod tests {
         let mut t = Topk::new(1, 4, 1, 0.9, NO_LIMIT).unwrap();
         t.heap.raw[POINTER_AT..POINTER_AT + 8].fill(7);
         t.heap.raw[20..24].fill(9);
-        t.add(b"a", 1, &mut never());
+        t.add(b"a", 1, &mut never(), |_| ());
         assert_eq!(&t.heap.raw[POINTER_AT..POINTER_AT + 8], &[0; 8]);
         assert_eq!(&t.heap.raw[20..24], &[9; 4]);
     }
@@ -894,7 +949,7 @@ mod tests {
         };
         let counts = |h: &Heap| (0..h.len()).map(|s| h.count(s)).collect::<Vec<_>>();
         let mut h = heap(&[5, 5, 7]);
-        h.replace(0, b"x", 1, 5);
+        h.replace(0, b"x", 1, 5, |_| ());
         heapify_down(&mut h, 0);
         assert_eq!(counts(&h), [5, 5, 7]);
         assert_eq!(
@@ -912,7 +967,7 @@ mod tests {
         let mut t = Topk::new(4, 5, 3, 0.8, NO_LIMIT).unwrap();
         let mut coin = never();
         for item in ["alpha", "beta", "", "g\0mma", "alpha"] {
-            t.add(item.as_bytes(), 2, &mut coin);
+            t.add(item.as_bytes(), 2, &mut coin, |_| ());
         }
         let mut f = Fields::default();
         t.save(&mut f);

@@ -12,7 +12,7 @@ use super::{error, float, integer, replied, status, Arg, Reply, INLINE_VALUES};
 use crate::glue::{self, c_rand_unit, Key};
 use crate::memory::{self, ServerLimit};
 use crate::topk::{
-    CreateError, Expelled, Item, Topk, DEFAULT_DECAY, DEFAULT_DEPTH, DEFAULT_WIDTH, MAX_INCREMENT,
+    CreateError, Item, Topk, DEFAULT_DECAY, DEFAULT_DEPTH, DEFAULT_WIDTH, MAX_INCREMENT,
 };
 use crate::types::TOPK_TYPE;
 
@@ -93,12 +93,13 @@ fn admit_items<'a>(topk: &Topk, items: impl Iterator<Item = &'a [u8]>) -> Result
         .map_err(|refusal| refused("ERR these items", "top-k", refusal))
 }
 
-/// One add's reply element: the expelled item, or nil.
+/// One add's reply element: the expelled item (sent before the top-k reuses its storage),
+/// or nil.
 #[inline(always)]
-fn expelled_reply(reply: &Reply, expelled: Expelled) {
-    match expelled {
-        Expelled::Nothing => reply.null(),
-        Expelled::Item(item) => item_reply(reply, Some(&item)),
+fn expelled_reply<'r>(reply: &'r Reply<'r>) -> impl FnOnce(Option<&Item>) + 'r {
+    move |expelled| match expelled {
+        None => reply.null(),
+        item => item_reply(reply, item),
     }
 }
 
@@ -141,7 +142,7 @@ fn add_items(ctx: &Context, topk: &mut Topk, items: &[&[u8]]) -> RedisResult {
     reply.array(items.len());
     let mut chance = c_rand_unit;
     for item in items {
-        expelled_reply(&reply, topk.add(item, 1, &mut chance));
+        topk.add(item, 1, &mut chance, expelled_reply(&reply));
     }
     memory::resized(before, topk.memory_bytes());
     glue::replicate_verbatim(ctx);
@@ -192,7 +193,7 @@ fn incr_pairs(ctx: &Context, topk: &mut Topk, pairs: &[(&[u8], Option<u32>)]) ->
     for &(item, increment) in pairs {
         match increment {
             Some(increment) if !failed => {
-                expelled_reply(&reply, topk.add(item, increment, &mut chance))
+                topk.add(item, increment, &mut chance, expelled_reply(&reply))
             }
             _ => {
                 failed = true;
