@@ -115,6 +115,26 @@ pub trait Filter {
     /// now before growing again).
     fn capacity(&self) -> u64;
 
+    /// Whether this filter makes room past its capacity instead of refusing or saturating:
+    /// the kind's [`Kind::can_grow`], unless a filter's layout decides (a cuckoo filter in
+    /// RedisBloom's layout with an expansion grows by sub-filters, a cuckoo filter of the
+    /// paper's does not). A filter that grows need not keep its error bound: compare
+    /// [`expected_fpp`](Filter::expected_fpp) with [`target_fpp`](Filter::target_fpp).
+    ///
+    /// ```
+    /// use bloomkit::{CuckooFilter, Filter, ScalableBloomFilter};
+    /// use bloomkit::cuckoo::Layout;
+    /// assert!(ScalableBloomFilter::with_capacity(100, 0.01)?.grows());
+    /// assert!(!CuckooFilter::with_capacity(100, 0.01)?.grows());
+    /// let redis = CuckooFilter::builder().layout(Layout::RedisBloom).capacity(100);
+    /// assert!(redis.clone().expansion(1).build()?.grows());
+    /// assert!(!redis.build()?.grows()); // expansion 0: full is full
+    /// # Ok::<(), bloomkit::Error>(())
+    /// ```
+    fn grows(&self) -> bool {
+        self.kind().can_grow()
+    }
+
     /// Bits of storage per item at capacity: `8 · memory_bytes / capacity`.
     fn bits_per_item(&self) -> f64 {
         self.memory_bytes() as f64 * 8.0 / self.capacity().max(1) as f64
