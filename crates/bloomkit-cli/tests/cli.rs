@@ -1818,8 +1818,17 @@ fn a_growing_redisbloom_cuckoo_filter_is_not_called_full() {
     let dir = temp();
     let d = dir.path();
     let create = [
-        "create", "--kind", "cuckoo", "--layout", "redisbloom", "--expansion", "1", "-n",
-        "166", "-o", "grows.bk",
+        "create",
+        "--kind",
+        "cuckoo",
+        "--layout",
+        "redisbloom",
+        "--expansion",
+        "1",
+        "-n",
+        "166",
+        "-o",
+        "grows.bk",
     ];
     ok(d, &create);
     // 256 slots in the first sub-filter, ε its rate at 166 items (load 0.65): 300 items
@@ -1827,23 +1836,57 @@ fn a_growing_redisbloom_cuckoo_filter_is_not_called_full() {
     let output = run_with_stdin(d, &["add", "grows.bk"], Some(numbered("a", 300).as_bytes()));
     assert!(output.status.success(), "{}", stderr(&output));
     assert!(!stderr(&output).contains("warning"), "{}", stderr(&output));
-    assert!(stdout(&output).contains("already present"), "{}", stdout(&output));
+    assert!(
+        stdout(&output).contains("already present"),
+        "{}",
+        stdout(&output)
+    );
     let info = ok(d, &["info", "grows.bk"]);
     let sub_filters = info.lines().find(|l| l.starts_with("Sub-filters:"));
-    assert_eq!(sub_filters.map(|l| l.split_whitespace().last()), Some(Some("2")), "{info}");
+    assert_eq!(
+        sub_filters.map(|l| l.split_whitespace().last()),
+        Some(Some("2")),
+        "{info}"
+    );
 
     // 1000 more: five sub-filters' worth, the rate is several times ε.
-    let output = run_with_stdin(d, &["add", "grows.bk"], Some(numbered("b", 1000).as_bytes()));
+    let output = run_with_stdin(
+        d,
+        &["add", "grows.bk"],
+        Some(numbered("b", 1000).as_bytes()),
+    );
     assert!(output.status.success(), "{}", stderr(&output));
     let err = stderr(&output);
-    assert!(err.contains("warning: the filter grew past the 166 items"), "{err}");
-    assert!(!err.contains("full") && !err.contains("a kind that grows"), "{err}");
+    assert!(
+        err.contains("warning: the filter grew past the 166 items"),
+        "{err}"
+    );
+    assert!(
+        !err.contains("full") && !err.contains("a kind that grows"),
+        "{err}"
+    );
 
     // Expansion 0 never grows: past its capacity it is full, as before.
-    ok(d, &["create", "--kind", "cuckoo", "--redisbloom", "-n", "100", "-o", "fixed.bk"]);
+    ok(
+        d,
+        &[
+            "create",
+            "--kind",
+            "cuckoo",
+            "--redisbloom",
+            "-n",
+            "100",
+            "-o",
+            "fixed.bk",
+        ],
+    );
     let output = run_with_stdin(d, &["add", "fixed.bk"], Some(numbered("a", 150).as_bytes()));
     assert!(output.status.success(), "{}", stderr(&output));
-    assert!(stderr(&output).contains("warning: the filter is full"), "{}", stderr(&output));
+    assert!(
+        stderr(&output).contains("warning: the filter is full"),
+        "{}",
+        stderr(&output)
+    );
 }
 
 /// `info` of a cuckoo filter in RedisBloom's layout reports that layout's facts (as
@@ -1855,8 +1898,17 @@ fn info_of_a_redisbloom_cuckoo_filter_shows_its_own_layouts_facts() {
     let dir = temp();
     let d = dir.path();
     let create = [
-        "create", "--kind", "cuckoo", "--layout", "redisbloom", "--expansion", "2", "-n",
-        "100", "-o", "rc.bk",
+        "create",
+        "--kind",
+        "cuckoo",
+        "--layout",
+        "redisbloom",
+        "--expansion",
+        "2",
+        "-n",
+        "100",
+        "-o",
+        "rc.bk",
     ];
     ok(d, &create);
     ok_with_stdin(d, &["add", "rc.bk"], numbered("r", 400).as_bytes());
@@ -1882,9 +1934,16 @@ fn info_of_a_redisbloom_cuckoo_filter_shows_its_own_layouts_facts() {
     assert_eq!(line("Items (CF.INFO's items inserted)"), "397");
     assert_eq!(line("Items deleted"), "3");
 
-    ok(d, &["create", "--kind", "cuckoo", "-n", "100", "-o", "paper.bk"]);
+    ok(
+        d,
+        &["create", "--kind", "cuckoo", "-n", "100", "-o", "paper.bk"],
+    );
     let info = ok(d, &["info", "paper.bk"]);
-    for present in ["Target load", "Victim slot:                          empty", "Max kicks"] {
+    for present in [
+        "Target load",
+        "Victim slot:                          empty",
+        "Max kicks",
+    ] {
         assert!(info.contains(present), "{present}: {info}");
     }
     assert!(!info.contains("Sub-filters"), "{info}");
