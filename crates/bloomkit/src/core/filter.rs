@@ -343,8 +343,10 @@ pub(crate) use bit_array_mergeable;
 /// the kind's own field or method — `hashing` and `capacity`/`target_fpp` return the fields
 /// of those names, `insert` makes `try_insert` the kind's infallible `insert` (`try_insert`
 /// its fallible one), `contains` calls the kind's own `contains`, `state(array, count)`
-/// gives `clear`, `len` and `memory_bytes` of a kind that is one array and a count. What a
-/// kind does its own way it writes out beside the call.
+/// gives `clear`, `len` and `memory_bytes` of a kind that is one array and a count,
+/// `fill(ones, cells, k)` the classic filter's `estimated_len` and `expected_fpp` from the
+/// fill and `classic_rate(cells, k)` its `fpp_at`. What a kind does its own way it writes
+/// out beside the call.
 macro_rules! filter_basics {
     ($kind:ident $(: $($what:ident $(($($arg:tt)*))?),*)?) => {
         fn kind(&self) -> $crate::filter::Kind {
@@ -402,6 +404,29 @@ macro_rules! filter_basics {
     (@ target_fpp) => {
         fn target_fpp(&self) -> f64 {
             self.target_fpp
+        }
+    };
+    // `fill(ones, cells, k)`: a kind read as a classic filter of `self.cells()` cells, of
+    // which `self.ones()` are set (not zero), and k = the field `self.k`.
+    (@ fill $ones:ident, $cells:ident, $k:ident) => {
+        /// The number of distinct items, from the fill as for a classic filter
+        /// ([`params::estimate_items`](crate::params::estimate_items), Swamidass & Baldi).
+        fn estimated_len(&self) -> f64 {
+            $crate::params::estimate_items(self.$ones(), self.$cells(), self.$k)
+        }
+        /// `(set/m)^k`, the classic filter's rate at this fill
+        /// ([`params::fpp_from_fill`](crate::params::fpp_from_fill)).
+        fn expected_fpp(&self) -> f64 {
+            $crate::params::fpp_from_fill(self.$ones(), self.$cells(), self.$k)
+        }
+    };
+    // `classic_rate(cells, k)`: `fpp_at` is the classic filter's exact rate for m =
+    // `self.cells()` and k = the field `self.k`.
+    (@ classic_rate $cells:ident, $k:ident) => {
+        /// The classic filter's rate after n items
+        /// ([`params::fpp_exact`](crate::params::fpp_exact)).
+        fn fpp_at(&self, n: u64) -> f64 {
+            $crate::params::fpp_exact(self.$cells(), self.$k, n)
         }
     };
 }

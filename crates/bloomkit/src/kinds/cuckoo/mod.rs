@@ -1041,7 +1041,7 @@ impl CuckooFilter {
 }
 
 impl Filter for CuckooFilter {
-    crate::filter::filter_basics!(Cuckoo: hashing, try_insert, contains, capacity);
+    crate::filter::filter_basics!(Cuckoo: hashing, try_insert, contains, capacity, target_fpp);
 
     /// Empties the table and the victim slot and restarts the eviction generator, as
     /// after `build`.
@@ -1132,10 +1132,6 @@ impl Filter for CuckooFilter {
     /// RedisBloom's layout).
     fn expected_fpp(&self) -> f64 {
         self.rate_at_load(self.summed_load())
-    }
-
-    fn target_fpp(&self) -> f64 {
-        CuckooFilter::target_fpp(self)
     }
 
     /// The rate with n items in the tables there are, filled oldest first (n past their
