@@ -140,6 +140,16 @@ pub(crate) fn dimensions(
     })
 }
 
+/// The counter width a builder was given, or the kind's default: 1 to 16 bits (the widths
+/// packed counters take), else [`Error::InvalidCounterWidth`].
+pub(crate) fn counter_width(given: Option<u32>, default: u32) -> Result<u32, Error> {
+    let width = given.unwrap_or(default);
+    if !(1..=16).contains(&width) {
+        return Err(Error::InvalidCounterWidth(width));
+    }
+    Ok(width)
+}
+
 /// The `capacity` and `fpp` setters every builder has (fields `capacity: Option<u64>` and
 /// `fpp: Option<f64>`), with the usual documentation or the kind's own.
 macro_rules! capacity_and_fpp_setters {

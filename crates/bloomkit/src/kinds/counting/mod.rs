@@ -363,10 +363,7 @@ impl CountingBloomFilterBuilder {
     /// capacity is the n at which m and k reach the optimal fill, `m ln 2 / k`. The total
     /// size `m · width` must stay within [`MAX_NUM_BITS`].
     pub fn build(self) -> Result<CountingBloomFilter, Error> {
-        let width = self.counter_width.unwrap_or(DEFAULT_COUNTER_WIDTH);
-        if !(1..=16).contains(&width) {
-            return Err(Error::InvalidCounterWidth(width));
-        }
+        let width = crate::sizing::counter_width(self.counter_width, DEFAULT_COUNTER_WIDTH)?;
         let d = sizing::dimensions(
             self.capacity,
             self.fpp,

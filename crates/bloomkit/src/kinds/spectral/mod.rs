@@ -654,10 +654,7 @@ impl SpectralBloomFilterBuilder {
     /// distinct items (so the MS error probability is ε at capacity); RM adds ⌈m/2⌉
     /// secondary counters, and the whole must stay within [`MAX_NUM_BITS`].
     pub fn build(self) -> Result<SpectralBloomFilter, Error> {
-        let width = self.counter_width.unwrap_or(DEFAULT_SPECTRAL_COUNTER_WIDTH);
-        if !(1..=16).contains(&width) {
-            return Err(Error::InvalidCounterWidth(width));
-        }
+        let width = crate::sizing::counter_width(self.counter_width, DEFAULT_SPECTRAL_COUNTER_WIDTH)?;
         let d = sizing::dimensions(
             self.capacity,
             self.fpp,

@@ -495,10 +495,7 @@ impl StableBloomFilterBuilder {
     /// With neither capacity nor m, the error is [`Error::ZeroCapacity`]. With m but no
     /// capacity, K = round(log₂(1/ε)) and the capacity is `⌊m ln 2 / K⌋`.
     pub fn build(self) -> Result<StableBloomFilter, Error> {
-        let width = self.cell_width.unwrap_or(DEFAULT_CELL_WIDTH);
-        if !(1..=16).contains(&width) {
-            return Err(Error::InvalidCounterWidth(width));
-        }
+        let width = crate::sizing::counter_width(self.cell_width, DEFAULT_CELL_WIDTH)?;
         // m and K by the rules of every array-shaped kind; the capacity and ε of a stable
         // filter are its own (the stable point), below.
         let d = sizing::dimensions(

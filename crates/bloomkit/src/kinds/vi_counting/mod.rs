@@ -552,10 +552,7 @@ impl VariableIncrementBloomFilterBuilder {
     /// The total size `m · width` must stay within [`MAX_NUM_BITS`].
     pub fn build(self) -> Result<VariableIncrementBloomFilter, Error> {
         let fpp = crate::sizing::fpp(self.fpp)?;
-        let width = self.counter_width.unwrap_or(DEFAULT_COUNTER_WIDTH);
-        if !(1..=16).contains(&width) {
-            return Err(Error::InvalidCounterWidth(width));
-        }
+        let width = crate::sizing::counter_width(self.counter_width, DEFAULT_COUNTER_WIDTH)?;
         let base = validate_base(
             self.base.unwrap_or(DEFAULT_INCREMENT_BASE),
             (1u32 << width) - 1,
