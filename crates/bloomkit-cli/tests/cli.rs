@@ -1809,6 +1809,146 @@ fn adding_past_capacity_warns_that_the_filter_is_full() {
     assert!(!stderr(&output).contains("warning"), "{}", stderr(&output));
 }
 
+/// A cuckoo filter in RedisBloom's layout with an expansion grows by sub-filters, as its
+/// `CF.RESERVE … EXPANSION` twin does: adding past the first sub-filter is not "full" (the
+/// cuckoo kind as a whole does not grow; this filter does). Only when growing has raised
+/// its rate past twice its ε does `add` warn, and then it says the filter grew.
+#[test]
+fn a_growing_redisbloom_cuckoo_filter_is_not_called_full() {
+    let dir = temp();
+    let d = dir.path();
+    let create = [
+        "create",
+        "--kind",
+        "cuckoo",
+        "--layout",
+        "redisbloom",
+        "--expansion",
+        "1",
+        "-n",
+        "166",
+        "-o",
+        "grows.bk",
+    ];
+    ok(d, &create);
+    // 256 slots in the first sub-filter, ε its rate at 166 items (load 0.65): 300 items
+    // need a second sub-filter, and their summed load (300/256) keeps the rate under 2ε.
+    let output = run_with_stdin(d, &["add", "grows.bk"], Some(numbered("a", 300).as_bytes()));
+    assert!(output.status.success(), "{}", stderr(&output));
+    assert!(!stderr(&output).contains("warning"), "{}", stderr(&output));
+    assert!(
+        stdout(&output).contains("already present"),
+        "{}",
+        stdout(&output)
+    );
+    let info = ok(d, &["info", "grows.bk"]);
+    let sub_filters = info.lines().find(|l| l.starts_with("Sub-filters:"));
+    assert_eq!(
+        sub_filters.map(|l| l.split_whitespace().last()),
+        Some(Some("2")),
+        "{info}"
+    );
+
+    // 1000 more: five sub-filters' worth, the rate is several times ε.
+    let output = run_with_stdin(
+        d,
+        &["add", "grows.bk"],
+        Some(numbered("b", 1000).as_bytes()),
+    );
+    assert!(output.status.success(), "{}", stderr(&output));
+    let err = stderr(&output);
+    assert!(
+        err.contains("warning: the filter grew past the 166 items"),
+        "{err}"
+    );
+    assert!(
+        !err.contains("full") && !err.contains("a kind that grows"),
+        "{err}"
+    );
+
+    // Expansion 0 never grows: past its capacity it is full, as before.
+    ok(
+        d,
+        &[
+            "create",
+            "--kind",
+            "cuckoo",
+            "--redisbloom",
+            "-n",
+            "100",
+            "-o",
+            "fixed.bk",
+        ],
+    );
+    let output = run_with_stdin(d, &["add", "fixed.bk"], Some(numbered("a", 150).as_bytes()));
+    assert!(output.status.success(), "{}", stderr(&output));
+    assert!(
+        stderr(&output).contains("warning: the filter is full"),
+        "{}",
+        stderr(&output)
+    );
+}
+
+/// `info` of a cuckoo filter in RedisBloom's layout reports that layout's facts (as
+/// `CF.INFO` does: sub-filters, expansion, buckets, bucket size, max iterations, items and
+/// deletes), not the paper layout's target load and victim slot, which it has not; the
+/// paper's layout keeps them.
+#[test]
+fn info_of_a_redisbloom_cuckoo_filter_shows_its_own_layouts_facts() {
+    let dir = temp();
+    let d = dir.path();
+    let create = [
+        "create",
+        "--kind",
+        "cuckoo",
+        "--layout",
+        "redisbloom",
+        "--expansion",
+        "2",
+        "-n",
+        "100",
+        "-o",
+        "rc.bk",
+    ];
+    ok(d, &create);
+    ok_with_stdin(d, &["add", "rc.bk"], numbered("r", 400).as_bytes());
+    ok_with_stdin(d, &["remove", "rc.bk"], numbered("r", 3).as_bytes());
+    let info = ok(d, &["info", "rc.bk"]);
+    for absent in ["Target load", "Victim slot", "Max kicks"] {
+        assert!(!info.contains(absent), "{absent}: {info}");
+    }
+    let line = |label: &str| {
+        info.lines()
+            .find_map(|l| l.strip_prefix(&format!("{label}:")))
+            .unwrap_or_else(|| panic!("no {label}: {info}"))
+            .trim()
+            .to_owned()
+    };
+    assert_eq!(line("Layout"), "redisbloom");
+    assert_eq!(line("Sub-filters"), "2");
+    assert!(line("Expansion").starts_with("2 "), "{info}");
+    assert_eq!(line("Buckets (first sub-filter)"), "128");
+    assert_eq!(line("Buckets (all sub-filters)"), "384");
+    assert_eq!(line("Bucket size (b)"), "2");
+    assert_eq!(line("Max iterations"), "500");
+    assert_eq!(line("Items (CF.INFO's items inserted)"), "397");
+    assert_eq!(line("Items deleted"), "3");
+
+    ok(
+        d,
+        &["create", "--kind", "cuckoo", "-n", "100", "-o", "paper.bk"],
+    );
+    let info = ok(d, &["info", "paper.bk"]);
+    for present in [
+        "Target load",
+        "Victim slot:                          empty",
+        "Max kicks",
+    ] {
+        assert!(info.contains(present), "{present}: {info}");
+    }
+    assert!(!info.contains("Sub-filters"), "{info}");
+}
+
 /// `cat log | bloomkit build - -o f`: standard input is spooled (build reads its input
 /// twice) and the filter is the one the same lines in a file give; the spool is removed.
 #[test]

@@ -90,28 +90,38 @@ pub fn run(args: AddArgs) -> Result<()> {
     Ok(())
 }
 
-/// Why the filter's answers are no longer worth what it was built for, if they are not: it
-/// holds more items than its capacity, or its false-positive probability now is more than
-/// twice its ε. Kinds that grow keep their bound and kinds that forget have a stable rate,
-/// so neither is ever past capacity.
+/// Why the filter's answers are no longer worth what it was built for, if they are not.
+/// A filter that cannot grow is past capacity when it holds more items than it was built
+/// for or its false-positive probability now is more than twice its ε. A filter that
+/// grows (as the filter itself says, [`Filter::grows`]: a cuckoo filter grows in
+/// RedisBloom's layout only) is never full; it is worth a warning only when growing has
+/// raised its rate past twice its ε. Kinds that forget have a stable rate.
 fn past_capacity(filter: &bloomkit::AnyFilter) -> Option<String> {
-    let kind = filter.kind();
-    if kind.can_grow() || kind.forgets() {
+    if filter.kind().forgets() {
         return None;
     }
     let (len, capacity) = (filter.len(), filter.capacity());
     let (now, target) = (filter.expected_fpp(), filter.target_fpp());
-    if len <= capacity && now <= 2.0 * target {
+    let grows = filter.grows();
+    if now <= 2.0 * target && (grows || len <= capacity) {
         return None;
+    }
+    let (now, target) = (store::probability(now), store::probability(target));
+    if grows {
+        return Some(format!(
+            "the filter grew past the {capacity} items it was built for and holds {len}; \
+             a query for an absent item now answers \"maybe\" with probability {now} (it \
+             was built for {target}), since every part it grew adds false positives. Build \
+             a larger filter (create -n N and add the items again, or build from a file of \
+             them) to bring the rate back"
+        ));
     }
     Some(format!(
         "the filter is full: it holds {len} items, past the {capacity} it was built for, and \
-         a query for an absent item now answers \"maybe\" with probability {} (it was built \
-         for {}). Answers of \"already present\" are then mostly false positives. Build a \
+         a query for an absent item now answers \"maybe\" with probability {now} (it was built \
+         for {target}). Answers of \"already present\" are then mostly false positives. Build a \
          larger filter (create -n N and add the items again, or build from a file of them), \
          or use a kind that grows and keeps its rate (--kind {})",
-        store::probability(now),
-        store::probability(target),
         store::kinds_that(bloomkit::Kind::can_grow),
     ))
 }

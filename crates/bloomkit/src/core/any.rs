@@ -39,6 +39,9 @@ impl Filter for AnyFilter {
     fn capacity(&self) -> u64 {
         self.erased().sized_for()
     }
+    fn grows(&self) -> bool {
+        self.erased().grows_now()
+    }
     fn properties(&self) -> Vec<(&'static str, String)> {
         self.erased().facts()
     }

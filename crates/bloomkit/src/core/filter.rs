@@ -115,6 +115,26 @@ pub trait Filter {
     /// now before growing again).
     fn capacity(&self) -> u64;
 
+    /// Whether this filter makes room past its capacity instead of refusing or saturating:
+    /// the kind's [`Kind::can_grow`], unless a filter's layout decides (a cuckoo filter in
+    /// RedisBloom's layout with an expansion grows by sub-filters, a cuckoo filter of the
+    /// paper's does not). A filter that grows need not keep its error bound: compare
+    /// [`expected_fpp`](Filter::expected_fpp) with [`target_fpp`](Filter::target_fpp).
+    ///
+    /// ```
+    /// use bloomkit::{CuckooFilter, Filter, ScalableBloomFilter};
+    /// use bloomkit::cuckoo::Layout;
+    /// assert!(ScalableBloomFilter::with_capacity(100, 0.01)?.grows());
+    /// assert!(!CuckooFilter::with_capacity(100, 0.01)?.grows());
+    /// let redis = CuckooFilter::builder().layout(Layout::RedisBloom).capacity(100);
+    /// assert!(redis.clone().expansion(1).build()?.grows());
+    /// assert!(!redis.build()?.grows()); // expansion 0: full is full
+    /// # Ok::<(), bloomkit::Error>(())
+    /// ```
+    fn grows(&self) -> bool {
+        self.kind().can_grow()
+    }
+
     /// Bits of storage per item at capacity: `8 · memory_bytes / capacity`.
     fn bits_per_item(&self) -> f64 {
         self.memory_bytes() as f64 * 8.0 / self.capacity().max(1) as f64
@@ -323,8 +343,10 @@ pub(crate) use bit_array_mergeable;
 /// the kind's own field or method — `hashing` and `capacity`/`target_fpp` return the fields
 /// of those names, `insert` makes `try_insert` the kind's infallible `insert` (`try_insert`
 /// its fallible one), `contains` calls the kind's own `contains`, `state(array, count)`
-/// gives `clear`, `len` and `memory_bytes` of a kind that is one array and a count. What a
-/// kind does its own way it writes out beside the call.
+/// gives `clear`, `len` and `memory_bytes` of a kind that is one array and a count,
+/// `fill(ones, cells, k)` the classic filter's `estimated_len` and `expected_fpp` from the
+/// fill and `classic_rate(cells, k)` its `fpp_at`. What a kind does its own way it writes
+/// out beside the call.
 macro_rules! filter_basics {
     ($kind:ident $(: $($what:ident $(($($arg:tt)*))?),*)?) => {
         fn kind(&self) -> $crate::filter::Kind {
@@ -382,6 +404,29 @@ macro_rules! filter_basics {
     (@ target_fpp) => {
         fn target_fpp(&self) -> f64 {
             self.target_fpp
+        }
+    };
+    // `fill(ones, cells, k)`: a kind read as a classic filter of `self.cells()` cells, of
+    // which `self.ones()` are set (not zero), and k = the field `self.k`.
+    (@ fill $ones:ident, $cells:ident, $k:ident) => {
+        /// The number of distinct items, from the fill as for a classic filter
+        /// ([`params::estimate_items`](crate::params::estimate_items), Swamidass & Baldi).
+        fn estimated_len(&self) -> f64 {
+            $crate::params::estimate_items(self.$ones(), self.$cells(), self.$k)
+        }
+        /// `(set/m)^k`, the classic filter's rate at this fill
+        /// ([`params::fpp_from_fill`](crate::params::fpp_from_fill)).
+        fn expected_fpp(&self) -> f64 {
+            $crate::params::fpp_from_fill(self.$ones(), self.$cells(), self.$k)
+        }
+    };
+    // `classic_rate(cells, k)`: `fpp_at` is the classic filter's exact rate for m =
+    // `self.cells()` and k = the field `self.k`.
+    (@ classic_rate $cells:ident, $k:ident) => {
+        /// The classic filter's rate after n items
+        /// ([`params::fpp_exact`](crate::params::fpp_exact)).
+        fn fpp_at(&self, n: u64) -> f64 {
+            $crate::params::fpp_exact(self.$cells(), self.$k, n)
         }
     };
 }

@@ -352,6 +352,7 @@ pub(crate) trait Erased: crate::filter::DynFilter {
     fn clear_all(&mut self);
     fn estimated_count(&self) -> f64;
     fn sized_for(&self) -> u64;
+    fn grows_now(&self) -> bool;
     fn facts(&self) -> Vec<(&'static str, String)>;
     fn fpp_target(&self) -> f64;
     fn fpp_after(&self, n: u64) -> f64;
@@ -379,6 +380,9 @@ impl<T: Declared> Erased for T {
     }
     fn sized_for(&self) -> u64 {
         Filter::capacity(self)
+    }
+    fn grows_now(&self) -> bool {
+        Filter::grows(self)
     }
     fn facts(&self) -> Vec<(&'static str, String)> {
         self.properties()

@@ -140,6 +140,16 @@ pub(crate) fn dimensions(
     })
 }
 
+/// The counter width a builder was given, or the kind's default: 1 to 16 bits (the widths
+/// packed counters take), else [`Error::InvalidCounterWidth`].
+pub(crate) fn counter_width(given: Option<u32>, default: u32) -> Result<u32, Error> {
+    let width = given.unwrap_or(default);
+    if !(1..=16).contains(&width) {
+        return Err(Error::InvalidCounterWidth(width));
+    }
+    Ok(width)
+}
+
 /// The `capacity` and `fpp` setters every builder has (fields `capacity: Option<u64>` and
 /// `fpp: Option<f64>`), with the usual documentation or the kind's own.
 macro_rules! capacity_and_fpp_setters {
@@ -263,6 +273,43 @@ macro_rules! num_cells_setter {
     };
 }
 pub(crate) use num_cells_setter;
+
+/// The setters of an array-shaped kind's builder that take the common options: the
+/// hashing ([`hashing_setters!`](crate::hash::hashing_setters) with the index scheme),
+/// capacity and ε, m by its unit's name (`$cells`, also as `num_cells`) and k
+/// (`num_hashes`), then the kind's own plain setters as in [`setters!`]. The doc comments
+/// of m and k are the usual ones unless given (`m "…" k "…"` before the kind's own).
+macro_rules! array_setters {
+    (@ $cells:ident, $unit:literal, ($($m_doc:tt)*), ($($k_doc:tt)*), $($rest:tt)*) => {
+        $crate::hash::hashing_setters!(index_scheme);
+
+        $crate::sizing::capacity_and_fpp_setters!();
+
+        $crate::sizing::num_cells_setter!($cells, $unit);
+
+        $crate::sizing::setters! {
+            #[doc = $($m_doc)*]
+            $cells: u64;
+
+            #[doc = $($k_doc)*]
+            num_hashes: u32;
+
+            $($rest)*
+        }
+    };
+    ($cells:ident, $unit:literal; m $m_doc:literal, k $k_doc:literal; $($rest:tt)*) => {
+        $crate::sizing::array_setters!(@ $cells, $unit, ($m_doc), ($k_doc), $($rest)*);
+    };
+    ($cells:ident, $unit:literal; $($rest:tt)*) => {
+        $crate::sizing::array_setters!(
+            @ $cells, $unit,
+            (concat!("m, the number of ", $unit, ", instead of deriving it from capacity and ε.")),
+            ("k, the number of hash functions, instead of the optimal one."),
+            $($rest)*
+        );
+    };
+}
+pub(crate) use array_setters;
 
 #[cfg(test)]
 mod tests {

@@ -383,6 +383,23 @@ macro_rules! spec_builder {
 }
 pub(crate) use spec_builder;
 
+/// The options of an array-shaped kind's builder (the setters of
+/// [`array_setters!`](crate::sizing::array_setters)): m, its cells named by `$unit`; k,
+/// with `$k_help` ("" for the usual help); the index scheme; the hash function; then the
+/// kind's own, in order. `array_options!(B, "bits", "", own…)`.
+macro_rules! array_options {
+    ($builder:ident, $unit:literal, $k_help:literal $(, $own:expr)* $(,)?) => {
+        &[
+            $crate::core::spec::KindOption::bits($unit, $builder::num_cells),
+            $crate::core::spec::KindOption::hashes($k_help, $builder::num_hashes),
+            $crate::core::spec::KindOption::scheme($builder::index_scheme),
+            $crate::core::spec::KindOption::hash_function($builder::hash_function),
+            $($own,)*
+        ]
+    };
+}
+pub(crate) use array_options;
+
 /// n, ε, k and m of a kind sized like the classic filter — one array of m cells and k hash
 /// functions for n items at ε: the `PARAMETERS` block a textbook Bloom filter program prints.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -399,6 +416,24 @@ pub struct ParametersBlock {
     /// filter by the block and its fill ratio alone, and `bloomkit info` still does. `None`
     /// for the kinds whose other facts follow the block.
     pub classic_fill_ratio: Option<f64>,
+}
+
+impl ParametersBlock {
+    /// The block of a filter with k hash functions over m cells, sized for its capacity at
+    /// its ε, whose other facts follow the block.
+    pub(crate) fn of<F: crate::filter::Filter>(
+        filter: &F,
+        num_hashes: u32,
+        num_cells: u64,
+    ) -> Self {
+        ParametersBlock {
+            capacity: filter.capacity(),
+            target_fpp: filter.target_fpp(),
+            num_hashes,
+            num_cells,
+            classic_fill_ratio: None,
+        }
+    }
 }
 
 /// What a kind declares for building it by name and using it through

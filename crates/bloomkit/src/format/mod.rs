@@ -750,7 +750,10 @@ impl<'a> Reader<'a> {
 /// exactly its length); `Stored::of(&filter)`, the record of a filter, each field taken by
 /// the expression after `=`; and the kind's `Debug`, which shows that record and the
 /// hashing. A kind's `Persist` then writes `Stored::of(self)` and reads `Stored::read` to
-/// load, and the layout is stated in one place, next to the code that uses it.
+/// load, and the layout is stated in one place, next to the code that uses it. A kind whose
+/// payload is one array (with `write_le_bytes`) ends the declaration with
+/// `persist Variant, payload bits;` and gets that `Persist`: the record, the array, and, for
+/// a file of its kind, its own `fn decode(parts) -> Result<Self, DecodeError>` to load.
 ///
 /// ```text
 /// crate::codec::stored! {
@@ -770,6 +773,7 @@ macro_rules! stored {
         struct $name:ident of $f:ident: $kind:ident {
             $($field:ident: $ty:ident = $get:expr $(=> $check:ident)?),* $(,)?
         }
+        $(persist $variant:ident, payload $payload:ident;)?
     ) => {
         $(#[$meta])*
         #[derive(Clone, Copy, Debug, PartialEq)]
@@ -810,6 +814,26 @@ macro_rules! stored {
                     .finish()
             }
         }
+
+        $(
+            /// The record, the one array as its payload, and the kind's own decoder for its files.
+            impl $crate::codec::Persist for $kind {
+                fn encode_params(&self, out: &mut Vec<u8>) {
+                    $name::of(self).write(out);
+                }
+
+                fn encode_payload(&self, out: &mut Vec<u8>) {
+                    self.$payload.write_le_bytes(out);
+                }
+
+                fn decode_parts(
+                    parts: &$crate::codec::Parts<'_>,
+                ) -> Result<Self, $crate::error::DecodeError> {
+                    parts.expect_kind($crate::filter::Kind::$variant)?;
+                    Self::decode(parts)
+                }
+            }
+        )?
     };
 }
 pub(crate) use stored;
@@ -818,6 +842,33 @@ pub(crate) use stored;
 /// so.
 pub(crate) fn invalid(field: &'static str, reason: String) -> DecodeError {
     DecodeError::InvalidField { field, reason }
+}
+
+/// Decoding check shared by the kinds stored as whole blocks (blocked, split-block): the
+/// number of blocks in `1..=max`, and a payload of exactly that many blocks of
+/// `block_bytes`, checked before anything is allocated or read.
+pub(crate) fn check_blocks(
+    num_blocks: u64,
+    max: u64,
+    block_bytes: u64,
+    payload_len: usize,
+) -> Result<(), DecodeError> {
+    if num_blocks == 0 || num_blocks > max {
+        return Err(invalid(
+            "num_blocks",
+            format!("{num_blocks} is not in 1..={max}"),
+        ));
+    }
+    if Some(payload_len as u64) != num_blocks.checked_mul(block_bytes) {
+        return Err(invalid(
+            "payload",
+            format!(
+                "{payload_len} bytes cannot hold exactly {num_blocks} blocks of {block_bytes} \
+                 bytes"
+            ),
+        ));
+    }
+    Ok(())
 }
 
 /// Decoding check shared by the kinds: k is in `1..=MAX_NUM_HASHES`.

@@ -137,61 +137,37 @@ pub(super) fn block512_set_avx512(block: &mut [u64; 8], lo: u64, hi: u64, num_ha
     }
 }
 
-/// A whole `u64` query (AVX2): `L::locate` (the filter's hash and block reduction, inlined
-/// here) and the block test, in one call; with `K8`, k is the constant 8.
-#[inline]
-#[target_feature(enable = "avx2")]
-pub(super) fn block512_has_key_avx2<B: AsRef<[u64; 8]>, L: LocateKey, const K8: bool>(
-    blocks: &[B],
-    key: u64,
-    p0: u64,
-    p1: u64,
-    k: u32,
-) -> bool {
-    let (i, lo, hi) = L::locate(key, [p0, p1], blocks.len());
-    block512_has_avx2(blocks[i].as_ref(), lo, hi, if K8 { 8 } else { k })
+/// The whole-`u64` kernels: `L::locate` (the filter's hash and block reduction, inlined
+/// here) and the block test or set, in one call compiled with the features of the block
+/// kernel it calls; with `K8`, k is the constant 8. One definition per (query or insert,
+/// feature set), all four from this macro.
+macro_rules! keyed_kernel {
+    ($(#[$doc:meta] $name:ident($features:literal, $as:ident::$method:ident $(, $mutable:tt)?) -> $block:ident;)*) => {$(
+        #[$doc]
+        #[inline]
+        #[target_feature(enable = $features)]
+        pub(super) fn $name<B: $as<[u64; 8]>, L: LocateKey, const K8: bool>(
+            blocks: &$($mutable)? [B],
+            key: u64,
+            p0: u64,
+            p1: u64,
+            k: u32,
+        ) -> bool {
+            let (i, lo, hi) = L::locate(key, [p0, p1], blocks.len());
+            $block(blocks[i].$method(), lo, hi, if K8 { 8 } else { k })
+        }
+    )*};
 }
 
-/// A whole `u64` insert (AVX2), as [`block512_has_key_avx2`].
-#[inline]
-#[target_feature(enable = "avx2")]
-pub(super) fn block512_set_key_avx2<B: AsMut<[u64; 8]>, L: LocateKey, const K8: bool>(
-    blocks: &mut [B],
-    key: u64,
-    p0: u64,
-    p1: u64,
-    k: u32,
-) -> bool {
-    let (i, lo, hi) = L::locate(key, [p0, p1], blocks.len());
-    block512_set_avx2(blocks[i].as_mut(), lo, hi, if K8 { 8 } else { k })
-}
-
-/// A whole `u64` query (AVX-512F), as [`block512_has_key_avx2`].
-#[inline]
-#[target_feature(enable = "avx512f,avx2")]
-pub(super) fn block512_has_key_avx512<B: AsRef<[u64; 8]>, L: LocateKey, const K8: bool>(
-    blocks: &[B],
-    key: u64,
-    p0: u64,
-    p1: u64,
-    k: u32,
-) -> bool {
-    let (i, lo, hi) = L::locate(key, [p0, p1], blocks.len());
-    block512_has_avx512(blocks[i].as_ref(), lo, hi, if K8 { 8 } else { k })
-}
-
-/// A whole `u64` insert (AVX-512F), as [`block512_has_key_avx2`].
-#[inline]
-#[target_feature(enable = "avx512f,avx2")]
-pub(super) fn block512_set_key_avx512<B: AsMut<[u64; 8]>, L: LocateKey, const K8: bool>(
-    blocks: &mut [B],
-    key: u64,
-    p0: u64,
-    p1: u64,
-    k: u32,
-) -> bool {
-    let (i, lo, hi) = L::locate(key, [p0, p1], blocks.len());
-    block512_set_avx512(blocks[i].as_mut(), lo, hi, if K8 { 8 } else { k })
+keyed_kernel! {
+    /// A whole `u64` query (AVX2).
+    block512_has_key_avx2("avx2", AsRef::as_ref) -> block512_has_avx2;
+    /// A whole `u64` insert (AVX2).
+    block512_set_key_avx2("avx2", AsMut::as_mut, mut) -> block512_set_avx2;
+    /// A whole `u64` query (AVX-512F).
+    block512_has_key_avx512("avx512f,avx2", AsRef::as_ref) -> block512_has_avx512;
+    /// A whole `u64` insert (AVX-512F).
+    block512_set_key_avx512("avx512f,avx2", AsMut::as_mut, mut) -> block512_set_avx512;
 }
 
 /// Parquet's mask for `x` (AVX2): `x · salt` in eight 32-bit lanes (`vpmulld`, the low 32

@@ -546,7 +546,7 @@ impl BlockedBloomFilter {
 }
 
 impl Filter for BlockedBloomFilter {
-    crate::filter::filter_basics!(Blocked: hashing, insert, contains, capacity);
+    crate::filter::filter_basics!(Blocked: hashing, insert, contains, capacity, target_fpp);
 
     fn clear(&mut self) {
         self.blocks.fill(Block::default());
@@ -613,10 +613,6 @@ impl Filter for BlockedBloomFilter {
             .map(|b| (Self::block_ones(b) as f64 / BLOCK_BITS as f64).powi(k))
             .sum();
         sum / self.num_blocks() as f64
-    }
-
-    fn target_fpp(&self) -> f64 {
-        BlockedBloomFilter::target_fpp(self)
     }
 
     fn fpp_at(&self, n: u64) -> f64 {
@@ -1009,24 +1005,12 @@ impl KindView for ViewShape {
             ));
         }
         let stored = Stored::read(parts.params)?;
-        let num_blocks = stored.num_blocks;
-        if num_blocks == 0 || num_blocks > MAX_NUM_BLOCKS {
-            return Err(invalid(
-                "num_blocks",
-                format!("{num_blocks} is not in 1..={MAX_NUM_BLOCKS}"),
-            ));
-        }
-        // The payload must be exactly what the parameters imply before anything is
-        // allocated or read.
-        if parts.payload.len() as u64 != num_blocks * BLOCK_BYTES as u64 {
-            return Err(invalid(
-                "payload",
-                format!(
-                    "{} bytes cannot hold exactly {num_blocks} blocks of {BLOCK_BYTES} bytes",
-                    parts.payload.len()
-                ),
-            ));
-        }
+        crate::codec::check_blocks(
+            stored.num_blocks,
+            MAX_NUM_BLOCKS,
+            BLOCK_BYTES as u64,
+            parts.payload.len(),
+        )?;
         Ok(Shape {
             stored,
             hashing: parts.hashing,

@@ -26,7 +26,6 @@ impl Declared for BlockedBloomFilter {
 
     const VIEW: Option<OpenView> = Some(view::open::<super::ViewShape>);
 
-
     fn describe(&self) -> String {
         format!(
             "{} blocks of 512 bits (m = {}), k = {}, {}",

@@ -17,7 +17,7 @@ pub mod theory;
 use std::sync::OnceLock;
 
 use crate::bits::BitVec;
-use crate::codec::{Parts, Persist};
+use crate::codec::Parts;
 use crate::error::{DecodeError, Error};
 use crate::format::view::{view_facts, FilterView, KindView, Shape, ViewFacts};
 use crate::filter::{Filter, Kind};
@@ -25,7 +25,6 @@ use crate::hash::HashingChoice;
 use crate::hash::{with_common_k, EnhancedDouble, Hashing, IndexScheme, Item};
 use crate::caches;
 use crate::lookahead;
-use crate::params;
 use crate::sizing;
 
 /// The classic Bloom filter.
@@ -264,12 +263,10 @@ impl BloomFilter {
 impl Filter for BloomFilter {
     crate::filter::filter_basics!(
         Bloom: hashing, insert, contains, capacity,
-        state(bits, inserted)
+        state(bits, inserted),
+        fill(count_ones, num_bits, num_hashes),
+        classic_rate(num_bits, num_hashes)
     );
-
-    fn estimated_len(&self) -> f64 {
-        params::estimate_items(self.count_ones(), self.num_bits(), self.num_hashes)
-    }
 
     fn properties(&self) -> Vec<(&'static str, String)> {
         vec![
@@ -280,16 +277,8 @@ impl Filter for BloomFilter {
         ]
     }
 
-    fn expected_fpp(&self) -> f64 {
-        params::fpp_from_fill(self.count_ones(), self.num_bits(), self.num_hashes)
-    }
-
     fn target_fpp(&self) -> f64 {
         BloomFilter::target_fpp(self)
-    }
-
-    fn fpp_at(&self, n: u64) -> f64 {
-        params::fpp_exact(self.num_bits(), self.num_hashes(), n)
     }
 }
 
@@ -562,18 +551,8 @@ pub struct BloomFilterBuilder {
 }
 
 impl BloomFilterBuilder {
-    crate::hash::hashing_setters!(index_scheme);
-
-    crate::sizing::capacity_and_fpp_setters!();
-
-    crate::sizing::num_cells_setter!(num_bits, "bits");
-
-    crate::sizing::setters! {
-        /// m, the number of bits, instead of deriving it from capacity and ε.
-        num_bits: u64;
-
-        /// k, the number of hash functions, instead of the optimal one.
-        num_hashes: u32;
+    crate::sizing::array_setters! {
+        num_bits, "bits";
     }
 
     /// Validates the parameters and allocates the filter.
@@ -604,18 +583,11 @@ crate::codec::stored! {
         target_fpp: f64 = f.target_fpp => check_target_fpp,
         inserted: u64 = f.inserted,
     }
+    persist Bloom, payload bits;
 }
 
-impl Persist for BloomFilter {
-    fn encode_params(&self, out: &mut Vec<u8>) {
-        Stored::of(self).write(out);
-    }
-
-    fn encode_payload(&self, out: &mut Vec<u8>) {
-        self.bits.write_le_bytes(out);
-    }
-
-    fn decode_parts(parts: &Parts<'_>) -> Result<Self, DecodeError> {
+impl BloomFilter {
+    fn decode(parts: &Parts<'_>) -> Result<Self, DecodeError> {
         let ViewShape { stored, hashing } = ViewShape::read(parts)?;
         Ok(BloomFilter {
             // from_le_bytes checks the payload's length against m before it allocates.
@@ -679,6 +651,8 @@ impl KindView for ViewShape {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::codec::Persist;
+    use crate::params;
     use crate::filter::Mergeable;
     use crate::hash::{HashFunction, IndexScheme, Item};
 

@@ -13,18 +13,12 @@ crate::core::spec::spec_builder!(B => BloomFilter);
 impl Declared for BloomFilter {
     type Builder = B;
 
-    const OPTIONS: &'static [KindOption<B>] = &[
-        KindOption::bits("bits", B::num_cells),
-        KindOption::hashes("", B::num_hashes),
-        KindOption::scheme(B::index_scheme),
-        KindOption::hash_function(B::hash_function),
-    ];
+    const OPTIONS: &'static [KindOption<B>] = crate::core::spec::array_options!(B, "bits", "");
 
     const PARALLEL_INSERT: bool = true;
     const EXPORTS: bool = true;
 
     const VIEW: Option<OpenView> = Some(view::open::<super::ViewShape>);
-
 
     fn describe(&self) -> String {
         format!(
@@ -37,11 +31,8 @@ impl Declared for BloomFilter {
 
     fn parameters_block(&self) -> Option<ParametersBlock> {
         Some(ParametersBlock {
-            capacity: self.capacity(),
-            target_fpp: self.target_fpp(),
-            num_hashes: self.num_hashes(),
-            num_cells: self.num_bits(),
             classic_fill_ratio: Some(self.fill_ratio()),
+            ..ParametersBlock::of(self, self.num_hashes(), self.num_bits())
         })
     }
 

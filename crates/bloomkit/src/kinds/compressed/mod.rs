@@ -269,18 +269,10 @@ pub struct CompressedBloomFilterBuilder {
 }
 
 impl CompressedBloomFilterBuilder {
-    crate::hash::hashing_setters!(index_scheme);
-
-    crate::sizing::capacity_and_fpp_setters!();
-
-    crate::sizing::num_cells_setter!(num_bits, "bits");
-
-    crate::sizing::setters! {
-        /// m, the number of bits, instead of the compressed optimum.
-        num_bits: u64;
-
-        /// k, the number of hash functions, instead of the compressed optimum.
-        num_hashes: u32;
+    crate::sizing::array_setters! {
+        num_bits, "bits";
+        m "m, the number of bits, instead of the compressed optimum.",
+        k "k, the number of hash functions, instead of the compressed optimum.";
 
         /// The most bits per item the array may take in memory (default
         /// [`params::DEFAULT_MEMORY_FACTOR`] times the classic filter's `1.44·log₂(1/ε)`).

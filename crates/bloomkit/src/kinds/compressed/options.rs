@@ -14,11 +14,8 @@ crate::core::spec::spec_builder!(B => CompressedBloomFilter);
 impl Declared for CompressedBloomFilter {
     type Builder = B;
 
-    const OPTIONS: &'static [KindOption<B>] = &[
-        KindOption::bits("bits", B::num_cells),
-        KindOption::hashes("", B::num_hashes),
-        KindOption::scheme(B::index_scheme),
-        KindOption::hash_function(B::hash_function),
+    const OPTIONS: &'static [KindOption<B>] = crate::core::spec::array_options!(
+        B, "bits", "",
         KindOption::new(
             "max-bits-per-item",
             "B",
@@ -27,10 +24,9 @@ impl Declared for CompressedBloomFilter {
             "12",
             Apply::F64(B::max_bits_per_item),
         ),
-    ];
+    );
 
     const EXPORTS: bool = true;
-
 
     fn describe(&self) -> String {
         format!(

@@ -65,9 +65,9 @@ pub(crate) mod options;
 pub mod theory;
 
 use crate::bits::PackedCounters;
-use crate::codec::{check_num_counters, Parts, Persist};
+use crate::codec::{check_num_counters, Parts};
 use crate::error::{DecodeError, Error};
-use crate::filter::{Filter, Kind};
+use crate::filter::Filter;
 use crate::hash::HashingChoice;
 use crate::hash::{Hashing, Item};
 use crate::params::{self, MAX_NUM_HASHES};
@@ -218,24 +218,16 @@ impl CountingBloomFilter {
 
 impl Filter for CountingBloomFilter {
     crate::filter::filter_basics!(
-        Counting: hashing, insert, contains, capacity,
+        Counting: hashing, insert, contains, capacity, target_fpp,
         state(
             counters,
             len,
             "Insertions minus successful removals (a multiset count: repeats count). After \
              an intersection, where it is unknown, the estimate from the counters."
-        )
+        ),
+        fill(nonzero_counters, num_counters, num_hashes),
+        classic_rate(num_counters, num_hashes)
     );
-
-    /// The number of distinct items, from the number of non-zero counters exactly as for
-    /// a Bloom filter ([`params::estimate_items`]).
-    fn estimated_len(&self) -> f64 {
-        params::estimate_items(
-            self.nonzero_counters(),
-            self.num_counters(),
-            self.num_hashes,
-        )
-    }
 
     fn properties(&self) -> Vec<(&'static str, String)> {
         let nonzero = self.nonzero_counters();
@@ -263,23 +255,6 @@ impl Filter for CountingBloomFilter {
                 ),
             ),
         ]
-    }
-
-    /// `(nonzero/m)^k`, the Bloom estimate from the fill ([`params::fpp_from_fill`]).
-    fn expected_fpp(&self) -> f64 {
-        params::fpp_from_fill(
-            self.nonzero_counters(),
-            self.num_counters(),
-            self.num_hashes,
-        )
-    }
-
-    fn target_fpp(&self) -> f64 {
-        CountingBloomFilter::target_fpp(self)
-    }
-
-    fn fpp_at(&self, n: u64) -> f64 {
-        params::fpp_exact(self.num_counters(), self.num_hashes(), n)
     }
 }
 
@@ -373,18 +348,8 @@ pub struct CountingBloomFilterBuilder {
 }
 
 impl CountingBloomFilterBuilder {
-    crate::hash::hashing_setters!(index_scheme);
-
-    crate::sizing::capacity_and_fpp_setters!();
-
-    crate::sizing::num_cells_setter!(num_counters, "counters");
-
-    crate::sizing::setters! {
-        /// m, the number of counters, instead of deriving it from capacity and ε.
-        num_counters: u64;
-
-        /// k, the number of hash functions, instead of the optimal one.
-        num_hashes: u32;
+    crate::sizing::array_setters! {
+        num_counters, "counters";
 
         /// The width of each counter in bits: 4 (default), 8 or 16 are the usual choices; any
         /// width from 1 to 16 is accepted.
@@ -398,10 +363,7 @@ impl CountingBloomFilterBuilder {
     /// capacity is the n at which m and k reach the optimal fill, `m ln 2 / k`. The total
     /// size `m · width` must stay within [`MAX_NUM_BITS`].
     pub fn build(self) -> Result<CountingBloomFilter, Error> {
-        let width = self.counter_width.unwrap_or(DEFAULT_COUNTER_WIDTH);
-        if !(1..=16).contains(&width) {
-            return Err(Error::InvalidCounterWidth(width));
-        }
+        let width = crate::sizing::counter_width(self.counter_width, DEFAULT_COUNTER_WIDTH)?;
         let d = sizing::dimensions(
             self.capacity,
             self.fpp,
@@ -433,19 +395,11 @@ crate::codec::stored! {
         target_fpp: f64 = f.target_fpp => check_target_fpp,
         len: u64 = f.len,
     }
+    persist Counting, payload counters;
 }
 
-impl Persist for CountingBloomFilter {
-    fn encode_params(&self, out: &mut Vec<u8>) {
-        Stored::of(self).write(out);
-    }
-
-    fn encode_payload(&self, out: &mut Vec<u8>) {
-        self.counters.write_le_bytes(out);
-    }
-
-    fn decode_parts(parts: &Parts<'_>) -> Result<Self, DecodeError> {
-        parts.expect_kind(Kind::Counting)?;
+impl CountingBloomFilter {
+    fn decode(parts: &Parts<'_>) -> Result<Self, DecodeError> {
         let Stored {
             num_counters,
             num_hashes,
@@ -472,6 +426,7 @@ impl Persist for CountingBloomFilter {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::codec::Persist;
     use crate::params::MAX_NUM_BITS;
     use crate::filter::Mergeable;
 

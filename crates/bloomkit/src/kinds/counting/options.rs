@@ -24,14 +24,10 @@ pub(crate) const fn counter_width<T>(
 impl Declared for CountingBloomFilter {
     type Builder = B;
 
-    const OPTIONS: &'static [KindOption<B>] = &[
-        KindOption::bits("counters", B::num_cells),
-        KindOption::hashes("", B::num_hashes),
-        KindOption::scheme(B::index_scheme),
-        KindOption::hash_function(B::hash_function),
+    const OPTIONS: &'static [KindOption<B>] = crate::core::spec::array_options!(
+        B, "counters", "",
         counter_width("4", B::counter_width),
-    ];
-
+    );
 
     fn describe(&self) -> String {
         format!(
@@ -44,12 +40,6 @@ impl Declared for CountingBloomFilter {
     }
 
     fn parameters_block(&self) -> Option<ParametersBlock> {
-        Some(ParametersBlock {
-            capacity: self.capacity(),
-            target_fpp: self.target_fpp(),
-            num_hashes: self.num_hashes(),
-            num_cells: self.num_counters(),
-            classic_fill_ratio: None,
-        })
+        Some(ParametersBlock::of(self, self.num_hashes(), self.num_counters()))
     }
 }

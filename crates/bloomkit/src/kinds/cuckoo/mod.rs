@@ -783,6 +783,15 @@ impl CuckooFilter {
         self.victim.is_some()
     }
 
+    /// The victim slot, for reports.
+    fn victim_state(&self) -> &'static str {
+        if self.is_full() {
+            "occupied (inserts fail until a remove)"
+        } else {
+            "empty"
+        }
+    }
+
     /// How the filter maps items to fingerprints and buckets.
     #[inline]
     pub fn layout(&self) -> Layout {
@@ -1032,7 +1041,7 @@ impl CuckooFilter {
 }
 
 impl Filter for CuckooFilter {
-    crate::filter::filter_basics!(Cuckoo: hashing, try_insert, contains, capacity);
+    crate::filter::filter_basics!(Cuckoo: hashing, try_insert, contains, capacity, target_fpp);
 
     /// Empties the table and the victim slot and restarts the eviction generator, as
     /// after `build`.
@@ -1066,39 +1075,63 @@ impl Filter for CuckooFilter {
         }
     }
 
+    /// The facts of the filter's layout: the paper's table and victim slot, or RedisBloom's
+    /// sub-filters (what `CF.INFO` reports: sub-filters, expansion, buckets, bucket size,
+    /// max iterations, items inserted and deleted).
     fn properties(&self) -> Vec<(&'static str, String)> {
-        vec![
+        let mut facts = vec![
             ("layout", self.layout().name().to_string()),
             ("bucket size (b)", self.bucket_size.to_string()),
             ("fingerprint bits (f)", self.fingerprint_bits.to_string()),
-            ("buckets", self.num_buckets.to_string()),
+        ];
+        let load = format!("{:.6}", self.load_factor());
+        let bound = format!("{:.6e}", self.fpp_bound());
+        let target = format!("{}", self.target_fpp);
+        let Some(redis) = &self.redis else {
+            facts.extend([
+                ("buckets", self.num_buckets.to_string()),
+                ("slots", self.num_slots().to_string()),
+                ("load factor", load),
+                ("target load", format!("{CUCKOO_TARGET_LOAD}")),
+                ("target fpp", target),
+                ("fpp bound (2b/2^f)", bound),
+                ("max kicks", self.max_kicks.to_string()),
+                ("victim slot", self.victim_state().to_string()),
+            ]);
+            return facts;
+        };
+        let all_buckets: u64 = redis.filters().iter().map(|f| f.num_buckets()).sum();
+        let expansion = match redis.expansion() {
+            0 => "0 (never grows: inserts fail when the table is full)".to_string(),
+            e => format!("{e} (each new sub-filter has {e} times the newest one's buckets)"),
+        };
+        facts.extend([
+            ("sub-filters", redis.filters().len().to_string()),
+            ("expansion", expansion),
+            ("buckets (first sub-filter)", redis.num_buckets().to_string()),
+            ("buckets (all sub-filters)", all_buckets.to_string()),
             ("slots", self.num_slots().to_string()),
-            ("load factor", format!("{:.6}", self.load_factor())),
-            ("target load", format!("{CUCKOO_TARGET_LOAD}")),
-            ("target fpp", format!("{}", self.target_fpp)),
-            ("fpp bound (2b/2^f; 2b/255 in RedisBloom's layout)", format!("{:.6e}", self.fpp_bound())),
-            ("max kicks", self.max_kicks.to_string()),
-            ("sub-filters", self.num_sub_filters().to_string()),
-            ("expansion", self.expansion().to_string()),
-            (
-                "victim slot",
-                if self.is_full() {
-                    "occupied (inserts fail until a remove)".to_string()
-                } else {
-                    "empty".to_string()
-                },
-            ),
-        ]
+            ("load factor", load),
+            ("target fpp", target),
+            ("fpp bound per sub-filter (2b/255)", bound),
+            ("max iterations", redis.max_iterations().to_string()),
+            ("items (CF.INFO's items inserted)", redis.num_items().to_string()),
+            ("items deleted", redis.num_deletes().to_string()),
+        ]);
+        facts
+    }
+
+    /// In RedisBloom's layout with an expansion, the filter adds sub-filters when full
+    /// (its rate rises with them: see [`expected_fpp`](Filter::expected_fpp)); otherwise
+    /// a full table refuses inserts.
+    fn grows(&self) -> bool {
+        self.expansion() > 0
     }
 
     /// `1 − (1 − 2^−f)^(2bα)` at the current load factor α (`1 − (1 − 1/255)^(2bα)` in
     /// RedisBloom's layout).
     fn expected_fpp(&self) -> f64 {
         self.rate_at_load(self.summed_load())
-    }
-
-    fn target_fpp(&self) -> f64 {
-        CuckooFilter::target_fpp(self)
     }
 
     /// The rate with n items in the tables there are, filled oldest first (n past their

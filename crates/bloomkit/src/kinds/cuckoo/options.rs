@@ -90,7 +90,6 @@ impl Declared for CuckooFilter {
 
     const ESTIMATE: &'static str = "fingerprints held";
 
-
     fn describe(&self) -> String {
         let layout = match (self.layout(), self.num_sub_filters(), self.expansion()) {
             (Layout::Paper, ..) => String::new(),

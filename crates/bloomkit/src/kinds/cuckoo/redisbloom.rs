@@ -941,7 +941,6 @@ mod tests {
         }
     }
 
-
     /// RedisBloom 2.0's rule, written out from its `getLookupParams` and `getAltIndex`.
     #[test]
     fn lookup_is_redisbloom_2_0s() {

@@ -102,9 +102,9 @@ mod options;
 pub mod theory;
 
 use crate::bits::BitVec;
-use crate::codec::{invalid, Parts, Persist};
+use crate::codec::{invalid, Parts};
 use crate::error::{DecodeError, Error};
-use crate::filter::{Filter, Kind, Mergeable};
+use crate::filter::{Filter, Mergeable};
 use crate::hash::HashingChoice;
 use crate::hash::{Hashing, Item};
 use crate::params::{self, MAX_NUM_BITS};
@@ -360,17 +360,14 @@ impl DeletableBloomFilter {
 
 impl Filter for DeletableBloomFilter {
     crate::filter::filter_basics!(
-        Deletable: hashing, insert, contains, capacity,
+        Deletable: hashing, insert, contains, capacity, target_fpp,
         state(
             bits,
             inserted,
             "Insertions that changed the filter, less the successful removals."
-        )
+        ),
+        fill(count_ones, data_len, num_hashes)
     );
-
-    fn estimated_len(&self) -> f64 {
-        params::estimate_items(self.count_ones(), self.data_len(), self.num_hashes)
-    }
 
     fn properties(&self) -> Vec<(&'static str, String)> {
         vec![
@@ -397,14 +394,6 @@ impl Filter for DeletableBloomFilter {
                 format!("{:.4}", self.estimated_deletable_fraction()),
             ),
         ]
-    }
-
-    fn expected_fpp(&self) -> f64 {
-        params::fpp_from_fill(self.count_ones(), self.data_len(), self.num_hashes)
-    }
-
-    fn target_fpp(&self) -> f64 {
-        DeletableBloomFilter::target_fpp(self)
     }
 
     fn fpp_at(&self, n: u64) -> f64 {
@@ -519,19 +508,11 @@ pub struct DeletableBloomFilterBuilder {
 }
 
 impl DeletableBloomFilterBuilder {
-    crate::hash::hashing_setters!(index_scheme);
-
-    crate::sizing::capacity_and_fpp_setters!();
-
-    crate::sizing::num_cells_setter!(num_bits, "bits, the collision bitmap included");
-
-    crate::sizing::setters! {
-        /// m, the total number of bits *including* the collision bitmap, instead of deriving the
-        /// data part from capacity and ε.
-        num_bits: u64;
-
-        /// k, the number of hash functions, instead of the optimal one.
-        num_hashes: u32;
+    crate::sizing::array_setters! {
+        num_bits, "bits, the collision bitmap included";
+        m "m, the total number of bits *including* the collision bitmap, instead of deriving the \
+           data part from capacity and ε.",
+        k "k, the number of hash functions, instead of the optimal one.";
 
         /// r, the number of regions (and of bitmap bits). Takes precedence over
         /// [`region_bits`](Self::region_bits). Each region needs at least one data bit.
@@ -621,19 +602,11 @@ crate::codec::stored! {
         target_fpp: f64 = f.target_fpp => check_target_fpp,
         inserted: u64 = f.inserted,
     }
+    persist Deletable, payload bits;
 }
 
-impl Persist for DeletableBloomFilter {
-    fn encode_params(&self, out: &mut Vec<u8>) {
-        Stored::of(self).write(out);
-    }
-
-    fn encode_payload(&self, out: &mut Vec<u8>) {
-        self.bits.write_le_bytes(out);
-    }
-
-    fn decode_parts(parts: &Parts<'_>) -> Result<Self, DecodeError> {
-        parts.expect_kind(Kind::Deletable)?;
+impl DeletableBloomFilter {
+    fn decode(parts: &Parts<'_>) -> Result<Self, DecodeError> {
         let Stored {
             num_bits,
             num_hashes,
@@ -674,6 +647,7 @@ impl Persist for DeletableBloomFilter {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::codec::Persist;
 
     fn small(regions: u64) -> DeletableBloomFilter {
         DeletableBloomFilter::builder()

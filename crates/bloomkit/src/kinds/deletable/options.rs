@@ -9,11 +9,8 @@ crate::core::spec::spec_builder!(B => DeletableBloomFilter);
 impl Declared for DeletableBloomFilter {
     type Builder = B;
 
-    const OPTIONS: &'static [KindOption<B>] = &[
-        KindOption::bits("bits, the collision bitmap included", B::num_cells),
-        KindOption::hashes("", B::num_hashes),
-        KindOption::scheme(B::index_scheme),
-        KindOption::hash_function(B::hash_function),
+    const OPTIONS: &'static [KindOption<B>] = crate::core::spec::array_options!(
+        B, "bits, the collision bitmap included", "",
         KindOption::new(
             "regions",
             "R",
@@ -22,8 +19,7 @@ impl Declared for DeletableBloomFilter {
             "100",
             Apply::U64(B::regions),
         ),
-    ];
-
+    );
 
     fn describe(&self) -> String {
         format!(
@@ -36,12 +32,6 @@ impl Declared for DeletableBloomFilter {
     }
 
     fn parameters_block(&self) -> Option<ParametersBlock> {
-        Some(ParametersBlock {
-            capacity: self.capacity(),
-            target_fpp: self.target_fpp(),
-            num_hashes: self.num_hashes(),
-            num_cells: self.num_bits(),
-            classic_fill_ratio: None,
-        })
+        Some(ParametersBlock::of(self, self.num_hashes(), self.num_bits()))
     }
 }

@@ -72,9 +72,9 @@ mod options;
 pub mod theory;
 
 use crate::bits::BitVec;
-use crate::codec::{invalid, Parts, Persist};
+use crate::codec::{invalid, Parts};
 use crate::error::{DecodeError, Error};
-use crate::filter::{Filter, Kind};
+use crate::filter::Filter;
 use crate::hash::{Hashing, HashingChoice, Item, Positions};
 use crate::params::{self, MAX_NUM_HASHES};
 use crate::sizing;
@@ -381,19 +381,11 @@ crate::codec::stored! {
         target_fpp: f64 = f.target_fpp => check_target_fpp,
         inserted: u64 = f.inserted,
     }
+    persist Generalized, payload bits;
 }
 
-impl Persist for GeneralizedBloomFilter {
-    fn encode_params(&self, out: &mut Vec<u8>) {
-        Stored::of(self).write(out);
-    }
-
-    fn encode_payload(&self, out: &mut Vec<u8>) {
-        self.bits.write_le_bytes(out);
-    }
-
-    fn decode_parts(parts: &Parts<'_>) -> Result<Self, DecodeError> {
-        parts.expect_kind(Kind::Generalized)?;
+impl GeneralizedBloomFilter {
+    fn decode(parts: &Parts<'_>) -> Result<Self, DecodeError> {
         let Stored {
             num_bits,
             set_hashes,

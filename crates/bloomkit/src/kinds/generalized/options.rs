@@ -28,7 +28,6 @@ impl Declared for GeneralizedBloomFilter {
         ),
     ];
 
-
     fn describe(&self) -> String {
         format!(
             "m = {} bits, k1 = {} set, k0 = {} reset, {}, fpp ≤ {} at any fill",

@@ -15,9 +15,9 @@ mod options;
 pub mod theory;
 
 use crate::bits::BitVec;
-use crate::codec::{invalid, Parts, Persist};
+use crate::codec::{invalid, Parts};
 use crate::error::{DecodeError, Error};
-use crate::filter::{Filter, Kind};
+use crate::filter::Filter;
 use crate::hash::{Hashing, HashingChoice, Item};
 use crate::params::MAX_NUM_BITS;
 
@@ -175,18 +175,10 @@ pub struct PartitionedBloomFilterBuilder {
 }
 
 impl PartitionedBloomFilterBuilder {
-    crate::hash::hashing_setters!(index_scheme);
-
-    crate::sizing::capacity_and_fpp_setters!();
-
-    crate::sizing::num_cells_setter!(num_bits, "bits (rounded up to k equal slices)");
-
-    crate::sizing::setters! {
-        /// m, the bits of all slices (rounded up to a multiple of k), instead of deriving it.
-        num_bits: u64;
-
-        /// k, the number of slices and hash functions, instead of the optimal one.
-        num_hashes: u32;
+    crate::sizing::array_setters! {
+        num_bits, "bits (rounded up to k equal slices)";
+        m "m, the bits of all slices (rounded up to a multiple of k), instead of deriving it.",
+        k "k, the number of slices and hash functions, instead of the optimal one.";
     }
 
     /// Validates the parameters and allocates the filter. From capacity and ε alone the
@@ -242,19 +234,11 @@ crate::codec::stored! {
         target_fpp: f64 = f.target_fpp => check_target_fpp,
         inserted: u64 = f.inserted,
     }
+    persist Partitioned, payload bits;
 }
 
-impl Persist for PartitionedBloomFilter {
-    fn encode_params(&self, out: &mut Vec<u8>) {
-        Stored::of(self).write(out);
-    }
-
-    fn encode_payload(&self, out: &mut Vec<u8>) {
-        self.bits.write_le_bytes(out);
-    }
-
-    fn decode_parts(parts: &Parts<'_>) -> Result<Self, DecodeError> {
-        parts.expect_kind(Kind::Partitioned)?;
+impl PartitionedBloomFilter {
+    fn decode(parts: &Parts<'_>) -> Result<Self, DecodeError> {
         let p = Stored::read(parts.params)?;
         let num_bits = p
             .slice_bits

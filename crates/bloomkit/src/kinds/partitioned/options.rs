@@ -8,15 +8,11 @@ crate::core::spec::spec_builder!(B => PartitionedBloomFilter);
 impl Declared for PartitionedBloomFilter {
     type Builder = B;
 
-    const OPTIONS: &'static [KindOption<B>] = &[
-        KindOption::bits("bits (rounded up to k equal slices)", B::num_cells),
-        KindOption::hashes("the number of slices", B::num_hashes),
-        KindOption::scheme(B::index_scheme),
-        KindOption::hash_function(B::hash_function),
-    ];
+    const OPTIONS: &'static [KindOption<B>] = crate::core::spec::array_options!(
+        B, "bits (rounded up to k equal slices)", "the number of slices"
+    );
 
     const ESTIMATE: &'static str = "slice fill";
-
 
     fn describe(&self) -> String {
         format!(

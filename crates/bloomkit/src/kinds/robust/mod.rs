@@ -76,9 +76,9 @@ mod options;
 pub mod theory;
 
 use crate::bits::BitVec;
-use crate::codec::{invalid, Parts, Persist};
+use crate::codec::{invalid, Parts};
 use crate::error::{DecodeError, Error};
-use crate::filter::{Filter, Kind};
+use crate::filter::Filter;
 use crate::hash::{Hashing, HashingChoice, Item};
 use crate::params::{self, ROBUST_BITS_PER_WORD, ROBUST_NUM_HASHES};
 use crate::sizing;
@@ -211,12 +211,9 @@ impl RobustBloomFilter {
 impl Filter for RobustBloomFilter {
     crate::filter::filter_basics!(
         Robust: hashing, insert, contains, capacity,
-        state(bits, inserted)
+        state(bits, inserted),
+        fill(count_ones, usable_bits, num_hashes)
     );
-
-    fn estimated_len(&self) -> f64 {
-        params::estimate_items(self.count_ones(), self.usable_bits(), self.num_hashes)
-    }
 
     fn properties(&self) -> Vec<(&'static str, String)> {
         vec![
@@ -227,10 +224,6 @@ impl Filter for RobustBloomFilter {
             ("asked fpp", format!("{}", self.asked_fpp)),
             ("target fpp", format!("{}", Filter::target_fpp(self))),
         ]
-    }
-
-    fn expected_fpp(&self) -> f64 {
-        params::fpp_from_fill(self.count_ones(), self.usable_bits(), self.num_hashes)
     }
 
     fn target_fpp(&self) -> f64 {
@@ -395,19 +388,11 @@ crate::codec::stored! {
         asked_fpp: f64 = f.asked_fpp,
         inserted: u64 = f.inserted,
     }
+    persist Robust, payload bits;
 }
 
-impl Persist for RobustBloomFilter {
-    fn encode_params(&self, out: &mut Vec<u8>) {
-        Stored::of(self).write(out);
-    }
-
-    fn encode_payload(&self, out: &mut Vec<u8>) {
-        self.bits.write_le_bytes(out);
-    }
-
-    fn decode_parts(parts: &Parts<'_>) -> Result<Self, DecodeError> {
-        parts.expect_kind(Kind::Robust)?;
+impl RobustBloomFilter {
+    fn decode(parts: &Parts<'_>) -> Result<Self, DecodeError> {
         let Stored {
             rows,
             cols,
@@ -451,6 +436,7 @@ impl Persist for RobustBloomFilter {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::codec::Persist;
 
     #[test]
     fn cell_and_bit_are_the_papers_remainders() {

@@ -24,7 +24,6 @@ impl Declared for RobustBloomFilter {
         "its X × Y matrix of primes is sized from --capacity and --fpp to meet ε",
     )];
 
-
     fn describe(&self) -> String {
         format!(
             "{} × {} words of 64 bits (61 used), k = {}, {} (sized for ε = {})",

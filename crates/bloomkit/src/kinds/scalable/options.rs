@@ -68,7 +68,6 @@ impl Declared for ScalableBloomFilter {
         (HASHES, "its layers are sized from --capacity and --fpp"),
     ];
 
-
     fn describe(&self) -> String {
         if self.growth_rule() == GrowthRule::RedisBloom {
             return format!(

@@ -91,7 +91,7 @@ use crate::codec::{check_counter_width, check_num_counters, invalid, Parts, Pers
 use crate::error::{DecodeError, Error};
 use crate::filter::{Filter, Kind};
 use crate::hash::{mix64, Hashing, HashingChoice, Item};
-use crate::params::{self, MAX_NUM_BITS};
+use crate::params::MAX_NUM_BITS;
 use crate::sizing;
 
 /// The counter width used unless another is chosen: 16 bits, counts up to 65 535.
@@ -469,7 +469,13 @@ impl SpectralBloomFilter {
 }
 
 impl Filter for SpectralBloomFilter {
-    crate::filter::filter_basics!(Spectral: hashing, insert, contains, capacity, target_fpp);
+    // The non-zero counters read as a classic filter's set bits: `(nonzero/m)^k` is the
+    // chance that an absent item has a non-zero estimate, and under MS that an item's
+    // estimate is too high.
+    crate::filter::filter_basics!(
+        Spectral: hashing, insert, contains, capacity, target_fpp,
+        fill(nonzero_counters, num_counters, num_hashes), classic_rate(num_counters, num_hashes)
+    );
 
     fn clear(&mut self) {
         self.counters.clear();
@@ -482,15 +488,6 @@ impl Filter for SpectralBloomFilter {
     /// Insertions less successful removals (a multiset count).
     fn len(&self) -> u64 {
         self.len
-    }
-
-    /// The number of distinct items, from the non-zero counters as for a Bloom filter.
-    fn estimated_len(&self) -> f64 {
-        params::estimate_items(
-            self.nonzero_counters(),
-            self.num_counters(),
-            self.num_hashes,
-        )
     }
 
     fn memory_bytes(&self) -> usize {
@@ -509,20 +506,6 @@ impl Filter for SpectralBloomFilter {
             ("nonzero counters", nonzero.to_string()),
             ("saturated counters", self.saturated_counters().to_string()),
         ]
-    }
-
-    /// `(nonzero/m)^k`: the chance that an absent item has a non-zero estimate, and under
-    /// MS the chance that an item's estimate is too high.
-    fn expected_fpp(&self) -> f64 {
-        params::fpp_from_fill(
-            self.nonzero_counters(),
-            self.num_counters(),
-            self.num_hashes,
-        )
-    }
-
-    fn fpp_at(&self, n: u64) -> f64 {
-        params::fpp_exact(self.num_counters(), self.num_hashes, n)
     }
 }
 
@@ -671,10 +654,7 @@ impl SpectralBloomFilterBuilder {
     /// distinct items (so the MS error probability is ε at capacity); RM adds ⌈m/2⌉
     /// secondary counters, and the whole must stay within [`MAX_NUM_BITS`].
     pub fn build(self) -> Result<SpectralBloomFilter, Error> {
-        let width = self.counter_width.unwrap_or(DEFAULT_SPECTRAL_COUNTER_WIDTH);
-        if !(1..=16).contains(&width) {
-            return Err(Error::InvalidCounterWidth(width));
-        }
+        let width = crate::sizing::counter_width(self.counter_width, DEFAULT_SPECTRAL_COUNTER_WIDTH)?;
         let d = sizing::dimensions(
             self.capacity,
             self.fpp,

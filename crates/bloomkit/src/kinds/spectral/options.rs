@@ -27,11 +27,8 @@ const METHODS: &[Choice] = &[
 impl Declared for SpectralBloomFilter {
     type Builder = B;
 
-    const OPTIONS: &'static [KindOption<B>] = &[
-        KindOption::bits("counters", B::num_cells),
-        KindOption::hashes("", B::num_hashes),
-        KindOption::scheme(B::index_scheme),
-        KindOption::hash_function(B::hash_function),
+    const OPTIONS: &'static [KindOption<B>] = crate::core::spec::array_options!(
+        B, "counters", "",
         counter_width("16", B::counter_width),
         KindOption::new(
             "method",
@@ -44,10 +41,9 @@ impl Declared for SpectralBloomFilter {
                 builder.method(SpectralMethod::from_name(name).expect("a declared method"))
             }),
         ),
-    ];
+    );
 
     const COUNTS: bool = true;
-
 
     fn describe(&self) -> String {
         format!(

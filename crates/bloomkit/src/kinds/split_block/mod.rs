@@ -493,7 +493,7 @@ fn block_ones(block: &Block) -> u32 {
 }
 
 impl Filter for SplitBlockBloomFilter {
-    crate::filter::filter_basics!(SplitBlock: insert, contains, capacity);
+    crate::filter::filter_basics!(SplitBlock: insert, contains, capacity, target_fpp);
 
     /// XXH64 (the low half of [`HashFunction::Xxh64`]) with the filter's seed; the index
     /// scheme id is the one-digest id, as for the blocked filter.
@@ -563,10 +563,6 @@ impl Filter for SplitBlockBloomFilter {
             })
             .sum();
         sum / self.num_blocks() as f64
-    }
-
-    fn target_fpp(&self) -> f64 {
-        SplitBlockBloomFilter::target_fpp(self)
     }
 
     fn fpp_at(&self, n: u64) -> f64 {
@@ -787,22 +783,12 @@ impl KindView for ViewShape {
             ));
         }
         let stored = Stored::read(parts.params)?;
-        let num_blocks = stored.num_blocks;
-        if num_blocks == 0 || num_blocks > MAX_NUM_BLOCKS {
-            return Err(invalid(
-                "num_blocks",
-                format!("{num_blocks} is not in 1..={MAX_NUM_BLOCKS}"),
-            ));
-        }
-        if parts.payload.len() as u64 != num_blocks * BLOCK_BYTES {
-            return Err(invalid(
-                "payload",
-                format!(
-                    "{} bytes cannot hold exactly {num_blocks} blocks of {BLOCK_BYTES} bytes",
-                    parts.payload.len()
-                ),
-            ));
-        }
+        crate::codec::check_blocks(
+            stored.num_blocks,
+            MAX_NUM_BLOCKS,
+            BLOCK_BYTES,
+            parts.payload.len(),
+        )?;
         Ok(Shape {
             stored,
             hashing: parts.hashing,

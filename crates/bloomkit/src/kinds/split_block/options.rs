@@ -33,7 +33,6 @@ impl Declared for SplitBlockBloomFilter {
 
     const PARALLEL_INSERT: bool = true;
 
-
     fn describe(&self) -> String {
         format!(
             "Parquet split block, {} blocks of 256 bits ({} bytes), k = 8, {}",

@@ -126,7 +126,7 @@ mod options;
 pub mod theory;
 
 use crate::bits::PackedCounters;
-use crate::codec::{invalid, Parts, Persist};
+use crate::codec::{invalid, Parts};
 use crate::error::{DecodeError, Error};
 use crate::filter::{Filter, Kind};
 use crate::hash::HashingChoice;
@@ -333,7 +333,7 @@ fn decrement_run(cells: &mut PackedCounters, start: u64, count: u64) {
 }
 
 impl Filter for StableBloomFilter {
-    crate::filter::filter_basics!(Stable: hashing, insert, contains, capacity);
+    crate::filter::filter_basics!(Stable: hashing, insert, contains, capacity, target_fpp);
 
     /// Empties every cell and restarts the decrement generator: the filter is as new.
     fn clear(&mut self) {
@@ -397,10 +397,6 @@ impl Filter for StableBloomFilter {
             self.num_cells(),
             self.num_hashes,
         )
-    }
-
-    fn target_fpp(&self) -> f64 {
-        StableBloomFilter::target_fpp(self)
     }
 
     /// The stable point's rate (Deng & Rafiei's limit as the stream goes on): it does not
@@ -499,10 +495,7 @@ impl StableBloomFilterBuilder {
     /// With neither capacity nor m, the error is [`Error::ZeroCapacity`]. With m but no
     /// capacity, K = round(log₂(1/ε)) and the capacity is `⌊m ln 2 / K⌋`.
     pub fn build(self) -> Result<StableBloomFilter, Error> {
-        let width = self.cell_width.unwrap_or(DEFAULT_CELL_WIDTH);
-        if !(1..=16).contains(&width) {
-            return Err(Error::InvalidCounterWidth(width));
-        }
+        let width = crate::sizing::counter_width(self.cell_width, DEFAULT_CELL_WIDTH)?;
         // m and K by the rules of every array-shaped kind; the capacity and ε of a stable
         // filter are its own (the stable point), below.
         let d = sizing::dimensions(
@@ -590,19 +583,11 @@ crate::codec::stored! {
         insertions: u64 = f.insertions,
         rng: u64 = f.rng,
     }
+    persist Stable, payload cells;
 }
 
-impl Persist for StableBloomFilter {
-    fn encode_params(&self, out: &mut Vec<u8>) {
-        Stored::of(self).write(out);
-    }
-
-    fn encode_payload(&self, out: &mut Vec<u8>) {
-        self.cells.write_le_bytes(out);
-    }
-
-    fn decode_parts(parts: &Parts<'_>) -> Result<Self, DecodeError> {
-        parts.expect_kind(Kind::Stable)?;
+impl StableBloomFilter {
+    fn decode(parts: &Parts<'_>) -> Result<Self, DecodeError> {
         let Stored {
             num_cells,
             cell_width,
@@ -659,6 +644,7 @@ impl Persist for StableBloomFilter {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::codec::Persist;
 
     #[test]
     fn splitmix64_matches_the_reference_sequence() {

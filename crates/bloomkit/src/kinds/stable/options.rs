@@ -9,11 +9,8 @@ crate::core::spec::spec_builder!(B => StableBloomFilter);
 impl Declared for StableBloomFilter {
     type Builder = B;
 
-    const OPTIONS: &'static [KindOption<B>] = &[
-        KindOption::bits("cells", B::num_cells),
-        KindOption::hashes("", B::num_hashes),
-        KindOption::scheme(B::index_scheme),
-        KindOption::hash_function(B::hash_function),
+    const OPTIONS: &'static [KindOption<B>] = crate::core::spec::array_options!(
+        B, "cells", "",
         KindOption::new(
             "cell-width",
             "D",
@@ -30,8 +27,7 @@ impl Declared for StableBloomFilter {
             "5",
             Apply::U64(B::decrements),
         ),
-    ];
-
+    );
 
     fn describe(&self) -> String {
         format!(

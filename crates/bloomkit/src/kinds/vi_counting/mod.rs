@@ -96,9 +96,9 @@ mod options;
 pub mod theory;
 
 use crate::bits::PackedCounters;
-use crate::codec::{check_num_counters, invalid, Parts, Persist};
+use crate::codec::{check_num_counters, invalid, Parts};
 use crate::error::{DecodeError, Error};
-use crate::filter::{Filter, Kind};
+use crate::filter::Filter;
 use crate::hash::HashingChoice;
 use crate::hash::{mix64, GOLDEN_GAMMA};
 use crate::hash::{reduce, Hashing, Item};
@@ -360,7 +360,7 @@ impl VariableIncrementBloomFilter {
 
 impl Filter for VariableIncrementBloomFilter {
     crate::filter::filter_basics!(
-        VariableIncrement: hashing, insert, contains, capacity,
+        VariableIncrement: hashing, insert, contains, capacity, target_fpp,
         state(
             counters,
             len,
@@ -413,10 +413,6 @@ impl Filter for VariableIncrementBloomFilter {
             .sum();
         let fraction = passing as f64 / (self.num_counters() as f64 * self.base as f64);
         fraction.powi(self.num_hashes as i32)
-    }
-
-    fn target_fpp(&self) -> f64 {
-        VariableIncrementBloomFilter::target_fpp(self)
     }
 
     fn fpp_at(&self, n: u64) -> f64 {
@@ -527,18 +523,10 @@ pub struct VariableIncrementBloomFilterBuilder {
 }
 
 impl VariableIncrementBloomFilterBuilder {
-    crate::hash::hashing_setters!(index_scheme);
-
-    crate::sizing::capacity_and_fpp_setters!();
-
-    crate::sizing::num_cells_setter!(num_counters, "counters");
-
-    crate::sizing::setters! {
-        /// m, the number of counters, instead of the smallest that reaches ε.
-        num_counters: u64;
-
-        /// k, the number of hash functions, instead of the best one for m and n.
-        num_hashes: u32;
+    crate::sizing::array_setters! {
+        num_counters, "counters";
+        m "m, the number of counters, instead of the smallest that reaches ε.",
+        k "k, the number of hash functions, instead of the best one for m and n.";
 
         /// The width of each counter in bits (default 8); `2L − 1` must stay below `2^w − 1`.
         counter_width: u32;
@@ -564,10 +552,7 @@ impl VariableIncrementBloomFilterBuilder {
     /// The total size `m · width` must stay within [`MAX_NUM_BITS`].
     pub fn build(self) -> Result<VariableIncrementBloomFilter, Error> {
         let fpp = crate::sizing::fpp(self.fpp)?;
-        let width = self.counter_width.unwrap_or(DEFAULT_COUNTER_WIDTH);
-        if !(1..=16).contains(&width) {
-            return Err(Error::InvalidCounterWidth(width));
-        }
+        let width = crate::sizing::counter_width(self.counter_width, DEFAULT_COUNTER_WIDTH)?;
         let base = validate_base(
             self.base.unwrap_or(DEFAULT_INCREMENT_BASE),
             (1u32 << width) - 1,
@@ -624,19 +609,11 @@ crate::codec::stored! {
         target_fpp: f64 = f.target_fpp => check_target_fpp,
         len: u64 = f.len,
     }
+    persist VariableIncrement, payload counters;
 }
 
-impl Persist for VariableIncrementBloomFilter {
-    fn encode_params(&self, out: &mut Vec<u8>) {
-        Stored::of(self).write(out);
-    }
-
-    fn encode_payload(&self, out: &mut Vec<u8>) {
-        self.counters.write_le_bytes(out);
-    }
-
-    fn decode_parts(parts: &Parts<'_>) -> Result<Self, DecodeError> {
-        parts.expect_kind(Kind::VariableIncrement)?;
+impl VariableIncrementBloomFilter {
+    fn decode(parts: &Parts<'_>) -> Result<Self, DecodeError> {
         let Stored {
             num_counters,
             num_hashes,
@@ -667,6 +644,7 @@ impl Persist for VariableIncrementBloomFilter {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::codec::Persist;
     use crate::filter::Mergeable;
     use crate::hash::IndexScheme;
 

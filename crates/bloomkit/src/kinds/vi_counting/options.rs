@@ -10,11 +10,8 @@ crate::core::spec::spec_builder!(B => VariableIncrementBloomFilter);
 impl Declared for VariableIncrementBloomFilter {
     type Builder = B;
 
-    const OPTIONS: &'static [KindOption<B>] = &[
-        KindOption::bits("counters", B::num_cells),
-        KindOption::hashes("", B::num_hashes),
-        KindOption::scheme(B::index_scheme),
-        KindOption::hash_function(B::hash_function),
+    const OPTIONS: &'static [KindOption<B>] = crate::core::spec::array_options!(
+        B, "counters", "",
         counter_width("8", B::counter_width).example("10"),
         KindOption::new(
             "increment-base",
@@ -25,8 +22,7 @@ impl Declared for VariableIncrementBloomFilter {
             "2",
             Apply::U32(B::increment_base),
         ),
-    ];
-
+    );
 
     fn describe(&self) -> String {
         format!(
@@ -41,12 +37,6 @@ impl Declared for VariableIncrementBloomFilter {
     }
 
     fn parameters_block(&self) -> Option<ParametersBlock> {
-        Some(ParametersBlock {
-            capacity: self.capacity(),
-            target_fpp: self.target_fpp(),
-            num_hashes: self.num_hashes(),
-            num_cells: self.num_counters(),
-            classic_fill_ratio: None,
-        })
+        Some(ParametersBlock::of(self, self.num_hashes(), self.num_counters()))
     }
 }

@@ -209,7 +209,12 @@ impl WeightedBloomFilter {
 }
 
 impl Filter for WeightedBloomFilter {
-    crate::filter::filter_basics!(Weighted: hashing, insert, contains, capacity, target_fpp);
+    // Read as a classic filter with the ordinary items' k (the members' k averages about
+    // that); an item with k_x hash functions has the rate `(ones/m)^{k_x}`.
+    crate::filter::filter_basics!(
+        Weighted: hashing, insert, contains, capacity, target_fpp,
+        fill(count_ones, num_bits, default_hashes), classic_rate(num_bits, default_hashes)
+    );
 
     fn clear(&mut self) {
         self.bits.clear();
@@ -219,12 +224,6 @@ impl Filter for WeightedBloomFilter {
     /// The insertions that set at least one bit (a set).
     fn len(&self) -> u64 {
         self.inserted
-    }
-
-    /// From the fill, as for a classic filter with the ordinary items' k (the members'
-    /// k averages about that).
-    fn estimated_len(&self) -> f64 {
-        params::estimate_items(self.count_ones(), self.num_bits(), self.default_hashes)
     }
 
     fn memory_bytes(&self) -> usize {
@@ -253,17 +252,6 @@ impl Filter for WeightedBloomFilter {
                 format!("{:.6}", self.count_ones() as f64 / self.num_bits() as f64),
             ),
         ]
-    }
-
-    /// `(ones/m)^k` for an ordinary item; an item with k_x hash functions has
-    /// `(ones/m)^{k_x}`.
-    fn expected_fpp(&self) -> f64 {
-        params::fpp_from_fill(self.count_ones(), self.num_bits(), self.default_hashes)
-    }
-
-    /// The classic rate of an ordinary item after n members with the ordinary k.
-    fn fpp_at(&self, n: u64) -> f64 {
-        params::fpp_exact(self.num_bits(), self.default_hashes, n)
     }
 }
 
@@ -342,18 +330,10 @@ pub struct WeightedBloomFilterBuilder {
 }
 
 impl WeightedBloomFilterBuilder {
-    crate::hash::hashing_setters!(index_scheme);
-
-    crate::sizing::capacity_and_fpp_setters!();
-
-    crate::sizing::num_cells_setter!(num_bits, "bits");
-
-    crate::sizing::setters! {
-        /// m, the number of bits, instead of deriving it from capacity and ε.
-        num_bits: u64;
-
-        /// k̄, the hash functions of an average item, instead of `(m/n) ln 2`.
-        num_hashes: u32;
+    crate::sizing::array_setters! {
+        num_bits, "bits";
+        m "m, the number of bits, instead of deriving it from capacity and ε.",
+        k "k̄, the hash functions of an average item, instead of `(m/n) ln 2`.";
 
         /// N, the number of distinct items queries and members come from (default: the
         /// number of listed items, at least the capacity).

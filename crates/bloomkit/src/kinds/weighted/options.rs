@@ -13,11 +13,8 @@ crate::core::spec::spec_builder!(B => WeightedBloomFilter);
 impl Declared for WeightedBloomFilter {
     type Builder = B;
 
-    const OPTIONS: &'static [KindOption<B>] = &[
-        KindOption::bits("bits", B::num_cells),
-        KindOption::hashes("", B::num_hashes),
-        KindOption::scheme(B::index_scheme),
-        KindOption::hash_function(B::hash_function),
+    const OPTIONS: &'static [KindOption<B>] = crate::core::spec::array_options!(
+        B, "bits", "",
         KindOption::new(
             "weights",
             "FILE",
@@ -37,8 +34,7 @@ impl Declared for WeightedBloomFilter {
             "100000",
             Apply::U64(B::universe),
         ),
-    ];
-
+    );
 
     fn describe(&self) -> String {
         format!(
