@@ -98,8 +98,8 @@ use crate::codec::{Parts, Persist};
 use crate::error::{DecodeError, Error};
 use crate::filter::{Filter, Kind, Mergeable};
 use crate::format::view::{view_facts, FilterView, KindView, Shape, ViewFacts};
-use crate::hash::{HashFunction, HashingChoice};
 use crate::hash::{self, reduce, Hashing, IndexScheme, Item};
+use crate::hash::{HashFunction, HashingChoice};
 use crate::lookahead;
 use crate::params::{self, BLOCK_BITS, MAX_NUM_BLOCKS, MAX_NUM_HASHES};
 

@@ -17,13 +17,13 @@ pub mod theory;
 use std::sync::OnceLock;
 
 use crate::bits::BitVec;
+use crate::caches;
 use crate::codec::Parts;
 use crate::error::{DecodeError, Error};
-use crate::format::view::{view_facts, FilterView, KindView, Shape, ViewFacts};
 use crate::filter::{Filter, Kind};
+use crate::format::view::{view_facts, FilterView, KindView, Shape, ViewFacts};
 use crate::hash::HashingChoice;
 use crate::hash::{with_common_k, EnhancedDouble, Hashing, IndexScheme, Item};
-use crate::caches;
 use crate::lookahead;
 use crate::sizing;
 
@@ -618,7 +618,11 @@ impl KindView for ViewShape {
     }
 
     fn facts(&self) -> ViewFacts {
-        let Stored { num_bits, num_hashes, .. } = self.stored;
+        let Stored {
+            num_bits,
+            num_hashes,
+            ..
+        } = self.stored;
         view_facts!(self.stored, num_bits, num_hashes)
     }
 
@@ -643,7 +647,10 @@ impl KindView for ViewShape {
     fn check_opened(&self, view: &FilterView) -> Result<(), Error> {
         let num_bits = self.stored.num_bits;
         let word = view.payload((num_bits - 1) as usize / 64 * 8, 8)?;
-        BitVec::check_last_word(num_bits, u64::from_le_bytes(word.try_into().expect("8 bytes")))?;
+        BitVec::check_last_word(
+            num_bits,
+            u64::from_le_bytes(word.try_into().expect("8 bytes")),
+        )?;
         Ok(())
     }
 }
@@ -652,9 +659,9 @@ impl KindView for ViewShape {
 mod tests {
     use super::*;
     use crate::codec::Persist;
-    use crate::params;
     use crate::filter::Mergeable;
     use crate::hash::{HashFunction, IndexScheme, Item};
+    use crate::params;
 
     /// Queries read the bits branch-free or stop at the first 0, and large filters answer
     /// batches by groups: every way gives the single branch-free answer, for present and

@@ -4,8 +4,8 @@
 
 use super::{BloomFilter, BloomFilterBuilder as B};
 use crate::compressed::CompressedBloomFilter;
-use crate::format::view::{self, OpenView};
 use crate::core::spec::{text::at, Declared, KindOption, ParametersBlock};
+use crate::format::view::{self, OpenView};
 use crate::AnyFilter;
 
 crate::core::spec::spec_builder!(B => BloomFilter);

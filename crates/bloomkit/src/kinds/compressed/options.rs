@@ -15,7 +15,9 @@ impl Declared for CompressedBloomFilter {
     type Builder = B;
 
     const OPTIONS: &'static [KindOption<B>] = crate::core::spec::array_options!(
-        B, "bits", "",
+        B,
+        "bits",
+        "",
         KindOption::new(
             "max-bits-per-item",
             "B",

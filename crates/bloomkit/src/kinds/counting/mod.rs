@@ -427,8 +427,8 @@ impl CountingBloomFilter {
 mod tests {
     use super::*;
     use crate::codec::Persist;
-    use crate::params::MAX_NUM_BITS;
     use crate::filter::Mergeable;
+    use crate::params::MAX_NUM_BITS;
 
     /// A small filter whose items repeat positions: m = 3, k = 4 forces a repeat.
     fn tiny() -> CountingBloomFilter {

@@ -24,10 +24,8 @@ pub(crate) const fn counter_width<T>(
 impl Declared for CountingBloomFilter {
     type Builder = B;
 
-    const OPTIONS: &'static [KindOption<B>] = crate::core::spec::array_options!(
-        B, "counters", "",
-        counter_width("4", B::counter_width),
-    );
+    const OPTIONS: &'static [KindOption<B>] =
+        crate::core::spec::array_options!(B, "counters", "", counter_width("4", B::counter_width),);
 
     fn describe(&self) -> String {
         format!(
@@ -40,6 +38,10 @@ impl Declared for CountingBloomFilter {
     }
 
     fn parameters_block(&self) -> Option<ParametersBlock> {
-        Some(ParametersBlock::of(self, self.num_hashes(), self.num_counters()))
+        Some(ParametersBlock::of(
+            self,
+            self.num_hashes(),
+            self.num_counters(),
+        ))
     }
 }

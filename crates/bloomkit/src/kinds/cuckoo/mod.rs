@@ -603,7 +603,9 @@ impl CuckooFilter {
     /// items share its fingerprint and buckets.
     pub fn count<I: Item + ?Sized>(&self, item: &I) -> u32 {
         if let Some(redis) = &self.redis {
-            return item.with_bytes(|bytes| redis.count(bytes)).min(u32::MAX as u64) as u32;
+            return item
+                .with_bytes(|bytes| redis.count(bytes))
+                .min(u32::MAX as u64) as u32;
         }
         let (i1, fingerprint) = item.with_bytes(|bytes| self.locate(bytes));
         let i2 = self.alt_bucket(i1, fingerprint);
@@ -687,9 +689,8 @@ impl CuckooFilter {
     fn around(table: RedisBloomCuckoo, capacity_and_fpp: Option<(u64, f64)>) -> Self {
         let bucket_size = table.bucket_size() as u32;
         let first_slots = table.num_buckets() * bucket_size as u64;
-        let (capacity, target_fpp) = capacity_and_fpp.unwrap_or_else(|| {
-            (first_slots, params::redisbloom_cuckoo_fpp(bucket_size, 1.0))
-        });
+        let (capacity, target_fpp) = capacity_and_fpp
+            .unwrap_or_else(|| (first_slots, params::redisbloom_cuckoo_fpp(bucket_size, 1.0)));
         let hashing = Hashing::redisbloom_cuckoo();
         CuckooFilter {
             table: PackedCounters::zeros(0, 8).expect("an empty table"),
@@ -1108,14 +1109,20 @@ impl Filter for CuckooFilter {
         facts.extend([
             ("sub-filters", redis.filters().len().to_string()),
             ("expansion", expansion),
-            ("buckets (first sub-filter)", redis.num_buckets().to_string()),
+            (
+                "buckets (first sub-filter)",
+                redis.num_buckets().to_string(),
+            ),
             ("buckets (all sub-filters)", all_buckets.to_string()),
             ("slots", self.num_slots().to_string()),
             ("load factor", load),
             ("target fpp", target),
             ("fpp bound per sub-filter (2b/255)", bound),
             ("max iterations", redis.max_iterations().to_string()),
-            ("items (CF.INFO's items inserted)", redis.num_items().to_string()),
+            (
+                "items (CF.INFO's items inserted)",
+                redis.num_items().to_string(),
+            ),
             ("items deleted", redis.num_deletes().to_string()),
         ]);
         facts
@@ -1138,7 +1145,8 @@ impl Filter for CuckooFilter {
     /// slots fills them all).
     fn fpp_at(&self, n: u64) -> f64 {
         let Some(redis) = &self.redis else {
-            return self.rate_at_load(n.min(self.num_slots()) as f64 / self.num_slots().max(1) as f64);
+            return self
+                .rate_at_load(n.min(self.num_slots()) as f64 / self.num_slots().max(1) as f64);
         };
         let (mut left, mut load) = (n, 0.0);
         for f in redis.filters() {
@@ -1531,11 +1539,12 @@ impl CuckooFilterBuilder {
             // CF.RESERVE's rounding: a power of two, or 0.
             expansion: (expansion as u64).next_power_of_two() * (expansion > 0) as u64,
         };
-        let table = RedisBloomCuckoo::zeroed(&shape, redisbloom::Hashing::Murmur64A, &REDIS_TABLE_BYTES)
-            .map_err(|_| Error::TooLarge {
-                bits: num_slots.saturating_mul(8),
-                max: MAX_NUM_BITS,
-            })?;
+        let table =
+            RedisBloomCuckoo::zeroed(&shape, redisbloom::Hashing::Murmur64A, &REDIS_TABLE_BYTES)
+                .map_err(|_| Error::TooLarge {
+                    bits: num_slots.saturating_mul(8),
+                    max: MAX_NUM_BITS,
+                })?;
         Ok(CuckooFilter {
             redis: Some(Box::new(table)),
             table: PackedCounters::zeros(0, 8)?,
@@ -1572,9 +1581,7 @@ fn check_redisbloom_buckets(num_buckets: u64) -> Result<u64, Error> {
     } else {
         Err(Error::InvalidParameter {
             parameter: "number of buckets",
-            reason: format!(
-                "RedisBloom's is a power of two below 2^56, got {num_buckets}"
-            ),
+            reason: format!("RedisBloom's is a power of two below 2^56, got {num_buckets}"),
         })
     }
 }
@@ -1791,7 +1798,13 @@ impl Persist for CuckooFilter {
         }
         if layout == Layout::RedisBloom {
             return Ok(upgrade_one_table(
-                &table, num_buckets, bucket_size, max_kicks, victim, capacity, target_fpp,
+                &table,
+                num_buckets,
+                bucket_size,
+                max_kicks,
+                victim,
+                capacity,
+                target_fpp,
             ));
         }
         Ok(CuckooFilter {
@@ -1920,13 +1933,18 @@ fn decode_sub_filters(parts: &Parts<'_>) -> Result<CuckooFilter, DecodeError> {
         .ok_or_else(|| invalid("sub-filters", format!("{shape:?}: {why}")))?;
     let bytes = sizes
         .iter()
-        .try_fold(0u64, |t, &b| t.checked_add(b.checked_mul(bucket_size as u64)?))
+        .try_fold(0u64, |t, &b| {
+            t.checked_add(b.checked_mul(bucket_size as u64)?)
+        })
         .filter(|&t| t <= REDIS_TABLE_BYTES)
         .ok_or_else(|| invalid("sub-filters", format!("{shape:?} is too large")))?;
     if parts.payload.len() as u64 != bytes {
         return Err(invalid(
             "payload",
-            format!("{} bytes, the sub-filters have {bytes}", parts.payload.len()),
+            format!(
+                "{} bytes, the sub-filters have {bytes}",
+                parts.payload.len()
+            ),
         ));
     }
     let mut rest = parts.payload;
@@ -2278,7 +2296,11 @@ mod older_redisbloom_files {
 
     /// The 64 bytes of parameters a file of RedisBloom's layout had before sub-filters were
     /// kept, and its payload (the table as packed 8-bit counters).
-    fn old_file(table: &PackedCounters, len: u64, victim: Option<(u64, u32)>) -> (Vec<u8>, Vec<u8>) {
+    fn old_file(
+        table: &PackedCounters,
+        len: u64,
+        victim: Option<(u64, u32)>,
+    ) -> (Vec<u8>, Vec<u8>) {
         let mut params = Vec::new();
         params.extend_from_slice(&(table.len() / 2).to_le_bytes()); // buckets of 2 slots
         params.extend_from_slice(&2u32.to_le_bytes());
@@ -2331,7 +2353,10 @@ mod older_redisbloom_files {
         let (table, placed) = table_of(&[1, 2, 3, 4]);
         let (params, payload) = old_file(&table, placed.len() as u64, None);
         let f = load(&params, &payload).unwrap();
-        assert_eq!((f.num_sub_filters(), f.expansion(), f.capacity()), (1, 0, 6));
+        assert_eq!(
+            (f.num_sub_filters(), f.expansion(), f.capacity()),
+            (1, 0, 6)
+        );
         assert_eq!(Filter::len(&f), placed.len() as u64);
         assert!(placed.iter().all(|i| f.contains(&i.to_le_bytes())));
         // Saved again, it is the new form, and loads back equal.
@@ -2351,14 +2376,23 @@ mod older_redisbloom_files {
         }
         let (params, payload) = old_file(&table, 9, Some((1, 77)));
         let f = load(&params, &payload).unwrap();
-        assert_eq!((f.num_sub_filters(), f.expansion(), Filter::len(&f)), (2, 1, 9));
+        assert_eq!(
+            (f.num_sub_filters(), f.expansion(), Filter::len(&f)),
+            (2, 1, 9)
+        );
         let redis = f.redisbloom_table().unwrap();
-        assert_eq!(redis.filters()[1].data().iter().filter(|&&s| s == 77).count(), 1);
+        assert_eq!(
+            redis.filters()[1]
+                .data()
+                .iter()
+                .filter(|&&s| s == 77)
+                .count(),
+            1
+        );
         // A victim with room in the table goes there.
         let (table, placed) = table_of(&[10, 11]);
         let (h, fp) = redisbloom_hash(&99u32.to_le_bytes());
-        let (params, payload) =
-            old_file(&table, placed.len() as u64 + 1, Some((h & 3, fp as u32)));
+        let (params, payload) = old_file(&table, placed.len() as u64 + 1, Some((h & 3, fp as u32)));
         let f = load(&params, &payload).unwrap();
         assert_eq!((f.num_sub_filters(), f.expansion()), (1, 0));
         assert!(f.contains(&99u32.to_le_bytes()));

@@ -505,7 +505,11 @@ impl RedisBloomCuckoo {
     }
 
     /// Adds an item unless it may be there already.
-    pub fn insert_unique_with<B: GrowthBudget>(&mut self, item: &[u8], budget: &B) -> Insert<B::Refusal> {
+    pub fn insert_unique_with<B: GrowthBudget>(
+        &mut self,
+        item: &[u8],
+        budget: &B,
+    ) -> Insert<B::Refusal> {
         let p = Lookup::of(item, self.hashing);
         // As a check of every sub-filter followed by `insert`, in one pass: the newest
         // sub-filter with a free slot takes the fingerprint, as `insert_lookup` would choose.
@@ -1013,8 +1017,8 @@ mod properties {
         max_iterations: u16,
         ops: &[(bool, u16)],
     ) -> Result<(), TestCaseError> {
-        let mut cf = RedisBloomCuckoo::new(8, bucket_size, max_iterations, expansion, &Unlimited)
-            .unwrap();
+        let mut cf =
+            RedisBloomCuckoo::new(8, bucket_size, max_iterations, expansion, &Unlimited).unwrap();
         let mut held: HashMap<u16, u64> = HashMap::new();
         for &(add, item) in ops {
             let bytes = item.to_le_bytes();
@@ -1098,13 +1102,34 @@ mod properties {
     #[test]
     fn hostile_shapes_are_refused_before_allocating() {
         let budget = 1u64 << 20;
-        for buckets in [0u64, 1, 2, 3, 4, 1 << 20, 1 << 40, 1 << 55, (1 << 56) - 1, 1 << 56, u64::MAX] {
+        for buckets in [
+            0u64,
+            1,
+            2,
+            3,
+            4,
+            1 << 20,
+            1 << 40,
+            1 << 55,
+            (1 << 56) - 1,
+            1 << 56,
+            u64::MAX,
+        ] {
             for filters in [0u64, 1, 2, 3, 17, 40, 65535, 65536, u64::MAX] {
                 for bucket_size in [0u64, 1, 2, 255, 256, u64::MAX] {
                     for max_iterations in [0u64, 1, 65535, 65536] {
                         for expansion in [0u64, 1, 2, 3, 4, 32768, 65535, 65536] {
-                            let shape = Shape { items: 0, buckets, deletes: 0, filters, bucket_size, max_iterations, expansion };
-                            let valid = buckets.is_power_of_two() && buckets < 1 << 56
+                            let shape = Shape {
+                                items: 0,
+                                buckets,
+                                deletes: 0,
+                                filters,
+                                bucket_size,
+                                max_iterations,
+                                expansion,
+                            };
+                            let valid = buckets.is_power_of_two()
+                                && buckets < 1 << 56
                                 && (1..=255).contains(&bucket_size)
                                 && (1..=65535).contains(&max_iterations)
                                 && (1..=65535).contains(&filters)
@@ -1121,7 +1146,9 @@ mod properties {
                                 }
                                 // Valid fields can still describe sub-filters past 2⁵⁶ buckets.
                                 Err(CreateError::Invalid) => assert!(
-                                    !valid || RedisBloomCuckoo::sub_filter_buckets_of(&shape).is_none(),
+                                    !valid
+                                        || RedisBloomCuckoo::sub_filter_buckets_of(&shape)
+                                            .is_none(),
                                     "{shape:?}"
                                 ),
                             }
@@ -1138,7 +1165,11 @@ mod properties {
         let mut cf = RedisBloomCuckoo::new(8, 2, 20, 2, &Unlimited).unwrap();
         for round in 0..2 {
             for i in 0..200u32 {
-                assert_eq!(cf.insert_with(&i.to_le_bytes(), &Unlimited), Insert::Inserted, "{round}");
+                assert_eq!(
+                    cf.insert_with(&i.to_le_bytes(), &Unlimited),
+                    Insert::Inserted,
+                    "{round}"
+                );
             }
         }
         assert!(cf.filters().len() > 3);

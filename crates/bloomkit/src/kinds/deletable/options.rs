@@ -10,7 +10,9 @@ impl Declared for DeletableBloomFilter {
     type Builder = B;
 
     const OPTIONS: &'static [KindOption<B>] = crate::core::spec::array_options!(
-        B, "bits, the collision bitmap included", "",
+        B,
+        "bits, the collision bitmap included",
+        "",
         KindOption::new(
             "regions",
             "R",
@@ -32,6 +34,10 @@ impl Declared for DeletableBloomFilter {
     }
 
     fn parameters_block(&self) -> Option<ParametersBlock> {
-        Some(ParametersBlock::of(self, self.num_hashes(), self.num_bits()))
+        Some(ParametersBlock::of(
+            self,
+            self.num_hashes(),
+            self.num_bits(),
+        ))
     }
 }

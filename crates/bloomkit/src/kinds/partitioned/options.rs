@@ -9,7 +9,9 @@ impl Declared for PartitionedBloomFilter {
     type Builder = B;
 
     const OPTIONS: &'static [KindOption<B>] = crate::core::spec::array_options!(
-        B, "bits (rounded up to k equal slices)", "the number of slices"
+        B,
+        "bits (rounded up to k equal slices)",
+        "the number of slices"
     );
 
     const ESTIMATE: &'static str = "slice fill";

@@ -381,7 +381,9 @@ impl ScalableBloomFilter {
             return Err(bad("no layer; a filter has at least one".into()));
         };
         if growth == 0 {
-            return Err(bad("expansion 0; a scaling filter grows by 1 or more".into()));
+            return Err(bad(
+                "expansion 0; a scaling filter grows by 1 or more".into()
+            ));
         }
         if let Some(i) = layers
             .iter()
@@ -426,8 +428,8 @@ impl ScalableBloomFilter {
                 ),
             })?;
         let fpp = newest.target_fpp() * 0.5;
-        let (num_bits, num_hashes, _) = params::redisbloom_layer_shape(capacity, fpp)
-            .ok_or_else(|| Error::SizeOverflow {
+        let (num_bits, num_hashes, _) =
+            params::redisbloom_layer_shape(capacity, fpp).ok_or_else(|| Error::SizeOverflow {
                 what: format!("a RedisBloom layer of {capacity} items at ε = {fpp:e}"),
             })?;
         Ok(LayerShape {
@@ -852,7 +854,11 @@ impl ScalableBloomFilterBuilder {
 
 impl ScalableBloomFilterBuilder {
     /// [`build`](Self::build) with [`GrowthRule::RedisBloom`]: `BF.RESERVE`'s first layer.
-    fn build_redisbloom(self, initial_capacity: u64, fpp: f64) -> Result<ScalableBloomFilter, Error> {
+    fn build_redisbloom(
+        self,
+        initial_capacity: u64,
+        fpp: f64,
+    ) -> Result<ScalableBloomFilter, Error> {
         let bad = |parameter, reason: String| Error::InvalidParameter { parameter, reason };
         let growth = self.growth.unwrap_or(DEFAULT_GROWTH);
         if growth == 0 {
@@ -874,8 +880,10 @@ impl ScalableBloomFilterBuilder {
         // registry's builds always give one) is not used, as in the cuckoo filter's
         // RedisBloom layout.
         let either = |a: bool, b: bool| a || b;
-        if !either(chosen.function == default.function, chosen.function == h.function)
-            || !either(chosen.scheme == default.scheme, chosen.scheme == h.scheme)
+        if !either(
+            chosen.function == default.function,
+            chosen.function == h.function,
+        ) || !either(chosen.scheme == default.scheme, chosen.scheme == h.scheme)
         {
             return Err(bad(
                 "hashing",
@@ -889,7 +897,9 @@ impl ScalableBloomFilterBuilder {
         let first_fpp = fpp / 2.0;
         let (num_bits, num_hashes, _) = params::redisbloom_layer_shape(initial_capacity, first_fpp)
             .ok_or_else(|| Error::SizeOverflow {
-                what: format!("a RedisBloom layer of {initial_capacity} items at ε = {first_fpp:e}"),
+                what: format!(
+                    "a RedisBloom layer of {initial_capacity} items at ε = {first_fpp:e}"
+                ),
             })?;
         if num_bits > max_bits {
             return Err(Error::TooLarge {
@@ -1181,7 +1191,8 @@ mod tests {
         })
         .unwrap_err();
         assert!(
-            e.to_string().contains("layer 0 has ") && e.to_string().contains("its parameters imply"),
+            e.to_string().contains("layer 0 has ")
+                && e.to_string().contains("its parameters imply"),
             "{e}"
         );
     }
@@ -1208,7 +1219,10 @@ mod tests {
     #[test]
     fn a_redisbloom_chain_saves_and_loads_with_its_growth_rule() {
         let f = redisbloom_chain();
-        assert_eq!((f.num_layers(), f.growth_rule()), (2, GrowthRule::RedisBloom));
+        assert_eq!(
+            (f.num_layers(), f.growth_rule()),
+            (2, GrowthRule::RedisBloom)
+        );
         let bytes = f.to_bytes();
         let back = ScalableBloomFilter::from_bytes(&bytes).unwrap();
         assert!(back == f);
@@ -1240,13 +1254,19 @@ mod tests {
         let mut bad_mark = params.clone();
         *bad_mark.last_mut().unwrap() = 9;
         assert!(decode(&bad_mark, Hashing::redisbloom()).is_err());
-        assert!(decode(&params, Hashing::default()).is_err(), "another hashing");
+        assert!(
+            decode(&params, Hashing::default()).is_err(),
+            "another hashing"
+        );
         let mut zero_growth = params.clone();
         zero_growth[16..20].copy_from_slice(&0u32.to_le_bytes());
         assert!(decode(&zero_growth, Hashing::redisbloom()).is_err());
         let mut more_layers = params.clone();
         more_layers[40..44].copy_from_slice(&3u32.to_le_bytes());
-        assert!(decode(&more_layers, Hashing::redisbloom()).is_err(), "a layer missing");
+        assert!(
+            decode(&more_layers, Hashing::redisbloom()).is_err(),
+            "a layer missing"
+        );
     }
 
     #[test]

@@ -654,7 +654,8 @@ impl SpectralBloomFilterBuilder {
     /// distinct items (so the MS error probability is ε at capacity); RM adds ⌈m/2⌉
     /// secondary counters, and the whole must stay within [`MAX_NUM_BITS`].
     pub fn build(self) -> Result<SpectralBloomFilter, Error> {
-        let width = crate::sizing::counter_width(self.counter_width, DEFAULT_SPECTRAL_COUNTER_WIDTH)?;
+        let width =
+            crate::sizing::counter_width(self.counter_width, DEFAULT_SPECTRAL_COUNTER_WIDTH)?;
         let d = sizing::dimensions(
             self.capacity,
             self.fpp,
@@ -730,7 +731,11 @@ impl Persist for SpectralBloomFilter {
             .ok_or_else(|| invalid("method", format!("{method} is not 0, 1 or 2")))?;
         check_counter_width(width)?;
         let rm = method == SpectralMethod::RecurringMinimum;
-        check_num_counters(num_counters, if rm { secondary_len(num_counters) } else { 0 }, width)?;
+        check_num_counters(
+            num_counters,
+            if rm { secondary_len(num_counters) } else { 0 },
+            width,
+        )?;
         // The primary's length is known from m and the width, before anything is allocated.
         let primary_len = PackedCounters::encoded_len(num_counters, width);
         if (parts.payload.len() as u64) < primary_len {

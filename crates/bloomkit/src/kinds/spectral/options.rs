@@ -27,7 +27,8 @@ const METHODS: &[Choice] = &[
 impl Declared for SpectralBloomFilter {
     type Builder = B;
 
-    const OPTIONS: &'static [KindOption<B>] = crate::core::spec::array_options!(
+    const OPTIONS: &'static [KindOption<B>] =
+        crate::core::spec::array_options!(
         B, "counters", "",
         counter_width("16", B::counter_width),
         KindOption::new(

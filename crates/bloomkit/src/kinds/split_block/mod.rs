@@ -56,8 +56,8 @@ mod options;
 use crate::arch::{self, block256};
 use crate::codec::{Parts, Persist};
 use crate::error::{DecodeError, Error};
-use crate::format::view::{view_facts, FilterView, KindView, Shape, ViewFacts};
 use crate::filter::{Filter, Kind, Mergeable};
+use crate::format::view::{view_facts, FilterView, KindView, Shape, ViewFacts};
 use crate::hash::{self, HashFunction, Hashing, IndexScheme, Item};
 use crate::lookahead;
 

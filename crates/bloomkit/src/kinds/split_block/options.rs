@@ -3,8 +3,8 @@
 //! inserts.
 
 use super::{SplitBlockBloomFilter, SplitBlockBloomFilterBuilder as B};
-use crate::format::view::{self, OpenView};
 use crate::core::spec::{text::at, Declared, KindOption, HASH, HASHES, SCHEME};
+use crate::format::view::{self, OpenView};
 
 crate::core::spec::spec_builder!(B => SplitBlockBloomFilter);
 

@@ -10,7 +10,9 @@ impl Declared for StableBloomFilter {
     type Builder = B;
 
     const OPTIONS: &'static [KindOption<B>] = crate::core::spec::array_options!(
-        B, "cells", "",
+        B,
+        "cells",
+        "",
         KindOption::new(
             "cell-width",
             "D",

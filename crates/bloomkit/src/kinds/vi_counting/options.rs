@@ -10,7 +10,8 @@ crate::core::spec::spec_builder!(B => VariableIncrementBloomFilter);
 impl Declared for VariableIncrementBloomFilter {
     type Builder = B;
 
-    const OPTIONS: &'static [KindOption<B>] = crate::core::spec::array_options!(
+    const OPTIONS: &'static [KindOption<B>] =
+        crate::core::spec::array_options!(
         B, "counters", "",
         counter_width("8", B::counter_width).example("10"),
         KindOption::new(
@@ -37,6 +38,10 @@ impl Declared for VariableIncrementBloomFilter {
     }
 
     fn parameters_block(&self) -> Option<ParametersBlock> {
-        Some(ParametersBlock::of(self, self.num_hashes(), self.num_counters()))
+        Some(ParametersBlock::of(
+            self,
+            self.num_hashes(),
+            self.num_counters(),
+        ))
     }
 }

@@ -13,7 +13,8 @@ crate::core::spec::spec_builder!(B => WeightedBloomFilter);
 impl Declared for WeightedBloomFilter {
     type Builder = B;
 
-    const OPTIONS: &'static [KindOption<B>] = crate::core::spec::array_options!(
+    const OPTIONS: &'static [KindOption<B>] =
+        crate::core::spec::array_options!(
         B, "bits", "",
         KindOption::new(
             "weights",
