@@ -255,7 +255,11 @@ impl<'py> HeldChunk<'py> {
     /// Object `i` (< [`len`](Self::len)), borrowed from the held list.
     #[inline]
     pub fn get(&self, i: usize) -> Borrowed<'_, 'py, PyAny> {
-        assert!(i < self.len, "index {i} past the chunk's {} objects", self.len);
+        assert!(
+            i < self.len,
+            "index {i} past the chunk's {} objects",
+            self.len
+        );
         // SAFETY: the GIL is held (we have a `Bound`); `i` is within the list, which no one
         // else can shrink (no other code has it), so `PyList_GetItem` returns a borrowed,
         // non-null reference to an object the list holds for as long as `self` lives.

@@ -921,7 +921,7 @@ fn bool_list<'py>(py: Python<'py>, answers: &[bool]) -> PyResult<Bound<'py, PyLi
         .cast_into::<PyList>()?;
     let minority = PyBool::new(py, !majority);
     for (i, _) in answers.iter().enumerate().filter(|&(_, &b)| b != majority) {
-        list.set_item(i, &minority)?;
+        list.set_item(i, minority)?;
     }
     Ok(list)
 }
