@@ -459,10 +459,10 @@ fn in_seeded_groups<I: Item, B: std::ops::Deref<Target = BitVec>>(
 /// prefetched; [`lookahead::WINDOW`] items later `each` gets the bits (shared for queries,
 /// `&mut` for inserts) and the K positions. The window of digests ([`DoubleProbes`],
 /// [`DoubleSets`], still used for any other k) derives the positions twice, each time in a
-/// loop over a k read at run time: 226 instructions per item for a query at k = 7 against
-/// ~110 here (callgrind, `contains_many` of 10⁶ names through the Python package,
-/// BENCHMARKS.md). Items are used in their order, so the filter ends as after the single
-/// inserts.
+/// loop over a k read at run time: for a query at k = 7, 226 instructions per item
+/// besides the hash against 178 here (callgrind, `contains_many` of 10⁶ names through the
+/// Python package, `crates/bloomkit-py/bench/batch_callgrind.py`; BENCHMARKS.md). Items are
+/// used in their order, so the filter ends as after the single inserts.
 #[inline(always)]
 fn in_window<const K: usize, I: Item, B: std::ops::Deref<Target = BitVec>>(
     mut bits: B,
