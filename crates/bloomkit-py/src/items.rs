@@ -17,7 +17,7 @@ use bloomkit::Item;
 use pyo3::buffer::PyUntypedBuffer;
 use pyo3::exceptions::{PyOverflowError, PyTypeError};
 use pyo3::prelude::*;
-use pyo3::types::{PyBool, PyByteArray, PyBytes, PyInt, PyString, PyTuple};
+use pyo3::types::{PyBool, PyByteArray, PyBytes, PyInt, PyList, PyString, PyTuple};
 
 /// The bytes of one item: borrowed from an immutable Python object (`str`, `bytes`) where
 /// possible, an integer's 8 bytes inline, or encoded (tuples, copies of mutable buffers).
@@ -88,14 +88,21 @@ pub fn int_word(int: &Bound<'_, PyInt>) -> PyResult<[u8; 8]> {
 /// pointer comparison, which is what makes lists of `str` cheap in the batch calls.
 #[inline]
 pub fn exact_str<'a>(obj: &'a Bound<'_, PyAny>) -> Option<PyResult<&'a [u8]>> {
+    exact_str_of(obj.as_borrowed())
+}
+
+/// [`exact_str`] of an object borrowed for `'a` (an element of a [`HeldChunk`]).
+#[inline]
+pub fn exact_str_of<'a>(obj: Borrowed<'a, '_, PyAny>) -> Option<PyResult<&'a [u8]>> {
     if !obj.is_exact_instance_of::<PyString>() {
         return None;
     }
     let mut len: pyo3::ffi::Py_ssize_t = 0;
-    // SAFETY: `obj` is a valid `str` and the GIL is held (we have a `Bound`). The function
-    // returns null with an exception set (a lone surrogate has no UTF-8), or a pointer to
-    // `len` bytes owned by the string, valid while it lives: at least as long as `'a`,
-    // the borrow of `obj`, which holds a reference to it. A `str` is immutable.
+    // SAFETY: `obj` is a valid `str` and the GIL is held (we have a `Borrowed`). The
+    // function returns null with an exception set (a lone surrogate has no UTF-8), or a
+    // pointer to `len` bytes owned by the string, valid while it lives: at least as long as
+    // `'a`, for which `obj` is borrowed from a reference that keeps it alive. A `str` is
+    // immutable.
     let data = unsafe { pyo3::ffi::PyUnicode_AsUTF8AndSize(obj.as_ptr(), &mut len) };
     if data.is_null() {
         return Some(Err(PyErr::fetch(obj.py())));
@@ -220,6 +227,49 @@ fn other_item<'a>(obj: &'a Bound<'_, PyAny>) -> PyResult<Bytes<'a>> {
         }
     }
     Err(not_an_item(obj))
+}
+
+/// A part of a list, held for a batch call's chunk: `list[start:end]` as a new list (one C
+/// call, which takes a reference to each object). No other code sees that list, so its
+/// objects, and the bytes borrowed from them, stay alive and unchanged while the chunk is
+/// worked on without the GIL, whatever other threads do to the original list meanwhile.
+/// Its elements are read borrowed: no reference is taken or dropped per item.
+pub struct HeldChunk<'py> {
+    list: Bound<'py, PyList>,
+    len: usize,
+}
+
+impl<'py> HeldChunk<'py> {
+    /// `list[start:end]` (clipped to the list's length, as Python's slices are).
+    pub fn of(list: &Bound<'py, PyList>, start: usize, end: usize) -> HeldChunk<'py> {
+        let list = list.get_slice(start, end);
+        let len = list.len();
+        HeldChunk { list, len }
+    }
+
+    /// How many objects.
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    /// Object `i` (< [`len`](Self::len)), borrowed from the held list.
+    #[inline]
+    pub fn get(&self, i: usize) -> Borrowed<'_, 'py, PyAny> {
+        assert!(
+            i < self.len,
+            "index {i} past the chunk's {} objects",
+            self.len
+        );
+        // SAFETY: the GIL is held (we have a `Bound`); `i` is within the list, which no one
+        // else can shrink (no other code has it), so `PyList_GetItem` returns a borrowed,
+        // non-null reference to an object the list holds for as long as `self` lives.
+        unsafe {
+            Borrowed::from_ptr(
+                self.list.py(),
+                pyo3::ffi::PyList_GetItem(self.list.as_ptr(), i as pyo3::ffi::Py_ssize_t),
+            )
+        }
+    }
 }
 
 /// A one-dimensional buffer of integers (a NumPy integer array, `array.array`, `bytes` as a

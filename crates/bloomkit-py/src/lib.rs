@@ -30,11 +30,11 @@ use bloomkit::registry::BuildSpec;
 use bloomkit::{AnyFilter, Error, Filter as _, Kind, Persist};
 use pyo3::exceptions::{PyKeyError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
-use pyo3::types::{PyBool, PyByteArray, PyDict, PyInt, PyList, PyTuple, PyType};
+use pyo3::types::{PyBool, PyByteArray, PyDict, PyInt, PyList, PyString, PyTuple, PyType};
 
 pub use errors::{FormatError, FullError};
 use gil_cell::GilCell;
-use items::{Bytes, IntColumn};
+use items::{Bytes, HeldChunk, IntColumn};
 
 /// Items per chunk of a batch call: converted with the GIL, then inserted or looked up
 /// without it.
@@ -253,22 +253,37 @@ impl Filter {
     }
 
     /// Calls `per_chunk` with the items of `iterable`, converted a chunk at a time. A
-    /// `list` (exactly: a subclass may change iteration) is read by index, which skips the
-    /// iterator protocol's calls per item; other iterables are iterated. A chunk of exact
-    /// `str` objects (the common case) goes on as their UTF-8 slices, borrowed from the
-    /// strings ([`items::exact_str`]), so that the filter's batch path sees plain bytes; a
-    /// chunk of exact `int` objects as `u64` keys ([`items::exact_int`]), for the filters'
-    /// `u64` batch paths; any other chunk as [`Bytes`]. Each chunk's objects are held (a
-    /// reference each) while `per_chunk` runs without the GIL, so the borrowed bytes stay
-    /// valid even if another thread changes the list meanwhile.
+    /// `list` (exactly: a subclass may change iteration) is read a chunk at a time through a
+    /// [`HeldChunk`], a copy of that part of the list which holds its objects (one C call)
+    /// and is read without a reference per item; other iterables are iterated. A chunk of
+    /// exact `str` objects (the common case) goes on as their UTF-8 slices, borrowed from
+    /// the strings ([`items::exact_str`]), so that the filter's batch path sees plain bytes;
+    /// a chunk of exact `int` objects as `u64` keys ([`items::exact_int`]), for the filters'
+    /// `u64` batch paths; any other chunk as [`Bytes`]. Each chunk's objects are held (by
+    /// the held chunk, or a reference each) while `per_chunk` runs without the GIL, so the
+    /// borrowed bytes stay valid even if another thread changes the list meanwhile.
     fn chunks<'py>(
         &self,
         iterable: &Bound<'py, PyAny>,
         mut per_chunk: impl FnMut(Chunk<'_, '_>) -> PyResult<()>,
     ) -> PyResult<()> {
-        let mut objects: Vec<Bound<'py, PyAny>> = Vec::with_capacity(CHUNK);
         // Allocated on the first chunk of ints only (a short batch of str allocates none).
         let mut words: Vec<u64> = Vec::new();
+        if self.key.is_none() {
+            if let Ok(list) = iterable.cast_exact::<PyList>() {
+                let mut at = 0;
+                loop {
+                    let end = list.len().min(at + CHUNK);
+                    if at >= end {
+                        return Ok(());
+                    }
+                    let held = HeldChunk::of(list, at, end);
+                    at = end;
+                    Self::held_chunk(&held, &mut words, &mut per_chunk)?;
+                }
+            }
+        }
+        let mut objects: Vec<Bound<'py, PyAny>> = Vec::with_capacity(CHUNK);
         // `next_chunk` appends the next objects (at most CHUNK) to `objects`.
         let mut run = |next_chunk: &mut dyn FnMut(&mut Vec<Bound<'py, PyAny>>) -> PyResult<()>| loop {
             objects.clear();
@@ -281,38 +296,7 @@ impl Filter {
                     *obj = key.bind(obj.py()).call1((&*obj,))?;
                 }
             }
-            let mut strs: Vec<&[u8]> = Vec::with_capacity(objects.len());
-            for obj in &objects {
-                match items::exact_str(obj) {
-                    Some(utf8) => strs.push(utf8?),
-                    None => break,
-                }
-            }
-            if strs.len() == objects.len() {
-                per_chunk(Chunk::Strs(&strs))?;
-                continue;
-            }
-            // Not all `str`: a chunk of exact `int`s (the other common case) as `u64` keys,
-            // the bytes of the item rule (`items::exact_int`).
-            words.clear();
-            if strs.is_empty() {
-                words.reserve(objects.len());
-                for obj in &objects {
-                    match items::exact_int(obj) {
-                        Some(word) => words.push(word?),
-                        None => break,
-                    }
-                }
-            }
-            if words.len() == objects.len() {
-                per_chunk(Chunk::Words(&words))?;
-            } else {
-                let converted = objects
-                    .iter()
-                    .map(items::convert)
-                    .collect::<PyResult<Vec<_>>>()?;
-                per_chunk(Chunk::Items(&converted))?;
-            }
+            Self::object_chunk(&objects, &mut words, &mut per_chunk)?;
         };
         if let Ok(list) = iterable.cast_exact::<PyList>() {
             let mut at = 0;
@@ -333,6 +317,83 @@ impl Filter {
             }
             Ok(())
         })
+    }
+
+    /// One [`HeldChunk`] of a list (not empty) to `per_chunk`: as UTF-8 slices when every
+    /// object is an exact `str`, as `u64` keys when every one is an exact `int`, else as
+    /// [`Bytes`] ([`object_chunk`](Self::object_chunk)). Each object is looked at once on
+    /// those two paths, borrowed from the held chunk.
+    fn held_chunk(
+        held: &HeldChunk<'_>,
+        words: &mut Vec<u64>,
+        per_chunk: &mut impl FnMut(Chunk<'_, '_>) -> PyResult<()>,
+    ) -> PyResult<()> {
+        let len = held.len();
+        if held.get(0).is_exact_instance_of::<PyString>() {
+            let mut strs: Vec<&[u8]> = Vec::with_capacity(len);
+            for i in 0..len {
+                match items::exact_str_of(held.get(i)) {
+                    Some(utf8) => strs.push(utf8?),
+                    None => break,
+                }
+            }
+            if strs.len() == len {
+                return per_chunk(Chunk::Strs(&strs));
+            }
+        } else {
+            words.clear();
+            words.reserve(len);
+            for i in 0..len {
+                match items::exact_int(&held.get(i)) {
+                    Some(word) => words.push(word?),
+                    None => break,
+                }
+            }
+            if words.len() == len {
+                return per_chunk(Chunk::Words(words));
+            }
+        }
+        let objects: Vec<Bound<'_, PyAny>> = (0..len).map(|i| held.get(i).to_owned()).collect();
+        Self::object_chunk(&objects, words, per_chunk)
+    }
+
+    /// One chunk of objects (not empty) to `per_chunk`, as [`held_chunk`](Self::held_chunk)
+    /// sorts them.
+    fn object_chunk(
+        objects: &[Bound<'_, PyAny>],
+        words: &mut Vec<u64>,
+        per_chunk: &mut impl FnMut(Chunk<'_, '_>) -> PyResult<()>,
+    ) -> PyResult<()> {
+        let mut strs: Vec<&[u8]> = Vec::with_capacity(objects.len());
+        for obj in objects {
+            match items::exact_str(obj) {
+                Some(utf8) => strs.push(utf8?),
+                None => break,
+            }
+        }
+        if strs.len() == objects.len() {
+            return per_chunk(Chunk::Strs(&strs));
+        }
+        // Not all `str`: a chunk of exact `int`s (the other common case) as `u64` keys,
+        // the bytes of the item rule (`items::exact_int`).
+        words.clear();
+        if strs.is_empty() {
+            words.reserve(objects.len());
+            for obj in objects {
+                match items::exact_int(obj) {
+                    Some(word) => words.push(word?),
+                    None => break,
+                }
+            }
+        }
+        if words.len() == objects.len() {
+            return per_chunk(Chunk::Words(words));
+        }
+        let converted = objects
+            .iter()
+            .map(items::convert)
+            .collect::<PyResult<Vec<_>>>()?;
+        per_chunk(Chunk::Items(&converted))
     }
 
     /// The integer column `obj` is, when the fast path applies (no key function).
@@ -592,6 +653,9 @@ impl Filter {
                 answers.extend_from_slice(&part);
             }
         } else {
+            if let Ok(list) = items.cast_exact::<PyList>() {
+                answers.reserve(list.len());
+            }
             self.chunks(items, |chunk| {
                 let part_ref = &mut part;
                 self.read_detached(py, chunk.len(), |f| chunk.contains(f, part_ref));
@@ -604,7 +668,7 @@ impl Filter {
             let buffer = PyByteArray::new(py, &bytes);
             return numpy.call_method1("frombuffer", (buffer, numpy.getattr("bool_")?));
         }
-        Ok(PyList::new(py, answers)?.into_any())
+        Ok(bool_list(py, &answers)?.into_any())
     }
 
     /// The number of items added (for the kinds that remove, minus those removed). An
@@ -842,6 +906,24 @@ impl Filter {
             .read(py, |f| (f.capacity(), f.target_fpp(), f.len()));
         Ok(format!("<{name} capacity={capacity} fpp={fpp} len={len}>"))
     }
+}
+
+/// The answers as a list of `bool`s, made the cheap way round: `[majority] * n` (CPython
+/// fills it in a loop of its own, a reference count per element), then the elements of the
+/// other value set one by one (a call each). A batch of present items, or of absent ones
+/// at ε = 1%, sets almost none; setting every element costs a call and a reference each.
+fn bool_list<'py>(py: Python<'py>, answers: &[bool]) -> PyResult<Bound<'py, PyList>> {
+    let trues = answers.iter().filter(|&&b| b).count();
+    let majority = 2 * trues >= answers.len();
+    let list = PyList::new(py, [majority])?
+        .as_sequence()
+        .repeat(answers.len())?
+        .cast_into::<PyList>()?;
+    let minority = PyBool::new(py, !majority);
+    for (i, _) in answers.iter().enumerate().filter(|&(_, &b)| b != majority) {
+        list.set_item(i, minority)?;
+    }
+    Ok(list)
 }
 
 /// Whether `obj` is a NumPy array: NumPy's module when it is (NumPy is never imported here

@@ -159,6 +159,55 @@ def test_update_takes_several_iterables_and_returns_none():
         f.update(5)
 
 
+@pytest.mark.parametrize("present", [0, 1, 2, 50, 98, 99, 100])
+def test_answers_are_the_bool_singletons_of_single_calls_whichever_value_is_rarer(present):
+    # The answer list is made as [majority] * n with the other value set where it falls:
+    # all absent, all present, a tie and everything between.
+    f = bloomkit.BloomFilter(10_000, 0.0001)
+    f.add_many([f"p{i}" for i in range(present)])
+    probes = [f"p{i}" for i in range(present)] + [f"a{i}" for i in range(100 - present)]
+    probes = probes[1::2] + probes[::2]  # present and absent interleaved
+    answers = f.contains_many(probes)
+    assert type(answers) is list and len(answers) == 100
+    assert all(a is (p in f) for a, p in zip(answers, probes))
+    assert sum(answers) == present
+
+
+def test_a_chunk_of_a_list_is_read_by_its_first_item_and_falls_back_on_a_mix():
+    # Chunks of 2048 items: ints then a str, strs then an int, a str subclass first, bytes
+    # first, bools among ints; each chunk of the list is sorted on its own.
+    chunks = [
+        [i * 3 for i in range(2047)] + ["x"],
+        [f"s{i}" for i in range(2047)] + [-5],
+        [Name("n0")] + [f"n{i}" for i in range(1, 2048)],
+        [b"b0"] + [f"b{i}" for i in range(1, 2048)],
+        [True, False] + list(range(100, 2146)),
+        [f"t{i}" for i in range(1000)],
+    ]
+    items = [x for chunk in chunks for x in chunk]
+    single, batch = bloomkit.BloomFilter(30_000), bloomkit.BloomFilter(30_000)
+    new = sum(single.add(x) for x in items)
+    assert batch.add_many(items) == new
+    assert batch == single
+    probes = items + [f"absent{i}" for i in range(3000)] + list(range(-3000, 0))
+    assert batch.contains_many(probes) == [p in single for p in probes]
+
+
+def test_a_non_item_in_a_list_is_a_type_error_and_its_chunk_is_not_added():
+    f = bloomkit.BloomFilter(10_000)
+    with pytest.raises(TypeError, match="key="):
+        f.add_many(["a", "b", object(), "c"])
+    with pytest.raises(TypeError, match="key="):
+        f.add_many([1, 2, 3.5])
+    with pytest.raises(TypeError, match="key="):
+        f.contains_many(["a", None])
+    assert len(f) == 0 and f.contains_many(["a", "b", "c", 1, 2]) == [False] * 5
+    first = [f"x{i}" for i in range(2048)]
+    with pytest.raises(TypeError):
+        f.add_many(first + ["y", [1]])
+    assert all(f.contains_many(first)) and "y" not in f and len(f) == 2048
+
+
 def test_batches_take_many_items_in_chunks():
     f = bloomkit.SplitBlockBloomFilter(200_000)
     assert f.add_many(np.arange(100_000, dtype=np.uint64)) >= 99_000

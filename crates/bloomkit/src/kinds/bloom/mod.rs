@@ -174,8 +174,16 @@ impl BloomFilter {
         } else if self.hashing.scheme == IndexScheme::SeededHashes {
             self.grouped_contains_into(items, out);
         } else if self.hashing.scheme == IndexScheme::EnhancedDoubleHashing {
-            let mut stages = DoubleProbes(&self.bits, self.hashing, self.num_hashes);
-            lookahead::pipeline(&mut stages, out, items);
+            let (bits, hashing) = (&self.bits, self.hashing);
+            let tested = |bits: &mut &BitVec, positions: &[u64]| {
+                out.push(positions.iter().fold(true, |all, &p| all & bits.get(p)));
+            };
+            match self.num_hashes {
+                7 => in_window::<7, _, _>(bits, hashing, items, tested),
+                10 => in_window::<10, _, _>(bits, hashing, items, tested),
+                4 => in_window::<4, _, _>(bits, hashing, items, tested),
+                k => lookahead::pipeline(&mut DoubleProbes(bits, hashing, k), out, items),
+            }
         } else {
             let mut stages = Probes(&self.bits, self.hashing, self.num_hashes);
             lookahead::pipeline(&mut stages, out, items);
@@ -212,9 +220,22 @@ impl BloomFilter {
                     as u64;
             });
         } else if self.hashing.scheme == IndexScheme::EnhancedDoubleHashing {
-            let mut stages = DoubleSets(self.hashing, self.num_hashes, 0);
-            lookahead::pipeline(&mut stages, &mut self.bits, items);
-            changed = stages.2;
+            let (bits, hashing) = (&mut self.bits, self.hashing);
+            let set = |bits: &mut &mut BitVec, positions: &[u64]| {
+                changed += positions
+                    .iter()
+                    .fold(false, |changed, &p| bits.set(p) | changed) as u64;
+            };
+            match self.num_hashes {
+                7 => in_window::<7, _, _>(bits, hashing, items, set),
+                10 => in_window::<10, _, _>(bits, hashing, items, set),
+                4 => in_window::<4, _, _>(bits, hashing, items, set),
+                k => {
+                    let mut stages = DoubleSets(hashing, k, 0);
+                    lookahead::pipeline(&mut stages, bits, items);
+                    changed = stages.2;
+                }
+            }
         } else {
             let mut stages = Sets(self.hashing, self.num_hashes, 0);
             lookahead::pipeline(&mut stages, &mut self.bits, items);
@@ -417,6 +438,49 @@ fn in_seeded_groups<I: Item, B: std::ops::Deref<Target = BitVec>>(
         for item_positions in positions.chunks_exact(k as usize) {
             each(&mut bits, item_positions);
         }
+    }
+}
+
+/// The default scheme's batches past the caches for a k known at compile time (`K`: the k
+/// of ε = 5%, 1% and 0.1%, as [`with_common_k`] picks for single queries): the lookahead
+/// window of [`lookahead`], over positions. Each item is hashed once, its K positions
+/// computed once into its slot of a ring of [`lookahead::WINDOW`] slots and their words
+/// prefetched; [`lookahead::WINDOW`] items later `each` gets the bits (shared for queries,
+/// `&mut` for inserts) and the K positions. The window of digests ([`DoubleProbes`],
+/// [`DoubleSets`], still used for any other k) derives the positions twice, each time in a
+/// loop over a k read at run time: for a query at k = 7, 226 instructions per item
+/// besides the hash against 178 here (callgrind, `contains_many` of 10⁶ names through the
+/// Python package, `crates/bloomkit-py/bench/batch_callgrind.py`; BENCHMARKS.md). Items are
+/// used in their order, so the filter ends as after the single inserts.
+#[inline(always)]
+fn in_window<const K: usize, I: Item, B: std::ops::Deref<Target = BitVec>>(
+    mut bits: B,
+    hashing: Hashing,
+    items: &[I],
+    mut each: impl FnMut(&mut B, &[u64]),
+) {
+    const W: usize = lookahead::WINDOW;
+    let m = bits.len();
+    let mut ring = [[0u64; K]; W];
+    let locate = |bits: &BitVec, item: &I, slot: &mut [u64; K]| {
+        let digest = item.with_bytes(|bytes| hashing.digest(bytes));
+        for (at, p) in slot.iter_mut().zip(EnhancedDouble::new(digest, K as u32, m)) {
+            *at = p;
+            bits.prefetch(p);
+        }
+    };
+    let (head, rest) = items.split_at(items.len().min(W));
+    for (slot, item) in ring.iter_mut().zip(head) {
+        locate(&bits, item, slot);
+    }
+    let mut oldest = 0;
+    for item in rest {
+        each(&mut bits, &ring[oldest]);
+        locate(&bits, item, &mut ring[oldest]);
+        oldest = (oldest + 1) % W;
+    }
+    for i in 0..head.len() {
+        each(&mut bits, &ring[(oldest + i) % W]);
     }
 }
 
@@ -662,6 +726,49 @@ mod tests {
     use crate::filter::Mergeable;
     use crate::hash::{HashFunction, IndexScheme, Item};
     use crate::params;
+
+    /// The window over positions (k = 4, 7, 10, known at compile time) answers as the
+    /// single queries and leaves the bits and the count of changes of the single inserts,
+    /// for batches shorter than the window, as long and longer, of byte strings and `u64`s.
+    #[test]
+    fn the_window_over_positions_gives_the_single_calls_answers_and_bits() {
+        fn check<const K: usize>() {
+            let build = || {
+                BloomFilter::builder()
+                    .num_bits(30_011)
+                    .num_hashes(K as u32)
+                    .build()
+                    .unwrap()
+            };
+            for n in [0, 1, lookahead::WINDOW - 1, lookahead::WINDOW, 3_000] {
+                let names: Vec<String> = (0..n).map(|i| format!("name-{i}@example")).collect();
+                let names: Vec<&[u8]> = names.iter().map(|s| s.as_bytes()).collect();
+                let mut single = build();
+                let changes = names.iter().filter(|b| single.insert(**b)).count() as u64;
+                let mut batch = build();
+                let mut changed = 0;
+                in_window::<K, _, _>(&mut batch.bits, batch.hashing, &names, |bits, ps| {
+                    assert_eq!(ps.len(), K);
+                    changed += ps.iter().fold(false, |c, &p| bits.set(p) | c) as u64;
+                });
+                assert_eq!(batch.bits, single.bits, "k = {K}, n = {n}");
+                assert_eq!(changed, changes, "k = {K}, n = {n}");
+                let probes: Vec<u64> = (0..n as u64 * 2).collect();
+                let mut answers = Vec::new();
+                in_window::<K, _, _>(&single.bits, single.hashing, &probes, |bits, ps| {
+                    answers.push(ps.iter().fold(true, |all, &p| all & bits.get(p)));
+                });
+                let singles: Vec<bool> = probes.iter().map(|p| single.contains(p)).collect();
+                assert_eq!(answers, singles, "k = {K}, n = {n}");
+                if n > 0 {
+                    assert!(names.iter().all(|b| single.contains(*b)));
+                }
+            }
+        }
+        check::<4>();
+        check::<7>();
+        check::<10>();
+    }
 
     /// Queries read the bits branch-free or stop at the first 0, and large filters answer
     /// batches by groups: every way gives the single branch-free answer, for present and
