@@ -224,7 +224,8 @@ impl BloomFilter {
             let set = |bits: &mut &mut BitVec, positions: &[u64]| {
                 changed += positions
                     .iter()
-                    .fold(false, |changed, &p| bits.set(p) | changed) as u64;
+                    .fold(false, |changed, &p| bits.set(p) | changed)
+                    as u64;
             };
             match self.num_hashes {
                 7 => in_window::<7, _, _>(bits, hashing, items, set),
@@ -464,7 +465,10 @@ fn in_window<const K: usize, I: Item, B: std::ops::Deref<Target = BitVec>>(
     let mut ring = [[0u64; K]; W];
     let locate = |bits: &BitVec, item: &I, slot: &mut [u64; K]| {
         let digest = item.with_bytes(|bytes| hashing.digest(bytes));
-        for (at, p) in slot.iter_mut().zip(EnhancedDouble::new(digest, K as u32, m)) {
+        for (at, p) in slot
+            .iter_mut()
+            .zip(EnhancedDouble::new(digest, K as u32, m))
+        {
             *at = p;
             bits.prefetch(p);
         }
