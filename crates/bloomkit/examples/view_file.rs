@@ -42,7 +42,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         let lines: Vec<&[u8]> = batch.iter().map(|s| s.as_bytes()).collect();
         insert(&mut filter, &lines)?;
         next = end;
-        if next % (BLOCK * 24) == 0 {
+        if next.is_multiple_of(BLOCK * 24) {
             eprintln!("{next} items in {:.0} s", started.elapsed().as_secs_f64());
         }
     }
