@@ -27,7 +27,12 @@
 //! * A **version-2 file** ([`format`](super) module docs) has a checksum per 64 KiB chunk of
 //!   its payload and a checksum over its header, chunk table included. The view checks the
 //!   header when it opens the file, and each chunk the first time a query touches it
-//!   (a flag per chunk remembers that it passed). A query that touches a corrupted chunk
+//!   (a flag per chunk remembers that it passed). The first chunks a view touches, up to
+//!   [`COPY_BUDGET`] bytes, are read with `pread` into memory of the view's own and checked
+//!   there, and their queries read the copy: reading them through the map would make the
+//!   kernel map whole page-cache folios around each touched place (tens of MB resident for
+//!   a few queries against a file just written); past the budget chunks are checked in the
+//!   map and read from it. A query that touches a corrupted chunk
 //!   fails with [`DecodeError::ChunkChecksumMismatch`], naming the file and the chunk, every
 //!   time it is asked; queries that touch only good chunks answer. No answer is ever read
 //!   from an unchecked byte.
@@ -65,7 +70,8 @@
 use std::fs::File;
 use std::io::Read;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicU8, Ordering};
+use std::sync::atomic::{AtomicU8, AtomicUsize, Ordering};
+use std::sync::OnceLock;
 
 use crate::arch::mmap::MappedFile;
 use crate::error::{DecodeError, Error};
@@ -170,6 +176,20 @@ const UNCHECKED: u8 = 0;
 /// A chunk that matched its checksum.
 const GOOD: u8 = 1;
 
+/// How many bytes of checked chunks a view keeps as copies of its own (read with `pread`,
+/// not through the map) before it answers from the map instead: 16 MiB, 256 chunks of
+/// 64 KiB.
+///
+/// A query that reads a mapped page makes the kernel map the whole page-cache folio around
+/// it into the process, and a file that was just written sits in large folios: on the
+/// machine of BENCHMARKS.md (Linux 6.18) `bloomkit check` of 10 items against a 1.2 GB
+/// file just written was 95 MB resident through the map, for about 45 chunks (2.9 MB)
+/// read, and 10 MB with the copies. A chunk read with `pread` is copied out of the page
+/// cache without mapping anything, so a view answering a few queries (each touching at
+/// most k chunks) stays at the size of the chunks it read. Past the budget — a view asked
+/// many questions, which touch most of the file anyway — the map is the cheaper way.
+pub const COPY_BUDGET: usize = 16 << 20;
+
 /// A filter file opened read-only over a memory map; queries read (and check) only what
 /// they touch. See the [module docs](self).
 ///
@@ -188,9 +208,17 @@ pub struct FilterView {
     /// Version 2: where the chunk table starts in the file, and the chunk shift.
     table_at: usize,
     chunk_shift: u8,
-    /// Version 2: one flag per chunk, [`UNCHECKED`] or [`GOOD`]. Empty for version 1, whose
-    /// whole checksum was verified when the view opened.
+    /// Version 2: one flag per chunk, [`UNCHECKED`] or [`GOOD`] (checked in the map, and
+    /// answered from it). Empty for version 1, whose whole checksum was verified when the
+    /// view opened.
     checked: Box<[AtomicU8]>,
+    /// Version 2: the chunks read with `pread` into memory of their own and checked there,
+    /// one slot per chunk; a query reads such a chunk from its copy, never from the map.
+    copies: Box<[OnceLock<Box<[u8]>>]>,
+    /// How many chunks may still be copied ([`COPY_BUDGET`]).
+    copies_left: AtomicUsize,
+    /// The file, for `pread` of chunks.
+    file: File,
 }
 
 impl FilterView {
@@ -214,7 +242,8 @@ impl FilterView {
         let kind = viewable_kind(&mut file, path)?;
         let map = MappedFile::map(&file)
             .map_err(|e| Error::io(format!("mapping {}", path.display()), e))?;
-        let view = Self::over(map, path, kind).map_err(|e| with_path(e, path))?;
+        let file_for_view = file.try_clone().map_err(|e| Error::io(context(), e))?;
+        let view = Self::over(map, file_for_view, path, kind).map_err(|e| with_path(e, path))?;
         if view.version == FORMAT_VERSION {
             check_whole(&mut file, view.payload_at + view.payload_len)
                 .map_err(|e| with_path(e, path))?;
@@ -222,8 +251,9 @@ impl FilterView {
         Ok(view)
     }
 
-    /// The view of the mapped file `map`, whose prefix said it holds a `kind` filter.
-    fn over(map: MappedFile, path: &Path, kind: Kind) -> Result<FilterView, Error> {
+    /// The view of the mapped file `map` (open as `file`), whose prefix said it holds a
+    /// `kind` filter.
+    fn over(map: MappedFile, file: File, path: &Path, kind: Kind) -> Result<FilterView, Error> {
         let bytes = map.bytes();
         let layout = Layout::read(bytes)?;
         let hashing = layout.hashing()?;
@@ -252,6 +282,13 @@ impl FilterView {
             table_at,
             chunk_shift,
             checked: (0..count).map(|_| AtomicU8::new(UNCHECKED)).collect(),
+            copies: (0..count).map(|_| OnceLock::new()).collect(),
+            copies_left: AtomicUsize::new(if cfg!(unix) {
+                COPY_BUDGET >> chunk_shift
+            } else {
+                0
+            }),
+            file,
             map,
         };
         view.shape.check_opened(&view).map_err(strip_path)?;
@@ -323,9 +360,17 @@ impl FilterView {
         let good = self
             .checked
             .iter()
-            .filter(|c| c.load(Ordering::Relaxed) == GOOD)
+            .zip(self.copies.iter())
+            .filter(|(c, copy)| c.load(Ordering::Relaxed) == GOOD || copy.get().is_some())
             .count();
         (self.checked.len(), good)
+    }
+
+    /// How many of the [checked chunks](Self::chunks_checked) were read into memory of the
+    /// view's own (with `pread`, up to [`COPY_BUDGET`] bytes) and are answered from there;
+    /// the others are answered from the map. 0 for version 1.
+    pub fn chunks_copied(&self) -> usize {
+        self.copies.iter().filter(|c| c.get().is_some()).count()
     }
 
     /// `false` if the item is certainly absent, `true` if it may be present: the loaded
@@ -348,7 +393,9 @@ impl FilterView {
         self.shape.contains(bytes, self)
     }
 
-    /// Checks every chunk not checked yet (version 2; nothing to do for version 1).
+    /// Checks every chunk not checked yet (version 2; nothing to do for version 1), in the
+    /// map: no chunk is copied for it, and a chunk checked only as a copy is checked again
+    /// in the map, from which [`load`](Self::load) decodes.
     pub fn check_all(&self) -> Result<(), Error> {
         for index in 0..self.checked.len() {
             self.check_chunk(index)?;
@@ -374,13 +421,80 @@ impl FilterView {
     /// The `len` payload bytes at `offset`, from a checked chunk. A read never crosses a
     /// chunk: the kinds read aligned words or blocks of at most 64 bytes, and chunks are
     /// 2¹² bytes or more.
+    ///
+    /// A chunk's first touch checks it: read into a copy of the view's own and checked there
+    /// while [`COPY_BUDGET`] lasts (later reads come from the copy), else checked in the map.
     #[inline]
     pub(crate) fn payload(&self, offset: usize, len: usize) -> Result<&[u8], Error> {
         if !self.checked.is_empty() {
-            self.check_chunk(offset >> self.chunk_shift)?;
+            let index = offset >> self.chunk_shift;
+            let within = offset - (index << self.chunk_shift);
+            if let Some(copy) = self.copies[index].get() {
+                return Ok(&copy[within..within + len]);
+            }
+            if self.checked[index].load(Ordering::Acquire) != GOOD {
+                if let Some(copy) = self.copy_chunk(index)? {
+                    return Ok(&copy[within..within + len]);
+                }
+                self.check_chunk(index)?;
+            }
         }
         let start = self.payload_at + offset;
         Ok(&self.map.bytes()[start..start + len])
+    }
+
+    /// Reads chunk `index` with `pread` into memory of its own and checks it there, if the
+    /// [`COPY_BUDGET`] has room for it: the checked copy, or `None` (no room; check it in
+    /// the map). A chunk that fails its check is not kept (and gives the budget back), so it
+    /// fails again the next time it is asked.
+    #[cold]
+    fn copy_chunk(&self, index: usize) -> Result<Option<&[u8]>, Error> {
+        let took = self
+            .copies_left
+            .fetch_update(Ordering::AcqRel, Ordering::Acquire, |left| {
+                left.checked_sub(1)
+            });
+        if took.is_err() {
+            return Ok(None);
+        }
+        let give_back = || self.copies_left.fetch_add(1, Ordering::AcqRel);
+        let range = self.chunk_range(index);
+        let mut copy = vec![0u8; range.end - range.start].into_boxed_slice();
+        if let Err(e) = read_at(
+            &self.file,
+            &mut copy,
+            (self.payload_at + range.start) as u64,
+        ) {
+            give_back();
+            return Err(Error::io(format!("reading {}", self.path.display()), e));
+        }
+        if let Err(e) = self.chunks().check(index, &copy) {
+            give_back();
+            return Err(self.invalid(e));
+        }
+        let mut ours = Some(copy);
+        let kept = self.copies[index].get_or_init(|| ours.take().expect("taken once"));
+        if ours.is_some() {
+            // Another thread copied it first: its copy is kept, and this one's place in the
+            // budget is given back.
+            give_back();
+        }
+        Ok(Some(kept))
+    }
+
+    /// The chunk table.
+    fn chunks(&self) -> Chunks<'_> {
+        let count = self.checked.len();
+        Chunks {
+            shift: self.chunk_shift,
+            table_at: self.table_at,
+            table: &self.map.bytes()[self.table_at..self.table_at + 8 * count],
+        }
+    }
+
+    /// The payload byte range of chunk `index`.
+    fn chunk_range(&self, index: usize) -> std::ops::Range<usize> {
+        self.chunks().range(index, self.payload_len)
     }
 
     /// Checks chunk `index` against its checksum unless it passed before.
@@ -391,17 +505,11 @@ impl FilterView {
             return Ok(());
         }
         let bytes = self.map.bytes();
-        let count = self.checked.len();
-        let chunks = Chunks {
-            shift: self.chunk_shift,
-            table_at: self.table_at,
-            table: &bytes[self.table_at..self.table_at + 8 * count],
-        };
         let payload = &bytes[self.payload_at..self.payload_at + self.payload_len];
-        let range = chunks.range(index, self.payload_len);
+        let range = self.chunk_range(index);
         self.map
             .will_need(self.payload_at + range.start, range.end - range.start);
-        chunks
+        self.chunks()
             .check(index, &payload[range])
             .map_err(|e| self.invalid(e))?;
         flag.store(GOOD, Ordering::Release);
@@ -427,6 +535,7 @@ impl std::fmt::Debug for FilterView {
             .field("payload_bytes", &self.payload_len)
             .field("chunks", &chunks)
             .field("chunks_checked", &checked)
+            .field("chunks_copied", &self.chunks_copied())
             .finish()
     }
 }
@@ -437,6 +546,19 @@ fn strip_path(error: Error) -> Error {
         Error::InvalidFile { error, .. } => Error::Decode(error),
         other => other,
     }
+}
+
+/// Fills `buffer` with the bytes of `file` at `offset` (`pread`: the file's position is
+/// not used, so threads may read at once).
+#[cfg(unix)]
+fn read_at(file: &File, buffer: &mut [u8], offset: u64) -> std::io::Result<()> {
+    std::os::unix::fs::FileExt::read_exact_at(file, buffer, offset)
+}
+
+/// Not reached: without `pread` the copy budget is 0 and every chunk is checked in the map.
+#[cfg(not(unix))]
+fn read_at(_: &File, _: &mut [u8], _: u64) -> std::io::Result<()> {
+    Err(std::io::Error::from(std::io::ErrorKind::Unsupported))
 }
 
 /// Reads the first bytes of `file` (with an ordinary read, before anything is mapped) and

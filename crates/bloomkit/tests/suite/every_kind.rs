@@ -645,6 +645,135 @@ fn a_corrupted_chunk_fails_exactly_the_queries_that_touch_it() {
     }
 }
 
+/// A filter of `payload_mib` MiB (each viewable kind, at ε = 1%) holding the items
+/// `0 … 19 999`.
+fn viewable_of_size(kind: Kind, payload_mib: u64) -> AnyFilter {
+    let mut filter =
+        AnyFilter::with_capacity(kind, payload_mib * (1 << 20) * 8 / 10, 0.01).unwrap();
+    let items: Vec<u32> = (0..20_000).collect();
+    filter.insert_batch(&items).unwrap();
+    filter
+}
+
+/// Ten queries against a view of a 16 MiB filter (about 4 000 chunks of 4 KiB): they check only
+/// the chunks they touch (at most k each, and the one of the last word opening checks),
+/// not the file; every one of those chunks was read into the view's own memory and checked
+/// there, none through the map (whose pages the kernel would map a whole large folio at a
+/// time: the resident size `bloomkit check` is held to); the answers are the filter's.
+#[test]
+fn a_few_queries_check_and_copy_only_the_chunks_they_touch() {
+    use bloomkit::format::view::FilterView;
+    let tmp = TempPath::new("few.bloom");
+    for kind in viewable_kinds() {
+        let filter = viewable_of_size(kind, 16);
+        save_chunked_with(&filter, &tmp.path, 12);
+        let view = FilterView::open(&tmp.path).unwrap();
+        let (chunks, opened) = view.chunks_checked();
+        assert!(chunks > 3_500, "{kind}: {chunks} chunks");
+        assert!(opened <= 1, "{kind}: {opened} chunks checked at open");
+        let mapped_at_open = mapped_resident_kib(&tmp.path);
+        if cfg!(target_os = "linux") {
+            assert!(
+                mapped_at_open.is_some(),
+                "{kind}: no map of the file in smaps"
+            );
+        }
+        let items: Vec<u32> = (0..5).chain(fresh(5)).collect();
+        for x in &items {
+            assert_eq!(view.contains(x).unwrap(), filter.contains(x), "{kind}: {x}");
+        }
+        // No page of the map was touched by the queries (Linux: the map's resident size).
+        assert_eq!(
+            mapped_resident_kib(&tmp.path),
+            mapped_at_open,
+            "{kind}: the queries read pages of the map"
+        );
+        let (_, good) = view.chunks_checked();
+        let most = opened + items.len() * view.num_hashes() as usize;
+        assert!(
+            (5..=most).contains(&good),
+            "{kind}: {good} chunks checked by {} queries (at most {most})",
+            items.len()
+        );
+        assert_eq!(
+            view.chunks_copied(),
+            good,
+            "{kind}: chunks read through the map"
+        );
+    }
+}
+
+/// The resident size in KiB of this process's map of the file at `path` (`Rss` in
+/// `/proc/self/smaps`); `None` where there is no such file (not Linux) or no map.
+fn mapped_resident_kib(path: &std::path::Path) -> Option<u64> {
+    let smaps = std::fs::read_to_string("/proc/self/smaps").ok()?;
+    let name = path.to_str()?;
+    let mut lines = smaps.lines().skip_while(|line| !line.ends_with(name));
+    lines.next()?;
+    let rss = lines.find(|line| line.starts_with("Rss:"))?;
+    rss.split_whitespace().nth(1)?.parse().ok()
+}
+
+/// Past [`COPY_BUDGET`] bytes of copied chunks a view checks chunks in the map and answers
+/// from it: a 24 MiB filter (384 chunks of 64 KiB) asked 40 000 questions checks every
+/// chunk, copies exactly the budget's 256, and gives the filter's answers; a corrupted
+/// chunk fails the queries that touch it on either path, and is never counted good.
+#[test]
+fn past_the_copy_budget_a_view_checks_and_answers_from_the_map() {
+    use bloomkit::format::view::{FilterView, COPY_BUDGET};
+    use bloomkit::DecodeError;
+    let tmp = TempPath::new("many.bloom");
+    for kind in viewable_kinds() {
+        let filter = viewable_of_size(kind, 24);
+        let payload_at = save_chunked_with(&filter, &tmp.path, 16);
+        let budget = COPY_BUDGET >> 16;
+        let view = FilterView::open(&tmp.path).unwrap();
+        let chunks = view.chunks_checked().0;
+        assert!(chunks > budget + 64, "{kind}: {chunks} chunks");
+        let probes: Vec<u32> = (0..20_000).chain(fresh(20_000)).collect();
+        for x in &probes {
+            assert_eq!(view.contains(x).unwrap(), filter.contains(x), "{kind}: {x}");
+        }
+        assert_eq!(view.chunks_checked(), (chunks, chunks), "{kind}");
+        assert_eq!(view.chunks_copied(), budget, "{kind}");
+
+        // A chunk in the middle (not the last one, which opening checks), its set bits
+        // cleared in one byte.
+        let mut bytes = std::fs::read(&tmp.path).unwrap();
+        let bad = chunks / 2;
+        let chunk = payload_at + (bad << 16)..payload_at + ((bad + 1) << 16);
+        let at = chunk.start + bytes[chunk].iter().position(|&b| b != 0).unwrap();
+        bytes[at] = 0;
+        std::fs::write(&tmp.path, &bytes).unwrap();
+        let view = FilterView::open(&tmp.path).unwrap();
+        let (mut refused_copying, mut refused_in_map) = (0, 0);
+        for x in &probes {
+            match view.contains(x) {
+                Ok(answer) => assert_eq!(answer, filter.contains(x), "{kind}: {x}"),
+                Err(e) => {
+                    assert!(
+                        matches!(e, Error::InvalidFile {
+                            error: DecodeError::ChunkChecksumMismatch { chunk, .. }, ..
+                        } if chunk as usize == bad),
+                        "{kind}: {e}"
+                    );
+                    if view.chunks_copied() < budget {
+                        refused_copying += 1;
+                    } else {
+                        refused_in_map += 1;
+                    }
+                }
+            }
+        }
+        assert!(
+            refused_in_map > 0,
+            "{kind}: {refused_copying} refused, none past the budget"
+        );
+        assert_eq!(view.chunks_checked(), (chunks, chunks - 1), "{kind}");
+        assert_eq!(view.chunks_copied(), budget, "{kind}");
+    }
+}
+
 /// The header of a version-2 file (here a byte of its chunk table) and any byte of a
 /// version-1 file are checked when the view opens: a clear error, no view.
 #[test]
