@@ -1332,10 +1332,11 @@ fn build_writes_the_filter_the_library_builds_from_the_same_lines() {
         for line in &lines {
             expected.insert(*line);
         }
-        // The same bits, parameters and count of new lines: the same file, byte for byte.
+        // The same bits, parameters and count of new lines: the same file, byte for byte
+        // (format version 2, the CLI's default for a new file).
         assert_eq!(Filter::len(&from_cli), Filter::len(&expected));
         assert!(
-            std::fs::read(d.join("f.bk")).unwrap() == expected.to_bytes(),
+            std::fs::read(d.join("f.bk")).unwrap() == expected.to_bytes_chunked(),
             "{hash}/{scheme}"
         );
         assert!(
@@ -2425,9 +2426,10 @@ fn redisbloom_exports_round_trip_and_what_redis_cannot_hold_is_refused() {
 }
 
 /// `check` answers the kinds the library can view from a read-only map of the file: the
-/// same output as loading the filter (`--load`), for files in format version 1 and in
-/// version 2 (`create --chunked`; `add` keeps a file's version). A corrupted chunk of a
-/// version-2 file is an error that names the file and the chunk, never an answer.
+/// same output as loading the filter (`--load`), for files in format version 1
+/// (`--format-version 1`) and in version 2 (the default; `--chunked`, its old spelling, too;
+/// `add` keeps a file's version). A corrupted chunk of a version-2 file is an error that
+/// names the file and the chunk, never an answer.
 #[test]
 fn check_through_a_view_answers_as_loading_and_refuses_a_corrupted_chunk() {
     use bloomkit::Kind;
@@ -2439,7 +2441,11 @@ fn check_through_a_view_answers_as_loading_and_refuses_a_corrupted_chunk() {
     let viewable: Vec<Kind> = Kind::ALL.iter().copied().filter(|k| k.can_view()).collect();
     assert!(viewable.len() >= 3, "{viewable:?}");
     for kind in viewable {
-        for (name, chunked) in [("v1.bk", false), ("v2.bk", true)] {
+        for (name, version, flag) in [
+            ("v1.bk", 1, Some(&["--format-version", "1"][..])),
+            ("v2.bk", 2, None),
+            ("v2-asked.bk", 2, Some(&["--chunked"][..])),
+        ] {
             let mut create = vec![
                 "create",
                 "--kind",
@@ -2451,13 +2457,11 @@ fn check_through_a_view_answers_as_loading_and_refuses_a_corrupted_chunk() {
                 "-o",
                 name,
             ];
-            if chunked {
-                create.push("--chunked");
-            }
+            create.extend(flag.unwrap_or_default());
             ok(d, &create);
             ok_with_stdin(d, &["add", name], added.as_bytes());
             let bytes = std::fs::read(d.join(name)).unwrap();
-            assert_eq!(bytes[8], if chunked { 2 } else { 1 }, "{kind} {name}");
+            assert_eq!(bytes[8], version, "{kind} {name}");
             let viewed = ok_with_stdin(d, &["check", name], probes.as_bytes());
             let loaded = ok_with_stdin(d, &["check", "--load", name], probes.as_bytes());
             assert_eq!(viewed, loaded, "{kind} {name}");

@@ -51,9 +51,8 @@ pub struct BuildArgs {
     #[arg(short, long, value_name = "FILE")]
     pub output: PathBuf,
 
-    /// Write format version 2 (see the help).
-    #[arg(long, help = store::CHUNKED_HELP)]
-    pub chunked: bool,
+    #[command(flatten)]
+    pub format: store::FormatArgs,
 }
 
 /// Counts the lines, sizes the filter, inserts every line, saves the filter.
@@ -90,7 +89,7 @@ pub fn run(args: BuildArgs) -> Result<()> {
         );
     }
 
-    store::save_as(&filter, &args.output, args.chunked)?;
+    store::save_as(&filter, &args.output, args.format.format_version)?;
     let mut out = std::io::stdout().lock();
     writeln!(
         out,

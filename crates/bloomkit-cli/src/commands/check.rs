@@ -7,8 +7,8 @@
 //!
 //! The kinds the library can view ([`Kind::can_view`]) are answered from a read-only memory
 //! map of the file, which reads (and checks) only the chunks the queries touch: a few
-//! items against a filter of gigabytes cost milliseconds (format version 2, `create
-//! --chunked`; a version-1 file is checked whole first). `--load` loads the filter instead.
+//! items against a filter of gigabytes cost milliseconds (format version 2, the default of
+//! `create` and `build`; a version-1 file is checked whole first). `--load` loads the filter instead.
 //!
 //! With `--format spark|guava` the file is a Spark sketch or a Guava filter as their
 //! `writeTo` wrote it, answered as their `mightContain` answers; `--items utf8|long|bytes`

@@ -45,9 +45,8 @@ pub struct CreateArgs {
     #[arg(short, long, value_name = "FILE")]
     pub output: PathBuf,
 
-    /// Write format version 2 (see the help).
-    #[arg(long, help = store::CHUNKED_HELP)]
-    pub chunked: bool,
+    #[command(flatten)]
+    pub format: store::FormatArgs,
 }
 
 /// Creates the filter and prints a one-line summary.
@@ -60,7 +59,7 @@ pub fn run(args: CreateArgs) -> Result<()> {
         ..BuildSpec::default()
     };
     let filter = store::new_filter(args.kind, spec, &args.hashing, &args.options)?;
-    store::save_as(&filter, &args.output, args.chunked)?;
+    store::save_as(&filter, &args.output, args.format.format_version)?;
     let mut out = std::io::stdout().lock();
     writeln!(
         out,

@@ -402,41 +402,65 @@ pub fn open_through_view(path: &Path) -> Result<AnyFilter> {
 }
 
 /// Writes a filter file atomically: on any failure the old file, if any, is left as it was.
-/// A file in format version 2 (a checksum per chunk, `--chunked`) is replaced by one in
-/// version 2; any other in version 1, which every bloomkit build reads.
+/// A new file is written in format version 2 (a checksum per chunk, so that `check` reads
+/// only what its queries touch); an existing bloomkit file keeps its version, so that a
+/// version-1 file, which bloomkit builds before version 2 read too, stays readable by them.
 pub fn save(filter: &AnyFilter, path: &Path) -> Result<()> {
-    save_as(filter, path, is_chunked(path))
+    let version = match file_version(path) {
+        Some(1) => FormatVersion::V1,
+        _ => FormatVersion::V2,
+    };
+    save_as(filter, path, version)
 }
 
-/// [`save`] in format version 2 if `chunked`, else 1.
-pub fn save_as(filter: &AnyFilter, path: &Path, chunked: bool) -> Result<()> {
+/// [`save`] in the given format version.
+pub fn save_as(filter: &AnyFilter, path: &Path, version: FormatVersion) -> Result<()> {
     if path.as_os_str().is_empty() {
         bail!("the output file name is empty");
     }
-    if chunked {
-        Ok(filter.save_chunked(path)?)
-    } else {
-        Ok(filter.save(path)?)
+    match version {
+        FormatVersion::V2 => Ok(filter.save_chunked(path)?),
+        FormatVersion::V1 => Ok(filter.save(path)?),
     }
 }
 
-/// Whether the file at `path` is a bloomkit file in format version 2.
-fn is_chunked(path: &Path) -> bool {
+/// The format version of the bloomkit file at `path`, if it is one.
+fn file_version(path: &Path) -> Option<u16> {
     use std::io::Read;
     let mut prefix = [0u8; 10];
     std::fs::File::open(path)
         .and_then(|mut f| f.read_exact(&mut prefix))
-        .is_ok_and(|()| {
-            prefix[..8] == *bloomkit::codec::MAGIC
-                && u16::from_le_bytes([prefix[8], prefix[9]])
-                    == bloomkit::codec::CHUNKED_FORMAT_VERSION
-        })
+        .ok()?;
+    (prefix[..8] == *bloomkit::codec::MAGIC).then(|| u16::from_le_bytes([prefix[8], prefix[9]]))
 }
 
-/// The help of `--chunked`, shared by the verbs that write a new file.
-pub const CHUNKED_HELP: &str = "Write format version 2: a checksum per 64 KiB chunk, so that \
-    `check` reads only the chunks a query touches. Files of builds before it cannot read it; \
-    `add` and `remove` keep a file's version";
+/// `--format-version` of the verbs that write a new file.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, clap::ValueEnum)]
+pub enum FormatVersion {
+    /// One checksum over the whole file: every bloomkit build reads it, and `check` reads
+    /// the whole file once to verify it.
+    #[value(name = "1")]
+    V1,
+    /// A checksum per 64 KiB chunk: `check` reads and verifies only the chunks its queries
+    /// touch. bloomkit builds before it cannot read it.
+    #[default]
+    #[value(name = "2")]
+    V2,
+}
+
+/// Arguments of the verbs that write a new filter file: its format version.
+#[derive(clap::Args, Debug, Clone)]
+pub struct FormatArgs {
+    /// The file's format version: 2 (default) has a checksum per 64 KiB chunk, so that
+    /// `check` reads only the chunks a query touches; 1 has one checksum over the whole
+    /// file, for bloomkit builds before version 2. `add` and `remove` keep a file's version.
+    #[arg(long, value_enum, default_value = "2", value_name = "VERSION")]
+    pub format_version: FormatVersion,
+
+    /// Accepted for scripts written when version 2 had to be asked for; it is the default.
+    #[arg(long, hide = true)]
+    pub chunked: bool,
+}
 
 #[cfg(test)]
 mod tests {
