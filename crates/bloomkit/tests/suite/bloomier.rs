@@ -11,7 +11,7 @@ use bloomkit::params::{
     BLOOMIER_CELLS_PER_KEY,
 };
 use bloomkit::stats::{binomial_acceptance, Z_99_9};
-use bloomkit::{BloomierFilter, BloomierLayout};
+use bloomkit::{BloomierFilter, BloomierLayout, HashFunction};
 
 const LAYOUTS: [BloomierLayout; 2] = [BloomierLayout::Fuse, BloomierLayout::ThreeSegments];
 use conformance::key;
@@ -228,80 +228,138 @@ fn peeling_rarely_needs_a_second_attempt() {
     }
 }
 
+/// Which keys a pinned file was built from and is asked about: the strings `saved-i` (and
+/// `absent-i`), or the `u64` keys `key(i)` (and `key(i)` for i from 10⁶ on, absent), which
+/// take the filter's 8-byte path.
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Keys {
+    Strings,
+    U64,
+}
+
 /// The pinned files: two of the first layout (three segments of equal length, cells
-/// anywhere in their segment), saved by the build before the fuse layout, and one of the
-/// fuse layout saved by the build that added it: each is (file name, layout, value bits,
-/// check bits). Their answers — for the 150 keys and for 1 000 absent keys — are in
-/// `<name>.answers`, one line per key (`-` for "not in set", else the value), written by
-/// that same build.
-const PINNED_FILES: [(&str, BloomierLayout, u32, u32); 3] = [
+/// anywhere in their segment), saved by the build before the fuse layout; one of the fuse
+/// layout saved by the build that added it; and two membership tables of the fuse layout
+/// with 8-bit fingerprints and `u64` keys, saved by the build before the fold2-128 default
+/// and its fast path (one hashed with MurmurHash3, the default then, one with fold2-128,
+/// which that build took when asked): each is (file name, layout, value bits, check bits,
+/// hash function, keys). Their answers — for the 150 keys and for 1 000 absent keys — are
+/// in `<name>.answers`, one line per key (`-` for "not in set", else the value), written
+/// by that same build.
+const PINNED_FILES: [(&str, BloomierLayout, u32, u32, HashFunction, Keys); 5] = [
     (
         "bloomier-three-segments-membership.bk",
         BloomierLayout::ThreeSegments,
         0,
         8,
+        HashFunction::Murmur3,
+        Keys::Strings,
     ),
     (
         "bloomier-three-segments-values.bk",
         BloomierLayout::ThreeSegments,
         10,
         6,
+        HashFunction::Murmur3,
+        Keys::Strings,
     ),
-    ("bloomier-fuse-values.bk", BloomierLayout::Fuse, 12, 8),
+    (
+        "bloomier-fuse-values.bk",
+        BloomierLayout::Fuse,
+        12,
+        8,
+        HashFunction::Murmur3,
+        Keys::Strings,
+    ),
+    (
+        "bloomier-fuse-membership-murmur3-u64.bk",
+        BloomierLayout::Fuse,
+        0,
+        8,
+        HashFunction::Murmur3,
+        Keys::U64,
+    ),
+    (
+        "bloomier-fuse-membership-fold2-u64.bk",
+        BloomierLayout::Fuse,
+        0,
+        8,
+        HashFunction::Fold2,
+        Keys::U64,
+    ),
 ];
 
-fn three_segment_queries() -> impl Iterator<Item = String> {
-    (0..150)
-        .map(|i| format!("saved-{i}"))
-        .chain((0..1_000).map(|i| format!("absent-{i}")))
+/// Key i of a pinned file's set (`i < 150`) or of its absent keys (`i ≥ 150`).
+fn pinned_query(keys: Keys, i: u64) -> Result<String, u64> {
+    match (keys, i < 150) {
+        (Keys::Strings, true) => Ok(format!("saved-{i}")),
+        (Keys::Strings, false) => Ok(format!("absent-{}", i - 150)),
+        (Keys::U64, true) => Err(key(i)),
+        (Keys::U64, false) => Err(key(1_000_000 + i)),
+    }
 }
 
-fn answers_of(table: &BloomierFilter) -> String {
-    three_segment_queries()
-        .map(|q| match table.get(q.as_str()) {
+fn pinned_get(table: &BloomierFilter, keys: Keys, i: u64) -> Option<u64> {
+    match pinned_query(keys, i) {
+        Ok(s) => table.get(s.as_str()),
+        Err(k) => table.get(&k),
+    }
+}
+
+fn answers_of(table: &BloomierFilter, keys: Keys) -> String {
+    (0..1_150)
+        .map(|i| match pinned_get(table, keys, i) {
             Some(v) => format!("{v}\n"),
             None => "-\n".to_string(),
         })
         .collect()
 }
 
-/// Saved files of both layouts still load, answer every key and every absent key exactly
-/// as the build that saved them did, and save back to the same bytes. Missing files are
-/// written only with `BLOOMKIT_WRITE_FIXTURES=1` (by the build that adds them).
+/// Saved files of both layouts and both hash functions still load, answer every key and
+/// every absent key exactly as the build that saved them did, and save back to the same
+/// bytes. Missing files are written only with `BLOOMKIT_WRITE_FIXTURES=1` (by the build
+/// that adds them).
 #[test]
 fn saved_files_of_both_layouts_load_and_answer_as_they_did() {
     let dir = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures");
     let write = std::env::var_os("BLOOMKIT_WRITE_FIXTURES").is_some();
-    for (name, layout, value_bits, check_bits) in PINNED_FILES {
+    for (name, layout, value_bits, check_bits, function, keys) in PINNED_FILES {
         let path = dir.join(name);
         let answers_path = dir.join(format!("{name}.answers"));
+        let mask = (1u64 << value_bits) - 1;
         if !path.exists() {
             assert!(write, "{name}: no saved file");
-            let mask = (1u64 << value_bits) - 1;
-            let table = BloomierFilter::builder()
+            let builder = BloomierFilter::builder()
                 .value_bits(value_bits)
                 .check_bits(check_bits)
                 .layout(layout)
-                .build((0..150u64).map(|i| (format!("saved-{i}"), key(i) & mask)))
-                .unwrap();
+                .hash_function(function);
+            let table = match keys {
+                Keys::Strings => {
+                    builder.build((0..150u64).map(|i| (format!("saved-{i}"), key(i) & mask)))
+                }
+                Keys::U64 => builder.build((0..150u64).map(|i| (key(i), key(i) & mask))),
+            }
+            .unwrap();
             table.save(&path).unwrap();
-            std::fs::write(&answers_path, answers_of(&table)).unwrap();
+            std::fs::write(&answers_path, answers_of(&table, keys)).unwrap();
         }
         let bytes = std::fs::read(&path).unwrap();
         let table = BloomierFilter::from_bytes(&bytes).unwrap_or_else(|e| panic!("{name}: {e}"));
         assert_eq!(
-            (table.layout(), table.value_bits(), table.check_bits()),
-            (layout, value_bits, check_bits)
+            (
+                table.layout(),
+                table.value_bits(),
+                table.check_bits(),
+                table.hashing().function
+            ),
+            (layout, value_bits, check_bits, function)
         );
-        let mask = (1u64 << value_bits) - 1;
         for i in 0..150u64 {
-            assert_eq!(
-                table.get(format!("saved-{i}").as_str()),
-                Some(key(i) & mask)
-            );
+            assert_eq!(pinned_get(&table, keys, i), Some(key(i) & mask), "{name}");
         }
         let expected = std::fs::read_to_string(&answers_path).unwrap();
-        assert_eq!(answers_of(&table), expected, "{name}: answers changed");
+        assert_eq!(answers_of(&table, keys), expected, "{name}: answers changed");
         assert_eq!(table.to_bytes(), bytes, "{name}: saves back to other bytes");
     }
 }
