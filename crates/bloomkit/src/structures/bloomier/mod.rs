@@ -94,13 +94,14 @@
 //! ```
 
 pub mod theory;
+mod table;
 
 use std::path::Path;
 
-use crate::bits::PackedCells;
+use table::{Cell, Table};
 use crate::codec::{self, invalid, Frame, Reader};
 use crate::error::Error;
-use crate::hash::{mix64, reduce, Hashing, HashingChoice, Item, GOLDEN_GAMMA};
+use crate::hash::{self, mix64, reduce, Hashing, HashingChoice, Item, GOLDEN_GAMMA};
 use crate::params::{self, MAX_NUM_BITS};
 use crate::sizing;
 
@@ -130,7 +131,7 @@ pub const MAX_ATTEMPTS: u32 = 64;
 pub struct BloomierFilter {
     /// The cells, of value_bits + check_bits bits: 3·segment_len of them in the
     /// three-segment layout, (segment_count + 2)·segment_len in the fuse layout.
-    cells: PackedCells,
+    cells: Table,
     layout: BloomierLayout,
     segment_len: u64,
     /// Fuse layout: the segments a key's window can start in (1 in the three-segment layout,
@@ -143,7 +144,51 @@ pub struct BloomierFilter {
     /// Fuse layout: how digests become cells and masks (derived from the attempt and the
     /// hash function, not stored).
     fuse_hash: FuseHash,
+    /// What a query needs, worked out once from the fields above (not stored).
+    query: Query,
     len: u64,
+}
+
+/// What a query needs beyond the stored fields, derived from them once when a table is
+/// built or loaded, so that a single query spends no instruction on it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Query {
+    /// The fold2-128 seed constants ([`hash::fold2_prepare_u64`]) when the table hashes
+    /// with fold2-128 in the fuse layout's direct hashing (attempt 0): an 8-byte key then
+    /// takes the fast path of [`BloomierFilter::get`], which computes the very digest
+    /// [`HashFunction::digest`](crate::HashFunction::digest) gives, without the dispatch on
+    /// the function, the layout and the attempt. `None` for every other table.
+    fold2: Option<[u64; 2]>,
+    /// `segment_count · L` (fuse layout): the range of a key's first cell.
+    first_range: u64,
+    /// The c check bits of a word (above the value bits).
+    check_mask: u64,
+    /// The r value bits of a word.
+    value_mask: u64,
+}
+
+impl Query {
+    fn new(
+        layout: BloomierLayout,
+        segment_len: u64,
+        segment_count: u64,
+        value_bits: u32,
+        check_bits: u32,
+        fuse_hash: FuseHash,
+        hashing: Hashing,
+    ) -> Self {
+        let value_mask = u64::MAX.checked_shr(64 - value_bits).unwrap_or(0);
+        let width = value_bits + check_bits;
+        let fast = layout == BloomierLayout::Fuse
+            && fuse_hash.direct
+            && hashing.function == crate::HashFunction::Fold2;
+        Query {
+            fold2: fast.then(|| hash::fold2_prepare_u64(hashing.seed)),
+            first_range: segment_count.saturating_mul(segment_len),
+            check_mask: (u64::MAX >> (64 - width.clamp(1, 64))) & !value_mask,
+            value_mask,
+        }
+    }
 }
 
 /// Where a key's three cells lie.
@@ -226,7 +271,13 @@ impl FuseHash {
 /// segment of p₀.
 #[inline]
 fn fuse_cells(h: u64, segment_len: u64, segment_count: u64) -> [u64; 3] {
-    let first = reduce(h, segment_count * segment_len);
+    fuse_cells_in(h, segment_count * segment_len, segment_len)
+}
+
+/// [`fuse_cells`] with `first_range = segment_count · segment_len` worked out already.
+#[inline(always)]
+fn fuse_cells_in(h: u64, first_range: u64, segment_len: u64) -> [u64; 3] {
+    let first = reduce(h, first_range);
     let offset = segment_len - 1;
     [
         first,
@@ -280,49 +331,95 @@ impl BloomierFilter {
             .build(keys.into_iter().map(|k| (k, 0)))
     }
 
+    /// A table of these fields, with what queries derive from them.
+    #[allow(clippy::too_many_arguments)]
+    fn assemble(
+        cells: Table,
+        layout: BloomierLayout,
+        segment_len: u64,
+        segment_count: u64,
+        value_bits: u32,
+        check_bits: u32,
+        hashing: Hashing,
+        attempt: u32,
+        len: u64,
+    ) -> Self {
+        let fuse_hash = FuseHash::new(attempt, hashing.function);
+        BloomierFilter {
+            cells,
+            layout,
+            segment_len,
+            segment_count,
+            value_bits,
+            check_bits,
+            hashing,
+            attempt,
+            fuse_hash,
+            query: Query::new(
+                layout,
+                segment_len,
+                segment_count,
+                value_bits,
+                check_bits,
+                fuse_hash,
+                hashing,
+            ),
+            len,
+        }
+    }
+
     /// The key's word: its value in the low r bits and zeros above, for a key of the set.
     #[inline]
     fn word(&self, digest: u128) -> u64 {
-        let (cells, mask) = match self.layout {
+        match self.layout {
             BloomierLayout::Fuse => {
                 let (h, mask) = self.fuse_hash.of(digest);
-                (fuse_cells(h, self.segment_len, self.segment_count), mask)
+                self.xor_cells(fuse_cells_in(h, self.query.first_range, self.segment_len)) ^ mask
             }
             BloomierLayout::ThreeSegments => {
                 let Slots { cells, mask } = slots(digest, self.attempt, self.segment_len);
-                (cells, mask)
+                self.xor_cells(cells) ^ mask
             }
-        };
-        let t = &self.cells;
-        // 8- and 16-bit cells (BinaryFuse8 and 16's fingerprints): one load and a shift each.
-        let x = match t.width() {
-            8 => {
-                t.get_aligned::<8>(cells[0])
-                    ^ t.get_aligned::<8>(cells[1])
-                    ^ t.get_aligned::<8>(cells[2])
-            }
-            16 => {
-                t.get_aligned::<16>(cells[0])
-                    ^ t.get_aligned::<16>(cells[1])
-                    ^ t.get_aligned::<16>(cells[2])
-            }
-            _ => t.get(cells[0]) ^ t.get(cells[1]) ^ t.get(cells[2]),
-        };
-        x ^ mask
+        }
+    }
+
+    /// The word of a key whose fold2-128 digest is `digest`, in a table of the fuse
+    /// layout's direct hashing ([`Query::fold2`]): [`word`](Self::word) without the
+    /// dispatch on the layout and the attempt (`h` the low half, the mask the high half).
+    #[inline(always)]
+    fn direct_fuse_word(&self, digest: u128) -> u64 {
+        let (h, mask) = (digest as u64, (digest >> 64) as u64);
+        self.xor_cells(fuse_cells_in(h, self.query.first_range, self.segment_len)) ^ mask
+    }
+
+    /// The xor of three cells.
+    #[inline(always)]
+    fn xor_cells(&self, cells: [u64; 3]) -> u64 {
+        self.cells.xor3(cells)
     }
 
     /// The value of `key`, or `None` if it is certainly not in the set. A key outside the
     /// set gets `Some` (an arbitrary value) with probability `2^−c`.
+    ///
+    /// An 8-byte key (`u64`, `i64`, `f64`) of a table hashed with fold2-128 — the default of
+    /// new membership tables — takes a fast path: the two multiply-folds of
+    /// [`hash::fold2_128_u64_prepared`] with the seed's constants worked out at load, the
+    /// window by one multiply-shift, the two other cells by a mask and a xor, three loads —
+    /// the same answer as the general path, which every other table and key takes.
     #[inline]
     pub fn get<I: Item + ?Sized>(&self, key: &I) -> Option<u64> {
-        let word = key.with_bytes(|bytes| self.word(self.hashing.digest(bytes)));
+        let word = key.with_bytes(|bytes| match (self.query.fold2, <[u8; 8]>::try_from(bytes)) {
+            (Some(prepared), Ok(word)) => self.direct_fuse_word(hash::fold2_128_u64_prepared(
+                u64::from_le_bytes(word),
+                prepared,
+            )),
+            _ => self.word(self.hashing.digest(bytes)),
+        });
         // The c check bits sit above the r value bits.
-        let value_mask = u64::MAX.checked_shr(64 - self.value_bits).unwrap_or(0);
-        let check_mask = (u64::MAX >> (64 - self.cell_width())) & !value_mask;
-        if word & check_mask != 0 {
+        if word & self.query.check_mask != 0 {
             None
         } else {
-            Some(word & value_mask)
+            Some(word & self.query.value_mask)
         }
     }
 
@@ -485,19 +582,18 @@ impl BloomierFilter {
         if attempt >= MAX_ATTEMPTS {
             return Err(invalid("attempt", format!("{attempt} ≥ {MAX_ATTEMPTS}")).into());
         }
-        let cells = PackedCells::from_le_bytes(num_cells, width as u32, frame.payload)?;
-        Ok(BloomierFilter {
+        let cells = Table::from_le_bytes(num_cells, width as u32, frame.payload)?;
+        Ok(BloomierFilter::assemble(
             cells,
             layout,
             segment_len,
             segment_count,
             value_bits,
             check_bits,
-            hashing: frame.hashing,
+            frame.hashing,
             attempt,
-            fuse_hash: FuseHash::new(attempt, frame.hashing.function),
             len,
-        })
+        ))
     }
 
     /// Writes the table to `path` atomically (a crash keeps the old file).
@@ -535,6 +631,14 @@ impl std::fmt::Debug for BloomierFilter {
 /// * **r**: as given (0 to 64), else the fewest bits that hold the largest value given.
 /// * **c**: as given, else `⌈log₂(1/ε)⌉` for the ε given, else for 1%
 ///   ([`params::DEFAULT_FPP`]). `r + c` must be 1 to 64.
+/// * **hashing**: as given, else fold2-128 ([`HashFunction::Fold2`](crate::HashFunction::Fold2))
+///   for a membership table (`value_bits(0)`, as [`BloomierFilter::membership`] asks) and
+///   MurmurHash3 x64-128 for a table of values. Keys are told apart by their digests: fold2's
+///   digest of a key of at most 16 bytes is a function of its 64-bit low half, so two of n
+///   keys share one with probability about `n²/2⁶⁵` — harmless in a membership table (both
+///   keys are found), but in a table of values it would make two keys with different values
+///   a conflict, which MurmurHash3's 128 bits rule out. Files record their function, so
+///   tables saved with another one load and answer as before.
 ///
 /// ```
 /// use bloomkit::BloomierFilter;
@@ -552,10 +656,47 @@ pub struct BloomierFilterBuilder {
     fpp: Option<f64>,
     layout: Option<BloomierLayout>,
     hashing: HashingChoice,
+    /// Whether [`hash_function`](Self::hash_function) was called (else the default depends
+    /// on the mode).
+    function_given: bool,
 }
 
 impl BloomierFilterBuilder {
-    crate::hash::hashing_setters!();
+    /// The 128-bit hash function (default: fold2-128 for a membership table, MurmurHash3
+    /// for a table of values; see the type's documentation).
+    ///
+    /// ```
+    /// use bloomkit::{BloomierFilter, HashFunction};
+    /// let keys = || (0..100u64).map(|k| (k, 0));
+    /// let membership = BloomierFilter::builder().value_bits(0).build(keys())?;
+    /// assert_eq!(membership.hashing().function, HashFunction::Fold2);
+    /// let values = BloomierFilter::builder().value_bits(1).build(keys())?;
+    /// assert_eq!(values.hashing().function, HashFunction::Murmur3);
+    /// let asked = BloomierFilter::builder()
+    ///     .value_bits(0)
+    ///     .hash_function(HashFunction::Xxh3)
+    ///     .build(keys())?;
+    /// assert_eq!(asked.hashing().function, HashFunction::Xxh3);
+    /// # Ok::<(), bloomkit::Error>(())
+    /// ```
+    pub fn hash_function(mut self, function: crate::HashFunction) -> Self {
+        self.hashing.hashing.function = function;
+        self.function_given = true;
+        self
+    }
+
+    /// The per-filter seed (default 0).
+    pub fn seed(mut self, seed: u64) -> Self {
+        self.hashing.hashing.seed = seed;
+        self.hashing.random_seed = false;
+        self
+    }
+
+    /// Draw the seed from the operating system's random generator at `build`.
+    pub fn random_seed(mut self) -> Self {
+        self.hashing.random_seed = true;
+        self
+    }
 
     crate::sizing::setters! {
         /// r, the bits of each value (0 to 64).
@@ -598,7 +739,11 @@ impl BloomierFilterBuilder {
         self,
         pairs: impl IntoIterator<Item = (I, u64)>,
     ) -> Result<BloomierFilter, Error> {
-        let hashing = self.hashing.resolve()?;
+        let mut choice = self.hashing;
+        if !self.function_given && self.value_bits == Some(0) {
+            choice.hashing.function = crate::HashFunction::Fold2;
+        }
+        let hashing = choice.resolve()?;
         let mut keys: Vec<(u128, u64)> = pairs
             .into_iter()
             .map(|(key, value)| (key.with_bytes(|b| hashing.digest(b)), value))
@@ -626,17 +771,18 @@ impl BloomierFilterBuilder {
         let layout = self
             .layout
             .unwrap_or_else(|| smaller_layout(keys.len() as u64));
-        let table = |cells, segment_len, segment_count, attempt, len| BloomierFilter {
-            cells,
-            layout,
-            segment_len,
-            segment_count,
-            value_bits,
-            check_bits,
-            hashing,
-            attempt,
-            fuse_hash: FuseHash::new(attempt, hashing.function),
-            len,
+        let table = |cells, segment_len, segment_count, attempt, len| {
+            BloomierFilter::assemble(
+                cells,
+                layout,
+                segment_len,
+                segment_count,
+                value_bits,
+                check_bits,
+                hashing,
+                attempt,
+                len,
+            )
         };
         match layout {
             BloomierLayout::ThreeSegments => {
@@ -697,7 +843,7 @@ fn dedup(keys: &mut Vec<(u128, u64)>) -> Result<(), Error> {
 }
 
 /// The table of `bits` bits, or [`Error::TooLarge`].
-fn zero_cells(num_cells: u64, width: u32) -> Result<PackedCells, Error> {
+fn zero_cells(num_cells: u64, width: u32) -> Result<Table, Error> {
     let bits = num_cells.saturating_mul(u64::from(width));
     if bits > MAX_NUM_BITS {
         return Err(Error::TooLarge {
@@ -705,7 +851,7 @@ fn zero_cells(num_cells: u64, width: u32) -> Result<PackedCells, Error> {
             max: MAX_NUM_BITS,
         });
     }
-    PackedCells::zeros(num_cells, width)
+    Table::zeros(num_cells, width)
 }
 
 fn no_table<T>(n: u64) -> Result<T, Error> {
@@ -720,7 +866,7 @@ fn no_table<T>(n: u64) -> Result<T, Error> {
 fn build_three_segments(
     keys: &[(u128, u64)],
     width: u32,
-) -> Result<(PackedCells, u64, u32), Error> {
+) -> Result<(Table, u64, u32), Error> {
     let n = keys.len() as u64;
     let segment_len = params::bloomier_segment_len(n);
     let mut cells = zero_cells(segment_len.saturating_mul(3), width)?;
@@ -754,7 +900,7 @@ fn build_fuse(
     keys: &mut Vec<(u128, u64)>,
     width: u32,
     function: crate::HashFunction,
-) -> Result<(PackedCells, u64, u64, u32), Error> {
+) -> Result<(Table, u64, u64, u32), Error> {
     build_fuse_in(keys, width, function, params::bloomier_fuse_layout)
 }
 
@@ -765,7 +911,7 @@ fn build_fuse_in(
     width: u32,
     function: crate::HashFunction,
     layout: impl Fn(u64) -> (u64, u64),
-) -> Result<(PackedCells, u64, u64, u32), Error> {
+) -> Result<(Table, u64, u64, u32), Error> {
     let mut deduplicated = false;
     let mut attempt = 0;
     while attempt < MAX_ATTEMPTS {
@@ -785,13 +931,23 @@ fn build_fuse_in(
             hash: FuseHash::new(attempt, function),
         };
         if let Some((sorted, order)) = fuse.peel(keys) {
-            // Reverse order of peeling, as in the three-segment layout.
-            for &entry in order.iter().rev() {
+            let first_range = segment_count * segment_len;
+            // Reverse order of peeling, as in the three-segment layout. The key's own
+            // cell is still 0 (every other key on it was peeled before it, so is assigned
+            // after it), so the xor of all three cells is the xor of the two others.
+            let keys_in_order = order.iter().rev().map(|&entry| {
                 let (h, target) = sorted[(entry >> 2) as usize];
-                let at = fuse_cells(h, segment_len, segment_count);
-                let own = (entry & 3) as usize;
-                let others = cells.get(at[(own + 1) % 3]) ^ cells.get(at[(own + 2) % 3]);
-                cells.set(at[own], target ^ others);
+                (fuse_cells_in(h, first_range, segment_len), (entry & 3) as usize, target)
+            });
+            match &mut cells {
+                Table::Bytes(t, _) => assign_unpacked(t, keys_in_order),
+                Table::Halves(t, _) => assign_unpacked(t, keys_in_order),
+                Table::Packed(t) => {
+                    for (at, own, target) in keys_in_order {
+                        let word = t.get(at[0]) ^ t.get(at[1]) ^ t.get(at[2]);
+                        t.set(at[own], target ^ word);
+                    }
+                }
             }
             return Ok((cells, segment_len, segment_count, attempt));
         }
@@ -803,6 +959,16 @@ fn build_fuse_in(
         }
     }
     no_table(keys.len() as u64)
+}
+
+/// Sets each key's own cell of an 8- or 16-bit table, in the order given: `(cells, which
+/// of them is the key's own, mask ⊕ value)`.
+fn assign_unpacked<T: Cell>(t: &mut [T], keys: impl Iterator<Item = ([u64; 3], usize, u64)>) {
+    for (at, own, target) in keys {
+        debug_assert_eq!(t[at[own] as usize].widen(), 0);
+        let word = table::xor3_of(t, at);
+        t[at[own] as usize] = T::narrow(target ^ word);
+    }
 }
 
 /// One fuse-layout attempt's dimensions and hashing.
