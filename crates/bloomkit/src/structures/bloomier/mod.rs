@@ -1136,6 +1136,56 @@ mod tests {
         assert_eq!(back, table);
     }
 
+    /// The fold2-128 fast path of an 8-byte key gives the word of the general path (the
+    /// digest through `HashFunction::digest`, the layout's and the attempt's hashing), for
+    /// keys in and out of the set, at every width with a fast table and a packed one, with
+    /// several seeds; and tables of other hashing or a later attempt do not take it.
+    #[test]
+    fn the_fold2_fast_path_gives_the_general_words() {
+        for (check_bits, seed) in [(8u32, 0u64), (16, 7), (7, u64::MAX), (8, 1 << 40)] {
+            let table = BloomierFilter::builder()
+                .value_bits(0)
+                .check_bits(check_bits)
+                .seed(seed)
+                .layout(BloomierLayout::Fuse)
+                .build((0..3_000u64).map(|i| (mix64(i), 0)))
+                .unwrap();
+            let prepared = table.query.fold2.expect("a fold2 table of attempt 0");
+            for i in 0..6_000u64 {
+                let key = mix64(i);
+                let general = table.word(table.hashing.digest(&key.to_le_bytes()));
+                let fast = table.direct_fuse_word(hash::fold2_128_u64_prepared(key, prepared));
+                assert_eq!(fast, general, "c = {check_bits}, seed {seed}, key {i}");
+                let want = (general & table.query.check_mask == 0).then_some(0);
+                assert_eq!(table.get(&key), want);
+                assert!(i >= 3_000 || want.is_some(), "key {i} of the set not found");
+            }
+        }
+        let murmur = BloomierFilter::builder()
+            .value_bits(0)
+            .hash_function(crate::HashFunction::Murmur3)
+            .layout(BloomierLayout::Fuse)
+            .build([(1u64, 0)])
+            .unwrap();
+        assert_eq!(murmur.query.fold2, None);
+        let hashing = Hashing {
+            function: crate::HashFunction::Fold2,
+            ..Hashing::default()
+        };
+        let later = BloomierFilter::assemble(
+            Table::zeros(12, 8).unwrap(),
+            BloomierLayout::Fuse,
+            4,
+            1,
+            0,
+            8,
+            hashing,
+            1,
+            0,
+        );
+        assert_eq!(later.query.fold2, None);
+    }
+
     #[test]
     fn empty_and_single_sets_build() {
         let empty = BloomierFilter::membership(Vec::<&str>::new(), 0.01).unwrap();

@@ -23,6 +23,21 @@ pub(super) enum Table {
     Packed(PackedCells),
 }
 
+impl std::fmt::Debug for Table {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let (form, width) = match self {
+            Table::Bytes(..) => ("bytes", 8),
+            Table::Halves(..) => ("halves", 16),
+            Table::Packed(p) => ("packed", p.width()),
+        };
+        f.debug_struct("Table")
+            .field("form", &form)
+            .field("len", &self.len())
+            .field("width", &width)
+            .finish()
+    }
+}
+
 /// A cell type of an unpacked table: `u8` or `u16`.
 pub(super) trait Cell: Copy {
     fn widen(self) -> u64;
