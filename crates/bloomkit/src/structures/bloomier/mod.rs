@@ -1043,7 +1043,10 @@ impl Fuse {
             stack[top] = c as u64;
             top += usize::from(d.count == 1);
         }
-        let mut order = Vec::with_capacity(n);
+        // The order of removal, written in place: every key is removed at most once (its
+        // edges leave the graph with it), so `peeled` never passes n.
+        let mut order = vec![0u64; n];
+        let mut peeled = 0;
         while top > 0 {
             top -= 1;
             let cell = stack[top];
@@ -1057,8 +1060,13 @@ impl Fuse {
             }
             let at = cells_of(hash);
             let own = usize::from(at[1] == cell) + 2 * usize::from(at[2] == cell);
-            order.push(u64::from(key) << 2 | own as u64);
-            for c in at {
+            order[peeled] = u64::from(key) << 2 | own as u64;
+            peeled += 1;
+            // The own cell is left with no key (what its xors hold no longer matters);
+            // the two others lose this one, and are pushed if one key remains.
+            degree[cell as usize].count = 0;
+            let [a, b] = [[1, 2], [0, 2], [0, 1]][own];
+            for c in [at[a], at[b]] {
                 let d = &mut degree[c as usize];
                 d.count -= 1;
                 d.xor ^= key;
@@ -1067,7 +1075,7 @@ impl Fuse {
                 top += usize::from(d.count == 1);
             }
         }
-        (order.len() == n).then_some((sorted, order))
+        (peeled == n).then_some((sorted, order))
     }
 }
 
