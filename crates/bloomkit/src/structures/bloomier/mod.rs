@@ -76,6 +76,19 @@
 //! Keys are told apart by their digests: a key given twice with the same value counts
 //! once; given twice with different values it is an error.
 //!
+//! # Speed (against xorf's BinaryFuse8)
+//!
+//! A membership table hashes with fold2-128 by default (two multiply-folds of an 8-byte key;
+//! tables of values keep MurmurHash3, see [`BloomierFilterBuilder`]), and 8- and 16-bit
+//! cells are kept as plain `u8`/`u16` arrays (same bytes on disk as the packed form). A
+//! `u64` query of such a table is then the two folds, one multiply-shift for the window, a
+//! mask and a xor per further cell, three byte loads and a compare: 49 instructions per
+//! query in `examples/bloomier_cost.rs` at n = 10⁶, against 46 for xorf's BinaryFuse8
+//! (BENCHMARKS.md has the commands). The construction buckets the keys in place and keeps
+//! its working arrays on huge pages: about 1.1–1.25× xorf's instructions per key, but it
+//! still touches about twice xorf's memory per key (a 32-byte digest and value per key for
+//! retries, 16 bytes per cell for peeling), which is most of the remaining wall-clock gap.
+//!
 //! ```
 //! use bloomkit::BloomierFilter;
 //!
@@ -744,10 +757,20 @@ impl BloomierFilterBuilder {
             choice.hashing.function = crate::HashFunction::Fold2;
         }
         let hashing = choice.resolve()?;
-        let mut keys: Vec<(u128, u64)> = pairs
-            .into_iter()
-            .map(|(key, value)| (key.with_bytes(|b| hashing.digest(b)), value))
-            .collect();
+        // The digests, in an array on huge pages when large (as the construction's other
+        // working arrays, see `scratch`), as long as the iterator promises at least.
+        let pairs = pairs.into_iter();
+        let mut keys: Vec<(u128, u64)> = scratch(pairs.size_hint().0);
+        let mut given = 0;
+        for (key, value) in pairs {
+            let pair = (key.with_bytes(|b| hashing.digest(b)), value);
+            match keys.get_mut(given) {
+                Some(slot) => *slot = pair,
+                None => keys.push(pair),
+            }
+            given += 1;
+        }
+        keys.truncate(given);
         let check_bits = match self.check_bits {
             Some(c) => c,
             None => params::bloomier_check_bits_for_fpp(sizing::fpp(self.fpp)?),
@@ -930,14 +953,15 @@ fn build_fuse_in(
             segment_count,
             hash: FuseHash::new(attempt, function),
         };
-        if let Some((sorted, order)) = fuse.peel(keys) {
+        if let Some(order) = fuse.peel(keys) {
             let first_range = segment_count * segment_len;
             // Reverse order of peeling, as in the three-segment layout. The key's own
             // cell is still 0 (every other key on it was peeled before it, so is assigned
             // after it), so the xor of all three cells is the xor of the two others.
             let keys_in_order = order.iter().rev().map(|&entry| {
-                let (h, target) = sorted[(entry >> 2) as usize];
-                (fuse_cells_in(h, first_range, segment_len), (entry & 3) as usize, target)
+                let (digest, value) = keys[(entry >> 2) as usize];
+                let (h, mask) = fuse.hash.of(digest);
+                (fuse_cells_in(h, first_range, segment_len), (entry & 3) as usize, mask ^ value)
             });
             match &mut cells {
                 Table::Bytes(t, _) => assign_unpacked(t, keys_in_order),
@@ -971,6 +995,14 @@ fn assign_unpacked<T: Cell>(t: &mut [T], keys: impl Iterator<Item = ([u64; 3], u
     }
 }
 
+/// `len` default values for the construction's working arrays, on transparent huge pages
+/// when large ([`crate::arch::zeroed_vec`]): the arrays are written once each, so with
+/// 4 KiB pages the first touch of each page (a fault and the kernel zeroing it) costs
+/// about as much as the work on it. Where that allocation fails, the ordinary one.
+fn scratch<T: Clone + Default>(len: usize) -> Vec<T> {
+    crate::arch::zeroed_vec(len).unwrap_or_else(|| vec![T::default(); len])
+}
+
 /// One fuse-layout attempt's dimensions and hashing.
 struct Fuse {
     segment_len: u64,
@@ -979,41 +1011,53 @@ struct Fuse {
 }
 
 impl Fuse {
-    /// Peels the hypergraph of `keys` (at most [`MAX_KEYS`]). Returns the keys as
-    /// `(h, mask ⊕ value)` sorted by their window, and the order of removal, each entry
-    /// `index << 2 | j` for the key at `index` in that order whose own cell is its `j`-th
+    /// Peels the hypergraph of `keys` (at most [`MAX_KEYS`]), after putting them in the
+    /// order of their windows. Returns the order of removal, each entry `index << 2 | j` for
+    /// the key at `index` of `keys` (as reordered) whose own cell is its `j`-th
     /// ([`fuse_cells`]) — or `None` when a 2-core remains.
     ///
-    /// The keys are first bucketed by the top bits of h (a counting sort): the first cell
-    /// `⌊h·m'/2⁶⁴⌋` grows with h, so in bucket order the keys' windows sweep the table from
-    /// left to right and adding them to their cells streams through memory instead of
-    /// jumping across it (Graf & Lemire 2022, §4). Peeling then pops cells of degree one
-    /// from a stack filled in table order; each removal touches two cells of the same window.
-    #[allow(clippy::type_complexity)]
-    fn peel(&self, keys: &[(u128, u64)]) -> Option<(Vec<(u64, u64)>, Vec<u64>)> {
+    /// The keys are first bucketed by the top bits of h (a counting sort, in place): the
+    /// first cell `⌊h·m'/2⁶⁴⌋` grows with h, so in bucket order the keys' windows sweep the
+    /// table from left to right and adding them to their cells streams through memory
+    /// instead of jumping across it (Graf & Lemire 2022, §4). Peeling then pops cells of
+    /// degree one from a stack filled in table order; each removal touches two cells of the
+    /// same window.
+    fn peel(&self, keys: &mut [(u128, u64)]) -> Option<Vec<u64>> {
         let n = keys.len();
         // 2^bits ≥ segment_count buckets (at most 2¹⁸).
         let bits = (64 - (self.segment_count.max(2) - 1).leading_zeros()).min(18);
-        let bucket = |h: u64| (h >> (64 - bits)) as usize;
+        let bucket = |digest: u128| (self.hash.of(digest).0 >> (64 - bits)) as usize;
         let mut start = vec![0usize; (1 << bits) + 1];
-        for &(digest, _) in keys {
-            start[bucket(self.hash.of(digest).0) + 1] += 1;
+        for &(digest, _) in keys.iter() {
+            start[bucket(digest) + 1] += 1;
         }
         for b in 1..start.len() {
             start[b] += start[b - 1];
         }
-        let mut sorted = vec![(0u64, 0u64); n];
-        for &(digest, value) in keys {
-            let (h, mask) = self.hash.of(digest);
-            let slot = &mut start[bucket(h)];
-            sorted[*slot] = (h, mask ^ value);
-            *slot += 1;
+        // Bucketed in place (a cycle-leader permutation, as in American flag sort): each
+        // key not yet in its bucket is swapped into the next free slot of its bucket until
+        // the slot being filled gets a key of its own bucket. No second array of n keys
+        // (its pages would cost as much to fault in and zero as the sorting itself).
+        let mut next = start.clone();
+        for b in 0..start.len() - 1 {
+            while next[b] < start[b + 1] {
+                let mut held = keys[next[b]];
+                let mut to = bucket(held.0);
+                while to != b {
+                    std::mem::swap(&mut held, &mut keys[next[to]]);
+                    next[to] += 1;
+                    to = bucket(held.0);
+                }
+                keys[next[b]] = held;
+                next[b] += 1;
+            }
         }
+        let keys = &*keys;
 
-        /// A cell's remaining keys: how many, the xor of their indexes in `sorted` and the
+        /// A cell's remaining keys: how many, the xor of their indexes in `keys` and the
         /// xor of their hashes, side by side (one cache line holds all three). When one key
         /// remains, the xors are its index and its hash: its cells follow without a look-up
-        /// in `sorted`, which would be one more dependent load per key peeled.
+        /// in `keys`, which would be one more dependent load per key peeled.
         #[derive(Clone, Copy, Default)]
         struct Degree {
             hash: u64,
@@ -1021,9 +1065,10 @@ impl Fuse {
             xor: u32,
         }
         let m = ((self.segment_count + 2) * self.segment_len) as usize;
-        let mut degree = vec![Degree::default(); m];
+        let mut degree = scratch::<Degree>(m);
         let cells_of = |h| fuse_cells(h, self.segment_len, self.segment_count);
-        for (i, &(h, _)) in sorted.iter().enumerate() {
+        for (i, &(digest, _)) in keys.iter().enumerate() {
+            let h = self.hash.of(digest).0;
             for c in cells_of(h) {
                 let d = &mut degree[c as usize];
                 d.count = d.count.wrapping_add(1);
@@ -1037,7 +1082,7 @@ impl Fuse {
         // above the top whatever the count and moves the top only if it is 1 — no branch
         // on a condition the CPU cannot predict (Graf & Lemire's reference code does the
         // same).
-        let mut stack = vec![0u64; m + 1];
+        let mut stack = scratch::<u64>(m + 1);
         let mut top = 0;
         for (c, d) in degree.iter().enumerate() {
             stack[top] = c as u64;
@@ -1045,7 +1090,7 @@ impl Fuse {
         }
         // The order of removal, written in place: every key is removed at most once (its
         // edges leave the graph with it), so `peeled` never passes n.
-        let mut order = vec![0u64; n];
+        let mut order = scratch::<u64>(n);
         let mut peeled = 0;
         while top > 0 {
             top -= 1;
@@ -1075,7 +1120,7 @@ impl Fuse {
                 top += usize::from(d.count == 1);
             }
         }
-        (peeled == n).then_some((sorted, order))
+        (peeled == n).then_some(order)
     }
 }
 

@@ -67,15 +67,12 @@ impl Cell for u16 {
     }
 }
 
-/// `count` zero cells of type `T`, or [`Error::OutOfMemory`].
+/// `count` zero cells of type `T` (on huge pages when large, as the packed form's words), or
+/// [`Error::OutOfMemory`].
 fn zero_vec<T: Clone + Default>(count: u64) -> Result<Vec<T>, Error> {
     let bytes = count.saturating_mul(std::mem::size_of::<T>() as u64);
     let count = usize::try_from(count).map_err(|_| Error::OutOfMemory { bytes })?;
-    let mut v = Vec::new();
-    v.try_reserve_exact(count)
-        .map_err(|_| Error::OutOfMemory { bytes })?;
-    v.resize(count, T::default());
-    Ok(v)
+    crate::arch::zeroed_vec(count).ok_or(Error::OutOfMemory { bytes })
 }
 
 impl Table {
