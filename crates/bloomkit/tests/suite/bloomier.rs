@@ -230,7 +230,11 @@ fn default_membership_tables_keep_their_rate_on_structured_keys() {
                 .unwrap();
             assert_eq!(table.hashing().function, HashFunction::Fold2);
             assert_eq!(table.layout(), BloomierLayout::Fuse);
-            assert!(table.attempt() <= 1, "{family}: attempt {}", table.attempt());
+            assert!(
+                table.attempt() <= 1,
+                "{family}: attempt {}",
+                table.attempt()
+            );
             assert!(
                 set.iter().all(|k| table.contains(k)),
                 "{family}, c = {check_bits}: a key of the set is not found"
@@ -253,7 +257,10 @@ fn default_membership_tables_keep_their_rate_on_structured_keys() {
 fn the_default_hash_function_follows_the_mode_and_values_come_back() {
     let (set, _) = structured_family("times 2^20", 20_000, 0);
     let pairs = || set.iter().map(|&k| (k, (k >> 20) & 0x3ff));
-    let values = BloomierFilter::builder().value_bits(10).build(pairs()).unwrap();
+    let values = BloomierFilter::builder()
+        .value_bits(10)
+        .build(pairs())
+        .unwrap();
     assert_eq!(values.hashing().function, HashFunction::Murmur3);
     assert!(pairs().all(|(k, v)| values.get(&k) == Some(v)));
     let membership = BloomierFilter::membership(set.iter().copied(), 0.01).unwrap();
@@ -445,7 +452,11 @@ fn saved_files_of_both_layouts_load_and_answer_as_they_did() {
             assert_eq!(pinned_get(&table, keys, i), Some(key(i) & mask), "{name}");
         }
         let expected = std::fs::read_to_string(&answers_path).unwrap();
-        assert_eq!(answers_of(&table, keys), expected, "{name}: answers changed");
+        assert_eq!(
+            answers_of(&table, keys),
+            expected,
+            "{name}: answers changed"
+        );
         assert_eq!(table.to_bytes(), bytes, "{name}: saves back to other bytes");
     }
 }

@@ -106,17 +106,17 @@
 //! # Ok::<(), bloomkit::Error>(())
 //! ```
 
-pub mod theory;
 mod table;
+pub mod theory;
 
 use std::path::Path;
 
-use table::{Cell, Table};
 use crate::codec::{self, invalid, Frame, Reader};
 use crate::error::Error;
 use crate::hash::{self, mix64, reduce, Hashing, HashingChoice, Item, GOLDEN_GAMMA};
 use crate::params::{self, MAX_NUM_BITS};
 use crate::sizing;
+use table::{Cell, Table};
 
 /// The tag of a Bloomier filter in the crate's file format (outside the [`Kind`](crate::Kind)
 /// registry, but from the same numbering, so no kind will ever take it).
@@ -421,13 +421,15 @@ impl BloomierFilter {
     /// the same answer as the general path, which every other table and key takes.
     #[inline]
     pub fn get<I: Item + ?Sized>(&self, key: &I) -> Option<u64> {
-        let word = key.with_bytes(|bytes| match (self.query.fold2, <[u8; 8]>::try_from(bytes)) {
-            (Some(prepared), Ok(word)) => self.direct_fuse_word(hash::fold2_128_u64_prepared(
-                u64::from_le_bytes(word),
-                prepared,
-            )),
-            _ => self.word(self.hashing.digest(bytes)),
-        });
+        let word = key.with_bytes(
+            |bytes| match (self.query.fold2, <[u8; 8]>::try_from(bytes)) {
+                (Some(prepared), Ok(word)) => self.direct_fuse_word(hash::fold2_128_u64_prepared(
+                    u64::from_le_bytes(word),
+                    prepared,
+                )),
+                _ => self.word(self.hashing.digest(bytes)),
+            },
+        );
         // The c check bits sit above the r value bits.
         if word & self.query.check_mask != 0 {
             None
@@ -886,10 +888,7 @@ fn no_table<T>(n: u64) -> Result<T, Error> {
 
 /// The three-segment layout: the cells, the segment length and the attempt that peeled,
 /// for distinct `keys`.
-fn build_three_segments(
-    keys: &[(u128, u64)],
-    width: u32,
-) -> Result<(Table, u64, u32), Error> {
+fn build_three_segments(keys: &[(u128, u64)], width: u32) -> Result<(Table, u64, u32), Error> {
     let n = keys.len() as u64;
     let segment_len = params::bloomier_segment_len(n);
     let mut cells = zero_cells(segment_len.saturating_mul(3), width)?;
@@ -961,7 +960,11 @@ fn build_fuse_in(
             let keys_in_order = order.iter().rev().map(|&entry| {
                 let (digest, value) = keys[(entry >> 2) as usize];
                 let (h, mask) = fuse.hash.of(digest);
-                (fuse_cells_in(h, first_range, segment_len), (entry & 3) as usize, mask ^ value)
+                (
+                    fuse_cells_in(h, first_range, segment_len),
+                    (entry & 3) as usize,
+                    mask ^ value,
+                )
             });
             match &mut cells {
                 Table::Bytes(t, _) => assign_unpacked(t, keys_in_order),

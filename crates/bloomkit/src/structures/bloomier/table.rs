@@ -9,8 +9,8 @@
 //! padded with zero cells to whole words is exactly that byte string.
 
 use crate::bits::PackedCells;
-use crate::error::{DecodeError, Error};
 use crate::codec::invalid;
+use crate::error::{DecodeError, Error};
 
 /// m cells of w bits (see the module docs).
 #[derive(Clone, PartialEq, Eq)]
