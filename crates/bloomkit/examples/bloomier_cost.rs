@@ -12,8 +12,10 @@
 //!
 //! Arguments: subject (`fuse`: the Bloomier filter's default fuse layout; `three`: its
 //! three-segment layout; `xorf`: xorf's BinaryFuse8), n, Q, and the Bloomier filter's hash
-//! function (`murmur3`, the default; `xxh3`; `xxh64`; `fold2`). Divide the `Collected` instruction
-//! count by n (build) or Q (query).
+//! function (`murmur3`, the default here and the default of tables saved before fold2-128
+//! became the membership default; `xxh3`; `xxh64`; `fold2`, what
+//! `BloomierFilter::membership` and `value_bits(0)` now choose). Divide the `Collected`
+//! instruction count by n (build) or Q (query).
 
 use std::hint::black_box;
 

@@ -11,7 +11,7 @@ use bloomkit::params::{
     BLOOMIER_CELLS_PER_KEY,
 };
 use bloomkit::stats::{binomial_acceptance, Z_99_9};
-use bloomkit::{BloomierFilter, BloomierLayout};
+use bloomkit::{BloomierFilter, BloomierLayout, HashFunction};
 
 const LAYOUTS: [BloomierLayout; 2] = [BloomierLayout::Fuse, BloomierLayout::ThreeSegments];
 use conformance::key;
@@ -183,6 +183,99 @@ fn false_positive_rate_and_bits_per_key_match_theory() {
     }
 }
 
+/// Structured `u64` key families, each a set of n keys and n·q absent ones: sequential
+/// integers, multiples of 2²⁰ (equal low bits), and keys one bit away from a key of the set
+/// — the patterns that a weak mix of the key turns into correlated cells or fingerprints.
+fn structured_family(family: &str, n: u64, queries: u64) -> (Vec<u64>, Vec<u64>) {
+    match family {
+        "sequential" => ((0..n).collect(), (n..n + queries).collect()),
+        "times 2^20" => (
+            (0..n).map(|i| i << 20).collect(),
+            (n..n + queries).map(|i| i << 20).collect(),
+        ),
+        "one bit away" => {
+            // The set: even numbers 2i with bit 40 set; absent: each with one other bit
+            // flipped (bit 0 gives an odd number, bits 1–63 other than 40 leave the set's
+            // pattern), cycling over the bits.
+            let base = |i: u64| (i << 1) | 1 << 40;
+            let set: Vec<u64> = (0..n).map(base).collect();
+            let absent = (0..queries)
+                .map(|j| {
+                    let bit = [0u64, 41, 50, 63][(j % 4) as usize];
+                    base(n + j) ^ 1 << bit
+                })
+                .collect();
+            (set, absent)
+        }
+        other => unreachable!("{other}"),
+    }
+}
+
+/// New membership tables hash with fold2-128 and answer 8-byte keys on its fast path; on
+/// structured keys (sequential, i·2²⁰, one bit away) every key of the set is found and keys
+/// outside pass at `2^−c`, within its 99.9% interval, for BinaryFuse8's and 16's
+/// fingerprints and a packed width (c = 7) — the table builds on its first or second
+/// attempt.
+#[test]
+fn default_membership_tables_keep_their_rate_on_structured_keys() {
+    const N: u64 = 100_000;
+    const QUERIES: u64 = 1_000_000;
+    for family in ["sequential", "times 2^20", "one bit away"] {
+        let (set, absent) = structured_family(family, N, QUERIES);
+        for check_bits in [7u32, 8, 16] {
+            let table = BloomierFilter::builder()
+                .value_bits(0)
+                .check_bits(check_bits)
+                .build(set.iter().map(|&k| (k, 0)))
+                .unwrap();
+            assert_eq!(table.hashing().function, HashFunction::Fold2);
+            assert_eq!(table.layout(), BloomierLayout::Fuse);
+            assert!(
+                table.attempt() <= 1,
+                "{family}: attempt {}",
+                table.attempt()
+            );
+            assert!(
+                set.iter().all(|k| table.contains(k)),
+                "{family}, c = {check_bits}: a key of the set is not found"
+            );
+            let passed = absent.iter().filter(|&k| table.contains(k)).count() as f64;
+            let (low, high) = binomial_acceptance(bloomier_fpp(check_bits), QUERIES, Z_99_9);
+            assert!(
+                low <= passed && passed <= high,
+                "{family}, c = {check_bits}: {passed} of {QUERIES} passed, 2^−c gives \
+                 [{low:.0}, {high:.0}]"
+            );
+        }
+    }
+}
+
+/// The default hash function follows the mode: fold2-128 for membership tables (8-byte keys
+/// then take the fast path), MurmurHash3 for tables of values, whose keys must never share
+/// a digest; an explicit choice wins either way. Values of structured keys come back exactly.
+#[test]
+fn the_default_hash_function_follows_the_mode_and_values_come_back() {
+    let (set, _) = structured_family("times 2^20", 20_000, 0);
+    let pairs = || set.iter().map(|&k| (k, (k >> 20) & 0x3ff));
+    let values = BloomierFilter::builder()
+        .value_bits(10)
+        .build(pairs())
+        .unwrap();
+    assert_eq!(values.hashing().function, HashFunction::Murmur3);
+    assert!(pairs().all(|(k, v)| values.get(&k) == Some(v)));
+    let membership = BloomierFilter::membership(set.iter().copied(), 0.01).unwrap();
+    assert_eq!(membership.hashing().function, HashFunction::Fold2);
+    for function in [HashFunction::Xxh3, HashFunction::Fold2] {
+        let asked = BloomierFilter::builder()
+            .value_bits(10)
+            .hash_function(function)
+            .build(pairs())
+            .unwrap();
+        assert_eq!(asked.hashing().function, function);
+        assert!(pairs().all(|(k, v)| asked.get(&k) == Some(v)));
+    }
+}
+
 /// Peeling succeeds on the first attempt for most key sets, and more often the larger the
 /// set (both thresholds are asymptotic). Three segments at 1.23 cells per key: measured
 /// about 10% retries for sets of 1 000 keys, none for 100 000 (see the `bloomier` study).
@@ -228,80 +321,142 @@ fn peeling_rarely_needs_a_second_attempt() {
     }
 }
 
+/// Which keys a pinned file was built from and is asked about: the strings `saved-i` (and
+/// `absent-i`), or the `u64` keys `key(i)` (and `key(i)` for i from 10⁶ on, absent), which
+/// take the filter's 8-byte path.
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Keys {
+    Strings,
+    U64,
+}
+
 /// The pinned files: two of the first layout (three segments of equal length, cells
-/// anywhere in their segment), saved by the build before the fuse layout, and one of the
-/// fuse layout saved by the build that added it: each is (file name, layout, value bits,
-/// check bits). Their answers — for the 150 keys and for 1 000 absent keys — are in
-/// `<name>.answers`, one line per key (`-` for "not in set", else the value), written by
-/// that same build.
-const PINNED_FILES: [(&str, BloomierLayout, u32, u32); 3] = [
+/// anywhere in their segment), saved by the build before the fuse layout; one of the fuse
+/// layout saved by the build that added it; and two membership tables of the fuse layout
+/// with 8-bit fingerprints and `u64` keys, saved by the build before the fold2-128 default
+/// and its fast path (one hashed with MurmurHash3, the default then, one with fold2-128,
+/// which that build took when asked): each is (file name, layout, value bits, check bits,
+/// hash function, keys). Their answers — for the 150 keys and for 1 000 absent keys — are
+/// in `<name>.answers`, one line per key (`-` for "not in set", else the value), written
+/// by that same build.
+const PINNED_FILES: [(&str, BloomierLayout, u32, u32, HashFunction, Keys); 5] = [
     (
         "bloomier-three-segments-membership.bk",
         BloomierLayout::ThreeSegments,
         0,
         8,
+        HashFunction::Murmur3,
+        Keys::Strings,
     ),
     (
         "bloomier-three-segments-values.bk",
         BloomierLayout::ThreeSegments,
         10,
         6,
+        HashFunction::Murmur3,
+        Keys::Strings,
     ),
-    ("bloomier-fuse-values.bk", BloomierLayout::Fuse, 12, 8),
+    (
+        "bloomier-fuse-values.bk",
+        BloomierLayout::Fuse,
+        12,
+        8,
+        HashFunction::Murmur3,
+        Keys::Strings,
+    ),
+    (
+        "bloomier-fuse-membership-murmur3-u64.bk",
+        BloomierLayout::Fuse,
+        0,
+        8,
+        HashFunction::Murmur3,
+        Keys::U64,
+    ),
+    (
+        "bloomier-fuse-membership-fold2-u64.bk",
+        BloomierLayout::Fuse,
+        0,
+        8,
+        HashFunction::Fold2,
+        Keys::U64,
+    ),
 ];
 
-fn three_segment_queries() -> impl Iterator<Item = String> {
-    (0..150)
-        .map(|i| format!("saved-{i}"))
-        .chain((0..1_000).map(|i| format!("absent-{i}")))
+/// Key i of a pinned file's set (`i < 150`) or of its absent keys (`i ≥ 150`).
+fn pinned_query(keys: Keys, i: u64) -> Result<String, u64> {
+    match (keys, i < 150) {
+        (Keys::Strings, true) => Ok(format!("saved-{i}")),
+        (Keys::Strings, false) => Ok(format!("absent-{}", i - 150)),
+        (Keys::U64, true) => Err(key(i)),
+        (Keys::U64, false) => Err(key(1_000_000 + i)),
+    }
 }
 
-fn answers_of(table: &BloomierFilter) -> String {
-    three_segment_queries()
-        .map(|q| match table.get(q.as_str()) {
+fn pinned_get(table: &BloomierFilter, keys: Keys, i: u64) -> Option<u64> {
+    match pinned_query(keys, i) {
+        Ok(s) => table.get(s.as_str()),
+        Err(k) => table.get(&k),
+    }
+}
+
+fn answers_of(table: &BloomierFilter, keys: Keys) -> String {
+    (0..1_150)
+        .map(|i| match pinned_get(table, keys, i) {
             Some(v) => format!("{v}\n"),
             None => "-\n".to_string(),
         })
         .collect()
 }
 
-/// Saved files of both layouts still load, answer every key and every absent key exactly
-/// as the build that saved them did, and save back to the same bytes. Missing files are
-/// written only with `BLOOMKIT_WRITE_FIXTURES=1` (by the build that adds them).
+/// Saved files of both layouts and both hash functions still load, answer every key and
+/// every absent key exactly as the build that saved them did, and save back to the same
+/// bytes. Missing files are written only with `BLOOMKIT_WRITE_FIXTURES=1` (by the build
+/// that adds them).
 #[test]
 fn saved_files_of_both_layouts_load_and_answer_as_they_did() {
     let dir = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures");
     let write = std::env::var_os("BLOOMKIT_WRITE_FIXTURES").is_some();
-    for (name, layout, value_bits, check_bits) in PINNED_FILES {
+    for (name, layout, value_bits, check_bits, function, keys) in PINNED_FILES {
         let path = dir.join(name);
         let answers_path = dir.join(format!("{name}.answers"));
+        let mask = (1u64 << value_bits) - 1;
         if !path.exists() {
             assert!(write, "{name}: no saved file");
-            let mask = (1u64 << value_bits) - 1;
-            let table = BloomierFilter::builder()
+            let builder = BloomierFilter::builder()
                 .value_bits(value_bits)
                 .check_bits(check_bits)
                 .layout(layout)
-                .build((0..150u64).map(|i| (format!("saved-{i}"), key(i) & mask)))
-                .unwrap();
+                .hash_function(function);
+            let table = match keys {
+                Keys::Strings => {
+                    builder.build((0..150u64).map(|i| (format!("saved-{i}"), key(i) & mask)))
+                }
+                Keys::U64 => builder.build((0..150u64).map(|i| (key(i), key(i) & mask))),
+            }
+            .unwrap();
             table.save(&path).unwrap();
-            std::fs::write(&answers_path, answers_of(&table)).unwrap();
+            std::fs::write(&answers_path, answers_of(&table, keys)).unwrap();
         }
         let bytes = std::fs::read(&path).unwrap();
         let table = BloomierFilter::from_bytes(&bytes).unwrap_or_else(|e| panic!("{name}: {e}"));
         assert_eq!(
-            (table.layout(), table.value_bits(), table.check_bits()),
-            (layout, value_bits, check_bits)
+            (
+                table.layout(),
+                table.value_bits(),
+                table.check_bits(),
+                table.hashing().function
+            ),
+            (layout, value_bits, check_bits, function)
         );
-        let mask = (1u64 << value_bits) - 1;
         for i in 0..150u64 {
-            assert_eq!(
-                table.get(format!("saved-{i}").as_str()),
-                Some(key(i) & mask)
-            );
+            assert_eq!(pinned_get(&table, keys, i), Some(key(i) & mask), "{name}");
         }
         let expected = std::fs::read_to_string(&answers_path).unwrap();
-        assert_eq!(answers_of(&table), expected, "{name}: answers changed");
+        assert_eq!(
+            answers_of(&table, keys),
+            expected,
+            "{name}: answers changed"
+        );
         assert_eq!(table.to_bytes(), bytes, "{name}: saves back to other bytes");
     }
 }

@@ -76,6 +76,19 @@
 //! Keys are told apart by their digests: a key given twice with the same value counts
 //! once; given twice with different values it is an error.
 //!
+//! # Speed (against xorf's BinaryFuse8)
+//!
+//! A membership table hashes with fold2-128 by default (two multiply-folds of an 8-byte key;
+//! tables of values keep MurmurHash3, see [`BloomierFilterBuilder`]), and 8- and 16-bit
+//! cells are kept as plain `u8`/`u16` arrays (same bytes on disk as the packed form). A
+//! `u64` query of such a table is then the two folds, one multiply-shift for the window, a
+//! mask and a xor per further cell, three byte loads and a compare: 49 instructions per
+//! query in `examples/bloomier_cost.rs` at n = 10⁶, against 46 for xorf's BinaryFuse8
+//! (BENCHMARKS.md has the commands). The construction buckets the keys in place and keeps
+//! its working arrays on huge pages: about 1.1–1.25× xorf's instructions per key, but it
+//! still touches about twice xorf's memory per key (a 32-byte digest and value per key for
+//! retries, 16 bytes per cell for peeling), which is most of the remaining wall-clock gap.
+//!
 //! ```
 //! use bloomkit::BloomierFilter;
 //!
@@ -93,16 +106,17 @@
 //! # Ok::<(), bloomkit::Error>(())
 //! ```
 
+mod table;
 pub mod theory;
 
 use std::path::Path;
 
-use crate::bits::PackedCells;
 use crate::codec::{self, invalid, Frame, Reader};
 use crate::error::Error;
-use crate::hash::{mix64, reduce, Hashing, HashingChoice, Item, GOLDEN_GAMMA};
+use crate::hash::{self, mix64, reduce, Hashing, HashingChoice, Item, GOLDEN_GAMMA};
 use crate::params::{self, MAX_NUM_BITS};
 use crate::sizing;
+use table::{Cell, Table};
 
 /// The tag of a Bloomier filter in the crate's file format (outside the [`Kind`](crate::Kind)
 /// registry, but from the same numbering, so no kind will ever take it).
@@ -130,7 +144,7 @@ pub const MAX_ATTEMPTS: u32 = 64;
 pub struct BloomierFilter {
     /// The cells, of value_bits + check_bits bits: 3·segment_len of them in the
     /// three-segment layout, (segment_count + 2)·segment_len in the fuse layout.
-    cells: PackedCells,
+    cells: Table,
     layout: BloomierLayout,
     segment_len: u64,
     /// Fuse layout: the segments a key's window can start in (1 in the three-segment layout,
@@ -143,7 +157,51 @@ pub struct BloomierFilter {
     /// Fuse layout: how digests become cells and masks (derived from the attempt and the
     /// hash function, not stored).
     fuse_hash: FuseHash,
+    /// What a query needs, worked out once from the fields above (not stored).
+    query: Query,
     len: u64,
+}
+
+/// What a query needs beyond the stored fields, derived from them once when a table is
+/// built or loaded, so that a single query spends no instruction on it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Query {
+    /// The fold2-128 seed constants ([`hash::fold2_prepare_u64`]) when the table hashes
+    /// with fold2-128 in the fuse layout's direct hashing (attempt 0): an 8-byte key then
+    /// takes the fast path of [`BloomierFilter::get`], which computes the very digest
+    /// [`HashFunction::digest`](crate::HashFunction::digest) gives, without the dispatch on
+    /// the function, the layout and the attempt. `None` for every other table.
+    fold2: Option<[u64; 2]>,
+    /// `segment_count · L` (fuse layout): the range of a key's first cell.
+    first_range: u64,
+    /// The c check bits of a word (above the value bits).
+    check_mask: u64,
+    /// The r value bits of a word.
+    value_mask: u64,
+}
+
+impl Query {
+    fn new(
+        layout: BloomierLayout,
+        segment_len: u64,
+        segment_count: u64,
+        value_bits: u32,
+        check_bits: u32,
+        fuse_hash: FuseHash,
+        hashing: Hashing,
+    ) -> Self {
+        let value_mask = u64::MAX.checked_shr(64 - value_bits).unwrap_or(0);
+        let width = value_bits + check_bits;
+        let fast = layout == BloomierLayout::Fuse
+            && fuse_hash.direct
+            && hashing.function == crate::HashFunction::Fold2;
+        Query {
+            fold2: fast.then(|| hash::fold2_prepare_u64(hashing.seed)),
+            first_range: segment_count.saturating_mul(segment_len),
+            check_mask: (u64::MAX >> (64 - width.clamp(1, 64))) & !value_mask,
+            value_mask,
+        }
+    }
 }
 
 /// Where a key's three cells lie.
@@ -226,7 +284,13 @@ impl FuseHash {
 /// segment of p₀.
 #[inline]
 fn fuse_cells(h: u64, segment_len: u64, segment_count: u64) -> [u64; 3] {
-    let first = reduce(h, segment_count * segment_len);
+    fuse_cells_in(h, segment_count * segment_len, segment_len)
+}
+
+/// [`fuse_cells`] with `first_range = segment_count · segment_len` worked out already.
+#[inline(always)]
+fn fuse_cells_in(h: u64, first_range: u64, segment_len: u64) -> [u64; 3] {
+    let first = reduce(h, first_range);
     let offset = segment_len - 1;
     [
         first,
@@ -280,49 +344,97 @@ impl BloomierFilter {
             .build(keys.into_iter().map(|k| (k, 0)))
     }
 
+    /// A table of these fields, with what queries derive from them.
+    #[allow(clippy::too_many_arguments)]
+    fn assemble(
+        cells: Table,
+        layout: BloomierLayout,
+        segment_len: u64,
+        segment_count: u64,
+        value_bits: u32,
+        check_bits: u32,
+        hashing: Hashing,
+        attempt: u32,
+        len: u64,
+    ) -> Self {
+        let fuse_hash = FuseHash::new(attempt, hashing.function);
+        BloomierFilter {
+            cells,
+            layout,
+            segment_len,
+            segment_count,
+            value_bits,
+            check_bits,
+            hashing,
+            attempt,
+            fuse_hash,
+            query: Query::new(
+                layout,
+                segment_len,
+                segment_count,
+                value_bits,
+                check_bits,
+                fuse_hash,
+                hashing,
+            ),
+            len,
+        }
+    }
+
     /// The key's word: its value in the low r bits and zeros above, for a key of the set.
     #[inline]
     fn word(&self, digest: u128) -> u64 {
-        let (cells, mask) = match self.layout {
+        match self.layout {
             BloomierLayout::Fuse => {
                 let (h, mask) = self.fuse_hash.of(digest);
-                (fuse_cells(h, self.segment_len, self.segment_count), mask)
+                self.xor_cells(fuse_cells_in(h, self.query.first_range, self.segment_len)) ^ mask
             }
             BloomierLayout::ThreeSegments => {
                 let Slots { cells, mask } = slots(digest, self.attempt, self.segment_len);
-                (cells, mask)
+                self.xor_cells(cells) ^ mask
             }
-        };
-        let t = &self.cells;
-        // 8- and 16-bit cells (BinaryFuse8 and 16's fingerprints): one load and a shift each.
-        let x = match t.width() {
-            8 => {
-                t.get_aligned::<8>(cells[0])
-                    ^ t.get_aligned::<8>(cells[1])
-                    ^ t.get_aligned::<8>(cells[2])
-            }
-            16 => {
-                t.get_aligned::<16>(cells[0])
-                    ^ t.get_aligned::<16>(cells[1])
-                    ^ t.get_aligned::<16>(cells[2])
-            }
-            _ => t.get(cells[0]) ^ t.get(cells[1]) ^ t.get(cells[2]),
-        };
-        x ^ mask
+        }
+    }
+
+    /// The word of a key whose fold2-128 digest is `digest`, in a table of the fuse
+    /// layout's direct hashing ([`Query::fold2`]): [`word`](Self::word) without the
+    /// dispatch on the layout and the attempt (`h` the low half, the mask the high half).
+    #[inline(always)]
+    fn direct_fuse_word(&self, digest: u128) -> u64 {
+        let (h, mask) = (digest as u64, (digest >> 64) as u64);
+        self.xor_cells(fuse_cells_in(h, self.query.first_range, self.segment_len)) ^ mask
+    }
+
+    /// The xor of three cells.
+    #[inline(always)]
+    fn xor_cells(&self, cells: [u64; 3]) -> u64 {
+        self.cells.xor3(cells)
     }
 
     /// The value of `key`, or `None` if it is certainly not in the set. A key outside the
     /// set gets `Some` (an arbitrary value) with probability `2^−c`.
+    ///
+    /// An 8-byte key (`u64`, `i64`, `f64`) of a table hashed with fold2-128 — the default of
+    /// new membership tables — takes a fast path: the two multiply-folds of
+    /// [`hash::fold2_128_u64_prepared`] with the seed's constants worked out at load, the
+    /// window by one multiply-shift, the two other cells by a mask and a xor, three loads —
+    /// the same answer as the general path, which every other table and key takes.
     #[inline]
     pub fn get<I: Item + ?Sized>(&self, key: &I) -> Option<u64> {
-        let word = key.with_bytes(|bytes| self.word(self.hashing.digest(bytes)));
+        let word = key.with_bytes(
+            |bytes| match (self.query.fold2, <[u8; 8]>::try_from(bytes)) {
+                (Some(prepared), Ok(word)) => self.direct_fuse_word(hash::fold2_128_u64_prepared(
+                    u64::from_le_bytes(word),
+                    prepared,
+                )),
+                _ => self.word(self.hashing.digest(bytes)),
+            },
+        );
         // The c check bits sit above the r value bits.
-        let value_mask = u64::MAX.checked_shr(64 - self.value_bits).unwrap_or(0);
-        let check_mask = (u64::MAX >> (64 - self.cell_width())) & !value_mask;
-        if word & check_mask != 0 {
+        if word & self.query.check_mask != 0 {
             None
         } else {
-            Some(word & value_mask)
+            Some(word & self.query.value_mask)
         }
     }
 
@@ -485,19 +597,18 @@ impl BloomierFilter {
         if attempt >= MAX_ATTEMPTS {
             return Err(invalid("attempt", format!("{attempt} ≥ {MAX_ATTEMPTS}")).into());
         }
-        let cells = PackedCells::from_le_bytes(num_cells, width as u32, frame.payload)?;
-        Ok(BloomierFilter {
+        let cells = Table::from_le_bytes(num_cells, width as u32, frame.payload)?;
+        Ok(BloomierFilter::assemble(
             cells,
             layout,
             segment_len,
             segment_count,
             value_bits,
             check_bits,
-            hashing: frame.hashing,
+            frame.hashing,
             attempt,
-            fuse_hash: FuseHash::new(attempt, frame.hashing.function),
             len,
-        })
+        ))
     }
 
     /// Writes the table to `path` atomically (a crash keeps the old file).
@@ -535,6 +646,14 @@ impl std::fmt::Debug for BloomierFilter {
 /// * **r**: as given (0 to 64), else the fewest bits that hold the largest value given.
 /// * **c**: as given, else `⌈log₂(1/ε)⌉` for the ε given, else for 1%
 ///   ([`params::DEFAULT_FPP`]). `r + c` must be 1 to 64.
+/// * **hashing**: as given, else fold2-128 ([`HashFunction::Fold2`](crate::HashFunction::Fold2))
+///   for a membership table (`value_bits(0)`, as [`BloomierFilter::membership`] asks) and
+///   MurmurHash3 x64-128 for a table of values. Keys are told apart by their digests: fold2's
+///   digest of a key of at most 16 bytes is a function of its 64-bit low half, so two of n
+///   keys share one with probability about `n²/2⁶⁵` — harmless in a membership table (both
+///   keys are found), but in a table of values it would make two keys with different values
+///   a conflict, which MurmurHash3's 128 bits rule out. Files record their function, so
+///   tables saved with another one load and answer as before.
 ///
 /// ```
 /// use bloomkit::BloomierFilter;
@@ -552,10 +671,47 @@ pub struct BloomierFilterBuilder {
     fpp: Option<f64>,
     layout: Option<BloomierLayout>,
     hashing: HashingChoice,
+    /// Whether [`hash_function`](Self::hash_function) was called (else the default depends
+    /// on the mode).
+    function_given: bool,
 }
 
 impl BloomierFilterBuilder {
-    crate::hash::hashing_setters!();
+    /// The 128-bit hash function (default: fold2-128 for a membership table, MurmurHash3
+    /// for a table of values; see the type's documentation).
+    ///
+    /// ```
+    /// use bloomkit::{BloomierFilter, HashFunction};
+    /// let keys = || (0..100u64).map(|k| (k, 0));
+    /// let membership = BloomierFilter::builder().value_bits(0).build(keys())?;
+    /// assert_eq!(membership.hashing().function, HashFunction::Fold2);
+    /// let values = BloomierFilter::builder().value_bits(1).build(keys())?;
+    /// assert_eq!(values.hashing().function, HashFunction::Murmur3);
+    /// let asked = BloomierFilter::builder()
+    ///     .value_bits(0)
+    ///     .hash_function(HashFunction::Xxh3)
+    ///     .build(keys())?;
+    /// assert_eq!(asked.hashing().function, HashFunction::Xxh3);
+    /// # Ok::<(), bloomkit::Error>(())
+    /// ```
+    pub fn hash_function(mut self, function: crate::HashFunction) -> Self {
+        self.hashing.hashing.function = function;
+        self.function_given = true;
+        self
+    }
+
+    /// The per-filter seed (default 0).
+    pub fn seed(mut self, seed: u64) -> Self {
+        self.hashing.hashing.seed = seed;
+        self.hashing.random_seed = false;
+        self
+    }
+
+    /// Draw the seed from the operating system's random generator at `build`.
+    pub fn random_seed(mut self) -> Self {
+        self.hashing.random_seed = true;
+        self
+    }
 
     crate::sizing::setters! {
         /// r, the bits of each value (0 to 64).
@@ -598,11 +754,25 @@ impl BloomierFilterBuilder {
         self,
         pairs: impl IntoIterator<Item = (I, u64)>,
     ) -> Result<BloomierFilter, Error> {
-        let hashing = self.hashing.resolve()?;
-        let mut keys: Vec<(u128, u64)> = pairs
-            .into_iter()
-            .map(|(key, value)| (key.with_bytes(|b| hashing.digest(b)), value))
-            .collect();
+        let mut choice = self.hashing;
+        if !self.function_given && self.value_bits == Some(0) {
+            choice.hashing.function = crate::HashFunction::Fold2;
+        }
+        let hashing = choice.resolve()?;
+        // The digests, in an array on huge pages when large (as the construction's other
+        // working arrays, see `scratch`), as long as the iterator promises at least.
+        let pairs = pairs.into_iter();
+        let mut keys: Vec<(u128, u64)> = scratch(pairs.size_hint().0);
+        let mut given = 0;
+        for (key, value) in pairs {
+            let pair = (key.with_bytes(|b| hashing.digest(b)), value);
+            match keys.get_mut(given) {
+                Some(slot) => *slot = pair,
+                None => keys.push(pair),
+            }
+            given += 1;
+        }
+        keys.truncate(given);
         let check_bits = match self.check_bits {
             Some(c) => c,
             None => params::bloomier_check_bits_for_fpp(sizing::fpp(self.fpp)?),
@@ -626,17 +796,18 @@ impl BloomierFilterBuilder {
         let layout = self
             .layout
             .unwrap_or_else(|| smaller_layout(keys.len() as u64));
-        let table = |cells, segment_len, segment_count, attempt, len| BloomierFilter {
-            cells,
-            layout,
-            segment_len,
-            segment_count,
-            value_bits,
-            check_bits,
-            hashing,
-            attempt,
-            fuse_hash: FuseHash::new(attempt, hashing.function),
-            len,
+        let table = |cells, segment_len, segment_count, attempt, len| {
+            BloomierFilter::assemble(
+                cells,
+                layout,
+                segment_len,
+                segment_count,
+                value_bits,
+                check_bits,
+                hashing,
+                attempt,
+                len,
+            )
         };
         match layout {
             BloomierLayout::ThreeSegments => {
@@ -697,7 +868,7 @@ fn dedup(keys: &mut Vec<(u128, u64)>) -> Result<(), Error> {
 }
 
 /// The table of `bits` bits, or [`Error::TooLarge`].
-fn zero_cells(num_cells: u64, width: u32) -> Result<PackedCells, Error> {
+fn zero_cells(num_cells: u64, width: u32) -> Result<Table, Error> {
     let bits = num_cells.saturating_mul(u64::from(width));
     if bits > MAX_NUM_BITS {
         return Err(Error::TooLarge {
@@ -705,7 +876,7 @@ fn zero_cells(num_cells: u64, width: u32) -> Result<PackedCells, Error> {
             max: MAX_NUM_BITS,
         });
     }
-    PackedCells::zeros(num_cells, width)
+    Table::zeros(num_cells, width)
 }
 
 fn no_table<T>(n: u64) -> Result<T, Error> {
@@ -717,10 +888,7 @@ fn no_table<T>(n: u64) -> Result<T, Error> {
 
 /// The three-segment layout: the cells, the segment length and the attempt that peeled,
 /// for distinct `keys`.
-fn build_three_segments(
-    keys: &[(u128, u64)],
-    width: u32,
-) -> Result<(PackedCells, u64, u32), Error> {
+fn build_three_segments(keys: &[(u128, u64)], width: u32) -> Result<(Table, u64, u32), Error> {
     let n = keys.len() as u64;
     let segment_len = params::bloomier_segment_len(n);
     let mut cells = zero_cells(segment_len.saturating_mul(3), width)?;
@@ -754,7 +922,7 @@ fn build_fuse(
     keys: &mut Vec<(u128, u64)>,
     width: u32,
     function: crate::HashFunction,
-) -> Result<(PackedCells, u64, u64, u32), Error> {
+) -> Result<(Table, u64, u64, u32), Error> {
     build_fuse_in(keys, width, function, params::bloomier_fuse_layout)
 }
 
@@ -765,7 +933,7 @@ fn build_fuse_in(
     width: u32,
     function: crate::HashFunction,
     layout: impl Fn(u64) -> (u64, u64),
-) -> Result<(PackedCells, u64, u64, u32), Error> {
+) -> Result<(Table, u64, u64, u32), Error> {
     let mut deduplicated = false;
     let mut attempt = 0;
     while attempt < MAX_ATTEMPTS {
@@ -784,14 +952,29 @@ fn build_fuse_in(
             segment_count,
             hash: FuseHash::new(attempt, function),
         };
-        if let Some((sorted, order)) = fuse.peel(keys) {
-            // Reverse order of peeling, as in the three-segment layout.
-            for &entry in order.iter().rev() {
-                let (h, target) = sorted[(entry >> 2) as usize];
-                let at = fuse_cells(h, segment_len, segment_count);
-                let own = (entry & 3) as usize;
-                let others = cells.get(at[(own + 1) % 3]) ^ cells.get(at[(own + 2) % 3]);
-                cells.set(at[own], target ^ others);
+        if let Some(order) = fuse.peel(keys) {
+            let first_range = segment_count * segment_len;
+            // Reverse order of peeling, as in the three-segment layout. The key's own
+            // cell is still 0 (every other key on it was peeled before it, so is assigned
+            // after it), so the xor of all three cells is the xor of the two others.
+            let keys_in_order = order.iter().rev().map(|&entry| {
+                let (digest, value) = keys[(entry >> 2) as usize];
+                let (h, mask) = fuse.hash.of(digest);
+                (
+                    fuse_cells_in(h, first_range, segment_len),
+                    (entry & 3) as usize,
+                    mask ^ value,
+                )
+            });
+            match &mut cells {
+                Table::Bytes(t, _) => assign_unpacked(t, keys_in_order),
+                Table::Halves(t, _) => assign_unpacked(t, keys_in_order),
+                Table::Packed(t) => {
+                    for (at, own, target) in keys_in_order {
+                        let word = t.get(at[0]) ^ t.get(at[1]) ^ t.get(at[2]);
+                        t.set(at[own], target ^ word);
+                    }
+                }
             }
             return Ok((cells, segment_len, segment_count, attempt));
         }
@@ -805,6 +988,24 @@ fn build_fuse_in(
     no_table(keys.len() as u64)
 }
 
+/// Sets each key's own cell of an 8- or 16-bit table, in the order given: `(cells, which
+/// of them is the key's own, mask ⊕ value)`.
+fn assign_unpacked<T: Cell>(t: &mut [T], keys: impl Iterator<Item = ([u64; 3], usize, u64)>) {
+    for (at, own, target) in keys {
+        debug_assert_eq!(t[at[own] as usize].widen(), 0);
+        let word = table::xor3_of(t, at);
+        t[at[own] as usize] = T::narrow(target ^ word);
+    }
+}
+
+/// `len` default values for the construction's working arrays, on transparent huge pages
+/// when large ([`crate::arch::zeroed_vec`]): the arrays are written once each, so with
+/// 4 KiB pages the first touch of each page (a fault and the kernel zeroing it) costs
+/// about as much as the work on it. Where that allocation fails, the ordinary one.
+fn scratch<T: Clone + Default>(len: usize) -> Vec<T> {
+    crate::arch::zeroed_vec(len).unwrap_or_else(|| vec![T::default(); len])
+}
+
 /// One fuse-layout attempt's dimensions and hashing.
 struct Fuse {
     segment_len: u64,
@@ -813,41 +1014,53 @@ struct Fuse {
 }
 
 impl Fuse {
-    /// Peels the hypergraph of `keys` (at most [`MAX_KEYS`]). Returns the keys as
-    /// `(h, mask ⊕ value)` sorted by their window, and the order of removal, each entry
-    /// `index << 2 | j` for the key at `index` in that order whose own cell is its `j`-th
+    /// Peels the hypergraph of `keys` (at most [`MAX_KEYS`]), after putting them in the
+    /// order of their windows. Returns the order of removal, each entry `index << 2 | j` for
+    /// the key at `index` of `keys` (as reordered) whose own cell is its `j`-th
     /// ([`fuse_cells`]) — or `None` when a 2-core remains.
     ///
-    /// The keys are first bucketed by the top bits of h (a counting sort): the first cell
-    /// `⌊h·m'/2⁶⁴⌋` grows with h, so in bucket order the keys' windows sweep the table from
-    /// left to right and adding them to their cells streams through memory instead of
-    /// jumping across it (Graf & Lemire 2022, §4). Peeling then pops cells of degree one
-    /// from a stack filled in table order; each removal touches two cells of the same window.
-    #[allow(clippy::type_complexity)]
-    fn peel(&self, keys: &[(u128, u64)]) -> Option<(Vec<(u64, u64)>, Vec<u64>)> {
+    /// The keys are first bucketed by the top bits of h (a counting sort, in place): the
+    /// first cell `⌊h·m'/2⁶⁴⌋` grows with h, so in bucket order the keys' windows sweep the
+    /// table from left to right and adding them to their cells streams through memory
+    /// instead of jumping across it (Graf & Lemire 2022, §4). Peeling then pops cells of
+    /// degree one from a stack filled in table order; each removal touches two cells of the
+    /// same window.
+    fn peel(&self, keys: &mut [(u128, u64)]) -> Option<Vec<u64>> {
         let n = keys.len();
         // 2^bits ≥ segment_count buckets (at most 2¹⁸).
         let bits = (64 - (self.segment_count.max(2) - 1).leading_zeros()).min(18);
-        let bucket = |h: u64| (h >> (64 - bits)) as usize;
+        let bucket = |digest: u128| (self.hash.of(digest).0 >> (64 - bits)) as usize;
         let mut start = vec![0usize; (1 << bits) + 1];
-        for &(digest, _) in keys {
-            start[bucket(self.hash.of(digest).0) + 1] += 1;
+        for &(digest, _) in keys.iter() {
+            start[bucket(digest) + 1] += 1;
         }
         for b in 1..start.len() {
             start[b] += start[b - 1];
         }
-        let mut sorted = vec![(0u64, 0u64); n];
-        for &(digest, value) in keys {
-            let (h, mask) = self.hash.of(digest);
-            let slot = &mut start[bucket(h)];
-            sorted[*slot] = (h, mask ^ value);
-            *slot += 1;
+        // Bucketed in place (a cycle-leader permutation, as in American flag sort): each
+        // key not yet in its bucket is swapped into the next free slot of its bucket until
+        // the slot being filled gets a key of its own bucket. No second array of n keys
+        // (its pages would cost as much to fault in and zero as the sorting itself).
+        let mut next = start.clone();
+        for b in 0..start.len() - 1 {
+            while next[b] < start[b + 1] {
+                let mut held = keys[next[b]];
+                let mut to = bucket(held.0);
+                while to != b {
+                    std::mem::swap(&mut held, &mut keys[next[to]]);
+                    next[to] += 1;
+                    to = bucket(held.0);
+                }
+                keys[next[b]] = held;
+                next[b] += 1;
+            }
         }
+        let keys = &*keys;
 
-        /// A cell's remaining keys: how many, the xor of their indexes in `sorted` and the
+        /// A cell's remaining keys: how many, the xor of their indexes in `keys` and the
         /// xor of their hashes, side by side (one cache line holds all three). When one key
         /// remains, the xors are its index and its hash: its cells follow without a look-up
-        /// in `sorted`, which would be one more dependent load per key peeled.
+        /// in `keys`, which would be one more dependent load per key peeled.
         #[derive(Clone, Copy, Default)]
         struct Degree {
             hash: u64,
@@ -855,9 +1068,10 @@ impl Fuse {
             xor: u32,
         }
         let m = ((self.segment_count + 2) * self.segment_len) as usize;
-        let mut degree = vec![Degree::default(); m];
+        let mut degree = scratch::<Degree>(m);
         let cells_of = |h| fuse_cells(h, self.segment_len, self.segment_count);
-        for (i, &(h, _)) in sorted.iter().enumerate() {
+        for (i, &(digest, _)) in keys.iter().enumerate() {
+            let h = self.hash.of(digest).0;
             for c in cells_of(h) {
                 let d = &mut degree[c as usize];
                 d.count = d.count.wrapping_add(1);
@@ -871,13 +1085,16 @@ impl Fuse {
         // above the top whatever the count and moves the top only if it is 1 — no branch
         // on a condition the CPU cannot predict (Graf & Lemire's reference code does the
         // same).
-        let mut stack = vec![0u64; m + 1];
+        let mut stack = scratch::<u64>(m + 1);
         let mut top = 0;
         for (c, d) in degree.iter().enumerate() {
             stack[top] = c as u64;
             top += usize::from(d.count == 1);
         }
-        let mut order = Vec::with_capacity(n);
+        // The order of removal, written in place: every key is removed at most once (its
+        // edges leave the graph with it), so `peeled` never passes n.
+        let mut order = scratch::<u64>(n);
+        let mut peeled = 0;
         while top > 0 {
             top -= 1;
             let cell = stack[top];
@@ -891,8 +1108,13 @@ impl Fuse {
             }
             let at = cells_of(hash);
             let own = usize::from(at[1] == cell) + 2 * usize::from(at[2] == cell);
-            order.push(u64::from(key) << 2 | own as u64);
-            for c in at {
+            order[peeled] = u64::from(key) << 2 | own as u64;
+            peeled += 1;
+            // The own cell is left with no key (what its xors hold no longer matters);
+            // the two others lose this one, and are pushed if one key remains.
+            degree[cell as usize].count = 0;
+            let [a, b] = [[1, 2], [0, 2], [0, 1]][own];
+            for c in [at[a], at[b]] {
                 let d = &mut degree[c as usize];
                 d.count -= 1;
                 d.xor ^= key;
@@ -901,7 +1123,7 @@ impl Fuse {
                 top += usize::from(d.count == 1);
             }
         }
-        (order.len() == n).then_some((sorted, order))
+        (peeled == n).then_some(order)
     }
 }
 
@@ -968,6 +1190,56 @@ mod tests {
         }
         let back = BloomierFilter::from_bytes(&table.to_bytes()).unwrap();
         assert_eq!(back, table);
+    }
+
+    /// The fold2-128 fast path of an 8-byte key gives the word of the general path (the
+    /// digest through `HashFunction::digest`, the layout's and the attempt's hashing), for
+    /// keys in and out of the set, at every width with a fast table and a packed one, with
+    /// several seeds; and tables of other hashing or a later attempt do not take it.
+    #[test]
+    fn the_fold2_fast_path_gives_the_general_words() {
+        for (check_bits, seed) in [(8u32, 0u64), (16, 7), (7, u64::MAX), (8, 1 << 40)] {
+            let table = BloomierFilter::builder()
+                .value_bits(0)
+                .check_bits(check_bits)
+                .seed(seed)
+                .layout(BloomierLayout::Fuse)
+                .build((0..3_000u64).map(|i| (mix64(i), 0)))
+                .unwrap();
+            let prepared = table.query.fold2.expect("a fold2 table of attempt 0");
+            for i in 0..6_000u64 {
+                let key = mix64(i);
+                let general = table.word(table.hashing.digest(&key.to_le_bytes()));
+                let fast = table.direct_fuse_word(hash::fold2_128_u64_prepared(key, prepared));
+                assert_eq!(fast, general, "c = {check_bits}, seed {seed}, key {i}");
+                let want = (general & table.query.check_mask == 0).then_some(0);
+                assert_eq!(table.get(&key), want);
+                assert!(i >= 3_000 || want.is_some(), "key {i} of the set not found");
+            }
+        }
+        let murmur = BloomierFilter::builder()
+            .value_bits(0)
+            .hash_function(crate::HashFunction::Murmur3)
+            .layout(BloomierLayout::Fuse)
+            .build([(1u64, 0)])
+            .unwrap();
+        assert_eq!(murmur.query.fold2, None);
+        let hashing = Hashing {
+            function: crate::HashFunction::Fold2,
+            ..Hashing::default()
+        };
+        let later = BloomierFilter::assemble(
+            Table::zeros(12, 8).unwrap(),
+            BloomierLayout::Fuse,
+            4,
+            1,
+            0,
+            8,
+            hashing,
+            1,
+            0,
+        );
+        assert_eq!(later.query.fold2, None);
     }
 
     #[test]
