@@ -1471,6 +1471,24 @@ fn bloomier_builds_from_key_value_lines_and_gets_the_values() {
         b"a\nb\nc\n",
     );
     assert_eq!(ok(dir.path(), &["bloomier", "get", "m.bmr", "b"]), "b\t0\n");
+    // Without --hash, each table takes the library's default hash for its mode.
+    let hash_of = |file: &str| {
+        bloomkit::BloomierFilter::load(dir.path().join(file))
+            .unwrap()
+            .hashing()
+            .function
+    };
+    let library_default = |value_bits| {
+        bloomkit::BloomierFilter::builder()
+            .value_bits(value_bits)
+            .build([(&b"a"[..], 0u64)])
+            .unwrap()
+            .hashing()
+            .function
+    };
+    assert_eq!(hash_of("m.bmr"), library_default(0));
+    assert_eq!(hash_of("t.bmr"), library_default(10));
+    assert_ne!(library_default(0), library_default(10));
 
     // Either layout on request, with the same answers; by default the one of fewer cells,
     // at 300 keys three segments (1.34 cells per key against the fuse layout's 1.49).

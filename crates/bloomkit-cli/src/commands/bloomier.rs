@@ -60,9 +60,10 @@ pub struct BuildArgs {
     #[arg(long, value_enum)]
     pub layout: Option<LayoutArg>,
 
-    /// The 128-bit hash function.
-    #[arg(long = "hash", value_enum, default_value_t)]
-    pub function: HashArg,
+    /// The 128-bit hash function [default: the library's: fold2-128 for membership tables
+    /// (`--keys-only`), murmur3 for tables with values].
+    #[arg(long = "hash", value_enum)]
+    pub function: Option<HashArg>,
 
     /// The hash seed (default 0).
     #[arg(long, value_name = "N", conflicts_with = "random_seed")]
@@ -152,7 +153,10 @@ fn build(args: BuildArgs) -> Result<()> {
         });
         Ok(())
     })?;
-    let mut builder = BloomierFilter::builder().hash_function(HashFunction::from(args.function));
+    let mut builder = BloomierFilter::builder();
+    if let Some(function) = args.function {
+        builder = builder.hash_function(HashFunction::from(function));
+    }
     if let Some(layout) = args.layout {
         builder = builder.layout(layout.into());
     }
