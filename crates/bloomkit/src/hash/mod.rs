@@ -428,7 +428,8 @@ impl HashingChoice {
 
 /// The hashing setters of a builder whose `hashing` field is a [`HashingChoice`]:
 /// `hash_function`, `seed`, `random_seed`, and with `index_scheme` as argument also
-/// `index_scheme` (the cuckoo filter has no use for one).
+/// `index_scheme` (the cuckoo filter has no use for one); with `seed` as argument only
+/// `seed` and `random_seed` (for a builder that writes its own `hash_function`).
 macro_rules! hashing_setters {
     (index_scheme) => {
         /// How k positions are derived (default enhanced double hashing).
@@ -444,7 +445,9 @@ macro_rules! hashing_setters {
             self.hashing.hashing.function = function;
             self
         }
-
+        $crate::hash::hashing_setters!(seed);
+    };
+    (seed) => {
         /// The per-filter seed (default 0).
         pub fn seed(mut self, seed: u64) -> Self {
             self.hashing.hashing.seed = seed;

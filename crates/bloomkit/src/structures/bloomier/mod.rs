@@ -700,18 +700,7 @@ impl BloomierFilterBuilder {
         self
     }
 
-    /// The per-filter seed (default 0).
-    pub fn seed(mut self, seed: u64) -> Self {
-        self.hashing.hashing.seed = seed;
-        self.hashing.random_seed = false;
-        self
-    }
-
-    /// Draw the seed from the operating system's random generator at `build`.
-    pub fn random_seed(mut self) -> Self {
-        self.hashing.random_seed = true;
-        self
-    }
+    crate::hash::hashing_setters!(seed);
 
     crate::sizing::setters! {
         /// r, the bits of each value (0 to 64).
