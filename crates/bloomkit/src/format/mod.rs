@@ -46,7 +46,8 @@
 //! refuses a version-2 file (`unsupported format version 2`), so writing it by default
 //! would break every reader that has not been updated (older CLIs and libraries, Python
 //! wheels, and the bytes they keep: the Python package's `to_bytes`, serde's output). Version 2 is asked for:
-//! [`Persist::to_bytes_chunked`], [`Persist::save_chunked`] (the CLI's `--chunked`). This
+//! [`Persist::to_bytes_chunked`], [`Persist::save_chunked`] (what the CLI writes for a new
+//! file; `--format-version 1` there writes version 1). This
 //! build reads both everywhere.
 //!
 //! All integers are little-endian. Decoding checks every length against the bytes actually
