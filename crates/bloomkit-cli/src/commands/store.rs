@@ -407,7 +407,7 @@ pub fn open_through_view(path: &Path) -> Result<AnyFilter> {
 /// version-1 file, which bloomkit builds before version 2 read too, stays readable by them.
 pub fn save(filter: &AnyFilter, path: &Path) -> Result<()> {
     let version = match file_version(path) {
-        Some(1) => FormatVersion::V1,
+        Some(bloomkit::codec::FORMAT_VERSION) => FormatVersion::V1,
         _ => FormatVersion::V2,
     };
     save_as(filter, path, version)

@@ -93,7 +93,7 @@ impl Kind {
     /// assert!(!Kind::Cuckoo.can_view());
     /// ```
     pub fn can_view(self) -> bool {
-        opener(self).is_some()
+        self.view_opener().is_some()
     }
 }
 
@@ -164,11 +164,6 @@ pub(crate) fn open<S: KindView + 'static>(
     parts: &Parts<'_>,
 ) -> Result<Box<dyn KindView>, DecodeError> {
     Ok(Box::new(S::read(parts)?))
-}
-
-/// A view's kind-specific part, as the kind declares it (`Declared::VIEW`).
-fn opener(kind: Kind) -> Option<OpenView> {
-    kind.view_opener()
 }
 
 /// A chunk not checked yet.
@@ -264,7 +259,9 @@ impl FilterView {
             params: layout.params,
             payload,
         };
-        let open = opener(kind).expect("viewable_kind admits only viewable kinds");
+        let open = kind
+            .view_opener()
+            .expect("viewable_kind admits only viewable kinds");
         let shape = open(&parts)?;
         let (table_at, chunk_shift, count) = match &layout.chunks {
             Some(chunks) => (chunks.table_at, chunks.shift, chunks.count()),

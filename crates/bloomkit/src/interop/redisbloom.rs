@@ -142,10 +142,6 @@ pub fn kind_speaks_redisbloom(kind: Kind) -> bool {
     kind.takes(SCHEME) || redisbloom_option(kind).is_some()
 }
 
-fn has_redisbloom_layout(kind: Kind) -> bool {
-    redisbloom_option(kind).is_some()
-}
-
 /// The name of the kind's option that has a `redisbloom` choice, if any.
 fn redisbloom_option(kind: Kind) -> Option<&'static str> {
     kind.options().iter().find_map(|o| {
@@ -186,7 +182,9 @@ pub fn redisbloom_spec(kind: Kind, mut spec: BuildSpec) -> Result<BuildSpec, Err
     if !kind.takes(SCHEME) {
         let able: Vec<&str> = Kind::ALL
             .iter()
-            .filter(|&&k| kind_speaks_redisbloom(k) && (k.exports() || has_redisbloom_layout(k)))
+            .filter(|&&k| {
+                kind_speaks_redisbloom(k) && (k.exports() || redisbloom_option(k).is_some())
+            })
             .map(|k| k.name())
             .collect();
         return Err(Error::InvalidParameter {
@@ -1187,8 +1185,13 @@ fn cuckoo_header(filter: &CuckooFilter, growth: Option<u32>) -> Result<CuckooHea
         }
         Some(e) => u16::try_from(e)
             .ok()
-            .filter(|&e| e <= 32768)
-            .ok_or_else(|| unsupported(format!("expansion {e}; RedisBloom's is 0 to 32768")))?,
+            .filter(|&e| e <= crate::cuckoo::redisbloom::MAX_EXPANSION)
+            .ok_or_else(|| {
+                unsupported(format!(
+                    "expansion {e}; RedisBloom's is 0 to {}",
+                    crate::cuckoo::redisbloom::MAX_EXPANSION
+                ))
+            })?,
     };
     let shape = table.shape();
     let header = CuckooHeader {
@@ -1259,7 +1262,7 @@ impl CuckooDump {
         let table = RedisBloomCuckoo::from_sub_filters(
             &shape,
             CuckooHashing::Murmur64A,
-            &redisbloom_cuckoo_budget(),
+            &crate::kinds::cuckoo::REDIS_TABLE_BYTES,
             |buckets| Some((buckets, parts.next()?.clone())),
         )
         .ok_or_else(|| {
@@ -1269,11 +1272,6 @@ impl CuckooDump {
         })?;
         CuckooFilter::from_redisbloom(table)
     }
-}
-
-/// What a filter read from a dump may take: the bits any bloomkit filter may have.
-fn redisbloom_cuckoo_budget() -> u64 {
-    params::MAX_NUM_BITS / 8
 }
 
 impl BloomDump {

@@ -779,19 +779,6 @@ impl PackedCells {
         (word >> ((index % per_word) * u64::from(W))) & (u64::MAX >> (64 - W))
     }
 
-    /// [`set`](Self::set) for cells of `W` bits, `W` a power of two that divides 64 and
-    /// equals the width (as [`get_aligned`](Self::get_aligned)): one word read and written,
-    /// no straddling case. Leaves the cells as `set` would.
-    #[inline]
-    pub fn set_aligned<const W: u32>(&mut self, index: u64, value: u64) {
-        debug_assert!(self.width == W && 64 % W == 0 && index < self.len);
-        let per_word = u64::from(64 / W);
-        let shift = (index % per_word) * u64::from(W);
-        let low = u64::MAX >> (64 - W);
-        let word = &mut self.words[(index / per_word) as usize];
-        *word = (*word & !(low << shift)) | ((value & low) << shift);
-    }
-
     /// Sets cell `index` to the low `width` bits of `value`.
     #[inline]
     pub fn set(&mut self, index: u64, value: u64) {
@@ -860,31 +847,6 @@ impl std::fmt::Debug for PackedCells {
 
 #[cfg(test)]
 mod tests {
-    /// `set_aligned` leaves exactly the cells `set` leaves, neighbours included, for every
-    /// aligned width (the Bloomier filter's construction writes 8- and 16-bit cells with it).
-    #[test]
-    fn aligned_sets_leave_the_cells_set_leaves() {
-        fn check<const W: u32>() {
-            let len = 100;
-            let mut plain = PackedCells::zeros(len, W).unwrap();
-            let mut aligned = plain.clone();
-            // Values wider than the cell, written over one another in a scattered order.
-            for round in 0..3u64 {
-                for j in 0..len {
-                    let i = (j * 37 + round) % len;
-                    let v = crate::hash::mix64(i ^ round << 32);
-                    plain.set(i, v);
-                    aligned.set_aligned::<W>(i, v);
-                    assert_eq!(aligned, plain, "width {W}, cell {i}, round {round}");
-                }
-            }
-        }
-        check::<8>();
-        check::<16>();
-        check::<32>();
-        check::<64>();
-    }
-
     #[test]
     fn packed_cells_straddle_words_and_round_trip() {
         for width in [1u32, 7, 8, 12, 16, 32, 33, 64] {

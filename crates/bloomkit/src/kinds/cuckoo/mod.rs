@@ -231,7 +231,7 @@ fn redisbloom_load(bucket_size: u32) -> f64 {
 
 /// The most bytes a [`Layout::RedisBloom`] filter may grow to, as RedisBloom counts them
 /// ([`RedisBloomCuckoo::memory_bytes`]): the bits any bloomkit filter may have.
-const REDIS_TABLE_BYTES: u64 = MAX_NUM_BITS / 8;
+pub(crate) const REDIS_TABLE_BYTES: u64 = MAX_NUM_BITS / 8;
 
 /// `CF.RESERVE`'s default bucket size, the default of [`Layout::RedisBloom`].
 pub const REDISBLOOM_BUCKET_SIZE: u32 = 2;
@@ -711,12 +711,12 @@ impl CuckooFilter {
     /// Adds an item to the RedisBloom table: `Ok(true)` if it was certainly new.
     fn redis_insert(&mut self, bytes: &[u8]) -> Result<bool, Error> {
         let redis = self.redis.as_mut().expect("called in RedisBloom's layout");
-        let new = !redis.contains(bytes);
+        let (new, inserted) = redis.insert_noting_new(bytes, &REDIS_TABLE_BYTES);
         let full = |reason: String| Error::Full {
             kind: Kind::Cuckoo,
             reason,
         };
-        match redis.insert_with(bytes, &REDIS_TABLE_BYTES) {
+        match inserted {
             RedisInsert::Inserted => Ok(new),
             RedisInsert::Exists => Ok(false),
             RedisInsert::NoSpace => Err(full(format!(
@@ -1537,7 +1537,7 @@ impl CuckooFilterBuilder {
             bucket_size: bucket_size as u64,
             max_iterations: max_kicks as u64,
             // CF.RESERVE's rounding: a power of two, or 0.
-            expansion: (expansion as u64).next_power_of_two() * (expansion > 0) as u64,
+            expansion: redisbloom::next_pow2(expansion as u64),
         };
         let table =
             RedisBloomCuckoo::zeroed(&shape, redisbloom::Hashing::Murmur64A, &REDIS_TABLE_BYTES)

@@ -257,7 +257,6 @@ pub fn alt_hash(fp: u8, index: u64) -> u64 {
     redisbloom_alt_index(fp, index)
 }
 
-/// The next power of two ≥ n, with 0 → 0 (RedisBloom's `getNextN2`).
 /// `hash mod n`, RedisBloom's bucket index. Every sub-filter RedisBloom makes has a power of
 /// two buckets (`nextpow2(cap / b)`, times a power-of-two expansion), where the modulo is a
 /// mask: a 64-bit division costs tens of cycles, and a query takes two to four of them. A
@@ -271,7 +270,8 @@ fn bucket_index(hash: u64, n: u64) -> u64 {
     }
 }
 
-fn next_pow2(n: u64) -> u64 {
+/// The next power of two ≥ n, with 0 → 0 (RedisBloom's `getNextN2`).
+pub(crate) fn next_pow2(n: u64) -> u64 {
     if n == 0 {
         0
     } else {
@@ -478,10 +478,12 @@ impl RedisBloomCuckoo {
 
     /// Whether the item may be in the filter.
     pub fn contains(&self, item: &[u8]) -> bool {
-        let p = Lookup::of(item, self.hashing);
-        self.filters
-            .iter()
-            .any(|f| f.contains(&p, self.bucket_size))
+        self.holds(&Lookup::of(item, self.hashing))
+    }
+
+    /// Whether a sub-filter holds the fingerprint in one of the lookup's buckets.
+    fn holds(&self, p: &Lookup) -> bool {
+        self.filters.iter().any(|f| f.contains(p, self.bucket_size))
     }
 
     /// How many copies of the item's fingerprint are in its buckets (an upper bound on how
@@ -502,6 +504,17 @@ impl RedisBloomCuckoo {
     pub fn insert_with<B: GrowthBudget>(&mut self, item: &[u8], budget: &B) -> Insert<B::Refusal> {
         let p = Lookup::of(item, self.hashing);
         self.insert_lookup(&p, budget)
+    }
+
+    /// [`insert_with`](Self::insert_with), also saying whether the item was certainly new
+    /// (no sub-filter held its fingerprint before), with one hashing for both.
+    pub(crate) fn insert_noting_new<B: GrowthBudget>(
+        &mut self,
+        item: &[u8],
+        budget: &B,
+    ) -> (bool, Insert<B::Refusal>) {
+        let p = Lookup::of(item, self.hashing);
+        (!self.holds(&p), self.insert_lookup(&p, budget))
     }
 
     /// Adds an item unless it may be there already.
@@ -981,13 +994,7 @@ mod tests {
             cf.insert_with(&i.to_le_bytes(), &Unlimited);
             i += 1;
         }
-        let used = |cf: &RedisBloomCuckoo| {
-            cf.filters()[0]
-                .data()
-                .iter()
-                .filter(|&&s| s != EMPTY)
-                .count()
-        };
+        let used = |cf: &RedisBloomCuckoo| cf.filters()[0].used_slots();
         let before = used(&cf);
         assert!((0..i).any(|k| cf.filters[0].delete(&Lookup::of(&k.to_le_bytes(), cf.hashing), 2)));
         let mut k = 1000u32;

@@ -366,7 +366,8 @@ impl Filter for DeletableBloomFilter {
             inserted,
             "Insertions that changed the filter, less the successful removals."
         ),
-        fill(count_ones, data_len, num_hashes)
+        fill(count_ones, data_len, num_hashes),
+        classic_rate(data_len, num_hashes)
     );
 
     fn properties(&self) -> Vec<(&'static str, String)> {
@@ -394,10 +395,6 @@ impl Filter for DeletableBloomFilter {
                 format!("{:.4}", self.estimated_deletable_fraction()),
             ),
         ]
-    }
-
-    fn fpp_at(&self, n: u64) -> f64 {
-        params::fpp_exact(self.data_bits(), self.num_hashes(), n)
     }
 }
 

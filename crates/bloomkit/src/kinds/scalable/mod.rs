@@ -879,12 +879,9 @@ impl ScalableBloomFilterBuilder {
         // A seed has no part in RedisBloom's hashing (its seed is fixed): one given (the
         // registry's builds always give one) is not used, as in the cuckoo filter's
         // RedisBloom layout.
-        let either = |a: bool, b: bool| a || b;
-        if !either(
-            chosen.function == default.function,
-            chosen.function == h.function,
-        ) || !either(chosen.scheme == default.scheme, chosen.scheme == h.scheme)
-        {
+        let function_ok = chosen.function == default.function || chosen.function == h.function;
+        let scheme_ok = chosen.scheme == default.scheme || chosen.scheme == h.scheme;
+        if !(function_ok && scheme_ok) {
             return Err(bad(
                 "hashing",
                 format!(
