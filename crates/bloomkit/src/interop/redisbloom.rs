@@ -958,10 +958,11 @@ impl<'a> FilterDump<'a> {
                 match self.source {
                     Source::Bloom(f) => f.bits.read_le_bytes_at(offset, chunk),
                     Source::Chain(f) => f.layers()[part].bits.read_le_bytes_at(offset, chunk),
-                    Source::Cuckoo(f) => {
-                        f.read_slots(base + offset, chunk);
-                        Some(())
-                    }
+                    Source::Cuckoo(f) => f
+                        .redisbloom_table()
+                        .and_then(|table| table.filters().get(part))
+                        .and_then(|sub| sub.data().get(offset as usize..(offset + len) as usize))
+                        .map(|slots| chunk.copy_from_slice(slots)),
                 }
                 .expect("a layer's bytes are within its words");
                 offset += len;

@@ -116,14 +116,20 @@
 //! ```
 //!
 //! with buckets of b = 1 to 255 one-byte slots (2 by default, as `CF.RESERVE`) and
-//! `max_kicks` its MAXITERATIONS ([`REDISBLOOM_MAX_KICKS`] by default). The map is an involution modulo a power of
-//! two, so an insert moves fingerprints as in the paper's layout. Queries, counts and
-//! removes look where RedisBloom looks; inserts place fingerprints by this filter's own
-//! eviction walk (RedisBloom's is deterministic and rolls back), which puts every
-//! fingerprint into one of its two buckets as RedisBloom's would, so the table answers the
-//! same in both. RedisBloom grows a full filter by sub-filters; this filter is one table,
-//! and its victim slot has no place in a RedisBloom dump. The stored hashing is
-//! [`Hashing::redisbloom_cuckoo`], whose scheme marks the layout.
+//! `max_kicks` its MAXITERATIONS ([`REDISBLOOM_MAX_KICKS`] by default). Such a filter
+//! holds RedisBloom's whole growing filter ([`redisbloom::RedisBloomCuckoo`]) and every
+//! operation is RedisBloom's: deterministic evictions that roll back when they fail, a new
+//! sub-filter of e times the newest one's buckets when none has room (`expansion`, 0 by
+//! default: never grows), deletes from the newest sub-filter first. It has no victim
+//! slot. The stored hashing is [`Hashing::redisbloom_cuckoo`], whose scheme marks the
+//! layout.
+//!
+//! # Where the code is
+//!
+//! `mod.rs` (this file) is the filter as users see it, its builder and its file format; it
+//! hands each operation to the layout's table: `paper.rs` (the paper's table, its search,
+//! walk and victim slot) or `redisbloom.rs` (RedisBloom's growing filter, which the Redis
+//! module uses too). `theory.rs` has the sizing and the false-positive rates.
 //!
 //! Cuckoo filters are not mergeable: two tables cannot be combined slot by slot, and
 //! re-inserting one filter's fingerprints into the other can overflow it.
@@ -147,6 +153,7 @@
 //! ```
 
 mod options;
+mod paper;
 pub mod redisbloom;
 pub mod theory;
 
@@ -156,9 +163,10 @@ use crate::codec::{invalid, Parts, Persist};
 use crate::error::{DecodeError, Error};
 use crate::filter::{Filter, Kind};
 use crate::hash::HashingChoice;
-use crate::hash::{reduce, Hashing, IndexScheme, Item};
+use crate::hash::{Hashing, IndexScheme, Item};
 use crate::lookahead;
 use crate::params::{self, CUCKOO_FINGERPRINT_BITS, CUCKOO_TARGET_LOAD, MAX_NUM_BITS};
+use paper::{PaperTable, Victim, RNG_SALT};
 use redisbloom::{Insert as RedisInsert, RedisBloomCuckoo};
 
 /// The default number of slots per bucket, b = 4: the paper's choice, which reaches a load
@@ -174,21 +182,6 @@ pub const DEFAULT_MAX_KICKS: u32 = 500;
 
 /// The largest `max_kicks` a filter accepts, so that one insert stays cheap.
 pub const MAX_KICKS_LIMIT: u32 = 1 << 16;
-
-/// ⌊2⁶⁴/φ⌋, the multiplier of the fingerprint hash h(fp) (Fibonacci hashing).
-const FINGERPRINT_MULTIPLIER: u64 = 0x9E37_79B9_7F4A_7C15;
-
-/// Mixed into the filter's seed to seed the eviction generator, so that it does not start
-/// from the same state as anything else derived from the seed.
-const RNG_SALT: u64 = 0x6375_636b_6f6f_2121; // "cuckoo!!"
-
-/// A fingerprint evicted when the kicks ran out, waiting outside the table.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-struct Victim {
-    /// One of the fingerprint's two buckets.
-    bucket: u64,
-    fingerprint: u32,
-}
 
 /// How a cuckoo filter maps an item to its fingerprint and buckets (see the module
 /// documentation).
@@ -236,8 +229,8 @@ pub(crate) const REDIS_TABLE_BYTES: u64 = MAX_NUM_BITS / 8;
 /// `CF.RESERVE`'s default bucket size, the default of [`Layout::RedisBloom`].
 pub const REDISBLOOM_BUCKET_SIZE: u32 = 2;
 /// The default `max_kicks` of [`Layout::RedisBloom`]: the paper's 500, not `CF.RESERVE`'s
-/// MAXITERATIONS of 20. RedisBloom adds a sub-filter when its kicks run out; this filter is
-/// one table, and with buckets of 2 slots 20 kicks leave it full at about 70% of its slots
+/// MAXITERATIONS of 20. RedisBloom adds a sub-filter when its kicks run out; with the
+/// default expansion 0 this filter never does, it stays one table, and with buckets of 2 slots 20 kicks leave it full at about 70% of its slots
 /// (3000 items into 4096 slots failed at 2805 in this module's tests), 500 near 90%. The
 /// value is written as MAXITERATIONS (RedisBloom takes 1 to 65535).
 pub const REDISBLOOM_MAX_KICKS: u32 = DEFAULT_MAX_KICKS;
@@ -298,73 +291,6 @@ pub const SEARCH_DEPTH: u32 = 3;
 /// against 43 ns at 1.4 MB, 56–61 against 52 at 4.2 MB.
 pub const LARGE_TABLE_BYTES: usize = 8 << 20;
 
-/// A bucket the insert's search reached: the other bucket of the fingerprint in `slot` of
-/// its `parent` node's bucket (`parent` is [`ROOT`] for the item's own two buckets).
-#[derive(Clone, Copy)]
-struct Reached {
-    bucket: u64,
-    parent: usize,
-    slot: u64,
-}
-
-/// The parent of the search's two roots.
-const ROOT: usize = usize::MAX;
-
-/// Whether `bucket` is the bucket of `node` or of one of its ancestors. A chain that came
-/// back to a bucket could, past three moves, carry a fingerprint out of a slot that an
-/// earlier move of the same chain refilled, into a bucket that is not its own.
-fn on_chain(tree: &[Reached], mut node: usize, bucket: u64) -> bool {
-    while node != ROOT {
-        if tree[node].bucket == bucket {
-            return true;
-        }
-        node = tree[node].parent;
-    }
-    false
-}
-
-/// The batch queries' stages: the filter; the answers are the state.
-struct Queries<'a>(&'a CuckooFilter);
-
-impl<'i, I: Item> lookahead::Stages<&'i I> for Queries<'_> {
-    type State = Vec<bool>;
-    type Located = (u64, u32, u64);
-    #[inline(always)]
-    fn locate(&self, _: &Vec<bool>, item: &'i I) -> (u64, u32, u64) {
-        item.with_bytes(|bytes| self.0.locate_ahead(bytes))
-    }
-    #[inline(always)]
-    fn used(&mut self, out: &mut Vec<bool>, (i1, fingerprint, i2): (u64, u32, u64)) {
-        out.push(self.0.holds_in(i1, i2, fingerprint));
-    }
-}
-
-/// The batch inserts' stages: how many were new, and whether one was refused (after which
-/// nothing more goes in).
-struct Inserts {
-    new: u64,
-    refused: bool,
-}
-
-impl<'i, I: Item> lookahead::Stages<&'i I> for Inserts {
-    type State = CuckooFilter;
-    type Located = (u64, u32, u64);
-    #[inline(always)]
-    fn locate(&self, filter: &CuckooFilter, item: &'i I) -> (u64, u32, u64) {
-        item.with_bytes(|bytes| filter.locate_ahead(bytes))
-    }
-    #[inline(always)]
-    fn used(&mut self, filter: &mut CuckooFilter, (i1, fingerprint, i2): (u64, u32, u64)) {
-        if self.refused || filter.victim.is_some() {
-            self.refused = true;
-            return;
-        }
-        self.new += !filter.holds_in(i1, i2, fingerprint) as u64;
-        filter.len += 1;
-        filter.place(i1, i2, fingerprint);
-    }
-}
-
 /// A cuckoo filter: f-bit fingerprints in buckets of b slots, with remove and counts.
 ///
 /// ```
@@ -386,24 +312,23 @@ impl<'i, I: Item> lookahead::Stages<&'i I> for Inserts {
 /// ```
 #[derive(Clone, PartialEq)]
 pub struct CuckooFilter {
-    /// `num_buckets · bucket_size` slots of `fingerprint_bits` bits; 0 is an empty slot.
-    table: PackedCounters,
-    num_buckets: u64,
-    bucket_size: u32,
-    fingerprint_bits: u32,
-    max_kicks: u32,
-    hashing: Hashing,
+    /// n, the number of items the filter was sized for.
     capacity: u64,
+    /// ε, the false-positive probability the filter was sized for.
     target_fpp: f64,
-    /// Fingerprints held, in the table and the victim slot.
-    len: u64,
-    victim: Option<Victim>,
-    /// State of the splitmix64 generator that picks evictions.
-    rng: u64,
-    /// In [`Layout::RedisBloom`], the table itself: RedisBloom's growing filter of
-    /// sub-filters ([`redisbloom::RedisBloomCuckoo`]). `table` is then empty and the victim
-    /// slot unused, and every operation is the RedisBloom filter's.
-    redis: Option<Box<RedisBloomCuckoo>>,
+    /// Where the fingerprints live, by layout.
+    table: Table,
+}
+
+/// A cuckoo filter's table: the paper's, or RedisBloom's growing filter of sub-filters.
+#[derive(Clone, PartialEq)]
+enum Table {
+    /// [`Layout::Paper`]: one table, a victim slot and an eviction generator
+    /// ([`paper::PaperTable`]).
+    Paper(PaperTable),
+    /// [`Layout::RedisBloom`]: RedisBloom's growing filter ([`RedisBloomCuckoo`]); every
+    /// operation is its own.
+    RedisBloom(Box<RedisBloomCuckoo>),
 }
 
 impl CuckooFilter {
@@ -438,31 +363,24 @@ impl CuckooFilter {
     ///
     /// An error ([`Error::Full`]) while an evicted fingerprint waits in the victim slot;
     /// the filter is then unchanged. An insert that runs out of kicks still succeeds (its
-    /// item is in) and fills the victim slot, so the *next* insert fails.
+    /// item is in) and fills the victim slot, so the *next* insert fails. (In
+    /// [`Layout::RedisBloom`], [`Error::Full`] when no sub-filter has room and the filter
+    /// may not grow; nothing changes then.)
     pub fn insert<I: Item + ?Sized>(&mut self, item: &I) -> Result<bool, Error> {
-        if self.redis.is_some() {
-            return item.with_bytes(|bytes| self.redis_insert(bytes));
+        match &mut self.table {
+            Table::Paper(table) => item.with_bytes(|bytes| table.insert(bytes)),
+            Table::RedisBloom(table) => item.with_bytes(|bytes| redis_insert(table, bytes)),
         }
-        if self.victim.is_some() {
-            return Err(self.full_error());
-        }
-        let (bucket, fingerprint) = item.with_bytes(|bytes| self.locate(bytes));
-        let other = self.alt_bucket(bucket, fingerprint);
-        let new = !self.holds_in(bucket, other, fingerprint);
-        self.len += 1;
-        self.place(bucket, other, fingerprint);
-        Ok(new)
     }
 
     /// `false` if the item is certainly absent, `true` if it may be present (its
     /// fingerprint is in one of its two buckets or in the victim slot).
     #[inline]
     pub fn contains<I: Item + ?Sized>(&self, item: &I) -> bool {
-        if let Some(redis) = &self.redis {
-            return item.with_bytes(|bytes| redis.contains(bytes));
+        match &self.table {
+            Table::Paper(table) => item.with_bytes(|bytes| table.contains(bytes)),
+            Table::RedisBloom(table) => item.with_bytes(|bytes| table.contains(bytes)),
         }
-        let (i1, fingerprint) = item.with_bytes(|bytes| self.locate(bytes));
-        self.holds(i1, fingerprint)
     }
 
     /// The answers of [`contains`](Self::contains) for every item. Both buckets of each item
@@ -483,11 +401,12 @@ impl CuckooFilter {
     /// [`contains_batch`](Self::contains_batch) into a vector that is cleared first.
     pub fn contains_batch_into<I: Item>(&self, items: &[I], out: &mut Vec<bool>) {
         lookahead::ready(out, items.len());
-        if let Some(redis) = &self.redis {
-            out.extend(items.iter().map(|i| i.with_bytes(|b| redis.contains(b))));
-            return;
+        match &self.table {
+            Table::Paper(table) => table.contains_batch_into(items, out),
+            Table::RedisBloom(table) => {
+                out.extend(items.iter().map(|i| i.with_bytes(|b| table.contains(b))))
+            }
         }
-        lookahead::pipeline(&mut Queries(self), out, items);
     }
 
     /// Inserts every item in order, as [`insert`](Self::insert) of each would; in a table of
@@ -512,53 +431,16 @@ impl CuckooFilter {
     /// # Ok::<(), bloomkit::Error>(())
     /// ```
     pub fn insert_batch<I: Item>(&mut self, items: &[I]) -> Result<u64, Error> {
-        if self.redis.is_some() || self.table.memory_bytes() < LARGE_TABLE_BYTES {
-            let mut new = 0;
-            for item in items {
-                new += self.insert(item)? as u64;
+        match &mut self.table {
+            Table::Paper(table) => table.insert_batch(items),
+            Table::RedisBloom(table) => {
+                let mut new = 0;
+                for item in items {
+                    new += item.with_bytes(|bytes| redis_insert(table, bytes))? as u64;
+                }
+                Ok(new)
             }
-            return Ok(new);
         }
-        let mut inserts = Inserts {
-            new: 0,
-            refused: false,
-        };
-        lookahead::pipeline(&mut inserts, self, items);
-        if inserts.refused {
-            return Err(self.full_error());
-        }
-        Ok(inserts.new)
-    }
-
-    /// An item's first bucket, fingerprint and second bucket, with both buckets prefetched:
-    /// what the batch calls locate ahead.
-    #[inline]
-    fn locate_ahead(&self, bytes: &[u8]) -> (u64, u32, u64) {
-        let (i1, fingerprint) = self.locate(bytes);
-        let i2 = self.alt_bucket(i1, fingerprint);
-        let size = self.bucket_size as u64;
-        self.table.prefetch(i1 * size);
-        self.table.prefetch(i2 * size);
-        (i1, fingerprint, i2)
-    }
-
-    /// Whether `fingerprint` is in bucket `i1`, in its alternate bucket or in the victim slot.
-    #[inline]
-    fn holds(&self, i1: u64, fingerprint: u32) -> bool {
-        self.holds_in(i1, self.alt_bucket(i1, fingerprint), fingerprint)
-    }
-
-    /// [`holds`](Self::holds) with the alternate bucket `i2` known.
-    #[inline]
-    fn holds_in(&self, i1: u64, i2: u64, fingerprint: u32) -> bool {
-        // Both buckets read, their slots compared without a branch: the two cache misses
-        // overlap, and no branch on a fingerprint match waits for the first.
-        let has = |bucket: u64| {
-            self.slots(bucket).fold(false, |found, slot| {
-                found | (self.table.get(slot) == fingerprint)
-            })
-        };
-        has(i1) | has(i2) | self.victim_matches(i1, i2, fingerprint)
     }
 
     /// Removes one copy of an item, then tries to move a waiting victim into the table.
@@ -570,88 +452,91 @@ impl CuckooFilter {
     /// Remove only items that were inserted: removing a false positive deletes another
     /// item's fingerprint (see the module documentation).
     pub fn remove<I: Item + ?Sized>(&mut self, item: &I) -> Result<bool, Error> {
-        if let Some(redis) = &mut self.redis {
-            return match item.with_bytes(|bytes| redis.delete(bytes)) {
+        match &mut self.table {
+            Table::Paper(table) => item.with_bytes(|bytes| table.remove(bytes)),
+            Table::RedisBloom(table) => match item.with_bytes(|bytes| table.delete(bytes)) {
                 true => Ok(true),
                 false => Err(Error::NotPresent),
-            };
+            },
         }
-        let (i1, fingerprint) = item.with_bytes(|bytes| self.locate(bytes));
-        let i2 = self.alt_bucket(i1, fingerprint);
-        if self.victim_matches(i1, i2, fingerprint) {
-            self.victim = None;
-            self.len -= 1;
-            return Ok(true);
-        }
-        let slot = self
-            .find_in_bucket(i1, fingerprint)
-            .or_else(|| self.find_in_bucket(i2, fingerprint))
-            .ok_or(Error::NotPresent)?;
-        self.table.set(slot, 0);
-        self.len -= 1;
-        if let Some(victim) = self.victim.take() {
-            // A slot is free now (perhaps not in the victim's buckets; the kicks may find
-            // a path). If not, some fingerprint ends up in the victim slot again.
-            let other = self.alt_bucket(victim.bucket, victim.fingerprint);
-            self.place(victim.bucket, other, victim.fingerprint);
-        }
-        Ok(true)
     }
 
     /// The number of copies of the item's fingerprint in its two buckets and the victim
     /// slot: at least the number of times it was inserted and not removed, more if other
     /// items share its fingerprint and buckets.
     pub fn count<I: Item + ?Sized>(&self, item: &I) -> u32 {
-        if let Some(redis) = &self.redis {
-            return item
-                .with_bytes(|bytes| redis.count(bytes))
-                .min(u32::MAX as u64) as u32;
+        match &self.table {
+            Table::Paper(table) => item.with_bytes(|bytes| table.count(bytes)),
+            Table::RedisBloom(table) => item
+                .with_bytes(|bytes| table.count(bytes))
+                .min(u32::MAX as u64) as u32,
         }
-        let (i1, fingerprint) = item.with_bytes(|bytes| self.locate(bytes));
-        let i2 = self.alt_bucket(i1, fingerprint);
-        let mut copies = self.count_in_bucket(i1, fingerprint);
-        if i2 != i1 {
-            copies += self.count_in_bucket(i2, fingerprint);
-        }
-        copies + self.victim_matches(i1, i2, fingerprint) as u32
     }
 
-    crate::sizing::getters! {
-        /// B, the number of buckets.
-        num_buckets: u64;
-
-        /// b, the number of slots per bucket.
-        bucket_size: u32;
-
-        /// f, the width of a fingerprint in bits.
-        fingerprint_bits: u32;
+    /// B, the number of buckets (of the first sub-filter, in [`Layout::RedisBloom`]).
+    pub fn num_buckets(&self) -> u64 {
+        match &self.table {
+            Table::Paper(table) => table.num_buckets,
+            Table::RedisBloom(table) => table.num_buckets(),
+        }
     }
+
+    /// b, the number of slots per bucket.
+    pub fn bucket_size(&self) -> u32 {
+        match &self.table {
+            Table::Paper(table) => table.bucket_size,
+            Table::RedisBloom(table) => table.bucket_size() as u32,
+        }
+    }
+
+    /// f, the width of a fingerprint in bits (8 in [`Layout::RedisBloom`]).
+    pub fn fingerprint_bits(&self) -> u32 {
+        match &self.table {
+            Table::Paper(table) => table.fingerprint_bits,
+            Table::RedisBloom(_) => 8,
+        }
+    }
+
+    /// The most evictions of one insert's random walk before it uses the victim slot (it
+    /// also bounds the length of the chain the breadth-first search looks for); in
+    /// [`Layout::RedisBloom`], RedisBloom's MAXITERATIONS.
+    pub fn max_kicks(&self) -> u32 {
+        match &self.table {
+            Table::Paper(table) => table.max_kicks,
+            Table::RedisBloom(table) => table.max_iterations() as u32,
+        }
+    }
+
+    crate::sizing::capacity_and_fpp_getters!();
 
     /// B · b, the number of slots.
     pub fn num_slots(&self) -> u64 {
-        match &self.redis {
-            Some(redis) => redis.num_slots(),
-            None => self.table.len(),
+        match &self.table {
+            Table::Paper(table) => table.slots.len(),
+            Table::RedisBloom(table) => table.num_slots(),
         }
     }
 
     /// The number of tables: 1, or in [`Layout::RedisBloom`] the sub-filters the filter
     /// grew (RedisBloom's `Number of filters`).
     pub fn num_sub_filters(&self) -> usize {
-        self.redis.as_ref().map_or(1, |r| r.filters().len())
+        self.redisbloom_table().map_or(1, |r| r.filters().len())
     }
 
     /// e, the factor by which each new sub-filter's buckets grow in [`Layout::RedisBloom`]
     /// (`CF.RESERVE … EXPANSION e`); 0 for a filter that never grows (and for the paper's
     /// layout, which never does).
     pub fn expansion(&self) -> u32 {
-        self.redis.as_ref().map_or(0, |r| r.expansion() as u32)
+        self.redisbloom_table().map_or(0, |r| r.expansion() as u32)
     }
 
     /// The RedisBloom filter that is this filter's table in [`Layout::RedisBloom`] (its
     /// sub-filters, counts of items and deletes, expansion): what its `CF.SCANDUMP` holds.
     pub fn redisbloom_table(&self) -> Option<&RedisBloomCuckoo> {
-        self.redis.as_deref()
+        match &self.table {
+            Table::Paper(_) => None,
+            Table::RedisBloom(table) => Some(table),
+        }
     }
 
     /// A filter of [`Layout::RedisBloom`] whose table is `table`, as it is: what a
@@ -687,380 +572,146 @@ impl CuckooFilter {
     /// The filter of [`Layout::RedisBloom`] around `table`, whose parameters it holds:
     /// capacity as given, else the first sub-filter's slots; ε the rate at that load.
     fn around(table: RedisBloomCuckoo, capacity_and_fpp: Option<(u64, f64)>) -> Self {
-        let bucket_size = table.bucket_size() as u32;
-        let first_slots = table.num_buckets() * bucket_size as u64;
-        let (capacity, target_fpp) = capacity_and_fpp
-            .unwrap_or_else(|| (first_slots, params::redisbloom_cuckoo_fpp(bucket_size, 1.0)));
-        let hashing = Hashing::redisbloom_cuckoo();
+        let first_slots = table.num_buckets() * table.bucket_size() as u64;
+        let (capacity, target_fpp) = capacity_and_fpp.unwrap_or_else(|| {
+            let fpp = params::redisbloom_cuckoo_fpp(table.bucket_size() as u32, 1.0);
+            (first_slots, fpp)
+        });
         CuckooFilter {
-            table: PackedCounters::zeros(0, 8).expect("an empty table"),
-            num_buckets: table.num_buckets(),
-            bucket_size,
-            fingerprint_bits: 8,
-            max_kicks: table.max_iterations() as u32,
-            hashing,
             capacity,
             target_fpp,
-            len: 0,
-            victim: None,
-            rng: hashing.seed ^ RNG_SALT,
-            redis: Some(Box::new(table)),
+            table: Table::RedisBloom(Box::new(table)),
         }
-    }
-
-    /// Adds an item to the RedisBloom table: `Ok(true)` if it was certainly new.
-    fn redis_insert(&mut self, bytes: &[u8]) -> Result<bool, Error> {
-        let redis = self.redis.as_mut().expect("called in RedisBloom's layout");
-        let (new, inserted) = redis.insert_noting_new(bytes, &REDIS_TABLE_BYTES);
-        let full = |reason: String| Error::Full {
-            kind: Kind::Cuckoo,
-            reason,
-        };
-        match inserted {
-            RedisInsert::Inserted => Ok(new),
-            RedisInsert::Exists => Ok(false),
-            RedisInsert::NoSpace => Err(full(format!(
-                "{} evictions found no free slot and the filter never grows (expansion 0, as \
-                 RedisBloom's CF.RESERVE … EXPANSION 0); nothing changed: build it with an \
-                 expansion, or larger",
-                redis.max_iterations()
-            ))),
-            RedisInsert::CannotGrow => Err(full(format!(
-                "no sub-filter can be added after {} (RedisBloom's limits: 65535 sub-filters \
-                 of fewer than 2^56 buckets)",
-                redis.filters().len()
-            ))),
-            RedisInsert::TooLarge(needed) => Err(Error::TooLarge {
-                bits: needed.saturating_mul(8),
-                max: MAX_NUM_BITS,
-            }),
-        }
-    }
-
-    crate::sizing::getters! {
-        /// The most evictions of one insert's random walk before it uses the victim slot (it
-        /// also bounds the length of the chain the breadth-first search looks for).
-        max_kicks: u32;
-
-        /// n, the number of items the filter was sized for.
-        capacity: u64;
-
-        /// ε, the false-positive probability the filter was sized for.
-        target_fpp: f64;
     }
 
     /// `2b / 2^f`, the bound on the false-positive probability at any load.
     /// (`2b / 255` in RedisBloom's layout, whose fingerprints take 255 values.)
     pub fn fpp_bound(&self) -> f64 {
-        if self.layout() == Layout::RedisBloom {
-            return 2.0 * self.bucket_size as f64 / 255.0;
+        match self.layout() {
+            Layout::Paper => params::cuckoo_fpp_bound(self.fingerprint_bits(), self.bucket_size()),
+            Layout::RedisBloom => 2.0 * self.bucket_size() as f64 / 255.0,
         }
-        params::cuckoo_fpp_bound(self.fingerprint_bits, self.bucket_size)
     }
 
     /// α, the fraction of the table's slots that hold a fingerprint (the victim slot is not
     /// part of the table).
     pub fn load_factor(&self) -> f64 {
-        self.in_table() as f64 / self.num_slots() as f64
+        let in_table = match &self.table {
+            Table::Paper(table) => table.in_table(),
+            Table::RedisBloom(table) => table.used_slots(),
+        };
+        in_table as f64 / self.num_slots() as f64
     }
 
     /// Σ αⱼ, the load factors of the tables summed: a query compares its fingerprint with
     /// 2b slots of every sub-filter, so its false-positive rate is that of one table at
     /// this load, `1 − (1 − 1/255)^(2b·Σαⱼ)`.
     fn summed_load(&self) -> f64 {
-        match &self.redis {
-            Some(redis) => redis
+        match &self.table {
+            Table::Paper(_) => self.load_factor(),
+            Table::RedisBloom(table) => table
                 .filters()
                 .iter()
                 .map(|f| f.used_slots() as f64 / f.data().len() as f64)
                 .sum(),
-            None => self.load_factor(),
         }
     }
 
     /// Whether an evicted fingerprint waits in the victim slot; inserts fail until a
-    /// remove makes room.
+    /// remove makes room. (Never in [`Layout::RedisBloom`], which has no victim slot.)
     pub fn is_full(&self) -> bool {
-        self.victim.is_some()
-    }
-
-    /// The victim slot, for reports.
-    fn victim_state(&self) -> &'static str {
-        if self.is_full() {
-            "occupied (inserts fail until a remove)"
-        } else {
-            "empty"
-        }
+        matches!(&self.table, Table::Paper(table) if table.victim.is_some())
     }
 
     /// How the filter maps items to fingerprints and buckets.
     #[inline]
     pub fn layout(&self) -> Layout {
-        if self.hashing.scheme == IndexScheme::default() {
-            Layout::Paper
-        } else {
-            Layout::RedisBloom
-        }
-    }
-
-    /// Slots `start ..` of the table into `out`, one byte each: the bytes of a RedisBloom
-    /// sub-filter for a filter of [`Layout::RedisBloom`] (8-bit fingerprints).
-    #[cfg(feature = "redisbloom")]
-    pub(crate) fn read_slots(&self, start: u64, out: &mut [u8]) {
-        let Some(redis) = &self.redis else {
-            for (i, byte) in out.iter_mut().enumerate() {
-                *byte = self.table.get(start + i as u64) as u8;
-            }
-            return;
-        };
-        let (mut at, mut done) = (start, 0);
-        for f in redis.filters() {
-            let data = f.data();
-            if done < out.len() && at < data.len() as u64 {
-                let n = (data.len() - at as usize).min(out.len() - done);
-                out[done..done + n].copy_from_slice(&data[at as usize..at as usize + n]);
-                done += n;
-                at = 0;
-            } else {
-                at -= (data.len() as u64).min(at);
-            }
+        match &self.table {
+            Table::Paper(_) => Layout::Paper,
+            Table::RedisBloom(_) => Layout::RedisBloom,
         }
     }
 
     fn rate_at_load(&self, load: f64) -> f64 {
         match self.layout() {
-            Layout::Paper => params::cuckoo_fpp(self.fingerprint_bits, self.bucket_size, load),
-            Layout::RedisBloom => params::redisbloom_cuckoo_fpp(self.bucket_size, load),
+            Layout::Paper => params::cuckoo_fpp(self.fingerprint_bits(), self.bucket_size(), load),
+            Layout::RedisBloom => params::redisbloom_cuckoo_fpp(self.bucket_size(), load),
         }
     }
 
-    fn in_table(&self) -> u64 {
-        match &self.redis {
-            Some(redis) => redis.used_slots(),
-            None => self.len - self.victim.is_some() as u64,
+    /// The eviction generator's state and the victim slot, as stored: RedisBloom's layout
+    /// has neither, and stores the state a seed of 0 gives and an empty slot.
+    fn walk(&self) -> (u64, Option<Victim>) {
+        match &self.table {
+            Table::Paper(table) => (table.rng, table.victim),
+            Table::RedisBloom(_) => (RNG_SALT, None),
         }
     }
 
-    fn full_error(&self) -> Error {
-        Error::Full {
-            kind: Kind::Cuckoo,
-            reason: format!(
-                "an evicted fingerprint waits in the victim slot ({} of {} slots used, load \
-                 {:.1}%); remove an item or build a larger filter",
-                self.in_table(),
-                self.num_slots(),
-                100.0 * self.load_factor()
-            ),
+    /// The paper's table, for the tests that look inside it.
+    #[cfg(test)]
+    fn paper(&mut self) -> &mut PaperTable {
+        match &mut self.table {
+            Table::Paper(table) => table,
+            Table::RedisBloom(_) => panic!("a filter of RedisBloom's layout"),
         }
     }
+}
 
-    /// The first bucket and the fingerprint of an item's bytes.
-    #[inline]
-    fn locate(&self, bytes: &[u8]) -> (u64, u32) {
-        if self.layout() == Layout::RedisBloom {
-            let (h, fp) = redisbloom_hash(bytes);
-            return (h & (self.num_buckets - 1), fp as u32);
-        }
-        let digest = self.hashing.digest(bytes);
-        let bucket = reduce(digest as u64, self.num_buckets);
-        let high = (digest >> 64) as u64;
-        let fingerprint = (high >> (64 - self.fingerprint_bits)) as u32;
-        (bucket, fingerprint.max(1))
-    }
-
-    /// The other bucket of a fingerprint stored in `bucket`: `bucket ⊕ h(fp)` for a
-    /// power-of-two B, else `(h(fp) − bucket) mod B` (both are their own inverse).
-    #[inline]
-    fn alt_bucket(&self, bucket: u64, fingerprint: u32) -> u64 {
-        let n = self.num_buckets;
-        if self.layout() == Layout::RedisBloom {
-            return redisbloom_alt_index(fingerprint as u8, bucket) & (n - 1);
-        }
-        let h = reduce((fingerprint as u64).wrapping_mul(FINGERPRINT_MULTIPLIER), n);
-        if n.is_power_of_two() {
-            bucket ^ h
-        } else if h >= bucket {
-            h - bucket
-        } else {
-            h + n - bucket
-        }
-    }
-
-    #[inline]
-    fn slots(&self, bucket: u64) -> std::ops::Range<u64> {
-        let first = bucket * self.bucket_size as u64;
-        first..first + self.bucket_size as u64
-    }
-
-    #[inline]
-    fn find_in_bucket(&self, bucket: u64, fingerprint: u32) -> Option<u64> {
-        self.slots(bucket)
-            .find(|&slot| self.table.get(slot) == fingerprint)
-    }
-
-    fn count_in_bucket(&self, bucket: u64, fingerprint: u32) -> u32 {
-        self.slots(bucket)
-            .filter(|&slot| self.table.get(slot) == fingerprint)
-            .count() as u32
-    }
-
-    #[inline]
-    fn victim_matches(&self, i1: u64, i2: u64, fingerprint: u32) -> bool {
-        self.victim
-            .is_some_and(|v| v.fingerprint == fingerprint && (v.bucket == i1 || v.bucket == i2))
-    }
-
-    /// Puts the fingerprint into a free slot of `bucket`; false if the bucket is full.
-    fn try_put(&mut self, bucket: u64, fingerprint: u32) -> bool {
-        match self.find_in_bucket(bucket, 0) {
-            Some(slot) => {
-                self.table.set(slot, fingerprint);
-                true
-            }
-            None => false,
-        }
-    }
-
-    /// Stores a fingerprint whose buckets are `bucket` and its alternate `other`: in a free slot of
-    /// either; else, in a table of at least [`LARGE_TABLE_BYTES`], along the shortest chain of
-    /// moves that frees one, if a breadth-first search finds one within [`SEARCH_DEPTH`]
-    /// moves ([`search_and_move`](Self::search_and_move));
-    /// else by the random walk of evictions, and when its kicks run out the last evicted
-    /// fingerprint goes to the (empty) victim slot. Never loses a fingerprint.
-    fn place(&mut self, bucket: u64, other: u64, fingerprint: u32) {
-        debug_assert!(self.victim.is_none());
-        debug_assert_eq!(other, self.alt_bucket(bucket, fingerprint));
-        if self.try_put(bucket, fingerprint)
-            || self.try_put(other, fingerprint)
-            || (self.table.memory_bytes() >= LARGE_TABLE_BYTES
-                && self.bucket_size <= 8
-                && self.search_and_move(bucket, other, fingerprint))
-        {
-            return;
-        }
-        let (mut bucket, mut fingerprint) = if self.next_random() & 1 == 0 {
-            (bucket, fingerprint)
-        } else {
-            (other, fingerprint)
-        };
-        for _ in 0..self.max_kicks {
-            let j = reduce(self.next_random(), self.bucket_size as u64);
-            let slot = bucket * self.bucket_size as u64 + j;
-            let evicted = self.table.get(slot);
-            self.table.set(slot, fingerprint);
-            fingerprint = evicted;
-            bucket = self.alt_bucket(bucket, fingerprint);
-            if self.try_put(bucket, fingerprint) {
-                return;
-            }
-        }
-        self.victim = Some(Victim {
-            bucket,
-            fingerprint,
-        });
-    }
-
-    /// Looks breadth-first for the shortest chain of moves that frees a slot in bucket `b1`
-    /// or `b2` (both full), and makes it: the search tree's nodes are buckets, and a node's
-    /// children are the other buckets of the fingerprints it holds. The first bucket found
-    /// with a free slot ends the chain; each fingerprint on the chain moves into the slot
-    /// its successor freed, and `fingerprint` takes the slot freed in `b1` or `b2`. A chain
-    /// never visits a bucket twice (so no move overwrites another), and every moved
-    /// fingerprint goes to its own other bucket. Each level's buckets are prefetched before
-    /// any is read, so their cache misses overlap, where a random walk waits for one miss
-    /// per kick (Li, Andersen, Kaminsky & Freedman, "Algorithmic Improvements for Fast
-    /// Concurrent Cuckoo Hashing", EuroSys 2014, §4.2, for the idea). Depth 3 reaches
-    /// 2 + 2b + 2b² + 2b³ buckets (170 with b = 4); at most `max_kicks` moves.
-    fn search_and_move(&mut self, b1: u64, b2: u64, fingerprint: u32) -> bool {
-        let depth = SEARCH_DEPTH.min(self.max_kicks);
-        if depth == 0 {
-            return false;
-        }
-        let size = self.bucket_size as u64;
-        let mut tree = vec![Reached {
-            bucket: b1,
-            parent: ROOT,
-            slot: 0,
-        }];
-        if b2 != b1 {
-            tree.push(Reached {
-                bucket: b2,
-                parent: ROOT,
-                slot: 0,
-            });
-        }
-        let mut level = 0..tree.len();
-        for _ in 0..depth {
-            let next = tree.len();
-            for node in level {
-                let from = tree[node].bucket;
-                for slot in self.slots(from) {
-                    let to = self.alt_bucket(from, self.table.get(slot));
-                    if !on_chain(&tree, node, to) {
-                        self.table.prefetch(to * size);
-                        tree.push(Reached {
-                            bucket: to,
-                            parent: node,
-                            slot,
-                        });
-                    }
-                }
-            }
-            level = next..tree.len();
-            for node in level.clone() {
-                if let Some(free) = self.find_in_bucket(tree[node].bucket, 0) {
-                    self.move_along(&tree, node, free, fingerprint);
-                    return true;
-                }
-            }
-        }
-        false
-    }
-
-    /// Makes the chain that ends at `node`, whose bucket has the free slot `free`: from the
-    /// end up, each fingerprint moves into the slot below it, and `fingerprint` takes the
-    /// root's freed slot.
-    fn move_along(&mut self, tree: &[Reached], mut node: usize, mut free: u64, fingerprint: u32) {
-        while tree[node].parent != ROOT {
-            let slot = tree[node].slot;
-            let moved = self.table.get(slot);
-            self.table.set(free, moved);
-            free = slot;
-            node = tree[node].parent;
-        }
-        self.table.set(free, fingerprint);
-    }
-
-    /// splitmix64 (Steele, Lea & Flood, "Fast Splittable Pseudorandom Number Generators",
-    /// OOPSLA 2014).
-    fn next_random(&mut self) -> u64 {
-        let mut rng = crate::hash::SplitMix64::new(self.rng);
-        let out = rng.next_u64();
-        self.rng = rng.state();
-        out
+/// Adds an item to a RedisBloom table: `Ok(true)` if it was certainly new.
+fn redis_insert(table: &mut RedisBloomCuckoo, bytes: &[u8]) -> Result<bool, Error> {
+    let (new, inserted) = table.insert_noting_new(bytes, &REDIS_TABLE_BYTES);
+    let full = |reason: String| Error::Full {
+        kind: Kind::Cuckoo,
+        reason,
+    };
+    match inserted {
+        RedisInsert::Inserted => Ok(new),
+        RedisInsert::Exists => Ok(false),
+        RedisInsert::NoSpace => Err(full(format!(
+            "{} evictions found no free slot and the filter never grows (expansion 0, as \
+             RedisBloom's CF.RESERVE … EXPANSION 0); nothing changed: build it with an \
+             expansion, or larger",
+            table.max_iterations()
+        ))),
+        RedisInsert::CannotGrow => Err(full(format!(
+            "no sub-filter can be added after {} (RedisBloom's limits: 65535 sub-filters \
+             of fewer than 2^56 buckets)",
+            table.filters().len()
+        ))),
+        RedisInsert::TooLarge(needed) => Err(Error::TooLarge {
+            bits: needed.saturating_mul(8),
+            max: MAX_NUM_BITS,
+        }),
     }
 }
 
 impl Filter for CuckooFilter {
-    crate::filter::filter_basics!(Cuckoo: hashing, try_insert, contains, capacity, target_fpp);
+    crate::filter::filter_basics!(Cuckoo: try_insert, contains, capacity, target_fpp);
+
+    /// The paper's layout: the hashing it was built with. RedisBloom's:
+    /// [`Hashing::redisbloom_cuckoo`], whose scheme marks the layout.
+    fn hashing(&self) -> Hashing {
+        match &self.table {
+            Table::Paper(table) => table.hashing,
+            Table::RedisBloom(_) => Hashing::redisbloom_cuckoo(),
+        }
+    }
 
     /// Empties the table and the victim slot and restarts the eviction generator, as
-    /// after `build`.
+    /// after `build` (in RedisBloom's layout: one empty sub-filter, as `CF.RESERVE` made).
     fn clear(&mut self) {
-        if let Some(redis) = &mut self.redis {
-            redis.clear();
+        match &mut self.table {
+            Table::Paper(table) => table.clear(),
+            Table::RedisBloom(table) => table.clear(),
         }
-        self.table.clear();
-        self.victim = None;
-        self.len = 0;
-        self.rng = self.hashing.seed ^ RNG_SALT;
     }
 
     /// The number of fingerprints held: insertions less removals.
     fn len(&self) -> u64 {
-        match &self.redis {
-            Some(redis) => redis.num_items(),
-            None => self.len,
+        match &self.table {
+            Table::Paper(table) => table.len,
+            Table::RedisBloom(table) => table.num_items(),
         }
     }
 
@@ -1070,9 +721,9 @@ impl Filter for CuckooFilter {
     }
 
     fn memory_bytes(&self) -> usize {
-        match &self.redis {
-            Some(redis) => redis.num_slots() as usize,
-            None => self.table.memory_bytes(),
+        match &self.table {
+            Table::Paper(table) => table.slots.memory_bytes(),
+            Table::RedisBloom(table) => table.num_slots() as usize,
         }
     }
 
@@ -1082,24 +733,27 @@ impl Filter for CuckooFilter {
     fn properties(&self) -> Vec<(&'static str, String)> {
         let mut facts = vec![
             ("layout", self.layout().name().to_string()),
-            ("bucket size (b)", self.bucket_size.to_string()),
-            ("fingerprint bits (f)", self.fingerprint_bits.to_string()),
+            ("bucket size (b)", self.bucket_size().to_string()),
+            ("fingerprint bits (f)", self.fingerprint_bits().to_string()),
         ];
         let load = format!("{:.6}", self.load_factor());
         let bound = format!("{:.6e}", self.fpp_bound());
         let target = format!("{}", self.target_fpp);
-        let Some(redis) = &self.redis else {
-            facts.extend([
-                ("buckets", self.num_buckets.to_string()),
-                ("slots", self.num_slots().to_string()),
-                ("load factor", load),
-                ("target load", format!("{CUCKOO_TARGET_LOAD}")),
-                ("target fpp", target),
-                ("fpp bound (2b/2^f)", bound),
-                ("max kicks", self.max_kicks.to_string()),
-                ("victim slot", self.victim_state().to_string()),
-            ]);
-            return facts;
+        let redis = match &self.table {
+            Table::Paper(table) => {
+                facts.extend([
+                    ("buckets", table.num_buckets.to_string()),
+                    ("slots", self.num_slots().to_string()),
+                    ("load factor", load),
+                    ("target load", format!("{CUCKOO_TARGET_LOAD}")),
+                    ("target fpp", target),
+                    ("fpp bound (2b/2^f)", bound),
+                    ("max kicks", table.max_kicks.to_string()),
+                    ("victim slot", table.victim_state().to_string()),
+                ]);
+                return facts;
+            }
+            Table::RedisBloom(redis) => redis,
         };
         let all_buckets: u64 = redis.filters().iter().map(|f| f.num_buckets()).sum();
         let expansion = match redis.expansion() {
@@ -1144,7 +798,7 @@ impl Filter for CuckooFilter {
     /// The rate with n items in the tables there are, filled oldest first (n past their
     /// slots fills them all).
     fn fpp_at(&self, n: u64) -> f64 {
-        let Some(redis) = &self.redis else {
+        let Some(redis) = self.redisbloom_table() else {
             return self
                 .rate_at_load(n.min(self.num_slots()) as f64 / self.num_slots().max(1) as f64);
         };
@@ -1203,7 +857,7 @@ impl<I: Item> FromIterator<I> for CuckooFilter {
             if stored && !filter.is_full() {
                 return filter;
             }
-            num_buckets = Some(filter.num_buckets * 2);
+            num_buckets = Some(filter.num_buckets() * 2);
         }
     }
 }
@@ -1399,19 +1053,17 @@ impl CuckooFilterBuilder {
         }
         // The builder offers no scheme setter, so the scheme is the default one.
         let hashing = self.hashing.resolve()?;
-        Ok(CuckooFilter {
-            table: PackedCounters::zeros(num_slots, fingerprint_bits)?,
+        let table = PaperTable::empty(
             num_buckets,
             bucket_size,
             fingerprint_bits,
             max_kicks,
             hashing,
+        )?;
+        Ok(CuckooFilter {
             capacity,
             target_fpp,
-            len: 0,
-            victim: None,
-            rng: hashing.seed ^ RNG_SALT,
-            redis: None,
+            table: Table::Paper(table),
         })
     }
 }
@@ -1420,16 +1072,8 @@ impl CuckooFilterBuilder {
     /// [`build`](Self::build) for [`Layout::RedisBloom`], with `CF.RESERVE`'s checks.
     fn build_redisbloom(self) -> Result<CuckooFilter, Error> {
         let bad = |parameter, reason: String| Error::InvalidParameter { parameter, reason };
-        // The seed (given, or drawn) seeds the eviction walk only: the hash is RedisBloom's.
-        let walk_seed = HashingChoice {
-            hashing: Hashing {
-                function: Hashing::default().function,
-                ..self.hashing.hashing
-            },
-            ..self.hashing
-        }
-        .resolve()?
-        .seed;
+        // A seed, given or drawn, is not used: RedisBloom's hash has seed 0 and its
+        // evictions are deterministic.
         if self.hashing.hashing.function != Hashing::default().function
             || self.hashing.hashing.scheme != Hashing::default().scheme
         {
@@ -1545,20 +1189,7 @@ impl CuckooFilterBuilder {
                     bits: num_slots.saturating_mul(8),
                     max: MAX_NUM_BITS,
                 })?;
-        Ok(CuckooFilter {
-            redis: Some(Box::new(table)),
-            table: PackedCounters::zeros(0, 8)?,
-            num_buckets,
-            bucket_size,
-            fingerprint_bits: 8,
-            max_kicks,
-            hashing: Hashing::redisbloom_cuckoo(),
-            capacity,
-            target_fpp,
-            len: 0,
-            victim: None,
-            rng: walk_seed ^ RNG_SALT,
-        })
+        Ok(CuckooFilter::around(table, Some((capacity, target_fpp))))
     }
 }
 
@@ -1645,16 +1276,16 @@ crate::codec::stored! {
     /// on as the saved one would. Payload: the table, `PackedCounters` words (little-endian
     /// u64), slot j of bucket i at counter i·b + j, ⌊64/f⌋ slots per word from the low bits up.
     struct Stored of f: CuckooFilter {
-        num_buckets: u64 = f.num_buckets,
-        bucket_size: u32 = f.bucket_size,
-        fingerprint_bits: u32 = f.fingerprint_bits,
-        max_kicks: u32 = f.max_kicks,
+        num_buckets: u64 = f.num_buckets(),
+        bucket_size: u32 = f.bucket_size(),
+        fingerprint_bits: u32 = f.fingerprint_bits(),
+        max_kicks: u32 = f.max_kicks(),
         capacity: u64 = f.capacity => check_capacity,
         target_fpp: f64 = f.target_fpp => check_target_fpp,
         len: u64 = Filter::len(f),
-        rng: u64 = f.rng,
-        victim_bucket: u64 = f.victim.map_or(0, |v| v.bucket),
-        victim_fingerprint: u32 = f.victim.map_or(0, |v| v.fingerprint),
+        rng: u64 = f.walk().0,
+        victim_bucket: u64 = f.walk().1.map_or(0, |v| v.bucket),
+        victim_fingerprint: u32 = f.walk().1.map_or(0, |v| v.fingerprint),
     }
 }
 
@@ -1670,7 +1301,7 @@ impl Persist for CuckooFilter {
     /// sub-filter (the filter then grows with expansion 1).
     fn encode_params(&self, out: &mut Vec<u8>) {
         Stored::of(self).write(out);
-        if let Some(redis) = &self.redis {
+        if let Some(redis) = self.redisbloom_table() {
             out.extend_from_slice(&REDIS_SUB_FILTERS_MARK.to_le_bytes());
             out.extend_from_slice(&(redis.expansion() as u32).to_le_bytes());
             out.extend_from_slice(&redis.num_deletes().to_le_bytes());
@@ -1679,13 +1310,13 @@ impl Persist for CuckooFilter {
     }
 
     fn encode_payload(&self, out: &mut Vec<u8>) {
-        match &self.redis {
-            Some(redis) => {
-                for f in redis.filters() {
+        match &self.table {
+            Table::Paper(table) => table.slots.write_le_bytes(out),
+            Table::RedisBloom(table) => {
+                for f in table.filters() {
                     out.extend_from_slice(f.data());
                 }
             }
-            None => self.table.write_le_bytes(out),
         }
     }
 
@@ -1808,18 +1439,19 @@ impl Persist for CuckooFilter {
             ));
         }
         Ok(CuckooFilter {
-            table,
-            num_buckets,
-            bucket_size,
-            fingerprint_bits,
-            max_kicks,
-            hashing: parts.hashing,
             capacity,
             target_fpp,
-            len,
-            victim,
-            rng,
-            redis: None,
+            table: Table::Paper(PaperTable {
+                slots: table,
+                num_buckets,
+                bucket_size,
+                fingerprint_bits,
+                max_kicks,
+                hashing: parts.hashing,
+                len,
+                victim,
+                rng,
+            }),
         })
     }
 }
@@ -1972,6 +1604,7 @@ fn decode_sub_filters(parts: &Parts<'_>) -> Result<CuckooFilter, DecodeError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use paper::{on_chain, Reached, ROOT};
 
     fn small(num_buckets: u64, fingerprint_bits: u32) -> CuckooFilter {
         CuckooFilter::builder()
@@ -2049,7 +1682,8 @@ mod tests {
     #[test]
     fn alternate_bucket_is_an_involution() {
         for buckets in [1u64, 2, 3, 7, 1000, 1 << 10, 2632, 1 << 20, (1 << 20) + 1] {
-            let f = small(buckets, 8);
+            let mut f = small(buckets, 8);
+            let f = f.paper();
             for i in [0, buckets / 3, buckets - 1] {
                 for fp in [1u32, 2, 77, 255] {
                     let j = f.alt_bucket(i, fp);
@@ -2063,7 +1697,8 @@ mod tests {
     #[test]
     fn fingerprints_are_never_zero_and_fit_their_width() {
         for bits in CUCKOO_FINGERPRINT_BITS {
-            let f = small(1 << 8, bits);
+            let mut f = small(1 << 8, bits);
+            let f = f.paper();
             for i in 0..20_000u32 {
                 let (bucket, fp) = f.locate(&i.to_le_bytes());
                 assert!(bucket < 1 << 8);
@@ -2155,21 +1790,25 @@ mod tests {
                 .build()
                 .unwrap()
         };
-        assert_ne!(seeded(1).rng, seeded(2).rng);
+        assert_ne!(seeded(1).walk().0, seeded(2).walk().0);
         let fill = |mut f: CuckooFilter| {
             let _ = f.try_extend(0..1000u32);
             assert!(f.is_full(), "the table must need kicks");
             f
         };
-        let start = seeded(1).rng;
+        let start = seeded(1).walk().0;
         let mut a = fill(seeded(1));
-        assert_ne!(a.rng, start, "kicks draw from the generator");
+        assert_ne!(a.walk().0, start, "kicks draw from the generator");
         let mut other_state = seeded(1);
-        other_state.rng ^= 0x5555;
-        let b = fill(other_state);
-        assert_ne!(a.table, b.table, "the generator does not steer the kicks");
+        other_state.paper().rng ^= 0x5555;
+        let mut b = fill(other_state);
+        assert_ne!(
+            a.paper().slots,
+            b.paper().slots,
+            "the generator does not steer the kicks"
+        );
         a.clear();
-        assert_eq!(a.rng, start, "clear restarts the generator");
+        assert_eq!(a.walk().0, start, "clear restarts the generator");
     }
 
     #[test]
