@@ -14,8 +14,9 @@ use std::io::Write;
 use std::path::PathBuf;
 
 use anyhow::Result;
+use bloomkit::any::Summary;
 use bloomkit::registry::{ParametersBlock, SCHEME};
-use bloomkit::{AnyFilter, Filter, Kind};
+use bloomkit::Kind;
 use bloomkit_experiments::fpr::parameters_block;
 use clap::Args;
 
@@ -43,9 +44,9 @@ pub fn run(args: InfoArgs) -> Result<()> {
     if args.format != FileFormat::Bloomkit {
         return run_java(&args);
     }
-    let filter = store::open_through_view(&args.filter)?;
+    let summary = store::summary(&args.filter)?;
     let file_bytes = std::fs::metadata(&args.filter).map(|m| m.len()).ok();
-    let facts = Facts::of(&filter, file_bytes);
+    let facts = Facts::of(summary, file_bytes);
     let text = if args.json {
         facts.json()
     } else {
@@ -111,23 +112,33 @@ struct Facts {
 }
 
 impl Facts {
-    fn of(filter: &AnyFilter, file_bytes: Option<u64>) -> Self {
-        let hashing = filter.hashing();
-        let kind = filter.kind();
+    fn of(summary: Summary, file_bytes: Option<u64>) -> Self {
+        let Summary {
+            kind,
+            hashing,
+            capacity,
+            len,
+            memory_bytes,
+            bits_per_item,
+            parameters_block,
+            properties,
+            estimated_len,
+            expected_fpp,
+        } = summary;
         Facts {
             kind,
-            parameters: filter.parameters_block(),
-            properties: filter.properties(),
-            capacity: filter.capacity(),
-            bits_per_item: filter.bits_per_item(),
-            memory_bytes: filter.memory_bytes() as u64,
+            parameters: parameters_block,
+            properties,
+            capacity,
+            bits_per_item,
+            memory_bytes,
             file_bytes,
             hash_function: hashing.function.name(),
             index_scheme: kind.uses_index_scheme().then(|| hashing.scheme.name()),
             seed: hashing.seed,
-            len: filter.len(),
-            estimated_len: filter.estimated_len(),
-            expected_fpp: filter.expected_fpp(),
+            len,
+            estimated_len,
+            expected_fpp,
         }
     }
 

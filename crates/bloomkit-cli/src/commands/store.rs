@@ -390,13 +390,13 @@ pub fn open_for_queries(path: &Path, view: bool) -> Result<Queried> {
     Ok(Queried::Loaded(open(path)?))
 }
 
-/// Reads a whole filter file, through a view where the kind allows it: the file is mapped,
-/// each chunk checked, and the kind decodes straight from the mapped pages, so the file is
-/// not first read into a buffer of its own size (`info`, whose facts need every bit).
-pub fn open_through_view(path: &Path) -> Result<AnyFilter> {
+/// The [`Summary`](bloomkit::any::Summary) of the filter file at `path`, read through a
+/// [`FilterView`] piece by piece where its kind allows (a few MiB of memory for a file of
+/// any size), else from the loaded filter.
+pub fn summary(path: &Path) -> Result<bloomkit::any::Summary> {
     match FilterView::open(path) {
-        Ok(view) => Ok(view.load()?),
-        Err(bloomkit::Error::Unsupported { .. }) => open(path),
+        Ok(view) => Ok(view.summary()?),
+        Err(bloomkit::Error::Unsupported { .. }) => Ok(open(path)?.summary()),
         Err(e) => Err(e.into()),
     }
 }

@@ -172,3 +172,59 @@ impl AnyFilter {
         self.erased().parameters_block()
     }
 }
+
+/// What `bloomkit info` reports about a filter: its parameters and the facts of its
+/// content, from a loaded filter ([`AnyFilter::summary`]) or from a file opened as a view
+/// ([`FilterView::summary`](crate::codec::view::FilterView::summary)), which reads the file
+/// piece by piece instead of holding it. Both give the same summary of the same filter.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Summary {
+    /// The kind.
+    pub kind: Kind,
+    /// The hashing it was built with.
+    pub hashing: Hashing,
+    /// n, the items it was sized for.
+    pub capacity: u64,
+    /// [`Filter::len`]: items inserted (less those removed, for the kinds that remove).
+    pub len: u64,
+    /// [`Filter::memory_bytes`].
+    pub memory_bytes: u64,
+    /// [`Filter::bits_per_item`].
+    pub bits_per_item: f64,
+    /// [`AnyFilter::parameters_block`].
+    pub parameters_block: Option<ParametersBlock>,
+    /// [`Filter::properties`].
+    pub properties: Vec<(&'static str, String)>,
+    /// [`Filter::estimated_len`].
+    pub estimated_len: f64,
+    /// [`Filter::expected_fpp`].
+    pub expected_fpp: f64,
+}
+
+impl AnyFilter {
+    /// The filter's [`Summary`].
+    ///
+    /// ```
+    /// use bloomkit::{AnyFilter, Filter, Kind};
+    /// let mut f = AnyFilter::with_capacity(Kind::Blocked, 1000, 0.01)?;
+    /// f.try_insert("a")?;
+    /// let s = f.summary();
+    /// assert_eq!((s.kind, s.len, s.capacity), (Kind::Blocked, 1, 1000));
+    /// assert!(s.properties.iter().any(|(label, _)| *label == "fullest block"));
+    /// # Ok::<(), bloomkit::Error>(())
+    /// ```
+    pub fn summary(&self) -> Summary {
+        Summary {
+            kind: self.kind(),
+            hashing: self.hashing(),
+            capacity: self.capacity(),
+            len: self.len(),
+            memory_bytes: self.memory_bytes() as u64,
+            bits_per_item: self.bits_per_item(),
+            parameters_block: self.parameters_block(),
+            properties: self.properties(),
+            estimated_len: self.estimated_len(),
+            expected_fpp: self.expected_fpp(),
+        }
+    }
+}

@@ -137,7 +137,7 @@ pub trait Filter {
 
     /// Bits of storage per item at capacity: `8 · memory_bytes / capacity`.
     fn bits_per_item(&self) -> f64 {
-        self.memory_bytes() as f64 * 8.0 / self.capacity().max(1) as f64
+        bits_per_item(self.memory_bytes() as u64, self.capacity())
     }
 
     /// Kind-specific facts for reports such as `bloomkit info`, as (label, value) pairs:
@@ -336,6 +336,11 @@ macro_rules! bit_array_mergeable {
     };
 }
 pub(crate) use bit_array_mergeable;
+
+/// `8 · memory_bytes / capacity` ([`Filter::bits_per_item`]; a capacity of 0 counts as 1).
+pub(crate) fn bits_per_item(memory_bytes: u64, capacity: u64) -> f64 {
+    memory_bytes as f64 * 8.0 / capacity.max(1) as f64
+}
 
 /// The [`Filter`] methods that read the same in every kind, written once: inside `impl
 /// Filter for T`, `filter_basics!(Variant: hashing, insert, contains, capacity, target_fpp)`

@@ -1231,7 +1231,8 @@ pub fn save_chunked_with<F: Persist>(filter: &F, path: &std::path::Path, shift: 
 /// The file of `filter`, written in format version 1 and in version 2 with small chunks
 /// (4 KiB, so that filters of a few hundred KiB have many), opened as a view: every item
 /// of `probes` gets the loaded filter's answer, one by one and in a batch; the stored facts
-/// are the loaded filter's, and the view loads to the same filter.
+/// and the summary (read piece by piece) are the loaded filter's, and the view loads to
+/// the same filter.
 pub fn view_answers_like_loaded(filter: &AnyFilter, probes: &[u32]) -> Result<(), TestCaseError> {
     use bloomkit::format::view::FilterView;
     let kind = filter.kind();
@@ -1270,6 +1271,8 @@ pub fn view_answers_like_loaded(filter: &AnyFilter, probes: &[u32]) -> Result<()
             kind,
             version
         );
+        let summary = view.summary().map_err(|e| fail("summary", e))?;
+        prop_assert_eq!(summary, loaded.summary(), "{} v{}", kind, version);
         let reloaded = view.load().map_err(|e| fail("view.load", e))?;
         prop_assert!(
             reloaded.to_bytes() == filter.to_bytes(),

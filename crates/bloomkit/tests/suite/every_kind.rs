@@ -642,6 +642,35 @@ fn a_corrupted_chunk_fails_exactly_the_queries_that_touch_it() {
         assert!(is_bad_chunk(&load), "{kind}: load gave {load}");
         let whole = view.load().unwrap_err();
         assert!(is_bad_chunk(&whole), "{kind}: view.load gave {whole}");
+        let summary = view.summary().unwrap_err();
+        assert!(
+            is_bad_chunk(&summary),
+            "{kind}: view.summary gave {summary}"
+        );
+    }
+}
+
+/// A summary reads the payload in 1 MiB pieces with `pread`: of a filter of about 3.8 MiB
+/// (four pieces, the last one short; 64 KiB chunks) it is the loaded filter's, and it neither
+/// copies chunks into the view's memory nor marks any as checked for queries (opening did
+/// that for the classic filter's last chunk).
+#[test]
+fn a_summary_read_in_pieces_is_the_loaded_filters() {
+    use bloomkit::format::view::{FilterView, PIECE_BYTES};
+    let tmp = TempPath::new("summary.bloom");
+    for kind in viewable_kinds() {
+        let filter = viewable_of_size(kind, 4);
+        filter.save_chunked(&tmp.path).unwrap();
+        let view = FilterView::open(&tmp.path).unwrap();
+        assert!(
+            view.payload_bytes() > 3 * PIECE_BYTES as u64,
+            "{kind}: {} bytes",
+            view.payload_bytes()
+        );
+        let (copied, checked) = (view.chunks_copied(), view.chunks_checked());
+        assert_eq!(view.summary().unwrap(), filter.summary(), "{kind}");
+        assert_eq!(view.chunks_copied(), copied, "{kind}");
+        assert_eq!(view.chunks_checked(), checked, "{kind}");
     }
 }
 

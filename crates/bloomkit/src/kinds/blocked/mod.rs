@@ -92,6 +92,7 @@
 mod options;
 pub mod theory;
 
+use crate::any::Summary;
 use crate::arch::block512::{KeyedKernels, LocateKey};
 use crate::arch::{self, Supported};
 use crate::codec::{Parts, Persist};
@@ -520,6 +521,15 @@ impl BlockedBloomFilter {
         block.0.iter().map(|w| w.count_ones()).sum()
     }
 
+    /// The facts of the content, block by block.
+    fn census(&self) -> Census {
+        let mut census = Census::new(self.num_blocks(), self.num_hashes);
+        for block in self.blocks.iter() {
+            census.add(Self::block_ones(block));
+        }
+        census
+    }
+
     fn check_compatible(&self, other: &Self) -> Result<(), Error> {
         crate::filter::require_same_layout(self.kind(), self.layout(), other.layout())
     }
@@ -562,12 +572,7 @@ impl Filter for BlockedBloomFilter {
     /// since the fill of a block is a non-linear function of its own load). Infinite if a
     /// block is full.
     fn estimated_len(&self) -> f64 {
-        self.blocks
-            .iter()
-            .map(|b| {
-                params::estimate_items(Self::block_ones(b) as u64, BLOCK_BITS, self.num_hashes)
-            })
-            .sum()
+        self.census().estimated_len
     }
 
     fn memory_bytes(&self) -> usize {
@@ -575,44 +580,13 @@ impl Filter for BlockedBloomFilter {
     }
 
     fn properties(&self) -> Vec<(&'static str, String)> {
-        let fullest = self.blocks.iter().map(Self::block_ones).max().unwrap_or(0);
-        let classic = params::fpp_exact(self.num_bits(), self.num_hashes, self.capacity);
-        vec![
-            ("blocks (b)", self.num_blocks().to_string()),
-            (
-                "block size (B)",
-                format!("{BLOCK_BITS} bits (one 64-byte cache line)"),
-            ),
-            ("bits (m)", self.num_bits().to_string()),
-            ("bits per item (k)", self.num_hashes.to_string()),
-            ("target fpp", format!("{}", self.target_fpp)),
-            (
-                "fpp at capacity (blocked theory)",
-                format!("{:.6e}", self.fpp_at_capacity()),
-            ),
-            (
-                "blocking penalty (vs classic at same m, k)",
-                format!("{:.3}x", self.fpp_at_capacity() / classic),
-            ),
-            ("fill ratio", format!("{:.6}", self.fill_ratio())),
-            ("fullest block", format!("{fullest} of {BLOCK_BITS} bits")),
-            (
-                "in-block positions",
-                "bit t in word t mod 8, 6-bit fields of one 128-bit digest".into(),
-            ),
-        ]
+        self.census().properties(&Stored::of(self))
     }
 
     /// Exact for the current content: a random absent item falls into a uniform block and
     /// hits k uniform bits of it, so `FPP = (1/b) Σ_blocks (x_block / B)^k`.
     fn expected_fpp(&self) -> f64 {
-        let k = self.num_hashes as i32;
-        let sum: f64 = self
-            .blocks
-            .iter()
-            .map(|b| (Self::block_ones(b) as f64 / BLOCK_BITS as f64).powi(k))
-            .sum();
-        sum / self.num_blocks() as f64
+        self.census().expected_fpp()
     }
 
     fn fpp_at(&self, n: u64) -> f64 {
@@ -989,6 +963,90 @@ fn block_from_le_bytes(bytes: &[u8]) -> [u64; WORDS] {
 /// from the file.
 type ViewShape = Shape<Stored>;
 
+/// The facts of a blocked filter's content, gathered one block's count of set bits at a
+/// time, in block order — by the loaded filter over its blocks and by a view over the
+/// file's pieces, so that both report the same numbers.
+struct Census {
+    num_blocks: u64,
+    num_hashes: u32,
+    ones: u64,
+    fullest: u32,
+    /// The sum over blocks of the fill estimate `−(B/k) ln(1 − x/B)` of each block's x set
+    /// bits (Swamidass & Baldi's estimate, [`params::estimate_items`], applied per block,
+    /// since the fill of a block is a non-linear function of its own load). Infinite if a
+    /// block is full.
+    estimated_len: f64,
+    /// `Σ_blocks (x_block / B)^k`.
+    fpp_sum: f64,
+}
+
+impl Census {
+    fn new(num_blocks: u64, num_hashes: u32) -> Self {
+        Census {
+            num_blocks,
+            num_hashes,
+            ones: 0,
+            fullest: 0,
+            estimated_len: 0.0,
+            fpp_sum: 0.0,
+        }
+    }
+
+    fn add(&mut self, ones: u32) {
+        self.ones += ones as u64;
+        self.fullest = self.fullest.max(ones);
+        self.estimated_len += params::estimate_items(ones as u64, BLOCK_BITS, self.num_hashes);
+        self.fpp_sum += (ones as f64 / BLOCK_BITS as f64).powi(self.num_hashes as i32);
+    }
+
+    /// `(1/b) Σ_blocks (x_block / B)^k` ([`Filter::expected_fpp`]).
+    fn expected_fpp(&self) -> f64 {
+        self.fpp_sum / self.num_blocks as f64
+    }
+
+    /// [`Filter::properties`] of a filter with these stored parameters and this content.
+    fn properties(&self, stored: &Stored) -> Vec<(&'static str, String)> {
+        let num_bits = self.num_blocks * BLOCK_BITS;
+        let at_capacity = params::fpp_blocked(
+            self.num_blocks,
+            BLOCK_BITS,
+            self.num_hashes,
+            stored.capacity,
+        );
+        let classic = params::fpp_exact(num_bits, self.num_hashes, stored.capacity);
+        vec![
+            ("blocks (b)", self.num_blocks.to_string()),
+            (
+                "block size (B)",
+                format!("{BLOCK_BITS} bits (one 64-byte cache line)"),
+            ),
+            ("bits (m)", num_bits.to_string()),
+            ("bits per item (k)", self.num_hashes.to_string()),
+            ("target fpp", format!("{}", stored.target_fpp)),
+            (
+                "fpp at capacity (blocked theory)",
+                format!("{at_capacity:.6e}"),
+            ),
+            (
+                "blocking penalty (vs classic at same m, k)",
+                format!("{:.3}x", at_capacity / classic),
+            ),
+            (
+                "fill ratio",
+                format!("{:.6}", self.ones as f64 / num_bits as f64),
+            ),
+            (
+                "fullest block",
+                format!("{} of {BLOCK_BITS} bits", self.fullest),
+            ),
+            (
+                "in-block positions",
+                "bit t in word t mod 8, 6-bit fields of one 128-bit digest".into(),
+            ),
+        ]
+    }
+}
+
 impl KindView for ViewShape {
     /// The parameters of `parts`, checked, and the payload's length against them (its bytes
     /// are not read).
@@ -1020,6 +1078,28 @@ impl KindView for ViewShape {
     fn facts(&self) -> ViewFacts {
         let num_bits = self.stored.num_blocks * BLOCK_BITS;
         view_facts!(self.stored, num_bits, self.stored.num_hashes)
+    }
+
+    /// The set bits of each block, counted over the payload ([`Census`]).
+    fn summary(&self, view: &FilterView) -> Result<Summary, Error> {
+        let mut census = Census::new(self.stored.num_blocks, self.stored.num_hashes);
+        view.for_each_piece(|bytes| {
+            for block in bytes.chunks_exact(BLOCK_BYTES) {
+                census.add(
+                    block_from_le_bytes(block)
+                        .iter()
+                        .map(|w| w.count_ones())
+                        .sum(),
+                );
+            }
+            Ok(())
+        })?;
+        Ok(view.summary_of(
+            None,
+            census.properties(&self.stored),
+            census.estimated_len,
+            census.expected_fpp(),
+        ))
     }
 
     /// The loaded filter's answer: the same digest, the same block (multiply-shift of its

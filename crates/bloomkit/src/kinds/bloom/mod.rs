@@ -16,6 +16,7 @@ pub mod theory;
 
 use std::sync::OnceLock;
 
+use crate::any::Summary;
 use crate::bits::BitVec;
 use crate::caches;
 use crate::codec::Parts;
@@ -25,6 +26,7 @@ use crate::format::view::{view_facts, FilterView, KindView, Shape, ViewFacts};
 use crate::hash::HashingChoice;
 use crate::hash::{with_common_k, EnhancedDouble, Hashing, IndexScheme, Item};
 use crate::lookahead;
+use crate::registry::ParametersBlock;
 use crate::sizing;
 
 /// The classic Bloom filter.
@@ -302,12 +304,12 @@ impl Filter for BloomFilter {
     );
 
     fn properties(&self) -> Vec<(&'static str, String)> {
-        vec![
-            ("bits (m)", self.num_bits().to_string()),
-            ("hash functions (k)", self.num_hashes.to_string()),
-            ("target fpp", format!("{}", self.target_fpp)),
-            ("fill ratio", format!("{:.6}", self.fill_ratio())),
-        ]
+        properties(
+            self.num_bits(),
+            self.num_hashes,
+            self.target_fpp,
+            self.fill_ratio(),
+        )
     }
 
     fn target_fpp(&self) -> f64 {
@@ -689,6 +691,22 @@ impl BloomFilter {
     }
 }
 
+/// The facts of a classic filter of m bits and k hash functions sized for ε, filled to
+/// `fill_ratio` ([`Filter::properties`]; a view's summary gives the same).
+fn properties(
+    num_bits: u64,
+    num_hashes: u32,
+    target_fpp: f64,
+    fill_ratio: f64,
+) -> Vec<(&'static str, String)> {
+    vec![
+        ("bits (m)", num_bits.to_string()),
+        ("hash functions (k)", num_hashes.to_string()),
+        ("target fpp", format!("{target_fpp}")),
+        ("fill ratio", format!("{fill_ratio:.6}")),
+    ]
+}
+
 /// A classic filter as loading and a read-only view ([`format::view`](crate::format::view))
 /// read it: the stored parameters, checked, and the query over bits that the view fetches
 /// from the file.
@@ -729,6 +747,40 @@ impl KindView for ViewShape {
             }
         }
         Ok(true)
+    }
+
+    /// The bits set, counted over the payload; the rest as the loaded filter works it out
+    /// from them (`fill` of `filter_basics!`, [`properties`]).
+    fn summary(&self, view: &FilterView) -> Result<Summary, Error> {
+        let Stored {
+            num_bits,
+            num_hashes,
+            capacity,
+            target_fpp,
+            ..
+        } = self.stored;
+        let mut ones = 0u64;
+        view.for_each_piece(|bytes| {
+            ones += bytes
+                .chunks_exact(8)
+                .map(|w| u64::from_le_bytes(w.try_into().expect("8 bytes")).count_ones() as u64)
+                .sum::<u64>();
+            Ok(())
+        })?;
+        let fill_ratio = ones as f64 / num_bits as f64;
+        let block = ParametersBlock {
+            capacity,
+            target_fpp,
+            num_hashes,
+            num_cells: num_bits,
+            classic_fill_ratio: Some(fill_ratio),
+        };
+        Ok(view.summary_of(
+            Some(block),
+            properties(num_bits, num_hashes, target_fpp, fill_ratio),
+            crate::params::estimate_items(ones, num_bits, num_hashes),
+            crate::params::fpp_from_fill(ones, num_bits, num_hashes),
+        ))
     }
 
     /// Loading refuses a set bit past m in the last word; so does the view.

@@ -53,6 +53,7 @@
 
 mod options;
 
+use crate::any::Summary;
 use crate::arch::{self, block256};
 use crate::codec::{Parts, Persist};
 use crate::error::{DecodeError, Error};
@@ -455,6 +456,15 @@ impl SplitBlockBloomFilter {
         self.blocks.iter().map(|b| block_ones(b) as u64).sum()
     }
 
+    /// The facts of the content, block by block.
+    fn census(&self) -> Census {
+        let mut census = Census::new(self.num_blocks());
+        for block in self.blocks.iter() {
+            census.add(&block.0);
+        }
+        census
+    }
+
     fn layout(&self) -> String {
         format!("z = {}, {}", self.num_blocks(), Filter::hashing(self))
     }
@@ -488,6 +498,70 @@ impl SplitBlockBloomFilter {
     }
 }
 
+/// The facts of a split block filter's content, gathered block by block in block order —
+/// by the loaded filter over its blocks and by a view over the file's pieces, so that both
+/// report the same numbers.
+struct Census {
+    num_blocks: u64,
+    /// Per block, the items that leave x of its 256 bits set on average: each item sets one
+    /// bit in each 32-bit word, so `x = 256 (1 − (31/32)^i)` and `i = ln(1 − x/256) /
+    /// ln(31/32)`; summed over the blocks. Infinite if a block is full.
+    estimated_len: f64,
+    /// `Σ_blocks Π_w (ones_w / 32)`.
+    fpp_sum: f64,
+}
+
+impl Census {
+    fn new(num_blocks: u64) -> Self {
+        Census {
+            num_blocks,
+            estimated_len: 0.0,
+            fpp_sum: 0.0,
+        }
+    }
+
+    /// Adds a block of these eight words.
+    fn add(&mut self, words: &[u32; block256::WORDS]) {
+        let ones: u32 = words.iter().map(|w| w.count_ones()).sum();
+        self.estimated_len += (-(ones as f64) / 256.0).ln_1p() / (31.0f64 / 32.0).ln();
+        self.fpp_sum += words
+            .iter()
+            .map(|w| w.count_ones() as f64 / 32.0)
+            .product::<f64>();
+    }
+
+    /// `(1/z) Σ_blocks Π_w (ones_w / 32)` ([`Filter::expected_fpp`]).
+    fn expected_fpp(&self) -> f64 {
+        self.fpp_sum / self.num_blocks as f64
+    }
+}
+
+/// [`Filter::properties`] of a split block filter with these stored parameters (none
+/// depends on the content).
+fn properties(stored: &Stored) -> Vec<(&'static str, String)> {
+    vec![
+        ("blocks (z)", stored.num_blocks.to_string()),
+        (
+            "block size",
+            "256 bits: eight 32-bit words, one bit per word per item".into(),
+        ),
+        (
+            "bytes (Parquet numBytes)",
+            (stored.num_blocks * BLOCK_BYTES).to_string(),
+        ),
+        ("bits (m)", (stored.num_blocks * BLOCK_BITS).to_string()),
+        ("target fpp", format!("{}", stored.target_fpp)),
+        (
+            "fpp at capacity (split-block theory)",
+            format!("{:.6e}", fpp(stored.num_blocks, stored.capacity)),
+        ),
+        (
+            "layout",
+            "Apache Parquet split block (XXH64, salted multiply-shift)".into(),
+        ),
+    ]
+}
+
 fn block_ones(block: &Block) -> u32 {
     block.0.iter().map(|w| w.count_ones()).sum()
 }
@@ -518,11 +592,7 @@ impl Filter for SplitBlockBloomFilter {
     /// bit in each 32-bit word, so `x = 256 (1 − (31/32)^i)` and `i = ln(1 − x/256) /
     /// ln(31/32)`; summed over the blocks. Infinite if a block is full.
     fn estimated_len(&self) -> f64 {
-        let per = (31.0f64 / 32.0).ln();
-        self.blocks
-            .iter()
-            .map(|b| (-(block_ones(b) as f64) / 256.0).ln_1p() / per)
-            .sum()
+        self.census().estimated_len
     }
 
     fn memory_bytes(&self) -> usize {
@@ -530,39 +600,13 @@ impl Filter for SplitBlockBloomFilter {
     }
 
     fn properties(&self) -> Vec<(&'static str, String)> {
-        vec![
-            ("blocks (z)", self.num_blocks().to_string()),
-            (
-                "block size",
-                "256 bits: eight 32-bit words, one bit per word per item".into(),
-            ),
-            ("bytes (Parquet numBytes)", self.num_bytes().to_string()),
-            ("bits (m)", self.num_bits().to_string()),
-            ("target fpp", format!("{}", self.target_fpp)),
-            (
-                "fpp at capacity (split-block theory)",
-                format!("{:.6e}", self.fpp_at_capacity()),
-            ),
-            (
-                "layout",
-                "Apache Parquet split block (XXH64, salted multiply-shift)".into(),
-            ),
-        ]
+        properties(&Stored::of(self))
     }
 
     /// Exact for the current content: a random absent hash falls into a uniform block and
     /// needs its one bit in each word, `FPP = (1/z) Σ_blocks Π_w (ones_w / 32)`.
     fn expected_fpp(&self) -> f64 {
-        let sum: f64 = self
-            .blocks
-            .iter()
-            .map(|b| {
-                b.0.iter()
-                    .map(|w| w.count_ones() as f64 / 32.0)
-                    .product::<f64>()
-            })
-            .sum();
-        sum / self.num_blocks() as f64
+        self.census().expected_fpp()
     }
 
     fn fpp_at(&self, n: u64) -> f64 {
@@ -798,6 +842,25 @@ impl KindView for ViewShape {
     fn facts(&self) -> ViewFacts {
         let num_bits = self.stored.num_blocks * BLOCK_BITS;
         view_facts!(self.stored, num_bits, block256::WORDS as u32)
+    }
+
+    /// The words of each block, read from the payload ([`Census`]).
+    fn summary(&self, view: &FilterView) -> Result<Summary, Error> {
+        let mut census = Census::new(self.stored.num_blocks);
+        view.for_each_piece(|bytes| {
+            for block in bytes.chunks_exact(BLOCK_BYTES as usize) {
+                census.add(&std::array::from_fn(|w| {
+                    u32::from_le_bytes(block[4 * w..4 * w + 4].try_into().expect("4 bytes"))
+                }));
+            }
+            Ok(())
+        })?;
+        Ok(view.summary_of(
+            None,
+            properties(&self.stored),
+            census.estimated_len,
+            census.expected_fpp(),
+        ))
     }
 
     /// Parquet's `filter_check` with the loaded filter's kernel, over the 32 little-endian
