@@ -13,8 +13,9 @@
 //! # Which kinds
 //!
 //! The kinds whose payload is one flat array that a query reads at computed places
-//! ([`Kind::can_view`]): the classic filter (k bits of one bit array), the blocked filter
-//! (one 64-byte block) and the split block filter (one 32-byte block). Each answers through
+//! ([`Kind::can_view`]): the classic filter (k bits of one bit array), the partitioned filter
+//! (one bit in each of k slices), the blocked filter (one 64-byte block) and the split block
+//! filter (one 32-byte block). Each answers through
 //! its kind's own code (the `KindView` its `options.rs` declares as `Declared::VIEW`: the
 //! same parameter checks as loading, the same positions and kernels), so a kind becomes
 //! viewable by that one line. The others are not viewable yet, for these
@@ -23,8 +24,7 @@
 //! way, each with a query over fetched cells (not done yet); the cuckoo filter
 //! keeps a victim and the scalable filter a list of filters of varying size; the compressed
 //! filter is arithmetic-coded (no bit can be read without decoding what precedes it); the
-//! weighted, generalized, robust and partitioned kinds were left for the same reason as the
-//! counters.
+//! weighted, generalized and robust kinds were left for the same reason as the counters.
 //!
 //! # The checksum still guards every answer
 //!
@@ -90,8 +90,8 @@ use super::{with_path, Chunks, Layout, Parts, Reader, CHUNKED_FORMAT_VERSION, FO
 
 impl Kind {
     /// Whether files of this kind can be opened as a [`FilterView`] (their payload is a flat
-    /// array that a query reads at computed places): the classic, blocked and split block
-    /// filters.
+    /// array that a query reads at computed places): the classic, partitioned, blocked and
+    /// split block filters.
     ///
     /// ```
     /// use bloomkit::Kind;
@@ -510,6 +510,39 @@ impl FilterView {
             each(bytes)?;
             at += bytes.len();
         }
+        Ok(())
+    }
+
+    /// Bit `p` of a payload that is one bit array in 64-bit little-endian words (the
+    /// classic and partitioned filters'), from a checked chunk.
+    #[inline]
+    pub(crate) fn bit(&self, p: u64) -> Result<bool, Error> {
+        let word = self.payload((p >> 6) as usize * 8, 8)?;
+        Ok(u64::from_le_bytes(word.try_into().expect("8 bytes")) & (1 << (p & 63)) != 0)
+    }
+
+    /// The set bits of a payload that is one bit array in 64-bit words, counted over the
+    /// whole payload ([`for_each_piece`](Self::for_each_piece)).
+    pub(crate) fn count_ones(&self) -> Result<u64, Error> {
+        let mut ones = 0u64;
+        self.for_each_piece(|bytes| {
+            ones += bytes
+                .chunks_exact(8)
+                .map(|w| u64::from_le_bytes(w.try_into().expect("8 bytes")).count_ones() as u64)
+                .sum::<u64>();
+            Ok(())
+        })?;
+        Ok(ones)
+    }
+
+    /// What loading checks in the last word of a bit array of `num_bits` bits: no bit set
+    /// past m ([`BitVec::check_last_word`](crate::bits::BitVec::check_last_word)).
+    pub(crate) fn check_last_word(&self, num_bits: u64) -> Result<(), Error> {
+        let word = self.payload((num_bits - 1) as usize / 64 * 8, 8)?;
+        crate::bits::BitVec::check_last_word(
+            num_bits,
+            u64::from_le_bytes(word.try_into().expect("8 bytes")),
+        )?;
         Ok(())
     }
 

@@ -866,34 +866,42 @@ fn a_view_of_a_kind_that_cannot_be_viewed_is_refused() {
     ));
 }
 
-/// A classic filter whose m is not a multiple of 64 sets a bit past m in its last word
-/// (the checksum made to match): loading refuses it, and so does opening it as a view.
+/// A classic and a partitioned filter whose m is not a multiple of 64, with a bit set past
+/// m in their last word (the checksum made to match): loading refuses them, and so does
+/// opening them as a view.
 #[test]
 fn a_view_refuses_a_bit_set_past_the_end_as_loading_does() {
     use bloomkit::format::view::FilterView;
     let tmp = TempPath::new("padding.bloom");
-    let filter = BloomFilter::builder()
+    // m = 1000 = 15·64 + 40 bits, and 3 slices of 334 = 1002 = 15·64 + 42.
+    let classic = BloomFilter::builder().num_bits(1000).num_hashes(3).build();
+    let partitioned = PartitionedBloomFilter::builder()
         .num_bits(1000)
         .num_hashes(3)
-        .build()
-        .unwrap();
-    filter.save(&tmp.path).unwrap();
-    let mut bytes = std::fs::read(&tmp.path).unwrap();
-    // Version 1: the payload's last word, then the checksum. Bit 63 of the word is past
-    // m = 1000 = 15·64 + 40.
-    let n = bytes.len();
-    bytes[n - 9] |= 0x80;
-    conformance::reseal(&mut bytes);
-    std::fs::write(&tmp.path, &bytes).unwrap();
-    for e in [
-        AnyFilter::load(&tmp.path).unwrap_err(),
-        FilterView::open(&tmp.path).unwrap_err(),
+        .build();
+    for filter in [
+        AnyFilter::from(classic.unwrap()),
+        AnyFilter::from(partitioned.unwrap()),
     ] {
-        assert!(
-            e.to_string()
-                .contains("bits set past the end of the filter"),
-            "{e}"
-        );
+        filter.save(&tmp.path).unwrap();
+        let mut bytes = std::fs::read(&tmp.path).unwrap();
+        // Version 1: the payload's last word, then the checksum. Bit 63 of the word is past
+        // m.
+        let n = bytes.len();
+        bytes[n - 9] |= 0x80;
+        conformance::reseal(&mut bytes);
+        std::fs::write(&tmp.path, &bytes).unwrap();
+        for e in [
+            AnyFilter::load(&tmp.path).unwrap_err(),
+            FilterView::open(&tmp.path).unwrap_err(),
+        ] {
+            assert!(
+                e.to_string()
+                    .contains("bits set past the end of the filter"),
+                "{}: {e}",
+                filter.kind()
+            );
+        }
     }
 }
 

@@ -741,8 +741,7 @@ impl KindView for ViewShape {
             ..
         } = self.stored;
         for p in self.hashing.positions(bytes, num_hashes, num_bits) {
-            let word = view.payload((p >> 6) as usize * 8, 8)?;
-            if u64::from_le_bytes(word.try_into().expect("8 bytes")) & (1 << (p & 63)) == 0 {
+            if !view.bit(p)? {
                 return Ok(false);
             }
         }
@@ -759,14 +758,7 @@ impl KindView for ViewShape {
             target_fpp,
             ..
         } = self.stored;
-        let mut ones = 0u64;
-        view.for_each_piece(|bytes| {
-            ones += bytes
-                .chunks_exact(8)
-                .map(|w| u64::from_le_bytes(w.try_into().expect("8 bytes")).count_ones() as u64)
-                .sum::<u64>();
-            Ok(())
-        })?;
+        let ones = view.count_ones()?;
         let fill_ratio = ones as f64 / num_bits as f64;
         let block = ParametersBlock {
             capacity,
@@ -785,13 +777,7 @@ impl KindView for ViewShape {
 
     /// Loading refuses a set bit past m in the last word; so does the view.
     fn check_opened(&self, view: &FilterView) -> Result<(), Error> {
-        let num_bits = self.stored.num_bits;
-        let word = view.payload((num_bits - 1) as usize / 64 * 8, 8)?;
-        BitVec::check_last_word(
-            num_bits,
-            u64::from_le_bytes(word.try_into().expect("8 bytes")),
-        )?;
-        Ok(())
+        view.check_last_word(self.stored.num_bits)
     }
 }
 

@@ -14,10 +14,12 @@
 mod options;
 pub mod theory;
 
+use crate::any::Summary;
 use crate::bits::BitVec;
 use crate::codec::{invalid, Parts};
 use crate::error::{DecodeError, Error};
-use crate::filter::Filter;
+use crate::filter::{Filter, Kind};
+use crate::format::view::{view_facts, FilterView, KindView, Shape, ViewFacts};
 use crate::hash::{Hashing, HashingChoice, Item};
 use crate::params::MAX_NUM_BITS;
 
@@ -57,11 +59,7 @@ impl PartitionedBloomFilter {
     /// The item's bit in each slice: position i of the k from one digest, offset into slice
     /// i.
     fn positions<'a>(&self, bytes: &'a [u8]) -> impl Iterator<Item = u64> + 'a {
-        let s = self.slice_bits;
-        self.hashing
-            .positions(bytes, self.num_hashes, s)
-            .zip(0u64..)
-            .map(move |(p, slice)| slice * s + p)
+        positions(self.hashing, self.slice_bits, self.num_hashes, bytes)
     }
 
     /// Adds an item; `true` if one of its bits was 0 (it was certainly new).
@@ -126,15 +124,11 @@ impl Filter for PartitionedBloomFilter {
         theory::partitioned_estimate_items(self.count_ones(), self.slice_bits, self.num_hashes)
     }
     fn properties(&self) -> Vec<(&'static str, String)> {
-        vec![
-            ("slices (k)", self.num_hashes.to_string()),
-            ("bits per slice (s)", self.slice_bits.to_string()),
-            ("target fpp", format!("{}", self.target_fpp)),
-        ]
+        properties(&Stored::of(self))
     }
     /// Every slice holds the same items, so the rate is the mean fill to the k-th power.
     fn expected_fpp(&self) -> f64 {
-        (self.count_ones() as f64 / self.num_bits() as f64).powi(self.num_hashes as i32)
+        expected_fpp(self.count_ones(), self.slice_bits, self.num_hashes)
     }
     fn fpp_at(&self, n: u64) -> f64 {
         theory::partitioned_fpp(self.slice_bits, self.num_hashes, n)
@@ -239,30 +233,122 @@ crate::codec::stored! {
 
 impl PartitionedBloomFilter {
     fn decode(parts: &Parts<'_>) -> Result<Self, DecodeError> {
-        let p = Stored::read(parts.params)?;
-        let num_bits = p
+        let ViewShape { stored: p, hashing } = ViewShape::read(parts)?;
+        Ok(PartitionedBloomFilter {
+            // from_le_bytes checks the payload's length against m before it allocates.
+            bits: BitVec::from_le_bytes(p.num_bits(), parts.payload)?,
+            slice_bits: p.slice_bits,
+            num_hashes: p.num_hashes,
+            hashing,
+            capacity: p.capacity,
+            target_fpp: p.target_fpp,
+            inserted: p.inserted,
+        })
+    }
+}
+
+/// The positions of an item's bytes: position i of k in slice i of s bits.
+fn positions(
+    hashing: Hashing,
+    slice_bits: u64,
+    num_hashes: u32,
+    bytes: &[u8],
+) -> impl Iterator<Item = u64> + '_ {
+    hashing
+        .positions(bytes, num_hashes, slice_bits)
+        .zip(0u64..)
+        .map(move |(p, slice)| slice * slice_bits + p)
+}
+
+/// [`Filter::properties`] of a filter with these stored parameters.
+fn properties(stored: &Stored) -> Vec<(&'static str, String)> {
+    vec![
+        ("slices (k)", stored.num_hashes.to_string()),
+        ("bits per slice (s)", stored.slice_bits.to_string()),
+        ("target fpp", format!("{}", stored.target_fpp)),
+    ]
+}
+
+/// The mean fill of k slices of s bits with `ones` set, to the k-th power.
+fn expected_fpp(ones: u64, slice_bits: u64, num_hashes: u32) -> f64 {
+    let num_bits = slice_bits * num_hashes as u64;
+    (ones as f64 / num_bits as f64).powi(num_hashes as i32)
+}
+
+impl Stored {
+    /// m = k·s, checked when the parameters were read ([`ViewShape::read`]).
+    fn num_bits(&self) -> u64 {
+        self.slice_bits * self.num_hashes as u64
+    }
+}
+
+/// A partitioned filter as loading and a read-only view
+/// ([`format::view`](crate::format::view)) read it: the stored parameters, checked, and the
+/// query over the bits the view fetches from the file.
+type ViewShape = Shape<Stored>;
+
+impl KindView for ViewShape {
+    fn read(parts: &Parts<'_>) -> Result<Self, DecodeError> {
+        parts.expect_kind(Kind::Partitioned)?;
+        let stored = Stored::read(parts.params)?;
+        let num_bits = stored
             .slice_bits
-            .checked_mul(p.num_hashes as u64)
+            .checked_mul(stored.num_hashes as u64)
             .filter(|&m| (1..=MAX_NUM_BITS).contains(&m))
             .ok_or_else(|| {
                 invalid(
                     "slice_bits",
                     format!(
                         "{} slices of {} bits are not in 1..={MAX_NUM_BITS} bits",
-                        p.num_hashes, p.slice_bits
+                        stored.num_hashes, stored.slice_bits
                     ),
                 )
             })?;
-        Ok(PartitionedBloomFilter {
-            // from_le_bytes checks the payload's length against m before it allocates.
-            bits: BitVec::from_le_bytes(num_bits, parts.payload)?,
-            slice_bits: p.slice_bits,
-            num_hashes: p.num_hashes,
+        BitVec::check_encoded_len(num_bits, parts.payload.len())?;
+        Ok(Shape {
+            stored,
             hashing: parts.hashing,
-            capacity: p.capacity,
-            target_fpp: p.target_fpp,
-            inserted: p.inserted,
         })
+    }
+
+    fn facts(&self) -> ViewFacts {
+        view_facts!(self.stored, self.stored.num_bits(), self.stored.num_hashes)
+    }
+
+    /// Whether the item's bit in every slice is 1; stops at the first 0.
+    fn contains(&self, bytes: &[u8], view: &FilterView) -> Result<bool, Error> {
+        let Stored {
+            slice_bits,
+            num_hashes,
+            ..
+        } = self.stored;
+        for p in positions(self.hashing, slice_bits, num_hashes, bytes) {
+            if !view.bit(p)? {
+                return Ok(false);
+            }
+        }
+        Ok(true)
+    }
+
+    /// The bits set, counted over the payload; the rest as the loaded filter works it out.
+    fn summary(&self, view: &FilterView) -> Result<Summary, Error> {
+        let Stored {
+            slice_bits,
+            num_hashes,
+            ..
+        } = self.stored;
+        let ones = view.count_ones()?;
+        Ok(view.summary_of(
+            None,
+            properties(&self.stored),
+            theory::partitioned_estimate_items(ones, slice_bits, num_hashes),
+            expected_fpp(ones, slice_bits, num_hashes),
+        ))
+    }
+
+    /// Loading refuses a set bit past m in the last word; so does the view.
+    fn check_opened(&self, view: &FilterView) -> Result<(), Error> {
+        view.check_last_word(self.stored.num_bits())
     }
 }
 

@@ -2,6 +2,7 @@
 
 use super::{PartitionedBloomFilter, PartitionedBloomFilterBuilder as B};
 use crate::core::spec::{text::at, Declared, KindOption};
+use crate::format::view::{self, OpenView};
 
 crate::core::spec::spec_builder!(B => PartitionedBloomFilter);
 
@@ -15,6 +16,8 @@ impl Declared for PartitionedBloomFilter {
     );
 
     const ESTIMATE: &'static str = "slice fill";
+
+    const VIEW: Option<OpenView> = Some(view::open::<super::ViewShape>);
 
     fn describe(&self) -> String {
         format!(
