@@ -521,6 +521,17 @@ impl FilterView {
         Ok(u64::from_le_bytes(word.try_into().expect("8 bytes")) & (1 << (p & 63)) != 0)
     }
 
+    /// Whether the bits at `positions` of such a payload are all 1; stops at the first 0
+    /// (the classic filter's query, and the partitioned filter's).
+    pub(crate) fn all_bits(&self, positions: impl IntoIterator<Item = u64>) -> Result<bool, Error> {
+        for p in positions {
+            if !self.bit(p)? {
+                return Ok(false);
+            }
+        }
+        Ok(true)
+    }
+
     /// The set bits of a payload that is one bit array in 64-bit words, counted over the
     /// whole payload ([`for_each_piece`](Self::for_each_piece)).
     pub(crate) fn count_ones(&self) -> Result<u64, Error> {

@@ -740,12 +740,7 @@ impl KindView for ViewShape {
             num_hashes,
             ..
         } = self.stored;
-        for p in self.hashing.positions(bytes, num_hashes, num_bits) {
-            if !view.bit(p)? {
-                return Ok(false);
-            }
-        }
-        Ok(true)
+        view.all_bits(self.hashing.positions(bytes, num_hashes, num_bits))
     }
 
     /// The bits set, counted over the payload; the rest as the loaded filter works it out

@@ -322,12 +322,7 @@ impl KindView for ViewShape {
             num_hashes,
             ..
         } = self.stored;
-        for p in positions(self.hashing, slice_bits, num_hashes, bytes) {
-            if !view.bit(p)? {
-                return Ok(false);
-            }
-        }
-        Ok(true)
+        view.all_bits(positions(self.hashing, slice_bits, num_hashes, bytes))
     }
 
     /// The bits set, counted over the payload; the rest as the loaded filter works it out.
