@@ -403,6 +403,22 @@ impl Subject for Fuse8 {
     }
 }
 
+/// xorf's Xor8 (Graf & Lemire, "Xor Filters", JEA 2020): three cells anywhere in a table
+/// of 1.23·n 8-bit fingerprints, the layout bloomkit's Bloomier filter had first.
+struct XorFilter8(xorf::Xor8);
+impl Subject for XorFilter8 {
+    fn build(keys: &[u64], _fpp: f64) -> Self {
+        Self(xorf::Xor8::from(keys))
+    }
+    #[inline(always)]
+    fn contains(&self, key: u64) -> bool {
+        self.0.contains(&key)
+    }
+    fn memory_bytes(&self) -> usize {
+        self.0.fingerprints.len()
+    }
+}
+
 /// bloomkit's Bloomier filter in membership mode (no value bits, c check bits): in its
 /// default fuse layout the same kind of table as xorf's BinaryFuse8, about 1.125·c bits per
 /// key at large n.
@@ -861,6 +877,9 @@ fn main() {
             format!("m = {}", f.0.len())
         });
         subject!("xorf BinaryFuse8 0.13", Fuse8, |_: &Fuse8| {
+            "static; ε fixed ≈ 1/256".into()
+        });
+        subject!("xorf Xor8 0.13", XorFilter8, |_: &XorFilter8| {
             "static; ε fixed ≈ 1/256".into()
         });
         subject!(
