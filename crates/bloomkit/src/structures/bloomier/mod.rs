@@ -116,7 +116,7 @@ use crate::error::Error;
 use crate::hash::{self, mix64, reduce, Hashing, HashingChoice, Item, GOLDEN_GAMMA};
 use crate::params::{self, MAX_NUM_BITS};
 use crate::sizing;
-use table::{Cell, Table};
+use table::Table;
 
 /// The tag of a Bloomier filter in the crate's file format (outside the [`Kind`](crate::Kind)
 /// registry, but from the same numbering, so no kind will ever take it).
@@ -166,12 +166,13 @@ pub struct BloomierFilter {
 /// built or loaded, so that a single query spends no instruction on it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 struct Query {
-    /// The fold2-128 seed constants ([`hash::fold2_prepare_u64`]) when the table hashes
-    /// with fold2-128 in the fuse layout's direct hashing (attempt 0): an 8-byte key then
-    /// takes the fast path of [`BloomierFilter::get`], which computes the very digest
+    /// fold2-128 of 8-byte keys with the seed's constants worked out
+    /// ([`Hashing::fold2_u64`]) when the table hashes with fold2-128 in the fuse layout's
+    /// direct hashing (attempt 0): an 8-byte key then takes the fast path of
+    /// [`BloomierFilter::get`], which computes the very digest
     /// [`HashFunction::digest`](crate::HashFunction::digest) gives, without the dispatch on
     /// the function, the layout and the attempt. `None` for every other table.
-    fold2: Option<[u64; 2]>,
+    fold2: Option<hash::Fold2U64>,
     /// `segment_count · L` (fuse layout): the range of a key's first cell.
     first_range: u64,
     /// The c check bits of a word (above the value bits).
@@ -181,27 +182,30 @@ struct Query {
 }
 
 impl Query {
-    fn new(
-        layout: BloomierLayout,
-        segment_len: u64,
-        segment_count: u64,
-        value_bits: u32,
-        check_bits: u32,
-        fuse_hash: FuseHash,
-        hashing: Hashing,
-    ) -> Self {
-        let value_mask = u64::MAX.checked_shr(64 - value_bits).unwrap_or(0);
-        let width = value_bits + check_bits;
-        let fast = layout == BloomierLayout::Fuse
-            && fuse_hash.direct
-            && hashing.function == crate::HashFunction::Fold2;
+    fn new(shape: Shape, fuse_hash: FuseHash, hashing: Hashing) -> Self {
+        let value_mask = u64::MAX.checked_shr(64 - shape.value_bits).unwrap_or(0);
+        let width = shape.value_bits + shape.check_bits;
+        let direct = shape.layout == BloomierLayout::Fuse && fuse_hash.direct;
         Query {
-            fold2: fast.then(|| hash::fold2_prepare_u64(hashing.seed)),
-            first_range: segment_count.saturating_mul(segment_len),
+            fold2: hashing.fold2_u64().filter(|_| direct),
+            first_range: shape.segment_count.saturating_mul(shape.segment_len),
             check_mask: (u64::MAX >> (64 - width.clamp(1, 64))) & !value_mask,
             value_mask,
         }
     }
+}
+
+/// A table's dimensions and cell width: what a file's parameters give besides n, the
+/// attempt and the hashing.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Shape {
+    layout: BloomierLayout,
+    segment_len: u64,
+    /// Fuse layout: the segments a key's window can start in (1 in the three-segment
+    /// layout).
+    segment_count: u64,
+    value_bits: u32,
+    check_bits: u32,
 }
 
 /// Where a key's three cells lie.
@@ -345,38 +349,19 @@ impl BloomierFilter {
     }
 
     /// A table of these fields, with what queries derive from them.
-    #[allow(clippy::too_many_arguments)]
-    fn assemble(
-        cells: Table,
-        layout: BloomierLayout,
-        segment_len: u64,
-        segment_count: u64,
-        value_bits: u32,
-        check_bits: u32,
-        hashing: Hashing,
-        attempt: u32,
-        len: u64,
-    ) -> Self {
+    fn assemble(cells: Table, shape: Shape, hashing: Hashing, attempt: u32, len: u64) -> Self {
         let fuse_hash = FuseHash::new(attempt, hashing.function);
         BloomierFilter {
             cells,
-            layout,
-            segment_len,
-            segment_count,
-            value_bits,
-            check_bits,
+            layout: shape.layout,
+            segment_len: shape.segment_len,
+            segment_count: shape.segment_count,
+            value_bits: shape.value_bits,
+            check_bits: shape.check_bits,
             hashing,
             attempt,
             fuse_hash,
-            query: Query::new(
-                layout,
-                segment_len,
-                segment_count,
-                value_bits,
-                check_bits,
-                fuse_hash,
-                hashing,
-            ),
+            query: Query::new(shape, fuse_hash, hashing),
             len,
         }
     }
@@ -387,28 +372,23 @@ impl BloomierFilter {
         match self.layout {
             BloomierLayout::Fuse => {
                 let (h, mask) = self.fuse_hash.of(digest);
-                self.xor_cells(fuse_cells_in(h, self.query.first_range, self.segment_len)) ^ mask
+                self.fuse_word(h, mask)
             }
             BloomierLayout::ThreeSegments => {
                 let Slots { cells, mask } = slots(digest, self.attempt, self.segment_len);
-                self.xor_cells(cells) ^ mask
+                self.cells.xor3(cells) ^ mask
             }
         }
     }
 
-    /// The word of a key whose fold2-128 digest is `digest`, in a table of the fuse
-    /// layout's direct hashing ([`Query::fold2`]): [`word`](Self::word) without the
-    /// dispatch on the layout and the attempt (`h` the low half, the mask the high half).
+    /// The word of a key with hash `h` and mask `mask` in the fuse layout ([`FuseHash::of`]).
+    /// The fast path of [`get`](Self::get) calls it with the halves of the fold2-128 digest
+    /// as they are: what [`FuseHash::of`] gives in the direct hashing ([`Query::fold2`]).
     #[inline(always)]
-    fn direct_fuse_word(&self, digest: u128) -> u64 {
-        let (h, mask) = (digest as u64, (digest >> 64) as u64);
-        self.xor_cells(fuse_cells_in(h, self.query.first_range, self.segment_len)) ^ mask
-    }
-
-    /// The xor of three cells.
-    #[inline(always)]
-    fn xor_cells(&self, cells: [u64; 3]) -> u64 {
-        self.cells.xor3(cells)
+    fn fuse_word(&self, h: u64, mask: u64) -> u64 {
+        self.cells
+            .xor3(fuse_cells_in(h, self.query.first_range, self.segment_len))
+            ^ mask
     }
 
     /// The value of `key`, or `None` if it is certainly not in the set. A key outside the
@@ -416,20 +396,17 @@ impl BloomierFilter {
     ///
     /// An 8-byte key (`u64`, `i64`, `f64`) of a table hashed with fold2-128 — the default of
     /// new membership tables — takes a fast path: the two multiply-folds of
-    /// [`hash::fold2_128_u64_prepared`] with the seed's constants worked out at load, the
+    /// [`hash::Fold2U64`] with the seed's constants worked out at load, the
     /// window by one multiply-shift, the two other cells by a mask and a xor, three loads —
     /// the same answer as the general path, which every other table and key takes.
     #[inline]
     pub fn get<I: Item + ?Sized>(&self, key: &I) -> Option<u64> {
-        let word = key.with_bytes(
-            |bytes| match (self.query.fold2, <[u8; 8]>::try_from(bytes)) {
-                (Some(prepared), Ok(word)) => self.direct_fuse_word(hash::fold2_128_u64_prepared(
-                    u64::from_le_bytes(word),
-                    prepared,
-                )),
-                _ => self.word(self.hashing.digest(bytes)),
-            },
-        );
+        let word = key.with_bytes(|bytes| {
+            match self.query.fold2.and_then(|fold2| fold2.digest_bytes(bytes)) {
+                Some(digest) => self.fuse_word(digest as u64, (digest >> 64) as u64),
+                None => self.word(self.hashing.digest(bytes)),
+            }
+        });
         // The c check bits sit above the r value bits.
         if word & self.query.check_mask != 0 {
             None
@@ -598,13 +575,16 @@ impl BloomierFilter {
             return Err(invalid("attempt", format!("{attempt} ≥ {MAX_ATTEMPTS}")).into());
         }
         let cells = Table::from_le_bytes(num_cells, width as u32, frame.payload)?;
-        Ok(BloomierFilter::assemble(
-            cells,
+        let shape = Shape {
             layout,
             segment_len,
             segment_count,
             value_bits,
             check_bits,
+        };
+        Ok(BloomierFilter::assemble(
+            cells,
+            shape,
             frame.hashing,
             attempt,
             len,
@@ -748,25 +728,26 @@ impl BloomierFilterBuilder {
             choice.hashing.function = crate::HashFunction::Fold2;
         }
         let hashing = choice.resolve()?;
-        // The digests, in an array on huge pages when large (as the construction's other
-        // working arrays, see `scratch`), as long as the iterator promises at least.
-        let pairs = pairs.into_iter();
-        let mut keys: Vec<(u128, u64)> = scratch(pairs.size_hint().0);
-        let mut given = 0;
-        for (key, value) in pairs {
-            let pair = (key.with_bytes(|b| hashing.digest(b)), value);
-            match keys.get_mut(given) {
-                Some(slot) => *slot = pair,
-                None => keys.push(pair),
-            }
-            given += 1;
+        if self.value_bits == Some(0) {
+            let (keys, largest) = collect::<u128, I>(pairs, hashing);
+            self.build_from(keys, largest, hashing)
+        } else {
+            let (keys, largest) = collect::<Pair, I>(pairs, hashing);
+            self.build_from(keys, largest, hashing)
         }
-        keys.truncate(given);
+    }
+
+    /// [`build`](Self::build) from the keys' records and their largest value.
+    fn build_from<R: Record>(
+        self,
+        mut keys: Vec<R>,
+        largest: u64,
+        hashing: Hashing,
+    ) -> Result<BloomierFilter, Error> {
         let check_bits = match self.check_bits {
             Some(c) => c,
             None => params::bloomier_check_bits_for_fpp(sizing::fpp(self.fpp)?),
         };
-        let largest = keys.iter().map(|&(_, v)| v).max().unwrap_or(0);
         let needed = 64 - largest.leading_zeros();
         let value_bits = self.value_bits.unwrap_or(needed);
         if value_bits > 64 || check_bits > 64 || !(1..=64).contains(&(value_bits + check_bits)) {
@@ -785,37 +766,101 @@ impl BloomierFilterBuilder {
         let layout = self
             .layout
             .unwrap_or_else(|| smaller_layout(keys.len() as u64));
-        let table = |cells, segment_len, segment_count, attempt, len| {
-            BloomierFilter::assemble(
-                cells,
-                layout,
-                segment_len,
-                segment_count,
-                value_bits,
-                check_bits,
-                hashing,
-                attempt,
-                len,
-            )
-        };
-        match layout {
+        let (cells, segment_len, segment_count, attempt) = match layout {
             BloomierLayout::ThreeSegments => {
                 dedup(&mut keys)?;
                 let (cells, segment_len, attempt) = build_three_segments(&keys, width)?;
-                Ok(table(cells, segment_len, 1, attempt, keys.len() as u64))
+                (cells, segment_len, 1, attempt)
             }
-            BloomierLayout::Fuse => {
-                let (cells, segment_len, segment_count, attempt) =
-                    build_fuse(&mut keys, width, hashing.function)?;
-                Ok(table(
-                    cells,
-                    segment_len,
-                    segment_count,
-                    attempt,
-                    keys.len() as u64,
-                ))
-            }
+            BloomierLayout::Fuse => build_fuse(&mut keys, width, hashing.function)?,
+        };
+        let shape = Shape {
+            layout,
+            segment_len,
+            segment_count,
+            value_bits,
+            check_bits,
+        };
+        Ok(BloomierFilter::assemble(
+            cells,
+            shape,
+            hashing,
+            attempt,
+            keys.len() as u64,
+        ))
+    }
+}
+
+/// The keys' records (digest, and value in a table of values) in the order given, and the
+/// largest value. The array is reserved for as many keys as the iterator promises at least,
+/// on huge pages when large ([`crate::arch::reserved_vec`]), and filled by pushing: each of
+/// its pages is written once.
+fn collect<R: Record, I: Item>(
+    pairs: impl IntoIterator<Item = (I, u64)>,
+    hashing: Hashing,
+) -> (Vec<R>, u64) {
+    let pairs = pairs.into_iter();
+    let mut keys: Vec<R> = crate::arch::reserved_vec(pairs.size_hint().0).unwrap_or_default();
+    let mut largest = 0;
+    for (key, value) in pairs {
+        largest = largest.max(value);
+        keys.push(R::new(key.with_bytes(|b| hashing.digest(b)), value));
+    }
+    (keys, largest)
+}
+
+/// A key as the construction keeps it: its 128-bit digest and, in a table of values, its
+/// value. A membership table (r = 0, every value 0) keeps the digest alone, 16 bytes per
+/// key; a table of values a [`Pair`], 24 bytes (a `(u128, u64)` would take 32: the `u128`'s
+/// 16-byte alignment pads it). Ordered by digest, then value (what [`dedup`] sorts by).
+trait Record: Copy + Ord {
+    /// The record of a key with `digest` and `value` (0 for a membership table, whose
+    /// builder refuses any other value before building).
+    fn new(digest: u128, value: u64) -> Self;
+    fn digest(&self) -> u128;
+    fn value(&self) -> u64;
+}
+
+impl Record for u128 {
+    #[inline(always)]
+    fn new(digest: u128, _value: u64) -> Self {
+        digest
+    }
+    #[inline(always)]
+    fn digest(&self) -> u128 {
+        *self
+    }
+    #[inline(always)]
+    fn value(&self) -> u64 {
+        0
+    }
+}
+
+/// A key of a table of values: its digest's halves and its value, 8-byte aligned. The
+/// fields' order makes the derived order that of `(digest, value)`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+struct Pair {
+    hi: u64,
+    lo: u64,
+    value: u64,
+}
+
+impl Record for Pair {
+    #[inline(always)]
+    fn new(digest: u128, value: u64) -> Self {
+        Pair {
+            hi: (digest >> 64) as u64,
+            lo: digest as u64,
+            value,
         }
+    }
+    #[inline(always)]
+    fn digest(&self) -> u128 {
+        (self.hi as u128) << 64 | self.lo as u128
+    }
+    #[inline(always)]
+    fn value(&self) -> u64 {
+        self.value
     }
 }
 
@@ -841,23 +886,24 @@ fn bad<T>(parameter: &'static str, reason: String) -> Result<T, Error> {
 
 /// Sorts the keys by digest and drops repeated (key, value) pairs; a key repeated with
 /// another value is an error.
-fn dedup(keys: &mut Vec<(u128, u64)>) -> Result<(), Error> {
+fn dedup<R: Record>(keys: &mut Vec<R>) -> Result<(), Error> {
     keys.sort_unstable();
     keys.dedup();
-    if let Some(pair) = keys.windows(2).find(|p| p[0].0 == p[1].0) {
+    if let Some(pair) = keys.windows(2).find(|p| p[0].digest() == p[1].digest()) {
         return bad(
             "keys",
             format!(
                 "a key is given twice with different values ({} and {})",
-                pair[0].1, pair[1].1
+                pair[0].value(),
+                pair[1].value()
             ),
         );
     }
     Ok(())
 }
 
-/// The table of `bits` bits, or [`Error::TooLarge`].
-fn zero_cells(num_cells: u64, width: u32) -> Result<Table, Error> {
+/// Whether a table of `num_cells` cells of `width` bits is allowed: else [`Error::TooLarge`].
+fn check_size(num_cells: u64, width: u32) -> Result<(), Error> {
     let bits = num_cells.saturating_mul(u64::from(width));
     if bits > MAX_NUM_BITS {
         return Err(Error::TooLarge {
@@ -865,6 +911,12 @@ fn zero_cells(num_cells: u64, width: u32) -> Result<Table, Error> {
             max: MAX_NUM_BITS,
         });
     }
+    Ok(())
+}
+
+/// The zero table of `num_cells` cells of `width` bits, or [`Error::TooLarge`].
+fn zero_cells(num_cells: u64, width: u32) -> Result<Table, Error> {
+    check_size(num_cells, width)?;
     Table::zeros(num_cells, width)
 }
 
@@ -877,7 +929,7 @@ fn no_table<T>(n: u64) -> Result<T, Error> {
 
 /// The three-segment layout: the cells, the segment length and the attempt that peeled,
 /// for distinct `keys`.
-fn build_three_segments(keys: &[(u128, u64)], width: u32) -> Result<(Table, u64, u32), Error> {
+fn build_three_segments<R: Record>(keys: &[R], width: u32) -> Result<(Table, u64, u32), Error> {
     let n = keys.len() as u64;
     let segment_len = params::bloomier_segment_len(n);
     let mut cells = zero_cells(segment_len.saturating_mul(3), width)?;
@@ -886,13 +938,13 @@ fn build_three_segments(keys: &[(u128, u64)], width: u32) -> Result<(Table, u64,
             // Reverse order of peeling: the key's own cell takes what makes its word its
             // value; its two other cells are final already.
             for &(key, own) in order.iter().rev() {
-                let (digest, value) = keys[key as usize];
-                let Slots { cells: at, mask } = slots(digest, attempt, segment_len);
+                let record = keys[key as usize];
+                let Slots { cells: at, mask } = slots(record.digest(), attempt, segment_len);
                 let others = at
                     .iter()
                     .filter(|&&c| c != own)
                     .fold(0, |acc, &c| acc ^ cells.get(c));
-                cells.set(own, value ^ mask ^ others);
+                cells.set(own, record.value() ^ mask ^ others);
             }
             return Ok((cells, segment_len, attempt));
         }
@@ -907,8 +959,8 @@ fn build_three_segments(keys: &[(u128, u64)], width: u32) -> Result<(Table, u64,
 /// their cells keeps both), so the first failed attempt deduplicates — and reports
 /// conflicting values — and only then are new cells drawn. The failed attempt's number is
 /// tried again, so sets without duplicates and sets with them use the same attempts.
-fn build_fuse(
-    keys: &mut Vec<(u128, u64)>,
+fn build_fuse<R: Record>(
+    keys: &mut Vec<R>,
     width: u32,
     function: crate::HashFunction,
 ) -> Result<(Table, u64, u64, u32), Error> {
@@ -916,55 +968,66 @@ fn build_fuse(
 }
 
 /// [`build_fuse`] with the dimensions `(L, segment_count)` for n keys from `layout` (tests
-/// give tables too small to peel).
-fn build_fuse_in(
-    keys: &mut Vec<(u128, u64)>,
+/// give tables too small to peel). The removal order is kept in `u32` entries up to
+/// 2³⁰ keys, in `u64` entries above ([`OrderEntry`]).
+fn build_fuse_in<R: Record>(
+    keys: &mut Vec<R>,
     width: u32,
     function: crate::HashFunction,
     layout: impl Fn(u64) -> (u64, u64),
 ) -> Result<(Table, u64, u64, u32), Error> {
+    let n = keys.len() as u64;
+    if n > MAX_KEYS {
+        return Err(Error::TooLarge {
+            bits: n,
+            max: MAX_KEYS,
+        });
+    }
+    if n <= <u32 as OrderEntry>::MAX_KEYS {
+        build_fuse_with::<R, u32>(keys, width, function, layout)
+    } else {
+        build_fuse_with::<R, u64>(keys, width, function, layout)
+    }
+}
+
+/// [`build_fuse_in`] with the order's entries of type `E` (at most `E::MAX_KEYS` keys).
+///
+/// The working arrays — each cell's peeling state, the removal order — are allocated once
+/// and reused by every attempt; the table is allocated only for the attempt that peeled.
+fn build_fuse_with<R: Record, E: OrderEntry>(
+    keys: &mut Vec<R>,
+    width: u32,
+    function: crate::HashFunction,
+    layout: impl Fn(u64) -> (u64, u64),
+) -> Result<(Table, u64, u64, u32), Error> {
+    debug_assert!(keys.len() as u64 <= E::MAX_KEYS);
+    let mut work = Peeling::<E>::default();
     let mut deduplicated = false;
     let mut attempt = 0;
     while attempt < MAX_ATTEMPTS {
-        let n = keys.len() as u64;
-        if n > MAX_KEYS {
-            return Err(Error::TooLarge {
-                bits: n,
-                max: MAX_KEYS,
-            });
-        }
-        let (segment_len, segment_count) = layout(n);
+        let (segment_len, segment_count) = layout(keys.len() as u64);
         let num_cells = (segment_count + 2) * segment_len;
-        let mut cells = zero_cells(num_cells, width)?;
+        check_size(num_cells, width)?;
         let fuse = Fuse {
             segment_len,
             segment_count,
             hash: FuseHash::new(attempt, function),
         };
-        if let Some(order) = fuse.peel(keys) {
+        if fuse.peel(keys, &mut work) {
+            let mut cells = Table::zeros(num_cells, width)?;
             let first_range = segment_count * segment_len;
             // Reverse order of peeling, as in the three-segment layout. The key's own
             // cell is still 0 (every other key on it was peeled before it, so is assigned
             // after it), so the xor of all three cells is the xor of the two others.
-            let keys_in_order = order.iter().rev().map(|&entry| {
-                let (digest, value) = keys[(entry >> 2) as usize];
-                let (h, mask) = fuse.hash.of(digest);
+            cells.assign(work.order.iter().rev().map(|&entry| {
+                let record = keys[entry.index()];
+                let (h, mask) = fuse.hash.of(record.digest());
                 (
                     fuse_cells_in(h, first_range, segment_len),
-                    (entry & 3) as usize,
-                    mask ^ value,
+                    entry.own(),
+                    mask ^ record.value(),
                 )
-            });
-            match &mut cells {
-                Table::Bytes(t, _) => assign_unpacked(t, keys_in_order),
-                Table::Halves(t, _) => assign_unpacked(t, keys_in_order),
-                Table::Packed(t) => {
-                    for (at, own, target) in keys_in_order {
-                        let word = t.get(at[0]) ^ t.get(at[1]) ^ t.get(at[2]);
-                        t.set(at[own], target ^ word);
-                    }
-                }
-            }
+            }));
             return Ok((cells, segment_len, segment_count, attempt));
         }
         if deduplicated {
@@ -977,23 +1040,76 @@ fn build_fuse_in(
     no_table(keys.len() as u64)
 }
 
-/// Sets each key's own cell of an 8- or 16-bit table, in the order given: `(cells, which
-/// of them is the key's own, mask ⊕ value)`.
-fn assign_unpacked<T: Cell>(t: &mut [T], keys: impl Iterator<Item = ([u64; 3], usize, u64)>) {
-    for (at, own, target) in keys {
-        debug_assert_eq!(t[at[own] as usize].widen(), 0);
-        let word = table::xor3_of(t, at);
-        t[at[own] as usize] = T::narrow(target ^ word);
+/// An entry of the removal order: the index of a key in the (bucketed) keys and which of
+/// its three cells is its own, as `index << 2 | own`. A `u32` holds indexes below 2³⁰, half
+/// the memory of a `u64`, which takes the rest (up to [`MAX_KEYS`]).
+trait OrderEntry: Copy {
+    /// The most keys whose indexes fit.
+    const MAX_KEYS: u64;
+    fn new(index: u32, own: usize) -> Self;
+    fn index(self) -> usize;
+    fn own(self) -> usize;
+}
+
+impl OrderEntry for u32 {
+    const MAX_KEYS: u64 = 1 << 30;
+    #[inline(always)]
+    fn new(index: u32, own: usize) -> Self {
+        index << 2 | own as u32
+    }
+    #[inline(always)]
+    fn index(self) -> usize {
+        (self >> 2) as usize
+    }
+    #[inline(always)]
+    fn own(self) -> usize {
+        (self & 3) as usize
     }
 }
 
-/// `len` default values for the construction's working arrays, on transparent huge pages
-/// when large ([`crate::arch::zeroed_vec`]): the arrays are written once each, so with
-/// 4 KiB pages the first touch of each page (a fault and the kernel zeroing it) costs
-/// about as much as the work on it. Where that allocation fails, the ordinary one.
-fn scratch<T: Clone + Default>(len: usize) -> Vec<T> {
-    crate::arch::zeroed_vec(len).unwrap_or_else(|| vec![T::default(); len])
+impl OrderEntry for u64 {
+    const MAX_KEYS: u64 = MAX_KEYS;
+    #[inline(always)]
+    fn new(index: u32, own: usize) -> Self {
+        u64::from(index) << 2 | own as u64
+    }
+    #[inline(always)]
+    fn index(self) -> usize {
+        (self >> 2) as usize
+    }
+    #[inline(always)]
+    fn own(self) -> usize {
+        (self & 3) as usize
+    }
 }
+
+/// The working arrays of fuse-layout peeling, kept from one attempt to the next.
+///
+/// * `state`: one word per cell, the number of keys left on it in the high 32 bits and the
+///   xor of their indexes in the low 32 bits (one add and one xor update both; Graf &
+///   Lemire fold a count and a xor into one byte the same way). With one key left, the
+///   low half is its index.
+/// * `order`: the keys in order of removal ([`OrderEntry`]).
+/// * `stack`: the cells found to hold one key and not yet peeled — a few at a time, as the
+///   scan below peels as it goes.
+struct Peeling<E> {
+    state: Vec<u64>,
+    order: Vec<E>,
+    stack: Vec<u64>,
+}
+
+impl<E> Default for Peeling<E> {
+    fn default() -> Self {
+        Peeling {
+            state: Vec::new(),
+            order: Vec::new(),
+            stack: vec![0; 64],
+        }
+    }
+}
+
+/// One key on a cell, in [`Peeling::state`]'s count.
+const ONE_KEY: u64 = 1 << 32;
 
 /// One fuse-layout attempt's dimensions and hashing.
 struct Fuse {
@@ -1003,25 +1119,34 @@ struct Fuse {
 }
 
 impl Fuse {
-    /// Peels the hypergraph of `keys` (at most [`MAX_KEYS`]), after putting them in the
-    /// order of their windows. Returns the order of removal, each entry `index << 2 | j` for
-    /// the key at `index` of `keys` (as reordered) whose own cell is its `j`-th
-    /// ([`fuse_cells`]) — or `None` when a 2-core remains.
+    /// Peels the hypergraph of `keys` (at most `E::MAX_KEYS`), after putting them in the
+    /// order of their windows. Whether every key was removed; if so, `work.order` holds the
+    /// order of removal, each entry naming a key of `keys` (as reordered) and which of its
+    /// cells ([`fuse_cells`]) is its own.
     ///
     /// The keys are first bucketed by the top bits of h (a counting sort, in place): the
     /// first cell `⌊h·m'/2⁶⁴⌋` grows with h, so in bucket order the keys' windows sweep the
     /// table from left to right and adding them to their cells streams through memory
-    /// instead of jumping across it (Graf & Lemire 2022, §4). Peeling then pops cells of
-    /// degree one from a stack filled in table order; each removal touches two cells of the
-    /// same window.
-    fn peel(&self, keys: &mut [(u128, u64)]) -> Option<Vec<u64>> {
+    /// instead of jumping across it (Graf & Lemire 2022, §4). Peeling then scans the cells
+    /// from the last to the first; at each cell that holds one key it removes that key, and
+    /// every key that removal leaves alone on a cell, depth first, before it moves on. Each
+    /// removal reads the key's digest (near the cell: the keys are in window order) and
+    /// touches the two other cells of its window.
+    ///
+    /// The order is that of a stack first filled with every cell of one key in table order
+    /// and then popped (the first construction, Graf & Lemire's): a cell that comes to hold
+    /// one key during a removal is pushed and popped before the scan reaches the next cell,
+    /// so when the scan reaches a cell that holds one key, it held one from the start — it
+    /// would have been on that stack, and popped just then. The tables are the same; this
+    /// one needs no stack of m cells.
+    fn peel<R: Record, E: OrderEntry>(&self, keys: &mut [R], work: &mut Peeling<E>) -> bool {
         let n = keys.len();
         // 2^bits ≥ segment_count buckets (at most 2¹⁸).
         let bits = (64 - (self.segment_count.max(2) - 1).leading_zeros()).min(18);
-        let bucket = |digest: u128| (self.hash.of(digest).0 >> (64 - bits)) as usize;
+        let bucket = |record: &R| (self.hash.of(record.digest()).0 >> (64 - bits)) as usize;
         let mut start = vec![0usize; (1 << bits) + 1];
-        for &(digest, _) in keys.iter() {
-            start[bucket(digest) + 1] += 1;
+        for record in keys.iter() {
+            start[bucket(record) + 1] += 1;
         }
         for b in 1..start.len() {
             start[b] += start[b - 1];
@@ -1034,11 +1159,11 @@ impl Fuse {
         for b in 0..start.len() - 1 {
             while next[b] < start[b + 1] {
                 let mut held = keys[next[b]];
-                let mut to = bucket(held.0);
+                let mut to = bucket(&held);
                 while to != b {
                     std::mem::swap(&mut held, &mut keys[next[to]]);
                     next[to] += 1;
-                    to = bucket(held.0);
+                    to = bucket(&held);
                 }
                 keys[next[b]] = held;
                 next[b] += 1;
@@ -1046,73 +1171,69 @@ impl Fuse {
         }
         let keys = &*keys;
 
-        /// A cell's remaining keys: how many, the xor of their indexes in `keys` and the
-        /// xor of their hashes, side by side (one cache line holds all three). When one key
-        /// remains, the xors are its index and its hash: its cells follow without a look-up
-        /// in `keys`, which would be one more dependent load per key peeled.
-        #[derive(Clone, Copy, Default)]
-        struct Degree {
-            hash: u64,
-            count: u32,
-            xor: u32,
-        }
         let m = ((self.segment_count + 2) * self.segment_len) as usize;
-        let mut degree = scratch::<Degree>(m);
         let cells_of = |h| fuse_cells(h, self.segment_len, self.segment_count);
-        for (i, &(digest, _)) in keys.iter().enumerate() {
-            let h = self.hash.of(digest).0;
+        let hash_of = |index: u32| self.hash.of(keys[index as usize].digest()).0;
+        let Peeling {
+            state,
+            order,
+            stack,
+        } = work;
+        if state.capacity() < m {
+            *state = crate::arch::reserved_vec(m).unwrap_or_default();
+        }
+        state.clear();
+        state.resize(m, 0);
+        for (i, record) in keys.iter().enumerate() {
+            let h = self.hash.of(record.digest()).0;
             for c in cells_of(h) {
-                let d = &mut degree[c as usize];
-                d.count = d.count.wrapping_add(1);
-                d.xor ^= i as u32;
-                d.hash ^= h;
+                let s = &mut state[c as usize];
+                *s = s.wrapping_add(ONE_KEY) ^ i as u64;
             }
         }
-        // The cells of degree one, in a stack that can hold every cell once more than there
-        // are cells: a cell is pushed when its count reaches 1, which happens at most once
-        // (counts only fall), so pushes never outnumber the cells. A push writes the slot
-        // above the top whatever the count and moves the top only if it is 1 — no branch
-        // on a condition the CPU cannot predict (Graf & Lemire's reference code does the
-        // same).
-        let mut stack = scratch::<u64>(m + 1);
-        let mut top = 0;
-        for (c, d) in degree.iter().enumerate() {
-            stack[top] = c as u64;
-            top += usize::from(d.count == 1);
+        // Every key is removed at most once (its edges leave the graph with it), so the
+        // order never passes n.
+        if order.capacity() < n {
+            *order = crate::arch::reserved_vec(n).unwrap_or_default();
         }
-        // The order of removal, written in place: every key is removed at most once (its
-        // edges leave the graph with it), so `peeled` never passes n.
-        let mut order = scratch::<u64>(n);
-        let mut peeled = 0;
-        while top > 0 {
-            top -= 1;
-            let cell = stack[top];
-            let Degree {
-                hash,
-                count,
-                xor: key,
-            } = degree[cell as usize];
-            if count != 1 {
-                continue; // emptied since it was pushed
+        order.clear();
+        for first in (0..m).rev() {
+            if state[first] >> 32 != 1 {
+                continue;
             }
-            let at = cells_of(hash);
-            let own = usize::from(at[1] == cell) + 2 * usize::from(at[2] == cell);
-            order[peeled] = u64::from(key) << 2 | own as u64;
-            peeled += 1;
-            // The own cell is left with no key (what its xors hold no longer matters);
-            // the two others lose this one, and are pushed if one key remains.
-            degree[cell as usize].count = 0;
-            let [a, b] = [[1, 2], [0, 2], [0, 1]][own];
-            for c in [at[a], at[b]] {
-                let d = &mut degree[c as usize];
-                d.count -= 1;
-                d.xor ^= key;
-                d.hash ^= hash;
-                stack[top] = c;
-                top += usize::from(d.count == 1);
+            stack[0] = first as u64;
+            let mut top = 1;
+            while top > 0 {
+                top -= 1;
+                let cell = stack[top];
+                let s = state[cell as usize];
+                if s >> 32 != 1 {
+                    continue; // emptied since it was pushed
+                }
+                let key = s as u32;
+                let at = cells_of(hash_of(key));
+                let own = usize::from(at[1] == cell) + 2 * usize::from(at[2] == cell);
+                order.push(E::new(key, own));
+                // The own cell is left with no key (what its xor holds no longer matters);
+                // the two others lose this one, and are pushed if one key remains. A push
+                // writes the slot above the top whatever the count and moves the top only
+                // if it is 1 — no branch on a condition the CPU cannot predict (Graf &
+                // Lemire's reference code does the same); the stack grows before it could
+                // overflow.
+                state[cell as usize] = 0;
+                if top + 2 > stack.len() {
+                    stack.resize(2 * stack.len(), 0);
+                }
+                let [a, b] = [[1, 2], [0, 2], [0, 1]][own];
+                for c in [at[a], at[b]] {
+                    let s = &mut state[c as usize];
+                    *s = (*s - ONE_KEY) ^ u64::from(key);
+                    stack[top] = c;
+                    top += usize::from(*s >> 32 == 1);
+                }
             }
         }
-        (peeled == n).then_some(order)
+        order.len() == n
     }
 }
 
@@ -1122,7 +1243,7 @@ impl Fuse {
 /// Per cell it keeps the number of remaining keys on it and the xor of their indexes; a
 /// cell with count 1 therefore names its one key directly (the xor of a single index), so
 /// peeling needs no adjacency lists — the trick of Botelho et al. and of xor filters.
-fn peel(keys: &[(u128, u64)], attempt: u32, segment_len: u64) -> Option<Vec<(u64, u64)>> {
+fn peel<R: Record>(keys: &[R], attempt: u32, segment_len: u64) -> Option<Vec<(u64, u64)>> {
     /// A cell's remaining keys: how many, and the xor of their indexes, side by side so
     /// that updating a cell is one cache miss.
     #[derive(Clone, Copy, Default)]
@@ -1132,8 +1253,8 @@ fn peel(keys: &[(u128, u64)], attempt: u32, segment_len: u64) -> Option<Vec<(u64
     }
     let m = (3 * segment_len) as usize;
     let mut cells = vec![Degree::default(); m];
-    for (i, &(digest, _)) in keys.iter().enumerate() {
-        for c in slots(digest, attempt, segment_len).cells {
+    for (i, record) in keys.iter().enumerate() {
+        for c in slots(record.digest(), attempt, segment_len).cells {
             let d = &mut cells[c as usize];
             d.count += 1;
             d.xor ^= i as u64;
@@ -1149,7 +1270,7 @@ fn peel(keys: &[(u128, u64)], attempt: u32, segment_len: u64) -> Option<Vec<(u64
             continue; // emptied since it was queued
         }
         order.push((key, cell));
-        for c in slots(keys[key as usize].0, attempt, segment_len).cells {
+        for c in slots(keys[key as usize].digest(), attempt, segment_len).cells {
             let d = &mut cells[c as usize];
             d.count -= 1;
             d.xor ^= key;
