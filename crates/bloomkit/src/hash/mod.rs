@@ -823,11 +823,19 @@ pub fn fold2_128(bytes: &[u8], seed: u64) -> u128 {
     fold2_finish(a, b, seed, n as u64)
 }
 
+/// The high half of a fold2-128 digest from its low half: the second fold, `fold(x ⊕ K2,
+/// K3)`. The whole digest is thus a function of its low 64 bits (whatever the item, the
+/// length and the seed), which lets a construction keep 8 bytes per key instead of 16.
+#[inline(always)]
+pub(crate) fn fold2_high_of(low: u64) -> u64 {
+    fold(low ^ FOLD_K2, FOLD_K3)
+}
+
 /// The two folds of [`fold2_128`] from the item's words.
 #[inline(always)]
 fn fold2_finish(a: u64, b: u64, seed: u64, len: u64) -> u128 {
     let x = fold(a ^ seed ^ FOLD_K0, b ^ seed ^ FOLD_K1 ^ len);
-    let h = fold(x ^ FOLD_K2, FOLD_K3);
+    let h = fold2_high_of(x);
     (x as u128) | ((h as u128) << 64)
 }
 
@@ -853,7 +861,7 @@ pub fn fold2_prepare_u64(seed: u64) -> [u64; 2] {
 #[inline(always)]
 pub fn fold2_128_u64_prepared(key: u64, prepared: [u64; 2]) -> u128 {
     let x = fold(key ^ prepared[0], key ^ prepared[1]);
-    let h = fold(x ^ FOLD_K2, FOLD_K3);
+    let h = fold2_high_of(x);
     (x as u128) | ((h as u128) << 64)
 }
 

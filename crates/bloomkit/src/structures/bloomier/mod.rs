@@ -728,7 +728,10 @@ impl BloomierFilterBuilder {
             choice.hashing.function = crate::HashFunction::Fold2;
         }
         let hashing = choice.resolve()?;
-        if self.value_bits == Some(0) {
+        if self.value_bits == Some(0) && hashing.function == crate::HashFunction::Fold2 {
+            let (keys, largest) = collect::<Fold2Low, I>(pairs, hashing);
+            self.build_from(keys, largest, hashing)
+        } else if self.value_bits == Some(0) {
             let (keys, largest) = collect::<u128, I>(pairs, hashing);
             self.build_from(keys, largest, hashing)
         } else {
@@ -829,6 +832,28 @@ impl Record for u128 {
     #[inline(always)]
     fn digest(&self) -> u128 {
         *self
+    }
+    #[inline(always)]
+    fn value(&self) -> u64 {
+        0
+    }
+}
+
+/// A key of a membership table hashed with fold2-128: the low half of its digest, from
+/// which the high half follows ([`hash::fold2_high_of`]) — 8 bytes per key, as the hashes
+/// Graf & Lemire's construction keeps.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+struct Fold2Low(u64);
+
+impl Record for Fold2Low {
+    #[inline(always)]
+    fn new(digest: u128, _value: u64) -> Self {
+        debug_assert_eq!((digest >> 64) as u64, hash::fold2_high_of(digest as u64));
+        Fold2Low(digest as u64)
+    }
+    #[inline(always)]
+    fn digest(&self) -> u128 {
+        (hash::fold2_high_of(self.0) as u128) << 64 | self.0 as u128
     }
     #[inline(always)]
     fn value(&self) -> u64 {
