@@ -1796,7 +1796,10 @@ mod tests {
         for (key, seed) in [(0u64, 0u64), (42, 7), (u64::MAX, u64::MAX)] {
             let fold2 = Fold2U64::new(seed);
             assert_eq!(fold2.digest(key), fold2_128(&key.to_le_bytes(), seed));
-            assert_eq!(fold2.digest_bytes(&key.to_le_bytes()), Some(fold2.digest(key)));
+            assert_eq!(
+                fold2.digest_bytes(&key.to_le_bytes()),
+                Some(fold2.digest(key))
+            );
             assert_eq!(fold2.digest_bytes(&key.to_le_bytes()[1..]), None);
         }
         // Past 16 bytes: XXH3-128's halves through the same two folds.
