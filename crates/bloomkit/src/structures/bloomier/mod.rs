@@ -822,6 +822,11 @@ trait Record: Copy + Ord {
     fn new(digest: u128, value: u64) -> Self;
     fn digest(&self) -> u128;
     fn value(&self) -> u64;
+    /// What peeling keeps of the record at `index` of the keys ([`Peeling`]): the record
+    /// itself when it fits in 64 bits, else its index.
+    fn id(&self, index: usize) -> u64;
+    /// The record of `keys` with `id`.
+    fn by_id(id: u64, keys: &[Self]) -> Self;
 }
 
 impl Record for u128 {
@@ -836,6 +841,14 @@ impl Record for u128 {
     #[inline(always)]
     fn value(&self) -> u64 {
         0
+    }
+    #[inline(always)]
+    fn id(&self, index: usize) -> u64 {
+        index as u64
+    }
+    #[inline(always)]
+    fn by_id(id: u64, keys: &[Self]) -> Self {
+        keys[id as usize]
     }
 }
 
@@ -858,6 +871,14 @@ impl Record for Fold2Low {
     #[inline(always)]
     fn value(&self) -> u64 {
         0
+    }
+    #[inline(always)]
+    fn id(&self, _index: usize) -> u64 {
+        self.0
+    }
+    #[inline(always)]
+    fn by_id(id: u64, _keys: &[Self]) -> Self {
+        Fold2Low(id)
     }
 }
 
@@ -886,6 +907,14 @@ impl Record for Pair {
     #[inline(always)]
     fn value(&self) -> u64 {
         self.value
+    }
+    #[inline(always)]
+    fn id(&self, index: usize) -> u64 {
+        index as u64
+    }
+    #[inline(always)]
+    fn by_id(id: u64, keys: &[Self]) -> Self {
+        keys[id as usize]
     }
 }
 
@@ -993,8 +1022,10 @@ fn build_fuse<R: Record>(
 }
 
 /// [`build_fuse`] with the dimensions `(L, segment_count)` for n keys from `layout` (tests
-/// give tables too small to peel). The removal order is kept in `u32` entries up to
-/// 2³⁰ keys, in `u64` entries above ([`OrderEntry`]).
+/// give tables too small to peel).
+///
+/// The working arrays ([`Peeling`]) are allocated once and reused by every attempt; the
+/// table is allocated only for the attempt that peeled.
 fn build_fuse_in<R: Record>(
     keys: &mut Vec<R>,
     width: u32,
@@ -1008,25 +1039,7 @@ fn build_fuse_in<R: Record>(
             max: MAX_KEYS,
         });
     }
-    if n <= <u32 as OrderEntry>::MAX_KEYS {
-        build_fuse_with::<R, u32>(keys, width, function, layout)
-    } else {
-        build_fuse_with::<R, u64>(keys, width, function, layout)
-    }
-}
-
-/// [`build_fuse_in`] with the order's entries of type `E` (at most `E::MAX_KEYS` keys).
-///
-/// The working arrays — each cell's peeling state, the removal order — are allocated once
-/// and reused by every attempt; the table is allocated only for the attempt that peeled.
-fn build_fuse_with<R: Record, E: OrderEntry>(
-    keys: &mut Vec<R>,
-    width: u32,
-    function: crate::HashFunction,
-    layout: impl Fn(u64) -> (u64, u64),
-) -> Result<(Table, u64, u64, u32), Error> {
-    debug_assert!(keys.len() as u64 <= E::MAX_KEYS);
-    let mut work = Peeling::<E>::default();
+    let mut work = Peeling::default();
     let mut deduplicated = false;
     let mut attempt = 0;
     while attempt < MAX_ATTEMPTS {
@@ -1044,12 +1057,13 @@ fn build_fuse_with<R: Record, E: OrderEntry>(
             // Reverse order of peeling, as in the three-segment layout. The key's own
             // cell is still 0 (every other key on it was peeled before it, so is assigned
             // after it), so the xor of all three cells is the xor of the two others.
-            cells.assign(work.order.iter().rev().map(|&entry| {
-                let record = keys[entry.index()];
+            let removed = work.order.iter().zip(&work.own);
+            cells.assign(removed.rev().map(|(&id, &own)| {
+                let record = R::by_id(id, keys);
                 let (h, mask) = fuse.hash.of(record.digest());
                 (
                     fuse_cells_in(h, first_range, segment_len),
-                    entry.own(),
+                    usize::from(own),
                     mask ^ record.value(),
                 )
             }));
@@ -1065,76 +1079,44 @@ fn build_fuse_with<R: Record, E: OrderEntry>(
     no_table(keys.len() as u64)
 }
 
-/// An entry of the removal order: the index of a key in the (bucketed) keys and which of
-/// its three cells is its own, as `index << 2 | own`. A `u32` holds indexes below 2³⁰, half
-/// the memory of a `u64`, which takes the rest (up to [`MAX_KEYS`]).
-trait OrderEntry: Copy {
-    /// The most keys whose indexes fit.
-    const MAX_KEYS: u64;
-    fn new(index: u32, own: usize) -> Self;
-    fn index(self) -> usize;
-    fn own(self) -> usize;
-}
-
-impl OrderEntry for u32 {
-    const MAX_KEYS: u64 = 1 << 30;
-    #[inline(always)]
-    fn new(index: u32, own: usize) -> Self {
-        index << 2 | own as u32
-    }
-    #[inline(always)]
-    fn index(self) -> usize {
-        (self >> 2) as usize
-    }
-    #[inline(always)]
-    fn own(self) -> usize {
-        (self & 3) as usize
-    }
-}
-
-impl OrderEntry for u64 {
-    const MAX_KEYS: u64 = MAX_KEYS;
-    #[inline(always)]
-    fn new(index: u32, own: usize) -> Self {
-        u64::from(index) << 2 | own as u64
-    }
-    #[inline(always)]
-    fn index(self) -> usize {
-        (self >> 2) as usize
-    }
-    #[inline(always)]
-    fn own(self) -> usize {
-        (self & 3) as usize
-    }
-}
-
-/// The working arrays of fuse-layout peeling, kept from one attempt to the next.
+/// The working arrays of fuse-layout peeling, kept from one attempt to the next — Graf &
+/// Lemire's (2022, Algorithm 3), with a key's *id* ([`Record::id`]) where they keep its
+/// 64-bit hash:
 ///
-/// * `state`: one word per cell, the number of keys left on it in the high 32 bits and the
-///   xor of their indexes in the low 32 bits (one add and one xor update both; Graf &
-///   Lemire fold a count and a xor into one byte the same way). With one key left, the
-///   low half is its index.
-/// * `order`: the keys in order of removal ([`OrderEntry`]).
+/// * `ids`: per cell, the xor of the ids of the keys on it — with one key left, its id;
+/// * `counts`: per cell, 4 × the number of keys on it plus the xor of the positions (0, 1,
+///   2) the cell has among each key's three cells — with one key left, which of its cells
+///   this is. One byte: a cell of 64 keys or more wraps it, which makes the attempt fail
+///   (distinct keys put about 2.7 on a cell; only a key given many times comes near);
+/// * `order`, `own`: the ids of the keys in order of removal, and which of its cells is
+///   each one's own;
 /// * `stack`: the cells found to hold one key and not yet peeled — a few at a time, as the
-///   scan below peels as it goes.
-struct Peeling<E> {
-    state: Vec<u64>,
-    order: Vec<E>,
+///   scan of [`Fuse::peel`] peels as it goes.
+#[derive(Default)]
+struct Peeling {
+    ids: Vec<u64>,
+    counts: Vec<u8>,
+    order: Vec<u64>,
+    own: Vec<u8>,
     stack: Vec<u64>,
 }
 
-impl<E> Default for Peeling<E> {
-    fn default() -> Self {
-        Peeling {
-            state: Vec::new(),
-            order: Vec::new(),
-            stack: vec![0; 64],
-        }
+/// `v` emptied and then `len` zeros, on huge pages when large and new.
+fn reset<T: Copy + Default>(v: &mut Vec<T>, len: usize) {
+    if v.capacity() < len {
+        *v = crate::arch::reserved_vec(len).unwrap_or_default();
     }
+    v.clear();
+    v.resize(len, T::default());
 }
 
-/// One key on a cell, in [`Peeling::state`]'s count.
-const ONE_KEY: u64 = 1 << 32;
+/// `v` emptied, with room for `len` (on huge pages when large and new).
+fn empty<T>(v: &mut Vec<T>, len: usize) {
+    if v.capacity() < len {
+        *v = crate::arch::reserved_vec(len).unwrap_or_default();
+    }
+    v.clear();
+}
 
 /// One fuse-layout attempt's dimensions and hashing.
 struct Fuse {
@@ -1144,10 +1126,10 @@ struct Fuse {
 }
 
 impl Fuse {
-    /// Peels the hypergraph of `keys` (at most `E::MAX_KEYS`), after putting them in the
+    /// Peels the hypergraph of `keys` (at most [`MAX_KEYS`]), after putting them in the
     /// order of their windows. Whether every key was removed; if so, `work.order` holds the
-    /// order of removal, each entry naming a key of `keys` (as reordered) and which of its
-    /// cells ([`fuse_cells`]) is its own.
+    /// ids of the keys (as reordered) in order of removal and `work.own` which of each
+    /// one's cells ([`fuse_cells`]) is its own.
     ///
     /// The keys are first bucketed by the top bits of h (a counting sort, in place): the
     /// first cell `⌊h·m'/2⁶⁴⌋` grows with h, so in bucket order the keys' windows sweep the
@@ -1155,8 +1137,7 @@ impl Fuse {
     /// instead of jumping across it (Graf & Lemire 2022, §4). Peeling then scans the cells
     /// from the last to the first; at each cell that holds one key it removes that key, and
     /// every key that removal leaves alone on a cell, depth first, before it moves on. Each
-    /// removal reads the key's digest (near the cell: the keys are in window order) and
-    /// touches the two other cells of its window.
+    /// removal touches the two other cells of the key's window.
     ///
     /// The order is that of a stack first filled with every cell of one key in table order
     /// and then popped (the first construction, Graf & Lemire's): a cell that comes to hold
@@ -1164,7 +1145,7 @@ impl Fuse {
     /// so when the scan reaches a cell that holds one key, it held one from the start — it
     /// would have been on that stack, and popped just then. The tables are the same; this
     /// one needs no stack of m cells.
-    fn peel<R: Record, E: OrderEntry>(&self, keys: &mut [R], work: &mut Peeling<E>) -> bool {
+    fn peel<R: Record>(&self, keys: &mut [R], work: &mut Peeling) -> bool {
         let n = keys.len();
         // 2^bits ≥ segment_count buckets (at most 2¹⁸).
         let bits = (64 - (self.segment_count.max(2) - 1).leading_zeros()).min(18);
@@ -1197,64 +1178,75 @@ impl Fuse {
         let keys = &*keys;
 
         let m = ((self.segment_count + 2) * self.segment_len) as usize;
-        let cells_of = |h| fuse_cells(h, self.segment_len, self.segment_count);
-        let hash_of = |index: u32| self.hash.of(keys[index as usize].digest()).0;
+        let cells_of = |record: R| {
+            let h = self.hash.of(record.digest()).0;
+            fuse_cells(h, self.segment_len, self.segment_count)
+        };
         let Peeling {
-            state,
+            ids,
+            counts,
             order,
+            own: owns,
             stack,
         } = work;
-        if state.capacity() < m {
-            *state = crate::arch::reserved_vec(m).unwrap_or_default();
-        }
-        state.clear();
-        state.resize(m, 0);
-        for (i, record) in keys.iter().enumerate() {
-            let h = self.hash.of(record.digest()).0;
-            for c in cells_of(h) {
-                let s = &mut state[c as usize];
-                *s = s.wrapping_add(ONE_KEY) ^ i as u64;
+        reset(ids, m);
+        reset(counts, m);
+        let mut wrapped = false;
+        for (index, &record) in keys.iter().enumerate() {
+            let id = record.id(index);
+            for (j, c) in cells_of(record).into_iter().enumerate() {
+                let c = c as usize;
+                ids[c] ^= id;
+                counts[c] = counts[c].wrapping_add(4) ^ j as u8;
+                wrapped |= counts[c] < 4;
             }
+        }
+        if wrapped {
+            return false;
         }
         // Every key is removed at most once (its edges leave the graph with it), so the
         // order never passes n.
-        if order.capacity() < n {
-            *order = crate::arch::reserved_vec(n).unwrap_or_default();
+        empty(order, n);
+        empty(owns, n);
+        if stack.len() < 64 {
+            stack.resize(64, 0);
         }
-        order.clear();
         for first in (0..m).rev() {
-            if state[first] >> 32 != 1 {
+            if counts[first] >> 2 != 1 {
                 continue;
             }
             stack[0] = first as u64;
             let mut top = 1;
             while top > 0 {
                 top -= 1;
-                let cell = stack[top];
-                let s = state[cell as usize];
-                if s >> 32 != 1 {
+                let cell = stack[top] as usize;
+                let count = counts[cell];
+                if count >> 2 != 1 {
                     continue; // emptied since it was pushed
                 }
-                let key = s as u32;
-                let at = cells_of(hash_of(key));
-                let own = usize::from(at[1] == cell) + 2 * usize::from(at[2] == cell);
-                order.push(E::new(key, own));
-                // The own cell is left with no key (what its xor holds no longer matters);
-                // the two others lose this one, and are pushed if one key remains. A push
-                // writes the slot above the top whatever the count and moves the top only
-                // if it is 1 — no branch on a condition the CPU cannot predict (Graf &
-                // Lemire's reference code does the same); the stack grows before it could
-                // overflow.
-                state[cell as usize] = 0;
+                let id = ids[cell];
+                let own = count & 3;
+                let at = cells_of(R::by_id(id, keys));
+                debug_assert_eq!(at[usize::from(own)], cell as u64);
+                order.push(id);
+                owns.push(own);
+                // The own cell is left with no key (what its xors hold no longer
+                // matters); the two others lose this one, and are pushed if one key
+                // remains. A push writes the slot above the top whatever the count and
+                // moves the top only if it is 1 — no branch on a condition the CPU cannot
+                // predict (Graf & Lemire's reference code does the same); the stack grows
+                // before it could overflow.
+                counts[cell] = 0;
                 if top + 2 > stack.len() {
                     stack.resize(2 * stack.len(), 0);
                 }
-                let [a, b] = [[1, 2], [0, 2], [0, 1]][own];
-                for c in [at[a], at[b]] {
-                    let s = &mut state[c as usize];
-                    *s = (*s - ONE_KEY) ^ u64::from(key);
+                for j in [[1, 2], [0, 2], [0, 1]][usize::from(own)] {
+                    let c = at[j as usize];
+                    ids[c as usize] ^= id;
+                    let count = (counts[c as usize] - 4) ^ j;
+                    counts[c as usize] = count;
                     stack[top] = c;
-                    top += usize::from(*s >> 32 == 1);
+                    top += usize::from(count >> 2 == 1);
                 }
             }
         }
@@ -1473,12 +1465,11 @@ mod tests {
         }
     }
 
-    /// Every kind of record the construction keeps — the fold2 digest's low half, a whole
-    /// digest, a digest with its value — comes through a failed attempt: the next attempt
-    /// reuses the first one's working arrays (cell states, removal order) and still gives
-    /// every key its word; and the order kept in `u64` entries (for more than 2³⁰ keys)
-    /// gives the very table of `u32` entries. 39 segments of 64 cells for 2 000 keys (1.25
-    /// cells per key) need a retry for most seeds.
+    /// Every kind of record the construction keeps — the fold2 digest's low half (peeled by
+    /// itself), a whole digest and a digest with its value (peeled by their index) — comes
+    /// through a failed attempt: the next attempt reuses the first one's working arrays
+    /// ([`Peeling`]) and still gives every key its word. 39 segments of 64 cells for 2 000
+    /// keys (1.25 cells per key) need a retry for most of these sets.
     #[test]
     fn every_kind_of_record_survives_a_retry_with_reused_arrays() {
         fn check<R: Record>(make: impl Fn(u64, u64) -> R, width: u32, f: crate::HashFunction) {
@@ -1486,15 +1477,9 @@ mod tests {
             let mut retried = 0;
             for seed in 0..12u64 {
                 let mut keys: Vec<R> = (0..2_000u64).map(|i| make(i, seed)).collect();
-                let mut again = keys.clone();
-                let built = build_fuse_with::<R, u32>(&mut keys, width, f, tight).unwrap();
+                let built = build_fuse_in(&mut keys, width, f, tight).unwrap();
                 assert_words(&keys, &built, width, f);
                 retried += u32::from(built.3 > 0);
-                let wide = build_fuse_with::<R, u64>(&mut again, width, f, tight).unwrap();
-                assert!(
-                    wide == built,
-                    "seed {seed}: u64 order entries give another table"
-                );
             }
             assert!(retried >= 4, "only {retried} of 12 sets needed a retry");
         }
@@ -1511,6 +1496,25 @@ mod tests {
             14,
             murmur,
         );
+    }
+
+    /// A cell of 64 keys or more wraps its one-byte count: the attempt fails instead of
+    /// peeling a key that is not there — 1 000 distinct keys in 12 cells (250 a cell) are
+    /// an error after the last attempt, whatever the record, never a panic or a table.
+    #[test]
+    fn a_cell_count_that_wraps_fails_the_attempt() {
+        let mut digests: Vec<u128> = (0..1_000u64)
+            .map(|i| hash::murmur3_x64_128(&i.to_le_bytes(), 1))
+            .collect();
+        let f = crate::HashFunction::Murmur3;
+        let e = build_fuse_in(&mut digests, 8, f, |_| (4, 1)).unwrap_err();
+        assert!(e.to_string().contains("no peelable table"), "{e}");
+        let fold2 = crate::HashFunction::Fold2;
+        let mut lows: Vec<Fold2Low> = (0..1_000u64)
+            .map(|i| Fold2Low::new(hash::fold2_128_u64(i, 1), 0))
+            .collect();
+        let e = build_fuse_in(&mut lows, 8, fold2, |_| (4, 1)).unwrap_err();
+        assert!(e.to_string().contains("no peelable table"), "{e}");
     }
 
     /// A fold2 record keeps the low half of the digest and gives back the whole one, for
