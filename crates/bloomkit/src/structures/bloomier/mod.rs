@@ -822,6 +822,11 @@ trait Record: Copy + Ord {
     fn new(digest: u128, value: u64) -> Self;
     fn digest(&self) -> u128;
     fn value(&self) -> u64;
+    /// The key hash h of the record under `hash` ([`FuseHash::of`]'s first half).
+    #[inline(always)]
+    fn fuse_hash(&self, hash: FuseHash) -> u64 {
+        hash.of(self.digest()).0
+    }
     /// What peeling keeps of the record at `index` of the keys ([`Peeling`]): the record
     /// itself when it fits in 64 bits, else its index.
     fn id(&self, index: usize) -> u64;
@@ -871,6 +876,15 @@ impl Record for Fold2Low {
     #[inline(always)]
     fn value(&self) -> u64 {
         0
+    }
+    /// The direct hashing's h is the low half as it is: the high half is not worked out.
+    #[inline(always)]
+    fn fuse_hash(&self, hash: FuseHash) -> u64 {
+        if hash.direct {
+            self.0
+        } else {
+            hash.of(self.digest()).0
+        }
     }
     #[inline(always)]
     fn id(&self, _index: usize) -> u64 {
@@ -1149,7 +1163,7 @@ impl Fuse {
         let n = keys.len();
         // 2^bits ≥ segment_count buckets (at most 2¹⁸).
         let bits = (64 - (self.segment_count.max(2) - 1).leading_zeros()).min(18);
-        let bucket = |record: &R| (self.hash.of(record.digest()).0 >> (64 - bits)) as usize;
+        let bucket = |record: &R| (record.fuse_hash(self.hash) >> (64 - bits)) as usize;
         let mut start = vec![0usize; (1 << bits) + 1];
         for record in keys.iter() {
             start[bucket(record) + 1] += 1;
@@ -1179,18 +1193,21 @@ impl Fuse {
 
         let m = ((self.segment_count + 2) * self.segment_len) as usize;
         let cells_of = |record: R| {
-            let h = self.hash.of(record.digest()).0;
-            fuse_cells(h, self.segment_len, self.segment_count)
+            fuse_cells(
+                record.fuse_hash(self.hash),
+                self.segment_len,
+                self.segment_count,
+            )
         };
-        let Peeling {
-            ids,
-            counts,
-            order,
-            own: owns,
-            stack,
-        } = work;
-        reset(ids, m);
-        reset(counts, m);
+        reset(&mut work.ids, m);
+        reset(&mut work.counts, m);
+        // Slices, and the growing arrays out of `work` while peeling: their lengths and
+        // pointers then stay in registers (a byte written through a `&mut Vec` could be
+        // its own length, as far as the compiler knows).
+        let (ids, counts) = (&mut work.ids[..], &mut work.counts[..]);
+        let mut order = std::mem::take(&mut work.order);
+        let mut owns = std::mem::take(&mut work.own);
+        let mut stack = std::mem::take(&mut work.stack);
         let mut wrapped = false;
         for (index, &record) in keys.iter().enumerate() {
             let id = record.id(index);
@@ -1206,8 +1223,8 @@ impl Fuse {
         }
         // Every key is removed at most once (its edges leave the graph with it), so the
         // order never passes n.
-        empty(order, n);
-        empty(owns, n);
+        empty(&mut order, n);
+        empty(&mut owns, n);
         if stack.len() < 64 {
             stack.resize(64, 0);
         }
@@ -1250,7 +1267,9 @@ impl Fuse {
                 }
             }
         }
-        order.len() == n
+        let peeled = order.len() == n;
+        (work.order, work.own, work.stack) = (order, owns, stack);
+        peeled
     }
 }
 
