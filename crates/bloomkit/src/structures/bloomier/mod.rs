@@ -953,7 +953,9 @@ fn smaller_layout(n: u64) -> BloomierLayout {
     }
 }
 
-/// The most keys of a fuse-layout table: peeling names keys by 32-bit indexes.
+/// The most keys of a fuse-layout table, 2³² − 1: what a file of this layout may hold
+/// (the limit of the build that introduced it, which named keys by 32-bit indexes), so a
+/// build refuses more and every table built reads back.
 const MAX_KEYS: u64 = u32::MAX as u64;
 
 fn bad<T>(parameter: &'static str, reason: String) -> Result<T, Error> {
