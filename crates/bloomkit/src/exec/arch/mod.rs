@@ -230,13 +230,30 @@ pub fn huge_pages_enabled() -> bool {
 /// memory is advised to use transparent huge pages *before* it is first written (Linux;
 /// elsewhere, or when the advice is refused, the memory is ordinary).
 pub fn zeroed_vec<T: Clone + Default>(len: usize) -> Option<Vec<T>> {
+    let mut v = reserved_vec(len)?;
+    v.resize(len, T::default());
+    Some(v)
+}
+
+/// An empty vector with room for exactly `capacity` elements, advised to use huge pages as
+/// [`zeroed_vec`] is when that room takes at least [`HUGE_PAGE_BYTES`], or `None` if the
+/// memory cannot be had. For an array filled by pushing: each page is then written once,
+/// where a [`zeroed_vec`] overwritten afterwards writes it twice.
+///
+/// ```
+/// let mut v = bloomkit::arch::reserved_vec::<u64>(1 << 20).unwrap();
+/// assert!(v.is_empty() && v.capacity() == 1 << 20);
+/// v.extend(0..1 << 20);
+/// assert_eq!(v.capacity(), 1 << 20);
+/// assert!(bloomkit::arch::reserved_vec::<u64>(usize::MAX / 4).is_none());
+/// ```
+pub fn reserved_vec<T>(capacity: usize) -> Option<Vec<T>> {
     let mut v: Vec<T> = Vec::new();
-    v.try_reserve_exact(len).ok()?;
-    let bytes = len.saturating_mul(std::mem::size_of::<T>());
+    v.try_reserve_exact(capacity).ok()?;
+    let bytes = capacity.saturating_mul(std::mem::size_of::<T>());
     if bytes >= HUGE_PAGE_BYTES && huge_pages_enabled() {
         advise_huge_pages(v.as_mut_ptr().cast::<u8>(), bytes);
     }
-    v.resize(len, T::default());
     Some(v)
 }
 

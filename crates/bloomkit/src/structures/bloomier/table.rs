@@ -176,15 +176,47 @@ impl Table {
         match self {
             Table::Bytes(b, _) => xor3_of(b, at),
             Table::Halves(h, _) => xor3_of(h, at),
-            Table::Packed(p) => p.get(at[0]) ^ p.get(at[1]) ^ p.get(at[2]),
+            Table::Packed(p) => xor3_packed(p, at),
         }
+    }
+
+    /// Sets each key's own cell, keys in the order given as `(cells, which of them is the
+    /// key's own, target word)`: the own cell, still 0, takes `target ⊕` the xor of the
+    /// three cells, which makes the key's xor of cells the target.
+    pub(super) fn assign(&mut self, keys: impl Iterator<Item = ([u64; 3], usize, u64)>) {
+        match self {
+            Table::Bytes(t, _) => assign_unpacked(t, keys),
+            Table::Halves(t, _) => assign_unpacked(t, keys),
+            Table::Packed(p) => {
+                for (at, own, target) in keys {
+                    debug_assert_eq!(p.get(at[own]), 0);
+                    let word = xor3_packed(p, at);
+                    p.set(at[own], target ^ word);
+                }
+            }
+        }
+    }
+}
+
+/// [`Table::assign`] of an 8- or 16-bit table.
+fn assign_unpacked<T: Cell>(t: &mut [T], keys: impl Iterator<Item = ([u64; 3], usize, u64)>) {
+    for (at, own, target) in keys {
+        debug_assert_eq!(t[at[own] as usize].widen(), 0);
+        let word = xor3_of(t, at);
+        t[at[own] as usize] = T::narrow(target ^ word);
     }
 }
 
 /// The xor of cells `at` of an unpacked table.
 #[inline(always)]
-pub(super) fn xor3_of<T: Cell>(cells: &[T], at: [u64; 3]) -> u64 {
+fn xor3_of<T: Cell>(cells: &[T], at: [u64; 3]) -> u64 {
     cells[at[0] as usize].widen() ^ cells[at[1] as usize].widen() ^ cells[at[2] as usize].widen()
+}
+
+/// The xor of cells `at` of a packed table.
+#[inline(always)]
+fn xor3_packed(cells: &PackedCells, at: [u64; 3]) -> u64 {
+    cells.get(at[0]) ^ cells.get(at[1]) ^ cells.get(at[2])
 }
 
 #[cfg(test)]
