@@ -97,6 +97,131 @@ pub(crate) fn pipeline<In, P: Stages<In>>(
     }
 }
 
+/// A kind whose query and insert, under a digest index scheme, need nothing of the item but
+/// its digest: the counting, variable-increment, deletable, stable, spectral and generalized
+/// filters. Their batch calls go through the window by digests ([`contains_by_digest`],
+/// [`insert_by_digest`]): each item is hashed once and the words of its positions
+/// prefetched a window ahead, then the kind's own single-item step runs on the digest, in
+/// the items' order, so the filter ends as after the single calls.
+pub(crate) trait ByDigest {
+    /// The hashing whose digest the steps take, or `None` when the batch must run the
+    /// single calls instead (the seeded scheme, which hashes once per position; a stored
+    /// scheme that needs the item's bytes).
+    fn digest_hashing(&self) -> Option<crate::hash::Hashing>;
+    /// Whether the structure the steps read is small enough for the caches, so that the
+    /// batch runs the single calls' loop (see [`batch_cached_max_bits`]).
+    ///
+    /// [`batch_cached_max_bits`]: crate::bloom::batch_cached_max_bits
+    fn batch_in_cache(&self) -> bool;
+    /// Prefetches the words a query of the item with this digest reads.
+    fn prefetch_query(&self, digest: u128);
+    /// Prefetches the words an insert of the item with this digest touches, when
+    /// `pending` inserts run before it (a kind whose insert also touches places drawn from
+    /// its own generator — the stable filter's decrements — finds them from that).
+    fn prefetch_insert(&self, digest: u128, pending: u64) {
+        let _ = pending;
+        self.prefetch_query(digest);
+    }
+    /// The query of the item with this digest.
+    fn contains_digest(&self, digest: u128) -> bool;
+    /// The insert of the item with this digest; `true` when it was certainly new.
+    fn insert_digest(&mut self, digest: u128) -> bool;
+}
+
+/// The batch queries of a [`ByDigest`] kind: the filter and whether it reads by digests.
+struct DigestQueries<'a, F>(&'a F, crate::hash::Hashing);
+
+impl<F: ByDigest, I: crate::hash::Item> Stages<&I> for DigestQueries<'_, F> {
+    type State = Vec<bool>;
+    type Located = u128;
+    #[inline(always)]
+    fn locate(&self, _: &Vec<bool>, item: &I) -> u128 {
+        let digest = item.with_bytes(|bytes| self.1.digest(bytes));
+        self.0.prefetch_query(digest);
+        digest
+    }
+    #[inline(always)]
+    fn used(&mut self, out: &mut Vec<bool>, digest: u128) {
+        out.push(self.0.contains_digest(digest));
+    }
+}
+
+/// The batch inserts of a [`ByDigest`] kind: the hashing, the inputs located and used so
+/// far (their difference is what runs before the one being located), the count of new items.
+struct DigestInserts {
+    hashing: crate::hash::Hashing,
+    located: std::cell::Cell<u64>,
+    used: u64,
+    new: u64,
+}
+
+impl<F: ByDigest, I: crate::hash::Item> Stages<&I> for (DigestInserts, std::marker::PhantomData<F>) {
+    type State = F;
+    type Located = u128;
+    #[inline(always)]
+    fn locate(&self, filter: &F, item: &I) -> u128 {
+        let stages = &self.0;
+        let digest = item.with_bytes(|bytes| stages.hashing.digest(bytes));
+        let j = stages.located.get();
+        filter.prefetch_insert(digest, j - stages.used);
+        stages.located.set(j + 1);
+        digest
+    }
+    #[inline(always)]
+    fn used(&mut self, filter: &mut F, digest: u128) {
+        self.0.used += 1;
+        self.0.new += u64::from(filter.insert_digest(digest));
+    }
+}
+
+/// The answers of a [`ByDigest`] kind's query for every item, appended to `out` (cleared
+/// first): through the window by digests, or `single` item by item when the kind says so.
+#[inline]
+pub(crate) fn contains_by_digest<F: ByDigest, I: crate::hash::Item>(
+    filter: &F,
+    items: &[I],
+    out: &mut Vec<bool>,
+    single: impl Fn(&F, &I) -> bool,
+) {
+    ready(out, items.len());
+    match filter.digest_hashing() {
+        Some(hashing) if !filter.batch_in_cache() => {
+            pipeline(&mut DigestQueries(filter, hashing), out, items)
+        }
+        _ => out.extend(items.iter().map(|item| single(filter, item))),
+    }
+}
+
+/// Inserts every item of a [`ByDigest`] kind in order, as `single` (the kind's insert)
+/// would, through the window by digests where the kind reads by digests; returns how many
+/// were certainly new.
+#[inline]
+pub(crate) fn insert_by_digest<F: ByDigest, I: crate::hash::Item>(
+    filter: &mut F,
+    items: &[I],
+    mut single: impl FnMut(&mut F, &I) -> bool,
+) -> u64 {
+    match filter.digest_hashing() {
+        Some(hashing) if !filter.batch_in_cache() => {
+            let mut stages = (
+                DigestInserts {
+                    hashing,
+                    located: std::cell::Cell::new(0),
+                    used: 0,
+                    new: 0,
+                },
+                std::marker::PhantomData::<F>,
+            );
+            pipeline(&mut stages, filter, items);
+            stages.0.new
+        }
+        _ => items
+            .iter()
+            .map(|item| u64::from(single(filter, item)))
+            .sum(),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
