@@ -438,19 +438,20 @@ impl crate::lookahead::ByDigest for DeletableBloomFilter {
     #[inline(always)]
     fn prefetch_query(&self, digest: u128) {
         let (k, r, data) = (self.num_hashes, self.regions, self.data_len());
-        for j in self.hashing.positions_with_digest(&[], digest, k, data) {
-            self.bits.prefetch(r + j);
-        }
+        self.hashing.positions_with_digest(&[], digest, k, data).for_each(|j| self.bits.prefetch(r + j));
     }
     /// The data bits and, since about half of them are set already at capacity and mark
     /// their region then, the region bits too.
     #[inline(always)]
     fn prefetch_insert(&self, digest: u128, _: u64) {
         let (k, r, data) = (self.num_hashes, self.regions, self.data_len());
-        for j in self.hashing.positions_with_digest(&[], digest, k, data) {
+        self.hashing.positions_with_digest(&[], digest, k, data).for_each(|j| {
+
             self.bits.prefetch(r + j);
+
             self.bits.prefetch(region_of(j, r, data));
-        }
+
+        });
     }
     #[inline(always)]
     fn contains_digest(&self, digest: u128) -> bool {

@@ -308,9 +308,7 @@ impl crate::lookahead::ByDigest for GeneralizedBloomFilter {
     #[inline(always)]
     fn prefetch_query(&self, digest: u128) {
         let k = self.set_hashes + self.reset_hashes;
-        for p in self.hashing.positions_with_digest(&[], digest, k, self.bits.len()) {
-            self.bits.prefetch(p);
-        }
+        self.hashing.positions_with_digest(&[], digest, k, self.bits.len()).for_each(|p| self.bits.prefetch(p));
     }
     #[inline(always)]
     fn contains_digest(&self, digest: u128) -> bool {

@@ -211,12 +211,13 @@ impl DistinctPositions {
         let mut len = 0;
         // k is small (7 at ε = 1%) and positions seldom repeat: a scan of those kept so far
         // costs fewer instructions than sorting them.
-        for p in positions {
+        // `for_each` runs `Positions`' own fold, which matches the scheme once per item.
+        positions.for_each(|p| {
             if !buf[..len].contains(&p) {
                 buf[len] = p;
                 len += 1;
             }
-        }
+        });
         DistinctPositions::Inline(buf, len)
     }
 
@@ -557,9 +558,7 @@ impl crate::lookahead::ByDigest for SpectralBloomFilter {
     #[inline(always)]
     fn prefetch_query(&self, digest: u128) {
         let (k, m) = (self.num_hashes, self.counters.len());
-        for p in self.hashing.positions_with_digest(&[], digest, k, m) {
-            self.counters.prefetch(p);
-        }
+        self.hashing.positions_with_digest(&[], digest, k, m).for_each(|p| self.counters.prefetch(p));
     }
     #[inline(always)]
     fn contains_digest(&self, digest: u128) -> bool {

@@ -450,9 +450,7 @@ impl crate::lookahead::ByDigest for StableBloomFilter {
     #[inline(always)]
     fn prefetch_query(&self, digest: u128) {
         let (k, m) = (self.num_hashes, self.cells.len());
-        for i in self.hashing.positions_with_digest(&[], digest, k, m) {
-            self.cells.prefetch(i);
-        }
+        self.hashing.positions_with_digest(&[], digest, k, m).for_each(|i| self.cells.prefetch(i));
     }
     /// The K cells, and the first and last cell of the run this insert decrements: the
     /// generator's state after `pending` more inserts is `rng + pending·γ` (SplitMix64 adds

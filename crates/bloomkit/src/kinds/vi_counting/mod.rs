@@ -900,23 +900,96 @@ mod tests {
             .unwrap()
     }
 
+    /// Chi-square of 40 000 items' cells over `cells` equally likely ones.
+    fn chi2(counts: &[u64]) -> f64 {
+        let expected = counts.iter().sum::<u64>() as f64 / counts.len() as f64;
+        counts
+            .iter()
+            .map(|&c| (c as f64 - expected).powi(2) / expected)
+            .sum()
+    }
+
     #[test]
     fn increments_are_in_d_l_and_uniform_and_independent_of_each_other() {
         // 40 000 items × 2 hash functions: the pair (v_0, v_1) must be uniform over the
-        // 16 combinations (chi-square, 15 degrees of freedom; 0.9999 quantile ≈ 44).
-        let hashing = Hashing::default();
-        let mut cells = [0u64; 16];
-        for item in 0u64..40_000 {
-            let v: Vec<u32> = Increments::from_digest(hashing.digest(&item.to_le_bytes()), 4, 2).collect();
-            assert!(v.iter().all(|x| (4..=7).contains(x)));
-            cells[((v[0] - 4) * 4 + (v[1] - 4)) as usize] += 1;
+        // 16 combinations (chi-square, 15 degrees of freedom; 0.9999 quantile ≈ 44), from
+        // either digest.
+        for source in [IncrementHashing::PositionDigest, IncrementHashing::SecondDigest] {
+            let f = VariableIncrementBloomFilter::builder()
+                .num_counters(1000)
+                .num_hashes(2)
+                .increment_hashing(source)
+                .build()
+                .unwrap();
+            let mut cells = [0u64; 16];
+            for item in 0u64..40_000 {
+                let v: Vec<u32> = f.slots(&item).iter().map(|&(_, v)| v).collect();
+                assert!(v.iter().all(|x| (4..=7).contains(x)));
+                cells[((v[0] - 4) * 4 + (v[1] - 4)) as usize] += 1;
+            }
+            assert!(chi2(&cells) < 44.0, "{source:?}: {cells:?}");
         }
-        let expected = 40_000.0 / 16.0;
-        let chi2: f64 = cells
-            .iter()
-            .map(|&c| (c as f64 - expected).powi(2) / expected)
-            .sum();
-        assert!(chi2 < 44.0, "chi2 {chi2}: {cells:?}");
+    }
+
+    /// From the position digest, an item's first increment tells nothing of where it lands:
+    /// over 40 000 items, (position of hash 0 in 8 equal ranges) × (v_0 − L) is uniform
+    /// over its 32 cells (chi-square, 31 degrees of freedom; 0.9999 quantile ≈ 67), and so is
+    /// (position of hash 1) × (v_1 − L).
+    #[test]
+    fn increments_from_the_position_digest_do_not_follow_the_positions() {
+        let f = explicit(8_000, 2);
+        for i in 0..2 {
+            let mut cells = [0u64; 32];
+            for item in 0u64..40_000 {
+                let (p, v) = f.slots(&item)[i];
+                cells[(p / 1000 * 4 + u64::from(v - 4)) as usize] += 1;
+            }
+            assert!(chi2(&cells) < 67.0, "hash {i}: {cells:?}");
+        }
+    }
+
+    /// The two sources give other increments (so they must not merge), the same positions.
+    #[test]
+    fn the_increment_source_changes_the_increments_and_blocks_merging() {
+        let mut new = explicit(1000, 5);
+        let old = VariableIncrementBloomFilter::builder()
+            .num_counters(1000)
+            .num_hashes(5)
+            .increment_hashing(IncrementHashing::SecondDigest)
+            .build()
+            .unwrap();
+        let pairs = |f: &VariableIncrementBloomFilter| -> Vec<(u64, u32)> {
+            (0..50u32).flat_map(|i| f.slots(&i)).collect()
+        };
+        let (a, b) = (pairs(&new), pairs(&old));
+        assert!(a.iter().zip(&b).all(|(x, y)| x.0 == y.0));
+        assert_ne!(a, b);
+        assert!(matches!(new.union(&old), Err(Error::Incompatible(_))));
+        assert!(matches!(new.intersect(&old), Err(Error::Incompatible(_))));
+    }
+
+    /// A position-digest file carries `increment_hashing = 1` after the 44 bytes of the
+    /// others and loads back to the same filter; anything else there is refused.
+    #[test]
+    fn the_increment_source_is_stored_and_a_bad_one_refused() {
+        use crate::format::Parts;
+        let mut f = VariableIncrementBloomFilter::with_capacity(100, 0.01).unwrap();
+        f.extend(0..50u32);
+        let bytes = f.to_bytes();
+        let parts = Parts::parse(&bytes).unwrap();
+        assert_eq!(parts.params.len(), STORED_BYTES + 4);
+        assert_eq!(parts.params[STORED_BYTES..], 1u32.to_le_bytes());
+        assert_eq!(VariableIncrementBloomFilter::from_bytes(&bytes).unwrap(), f);
+        let payload = parts.payload.to_vec();
+        for tail in [&[2u8, 0, 0, 0][..], &[0, 0, 0, 0], &[1, 0, 0], &[1, 0, 0, 0, 0]] {
+            let mut params = parts.params[..STORED_BYTES].to_vec();
+            params.extend_from_slice(tail);
+            let bad = crate::format::encode(parts.kind.tag(), parts.hashing, &params, |out| {
+                out.extend_from_slice(&payload)
+            });
+            let err = VariableIncrementBloomFilter::from_bytes(&bad).unwrap_err();
+            assert!(err.to_string().contains("increment_hashing"), "{tail:?}: {err}");
+        }
     }
 
     #[test]
