@@ -155,7 +155,9 @@ struct DigestInserts {
     new: u64,
 }
 
-impl<F: ByDigest, I: crate::hash::Item> Stages<&I> for (DigestInserts, std::marker::PhantomData<F>) {
+impl<F: ByDigest, I: crate::hash::Item> Stages<&I>
+    for (DigestInserts, std::marker::PhantomData<F>)
+{
     type State = F;
     type Located = u128;
     #[inline(always)]
@@ -198,9 +200,7 @@ fn contains_by_digest_in<F: ByDigest, I: crate::hash::Item>(
 ) {
     ready(out, items.len());
     match filter.digest_hashing() {
-        Some(hashing) if !in_cache => {
-            pipeline(&mut DigestQueries(filter, hashing), out, items)
-        }
+        Some(hashing) if !in_cache => pipeline(&mut DigestQueries(filter, hashing), out, items),
         _ => out.extend(items.iter().map(|item| single(filter, item))),
     }
 }
@@ -320,7 +320,10 @@ mod tests {
         forgets: bool,
     ) -> Result<(), proptest::test_runner::TestCaseError> {
         let mut single = filter.clone();
-        let new_single: u64 = items.iter().map(|i| u64::from(insert(&mut single, i))).sum();
+        let new_single: u64 = items
+            .iter()
+            .map(|i| u64::from(insert(&mut single, i)))
+            .sum();
         let mut windowed = filter;
         let new_windowed = insert_by_digest_in(&mut windowed, items, &insert, false);
         proptest::prop_assert_eq!(new_windowed, new_single);

@@ -152,13 +152,16 @@ impl GeneralizedBloomFilter {
             // One pass: the set positions kept inline, the reset ones cleared as they come;
             // then the set ones.
             let mut ones = [0u64; SET_INLINE];
-            for (i, p) in positions.enumerate() {
+            let mut i = 0;
+            // `for_each`: `Positions`' own fold (see the deletable filter's insert).
+            positions.for_each(|p| {
                 if i < k1 {
                     ones[i] = p;
                 } else {
                     self.bits.unset(p);
                 }
-            }
+                i += 1;
+            });
             ones[..k1].iter().for_each(|&p| _ = self.bits.set(p));
         }
         self.inserted += u64::from(new);
@@ -189,7 +192,6 @@ impl GeneralizedBloomFilter {
         crate::lookahead::contains_by_digest(self, items, out, |f, item| f.contains(item))
     }
 
-
     /// `true` when the item's k₁ bits are 1 and its k₀ bits 0 (those that are not also
     /// among its k₁): "maybe inserted, and not overwritten since".
     pub fn contains<I: Item + ?Sized>(&self, item: &I) -> bool {
@@ -201,9 +203,19 @@ impl GeneralizedBloomFilter {
     /// 1 is looked up among the set positions (derived again: it is the rare case).
     fn holds(&self, positions: Positions<'_>) -> bool {
         let k1 = self.set_hashes as usize;
-        let mut rest = positions.clone();
-        rest.by_ref().take(k1).all(|p| self.bits.get(p))
-            && rest.all(|p| !self.bits.get(p) || positions.clone().take(k1).any(|q| q == p))
+        // One `all` over every position (the first k₁ set, the rest reset): `Positions`' own
+        // `all` matches the index scheme once per item, where `take(k₁).all` went through
+        // `Positions::next` out of line per position.
+        let mut i = 0;
+        positions.clone().all(|p| {
+            let passes = if i < k1 {
+                self.bits.get(p)
+            } else {
+                !self.bits.get(p) || positions.clone().take(k1).any(|q| q == p)
+            };
+            i += 1;
+            passes
+        })
     }
 
     /// m, the number of bits.
@@ -308,17 +320,25 @@ impl crate::lookahead::ByDigest for GeneralizedBloomFilter {
     #[inline(always)]
     fn prefetch_query(&self, digest: u128) {
         let k = self.set_hashes + self.reset_hashes;
-        self.hashing.positions_with_digest(&[], digest, k, self.bits.len()).for_each(|p| self.bits.prefetch(p));
+        self.hashing
+            .positions_with_digest(&[], digest, k, self.bits.len())
+            .for_each(|p| self.bits.prefetch(p));
     }
     #[inline(always)]
     fn contains_digest(&self, digest: u128) -> bool {
         let k = self.set_hashes + self.reset_hashes;
-        self.holds(self.hashing.positions_with_digest(&[], digest, k, self.bits.len()))
+        self.holds(
+            self.hashing
+                .positions_with_digest(&[], digest, k, self.bits.len()),
+        )
     }
     #[inline(always)]
     fn insert_digest(&mut self, digest: u128) -> bool {
         let k = self.set_hashes + self.reset_hashes;
-        self.add(self.hashing.positions_with_digest(&[], digest, k, self.bits.len()))
+        self.add(
+            self.hashing
+                .positions_with_digest(&[], digest, k, self.bits.len()),
+        )
     }
 }
 

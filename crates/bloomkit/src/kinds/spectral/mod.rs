@@ -558,7 +558,9 @@ impl crate::lookahead::ByDigest for SpectralBloomFilter {
     #[inline(always)]
     fn prefetch_query(&self, digest: u128) {
         let (k, m) = (self.num_hashes, self.counters.len());
-        self.hashing.positions_with_digest(&[], digest, k, m).for_each(|p| self.counters.prefetch(p));
+        self.hashing
+            .positions_with_digest(&[], digest, k, m)
+            .for_each(|p| self.counters.prefetch(p));
     }
     #[inline(always)]
     fn contains_digest(&self, digest: u128) -> bool {

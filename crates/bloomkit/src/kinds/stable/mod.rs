@@ -237,9 +237,8 @@ impl StableBloomFilter {
         let seen = positions.clone().all(|i| cells.get(i) != 0);
         decrement_run(cells, start, self.decrements);
         let max = cells.max_value();
-        for i in positions {
-            cells.set(i, max);
-        }
+        // `for_each`: `Positions`' own fold (see the deletable filter's insert).
+        positions.for_each(|i| cells.set(i, max));
         let new = !seen;
         self.insertions += 1;
         self.inserted += new as u64;
@@ -269,7 +268,6 @@ impl StableBloomFilter {
     pub fn contains_batch_into<I: Item>(&self, items: &[I], out: &mut Vec<bool>) {
         crate::lookahead::contains_by_digest(self, items, out, |f, item| f.contains(item))
     }
-
 
     /// Streaming duplicate detection: whether the item looked like a duplicate (it was
     /// reported present before), then inserts it.
@@ -450,7 +448,9 @@ impl crate::lookahead::ByDigest for StableBloomFilter {
     #[inline(always)]
     fn prefetch_query(&self, digest: u128) {
         let (k, m) = (self.num_hashes, self.cells.len());
-        self.hashing.positions_with_digest(&[], digest, k, m).for_each(|i| self.cells.prefetch(i));
+        self.hashing
+            .positions_with_digest(&[], digest, k, m)
+            .for_each(|i| self.cells.prefetch(i));
     }
     /// The K cells, and the first and last cell of the run this insert decrements: the
     /// generator's state after `pending` more inserts is `rng + pending·γ` (SplitMix64 adds

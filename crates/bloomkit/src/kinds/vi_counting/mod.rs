@@ -335,7 +335,11 @@ impl VariableIncrementBloomFilter {
     /// Adds every increment at its position (saturating); `true` when the item was
     /// certainly new, read before anything changes.
     #[inline(always)]
-    fn add(&mut self, positions: impl Iterator<Item = u64> + Clone, increments: Increments) -> bool {
+    fn add(
+        &mut self,
+        positions: impl Iterator<Item = u64> + Clone,
+        increments: Increments,
+    ) -> bool {
         // Both iterators hold their digest's state: cloned, they give the same pairs again
         // for the second pass without hashing again (cheaper than a buffer of 64 pairs).
         let pairs = positions.zip(increments);
@@ -552,7 +556,10 @@ impl Filter for VariableIncrementBloomFilter {
                 "increments (D_L)",
                 format!("L = {}: {}..={}", self.base, self.base, 2 * self.base - 1),
             ),
-            ("increment hashing", self.increment_hashing.name().to_string()),
+            (
+                "increment hashing",
+                self.increment_hashing.name().to_string(),
+            ),
             ("target fpp", format!("{}", self.target_fpp)),
             ("nonzero counters", nonzero.to_string()),
             (
@@ -914,7 +921,10 @@ mod tests {
         // 40 000 items × 2 hash functions: the pair (v_0, v_1) must be uniform over the
         // 16 combinations (chi-square, 15 degrees of freedom; 0.9999 quantile ≈ 44), from
         // either digest.
-        for source in [IncrementHashing::PositionDigest, IncrementHashing::SecondDigest] {
+        for source in [
+            IncrementHashing::PositionDigest,
+            IncrementHashing::SecondDigest,
+        ] {
             let f = VariableIncrementBloomFilter::builder()
                 .num_counters(1000)
                 .num_hashes(2)
@@ -981,14 +991,22 @@ mod tests {
         assert_eq!(parts.params[STORED_BYTES..], 1u32.to_le_bytes());
         assert_eq!(VariableIncrementBloomFilter::from_bytes(&bytes).unwrap(), f);
         let payload = parts.payload.to_vec();
-        for tail in [&[2u8, 0, 0, 0][..], &[0, 0, 0, 0], &[1, 0, 0], &[1, 0, 0, 0, 0]] {
+        for tail in [
+            &[2u8, 0, 0, 0][..],
+            &[0, 0, 0, 0],
+            &[1, 0, 0],
+            &[1, 0, 0, 0, 0],
+        ] {
             let mut params = parts.params[..STORED_BYTES].to_vec();
             params.extend_from_slice(tail);
             let bad = crate::format::encode(parts.kind.tag(), parts.hashing, &params, |out| {
                 out.extend_from_slice(&payload)
             });
             let err = VariableIncrementBloomFilter::from_bytes(&bad).unwrap_err();
-            assert!(err.to_string().contains("increment_hashing"), "{tail:?}: {err}");
+            assert!(
+                err.to_string().contains("increment_hashing"),
+                "{tail:?}: {err}"
+            );
         }
     }
 
