@@ -184,6 +184,10 @@ fn vi_counting_files_answer_as_the_build_that_saved_them() {
             std::fs::write(&answers_path, vi_counting_answers(&filter)).unwrap();
         }
         let expected = std::fs::read_to_string(&answers_path).unwrap();
-        assert_eq!(vi_counting_answers(&filter), expected, "{name}: answers changed");
+        assert_eq!(
+            vi_counting_answers(&filter),
+            expected,
+            "{name}: answers changed"
+        );
     }
 }
