@@ -1,6 +1,7 @@
 //! Batch calls on [`AnyFilter`]: many items per call, through the kind's own batch
-//! (prefetching) path where it has one — the classic, blocked, split-block and cuckoo
-//! filters — and one item at a time otherwise. Bindings that hand over many items at once
+//! (prefetching) path where it has one — the classic, blocked, split-block, cuckoo,
+//! counting, variable-increment, deletable, stable, spectral and generalized filters — and
+//! one item at a time otherwise. Bindings that hand over many items at once
 //! (the Python package) call these.
 
 use crate::error::Error;
@@ -32,6 +33,12 @@ impl AnyFilter {
             AnyFilter::Blocked(f) => Ok(f.insert_batch(items)),
             AnyFilter::SplitBlock(f) => Ok(f.insert_batch(items)),
             AnyFilter::Cuckoo(f) => f.insert_batch(items),
+            AnyFilter::VariableIncrement(f) => Ok(f.insert_batch(items)),
+            AnyFilter::Generalized(f) => Ok(f.insert_batch(items)),
+            AnyFilter::Spectral(f) => Ok(f.insert_batch(items)),
+            AnyFilter::Stable(f) => Ok(f.insert_batch(items)),
+            AnyFilter::Deletable(f) => Ok(f.insert_batch(items)),
+            AnyFilter::Counting(f) => Ok(f.insert_batch(items)),
             other => {
                 let mut new = 0;
                 for item in items {
@@ -53,6 +60,12 @@ impl AnyFilter {
                 out.extend(f.contains_batch(items));
             }
             AnyFilter::Cuckoo(f) => f.contains_batch_into(items, out),
+            AnyFilter::VariableIncrement(f) => f.contains_batch_into(items, out),
+            AnyFilter::Generalized(f) => f.contains_batch_into(items, out),
+            AnyFilter::Spectral(f) => f.contains_batch_into(items, out),
+            AnyFilter::Stable(f) => f.contains_batch_into(items, out),
+            AnyFilter::Deletable(f) => f.contains_batch_into(items, out),
+            AnyFilter::Counting(f) => f.contains_batch_into(items, out),
             other => {
                 out.clear();
                 out.extend(items.iter().map(|item| other.contains(item)));

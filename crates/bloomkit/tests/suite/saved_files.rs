@@ -11,6 +11,7 @@
 
 use std::path::PathBuf;
 
+use bloomkit::vi_counting::IncrementHashing;
 use bloomkit::{AnyFilter, BloomFilter, Filter, HashFunction, IndexScheme, Kind, Persist};
 
 /// The items every fixture was filled with, and the ones removed again where the kind can.
@@ -66,6 +67,21 @@ fn fixtures() -> Vec<(String, AnyFilter)> {
         fold2.insert(item.as_str());
     }
     out.push(("blocked-fold2.bk".into(), fold2.into()));
+    // The variable-increment filter with each source of increments it has had:
+    // `vi-counting.bk` was saved with the second digest, this one with the position digest.
+    let mut vi = bloomkit::VariableIncrementBloomFilter::builder()
+        .capacity(200)
+        .fpp(0.01)
+        .increment_hashing(IncrementHashing::PositionDigest)
+        .build()
+        .unwrap();
+    for item in items() {
+        vi.insert(item.as_str());
+    }
+    for item in removed() {
+        vi.remove(item.as_str()).unwrap();
+    }
+    out.push(("vi-counting-position-digest.bk".into(), vi.into()));
     out
 }
 
@@ -106,7 +122,7 @@ fn files_saved_by_earlier_builds_load_and_save_back_byte_for_byte() {
         );
         checked += 1;
     }
-    assert_eq!(checked, Kind::ALL.len() + 2);
+    assert_eq!(checked, Kind::ALL.len() + 3);
 }
 
 /// The blocked filter's files keep the hash they were saved with: `blocked.bk` (saved when
@@ -123,5 +139,55 @@ fn blocked_files_keep_their_hash_tag() {
         let filter = bloomkit::BlockedBloomFilter::from_bytes(&bytes).unwrap();
         assert_eq!(filter.hashing().function, function, "{name}");
         assert!(items().all(|item| filter.contains(item.as_str())), "{name}");
+    }
+}
+
+/// What a variable-increment filter answers about the items it was filled with and 4000
+/// absent ones, with the (position, increment) pairs of the first 20: one line each.
+fn vi_counting_answers(filter: &bloomkit::VariableIncrementBloomFilter) -> String {
+    let mut out = String::new();
+    for item in items().chain((0..4000).map(|i| format!("absent-{i}"))) {
+        out.push_str(if filter.contains(item.as_str()) {
+            "1\n"
+        } else {
+            "0\n"
+        });
+    }
+    for item in items().take(20) {
+        out.push_str(&format!("{:?}\n", filter.slots(item.as_str())));
+    }
+    out
+}
+
+/// `vi-counting.bk` was saved when the increments came from a second digest of the item
+/// (seed ⊕ `INCREMENT_SEED_TWEAK`), `vi-counting-position-digest.bk` with them from the
+/// positions' digest: each loads with its own source, and answers every item and every
+/// absent item, and gives every (position, increment) pair, exactly as the build that saved
+/// it did (`*.answers`, written by that build).
+#[test]
+fn vi_counting_files_answer_as_the_build_that_saved_them() {
+    let write = std::env::var_os("BLOOMKIT_WRITE_FIXTURES").is_some();
+    for (name, source) in [
+        ("vi-counting.bk", IncrementHashing::SecondDigest),
+        (
+            "vi-counting-position-digest.bk",
+            IncrementHashing::PositionDigest,
+        ),
+    ] {
+        let bytes = std::fs::read(dir().join(name)).unwrap();
+        let filter = bloomkit::VariableIncrementBloomFilter::from_bytes(&bytes)
+            .unwrap_or_else(|e| panic!("{name}: {e}"));
+        assert_eq!(filter.increment_hashing(), source, "{name}");
+        let answers_path = dir().join(format!("{name}.answers"));
+        if !answers_path.exists() {
+            assert!(write, "{name}: no saved answers");
+            std::fs::write(&answers_path, vi_counting_answers(&filter)).unwrap();
+        }
+        let expected = std::fs::read_to_string(&answers_path).unwrap();
+        assert_eq!(
+            vi_counting_answers(&filter),
+            expected,
+            "{name}: answers changed"
+        );
     }
 }

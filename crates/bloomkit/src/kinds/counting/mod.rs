@@ -69,7 +69,7 @@ use crate::codec::{check_num_counters, Parts};
 use crate::error::{DecodeError, Error};
 use crate::filter::Filter;
 use crate::hash::HashingChoice;
-use crate::hash::{Hashing, Item};
+use crate::hash::{Hashing, IndexScheme, Item, Positions};
 use crate::params::{self, MAX_NUM_HASHES};
 use crate::sizing;
 
@@ -124,13 +124,17 @@ impl CountingBloomFilter {
     #[inline]
     pub fn insert<I: Item + ?Sized>(&mut self, item: &I) -> bool {
         let (hashing, k, m) = (self.hashing, self.num_hashes, self.counters.len());
+        item.with_bytes(|bytes| self.add(hashing.positions(bytes, k, m)))
+    }
+
+    /// Adds 1 at every position; `true` when one of the counters was 0.
+    #[inline(always)]
+    fn add(&mut self, positions: Positions<'_>) -> bool {
         let counters = &mut self.counters;
-        let new = item.with_bytes(|bytes| {
-            hashing.positions(bytes, k, m).fold(false, |new, p| {
-                let was_zero = counters.get(p) == 0;
-                counters.saturating_add(p, 1);
-                new | was_zero
-            })
+        let new = positions.fold(false, |new, p| {
+            let was_zero = counters.get(p) == 0;
+            counters.saturating_add(p, 1);
+            new | was_zero
         });
         self.len = self.len.saturating_add(1);
         new
@@ -145,6 +149,30 @@ impl CountingBloomFilter {
                 .positions(bytes, self.num_hashes, self.counters.len())
                 .all(|p| self.counters.get(p) != 0)
         })
+    }
+
+    /// [`insert`](Self::insert) of every item in order; returns how many were certainly new.
+    /// A filter past the L2 cache hashes each item once and prefetches what its insert
+    /// touches a window of items ahead ([`lookahead`](crate::lookahead)); the filter ends
+    /// as after the single inserts.
+    ///
+    /// ```
+    /// use bloomkit::CountingBloomFilter;
+    /// let mut filter = CountingBloomFilter::with_capacity(1_000, 0.01)?;
+    /// assert_eq!(filter.insert_batch(&["a", "b", "a"]), 2);
+    /// let mut answers = Vec::new();
+    /// filter.contains_batch_into(&["a", "b"], &mut answers);
+    /// assert_eq!(answers, [true, true]);
+    /// # Ok::<(), bloomkit::Error>(())
+    /// ```
+    pub fn insert_batch<I: Item>(&mut self, items: &[I]) -> u64 {
+        crate::lookahead::insert_by_digest(self, items, |f, item| f.insert(item))
+    }
+
+    /// The answers of [`contains`](Self::contains) for every item, into `out` (cleared
+    /// first), through the same window as [`insert_batch`](Self::insert_batch).
+    pub fn contains_batch_into<I: Item>(&self, items: &[I], out: &mut Vec<bool>) {
+        crate::lookahead::contains_by_digest(self, items, out, |f, item| f.contains(item))
     }
 
     /// Removes one copy of an item: each of its k counters goes down by 1, except
@@ -255,6 +283,34 @@ impl Filter for CountingBloomFilter {
                 ),
             ),
         ]
+    }
+}
+
+impl crate::lookahead::ByDigest for CountingBloomFilter {
+    fn digest_hashing(&self) -> Option<Hashing> {
+        (self.hashing.scheme != IndexScheme::SeededHashes).then_some(self.hashing)
+    }
+    fn batch_in_cache(&self) -> bool {
+        self.counters.len() * self.counter_width() as u64 <= crate::bloom::batch_cached_max_bits()
+    }
+    #[inline(always)]
+    fn prefetch_query(&self, digest: u128) {
+        let (k, m) = (self.num_hashes, self.counters.len());
+        self.hashing
+            .positions_with_digest(&[], digest, k, m)
+            .for_each(|p| self.counters.prefetch(p));
+    }
+    #[inline(always)]
+    fn contains_digest(&self, digest: u128) -> bool {
+        let (k, m) = (self.num_hashes, self.counters.len());
+        self.hashing
+            .positions_with_digest(&[], digest, k, m)
+            .all(|p| self.counters.get(p) != 0)
+    }
+    #[inline(always)]
+    fn insert_digest(&mut self, digest: u128) -> bool {
+        let (k, m) = (self.num_hashes, self.counters.len());
+        self.add(self.hashing.positions_with_digest(&[], digest, k, m))
     }
 }
 

@@ -106,7 +106,7 @@ use crate::codec::{invalid, Parts};
 use crate::error::{DecodeError, Error};
 use crate::filter::{Filter, Mergeable};
 use crate::hash::HashingChoice;
-use crate::hash::{Hashing, Item};
+use crate::hash::{Hashing, IndexScheme, Item, Positions};
 use crate::params::{self, MAX_NUM_BITS};
 use crate::sizing;
 
@@ -182,19 +182,28 @@ impl DeletableBloomFilter {
     /// case all its regions are now marked collided and it can no longer be removed.
     #[inline]
     pub fn insert<I: Item + ?Sized>(&mut self, item: &I) -> bool {
-        let (hashing, k, r) = (self.hashing, self.num_hashes, self.regions);
+        let (hashing, k) = (self.hashing, self.num_hashes);
+        let data = self.data_len();
+        item.with_bytes(|bytes| self.add(hashing.positions(bytes, k, data)))
+    }
+
+    /// Sets the bits at these data positions, marking the region of each that was set
+    /// already; `true` when one was 0.
+    #[inline(always)]
+    fn add(&mut self, positions: Positions<'_>) -> bool {
+        let r = self.regions;
         let data = self.data_len();
         let bits = &mut self.bits;
-        let changed = item.with_bytes(|bytes| {
-            let mut changed = false;
-            for j in hashing.positions(bytes, k, data) {
-                if bits.set(r + j) {
-                    changed = true;
-                } else {
-                    bits.set(region_of(j, r, data));
-                }
+        let mut changed = false;
+        // `for_each` runs `Positions`' own fold, which matches the index scheme once per
+        // item; a `for` loop calls `Positions::next` out of line per position (184
+        // instructions per insert at k = 7, callgrind).
+        positions.for_each(|j| {
+            if bits.set(r + j) {
+                changed = true;
+            } else {
+                bits.set(region_of(j, r, data));
             }
-            changed
         });
         self.inserted += changed as u64;
         changed
@@ -209,6 +218,30 @@ impl DeletableBloomFilter {
                 .positions(bytes, self.num_hashes, data)
                 .all(|j| self.bits.get(r + j))
         })
+    }
+
+    /// [`insert`](Self::insert) of every item in order; returns how many were certainly new.
+    /// A filter past the L2 cache hashes each item once and prefetches what its insert
+    /// touches a window of items ahead ([`lookahead`](crate::lookahead)); the filter ends
+    /// as after the single inserts.
+    ///
+    /// ```
+    /// use bloomkit::DeletableBloomFilter;
+    /// let mut filter = DeletableBloomFilter::with_capacity(1_000, 0.01)?;
+    /// assert_eq!(filter.insert_batch(&["a", "b", "a"]), 2);
+    /// let mut answers = Vec::new();
+    /// filter.contains_batch_into(&["a", "b"], &mut answers);
+    /// assert_eq!(answers, [true, true]);
+    /// # Ok::<(), bloomkit::Error>(())
+    /// ```
+    pub fn insert_batch<I: Item>(&mut self, items: &[I]) -> u64 {
+        crate::lookahead::insert_by_digest(self, items, |f, item| f.insert(item))
+    }
+
+    /// The answers of [`contains`](Self::contains) for every item, into `out` (cleared
+    /// first), through the same window as [`insert_batch`](Self::insert_batch).
+    pub fn contains_batch_into<I: Item>(&self, items: &[I], out: &mut Vec<bool>) {
+        crate::lookahead::contains_by_digest(self, items, out, |f, item| f.contains(item))
     }
 
     /// Removes an item: resets its bits that lie in collision-free regions.
@@ -395,6 +428,53 @@ impl Filter for DeletableBloomFilter {
                 format!("{:.4}", self.estimated_deletable_fraction()),
             ),
         ]
+    }
+}
+
+impl crate::lookahead::ByDigest for DeletableBloomFilter {
+    fn digest_hashing(&self) -> Option<Hashing> {
+        (self.hashing.scheme != IndexScheme::SeededHashes).then_some(self.hashing)
+    }
+    fn batch_in_cache(&self) -> bool {
+        self.bits.len() <= crate::bloom::batch_cached_max_bits()
+    }
+    #[inline(always)]
+    fn prefetch_query(&self, digest: u128) {
+        let (k, r, data) = (self.num_hashes, self.regions, self.data_len());
+        self.hashing
+            .positions_with_digest(&[], digest, k, data)
+            .for_each(|j| self.bits.prefetch(r + j));
+    }
+    /// The data bits and, since about half of them are set already at capacity and mark
+    /// their region then, the region bits too (a ninth of the filter: 15 MB at n = 10⁸,
+    /// which the L3 does not keep). A prefetch needs only the region's cache line, so its
+    /// bit is found by a floating-point multiply; being a bit off moves it to the
+    /// neighbouring line about once in 256. Per insert through the window at k = 7
+    /// (callgrind, `kind_cost deletable 1000000 100000 batch`): 467 instructions without
+    /// the region prefetch, 649 with this one, 789 with [`region_of`]'s exact 128-bit
+    /// division; at n = 10⁸ (one run each, load average 3–5) 234, 176 and 200–273 ns.
+    #[inline(always)]
+    fn prefetch_insert(&self, digest: u128, _: u64) {
+        let (k, r, data) = (self.num_hashes, self.regions, self.data_len());
+        let per_bit = r as f64 / data as f64;
+        self.hashing
+            .positions_with_digest(&[], digest, k, data)
+            .for_each(|j| {
+                self.bits.prefetch(r + j);
+                self.bits.prefetch((j as f64 * per_bit) as u64);
+            });
+    }
+    #[inline(always)]
+    fn contains_digest(&self, digest: u128) -> bool {
+        let (k, r, data) = (self.num_hashes, self.regions, self.data_len());
+        self.hashing
+            .positions_with_digest(&[], digest, k, data)
+            .all(|j| self.bits.get(r + j))
+    }
+    #[inline(always)]
+    fn insert_digest(&mut self, digest: u128) -> bool {
+        let (k, data) = (self.num_hashes, self.data_len());
+        self.add(self.hashing.positions_with_digest(&[], digest, k, data))
     }
 }
 

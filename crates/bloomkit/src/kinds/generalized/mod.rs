@@ -75,7 +75,7 @@ use crate::bits::BitVec;
 use crate::codec::{invalid, Parts};
 use crate::error::{DecodeError, Error};
 use crate::filter::Filter;
-use crate::hash::{Hashing, HashingChoice, Item, Positions};
+use crate::hash::{Hashing, HashingChoice, IndexScheme, Item, Positions};
 use crate::params::{self, MAX_NUM_HASHES};
 use crate::sizing;
 
@@ -134,32 +134,62 @@ impl GeneralizedBloomFilter {
     /// Adds an item: resets its k₀ bits, then sets its k₁ bits. Returns `true` if the item
     /// was reported absent before.
     pub fn insert<I: Item + ?Sized>(&mut self, item: &I) -> bool {
-        let new = item.with_bytes(|bytes| {
-            let positions = self.positions(bytes);
-            let new = !self.holds(positions.clone());
-            let k1 = self.set_hashes as usize;
-            if k1 > SET_INLINE {
-                for p in positions.clone().skip(k1) {
-                    self.bits.unset(p);
-                }
-                positions.take(k1).for_each(|p| _ = self.bits.set(p));
-                return new;
+        item.with_bytes(|bytes| self.add(self.positions(bytes)))
+    }
+
+    /// Resets the k₀ bits, then sets the k₁ bits, of these positions (so that a position
+    /// among both ends up 1); `true` when the item was reported absent before.
+    #[inline(always)]
+    fn add(&mut self, positions: Positions<'_>) -> bool {
+        let new = !self.holds(positions.clone());
+        let k1 = self.set_hashes as usize;
+        if k1 > SET_INLINE {
+            for p in positions.clone().skip(k1) {
+                self.bits.unset(p);
             }
+            positions.take(k1).for_each(|p| _ = self.bits.set(p));
+        } else {
             // One pass: the set positions kept inline, the reset ones cleared as they come;
-            // then the set ones, so that a position among both ends up 1.
+            // then the set ones.
             let mut ones = [0u64; SET_INLINE];
-            for (i, p) in positions.enumerate() {
+            let mut i = 0;
+            // `for_each`: `Positions`' own fold (see the deletable filter's insert).
+            positions.for_each(|p| {
                 if i < k1 {
                     ones[i] = p;
                 } else {
                     self.bits.unset(p);
                 }
-            }
+                i += 1;
+            });
             ones[..k1].iter().for_each(|&p| _ = self.bits.set(p));
-            new
-        });
+        }
         self.inserted += u64::from(new);
         new
+    }
+
+    /// [`insert`](Self::insert) of every item in order; returns how many were certainly new.
+    /// A filter past the L2 cache hashes each item once and prefetches what its insert
+    /// touches a window of items ahead ([`lookahead`](crate::lookahead)); the filter ends
+    /// as after the single inserts.
+    ///
+    /// ```
+    /// use bloomkit::GeneralizedBloomFilter;
+    /// let mut filter = GeneralizedBloomFilter::with_capacity(1_000, 0.01)?;
+    /// assert_eq!(filter.insert_batch(&["a", "b", "a"]), 2);
+    /// let mut answers = Vec::new();
+    /// filter.contains_batch_into(&["a", "b"], &mut answers);
+    /// assert_eq!(answers, [true, true]);
+    /// # Ok::<(), bloomkit::Error>(())
+    /// ```
+    pub fn insert_batch<I: Item>(&mut self, items: &[I]) -> u64 {
+        crate::lookahead::insert_by_digest(self, items, |f, item| f.insert(item))
+    }
+
+    /// The answers of [`contains`](Self::contains) for every item, into `out` (cleared
+    /// first), through the same window as [`insert_batch`](Self::insert_batch).
+    pub fn contains_batch_into<I: Item>(&self, items: &[I], out: &mut Vec<bool>) {
+        crate::lookahead::contains_by_digest(self, items, out, |f, item| f.contains(item))
     }
 
     /// `true` when the item's k₁ bits are 1 and its k₀ bits 0 (those that are not also
@@ -173,9 +203,19 @@ impl GeneralizedBloomFilter {
     /// 1 is looked up among the set positions (derived again: it is the rare case).
     fn holds(&self, positions: Positions<'_>) -> bool {
         let k1 = self.set_hashes as usize;
-        let mut rest = positions.clone();
-        rest.by_ref().take(k1).all(|p| self.bits.get(p))
-            && rest.all(|p| !self.bits.get(p) || positions.clone().take(k1).any(|q| q == p))
+        // One `all` over every position (the first k₁ set, the rest reset): `Positions`' own
+        // `all` matches the index scheme once per item, where `take(k₁).all` went through
+        // `Positions::next` out of line per position.
+        let mut i = 0;
+        positions.clone().all(|p| {
+            let passes = if i < k1 {
+                self.bits.get(p)
+            } else {
+                !self.bits.get(p) || positions.clone().take(k1).any(|q| q == p)
+            };
+            i += 1;
+            passes
+        })
     }
 
     /// m, the number of bits.
@@ -267,6 +307,38 @@ impl Filter for GeneralizedBloomFilter {
 
     fn fpp_at(&self, n: u64) -> f64 {
         params::generalized_fpp(self.num_bits(), self.set_hashes, self.reset_hashes, n)
+    }
+}
+
+impl crate::lookahead::ByDigest for GeneralizedBloomFilter {
+    fn digest_hashing(&self) -> Option<Hashing> {
+        (self.hashing.scheme != IndexScheme::SeededHashes).then_some(self.hashing)
+    }
+    fn batch_in_cache(&self) -> bool {
+        self.bits.len() <= crate::bloom::batch_cached_max_bits()
+    }
+    #[inline(always)]
+    fn prefetch_query(&self, digest: u128) {
+        let k = self.set_hashes + self.reset_hashes;
+        self.hashing
+            .positions_with_digest(&[], digest, k, self.bits.len())
+            .for_each(|p| self.bits.prefetch(p));
+    }
+    #[inline(always)]
+    fn contains_digest(&self, digest: u128) -> bool {
+        let k = self.set_hashes + self.reset_hashes;
+        self.holds(
+            self.hashing
+                .positions_with_digest(&[], digest, k, self.bits.len()),
+        )
+    }
+    #[inline(always)]
+    fn insert_digest(&mut self, digest: u128) -> bool {
+        let k = self.set_hashes + self.reset_hashes;
+        self.add(
+            self.hashing
+                .positions_with_digest(&[], digest, k, self.bits.len()),
+        )
     }
 }
 

@@ -90,7 +90,7 @@ use crate::bits::PackedCounters;
 use crate::codec::{check_counter_width, check_num_counters, invalid, Parts, Persist};
 use crate::error::{DecodeError, Error};
 use crate::filter::{Filter, Kind};
-use crate::hash::{mix64, Hashing, HashingChoice, Item};
+use crate::hash::{mix64, Hashing, HashingChoice, IndexScheme, Item, Positions};
 use crate::params::MAX_NUM_BITS;
 use crate::sizing;
 
@@ -192,7 +192,12 @@ const INLINE_POSITIONS: usize = 16;
 impl DistinctPositions {
     #[inline(always)]
     fn of(hashing: Hashing, bytes: &[u8], k: u32, m: u64) -> Self {
-        let positions = hashing.positions(bytes, k, m);
+        Self::from_positions(hashing.positions(bytes, k, m), k)
+    }
+
+    /// The distinct ones of these k positions.
+    #[inline(always)]
+    fn from_positions(positions: Positions<'_>, k: u32) -> Self {
         if k as usize > INLINE_POSITIONS {
             let mut kept: Vec<u64> = Vec::with_capacity(k as usize);
             for p in positions {
@@ -206,12 +211,13 @@ impl DistinctPositions {
         let mut len = 0;
         // k is small (7 at ε = 1%) and positions seldom repeat: a scan of those kept so far
         // costs fewer instructions than sorting them.
-        for p in positions {
+        // `for_each` runs `Positions`' own fold, which matches the scheme once per item.
+        positions.for_each(|p| {
             if !buf[..len].contains(&p) {
                 buf[len] = p;
                 len += 1;
             }
-        }
+        });
         DistinctPositions::Inline(buf, len)
     }
 
@@ -304,7 +310,13 @@ impl SpectralBloomFilter {
 
     fn insert_bytes(&mut self, bytes: &[u8]) -> bool {
         let ps = self.positions(bytes);
-        let ps = ps.get();
+        self.insert_at(ps.get(), bytes)
+    }
+
+    /// The insert of the item with these distinct positions and these bytes (which only
+    /// [`SpectralMethod::RecurringMinimum`] reads, for its secondary filter).
+    #[inline(always)]
+    fn insert_at(&mut self, ps: &[u64], bytes: &[u8]) -> bool {
         let (min, _) = minimum(&self.counters, ps);
         match self.method {
             SpectralMethod::MinimumSelection => {
@@ -338,6 +350,30 @@ impl SpectralBloomFilter {
             }
         }
         min == 0
+    }
+
+    /// [`insert`](Self::insert) of every item in order; returns how many were certainly new.
+    /// A filter past the L2 cache hashes each item once and prefetches what its insert
+    /// touches a window of items ahead ([`lookahead`](crate::lookahead)); the filter ends
+    /// as after the single inserts.
+    ///
+    /// ```
+    /// use bloomkit::SpectralBloomFilter;
+    /// let mut filter = SpectralBloomFilter::with_capacity(1_000, 0.01)?;
+    /// assert_eq!(filter.insert_batch(&["a", "b", "a"]), 2);
+    /// let mut answers = Vec::new();
+    /// filter.contains_batch_into(&["a", "b"], &mut answers);
+    /// assert_eq!(answers, [true, true]);
+    /// # Ok::<(), bloomkit::Error>(())
+    /// ```
+    pub fn insert_batch<I: Item>(&mut self, items: &[I]) -> u64 {
+        crate::lookahead::insert_by_digest(self, items, |f, item| f.insert(item))
+    }
+
+    /// The answers of [`contains`](Self::contains) for every item, into `out` (cleared
+    /// first), through the same window as [`insert_batch`](Self::insert_batch).
+    pub fn contains_batch_into<I: Item>(&self, items: &[I], out: &mut Vec<bool>) {
+        crate::lookahead::contains_by_digest(self, items, out, |f, item| f.contains(item))
     }
 
     /// `false` if the item is certainly absent (one of its counters is 0).
@@ -506,6 +542,43 @@ impl Filter for SpectralBloomFilter {
             ("nonzero counters", nonzero.to_string()),
             ("saturated counters", self.saturated_counters().to_string()),
         ]
+    }
+}
+
+impl crate::lookahead::ByDigest for SpectralBloomFilter {
+    /// The digest schemes under minimum selection and minimal increase; recurring minimum
+    /// hashes the item again for its secondary filter, so its batches run the single calls.
+    fn digest_hashing(&self) -> Option<Hashing> {
+        (self.hashing.scheme != IndexScheme::SeededHashes && self.secondary.is_none())
+            .then_some(self.hashing)
+    }
+    fn batch_in_cache(&self) -> bool {
+        self.counters.len() * self.counters.width() as u64 <= crate::bloom::batch_cached_max_bits()
+    }
+    #[inline(always)]
+    fn prefetch_query(&self, digest: u128) {
+        let (k, m) = (self.num_hashes, self.counters.len());
+        self.hashing
+            .positions_with_digest(&[], digest, k, m)
+            .for_each(|p| self.counters.prefetch(p));
+    }
+    #[inline(always)]
+    fn contains_digest(&self, digest: u128) -> bool {
+        let (k, m) = (self.num_hashes, self.counters.len());
+        self.hashing
+            .positions_with_digest(&[], digest, k, m)
+            .all(|p| self.counters.get(p) > 0)
+    }
+    #[inline(always)]
+    fn insert_digest(&mut self, digest: u128) -> bool {
+        let (k, m) = (self.num_hashes, self.counters.len());
+        let ps = DistinctPositions::from_positions(
+            self.hashing.positions_with_digest(&[], digest, k, m),
+            k,
+        );
+        let new = self.insert_at(ps.get(), &[]);
+        self.len = self.len.saturating_add(1);
+        new
     }
 }
 

@@ -131,7 +131,7 @@ use crate::error::{DecodeError, Error};
 use crate::filter::{Filter, Kind};
 use crate::hash::HashingChoice;
 use crate::hash::SplitMix64;
-use crate::hash::{reduce, Hashing, Item};
+use crate::hash::{mix64, reduce, Hashing, IndexScheme, Item, Positions, GOLDEN_GAMMA};
 use crate::params::{self, MAX_NUM_BITS};
 use crate::sizing;
 
@@ -224,22 +224,49 @@ impl StableBloomFilter {
     #[inline]
     pub fn insert<I: Item + ?Sized>(&mut self, item: &I) -> bool {
         let (hashing, k, m) = (self.hashing, self.num_hashes, self.cells.len());
+        item.with_bytes(|bytes| self.add(hashing.positions(bytes, k, m)))
+    }
+
+    /// Decrements the next run of P cells, then sets the cells at these positions to Max;
+    /// `true` when one of them was 0 before.
+    #[inline(always)]
+    fn add(&mut self, positions: Positions<'_>) -> bool {
+        let m = self.cells.len();
         let start = reduce(splitmix64(&mut self.rng), m);
-        let decrements = self.decrements;
         let cells = &mut self.cells;
-        let new = item.with_bytes(|bytes| {
-            let positions = hashing.positions(bytes, k, m);
-            let seen = positions.clone().all(|i| cells.get(i) != 0);
-            decrement_run(cells, start, decrements);
-            let max = cells.max_value();
-            for i in positions {
-                cells.set(i, max);
-            }
-            !seen
-        });
+        let seen = positions.clone().all(|i| cells.get(i) != 0);
+        decrement_run(cells, start, self.decrements);
+        let max = cells.max_value();
+        // `for_each`: `Positions`' own fold (see the deletable filter's insert).
+        positions.for_each(|i| cells.set(i, max));
+        let new = !seen;
         self.insertions += 1;
         self.inserted += new as u64;
         new
+    }
+
+    /// [`insert`](Self::insert) of every item in order; returns how many were certainly new.
+    /// A filter past the L2 cache hashes each item once and prefetches what its insert
+    /// touches a window of items ahead ([`lookahead`](crate::lookahead)); the filter ends
+    /// as after the single inserts.
+    ///
+    /// ```
+    /// use bloomkit::StableBloomFilter;
+    /// let mut filter = StableBloomFilter::with_capacity(1_000, 0.01)?;
+    /// assert_eq!(filter.insert_batch(&["a", "b", "a"]), 2);
+    /// let mut answers = Vec::new();
+    /// filter.contains_batch_into(&["a", "b"], &mut answers);
+    /// assert_eq!(answers, [true, true]);
+    /// # Ok::<(), bloomkit::Error>(())
+    /// ```
+    pub fn insert_batch<I: Item>(&mut self, items: &[I]) -> u64 {
+        crate::lookahead::insert_by_digest(self, items, |f, item| f.insert(item))
+    }
+
+    /// The answers of [`contains`](Self::contains) for every item, into `out` (cleared
+    /// first), through the same window as [`insert_batch`](Self::insert_batch).
+    pub fn contains_batch_into<I: Item>(&self, items: &[I], out: &mut Vec<bool>) {
+        crate::lookahead::contains_by_digest(self, items, out, |f, item| f.contains(item))
     }
 
     /// Streaming duplicate detection: whether the item looked like a duplicate (it was
@@ -408,6 +435,49 @@ impl Filter for StableBloomFilter {
             self.decrements(),
             self.max_value(),
         )
+    }
+}
+
+impl crate::lookahead::ByDigest for StableBloomFilter {
+    fn digest_hashing(&self) -> Option<Hashing> {
+        (self.hashing.scheme != IndexScheme::SeededHashes).then_some(self.hashing)
+    }
+    fn batch_in_cache(&self) -> bool {
+        self.cells.len() * self.cell_width() as u64 <= crate::bloom::batch_cached_max_bits()
+    }
+    #[inline(always)]
+    fn prefetch_query(&self, digest: u128) {
+        let (k, m) = (self.num_hashes, self.cells.len());
+        self.hashing
+            .positions_with_digest(&[], digest, k, m)
+            .for_each(|i| self.cells.prefetch(i));
+    }
+    /// The K cells, and the first and last cell of the run this insert decrements: the
+    /// generator's state after `pending` more inserts is `rng + pending·γ` (SplitMix64 adds
+    /// γ per output), so the run's start is known a window ahead.
+    #[inline(always)]
+    fn prefetch_insert(&self, digest: u128, pending: u64) {
+        self.prefetch_query(digest);
+        let m = self.cells.len();
+        let state = self
+            .rng
+            .wrapping_add(GOLDEN_GAMMA.wrapping_mul(pending.wrapping_add(1)));
+        let start = reduce(mix64(state), m);
+        self.cells.prefetch(start);
+        self.cells
+            .prefetch((start + self.decrements.min(m).saturating_sub(1)) % m);
+    }
+    #[inline(always)]
+    fn contains_digest(&self, digest: u128) -> bool {
+        let (k, m) = (self.num_hashes, self.cells.len());
+        self.hashing
+            .positions_with_digest(&[], digest, k, m)
+            .all(|i| self.cells.get(i) != 0)
+    }
+    #[inline(always)]
+    fn insert_digest(&mut self, digest: u128) -> bool {
+        let (k, m) = (self.num_hashes, self.cells.len());
+        self.add(self.hashing.positions_with_digest(&[], digest, k, m))
     }
 }
 

@@ -26,14 +26,25 @@
 //!
 //! # The increments
 //!
-//! The increments must be independent of the positions (the analysis assumes it). They
-//! come from a second digest of the item under the filter's hash function with the seed
-//! `seed ^ INCREMENT_SEED_TWEAK` (a fixed constant of the file format): its two 64-bit
-//! halves, XOR-folded, seed a SplitMix64 sequence (Steele, Lea & Flood, "Fast Splittable
-//! Pseudorandom Number Generators", OOPSLA 2014), and output i reduced to `[0, L)` by
-//! [`reduce`] gives `v_i = L + reduce(z_i, L)`. (Reducing the double-hashing values
-//! themselves to L would not do: `a + i·b` modulo a small range is an arithmetic
-//! progression, so the increments of one item would be correlated.)
+//! The increments must be independent of the positions (the analysis assumes it). A
+//! 128-bit digest's two 64-bit halves, XOR-folded, seed a SplitMix64 sequence (Steele, Lea
+//! & Flood, "Fast Splittable Pseudorandom Number Generators", OOPSLA 2014), and output i
+//! reduced to `[0, L)` by [`reduce`] gives `v_i = L + reduce(z_i, L)`. (Reducing the
+//! double-hashing values themselves to L would not do: `a + i·b` modulo a small range is
+//! an arithmetic progression, so the increments of one item would be correlated.) Which
+//! digest is the filter's [`IncrementHashing`], stored in its file:
+//!
+//! * [`IncrementHashing::PositionDigest`], new filters: the digest the positions come from.
+//!   One hash call per operation. The positions use the halves g and δ apart (g + iδ + …,
+//!   its top bits after a multiply-shift), the increments `mix64(g ⊕ δ + (i+1)γ)`: SplitMix64's
+//!   output function is a bijection whose every output bit depends on every input bit, so
+//!   an item's increments tell nothing usable about where it lands. The test that matters
+//!   is the measured false-positive rate against the formula below, which the conformance
+//!   suite holds every kind to.
+//! * [`IncrementHashing::SecondDigest`], every file saved before the choice existed: a
+//!   second digest of the item under the seed `seed ^ INCREMENT_SEED_TWEAK` (a fixed
+//!   constant of the file format): two hash calls per operation. Such files load with it
+//!   and answer as they did.
 //!
 //! # False-positive rate and sizing
 //!
@@ -101,7 +112,7 @@ use crate::error::{DecodeError, Error};
 use crate::filter::Filter;
 use crate::hash::HashingChoice;
 use crate::hash::{mix64, GOLDEN_GAMMA};
-use crate::hash::{reduce, Hashing, Item};
+use crate::hash::{reduce, EnhancedDouble, Hashing, IndexScheme, Item, Positions};
 use crate::params::{self, MAX_NUM_BITS, MAX_NUM_HASHES};
 
 /// L, the smallest increment, unless another is chosen: increments are 4 to 7.
@@ -114,6 +125,35 @@ pub const DEFAULT_COUNTER_WIDTH: u32 = 8;
 /// independent of the positions. Part of the file format: never change it.
 pub const INCREMENT_SEED_TWEAK: u64 = 0x5649_2d43_4246_2d4c; // "VI-CBF-L"
 
+/// Which digest of an item its increments come from (see the module docs). Part of the
+/// file format: a file records [`PositionDigest`](Self::PositionDigest) in a parameter that
+/// files of [`SecondDigest`](Self::SecondDigest) do not have.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum IncrementHashing {
+    /// A second digest of the item, under the seed `seed ^` [`INCREMENT_SEED_TWEAK`]: two
+    /// hash calls per operation. What every filter saved before the choice existed has
+    /// (44 bytes of parameters); chosen for a new filter only to match such files.
+    SecondDigest,
+    /// The digest the positions come from: one hash call per operation under the digest
+    /// index schemes (the seeded scheme hashes once per position and once more for the
+    /// increments). New filters use it; stored as the parameter `increment_hashing = 1`.
+    #[default]
+    PositionDigest,
+}
+
+impl IncrementHashing {
+    /// The value stored after the other parameters (none for `SecondDigest`).
+    const STORED_POSITION_DIGEST: u32 = 1;
+
+    /// A short lower-case name, for `bloomkit info` and the layout check.
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::SecondDigest => "second-digest",
+            Self::PositionDigest => "position-digest",
+        }
+    }
+}
+
 /// The k increments of one item, in `D_L`; see the module docs.
 #[derive(Clone, Debug)]
 struct Increments {
@@ -123,23 +163,30 @@ struct Increments {
 }
 
 impl Increments {
-    #[inline]
-    fn new(hashing: &Hashing, bytes: &[u8], base: u32, num_hashes: u32) -> Self {
-        let digest = hashing
-            .function
-            .digest(bytes, hashing.seed ^ INCREMENT_SEED_TWEAK);
+    /// The increments whose SplitMix64 sequence this digest seeds.
+    #[inline(always)]
+    fn from_digest(digest: u128, base: u32, num_hashes: u32) -> Self {
         Increments {
             state: (digest as u64) ^ ((digest >> 64) as u64),
             base,
             left: num_hashes,
         }
     }
+
+    /// The increments of an item's bytes under [`IncrementHashing::SecondDigest`].
+    #[inline]
+    fn second_digest(hashing: &Hashing, bytes: &[u8], base: u32, num_hashes: u32) -> Self {
+        let digest = hashing
+            .function
+            .digest(bytes, hashing.seed ^ INCREMENT_SEED_TWEAK);
+        Self::from_digest(digest, base, num_hashes)
+    }
 }
 
 impl Iterator for Increments {
     type Item = u32;
 
-    #[inline]
+    #[inline(always)]
     fn next(&mut self) -> Option<u32> {
         if self.left == 0 {
             return None;
@@ -172,6 +219,7 @@ pub struct VariableIncrementBloomFilter {
     num_hashes: u32,
     base: u32,
     hashing: Hashing,
+    increment_hashing: IncrementHashing,
     capacity: u64,
     target_fpp: f64,
     len: u64,
@@ -212,13 +260,94 @@ impl VariableIncrementBloomFilter {
     /// The k (position, increment) pairs of an item.
     #[inline]
     fn probe(&self, bytes: &[u8], out: &mut [(u64, u32); MAX_NUM_HASHES as usize]) {
-        let positions = self
-            .hashing
-            .positions(bytes, self.num_hashes, self.counters.len());
-        let increments = Increments::new(&self.hashing, bytes, self.base, self.num_hashes);
+        let (positions, increments) = self.pairs(bytes);
         for (slot, pair) in out.iter_mut().zip(positions.zip(increments)) {
             *slot = pair;
         }
+    }
+
+    /// An item's positions and increments, with one hash call under
+    /// [`IncrementHashing::PositionDigest`] and a digest scheme, two under
+    /// [`IncrementHashing::SecondDigest`].
+    #[inline(always)]
+    fn pairs<'a>(&self, bytes: &'a [u8]) -> (Positions<'a>, Increments) {
+        let (k, m) = (self.num_hashes, self.counters.len());
+        match self.increment_hashing {
+            IncrementHashing::SecondDigest => (
+                self.hashing.positions(bytes, k, m),
+                Increments::second_digest(&self.hashing, bytes, self.base, k),
+            ),
+            IncrementHashing::PositionDigest => {
+                let digest = self.hashing.digest(bytes);
+                (
+                    self.hashing.positions_with_digest(bytes, digest, k, m),
+                    Increments::from_digest(digest, self.base, k),
+                )
+            }
+        }
+    }
+
+    /// Whether every step of the item with this digest can be taken from the digest alone
+    /// (the position digest for the increments and a digest index scheme).
+    #[inline(always)]
+    fn by_digest(&self) -> bool {
+        self.increment_hashing == IncrementHashing::PositionDigest
+            && self.hashing.scheme != IndexScheme::SeededHashes
+    }
+
+    /// The query of the item with this digest ([`by_digest`](Self::by_digest) filters):
+    /// the default scheme's positions as a plain loop ([`EnhancedDouble`]), the other digest
+    /// schemes' through [`Positions`].
+    #[inline(always)]
+    fn holds_digest(&self, digest: u128) -> bool {
+        let (k, m) = (self.num_hashes, self.counters.len());
+        let increments = Increments::from_digest(digest, self.base, k);
+        if self.hashing.scheme == IndexScheme::EnhancedDoubleHashing {
+            self.holds(EnhancedDouble::new(digest, k, m), increments)
+        } else {
+            let positions = self.hashing.positions_with_digest(&[], digest, k, m);
+            self.holds(positions, increments)
+        }
+    }
+
+    /// The insert of the item with this digest ([`by_digest`](Self::by_digest) filters), as
+    /// [`holds_digest`](Self::holds_digest) reads it.
+    #[inline(always)]
+    fn add_digest(&mut self, digest: u128) -> bool {
+        let (k, m) = (self.num_hashes, self.counters.len());
+        let increments = Increments::from_digest(digest, self.base, k);
+        if self.hashing.scheme == IndexScheme::EnhancedDoubleHashing {
+            self.add(EnhancedDouble::new(digest, k, m), increments)
+        } else {
+            let positions = self.hashing.positions_with_digest(&[], digest, k, m);
+            self.add(positions, increments)
+        }
+    }
+
+    /// Whether every (position, increment) pair passes [`passes`](Self::passes).
+    #[inline(always)]
+    fn holds(&self, positions: impl Iterator<Item = u64>, increments: Increments) -> bool {
+        positions
+            .zip(increments)
+            .all(|(p, v)| self.passes(self.counters.get(p), v))
+    }
+
+    /// Adds every increment at its position (saturating); `true` when the item was
+    /// certainly new, read before anything changes.
+    #[inline(always)]
+    fn add(
+        &mut self,
+        positions: impl Iterator<Item = u64> + Clone,
+        increments: Increments,
+    ) -> bool {
+        // Both iterators hold their digest's state: cloned, they give the same pairs again
+        // for the second pass without hashing again (cheaper than a buffer of 64 pairs).
+        let pairs = positions.zip(increments);
+        let seen = { pairs.clone() }.all(|(p, v)| self.passes(self.counters.get(p), v));
+        for (p, v) in pairs {
+            self.counters.saturating_add(p, v);
+        }
+        !seen
     }
 
     /// The paper's test of one counter: `true` ("maybe") unless the value rules out an
@@ -235,21 +364,13 @@ impl VariableIncrementBloomFilter {
     /// was certainly new (the membership test rejected it), `false` if it was already
     /// reported present.
     pub fn insert<I: Item + ?Sized>(&mut self, item: &I) -> bool {
-        // Both iterators hold their digest's state: cloned, they give the same pairs again
-        // for the second pass without hashing again (cheaper than a buffer of 64 pairs).
         let new = item.with_bytes(|bytes| {
-            let (k, m) = (self.num_hashes, self.counters.len());
-            let pairs = self.hashing.positions(bytes, k, m).zip(Increments::new(
-                &self.hashing,
-                bytes,
-                self.base,
-                k,
-            ));
-            let seen = { pairs.clone() }.all(|(p, v)| self.passes(self.counters.get(p), v));
-            for (p, v) in pairs {
-                self.counters.saturating_add(p, v);
+            if self.by_digest() {
+                self.add_digest(self.hashing.digest(bytes))
+            } else {
+                let (positions, increments) = self.pairs(bytes);
+                self.add(positions, increments)
             }
-            !seen
         });
         self.len = self.len.saturating_add(1);
         new
@@ -260,13 +381,12 @@ impl VariableIncrementBloomFilter {
     #[inline]
     pub fn contains<I: Item + ?Sized>(&self, item: &I) -> bool {
         item.with_bytes(|bytes| {
-            let positions = self
-                .hashing
-                .positions(bytes, self.num_hashes, self.counters.len());
-            let increments = Increments::new(&self.hashing, bytes, self.base, self.num_hashes);
-            positions
-                .zip(increments)
-                .all(|(p, v)| self.passes(self.counters.get(p), v))
+            if self.by_digest() {
+                self.holds_digest(self.hashing.digest(bytes))
+            } else {
+                let (positions, increments) = self.pairs(bytes);
+                self.holds(positions, increments)
+            }
         })
     }
 
@@ -309,6 +429,30 @@ impl VariableIncrementBloomFilter {
         Ok(true)
     }
 
+    /// [`insert`](Self::insert) of every item in order; returns how many were certainly new.
+    /// A filter past the L2 cache hashes each item once and prefetches its counters a
+    /// window of items ahead ([`lookahead`](crate::lookahead)); the filter ends as after
+    /// the single inserts.
+    ///
+    /// ```
+    /// use bloomkit::VariableIncrementBloomFilter;
+    /// let mut filter = VariableIncrementBloomFilter::with_capacity(1_000, 0.01)?;
+    /// assert_eq!(filter.insert_batch(&["a", "b", "a"]), 2);
+    /// let mut answers = Vec::new();
+    /// filter.contains_batch_into(&["a", "b", "zz"], &mut answers);
+    /// assert_eq!(answers, [true, true, false]);
+    /// # Ok::<(), bloomkit::Error>(())
+    /// ```
+    pub fn insert_batch<I: Item>(&mut self, items: &[I]) -> u64 {
+        crate::lookahead::insert_by_digest(self, items, |f, item| f.insert(item))
+    }
+
+    /// The answers of [`contains`](Self::contains) for every item, into `out` (cleared
+    /// first), through the same window as [`insert_batch`](Self::insert_batch).
+    pub fn contains_batch_into<I: Item>(&self, items: &[I], out: &mut Vec<bool>) {
+        crate::lookahead::contains_by_digest(self, items, out, |f, item| f.contains(item))
+    }
+
     /// The k (position, increment) pairs of an item, in hash-function order: where it adds
     /// what. For inspection and tests.
     ///
@@ -338,6 +482,28 @@ impl VariableIncrementBloomFilter {
         self.base
     }
 
+    /// Which digest the increments come from ([`IncrementHashing`]; new filters:
+    /// [`IncrementHashing::PositionDigest`]).
+    ///
+    /// ```
+    /// use bloomkit::vi_counting::IncrementHashing;
+    /// use bloomkit::{Persist, VariableIncrementBloomFilter};
+    /// let f = VariableIncrementBloomFilter::with_capacity(100, 0.01)?;
+    /// assert_eq!(f.increment_hashing(), IncrementHashing::PositionDigest);
+    /// let old = VariableIncrementBloomFilter::builder()
+    ///     .capacity(100)
+    ///     .increment_hashing(IncrementHashing::SecondDigest)
+    ///     .build()?;
+    /// // The choice is saved with the filter, in a parameter the older files do not have.
+    /// assert_eq!(f.to_bytes().len(), old.to_bytes().len() + 4);
+    /// let back = VariableIncrementBloomFilter::from_bytes(&old.to_bytes())?;
+    /// assert_eq!(back.increment_hashing(), IncrementHashing::SecondDigest);
+    /// # Ok::<(), bloomkit::Error>(())
+    /// ```
+    pub fn increment_hashing(&self) -> IncrementHashing {
+        self.increment_hashing
+    }
+
     crate::sizing::capacity_and_fpp_getters!();
 
     fn check_compatible(&self, other: &Self) -> Result<(), Error> {
@@ -348,11 +514,12 @@ impl VariableIncrementBloomFilter {
     /// [`require_same_layout`](crate::filter::require_same_layout).
     fn layout(&self) -> String {
         format!(
-            "m = {}, k = {}, L = {}, {}-bit counters, {}",
+            "m = {}, k = {}, L = {}, {}-bit counters, increments from the {}, {}",
             self.num_counters(),
             self.num_hashes,
             self.base,
             self.counter_width(),
+            self.increment_hashing.name(),
             self.hashing
         )
     }
@@ -389,6 +556,10 @@ impl Filter for VariableIncrementBloomFilter {
                 "increments (D_L)",
                 format!("L = {}: {}..={}", self.base, self.base, 2 * self.base - 1),
             ),
+            (
+                "increment hashing",
+                self.increment_hashing.name().to_string(),
+            ),
             ("target fpp", format!("{}", self.target_fpp)),
             ("nonzero counters", nonzero.to_string()),
             (
@@ -422,6 +593,34 @@ impl Filter for VariableIncrementBloomFilter {
             n,
             self.increment_base(),
         )
+    }
+}
+
+impl crate::lookahead::ByDigest for VariableIncrementBloomFilter {
+    fn digest_hashing(&self) -> Option<Hashing> {
+        self.by_digest().then_some(self.hashing)
+    }
+    fn batch_in_cache(&self) -> bool {
+        self.counters.len() * self.counter_width() as u64 <= crate::bloom::batch_cached_max_bits()
+    }
+    #[inline(always)]
+    fn prefetch_query(&self, digest: u128) {
+        let (k, m) = (self.num_hashes, self.counters.len());
+        if self.hashing.scheme == IndexScheme::EnhancedDoubleHashing {
+            EnhancedDouble::new(digest, k, m).for_each(|p| self.counters.prefetch(p));
+        } else {
+            let positions = self.hashing.positions_with_digest(&[], digest, k, m);
+            positions.for_each(|p| self.counters.prefetch(p));
+        }
+    }
+    #[inline(always)]
+    fn contains_digest(&self, digest: u128) -> bool {
+        self.holds_digest(digest)
+    }
+    #[inline(always)]
+    fn insert_digest(&mut self, digest: u128) -> bool {
+        self.len = self.len.saturating_add(1);
+        self.add_digest(digest)
     }
 }
 
@@ -519,6 +718,7 @@ pub struct VariableIncrementBloomFilterBuilder {
     num_hashes: Option<u32>,
     counter_width: Option<u32>,
     base: Option<u32>,
+    increment_hashing: IncrementHashing,
     hashing: HashingChoice,
 }
 
@@ -537,6 +737,15 @@ impl VariableIncrementBloomFilterBuilder {
     /// more but needs wider counters.
     pub fn increment_base(mut self, base: u32) -> Self {
         self.base = Some(base);
+        self
+    }
+
+    /// Which digest the increments come from (default
+    /// [`IncrementHashing::PositionDigest`], one hash call per operation);
+    /// [`IncrementHashing::SecondDigest`] builds a filter that merges with files saved
+    /// before the choice existed.
+    pub fn increment_hashing(mut self, increment_hashing: IncrementHashing) -> Self {
+        self.increment_hashing = increment_hashing;
         self
     }
 
@@ -589,6 +798,7 @@ impl VariableIncrementBloomFilterBuilder {
             num_hashes,
             base,
             hashing,
+            increment_hashing: self.increment_hashing,
             capacity,
             target_fpp,
             len: 0,
@@ -609,7 +819,32 @@ crate::codec::stored! {
         target_fpp: f64 = f.target_fpp => check_target_fpp,
         len: u64 = f.len,
     }
-    persist VariableIncrement, payload counters;
+}
+
+/// The length of [`Stored`], the parameters of a file of [`IncrementHashing::SecondDigest`];
+/// a file of [`IncrementHashing::PositionDigest`] has one u32 more after them
+/// ([`IncrementHashing::STORED_POSITION_DIGEST`]).
+const STORED_BYTES: usize = 44;
+
+/// The stored parameters, then `increment_hashing = 1` for the position digest (nothing for
+/// the second digest, so that a file saved before the choice existed saves back to its
+/// bytes); the packed counters as the payload.
+impl crate::codec::Persist for VariableIncrementBloomFilter {
+    fn encode_params(&self, out: &mut Vec<u8>) {
+        Stored::of(self).write(out);
+        if self.increment_hashing == IncrementHashing::PositionDigest {
+            out.extend_from_slice(&IncrementHashing::STORED_POSITION_DIGEST.to_le_bytes());
+        }
+    }
+
+    fn encode_payload(&self, out: &mut Vec<u8>) {
+        self.counters.write_le_bytes(out);
+    }
+
+    fn decode_parts(parts: &Parts<'_>) -> Result<Self, DecodeError> {
+        parts.expect_kind(crate::filter::Kind::VariableIncrement)?;
+        Self::decode(parts)
+    }
 }
 
 impl VariableIncrementBloomFilter {
@@ -622,7 +857,23 @@ impl VariableIncrementBloomFilter {
             capacity,
             target_fpp,
             len,
-        } = Stored::read(parts.params)?;
+        } = Stored::read(&parts.params[..parts.params.len().min(STORED_BYTES)])?;
+        let increment_hashing = match &parts.params[STORED_BYTES.min(parts.params.len())..] {
+            [] => IncrementHashing::SecondDigest,
+            rest => match <[u8; 4]>::try_from(rest).map(u32::from_le_bytes) {
+                Ok(IncrementHashing::STORED_POSITION_DIGEST) => IncrementHashing::PositionDigest,
+                _ => {
+                    return Err(invalid(
+                        "increment_hashing",
+                        format!(
+                            "{} bytes after the parameters, expected none or the u32 {}",
+                            rest.len(),
+                            IncrementHashing::STORED_POSITION_DIGEST
+                        ),
+                    ))
+                }
+            },
+        };
         validate_base(base, (1u32 << width) - 1)
             .map_err(|e| invalid("increment_base", e.to_string()))?;
         check_num_counters(num_counters, 0, width)?;
@@ -634,6 +885,7 @@ impl VariableIncrementBloomFilter {
             num_hashes,
             base,
             hashing: parts.hashing,
+            increment_hashing,
             capacity,
             target_fpp,
             len,
@@ -646,7 +898,6 @@ mod tests {
     use super::*;
     use crate::codec::Persist;
     use crate::filter::Mergeable;
-    use crate::hash::IndexScheme;
 
     fn explicit(m: u64, k: u32) -> VariableIncrementBloomFilter {
         VariableIncrementBloomFilter::builder()
@@ -656,23 +907,107 @@ mod tests {
             .unwrap()
     }
 
+    /// Chi-square of 40 000 items' cells over `cells` equally likely ones.
+    fn chi2(counts: &[u64]) -> f64 {
+        let expected = counts.iter().sum::<u64>() as f64 / counts.len() as f64;
+        counts
+            .iter()
+            .map(|&c| (c as f64 - expected).powi(2) / expected)
+            .sum()
+    }
+
     #[test]
     fn increments_are_in_d_l_and_uniform_and_independent_of_each_other() {
         // 40 000 items × 2 hash functions: the pair (v_0, v_1) must be uniform over the
-        // 16 combinations (chi-square, 15 degrees of freedom; 0.9999 quantile ≈ 44).
-        let hashing = Hashing::default();
-        let mut cells = [0u64; 16];
-        for item in 0u64..40_000 {
-            let v: Vec<u32> = Increments::new(&hashing, &item.to_le_bytes(), 4, 2).collect();
-            assert!(v.iter().all(|x| (4..=7).contains(x)));
-            cells[((v[0] - 4) * 4 + (v[1] - 4)) as usize] += 1;
+        // 16 combinations (chi-square, 15 degrees of freedom; 0.9999 quantile ≈ 44), from
+        // either digest.
+        for source in [
+            IncrementHashing::PositionDigest,
+            IncrementHashing::SecondDigest,
+        ] {
+            let f = VariableIncrementBloomFilter::builder()
+                .num_counters(1000)
+                .num_hashes(2)
+                .increment_hashing(source)
+                .build()
+                .unwrap();
+            let mut cells = [0u64; 16];
+            for item in 0u64..40_000 {
+                let v: Vec<u32> = f.slots(&item).iter().map(|&(_, v)| v).collect();
+                assert!(v.iter().all(|x| (4..=7).contains(x)));
+                cells[((v[0] - 4) * 4 + (v[1] - 4)) as usize] += 1;
+            }
+            assert!(chi2(&cells) < 44.0, "{source:?}: {cells:?}");
         }
-        let expected = 40_000.0 / 16.0;
-        let chi2: f64 = cells
-            .iter()
-            .map(|&c| (c as f64 - expected).powi(2) / expected)
-            .sum();
-        assert!(chi2 < 44.0, "chi2 {chi2}: {cells:?}");
+    }
+
+    /// From the position digest, an item's first increment tells nothing of where it lands:
+    /// over 40 000 items, (position of hash 0 in 8 equal ranges) × (v_0 − L) is uniform
+    /// over its 32 cells (chi-square, 31 degrees of freedom; 0.9999 quantile ≈ 67), and so is
+    /// (position of hash 1) × (v_1 − L).
+    #[test]
+    fn increments_from_the_position_digest_do_not_follow_the_positions() {
+        let f = explicit(8_000, 2);
+        for i in 0..2 {
+            let mut cells = [0u64; 32];
+            for item in 0u64..40_000 {
+                let (p, v) = f.slots(&item)[i];
+                cells[(p / 1000 * 4 + u64::from(v - 4)) as usize] += 1;
+            }
+            assert!(chi2(&cells) < 67.0, "hash {i}: {cells:?}");
+        }
+    }
+
+    /// The two sources give other increments (so they must not merge), the same positions.
+    #[test]
+    fn the_increment_source_changes_the_increments_and_blocks_merging() {
+        let mut new = explicit(1000, 5);
+        let old = VariableIncrementBloomFilter::builder()
+            .num_counters(1000)
+            .num_hashes(5)
+            .increment_hashing(IncrementHashing::SecondDigest)
+            .build()
+            .unwrap();
+        let pairs = |f: &VariableIncrementBloomFilter| -> Vec<(u64, u32)> {
+            (0..50u32).flat_map(|i| f.slots(&i)).collect()
+        };
+        let (a, b) = (pairs(&new), pairs(&old));
+        assert!(a.iter().zip(&b).all(|(x, y)| x.0 == y.0));
+        assert_ne!(a, b);
+        assert!(matches!(new.union(&old), Err(Error::Incompatible(_))));
+        assert!(matches!(new.intersect(&old), Err(Error::Incompatible(_))));
+    }
+
+    /// A position-digest file carries `increment_hashing = 1` after the 44 bytes of the
+    /// others and loads back to the same filter; anything else there is refused.
+    #[test]
+    fn the_increment_source_is_stored_and_a_bad_one_refused() {
+        use crate::format::Parts;
+        let mut f = VariableIncrementBloomFilter::with_capacity(100, 0.01).unwrap();
+        f.extend(0..50u32);
+        let bytes = f.to_bytes();
+        let parts = Parts::parse(&bytes).unwrap();
+        assert_eq!(parts.params.len(), STORED_BYTES + 4);
+        assert_eq!(parts.params[STORED_BYTES..], 1u32.to_le_bytes());
+        assert_eq!(VariableIncrementBloomFilter::from_bytes(&bytes).unwrap(), f);
+        let payload = parts.payload.to_vec();
+        for tail in [
+            &[2u8, 0, 0, 0][..],
+            &[0, 0, 0, 0],
+            &[1, 0, 0],
+            &[1, 0, 0, 0, 0],
+        ] {
+            let mut params = parts.params[..STORED_BYTES].to_vec();
+            params.extend_from_slice(tail);
+            let bad = crate::format::encode(parts.kind.tag(), parts.hashing, &params, |out| {
+                out.extend_from_slice(&payload)
+            });
+            let err = VariableIncrementBloomFilter::from_bytes(&bad).unwrap_err();
+            assert!(
+                err.to_string().contains("increment_hashing"),
+                "{tail:?}: {err}"
+            );
+        }
     }
 
     #[test]
