@@ -436,7 +436,7 @@ impl FilterView {
     ///
     /// ```
     /// use bloomkit::codec::view::FilterView;
-    /// use bloomkit::{AnyFilter, Filter, Kind};
+    /// use bloomkit::{AnyFilter, Filter, Kind, Persist};
     /// let dir = tempfile::tempdir()?;
     /// let path = dir.path().join("f.bk");
     /// let mut f = AnyFilter::with_capacity(Kind::Bloom, 10_000, 0.01)?;
