@@ -50,7 +50,7 @@
 //!   systems write, bit for bit: Guava's `BloomFilter`, Spark's `util.sketch.BloomFilter`,
 //!   RedisBloom 2.4's SCANDUMP dumps and the LOADCHUNK commands that load them, and the split
 //!   block filters of Parquet files.
-//! * [`format`] — the file format ([`Persist`]), with atomic saves, and [`FileLock`] for
+//! * [`format`](mod@format) — the file format ([`Persist`]), with atomic saves, and [`FileLock`] for
 //!   writers; version 2 checks the payload per chunk, so that [`format::view::FilterView`]
 //!   answers from a read-only memory map of the file, reading only the chunks a query
 //!   touches (classic, partitioned, blocked and split block filters).

@@ -417,7 +417,7 @@ impl CountingBloomFilterBuilder {
     /// Sizing is that of the classic filter with counters in place of bits. With neither
     /// capacity nor m, the error is [`Error::ZeroCapacity`]. With m but no capacity, the
     /// capacity is the n at which m and k reach the optimal fill, `m ln 2 / k`. The total
-    /// size `m · width` must stay within [`MAX_NUM_BITS`].
+    /// size `m · width` must stay within [`MAX_NUM_BITS`](crate::params::MAX_NUM_BITS).
     pub fn build(self) -> Result<CountingBloomFilter, Error> {
         let width = crate::sizing::counter_width(self.counter_width, DEFAULT_COUNTER_WIDTH)?;
         let d = sizing::dimensions(

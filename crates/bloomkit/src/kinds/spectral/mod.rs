@@ -21,7 +21,7 @@
 //!       P(m_x ≠ f_x)  =  E_b  ≈  (1 − (1 − 1/m)^(k(n−1)))^k
 //!   ```
 //!
-//!   for n distinct items ([`params::spectral_error_probability`]) — the Bloom error of the
+//!   for n distinct items ([`params::spectral_error_probability`](crate::params::spectral_error_probability)) — the Bloom error of the
 //!   same m, k and n, whatever the frequencies are. Removes are exact (subtract 1 from each
 //!   counter), and the union of two filters is the sum of their counters.
 //! * **Minimal increase** (MI): insert adds 1 only to the counters of x that hold the
