@@ -103,16 +103,28 @@ pub(crate) fn pipeline<In, P: Stages<In>>(
 /// [`insert_by_digest`]): each item is hashed once and the words of its positions
 /// prefetched a window ahead, then the kind's own single-item step runs on the digest, in
 /// the items' order, so the filter ends as after the single calls.
+/// `hashing`, unless its scheme is the seeded one, which hashes the item once per position
+/// and so has no one digest to go by: the [`ByDigest::digest_hashing`] of most kinds.
+#[inline]
+pub(crate) fn unless_seeded(hashing: crate::hash::Hashing) -> Option<crate::hash::Hashing> {
+    (hashing.scheme != crate::hash::IndexScheme::SeededHashes).then_some(hashing)
+}
+
 pub(crate) trait ByDigest {
     /// The hashing whose digest the steps take, or `None` when the batch must run the
     /// single calls instead (the seeded scheme, which hashes once per position; a stored
     /// scheme that needs the item's bytes).
+    /// Most kinds answer [`unless_seeded`]`(hashing)`.
     fn digest_hashing(&self) -> Option<crate::hash::Hashing>;
-    /// Whether the structure the steps read is small enough for the caches, so that the
-    /// batch runs the single calls' loop (see [`batch_cached_max_bits`]).
+    /// The bits of the structure the steps read (cells times their width).
+    fn batch_bits(&self) -> u64;
+    /// Whether that structure is small enough for the caches, so that the batch runs the
+    /// single calls' loop (see [`batch_cached_max_bits`]).
     ///
     /// [`batch_cached_max_bits`]: crate::bloom::batch_cached_max_bits
-    fn batch_in_cache(&self) -> bool;
+    fn batch_in_cache(&self) -> bool {
+        self.batch_bits() <= crate::bloom::batch_cached_max_bits()
+    }
     /// Prefetches the words a query of the item with this digest reads.
     fn prefetch_query(&self, digest: u128);
     /// Prefetches the words an insert of the item with this digest touches, when

@@ -8,7 +8,8 @@
 //! the estimated items, the expected rate now: [`FilterView::summary`], what `bloomkit info`
 //! prints — is read once in 1 MiB pieces into one buffer, so it too costs a few MiB of
 //! memory whatever the file's size (`bloomkit info` of a 343 MiB classic filter: 6.5 MB
-//! resident, against 707 MB when it loaded the filter).
+//! resident, against 707 MB when it loaded the filter; BENCHMARKS.md, "`bloomkit info` of a
+//! large file").
 //!
 //! # Which kinds
 //!

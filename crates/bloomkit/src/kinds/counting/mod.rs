@@ -69,7 +69,7 @@ use crate::codec::{check_num_counters, Parts};
 use crate::error::{DecodeError, Error};
 use crate::filter::Filter;
 use crate::hash::HashingChoice;
-use crate::hash::{Hashing, IndexScheme, Item, Positions};
+use crate::hash::{Hashing, Item, Positions};
 use crate::params::{self, MAX_NUM_HASHES};
 use crate::sizing;
 
@@ -288,10 +288,10 @@ impl Filter for CountingBloomFilter {
 
 impl crate::lookahead::ByDigest for CountingBloomFilter {
     fn digest_hashing(&self) -> Option<Hashing> {
-        (self.hashing.scheme != IndexScheme::SeededHashes).then_some(self.hashing)
+        crate::lookahead::unless_seeded(self.hashing)
     }
-    fn batch_in_cache(&self) -> bool {
-        self.counters.len() * self.counter_width() as u64 <= crate::bloom::batch_cached_max_bits()
+    fn batch_bits(&self) -> u64 {
+        self.counters.len() * self.counter_width() as u64
     }
     #[inline(always)]
     fn prefetch_query(&self, digest: u128) {

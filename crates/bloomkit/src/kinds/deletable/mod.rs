@@ -106,7 +106,7 @@ use crate::codec::{invalid, Parts};
 use crate::error::{DecodeError, Error};
 use crate::filter::{Filter, Mergeable};
 use crate::hash::HashingChoice;
-use crate::hash::{Hashing, IndexScheme, Item, Positions};
+use crate::hash::{Hashing, Item, Positions};
 use crate::params::{self, MAX_NUM_BITS};
 use crate::sizing;
 
@@ -433,10 +433,10 @@ impl Filter for DeletableBloomFilter {
 
 impl crate::lookahead::ByDigest for DeletableBloomFilter {
     fn digest_hashing(&self) -> Option<Hashing> {
-        (self.hashing.scheme != IndexScheme::SeededHashes).then_some(self.hashing)
+        crate::lookahead::unless_seeded(self.hashing)
     }
-    fn batch_in_cache(&self) -> bool {
-        self.bits.len() <= crate::bloom::batch_cached_max_bits()
+    fn batch_bits(&self) -> u64 {
+        self.bits.len()
     }
     #[inline(always)]
     fn prefetch_query(&self, digest: u128) {

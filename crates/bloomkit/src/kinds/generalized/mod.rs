@@ -75,7 +75,7 @@ use crate::bits::BitVec;
 use crate::codec::{invalid, Parts};
 use crate::error::{DecodeError, Error};
 use crate::filter::Filter;
-use crate::hash::{Hashing, HashingChoice, IndexScheme, Item, Positions};
+use crate::hash::{Hashing, HashingChoice, Item, Positions};
 use crate::params::{self, MAX_NUM_HASHES};
 use crate::sizing;
 
@@ -312,10 +312,10 @@ impl Filter for GeneralizedBloomFilter {
 
 impl crate::lookahead::ByDigest for GeneralizedBloomFilter {
     fn digest_hashing(&self) -> Option<Hashing> {
-        (self.hashing.scheme != IndexScheme::SeededHashes).then_some(self.hashing)
+        crate::lookahead::unless_seeded(self.hashing)
     }
-    fn batch_in_cache(&self) -> bool {
-        self.bits.len() <= crate::bloom::batch_cached_max_bits()
+    fn batch_bits(&self) -> u64 {
+        self.bits.len()
     }
     #[inline(always)]
     fn prefetch_query(&self, digest: u128) {

@@ -90,7 +90,7 @@ use crate::bits::PackedCounters;
 use crate::codec::{check_counter_width, check_num_counters, invalid, Parts, Persist};
 use crate::error::{DecodeError, Error};
 use crate::filter::{Filter, Kind};
-use crate::hash::{mix64, Hashing, HashingChoice, IndexScheme, Item, Positions};
+use crate::hash::{mix64, Hashing, HashingChoice, Item, Positions};
 use crate::params::MAX_NUM_BITS;
 use crate::sizing;
 
@@ -549,11 +549,10 @@ impl crate::lookahead::ByDigest for SpectralBloomFilter {
     /// The digest schemes under minimum selection and minimal increase; recurring minimum
     /// hashes the item again for its secondary filter, so its batches run the single calls.
     fn digest_hashing(&self) -> Option<Hashing> {
-        (self.hashing.scheme != IndexScheme::SeededHashes && self.secondary.is_none())
-            .then_some(self.hashing)
+        crate::lookahead::unless_seeded(self.hashing).filter(|_| self.secondary.is_none())
     }
-    fn batch_in_cache(&self) -> bool {
-        self.counters.len() * self.counters.width() as u64 <= crate::bloom::batch_cached_max_bits()
+    fn batch_bits(&self) -> u64 {
+        self.counters.len() * self.counters.width() as u64
     }
     #[inline(always)]
     fn prefetch_query(&self, digest: u128) {

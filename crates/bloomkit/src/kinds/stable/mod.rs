@@ -131,7 +131,7 @@ use crate::error::{DecodeError, Error};
 use crate::filter::{Filter, Kind};
 use crate::hash::HashingChoice;
 use crate::hash::SplitMix64;
-use crate::hash::{mix64, reduce, Hashing, IndexScheme, Item, Positions, GOLDEN_GAMMA};
+use crate::hash::{mix64, reduce, Hashing, Item, Positions, GOLDEN_GAMMA};
 use crate::params::{self, MAX_NUM_BITS};
 use crate::sizing;
 
@@ -440,10 +440,10 @@ impl Filter for StableBloomFilter {
 
 impl crate::lookahead::ByDigest for StableBloomFilter {
     fn digest_hashing(&self) -> Option<Hashing> {
-        (self.hashing.scheme != IndexScheme::SeededHashes).then_some(self.hashing)
+        crate::lookahead::unless_seeded(self.hashing)
     }
-    fn batch_in_cache(&self) -> bool {
-        self.cells.len() * self.cell_width() as u64 <= crate::bloom::batch_cached_max_bits()
+    fn batch_bits(&self) -> u64 {
+        self.cells.len() * self.cell_width() as u64
     }
     #[inline(always)]
     fn prefetch_query(&self, digest: u128) {

@@ -292,7 +292,7 @@ impl VariableIncrementBloomFilter {
     #[inline(always)]
     fn by_digest(&self) -> bool {
         self.increment_hashing == IncrementHashing::PositionDigest
-            && self.hashing.scheme != IndexScheme::SeededHashes
+            && crate::lookahead::unless_seeded(self.hashing).is_some()
     }
 
     /// The query of the item with this digest ([`by_digest`](Self::by_digest) filters):
@@ -600,8 +600,8 @@ impl crate::lookahead::ByDigest for VariableIncrementBloomFilter {
     fn digest_hashing(&self) -> Option<Hashing> {
         self.by_digest().then_some(self.hashing)
     }
-    fn batch_in_cache(&self) -> bool {
-        self.counters.len() * self.counter_width() as u64 <= crate::bloom::batch_cached_max_bits()
+    fn batch_bits(&self) -> u64 {
+        self.counters.len() * self.counter_width() as u64
     }
     #[inline(always)]
     fn prefetch_query(&self, digest: u128) {

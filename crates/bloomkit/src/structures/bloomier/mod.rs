@@ -836,10 +836,16 @@ trait Record: Copy + Ord {
         hash.of(self.digest()).0
     }
     /// What peeling keeps of the record at `index` of the keys ([`Peeling`]): the record
-    /// itself when it fits in 64 bits, else its index.
-    fn id(&self, index: usize) -> u64;
-    /// The record of `keys` with `id`.
-    fn by_id(id: u64, keys: &[Self]) -> Self;
+    /// itself when it fits in 64 bits, else (this default) its index.
+    #[inline(always)]
+    fn id(&self, index: usize) -> u64 {
+        index as u64
+    }
+    /// The record of `keys` with `id` (by default, the id is its index).
+    #[inline(always)]
+    fn by_id(id: u64, keys: &[Self]) -> Self {
+        keys[id as usize]
+    }
 }
 
 impl Record for u128 {
@@ -854,14 +860,6 @@ impl Record for u128 {
     #[inline(always)]
     fn value(&self) -> u64 {
         0
-    }
-    #[inline(always)]
-    fn id(&self, index: usize) -> u64 {
-        index as u64
-    }
-    #[inline(always)]
-    fn by_id(id: u64, keys: &[Self]) -> Self {
-        keys[id as usize]
     }
 }
 
@@ -929,14 +927,6 @@ impl Record for Pair {
     #[inline(always)]
     fn value(&self) -> u64 {
         self.value
-    }
-    #[inline(always)]
-    fn id(&self, index: usize) -> u64 {
-        index as u64
-    }
-    #[inline(always)]
-    fn by_id(id: u64, keys: &[Self]) -> Self {
-        keys[id as usize]
     }
 }
 
