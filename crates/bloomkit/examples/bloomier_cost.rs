@@ -14,7 +14,8 @@
 //! three-segment layout; `xorf`: xorf's BinaryFuse8), n, Q, and the Bloomier filter's hash
 //! function (`murmur3`, the default here and the default of tables saved before fold2-128
 //! became the membership default; `xxh3`; `xxh64`; `fold2`, what
-//! `BloomierFilter::membership` and `value_bits(0)` now choose). Divide the `Collected`
+//! `BloomierFilter::membership` and `value_bits(0)` now choose), and the check bits c (8
+//! unless given: 16 gives 16-bit cells, other widths packed ones). Divide the `Collected`
 //! instruction count by n (build) or Q (query).
 
 use std::hint::black_box;
@@ -31,7 +32,7 @@ enum Subject {
 }
 
 #[inline(never)]
-fn measured_build(name: &str, keys: &[u64], function: HashFunction) -> Subject {
+fn measured_build(name: &str, keys: &[u64], function: HashFunction, check_bits: u32) -> Subject {
     let layout = match name {
         "xorf" => return Subject::Xorf(xorf::BinaryFuse8::try_from(keys).unwrap()),
         "three" => BloomierLayout::ThreeSegments,
@@ -39,7 +40,7 @@ fn measured_build(name: &str, keys: &[u64], function: HashFunction) -> Subject {
     };
     let table = BloomierFilter::builder()
         .value_bits(0)
-        .check_bits(8)
+        .check_bits(check_bits)
         .layout(layout)
         .hash_function(function)
         .build(keys.iter().map(|k| (k, 0)))
@@ -57,7 +58,7 @@ fn measured_query(filter: &Subject, queries: &[u64]) -> usize {
 
 fn main() {
     let args: Vec<String> = std::env::args().collect();
-    let usage = "usage: bloomier_cost fuse|three|xorf N Q [murmur3|xxh3|xxh64|fold2]";
+    let usage = "usage: bloomier_cost fuse|three|xorf N Q [murmur3|xxh3|xxh64|fold2 [C]]";
     let name = args.get(1).expect(usage).as_str();
     let n: u64 = args.get(2).expect(usage).parse().expect(usage);
     let q: u64 = args.get(3).expect(usage).parse().expect(usage);
@@ -68,7 +69,8 @@ fn main() {
         Some("fold2") => HashFunction::Fold2,
         _ => HashFunction::Murmur3,
     };
-    let filter = measured_build(name, black_box(&keys), function);
+    let check_bits: u32 = args.get(5).map_or(8, |c| c.parse().expect(usage));
+    let filter = measured_build(name, black_box(&keys), function, check_bits);
     let queries: Vec<u64> = (0..q)
         .map(|i| if i % 2 == 0 { key(i % n) } else { key(n + i) })
         .collect();

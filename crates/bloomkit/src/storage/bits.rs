@@ -755,17 +755,27 @@ impl PackedCells {
         u64::MAX >> (64 - self.width)
     }
 
-    /// The value of cell `index` (below [`len`](Self::len)).
+    /// The value of cell `index` (below [`len`](Self::len)), without a branch on whether the
+    /// cell straddles two words.
+    ///
+    /// A cell of w bits at bit `shift` of its word straddles when `shift + w > 64`, which
+    /// for random cells happens with probability `(w − 1)/64`: as a branch, a 7-bit table's
+    /// query (three cells) mispredicted 0.31 times (`valgrind --tool=callgrind
+    /// --branch-sim=yes`, `examples/bloomier_cost.rs` with c = 7). Instead the next word is
+    /// always read and shifted up by `64 − shift` (in two steps, so that `shift = 0` shifts
+    /// by 64 without overflow and yields 0): its bits land at or above bit `64 − shift`,
+    /// which is below w only when the cell straddles, so the mask keeps exactly the bits
+    /// the cell has there. A cell in the last word never straddles, so the next index is
+    /// clamped to the last word, whose bits the mask then drops.
     #[inline]
     pub fn get(&self, index: u64) -> u64 {
         debug_assert!(index < self.len);
         let bit = index * u64::from(self.width);
         let (word, shift) = ((bit / 64) as usize, (bit % 64) as u32);
-        let mut value = self.words[word] >> shift;
-        if shift + self.width > 64 {
-            value |= self.words[word + 1] << (64 - shift);
-        }
-        value & self.mask()
+        let low = self.words[word] >> shift;
+        let next = self.words[(word + 1).min(self.words.len() - 1)];
+        let high = (next << 1) << (63 - shift);
+        (low | high) & self.mask()
     }
 
     /// [`get`](Self::get) for cells of `W` bits, `W` a power of two that divides 64 and
@@ -847,6 +857,34 @@ impl std::fmt::Debug for PackedCells {
 
 #[cfg(test)]
 mod tests {
+    /// `get` reads exactly the cell's bits of the little-endian stream, for every width,
+    /// wherever the cell lies: within a word, straddling two, or in the last word (whose
+    /// next word does not exist). The reference reads the stream bit by bit from bytes the
+    /// test writes itself, independent of `set`.
+    #[test]
+    fn packed_cells_read_every_cell_bit_for_bit_from_the_stream() {
+        for width in 1u32..=64 {
+            for len in [1u64, 2, 63, 64, 65, 129] {
+                let bits = len * u64::from(width);
+                let mut bytes: Vec<u8> = (0..bits.div_ceil(64) * 8)
+                    .map(|i| crate::hash::mix64(i ^ u64::from(width) << 32) as u8)
+                    .collect();
+                // Padding past the last cell must be zero.
+                for bit in bits..bytes.len() as u64 * 8 {
+                    bytes[(bit / 8) as usize] &= !(1 << (bit % 8));
+                }
+                let cells = PackedCells::from_le_bytes(len, width, &bytes).unwrap();
+                for i in 0..len {
+                    let want = (0..u64::from(width)).fold(0u64, |v, b| {
+                        let bit = i * u64::from(width) + b;
+                        v | u64::from(bytes[(bit / 8) as usize] >> (bit % 8) & 1) << b
+                    });
+                    assert_eq!(cells.get(i), want, "width {width}, len {len}, cell {i}");
+                }
+            }
+        }
+    }
+
     #[test]
     fn packed_cells_straddle_words_and_round_trip() {
         for width in [1u32, 7, 8, 12, 16, 32, 33, 64] {
