@@ -740,9 +740,10 @@ impl PackedCells {
             .and_then(|words| words.checked_mul(8))
             .ok_or(too_large)?;
         let total = stream.saturating_add(Self::PADDING as u64);
+        // Zeroed by the allocator, so a large table costs memory only as it is written.
         let bytes = usize::try_from(total)
             .ok()
-            .and_then(crate::arch::zeroed_vec)
+            .and_then(crate::arch::zeroed)
             .ok_or(Error::OutOfMemory { bytes: total })?;
         Ok(Self { bytes, len, width })
     }
