@@ -704,28 +704,14 @@ impl std::fmt::Debug for PackedCounters {
 /// whose size per key is the point (the Bloomier filter's `1.23·w` bits per key): a
 /// [`PackedCounters`] of 12-bit cells would waste 4 of every 64 bits. Bits past the last
 /// cell are always zero.
-///
-/// The stream is kept as bytes, `⌈len·width/64⌉` words of them as on disk, and 8 zero bytes
-/// after them: a cell of up to 57 bits then lies within the 8 bytes that start at its first
-/// byte (its first bit is at most bit 7 of that byte, and 7 + 57 = 64), so reading or
-/// writing it is one unaligned 8-byte load (and store), a shift and a mask, with no branch
-/// on whether it straddles a word boundary. Wider cells (58 to 64 bits) read a ninth byte.
 #[derive(Clone, PartialEq, Eq)]
 pub struct PackedCells {
-    /// The stream's bytes, then [`PADDING`](Self::PADDING) zero bytes.
-    bytes: Vec<u8>,
+    words: Vec<u64>,
     len: u64,
     width: u32,
 }
 
 impl PackedCells {
-    /// Zero bytes kept after the stream, so that the 8 bytes from any cell's first byte
-    /// exist (and a wide cell's ninth).
-    const PADDING: usize = 8;
-
-    /// The widest cell that lies within 8 bytes from its first byte, wherever it starts.
-    const ONE_LOAD_WIDTH: u32 = 57;
-
     /// `len` zero cells of `width` bits; a width outside 1..=64 is
     /// [`Error::InvalidParameter`], a size that cannot be allocated [`Error::OutOfMemory`].
     pub fn zeros(len: u64, width: u32) -> Result<Self, Error> {
@@ -735,17 +721,12 @@ impl PackedCells {
                 reason: format!("{width} is not in 1..=64 bits"),
             });
         }
-        let too_large = Error::OutOfMemory { bytes: u64::MAX };
-        let stream = Self::word_count(len, width)
-            .and_then(|words| words.checked_mul(8))
-            .ok_or(too_large)?;
-        let total = stream.saturating_add(Self::PADDING as u64);
-        // Zeroed by the allocator, so a large table costs memory only as it is written.
-        let bytes = usize::try_from(total)
-            .ok()
-            .and_then(crate::arch::zeroed)
-            .ok_or(Error::OutOfMemory { bytes: total })?;
-        Ok(Self { bytes, len, width })
+        let words = Self::word_count(len, width).ok_or(Error::OutOfMemory { bytes: u64::MAX })?;
+        Ok(Self {
+            words: zero_words(words)?,
+            len,
+            width,
+        })
     }
 
     /// ⌈len·width / 64⌉, if it fits.
@@ -774,56 +755,27 @@ impl PackedCells {
         u64::MAX >> (64 - self.width)
     }
 
-    /// The 8 bytes from byte `at`, as a little-endian word.
-    #[inline(always)]
-    fn word_at(&self, at: usize) -> u64 {
-        let mut word = [0u8; 8];
-        word.copy_from_slice(&self.bytes[at..at + 8]);
-        u64::from_le_bytes(word)
-    }
-
-    /// The value of cell `index` (below [`len`](Self::len)): the 8 bytes from the cell's
-    /// first byte, shifted and masked (see the type's docs); a cell wider than 57 bits
-    /// takes its top bits from the ninth byte. The branch on the width is the same for
-    /// every cell of a table, so it is predicted; whether a cell straddles a word boundary,
-    /// which for random cells of w bits happens with probability `(w − 1)/64` and as a
-    /// branch was mispredicted 0.31 times per query of a 7-bit Bloomier table, is no branch.
+    /// The value of cell `index` (below [`len`](Self::len)), without a branch on whether the
+    /// cell straddles two words.
+    ///
+    /// A cell of w bits at bit `shift` of its word straddles when `shift + w > 64`, which
+    /// for random cells happens with probability `(w − 1)/64`: as a branch, a 7-bit table's
+    /// query (three cells) mispredicted 0.31 times (`valgrind --tool=callgrind
+    /// --branch-sim=yes`, `examples/bloomier_cost.rs` with c = 7). Instead the next word is
+    /// always read and shifted up by `64 − shift` (in two steps, so that `shift = 0` shifts
+    /// by 64 without overflow and yields 0): its bits land at or above bit `64 − shift`,
+    /// which is below w only when the cell straddles, so the mask keeps exactly the bits
+    /// the cell has there. A cell in the last word never straddles, so the next index is
+    /// clamped to the last word, whose bits the mask then drops.
     #[inline]
     pub fn get(&self, index: u64) -> u64 {
         debug_assert!(index < self.len);
         let bit = index * u64::from(self.width);
-        let (at, shift) = ((bit / 8) as usize, (bit % 8) as u32);
-        let mut value = self.word_at(at) >> shift;
-        if self.width > Self::ONE_LOAD_WIDTH {
-            // The ninth byte's bits land at bit 64 − shift and up (none when shift = 0).
-            value |= (u64::from(self.bytes[at + 8]) << 1) << (63 - shift);
-        }
-        value & self.mask()
-    }
-
-    /// The values of the cells `at` (each below [`len`](Self::len)), as [`get`](Self::get)
-    /// gives them, with the test of the width made once for all of them: a Bloomier
-    /// query's three cells.
-    ///
-    /// ```
-    /// use bloomkit::bits::PackedCells;
-    /// let mut cells = PackedCells::zeros(100, 7)?;
-    /// cells.set(9, 0x55);
-    /// cells.set(63, 0x7f);
-    /// assert_eq!(cells.get_many([9, 63, 10]), [0x55, 0x7f, 0]);
-    /// # Ok::<(), bloomkit::Error>(())
-    /// ```
-    #[inline]
-    pub fn get_many<const N: usize>(&self, at: [u64; N]) -> [u64; N] {
-        if self.width <= Self::ONE_LOAD_WIDTH {
-            at.map(|index| {
-                debug_assert!(index < self.len);
-                let bit = index * u64::from(self.width);
-                (self.word_at((bit / 8) as usize) >> (bit % 8)) & self.mask()
-            })
-        } else {
-            at.map(|index| self.get(index))
-        }
+        let (word, shift) = ((bit / 64) as usize, (bit % 64) as u32);
+        let low = self.words[word] >> shift;
+        let next = self.words[(word + 1).min(self.words.len() - 1)];
+        let high = (next << 1) << (63 - shift);
+        (low | high) & self.mask()
     }
 
     /// [`get`](Self::get) for cells of `W` bits, `W` a power of two that divides 64 and
@@ -833,38 +785,35 @@ impl PackedCells {
     pub fn get_aligned<const W: u32>(&self, index: u64) -> u64 {
         debug_assert!(self.width == W && 64 % W == 0 && index < self.len);
         let per_word = u64::from(64 / W);
-        let word = self.word_at((index / per_word * 8) as usize);
+        let word = self.words[(index / per_word) as usize];
         (word >> ((index % per_word) * u64::from(W))) & (u64::MAX >> (64 - W))
     }
 
-    /// Sets cell `index` to the low `width` bits of `value`: a read, a masked merge and a
-    /// write of the 8 bytes from the cell's first byte (and of the ninth for cells wider
-    /// than 57 bits), which leave every other cell's bits as they were.
+    /// Sets cell `index` to the low `width` bits of `value`.
     #[inline]
     pub fn set(&mut self, index: u64, value: u64) {
         debug_assert!(index < self.len);
         let value = value & self.mask();
         let bit = index * u64::from(self.width);
-        let (at, shift) = ((bit / 8) as usize, (bit % 8) as u32);
-        let word = (self.word_at(at) & !(self.mask() << shift)) | (value << shift);
-        self.bytes[at..at + 8].copy_from_slice(&word.to_le_bytes());
-        if self.width > Self::ONE_LOAD_WIDTH && shift + self.width > 64 {
-            // The bits that did not fit in the 8 bytes: the top `shift + width − 64`.
+        let (word, shift) = ((bit / 64) as usize, (bit % 64) as u32);
+        let low_mask = self.mask() << shift;
+        self.words[word] = (self.words[word] & !low_mask) | (value << shift);
+        if shift + self.width > 64 {
             let spill = shift + self.width - 64;
-            let keep = !((1u8 << spill) - 1);
-            let ninth = &mut self.bytes[at + 8];
-            *ninth = (*ninth & keep) | (value >> (64 - shift)) as u8;
+            let high_mask = u64::MAX >> (64 - spill);
+            let w = &mut self.words[word + 1];
+            *w = (*w & !high_mask) | (value >> (64 - shift));
         }
     }
 
-    /// The size of the storage in bytes: the stream and its 8 bytes of padding.
+    /// The size of the storage in bytes.
     pub fn memory_bytes(&self) -> usize {
-        self.bytes.len()
+        self.words.len() * 8
     }
 
-    /// Appends the stream's bytes (the words, little-endian), without the padding.
+    /// Appends the words as little-endian bytes.
     pub fn write_le_bytes(&self, out: &mut Vec<u8>) {
-        out.extend_from_slice(&self.bytes[..self.bytes.len() - Self::PADDING]);
+        write_words(&self.words, out);
     }
 
     /// Reads `len` cells of `width` bits from exactly `⌈len·width/64⌉` little-endian words;
@@ -877,7 +826,7 @@ impl PackedCells {
     ) -> Result<Self, crate::error::DecodeError> {
         let invalid = invalid_payload;
         check_width("cell width", width, 64)?;
-        Self::word_count(len, width)
+        let words = Self::word_count(len, width)
             .filter(|&w| w.checked_mul(8) == Some(bytes.len() as u64))
             .ok_or_else(|| {
                 invalid(format!(
@@ -885,15 +834,14 @@ impl PackedCells {
                     bytes.len()
                 ))
             })?;
-        let used = len * u64::from(width) % 64;
-        if let Some(last) = bytes.rchunks_exact(8).next() {
-            let last = u64::from_le_bytes(last.try_into().expect("8 bytes"));
-            if used != 0 && last >> used != 0 {
-                return Err(invalid("bits set past the last cell".into()));
-            }
-        }
         let mut cells = Self::zeros(len, width).map_err(|e| invalid(e.to_string()))?;
-        cells.bytes[..bytes.len()].copy_from_slice(bytes);
+        for (slot, chunk) in cells.words.iter_mut().zip(bytes.chunks_exact(8)) {
+            *slot = u64::from_le_bytes(chunk.try_into().expect("chunks of 8"));
+        }
+        let used = len * u64::from(width) % 64;
+        if words > 0 && used != 0 && cells.words[words as usize - 1] >> used != 0 {
+            return Err(invalid("bits set past the last cell".into()));
+        }
         Ok(cells)
     }
 }
@@ -909,7 +857,7 @@ impl std::fmt::Debug for PackedCells {
 
 #[cfg(test)]
 mod tests {
-    /// `get` (and `get_many`) reads exactly the cell's bits of the little-endian stream, for every width,
+    /// `get` reads exactly the cell's bits of the little-endian stream, for every width,
     /// wherever the cell lies: within a word, straddling two, or in the last word (whose
     /// next word does not exist). The reference reads the stream bit by bit from bytes the
     /// test writes itself, independent of `set`.
@@ -932,16 +880,13 @@ mod tests {
                         v | u64::from(bytes[(bit / 8) as usize] >> (bit % 8) & 1) << b
                     });
                     assert_eq!(cells.get(i), want, "width {width}, len {len}, cell {i}");
-                    let [got, _, last] = cells.get_many([i, i / 2, len - 1]);
-                    assert_eq!(got, want, "get_many: width {width}, len {len}, cell {i}");
-                    assert_eq!(last, cells.get(len - 1), "get_many: width {width}");
                 }
             }
         }
     }
 
-    /// `set` changes exactly the cell's bits of the stream, for every width (the one-load
-    /// path up to 57 bits and the ninth byte above) and every position: after overwriting
+    /// `set` changes exactly the cell's bits of the stream, for every width and every
+    /// position (within a word or across two): after overwriting
     /// cells in a scattered order, every cell holds what a plain model holds and the bytes
     /// written are the model's stream, built bit by bit.
     #[test]

@@ -157,8 +157,7 @@ fn false_positive_rate_and_bits_per_key_match_theory() {
         );
         let w = f64::from(value_bits + check_bits);
         let bits = table.bits_per_key();
-        // The table is m cells of w bits, rounded up to whole 64-bit words, and for widths
-        // other than 8 and 16 (packed cells) 8 bytes of padding after them.
+        // The table is m cells of w bits, rounded up to whole 64-bit words.
         // Cells per key: the size factor (1.175 at n = 10⁵), plus at most one segment of
         // rounding in the fuse layout; 1.23 plus 32 cells in three segments.
         let (expected, per_cell, slack) = match layout {
@@ -173,9 +172,8 @@ fn false_positive_rate_and_bits_per_key_match_theory() {
                 0.001,
             ),
         };
-        let padding = if w == 8.0 || w == 16.0 { 0.0 } else { 64.0 };
         assert!(
-            bits >= expected + padding / N as f64 && bits <= expected + (64.0 + padding) / N as f64,
+            bits >= expected && bits <= expected + 64.0 / N as f64,
             "{layout:?}: {bits} vs {expected}"
         );
         assert!(

@@ -264,65 +264,28 @@ pub fn reserved_vec<T>(capacity: usize) -> Option<Vec<T>> {
 /// then `resize`: [`zeroed_words_written`], its twin, which a test holds it to), and a
 /// filter of 2 GiB created empty would then write 2 GiB before its first insert — the Redis
 /// module's `BF.RESERVE` of a large filter stalled the server for seconds that way.
-/// [`zeroed`] does the same for the other unsigned integer types.
 pub fn zeroed_words(len: usize) -> Option<Vec<u64>> {
-    zeroed(len)
-}
-
-/// The element types whose all-zero bytes are a value (the unsigned integers): what
-/// [`zeroed`] may allocate. Sealed: implemented here only.
-pub trait ZeroBytes: Copy + Default + private::Sealed {}
-
-mod private {
-    pub trait Sealed {}
-}
-
-macro_rules! zero_bytes {
-    ($($t:ty),*) => {$(
-        impl private::Sealed for $t {}
-        impl ZeroBytes for $t {}
-    )*};
-}
-zero_bytes!(u8, u16, u32, u64);
-
-/// `len` zeros of an unsigned integer type, from the allocator's zeroed allocation, as
-/// [`zeroed_words`] (whose twin, [`zeroed_written`], writes every zero); `None` if the
-/// memory cannot be had.
-///
-/// ```
-/// let bytes: Vec<u8> = bloomkit::arch::zeroed(1 << 20).unwrap();
-/// assert!(bytes.len() == 1 << 20 && bytes.iter().all(|&b| b == 0));
-/// assert!(bloomkit::arch::zeroed::<u16>(usize::MAX / 2).is_none());
-/// ```
-pub fn zeroed<T: ZeroBytes>(len: usize) -> Option<Vec<T>> {
     if len == 0 {
         return Some(Vec::new());
     }
-    let layout = std::alloc::Layout::array::<T>(len).ok()?;
-    // SAFETY: the layout's size is not zero (len > 0 elements of an unsigned integer type,
-    // none of which is zero-sized). alloc_zeroed returns null or a block of exactly that
-    // layout, every byte zero.
-    let ptr = unsafe { std::alloc::alloc_zeroed(layout) }.cast::<T>();
+    let layout = std::alloc::Layout::array::<u64>(len).ok()?;
+    // SAFETY: the layout's size is not zero (len > 0 words of 8 bytes). alloc_zeroed returns
+    // null or a block of exactly that layout, every byte zero.
+    let ptr = unsafe { std::alloc::alloc_zeroed(layout) }.cast::<u64>();
     if ptr.is_null() {
         return None;
     }
-    // SAFETY: `ptr` comes from the global allocator with the layout of `[T; len]`, so it is a
-    // valid allocation for a Vec of capacity `len`; all `len` elements are initialised, since
-    // all-zero bytes are the value 0 of every `ZeroBytes` type (the unsigned integers); the
-    // Vec takes sole ownership of the block.
+    // SAFETY: `ptr` comes from the global allocator with the layout of `[u64; len]`, so it is
+    // a valid allocation for a Vec of capacity `len`; all `len` elements are initialised,
+    // since all-zero bytes are the u64 0; the Vec takes sole ownership of the block.
     Some(unsafe { Vec::from_raw_parts(ptr, len, len) })
 }
 
 /// The scalar twin of [`zeroed_words`]: the same vector, every zero written.
 pub fn zeroed_words_written(len: usize) -> Option<Vec<u64>> {
-    zeroed_written(len)
-}
-
-/// The scalar twin of [`zeroed`]: the same vector, every zero written.
-pub fn zeroed_written<T: ZeroBytes>(len: usize) -> Option<Vec<T>> {
     let mut v = Vec::new();
     v.try_reserve_exact(len).ok()?;
-    v.resize(len, T::default());
+    v.resize(len, 0);
     Some(v)
 }
 
@@ -391,34 +354,6 @@ mod tests {
             fast.push(1);
             twin.push(1);
             proptest::prop_assert_eq!(fast, twin);
-        }
-    }
-
-    proptest::proptest! {
-        /// The same for bytes and 16-bit elements (the packed cells' and the Bloomier
-        /// tables' storage): equal to the written twin, exact capacity, an ordinary vector.
-        #[test]
-        fn zeroed_bytes_and_halves_equal_their_written_twins(
-            len in proptest::prop_oneof![0usize..70, 0usize..(4 << 20)],
-            at in 0usize..1 << 22,
-        ) {
-            let (mut bytes, mut bytes_twin) = (zeroed::<u8>(len).unwrap(), zeroed_written::<u8>(len).unwrap());
-            let (mut halves, mut halves_twin) = (zeroed::<u16>(len).unwrap(), zeroed_written::<u16>(len).unwrap());
-            proptest::prop_assert_eq!(&bytes, &bytes_twin);
-            proptest::prop_assert_eq!(&halves, &halves_twin);
-            proptest::prop_assert_eq!((bytes.capacity(), halves.capacity()), (len, len));
-            if len > 0 {
-                bytes[at % len] = 7;
-                bytes_twin[at % len] = 7;
-                halves[at % len] = 7;
-                halves_twin[at % len] = 7;
-            }
-            bytes.push(1);
-            bytes_twin.push(1);
-            halves.push(1);
-            halves_twin.push(1);
-            proptest::prop_assert_eq!(bytes, bytes_twin);
-            proptest::prop_assert_eq!(halves, halves_twin);
         }
     }
 
