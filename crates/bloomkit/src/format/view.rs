@@ -80,6 +80,7 @@ use std::sync::OnceLock;
 
 use crate::any::Summary;
 use crate::arch::mmap::MappedFile;
+use crate::bits::CounterSpan;
 use crate::error::{DecodeError, Error};
 use crate::filter::bits_per_item;
 use crate::filter::Kind;
@@ -125,10 +126,56 @@ pub(crate) trait KindView: std::fmt::Debug + Send + Sync {
     /// [`FilterView::for_each_piece`] instead of loaded.
     fn summary(&self, view: &FilterView) -> Result<Summary, Error>;
 
-    /// What loading checks in the payload beyond its length, checked when the view opens.
+    /// What loading checks in the payload beyond its length and that needs more than the
+    /// bytes of one chunk (or is one place, as the classic filter's last word), checked
+    /// when the view opens.
     fn check_opened(&self, view: &FilterView) -> Result<(), Error> {
         let _ = view;
         Ok(())
+    }
+
+    /// What loading checks in each word of the payload (the padding bits of packed
+    /// counters): `bytes` are the payload's bytes from `offset` (whole 64-bit words, a
+    /// whole chunk). A version-2 view checks each chunk so when it checks its checksum, the
+    /// first time a query touches it (and in every piece a summary reads); a version-1 view
+    /// checks the whole payload so when it opens, in the same pass as the file's checksum.
+    /// A chunk that fails is never answered from.
+    fn check_piece(&self, offset: usize, bytes: &[u8]) -> Result<(), DecodeError> {
+        let _ = (offset, bytes);
+        Ok(())
+    }
+}
+
+/// `Iterator::all` with a test that can fail: `Ok` of whether every item passes (stopping
+/// at the first that does not), or the test's first error. The kinds write their query
+/// once over a fallible reader of cells: the loaded filter's reader cannot fail
+/// ([`infallible`]), a view's fails on a chunk that does not match its checksum. Built on
+/// `all`, so iterators that run their own `all` (the hashing's `Positions`) keep it.
+#[inline(always)]
+pub(crate) fn try_all<T, E>(
+    mut items: impl Iterator<Item = T>,
+    mut test: impl FnMut(T) -> Result<bool, E>,
+) -> Result<bool, E> {
+    let mut error = None;
+    let all = items.all(|item| match test(item) {
+        Ok(pass) => pass,
+        Err(e) => {
+            error = Some(e);
+            false
+        }
+    });
+    match error {
+        Some(e) => Err(e),
+        None => Ok(all),
+    }
+}
+
+/// The value of a result that cannot be an error (a query over the loaded filter's cells).
+#[inline(always)]
+pub(crate) fn infallible<T>(result: Result<T, std::convert::Infallible>) -> T {
+    match result {
+        Ok(value) => value,
+        Err(never) => match never {},
     }
 }
 
@@ -255,8 +302,10 @@ impl FilterView {
         let file_for_view = file.try_clone().map_err(|e| Error::io(context(), e))?;
         let view = Self::over(map, file_for_view, path, kind).map_err(|e| with_path(e, path))?;
         if view.version == FORMAT_VERSION {
-            check_whole(&mut file, view.payload_at + view.payload_len)
-                .map_err(|e| with_path(e, path))?;
+            check_whole(&mut file, view.payload_at, view.payload_len, |offset, bytes| {
+                view.shape.check_piece(offset, bytes)
+            })
+            .map_err(|e| with_path(e, path))?;
         }
         Ok(view)
     }
@@ -489,29 +538,64 @@ impl FilterView {
         &self,
         mut each: impl FnMut(&[u8]) -> Result<(), Error>,
     ) -> Result<(), Error> {
+        self.for_each_piece_at(|_, bytes| each(bytes))
+    }
+
+    /// [`for_each_piece`](Self::for_each_piece), each piece with its offset in the payload.
+    pub(crate) fn for_each_piece_at(
+        &self,
+        mut each: impl FnMut(usize, &[u8]) -> Result<(), Error>,
+    ) -> Result<(), Error> {
+        let mut pieces = self.pieces();
+        let mut at = 0;
+        while at < self.payload_len {
+            let bytes = pieces.piece_at(at)?;
+            each(at, bytes)?;
+            at += bytes.len();
+        }
+        Ok(())
+    }
+
+    /// A reader of the payload in checked pieces ([`Pieces`]), for a pass that reads a
+    /// second place of the payload as it goes (the deletable filter's region bits).
+    pub(crate) fn pieces(&self) -> Pieces<'_> {
         let chunk = if self.checked.is_empty() {
             PIECE_BYTES
         } else {
             1 << self.chunk_shift
         };
         let piece = PIECE_BYTES.max(chunk);
-        let mut buffer = vec![0u8; piece.min(self.payload_len)];
-        let mut at = 0;
-        while at < self.payload_len {
-            let bytes = &mut buffer[..piece.min(self.payload_len - at)];
-            self.read_payload(at, bytes)?;
-            if !self.checked.is_empty() {
-                let first = at >> self.chunk_shift;
-                for (i, chunk_bytes) in bytes.chunks(chunk).enumerate() {
-                    self.chunks()
-                        .check(first + i, chunk_bytes)
-                        .map_err(|e| self.invalid(e))?;
-                }
-            }
-            each(bytes)?;
-            at += bytes.len();
+        Pieces {
+            view: self,
+            chunk,
+            piece,
+            buffer: vec![0u8; piece.min(self.payload_len)],
+            start: usize::MAX,
+            len: 0,
         }
-        Ok(())
+    }
+
+    /// Counter `index` of the packed counter array `span` of the payload, from a checked
+    /// chunk (whose words were checked as loading checks them).
+    #[inline]
+    pub(crate) fn counter(&self, span: &CounterSpan, index: u64) -> Result<u32, Error> {
+        let (at, shift) = span.locate(index);
+        let word = self.payload(at, 8)?;
+        let word = u64::from_le_bytes(word.try_into().expect("8 bytes"));
+        Ok(CounterSpan::value_in(word, shift, span.width))
+    }
+
+    /// Calls `each` with every counter of the array `span`, in order, read in pieces
+    /// ([`for_each_piece_at`](Self::for_each_piece_at)).
+    pub(crate) fn for_each_counter(
+        &self,
+        span: &CounterSpan,
+        mut each: impl FnMut(u32),
+    ) -> Result<(), Error> {
+        self.for_each_piece_at(|offset, bytes| {
+            span.for_each_in(offset, bytes, &mut each);
+            Ok(())
+        })
     }
 
     /// Bit `p` of a payload that is one bit array in 64-bit little-endian words (the
@@ -621,7 +705,8 @@ impl FilterView {
             give_back();
             return Err(Error::io(format!("reading {}", self.path.display()), e));
         }
-        if let Err(e) = self.chunks().check(index, &copy) {
+        let checked = self.chunks().check(index, &copy);
+        if let Err(e) = checked.and_then(|()| self.shape.check_piece(range.start, &copy)) {
             give_back();
             return Err(self.invalid(e));
         }
@@ -663,7 +748,8 @@ impl FilterView {
         self.map
             .will_need(self.payload_at + range.start, range.end - range.start);
         self.chunks()
-            .check(index, &payload[range])
+            .check(index, &payload[range.clone()])
+            .and_then(|()| self.shape.check_piece(range.start, &payload[range]))
             .map_err(|e| self.invalid(e))?;
         flag.store(GOOD, Ordering::Release);
         Ok(())
@@ -740,19 +826,33 @@ fn viewable_kind(file: &mut File, path: &Path) -> Result<Kind, Error> {
 }
 
 /// Checks a version-1 file's one checksum, reading `file` from the start through a 1 MiB
-/// buffer: the `body_len` bytes before the checksum, then the checksum.
-fn check_whole(file: &mut File, body_len: usize) -> Result<(), Error> {
+/// buffer: the header's `payload_at` bytes, the payload's `payload_len` in pieces of
+/// [`PIECE_BYTES`] (each handed to `piece` with its offset in the payload, for the kind's
+/// checks of its words: one pass over the file for both), then the checksum.
+fn check_whole(
+    file: &mut File,
+    payload_at: usize,
+    payload_len: usize,
+    mut piece: impl FnMut(usize, &[u8]) -> Result<(), DecodeError>,
+) -> Result<(), Error> {
     use std::io::{Seek, SeekFrom};
     let io = |e| Error::io("reading a filter file", e);
     file.seek(SeekFrom::Start(0)).map_err(io)?;
     let mut hasher = xxhash_rust::xxh3::Xxh3Default::new();
-    let mut buffer = vec![0u8; 1 << 20];
-    let mut left = body_len;
-    while left > 0 {
-        let n = left.min(buffer.len());
+    let mut buffer = vec![0u8; PIECE_BYTES];
+    let mut header = vec![0u8; payload_at];
+    file.read_exact(&mut header).map_err(io)?;
+    hasher.update(&header);
+    let mut offset = 0;
+    let mut pieces_ok = Ok(());
+    while offset < payload_len {
+        let n = (payload_len - offset).min(buffer.len());
         file.read_exact(&mut buffer[..n]).map_err(io)?;
         hasher.update(&buffer[..n]);
-        left -= n;
+        if pieces_ok.is_ok() {
+            pieces_ok = piece(offset, &buffer[..n]);
+        }
+        offset += n;
     }
     let mut stored = [0u8; 8];
     file.read_exact(&mut stored).map_err(io)?;
@@ -764,5 +864,60 @@ fn check_whole(file: &mut File, body_len: usize) -> Result<(), Error> {
             computed,
         }));
     }
-    Ok(())
+    // A bad checksum is reported before what the kind found in bytes it cannot trust.
+    pieces_ok.map_err(Error::Decode)
+}
+
+/// The payload of a view read in checked pieces of [`PIECE_BYTES`] (or one chunk, if
+/// chunks are larger) into one buffer: every chunk of a piece of a version-2 file checked
+/// against its checksum and by the kind's [`check_piece`](KindView::check_piece) when the
+/// piece is read (with `pread`: nothing is copied into the view or marked checked for
+/// queries). A piece starts at a multiple of the piece size.
+pub(crate) struct Pieces<'a> {
+    view: &'a FilterView,
+    chunk: usize,
+    piece: usize,
+    buffer: Vec<u8>,
+    /// The payload offset of the piece in the buffer (`usize::MAX`: none yet), and its
+    /// length.
+    start: usize,
+    len: usize,
+}
+
+impl Pieces<'_> {
+    /// The piece that holds payload byte `offset` (read and checked unless it is the one
+    /// read last), from its start.
+    pub(crate) fn piece_at(&mut self, offset: usize) -> Result<&[u8], Error> {
+        let start = offset / self.piece * self.piece;
+        if start != self.start {
+            let view = self.view;
+            self.start = usize::MAX;
+            let len = self.piece.min(view.payload_len - start);
+            let bytes = &mut self.buffer[..len];
+            view.read_payload(start, bytes)?;
+            if !view.checked.is_empty() {
+                let first = start >> view.chunk_shift;
+                for (i, chunk_bytes) in bytes.chunks(self.chunk).enumerate() {
+                    view.chunks()
+                        .check(first + i, chunk_bytes)
+                        .and_then(|()| {
+                            view.shape
+                                .check_piece(start + i * self.chunk, chunk_bytes)
+                        })
+                        .map_err(|e| view.invalid(e))?;
+                }
+            }
+            (self.start, self.len) = (start, len);
+        }
+        Ok(&self.buffer[..self.len])
+    }
+
+    /// Bit `p` of a payload that is one bit array in 64-bit little-endian words.
+    pub(crate) fn bit(&mut self, p: u64) -> Result<bool, Error> {
+        let offset = (p >> 6) as usize * 8;
+        let at = offset % self.piece;
+        let piece = self.piece_at(offset)?;
+        let word = u64::from_le_bytes(piece[at..at + 8].try_into().expect("8 bytes"));
+        Ok(word & (1 << (p & 63)) != 0)
+    }
 }
