@@ -124,6 +124,11 @@ impl BitVec {
         self.words.fill(0);
     }
 
+    /// The words (bit `i` is bit `i % 64` of word `i / 64`).
+    pub(crate) fn words(&self) -> &[u64] {
+        &self.words
+    }
+
     /// The words, for code that splits the vector into disjoint ranges (bit `i` is bit
     /// `i % 64` of word `i / 64`). Callers must leave the padding bits past `len` zero.
     #[cfg_attr(not(feature = "rayon"), allow(dead_code))]
