@@ -14,18 +14,44 @@
 //! # Which kinds
 //!
 //! The kinds whose payload is one flat array that a query reads at computed places
-//! ([`Kind::can_view`]): the classic filter (k bits of one bit array), the partitioned filter
-//! (one bit in each of k slices), the blocked filter (one 64-byte block) and the split block
-//! filter (one 32-byte block). Each answers through
-//! its kind's own code (the `KindView` its `options.rs` declares as `Declared::VIEW`: the
-//! same parameter checks as loading, the same positions and kernels), so a kind becomes
-//! viewable by that one line. The others are not viewable yet, for these
-//! reasons: the counting, deletable, spectral, stable and variable-increment kinds have flat
-//! arrays too (packed counters, or bits plus a region bitmap), and could be viewed the same
-//! way, each with a query over fetched cells (not done yet); the cuckoo filter
-//! keeps a victim and the scalable filter a list of filters of varying size; the compressed
-//! filter is arithmetic-coded (no bit can be read without decoding what precedes it); the
-//! weighted, generalized and robust kinds were left for the same reason as the counters.
+//! ([`Kind::can_view`]):
+//!
+//! * bit arrays: the classic filter (k bits of one bit array), the partitioned filter (one
+//!   bit in each of k slices), the blocked filter (one 64-byte block), the split block
+//!   filter (one 32-byte block) and the deletable filter (k data bits; its collision bitmap,
+//!   the first r bits of the same array, only for the summary);
+//! * packed counters (⌊64/w⌋ counters of w bits to a 64-bit word): the counting filter (k
+//!   counters, none 0), the spectral filter (k primary counters, none 0, under every
+//!   method; recurring minimum's secondary counters follow the primary ones and only count
+//!   and the summary read them), the stable filter (K cells, none 0) and the
+//!   variable-increment filter (k counters, each passing the paper's test for the item's
+//!   increment, from the file's increment source).
+//!
+//! Each answers through its kind's own code (the `KindView` its `options.rs` declares as
+//! `Declared::VIEW`: the same parameter checks as loading, the same positions and kernels;
+//! the counter kinds' query is one function over "a way to read cell i", which the loaded
+//! filter calls with its array and the view with [`FilterView`]'s checked reads), so a kind
+//! becomes viewable by that one line. A view answers membership only: a spectral filter's
+//! count (`bloomkit check --count`) loads the filter.
+//!
+//! What loading checks in the payload is checked by the view before it answers from it:
+//!
+//! * **per chunk** ([`KindView::check_piece`], when a chunk's checksum is checked — a query's
+//!   first touch, a summary's pieces; for version 1 the whole payload at open, in the pass
+//!   that computes the checksum): the padding bits past the last counter of every word of
+//!   packed counters (zero; widths that do not divide 64 leave some), in both of a spectral
+//!   filter's arrays;
+//! * **at open** ([`KindView::check_opened`]): the bits past m in the last word of a bit
+//!   array (classic, partitioned, deletable);
+//! * **with the parameters** (`KindView::read`, shared with loading): every stored
+//!   parameter and the payload's exact length. Nothing else in these payloads can be
+//!   invalid: any counter value, any bitmap, any fill is a filter loading accepts.
+//!
+//! The others are not viewable, for these reasons: the cuckoo filter keeps a victim and the
+//! scalable filter a list of filters of varying size; the compressed filter is
+//! arithmetic-coded (no bit can be read without decoding what precedes it). The weighted,
+//! generalized and robust kinds have flat payloads too and could be viewed the same way
+//! (not done yet).
 //!
 //! # The checksum still guards every answer
 //!
@@ -92,12 +118,15 @@ use super::{with_path, Chunks, Layout, Parts, Reader, CHUNKED_FORMAT_VERSION, FO
 
 impl Kind {
     /// Whether files of this kind can be opened as a [`FilterView`] (their payload is a flat
-    /// array that a query reads at computed places): the classic, partitioned, blocked and
-    /// split block filters.
+    /// array that a query reads at computed places): the classic, partitioned, blocked,
+    /// split block and deletable filters (bit arrays) and the counting, spectral, stable and
+    /// variable-increment filters (packed counters). See the [module docs](self), "Which
+    /// kinds".
     ///
     /// ```
     /// use bloomkit::Kind;
     /// assert!(Kind::Bloom.can_view());
+    /// assert!(Kind::Counting.can_view());
     /// assert!(!Kind::Cuckoo.can_view());
     /// ```
     pub fn can_view(self) -> bool {
@@ -284,9 +313,10 @@ impl FilterView {
     /// Reads the header with an ordinary read and maps the file only if it holds a kind
     /// that [can be viewed](Kind::can_view). Checks what loading checks before it answers:
     /// magic, version, every length and the kind's parameters; for version 2 the header
-    /// checksum (the payload's chunks are checked as queries touch them; the chunk holding
-    /// the classic filter's last word is checked here, for the padding bits loading refuses);
-    /// for version 1 the checksum over the whole file.
+    /// checksum (the payload's chunks are checked as queries touch them, with what loading
+    /// checks in their words; the chunk holding a bit array's last word is checked here, for
+    /// the padding bits loading refuses); for version 1 the checksum over the whole file and,
+    /// in the same pass, what loading checks in every word.
     ///
     /// # Errors
     /// [`Error::Io`] if the file cannot be read or mapped; [`Error::InvalidFile`] (naming the
