@@ -2464,7 +2464,20 @@ fn check_of_every_viewable_kind_reads_only_the_chunks_its_items_touch() {
     }
     for kind in viewable {
         let name = "big.bk";
-        ok(d, &["create", "--kind", kind.name(), "-n", "400000", "-e", "0.01", "-o", name]);
+        ok(
+            d,
+            &[
+                "create",
+                "--kind",
+                kind.name(),
+                "-n",
+                "400000",
+                "-e",
+                "0.01",
+                "-o",
+                name,
+            ],
+        );
         let items = numbered("item", 200);
         ok_with_stdin(d, &["add", name], items.as_bytes());
         let mut bytes = std::fs::read(d.join(name)).unwrap();
@@ -2484,7 +2497,10 @@ fn check_of_every_viewable_kind_reads_only_the_chunks_its_items_touch() {
                 assert!(load.contains("chunk"), "{kind}: {load}");
             } else {
                 let message = stderr(&output);
-                assert!(message.contains(name) && message.contains("chunk"), "{kind}: {message}");
+                assert!(
+                    message.contains(name) && message.contains("chunk"),
+                    "{kind}: {message}"
+                );
                 refused += 1;
             }
         }

@@ -332,9 +332,12 @@ impl FilterView {
         let file_for_view = file.try_clone().map_err(|e| Error::io(context(), e))?;
         let view = Self::over(map, file_for_view, path, kind).map_err(|e| with_path(e, path))?;
         if view.version == FORMAT_VERSION {
-            check_whole(&mut file, view.payload_at, view.payload_len, |offset, bytes| {
-                view.shape.check_piece(offset, bytes)
-            })
+            check_whole(
+                &mut file,
+                view.payload_at,
+                view.payload_len,
+                |offset, bytes| view.shape.check_piece(offset, bytes),
+            )
             .map_err(|e| with_path(e, path))?;
         }
         Ok(view)
@@ -930,10 +933,7 @@ impl Pieces<'_> {
                 for (i, chunk_bytes) in bytes.chunks(self.chunk).enumerate() {
                     view.chunks()
                         .check(first + i, chunk_bytes)
-                        .and_then(|()| {
-                            view.shape
-                                .check_piece(start + i * self.chunk, chunk_bytes)
-                        })
+                        .and_then(|()| view.shape.check_piece(start + i * self.chunk, chunk_bytes))
                         .map_err(|e| view.invalid(e))?;
                 }
             }

@@ -107,10 +107,10 @@ use crate::codec::{invalid, Parts};
 use crate::error::{DecodeError, Error};
 use crate::filter::{Filter, Kind, Mergeable};
 use crate::format::view::{infallible, try_all, FilterView, KindView, Shape, ViewFacts};
-use crate::registry::ParametersBlock;
 use crate::hash::HashingChoice;
 use crate::hash::{Hashing, Item, Positions};
 use crate::params::{self, MAX_NUM_BITS};
+use crate::registry::ParametersBlock;
 use crate::sizing;
 
 /// Data bits per region when neither a region count nor a region size is given. See the

@@ -4,8 +4,8 @@
 
 use super::{SpectralBloomFilter, SpectralBloomFilterBuilder as B, SpectralMethod};
 use crate::core::spec::{text::at, Apply, Choice, Declared, KindOption};
-use crate::format::view::{self, OpenView};
 use crate::counting::options::counter_width;
+use crate::format::view::{self, OpenView};
 
 crate::core::spec::spec_builder!(B => SpectralBloomFilter);
 

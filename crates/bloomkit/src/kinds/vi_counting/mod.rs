@@ -112,11 +112,11 @@ use crate::codec::{check_num_counters, invalid, Parts};
 use crate::error::{DecodeError, Error};
 use crate::filter::{Filter, Kind};
 use crate::format::view::{infallible, try_all, FilterView, KindView, ViewFacts};
-use crate::registry::ParametersBlock;
 use crate::hash::HashingChoice;
 use crate::hash::{mix64, GOLDEN_GAMMA};
 use crate::hash::{reduce, EnhancedDouble, Hashing, IndexScheme, Item, Positions};
 use crate::params::{self, MAX_NUM_BITS, MAX_NUM_HASHES};
+use crate::registry::ParametersBlock;
 
 /// L, the smallest increment, unless another is chosen: increments are 4 to 7.
 pub const DEFAULT_INCREMENT_BASE: u32 = 4;
@@ -609,8 +609,9 @@ impl Filter for VariableIncrementBloomFilter {
 
     fn properties(&self) -> Vec<(&'static str, String)> {
         let probes = self.probes();
-        let tally = (0..self.num_counters())
-            .fold(Tally::default(), |t, i| t.add(self.counters.get(i), &probes));
+        let tally = (0..self.num_counters()).fold(Tally::default(), |t, i| {
+            t.add(self.counters.get(i), &probes)
+        });
         properties(&Stored::of(self), self.increment_hashing, &tally)
     }
 
@@ -620,7 +621,9 @@ impl Filter for VariableIncrementBloomFilter {
     fn expected_fpp(&self) -> f64 {
         let probes = self.probes();
         (0..self.num_counters())
-            .fold(Tally::default(), |t, i| t.add(self.counters.get(i), &probes))
+            .fold(Tally::default(), |t, i| {
+                t.add(self.counters.get(i), &probes)
+            })
             .expected_fpp(&probes)
     }
 
@@ -661,8 +664,7 @@ impl Tally {
 
     /// The mean passing fraction over the counters, to the power k.
     fn expected_fpp(&self, probes: &Probes) -> f64 {
-        let fraction =
-            self.passing as f64 / (probes.num_counters as f64 * probes.base as f64);
+        let fraction = self.passing as f64 / (probes.num_counters as f64 * probes.base as f64);
         fraction.powi(probes.num_hashes as i32)
     }
 }
