@@ -2456,7 +2456,15 @@ fn check_of_every_viewable_kind_reads_only_the_chunks_its_items_touch() {
     let dir = temp();
     let d = dir.path();
     let viewable: Vec<Kind> = Kind::ALL.iter().copied().filter(|k| k.can_view()).collect();
-    for needed in ["counting", "deletable", "spectral", "stable", "vi-counting"] {
+    for needed in [
+        "counting",
+        "deletable",
+        "spectral",
+        "stable",
+        "vi-counting",
+        "generalized",
+        "robust",
+    ] {
         assert!(
             viewable.iter().any(|k| k.name() == needed),
             "{needed} is not viewable: {viewable:?}"

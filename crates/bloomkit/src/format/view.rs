@@ -18,8 +18,10 @@
 //!
 //! * bit arrays: the classic filter (k bits of one bit array), the partitioned filter (one
 //!   bit in each of k slices), the blocked filter (one 64-byte block), the split block
-//!   filter (one 32-byte block) and the deletable filter (k data bits; its collision bitmap,
-//!   the first r bits of the same array, only for the summary);
+//!   filter (one 32-byte block), the deletable filter (k data bits; its collision bitmap,
+//!   the first r bits of the same array, only for the summary), the generalized filter (k₁
+//!   bits that must be 1 and k₀ that must be 0) and robustBF (k bits, each in the word of
+//!   its row and column);
 //! * packed counters (⌊64/w⌋ counters of w bits to a 64-bit word): the counting filter (k
 //!   counters, none 0), the spectral filter (k primary counters, none 0, under every
 //!   method; recurring minimum's secondary counters follow the primary ones and only count
@@ -40,18 +42,21 @@
 //!   first touch, a summary's pieces; for version 1 the whole payload at open, in the pass
 //!   that computes the checksum): the padding bits past the last counter of every word of
 //!   packed counters (zero; widths that do not divide 64 leave some), in both of a spectral
-//!   filter's arrays;
+//!   filter's arrays; robustBF's unused bits 61 to 63 of every word (zero);
 //! * **at open** ([`KindView::check_opened`]): the bits past m in the last word of a bit
-//!   array (classic, partitioned, deletable);
+//!   array (classic, partitioned, deletable, generalized);
 //! * **with the parameters** (`KindView::read`, shared with loading): every stored
 //!   parameter and the payload's exact length. Nothing else in these payloads can be
 //!   invalid: any counter value, any bitmap, any fill is a filter loading accepts.
 //!
 //! The others are not viewable, for these reasons: the cuckoo filter keeps a victim and the
 //! scalable filter a list of filters of varying size; the compressed filter is
-//! arithmetic-coded (no bit can be read without decoding what precedes it). The weighted,
-//! generalized and robust kinds have flat payloads too and could be viewed the same way
-//! (not done yet).
+//! arithmetic-coded (no bit can be read without decoding what precedes it). The weighted
+//! filter's bits are flat, but a query first looks its item up in the weight table stored
+//! after them (9-byte entries, so an entry can straddle two chunks, which
+//! [`FilterView`]'s reads never do) by a binary search, and loading checks the table's
+//! keys strictly increasing across all of it: a view would need reads across chunks and a
+//! check of the whole table at open (not done; the table is small next to the bits).
 //!
 //! # The checksum still guards every answer
 //!
@@ -119,9 +124,9 @@ use super::{with_path, Chunks, Layout, Parts, Reader, CHUNKED_FORMAT_VERSION, FO
 impl Kind {
     /// Whether files of this kind can be opened as a [`FilterView`] (their payload is a flat
     /// array that a query reads at computed places): the classic, partitioned, blocked,
-    /// split block and deletable filters (bit arrays) and the counting, spectral, stable and
-    /// variable-increment filters (packed counters). See the [module docs](self), "Which
-    /// kinds".
+    /// split block, deletable, generalized and robustBF filters (bit arrays) and the
+    /// counting, spectral, stable and variable-increment filters (packed counters). See the
+    /// [module docs](self), "Which kinds".
     ///
     /// ```
     /// use bloomkit::Kind;
@@ -428,12 +433,14 @@ impl FilterView {
         self.facts.target_fpp
     }
 
-    /// The number of bits of the filter's array (m).
+    /// m, the size of the filter's array: its bits, or for the counter kinds its counters
+    /// (cells).
     pub fn num_bits(&self) -> u64 {
         self.facts.num_bits
     }
 
-    /// The number of hash functions (bits set per item): 8 for the split block filter.
+    /// The number of hash functions, the places of the array a query reads: k (8 for the
+    /// split block filter, k₁ + k₀ for the generalized filter).
     pub fn num_hashes(&self) -> u32 {
         self.facts.num_hashes
     }

@@ -540,13 +540,15 @@ fn every_kind_meets_the_fpp_it_was_sized_for() {
 
 /// The kinds whose payload is one flat array of bits or packed counters, which a view must
 /// answer: the view tests below cannot pass by testing fewer.
-const FLAT_KINDS: [Kind; 9] = [
+const FLAT_KINDS: [Kind; 11] = [
     Kind::Bloom,
     Kind::Partitioned,
     Kind::Blocked,
     Kind::SplitBlock,
     Kind::Counting,
     Kind::Deletable,
+    Kind::Generalized,
+    Kind::Robust,
     Kind::Spectral,
     Kind::Stable,
     Kind::VariableIncrement,
@@ -915,10 +917,15 @@ fn a_view_refuses_a_bit_set_past_the_end_as_loading_does() {
         .regions(100)
         .num_hashes(3)
         .build();
+    let generalized = GeneralizedBloomFilter::builder()
+        .num_bits(1000)
+        .set_hashes(3)
+        .build();
     for filter in [
         AnyFilter::from(classic.unwrap()),
         AnyFilter::from(partitioned.unwrap()),
         AnyFilter::from(deletable.unwrap()),
+        AnyFilter::from(generalized.unwrap()),
     ] {
         filter.save(&tmp.path).unwrap();
         let mut bytes = std::fs::read(&tmp.path).unwrap();
@@ -942,11 +949,12 @@ fn a_view_refuses_a_bit_set_past_the_end_as_loading_does() {
     }
 }
 
-/// Filters of the packed-counter kinds whose width does not divide 64 (so every word has
-/// padding bits past its last counter), 30 000 counters (9 chunks of 4 KiB or more), 2 000
-/// items; each with the payload offset of a word to corrupt: in the third chunk, and for
-/// the spectral filter under recurring minimum in its secondary array.
-fn counters_with_padding() -> Vec<(AnyFilter, usize)> {
+/// Filters whose every word has padding bits that loading requires zero — the
+/// packed-counter kinds at widths that do not divide 64 (30 000 counters: 6 chunks of
+/// 4 KiB or more), and robustBF (bits 61 to 63, 67 × 71 words) — with 2 000 items; each
+/// with the payload offset of a word to corrupt (in the third chunk, and for the spectral
+/// filter under recurring minimum in its secondary array) and what loading says of it.
+fn words_with_padding() -> Vec<(AnyFilter, usize, &'static str)> {
     use bloomkit::spectral::SpectralMethod;
     let m = 30_000;
     let counting = CountingBloomFilter::builder()
@@ -975,15 +983,25 @@ fn counters_with_padding() -> Vec<(AnyFilter, usize)> {
         .method(SpectralMethod::RecurringMinimum)
         .build()
         .unwrap();
+    let robust = RobustBloomFilter::builder()
+        .dimensions(67, 71)
+        .build()
+        .unwrap();
+    const COUNTERS: &str = "bits set outside any counter";
     // Spectral: 3 000 primary words (24 000 bytes), then the secondary's.
     let mut filters = vec![
-        (AnyFilter::from(counting), 2 * 4096 + 24),
-        (AnyFilter::from(stable), 2 * 4096 + 24),
-        (AnyFilter::from(vi), 2 * 4096 + 24),
-        (AnyFilter::from(spectral), 24_000 + 8 * 500),
+        (AnyFilter::from(counting), 2 * 4096 + 24, COUNTERS),
+        (AnyFilter::from(stable), 2 * 4096 + 24, COUNTERS),
+        (AnyFilter::from(vi), 2 * 4096 + 24, COUNTERS),
+        (AnyFilter::from(spectral), 24_000 + 8 * 500, COUNTERS),
+        (
+            AnyFilter::from(robust),
+            2 * 4096 + 24,
+            "word 1027 has one of its unused bits 61 to 63 set",
+        ),
     ];
     let items: Vec<u32> = (0..2_000).collect();
-    for (filter, _) in &mut filters {
+    for (filter, _, _) in &mut filters {
         filter.insert_batch(&items).unwrap();
     }
     filters
@@ -1005,18 +1023,18 @@ fn reseal_chunked(bytes: &mut [u8], payload_at: usize, shift: u8) {
     bytes[payload_at - 8..payload_at].copy_from_slice(&sum.to_le_bytes());
 }
 
-/// Packed counters whose width does not divide 64 leave padding bits in every word, and
-/// loading refuses a file with one set. A view refuses it too, the checksums made to
+/// Packed counters whose width does not divide 64 leave padding bits in every word (and
+/// robustBF leaves 3 in each), and loading refuses a file with one set. A view refuses it
+/// too, the checksums made to
 /// match so that only that check can object: a version-1 file when it opens (every word is
 /// checked in the pass over the checksum); in a version-2 file, the chunk that holds the
 /// word, every time a query touches it, and every summary, while the queries that touch
 /// only other chunks answer as the filter does.
 #[test]
-fn a_view_refuses_a_padding_bit_of_packed_counters_as_loading_does() {
+fn a_view_refuses_a_padding_bit_set_in_any_word_as_loading_does() {
     use bloomkit::format::view::FilterView;
-    const SAYS: &str = "bits set outside any counter";
     let tmp = TempPath::new("padding.bloom");
-    for (filter, word_at) in counters_with_padding() {
+    for (filter, word_at, says) in words_with_padding() {
         let kind = filter.kind();
         let payload_len = filter.memory_bytes();
         // Version 1: the payload ends before the 8-byte checksum. Bit 63 of the word is
@@ -1030,7 +1048,7 @@ fn a_view_refuses_a_padding_bit_of_packed_counters_as_loading_does() {
             AnyFilter::load(&tmp.path).unwrap_err(),
             FilterView::open(&tmp.path).unwrap_err(),
         ] {
-            assert!(e.to_string().contains(SAYS), "{kind} v1: {e}");
+            assert!(e.to_string().contains(says), "{kind} v1: {e}");
         }
 
         // Version 2, chunks of 4 KiB.
@@ -1040,7 +1058,7 @@ fn a_view_refuses_a_padding_bit_of_packed_counters_as_loading_does() {
         reseal_chunked(&mut bytes, payload_at, 12);
         std::fs::write(&tmp.path, &bytes).unwrap();
         let load = AnyFilter::load(&tmp.path).unwrap_err();
-        assert!(load.to_string().contains(SAYS), "{kind} v2 load: {load}");
+        assert!(load.to_string().contains(says), "{kind} v2 load: {load}");
         let view = FilterView::open(&tmp.path).unwrap();
         let (mut answered, mut refused) = (0, 0);
         for x in (0..2_000u32).chain(fresh(2_000)) {
@@ -1050,10 +1068,10 @@ fn a_view_refuses_a_padding_bit_of_packed_counters_as_loading_does() {
                     answered += 1;
                 }
                 Err(e) => {
-                    assert!(e.to_string().contains(SAYS), "{kind}: {e}");
+                    assert!(e.to_string().contains(says), "{kind}: {e}");
                     assert!(e.to_string().contains("padding.bloom"), "{e}");
                     let again = view.contains(&x).unwrap_err();
-                    assert!(again.to_string().contains(SAYS), "{kind}: again: {again}");
+                    assert!(again.to_string().contains(says), "{kind}: again: {again}");
                     refused += 1;
                 }
             }
@@ -1071,7 +1089,7 @@ fn a_view_refuses_a_padding_bit_of_packed_counters_as_loading_does() {
         let (chunks, good) = view.chunks_checked();
         assert!(good < chunks, "{kind}: the bad chunk was counted good");
         for e in [view.summary().unwrap_err(), view.load().unwrap_err()] {
-            assert!(e.to_string().contains(SAYS), "{kind}: {e}");
+            assert!(e.to_string().contains(says), "{kind}: {e}");
         }
     }
 }
