@@ -169,8 +169,9 @@ pub(crate) trait KindView: std::fmt::Debug + Send + Sync {
     }
 
     /// What loading checks in each word of the payload (the padding bits of packed
-    /// counters): `bytes` are the payload's bytes from `offset` (whole 64-bit words, a
-    /// whole chunk). A version-2 view checks each chunk so when it checks its checksum, the
+    /// counters): `bytes` are the payload's bytes from `offset`, whole 64-bit words (a
+    /// chunk, or for version 1 a piece of [`PIECE_BYTES`]). A version-2 view checks each
+    /// chunk so when it checks its checksum, the
     /// first time a query touches it (and in every piece a summary reads); a version-1 view
     /// checks the whole payload so when it opens, in the same pass as the file's checksum.
     /// A chunk that fails is never answered from.
