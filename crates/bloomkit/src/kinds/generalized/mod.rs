@@ -76,7 +76,9 @@ use crate::bits::BitVec;
 use crate::codec::{invalid, Parts};
 use crate::error::{DecodeError, Error};
 use crate::filter::{Filter, Kind};
-use crate::format::view::{infallible, try_all, view_facts, FilterView, KindView, Shape, ViewFacts};
+use crate::format::view::{
+    infallible, try_all, view_facts, FilterView, KindView, Shape, ViewFacts,
+};
 use crate::hash::{Hashing, HashingChoice, Item, Positions};
 use crate::params::{self, MAX_NUM_HASHES};
 use crate::sizing;
@@ -269,8 +271,7 @@ fn holds<E>(
 /// the same).
 fn estimated_len(ones: u64, num_bits: u64, set_hashes: u32, reset_hashes: u32) -> f64 {
     let target = ones as f64 / num_bits as f64;
-    let one =
-        |n: u64| params::generalized_one_probability(num_bits, set_hashes, reset_hashes, n);
+    let one = |n: u64| params::generalized_one_probability(num_bits, set_hashes, reset_hashes, n);
     let limit = one(u64::MAX);
     if target >= limit {
         return f64::INFINITY;

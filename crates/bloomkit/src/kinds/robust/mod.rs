@@ -239,7 +239,10 @@ fn properties(stored: &Stored) -> Vec<(&'static str, String)> {
     vec![
         ("rows (X)", x.to_string()),
         ("columns (Y)", y.to_string()),
-        ("usable bits (61·X·Y)", (ROBUST_BITS_PER_WORD * x * y).to_string()),
+        (
+            "usable bits (61·X·Y)",
+            (ROBUST_BITS_PER_WORD * x * y).to_string(),
+        ),
         ("hash functions (k)", k.to_string()),
         ("asked fpp", format!("{}", stored.asked_fpp)),
         (
