@@ -38,12 +38,12 @@
 //!
 //! What loading checks in the payload is checked by the view before it answers from it:
 //!
-//! * **per chunk** ([`KindView::check_piece`], when a chunk's checksum is checked — a query's
+//! * **per chunk** (`KindView::check_piece`, when a chunk's checksum is checked — a query's
 //!   first touch, a summary's pieces; for version 1 the whole payload at open, in the pass
 //!   that computes the checksum): the padding bits past the last counter of every word of
 //!   packed counters (zero; widths that do not divide 64 leave some), in both of a spectral
 //!   filter's arrays; robustBF's unused bits 61 to 63 of every word (zero);
-//! * **at open** ([`KindView::check_opened`]): the bits past m in the last word of a bit
+//! * **at open** (`KindView::check_opened`): the bits past m in the last word of a bit
 //!   array (classic, partitioned, deletable, generalized);
 //! * **with the parameters** (`KindView::read`, shared with loading): every stored
 //!   parameter and the payload's exact length. Nothing else in these payloads can be
