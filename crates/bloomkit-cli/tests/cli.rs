@@ -2443,6 +2443,81 @@ fn redisbloom_exports_round_trip_and_what_redis_cannot_hold_is_refused() {
     assert!(!d.join("x").exists());
 }
 
+/// `check` of every kind the library can view reads only the chunks its items touch, and
+/// `info` answers through the same view: with one chunk in the middle of a version-2 file
+/// damaged, `check` of an item that does not touch it answers (some of ten items do, at
+/// every kind), where `check --load`, which reads the whole file, refuses the same item;
+/// `check` of an item that touches it names the file and the chunk; `info` refuses the file
+/// (a summary reads every chunk). A kind that `check` answered by loading would fail every
+/// item here.
+#[test]
+fn check_of_every_viewable_kind_reads_only_the_chunks_its_items_touch() {
+    use bloomkit::Kind;
+    let dir = temp();
+    let d = dir.path();
+    let viewable: Vec<Kind> = Kind::ALL.iter().copied().filter(|k| k.can_view()).collect();
+    for needed in [
+        "counting",
+        "deletable",
+        "spectral",
+        "stable",
+        "vi-counting",
+        "generalized",
+        "robust",
+    ] {
+        assert!(
+            viewable.iter().any(|k| k.name() == needed),
+            "{needed} is not viewable: {viewable:?}"
+        );
+    }
+    for kind in viewable {
+        let name = "big.bk";
+        ok(
+            d,
+            &[
+                "create",
+                "--kind",
+                kind.name(),
+                "-n",
+                "400000",
+                "-e",
+                "0.01",
+                "-o",
+                name,
+            ],
+        );
+        let items = numbered("item", 200);
+        ok_with_stdin(d, &["add", name], items.as_bytes());
+        let mut bytes = std::fs::read(d.join(name)).unwrap();
+        assert_eq!(bytes[8], 2, "{kind}: version");
+        // A byte in the middle of the payload (the header is a few KiB at most).
+        let at = bytes.len() / 2 + bytes.len() / 16;
+        bytes[at] ^= 0xff;
+        std::fs::write(d.join(name), &bytes).unwrap();
+        let (mut answered, mut refused) = (0, 0);
+        for i in 0..10 {
+            let item = format!("item-{i}");
+            let output = run(d, &["check", name, &item]);
+            if output.status.code() == Some(0) {
+                assert_eq!(stdout(&output), format!("{item}\tmaybe\n"), "{kind}");
+                answered += 1;
+                let load = fails(d, &["check", "--load", name, &item]);
+                assert!(load.contains("chunk"), "{kind}: {load}");
+            } else {
+                let message = stderr(&output);
+                assert!(
+                    message.contains(name) && message.contains("chunk"),
+                    "{kind}: {message}"
+                );
+                refused += 1;
+            }
+        }
+        assert!(answered > 0, "{kind}: every item refused ({refused})");
+        let info = fails(d, &["info", name]);
+        assert!(info.contains("chunk"), "{kind}: {info}");
+    }
+}
+
 /// `check` answers the kinds the library can view from a read-only map of the file: the
 /// same output as loading the filter (`--load`), for files in format version 1
 /// (`--format-version 1`) and in version 2 (the default; `--chunked`, its old spelling, too;

@@ -53,7 +53,8 @@
 //! * [`format`](mod@format) — the file format ([`Persist`]), with atomic saves, and [`FileLock`] for
 //!   writers; version 2 checks the payload per chunk, so that [`format::view::FilterView`]
 //!   answers from a read-only memory map of the file, reading only the chunks a query
-//!   touches (classic, partitioned, blocked and split block filters).
+//!   touches (the kinds whose payload is a flat array of bits or packed counters,
+//!   [`Kind::can_view`]).
 //! * [`prelude`] — `use bloomkit::prelude::*;` for the traits, items and every kind.
 //! * [`stats`] — confidence intervals used to judge measured rates.
 //! * [`arch`] — the one module with `unsafe`: prefetch, SIMD kernels chosen at run time

@@ -14,18 +14,49 @@
 //! # Which kinds
 //!
 //! The kinds whose payload is one flat array that a query reads at computed places
-//! ([`Kind::can_view`]): the classic filter (k bits of one bit array), the partitioned filter
-//! (one bit in each of k slices), the blocked filter (one 64-byte block) and the split block
-//! filter (one 32-byte block). Each answers through
-//! its kind's own code (the `KindView` its `options.rs` declares as `Declared::VIEW`: the
-//! same parameter checks as loading, the same positions and kernels), so a kind becomes
-//! viewable by that one line. The others are not viewable yet, for these
-//! reasons: the counting, deletable, spectral, stable and variable-increment kinds have flat
-//! arrays too (packed counters, or bits plus a region bitmap), and could be viewed the same
-//! way, each with a query over fetched cells (not done yet); the cuckoo filter
-//! keeps a victim and the scalable filter a list of filters of varying size; the compressed
-//! filter is arithmetic-coded (no bit can be read without decoding what precedes it); the
-//! weighted, generalized and robust kinds were left for the same reason as the counters.
+//! ([`Kind::can_view`]):
+//!
+//! * bit arrays: the classic filter (k bits of one bit array), the partitioned filter (one
+//!   bit in each of k slices), the blocked filter (one 64-byte block), the split block
+//!   filter (one 32-byte block), the deletable filter (k data bits; its collision bitmap,
+//!   the first r bits of the same array, only for the summary), the generalized filter (k₁
+//!   bits that must be 1 and k₀ that must be 0) and robustBF (k bits, each in the word of
+//!   its row and column);
+//! * packed counters (⌊64/w⌋ counters of w bits to a 64-bit word): the counting filter (k
+//!   counters, none 0), the spectral filter (k primary counters, none 0, under every
+//!   method; recurring minimum's secondary counters follow the primary ones and only count
+//!   and the summary read them), the stable filter (K cells, none 0) and the
+//!   variable-increment filter (k counters, each passing the paper's test for the item's
+//!   increment, from the file's increment source).
+//!
+//! Each answers through its kind's own code (the `KindView` its `options.rs` declares as
+//! `Declared::VIEW`: the same parameter checks as loading, the same positions and kernels;
+//! the counter kinds' query is one function over "a way to read cell i", which the loaded
+//! filter calls with its array and the view with [`FilterView`]'s checked reads), so a kind
+//! becomes viewable by that one line. A view answers membership only: a spectral filter's
+//! count (`bloomkit check --count`) loads the filter.
+//!
+//! What loading checks in the payload is checked by the view before it answers from it:
+//!
+//! * **per chunk** (`KindView::check_piece`, when a chunk's checksum is checked — a query's
+//!   first touch, a summary's pieces; for version 1 the whole payload at open, in the pass
+//!   that computes the checksum): the padding bits past the last counter of every word of
+//!   packed counters (zero; widths that do not divide 64 leave some), in both of a spectral
+//!   filter's arrays; robustBF's unused bits 61 to 63 of every word (zero);
+//! * **at open** (`KindView::check_opened`): the bits past m in the last word of a bit
+//!   array (classic, partitioned, deletable, generalized);
+//! * **with the parameters** (`KindView::read`, shared with loading): every stored
+//!   parameter and the payload's exact length. Nothing else in these payloads can be
+//!   invalid: any counter value, any bitmap, any fill is a filter loading accepts.
+//!
+//! The others are not viewable, for these reasons: the cuckoo filter keeps a victim and the
+//! scalable filter a list of filters of varying size; the compressed filter is
+//! arithmetic-coded (no bit can be read without decoding what precedes it). The weighted
+//! filter's bits are flat, but a query first looks its item up in the weight table stored
+//! after them (9-byte entries, so an entry can straddle two chunks, which
+//! [`FilterView`]'s reads never do) by a binary search, and loading checks the table's
+//! keys strictly increasing across all of it: a view would need reads across chunks and a
+//! check of the whole table at open (not done; the table is small next to the bits).
 //!
 //! # The checksum still guards every answer
 //!
@@ -80,6 +111,7 @@ use std::sync::OnceLock;
 
 use crate::any::Summary;
 use crate::arch::mmap::MappedFile;
+use crate::bits::CounterSpan;
 use crate::error::{DecodeError, Error};
 use crate::filter::bits_per_item;
 use crate::filter::Kind;
@@ -91,12 +123,15 @@ use super::{with_path, Chunks, Layout, Parts, Reader, CHUNKED_FORMAT_VERSION, FO
 
 impl Kind {
     /// Whether files of this kind can be opened as a [`FilterView`] (their payload is a flat
-    /// array that a query reads at computed places): the classic, partitioned, blocked and
-    /// split block filters.
+    /// array that a query reads at computed places): the classic, partitioned, blocked,
+    /// split block, deletable, generalized and robustBF filters (bit arrays) and the
+    /// counting, spectral, stable and variable-increment filters (packed counters). See the
+    /// [module docs](self), "Which kinds".
     ///
     /// ```
     /// use bloomkit::Kind;
     /// assert!(Kind::Bloom.can_view());
+    /// assert!(Kind::Counting.can_view());
     /// assert!(!Kind::Cuckoo.can_view());
     /// ```
     pub fn can_view(self) -> bool {
@@ -125,10 +160,57 @@ pub(crate) trait KindView: std::fmt::Debug + Send + Sync {
     /// [`FilterView::for_each_piece`] instead of loaded.
     fn summary(&self, view: &FilterView) -> Result<Summary, Error>;
 
-    /// What loading checks in the payload beyond its length, checked when the view opens.
+    /// What loading checks in the payload beyond its length and that needs more than the
+    /// bytes of one chunk (or is one place, as the classic filter's last word), checked
+    /// when the view opens.
     fn check_opened(&self, view: &FilterView) -> Result<(), Error> {
         let _ = view;
         Ok(())
+    }
+
+    /// What loading checks in each word of the payload (the padding bits of packed
+    /// counters): `bytes` are the payload's bytes from `offset`, whole 64-bit words (a
+    /// chunk, or for version 1 a piece of [`PIECE_BYTES`]). A version-2 view checks each
+    /// chunk so when it checks its checksum, the
+    /// first time a query touches it (and in every piece a summary reads); a version-1 view
+    /// checks the whole payload so when it opens, in the same pass as the file's checksum.
+    /// A chunk that fails is never answered from.
+    fn check_piece(&self, offset: usize, bytes: &[u8]) -> Result<(), DecodeError> {
+        let _ = (offset, bytes);
+        Ok(())
+    }
+}
+
+/// `Iterator::all` with a test that can fail: `Ok` of whether every item passes (stopping
+/// at the first that does not), or the test's first error. The kinds write their query
+/// once over a fallible reader of cells: the loaded filter's reader cannot fail
+/// ([`infallible`]), a view's fails on a chunk that does not match its checksum. Built on
+/// `all`, so iterators that run their own `all` (the hashing's `Positions`) keep it.
+#[inline(always)]
+pub(crate) fn try_all<T, E>(
+    mut items: impl Iterator<Item = T>,
+    mut test: impl FnMut(T) -> Result<bool, E>,
+) -> Result<bool, E> {
+    let mut error = None;
+    let all = items.all(|item| match test(item) {
+        Ok(pass) => pass,
+        Err(e) => {
+            error = Some(e);
+            false
+        }
+    });
+    match error {
+        Some(e) => Err(e),
+        None => Ok(all),
+    }
+}
+
+/// The value of a result that cannot be an error (a query over the loaded filter's cells).
+#[inline(always)]
+pub(crate) fn infallible<T>(result: Result<T, std::convert::Infallible>) -> T {
+    match result {
+        Ok(value) => value,
+        Err(never) => match never {},
     }
 }
 
@@ -237,9 +319,10 @@ impl FilterView {
     /// Reads the header with an ordinary read and maps the file only if it holds a kind
     /// that [can be viewed](Kind::can_view). Checks what loading checks before it answers:
     /// magic, version, every length and the kind's parameters; for version 2 the header
-    /// checksum (the payload's chunks are checked as queries touch them; the chunk holding
-    /// the classic filter's last word is checked here, for the padding bits loading refuses);
-    /// for version 1 the checksum over the whole file.
+    /// checksum (the payload's chunks are checked as queries touch them, with what loading
+    /// checks in their words; the chunk holding a bit array's last word is checked here, for
+    /// the padding bits loading refuses); for version 1 the checksum over the whole file and,
+    /// in the same pass, what loading checks in every word.
     ///
     /// # Errors
     /// [`Error::Io`] if the file cannot be read or mapped; [`Error::InvalidFile`] (naming the
@@ -255,8 +338,13 @@ impl FilterView {
         let file_for_view = file.try_clone().map_err(|e| Error::io(context(), e))?;
         let view = Self::over(map, file_for_view, path, kind).map_err(|e| with_path(e, path))?;
         if view.version == FORMAT_VERSION {
-            check_whole(&mut file, view.payload_at + view.payload_len)
-                .map_err(|e| with_path(e, path))?;
+            check_whole(
+                &mut file,
+                view.payload_at,
+                view.payload_len,
+                |offset, bytes| view.shape.check_piece(offset, bytes),
+            )
+            .map_err(|e| with_path(e, path))?;
         }
         Ok(view)
     }
@@ -346,12 +434,14 @@ impl FilterView {
         self.facts.target_fpp
     }
 
-    /// The number of bits of the filter's array (m).
+    /// m, the size of the filter's array: its bits, or for the counter kinds its counters
+    /// (cells).
     pub fn num_bits(&self) -> u64 {
         self.facts.num_bits
     }
 
-    /// The number of hash functions (bits set per item): 8 for the split block filter.
+    /// The number of hash functions, the places of the array a query reads: k (8 for the
+    /// split block filter, k₁ + k₀ for the generalized filter).
     pub fn num_hashes(&self) -> u32 {
         self.facts.num_hashes
     }
@@ -489,29 +579,64 @@ impl FilterView {
         &self,
         mut each: impl FnMut(&[u8]) -> Result<(), Error>,
     ) -> Result<(), Error> {
+        self.for_each_piece_at(|_, bytes| each(bytes))
+    }
+
+    /// [`for_each_piece`](Self::for_each_piece), each piece with its offset in the payload.
+    pub(crate) fn for_each_piece_at(
+        &self,
+        mut each: impl FnMut(usize, &[u8]) -> Result<(), Error>,
+    ) -> Result<(), Error> {
+        let mut pieces = self.pieces();
+        let mut at = 0;
+        while at < self.payload_len {
+            let bytes = pieces.piece_at(at)?;
+            each(at, bytes)?;
+            at += bytes.len();
+        }
+        Ok(())
+    }
+
+    /// A reader of the payload in checked pieces ([`Pieces`]), for a pass that reads a
+    /// second place of the payload as it goes (the deletable filter's region bits).
+    pub(crate) fn pieces(&self) -> Pieces<'_> {
         let chunk = if self.checked.is_empty() {
             PIECE_BYTES
         } else {
             1 << self.chunk_shift
         };
         let piece = PIECE_BYTES.max(chunk);
-        let mut buffer = vec![0u8; piece.min(self.payload_len)];
-        let mut at = 0;
-        while at < self.payload_len {
-            let bytes = &mut buffer[..piece.min(self.payload_len - at)];
-            self.read_payload(at, bytes)?;
-            if !self.checked.is_empty() {
-                let first = at >> self.chunk_shift;
-                for (i, chunk_bytes) in bytes.chunks(chunk).enumerate() {
-                    self.chunks()
-                        .check(first + i, chunk_bytes)
-                        .map_err(|e| self.invalid(e))?;
-                }
-            }
-            each(bytes)?;
-            at += bytes.len();
+        Pieces {
+            view: self,
+            chunk,
+            piece,
+            buffer: vec![0u8; piece.min(self.payload_len)],
+            start: usize::MAX,
+            len: 0,
         }
-        Ok(())
+    }
+
+    /// Counter `index` of the packed counter array `span` of the payload, from a checked
+    /// chunk (whose words were checked as loading checks them).
+    #[inline]
+    pub(crate) fn counter(&self, span: &CounterSpan, index: u64) -> Result<u32, Error> {
+        let (at, shift) = span.locate(index);
+        let word = self.payload(at, 8)?;
+        let word = u64::from_le_bytes(word.try_into().expect("8 bytes"));
+        Ok(CounterSpan::value_in(word, shift, span.width))
+    }
+
+    /// Calls `each` with every counter of the array `span`, in order, read in pieces
+    /// ([`for_each_piece_at`](Self::for_each_piece_at)).
+    pub(crate) fn for_each_counter(
+        &self,
+        span: &CounterSpan,
+        mut each: impl FnMut(u32),
+    ) -> Result<(), Error> {
+        self.for_each_piece_at(|offset, bytes| {
+            span.for_each_in(offset, bytes, &mut each);
+            Ok(())
+        })
     }
 
     /// Bit `p` of a payload that is one bit array in 64-bit little-endian words (the
@@ -621,7 +746,8 @@ impl FilterView {
             give_back();
             return Err(Error::io(format!("reading {}", self.path.display()), e));
         }
-        if let Err(e) = self.chunks().check(index, &copy) {
+        let checked = self.chunks().check(index, &copy);
+        if let Err(e) = checked.and_then(|()| self.shape.check_piece(range.start, &copy)) {
             give_back();
             return Err(self.invalid(e));
         }
@@ -663,7 +789,8 @@ impl FilterView {
         self.map
             .will_need(self.payload_at + range.start, range.end - range.start);
         self.chunks()
-            .check(index, &payload[range])
+            .check(index, &payload[range.clone()])
+            .and_then(|()| self.shape.check_piece(range.start, &payload[range]))
             .map_err(|e| self.invalid(e))?;
         flag.store(GOOD, Ordering::Release);
         Ok(())
@@ -740,19 +867,33 @@ fn viewable_kind(file: &mut File, path: &Path) -> Result<Kind, Error> {
 }
 
 /// Checks a version-1 file's one checksum, reading `file` from the start through a 1 MiB
-/// buffer: the `body_len` bytes before the checksum, then the checksum.
-fn check_whole(file: &mut File, body_len: usize) -> Result<(), Error> {
+/// buffer: the header's `payload_at` bytes, the payload's `payload_len` in pieces of
+/// [`PIECE_BYTES`] (each handed to `piece` with its offset in the payload, for the kind's
+/// checks of its words: one pass over the file for both), then the checksum.
+fn check_whole(
+    file: &mut File,
+    payload_at: usize,
+    payload_len: usize,
+    mut piece: impl FnMut(usize, &[u8]) -> Result<(), DecodeError>,
+) -> Result<(), Error> {
     use std::io::{Seek, SeekFrom};
     let io = |e| Error::io("reading a filter file", e);
     file.seek(SeekFrom::Start(0)).map_err(io)?;
     let mut hasher = xxhash_rust::xxh3::Xxh3Default::new();
-    let mut buffer = vec![0u8; 1 << 20];
-    let mut left = body_len;
-    while left > 0 {
-        let n = left.min(buffer.len());
+    let mut buffer = vec![0u8; PIECE_BYTES];
+    let mut header = vec![0u8; payload_at];
+    file.read_exact(&mut header).map_err(io)?;
+    hasher.update(&header);
+    let mut offset = 0;
+    let mut pieces_ok = Ok(());
+    while offset < payload_len {
+        let n = (payload_len - offset).min(buffer.len());
         file.read_exact(&mut buffer[..n]).map_err(io)?;
         hasher.update(&buffer[..n]);
-        left -= n;
+        if pieces_ok.is_ok() {
+            pieces_ok = piece(offset, &buffer[..n]);
+        }
+        offset += n;
     }
     let mut stored = [0u8; 8];
     file.read_exact(&mut stored).map_err(io)?;
@@ -764,5 +905,57 @@ fn check_whole(file: &mut File, body_len: usize) -> Result<(), Error> {
             computed,
         }));
     }
-    Ok(())
+    // A bad checksum is reported before what the kind found in bytes it cannot trust.
+    pieces_ok.map_err(Error::Decode)
+}
+
+/// The payload of a view read in checked pieces of [`PIECE_BYTES`] (or one chunk, if
+/// chunks are larger) into one buffer: every chunk of a piece of a version-2 file checked
+/// against its checksum and by the kind's [`check_piece`](KindView::check_piece) when the
+/// piece is read (with `pread`: nothing is copied into the view or marked checked for
+/// queries). A piece starts at a multiple of the piece size.
+pub(crate) struct Pieces<'a> {
+    view: &'a FilterView,
+    chunk: usize,
+    piece: usize,
+    buffer: Vec<u8>,
+    /// The payload offset of the piece in the buffer (`usize::MAX`: none yet), and its
+    /// length.
+    start: usize,
+    len: usize,
+}
+
+impl Pieces<'_> {
+    /// The piece that holds payload byte `offset` (read and checked unless it is the one
+    /// read last), from its start.
+    pub(crate) fn piece_at(&mut self, offset: usize) -> Result<&[u8], Error> {
+        let start = offset / self.piece * self.piece;
+        if start != self.start {
+            let view = self.view;
+            self.start = usize::MAX;
+            let len = self.piece.min(view.payload_len - start);
+            let bytes = &mut self.buffer[..len];
+            view.read_payload(start, bytes)?;
+            if !view.checked.is_empty() {
+                let first = start >> view.chunk_shift;
+                for (i, chunk_bytes) in bytes.chunks(self.chunk).enumerate() {
+                    view.chunks()
+                        .check(first + i, chunk_bytes)
+                        .and_then(|()| view.shape.check_piece(start + i * self.chunk, chunk_bytes))
+                        .map_err(|e| view.invalid(e))?;
+                }
+            }
+            (self.start, self.len) = (start, len);
+        }
+        Ok(&self.buffer[..self.len])
+    }
+
+    /// Bit `p` of a payload that is one bit array in 64-bit little-endian words.
+    pub(crate) fn bit(&mut self, p: u64) -> Result<bool, Error> {
+        let offset = (p >> 6) as usize * 8;
+        let at = offset % self.piece;
+        let piece = self.piece_at(offset)?;
+        let word = u64::from_le_bytes(piece[at..at + 8].try_into().expect("8 bytes"));
+        Ok(word & (1 << (p & 63)) != 0)
+    }
 }

@@ -124,6 +124,11 @@ impl BitVec {
         self.words.fill(0);
     }
 
+    /// The words (bit `i` is bit `i % 64` of word `i / 64`).
+    pub(crate) fn words(&self) -> &[u64] {
+        &self.words
+    }
+
     /// The words, for code that splits the vector into disjoint ranges (bit `i` is bit
     /// `i % 64` of word `i / 64`). Callers must leave the padding bits past `len` zero.
     #[cfg_attr(not(feature = "rayon"), allow(dead_code))]
@@ -530,7 +535,7 @@ impl PackedCounters {
     #[inline]
     pub fn get(&self, index: u64) -> u32 {
         let (word, shift) = self.locate(index);
-        ((self.words[word] >> shift) as u32) & self.max_value()
+        CounterSpan::value_in(self.words[word], shift, self.width)
     }
 
     /// Sets counter `index` to `value`, which must be at most [`PackedCounters::max_value`].
@@ -658,6 +663,21 @@ impl PackedCounters {
         write_words(&self.words, out);
     }
 
+    /// Fails unless `bytes` is [`PackedCounters::encoded_len`]`(len, width)`: the check of
+    /// a payload's length before it is read.
+    pub(crate) fn check_encoded_len(
+        len: u64,
+        width: u32,
+        bytes: usize,
+    ) -> Result<(), crate::error::DecodeError> {
+        if bytes as u64 != Self::encoded_len(len, width) {
+            return Err(invalid_payload(format!(
+                "{bytes} bytes cannot hold exactly {len} counters of {width} bits"
+            )));
+        }
+        Ok(())
+    }
+
     /// Reads `len` counters of `width` bits from exactly
     /// [`PackedCounters::encoded_len`] little-endian bytes; unused bits must be zero.
     pub fn from_le_bytes(
@@ -667,25 +687,112 @@ impl PackedCounters {
     ) -> Result<Self, crate::error::DecodeError> {
         let invalid = invalid_payload;
         check_width("counter width", width, 16)?;
-        if bytes.len() as u64 != Self::encoded_len(len, width) {
-            return Err(invalid(format!(
-                "{} bytes cannot hold exactly {len} counters of {width} bits",
-                bytes.len()
-            )));
-        }
+        Self::check_encoded_len(len, width, bytes.len())?;
         let mut counters = Self::zeros(len, width).map_err(|e| invalid(e.to_string()))?;
-        let used_per_word = counters.per_word * width as u64;
-        for (i, chunk) in bytes.chunks_exact(8).enumerate() {
-            let word = u64::from_le_bytes(chunk.try_into().expect("chunks of 8"));
-            let cells_here = (len - i as u64 * counters.per_word).min(counters.per_word);
-            let used = cells_here * width as u64;
-            if used < 64 && word >> used != 0 {
-                return Err(invalid("bits set outside any counter".into()));
-            }
-            debug_assert!(used <= used_per_word);
-            counters.words[i] = word;
+        let span = CounterSpan { at: 0, len, width };
+        span.check_words(0, bytes)?;
+        for (slot, chunk) in counters.words.iter_mut().zip(bytes.chunks_exact(8)) {
+            *slot = u64::from_le_bytes(chunk.try_into().expect("chunks of 8"));
         }
         Ok(counters)
+    }
+}
+
+/// Where an array of `len` packed counters of `width` bits lies in a payload, as
+/// [`PackedCounters::write_le_bytes`] wrote it: from byte `at` (a multiple of 8), 64-bit
+/// little-endian words of ⌊64/width⌋ counters each, the bits past the last counter of a
+/// word zero. The one description of that layout that loading
+/// ([`PackedCounters::from_le_bytes`]) and a read-only view of the file
+/// ([`format::view`](crate::format::view), which reads single counters and checks the
+/// words a chunk holds) share.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct CounterSpan {
+    pub(crate) at: usize,
+    pub(crate) len: u64,
+    pub(crate) width: u32,
+}
+
+impl CounterSpan {
+    /// The counters a word holds, ⌊64/width⌋.
+    fn per_word(&self) -> u64 {
+        (64 / self.width) as u64
+    }
+
+    /// The bytes the array takes ([`PackedCounters::encoded_len`]).
+    pub(crate) fn bytes(&self) -> usize {
+        PackedCounters::encoded_len(self.len, self.width) as usize
+    }
+
+    /// Counter `index`: the payload offset of its word, and its shift in the word.
+    #[inline]
+    pub(crate) fn locate(&self, index: u64) -> (usize, u32) {
+        let per_word = self.per_word();
+        let (word, slot) = (index / per_word, index % per_word);
+        (self.at + word as usize * 8, slot as u32 * self.width)
+    }
+
+    /// The counter of `width` bits at `shift` in `word`.
+    #[inline(always)]
+    pub(crate) fn value_in(word: u64, shift: u32, width: u32) -> u32 {
+        ((word >> shift) as u32) & ((1u32 << width) - 1)
+    }
+
+    /// How many counters word `word` of the array holds: ⌊64/width⌋, fewer in the last.
+    fn counters_in(&self, word: u64) -> u64 {
+        let per_word = self.per_word();
+        self.len.saturating_sub(word * per_word).min(per_word)
+    }
+
+    /// Checks the words of the array among `bytes`, the payload's bytes from `offset` (a
+    /// multiple of 8; bytes outside the array are not looked at): no bit set outside a
+    /// counter — what loading refuses in every word. Local to each word, so a view checks
+    /// it chunk by chunk.
+    pub(crate) fn check_words(
+        &self,
+        offset: usize,
+        bytes: &[u8],
+    ) -> Result<(), crate::error::DecodeError> {
+        for (word, value) in self.words_in(offset, bytes) {
+            let used = self.counters_in(word) * self.width as u64;
+            if used < 64 && value >> used != 0 {
+                return Err(invalid_payload("bits set outside any counter".into()));
+            }
+        }
+        Ok(())
+    }
+
+    /// Calls `each` with the value of every counter of the array whose word lies in
+    /// `bytes` (the payload's bytes from `offset`, a multiple of 8), in order.
+    pub(crate) fn for_each_in(&self, offset: usize, bytes: &[u8], mut each: impl FnMut(u32)) {
+        for (word, value) in self.words_in(offset, bytes) {
+            let mut shift = 0;
+            for _ in 0..self.counters_in(word) {
+                each(Self::value_in(value, shift, self.width));
+                shift += self.width;
+            }
+        }
+    }
+
+    /// The words of the array in `bytes` (the payload's bytes from `offset`): their index
+    /// in the array and their value.
+    fn words_in<'a>(
+        &self,
+        offset: usize,
+        bytes: &'a [u8],
+    ) -> impl Iterator<Item = (u64, u64)> + 'a {
+        let (start, end) = (self.at, self.at + self.bytes());
+        let from = start.max(offset);
+        let to = end.min(offset + bytes.len());
+        let slice = if from < to {
+            &bytes[from - offset..to - offset]
+        } else {
+            &[]
+        };
+        let first = (from.saturating_sub(start) / 8) as u64;
+        slice
+            .chunks_exact(8)
+            .zip(first..)
+            .map(|(w, i)| (i, u64::from_le_bytes(w.try_into().expect("chunks of 8"))))
     }
 }
 

@@ -538,11 +538,27 @@ fn every_kind_meets_the_fpp_it_was_sized_for() {
 // ---------------------------------------------------------------------------------------
 // Views (`format::view`): every kind that can be viewed, view against loaded.
 
-/// The kinds `Kind::can_view` admits: at least the three flat-array kinds the views were
-/// built for, so that the view tests below cannot pass by testing nothing.
+/// The kinds whose payload is one flat array of bits or packed counters, which a view must
+/// answer: the view tests below cannot pass by testing fewer.
+const FLAT_KINDS: [Kind; 11] = [
+    Kind::Bloom,
+    Kind::Partitioned,
+    Kind::Blocked,
+    Kind::SplitBlock,
+    Kind::Counting,
+    Kind::Deletable,
+    Kind::Generalized,
+    Kind::Robust,
+    Kind::Spectral,
+    Kind::Stable,
+    Kind::VariableIncrement,
+];
+
+/// The kinds `Kind::can_view` admits: at least the flat-array kinds ([`FLAT_KINDS`]), so
+/// that the view tests below cannot pass by testing nothing.
 fn viewable_kinds() -> Vec<Kind> {
     let kinds: Vec<Kind> = Kind::ALL.iter().copied().filter(|k| k.can_view()).collect();
-    for needed in [Kind::Bloom, Kind::Blocked, Kind::SplitBlock] {
+    for needed in FLAT_KINDS {
         assert!(kinds.contains(&needed), "{needed} is not viewable");
     }
     kinds
@@ -567,6 +583,16 @@ proptest! {
             view_answers_like_loaded(&filter, &probes)?;
         }
         prop_assert_eq!(seen, viewable.len());
+    }
+}
+
+/// How many chunks of 2^`shift` bytes at the start of the filter's payload no query reads:
+/// the ones wholly inside the deletable filter's collision bitmap (its first r bits, which
+/// only inserts and removes read), none for the other kinds.
+fn chunks_no_query_reads(filter: &AnyFilter, shift: u8) -> usize {
+    match DeletableBloomFilter::try_from(filter.clone()) {
+        Ok(deletable) => (deletable.regions() / 8) as usize >> shift,
+        Err(_) => 0,
     }
 }
 
@@ -601,11 +627,11 @@ fn a_corrupted_chunk_fails_exactly_the_queries_that_touch_it() {
     for kind in viewable_kinds() {
         let filter = large_viewable(kind);
         let payload_at = save_chunked_with(&filter, &tmp.path, 12);
-        let bad_chunk = 5u64;
+        let bad_chunk = 5 + chunks_no_query_reads(&filter, 12);
         let mut bytes = std::fs::read(&tmp.path).unwrap();
-        // A byte of chunk 5 with bits set, cleared: the inserted items with a bit there
-        // would be answered "no" from the corrupted chunk.
-        let chunk = payload_at + 5 * 4096..payload_at + 6 * 4096;
+        // A byte of chunk 5 (of those queries read) with bits set, cleared: the inserted
+        // items with a bit there would be answered "no" from the corrupted chunk.
+        let chunk = payload_at + bad_chunk * 4096..payload_at + (bad_chunk + 1) * 4096;
         let at = chunk.start + bytes[chunk].iter().position(|&b| b != 0).unwrap();
         bytes[at] = 0;
         std::fs::write(&tmp.path, &bytes).unwrap();
@@ -614,7 +640,7 @@ fn a_corrupted_chunk_fails_exactly_the_queries_that_touch_it() {
         let is_bad_chunk = |e: &Error| {
             matches!(e, Error::InvalidFile {
                 error: DecodeError::ChunkChecksumMismatch { chunk, .. }, ..
-            } if *chunk == bad_chunk)
+            } if *chunk == bad_chunk as u64)
         };
         let (mut answered, mut refused) = (0, 0);
         for x in (0..20_000u32).chain(fresh(20_000)) {
@@ -674,11 +700,12 @@ fn a_summary_read_in_pieces_is_the_loaded_filters() {
     }
 }
 
-/// A filter of `payload_mib` MiB (each viewable kind, at ε = 1%) holding the items
-/// `0 … 19 999`.
+/// A filter of about `payload_mib` MiB (each viewable kind, at ε = 1%, its capacity from
+/// its bytes per item) holding the items `0 … 19 999`.
 fn viewable_of_size(kind: Kind, payload_mib: u64) -> AnyFilter {
-    let mut filter =
-        AnyFilter::with_capacity(kind, payload_mib * (1 << 20) * 8 / 10, 0.01).unwrap();
+    let sample = AnyFilter::with_capacity(kind, 100_000, 0.01).unwrap();
+    let capacity = payload_mib * (1 << 20) * 100_000 / sample.memory_bytes() as u64;
+    let mut filter = AnyFilter::with_capacity(kind, capacity, 0.01).unwrap();
     let items: Vec<u32> = (0..20_000).collect();
     filter.insert_batch(&items).unwrap();
     filter
@@ -763,7 +790,8 @@ fn past_the_copy_budget_a_view_checks_and_answers_from_the_map() {
         for x in &probes {
             assert_eq!(view.contains(x).unwrap(), filter.contains(x), "{kind}: {x}");
         }
-        assert_eq!(view.chunks_checked(), (chunks, chunks), "{kind}");
+        let unread = chunks_no_query_reads(&filter, 16);
+        assert_eq!(view.chunks_checked(), (chunks, chunks - unread), "{kind}");
         assert_eq!(view.chunks_copied(), budget, "{kind}");
 
         // A chunk in the middle (not the last one, which opening checks), its set bits
@@ -798,7 +826,11 @@ fn past_the_copy_budget_a_view_checks_and_answers_from_the_map() {
             refused_in_map > 0,
             "{kind}: {refused_copying} refused, none past the budget"
         );
-        assert_eq!(view.chunks_checked(), (chunks, chunks - 1), "{kind}");
+        assert_eq!(
+            view.chunks_checked(),
+            (chunks, chunks - 1 - unread),
+            "{kind}"
+        );
         assert_eq!(view.chunks_copied(), budget, "{kind}");
     }
 }
@@ -879,9 +911,21 @@ fn a_view_refuses_a_bit_set_past_the_end_as_loading_does() {
         .num_bits(1000)
         .num_hashes(3)
         .build();
+    // m = 1000 bits, of which r = 100 are the collision bitmap.
+    let deletable = DeletableBloomFilter::builder()
+        .num_bits(1000)
+        .regions(100)
+        .num_hashes(3)
+        .build();
+    let generalized = GeneralizedBloomFilter::builder()
+        .num_bits(1000)
+        .set_hashes(3)
+        .build();
     for filter in [
         AnyFilter::from(classic.unwrap()),
         AnyFilter::from(partitioned.unwrap()),
+        AnyFilter::from(deletable.unwrap()),
+        AnyFilter::from(generalized.unwrap()),
     ] {
         filter.save(&tmp.path).unwrap();
         let mut bytes = std::fs::read(&tmp.path).unwrap();
@@ -901,6 +945,210 @@ fn a_view_refuses_a_bit_set_past_the_end_as_loading_does() {
                 "{}: {e}",
                 filter.kind()
             );
+        }
+    }
+}
+
+/// Filters whose every word has padding bits that loading requires zero — the
+/// packed-counter kinds at widths that do not divide 64 (30 000 counters: 6 chunks of
+/// 4 KiB or more), and robustBF (bits 61 to 63, 67 × 71 words) — with 2 000 items; each
+/// with the payload offset of a word to corrupt (in the third chunk, and for the spectral
+/// filter under recurring minimum in its secondary array) and what loading says of it.
+fn words_with_padding() -> Vec<(AnyFilter, usize, &'static str)> {
+    use bloomkit::spectral::SpectralMethod;
+    let m = 30_000;
+    let counting = CountingBloomFilter::builder()
+        .num_counters(m)
+        .num_hashes(4)
+        .counter_width(6)
+        .build()
+        .unwrap();
+    let stable = StableBloomFilter::builder()
+        .num_cells(m)
+        .num_hashes(4)
+        .cell_width(3)
+        .decrements(5)
+        .build()
+        .unwrap();
+    let vi = VariableIncrementBloomFilter::builder()
+        .num_counters(m)
+        .num_hashes(4)
+        .counter_width(10)
+        .build()
+        .unwrap();
+    let spectral = SpectralBloomFilter::builder()
+        .num_counters(m)
+        .num_hashes(4)
+        .counter_width(6)
+        .method(SpectralMethod::RecurringMinimum)
+        .build()
+        .unwrap();
+    let robust = RobustBloomFilter::builder()
+        .dimensions(67, 71)
+        .build()
+        .unwrap();
+    const COUNTERS: &str = "bits set outside any counter";
+    // Spectral: 3 000 primary words (24 000 bytes), then the secondary's.
+    let mut filters = vec![
+        (AnyFilter::from(counting), 2 * 4096 + 24, COUNTERS),
+        (AnyFilter::from(stable), 2 * 4096 + 24, COUNTERS),
+        (AnyFilter::from(vi), 2 * 4096 + 24, COUNTERS),
+        (AnyFilter::from(spectral), 24_000 + 8 * 500, COUNTERS),
+        (
+            AnyFilter::from(robust),
+            2 * 4096 + 24,
+            "word 1027 has one of its unused bits 61 to 63 set",
+        ),
+    ];
+    let items: Vec<u32> = (0..2_000).collect();
+    for (filter, _, _) in &mut filters {
+        filter.insert_batch(&items).unwrap();
+    }
+    filters
+}
+
+/// Recomputes the chunk checksums and the header checksum of a version-2 file whose
+/// payload (at `payload_at`, chunks of 2^`shift` bytes) was edited, so that only the
+/// kind's checks of the payload can object.
+fn reseal_chunked(bytes: &mut [u8], payload_at: usize, shift: u8) {
+    use xxhash_rust::xxh3::{xxh3_64, xxh3_64_with_seed};
+    let params_len = u32::from_le_bytes(bytes[24..28].try_into().unwrap()) as usize;
+    let table_at = 28 + params_len + 8 + 1;
+    let payload = bytes[payload_at..].to_vec();
+    for (i, chunk) in payload.chunks(1 << shift).enumerate() {
+        let sum = xxh3_64_with_seed(chunk, i as u64);
+        bytes[table_at + 8 * i..table_at + 8 * i + 8].copy_from_slice(&sum.to_le_bytes());
+    }
+    let sum = xxh3_64(&bytes[..payload_at - 8]);
+    bytes[payload_at - 8..payload_at].copy_from_slice(&sum.to_le_bytes());
+}
+
+/// Packed counters whose width does not divide 64 leave padding bits in every word (and
+/// robustBF leaves 3 in each), and loading refuses a file with one set. A view refuses it
+/// too, the checksums made to
+/// match so that only that check can object: a version-1 file when it opens (every word is
+/// checked in the pass over the checksum); in a version-2 file, the chunk that holds the
+/// word, every time a query touches it, and every summary, while the queries that touch
+/// only other chunks answer as the filter does.
+#[test]
+fn a_view_refuses_a_padding_bit_set_in_any_word_as_loading_does() {
+    use bloomkit::format::view::FilterView;
+    let tmp = TempPath::new("padding.bloom");
+    for (filter, word_at, says) in words_with_padding() {
+        let kind = filter.kind();
+        let payload_len = filter.memory_bytes();
+        // Version 1: the payload ends before the 8-byte checksum. Bit 63 of the word is
+        // padding at widths 3, 6 and 10 (63, 60 and 60 bits of counters).
+        let mut bytes = filter.to_bytes();
+        let payload_at = bytes.len() - 8 - payload_len;
+        bytes[payload_at + word_at + 7] |= 0x80;
+        conformance::reseal(&mut bytes);
+        std::fs::write(&tmp.path, &bytes).unwrap();
+        for e in [
+            AnyFilter::load(&tmp.path).unwrap_err(),
+            FilterView::open(&tmp.path).unwrap_err(),
+        ] {
+            assert!(e.to_string().contains(says), "{kind} v1: {e}");
+        }
+
+        // Version 2, chunks of 4 KiB.
+        let payload_at = save_chunked_with(&filter, &tmp.path, 12);
+        let mut bytes = std::fs::read(&tmp.path).unwrap();
+        bytes[payload_at + word_at + 7] |= 0x80;
+        reseal_chunked(&mut bytes, payload_at, 12);
+        std::fs::write(&tmp.path, &bytes).unwrap();
+        let load = AnyFilter::load(&tmp.path).unwrap_err();
+        assert!(load.to_string().contains(says), "{kind} v2 load: {load}");
+        let view = FilterView::open(&tmp.path).unwrap();
+        let (mut answered, mut refused) = (0, 0);
+        for x in (0..2_000u32).chain(fresh(2_000)) {
+            match view.contains(&x) {
+                Ok(answer) => {
+                    assert_eq!(answer, filter.contains(&x), "{kind}: item {x}");
+                    answered += 1;
+                }
+                Err(e) => {
+                    assert!(e.to_string().contains(says), "{kind}: {e}");
+                    assert!(e.to_string().contains("padding.bloom"), "{e}");
+                    let again = view.contains(&x).unwrap_err();
+                    assert!(again.to_string().contains(says), "{kind}: again: {again}");
+                    refused += 1;
+                }
+            }
+        }
+        // The spectral filter's query reads only its primary counters: the secondary's
+        // chunk is refused by the summary and by loading, not by a query.
+        if word_at < 24_000 {
+            assert!(
+                answered > 0 && refused > 0,
+                "{kind}: {answered} answered, {refused} refused"
+            );
+        } else {
+            assert_eq!(refused, 0, "{kind}");
+        }
+        let (chunks, good) = view.chunks_checked();
+        assert!(good < chunks, "{kind}: the bad chunk was counted good");
+        for e in [view.summary().unwrap_err(), view.load().unwrap_err()] {
+            assert!(e.to_string().contains(says), "{kind}: {e}");
+        }
+    }
+}
+
+proptest! {
+    #![proptest_config(config(24))]
+
+    /// The packed-counter kinds at every counter width (padding or none), with items
+    /// inserted up to six times each (counters up to saturation at the small widths) and a
+    /// few removed: a view answers and summarises exactly as the loaded filter, for files
+    /// of version 1 and 2, under each spectral method and each increment source.
+    #[test]
+    fn views_of_counters_of_every_width_answer_like_the_loaded_filter(
+        width in 2u32..=16,
+        m in prop_oneof![20u64..200, 2_000u64..40_000],
+        k in 1u32..8,
+        repeats in 1usize..6,
+        choice in any::<u8>(),
+        seed in any::<u64>(),
+        items in items(300),
+    ) {
+        use bloomkit::spectral::SpectralMethod;
+        use bloomkit::vi_counting::IncrementHashing;
+        let max = (1u32 << width) - 1;
+        let counting = CountingBloomFilter::builder()
+            .num_counters(m).num_hashes(k).counter_width(width).seed(seed).build().unwrap();
+        let stable = StableBloomFilter::builder()
+            .num_cells(m + k as u64).num_hashes(k).cell_width(width)
+            .decrements(1 + seed % m).seed(seed).build().unwrap();
+        let method = SpectralMethod::ALL[choice as usize % 3];
+        let spectral = SpectralBloomFilter::builder()
+            .num_counters(m).num_hashes(k).counter_width(width).method(method).seed(seed)
+            .build().unwrap();
+        // Increments L..=2L-1 must stay below the maximum: L < 2^(w-1).
+        let base = 1 + (seed >> 8) as u32 % (max / 2).clamp(1, 8);
+        let source = if choice & 4 == 0 {
+            IncrementHashing::SecondDigest
+        } else {
+            IncrementHashing::PositionDigest
+        };
+        let vi = VariableIncrementBloomFilter::builder()
+            .num_counters(m).num_hashes(k).counter_width(width).increment_base(base)
+            .increment_hashing(source).seed(seed).build().unwrap();
+        for mut filter in [
+            AnyFilter::from(counting),
+            AnyFilter::from(stable),
+            AnyFilter::from(spectral),
+            AnyFilter::from(vi),
+        ] {
+            for _ in 0..repeats {
+                for x in &items {
+                    filter.try_insert(x).unwrap();
+                }
+            }
+            for x in items.iter().step_by(7) {
+                let _ = filter.remove(x);
+            }
+            let probes: Vec<u32> = items.iter().copied().chain(fresh(300)).collect();
+            view_answers_like_loaded(&filter, &probes)?;
         }
     }
 }

@@ -64,13 +64,16 @@
 pub(crate) mod options;
 pub mod theory;
 
-use crate::bits::PackedCounters;
+use crate::any::Summary;
+use crate::bits::{CounterSpan, PackedCounters};
 use crate::codec::{check_num_counters, Parts};
 use crate::error::{DecodeError, Error};
-use crate::filter::Filter;
+use crate::filter::{Filter, Kind};
+use crate::format::view::{infallible, try_all, FilterView, KindView, Shape, ViewFacts};
 use crate::hash::HashingChoice;
 use crate::hash::{Hashing, Item, Positions};
 use crate::params::{self, MAX_NUM_HASHES};
+use crate::registry::ParametersBlock;
 use crate::sizing;
 
 /// The counter width used unless another is chosen: 4 bits, as Fan et al. recommend.
@@ -145,9 +148,10 @@ impl CountingBloomFilter {
     #[inline]
     pub fn contains<I: Item + ?Sized>(&self, item: &I) -> bool {
         item.with_bytes(|bytes| {
-            self.hashing
-                .positions(bytes, self.num_hashes, self.counters.len())
-                .all(|p| self.counters.get(p) != 0)
+            let positions = self
+                .hashing
+                .positions(bytes, self.num_hashes, self.counters.len());
+            infallible(holds(positions, |p| Ok(self.counters.get(p))))
         })
     }
 
@@ -258,32 +262,50 @@ impl Filter for CountingBloomFilter {
     );
 
     fn properties(&self) -> Vec<(&'static str, String)> {
-        let nonzero = self.nonzero_counters();
-        vec![
-            ("counters (m)", self.num_counters().to_string()),
-            ("counter width", format!("{} bits", self.counter_width())),
-            ("hash functions (k)", self.num_hashes.to_string()),
-            ("target fpp", format!("{}", self.target_fpp)),
-            ("nonzero counters", nonzero.to_string()),
-            (
-                "fill ratio",
-                format!("{:.6}", nonzero as f64 / self.num_counters() as f64),
-            ),
-            ("saturated counters", self.saturated_counters().to_string()),
-            (
-                "overflow bound at capacity",
-                format!(
-                    "{:.3e}",
-                    params::counter_overflow_bound(
-                        self.num_counters(),
-                        self.num_hashes,
-                        self.capacity,
-                        self.counters.max_value() + 1
-                    )
-                ),
-            ),
-        ]
+        properties(
+            &Stored::of(self),
+            self.nonzero_counters(),
+            self.saturated_counters(),
+        )
     }
+}
+
+/// The query: `false` when one of the item's counters is 0. Over a way to read counter
+/// p, so that the loaded filter (its array) and a view (the file's chunks) answer by this
+/// one function.
+#[inline(always)]
+fn holds<E>(
+    positions: impl Iterator<Item = u64>,
+    mut counter: impl FnMut(u64) -> Result<u32, E>,
+) -> Result<bool, E> {
+    try_all(positions, |p| Ok(counter(p)? != 0))
+}
+
+/// [`Filter::properties`] of a filter with these stored parameters and these counts of
+/// non-zero and saturated counters (a view's summary gives the same).
+fn properties(stored: &Stored, nonzero: u64, saturated: u64) -> Vec<(&'static str, String)> {
+    let m = stored.num_counters;
+    vec![
+        ("counters (m)", m.to_string()),
+        ("counter width", format!("{} bits", stored.counter_width)),
+        ("hash functions (k)", stored.num_hashes.to_string()),
+        ("target fpp", format!("{}", stored.target_fpp)),
+        ("nonzero counters", nonzero.to_string()),
+        ("fill ratio", format!("{:.6}", nonzero as f64 / m as f64)),
+        ("saturated counters", saturated.to_string()),
+        (
+            "overflow bound at capacity",
+            format!(
+                "{:.3e}",
+                params::counter_overflow_bound(
+                    m,
+                    stored.num_hashes,
+                    stored.capacity,
+                    1 << stored.counter_width
+                )
+            ),
+        ),
+    ]
 }
 
 impl crate::lookahead::ByDigest for CountingBloomFilter {
@@ -303,9 +325,8 @@ impl crate::lookahead::ByDigest for CountingBloomFilter {
     #[inline(always)]
     fn contains_digest(&self, digest: u128) -> bool {
         let (k, m) = (self.num_hashes, self.counters.len());
-        self.hashing
-            .positions_with_digest(&[], digest, k, m)
-            .all(|p| self.counters.get(p) != 0)
+        let positions = self.hashing.positions_with_digest(&[], digest, k, m);
+        infallible(holds(positions, |p| Ok(self.counters.get(p))))
     }
     #[inline(always)]
     fn insert_digest(&mut self, digest: u128) -> bool {
@@ -456,6 +477,7 @@ crate::codec::stored! {
 
 impl CountingBloomFilter {
     fn decode(parts: &Parts<'_>) -> Result<Self, DecodeError> {
+        let Shape { stored, hashing } = ViewShape::read(parts)?;
         let Stored {
             num_counters,
             num_hashes,
@@ -463,19 +485,103 @@ impl CountingBloomFilter {
             capacity,
             target_fpp,
             len,
-        } = Stored::read(parts.params)?;
-        check_num_counters(num_counters, 0, width)?;
-        // from_le_bytes checks the payload length against m and the width before it
-        // allocates anything.
+        } = stored;
         let counters = PackedCounters::from_le_bytes(num_counters, width, parts.payload)?;
         Ok(CountingBloomFilter {
             counters,
             num_hashes,
-            hashing: parts.hashing,
+            hashing,
             capacity,
             target_fpp,
             len,
         })
+    }
+}
+
+impl Stored {
+    /// The counters in the payload: all of it.
+    fn span(&self) -> CounterSpan {
+        CounterSpan {
+            at: 0,
+            len: self.num_counters,
+            width: self.counter_width,
+        }
+    }
+}
+
+/// A counting filter as loading and a read-only view ([`format::view`](crate::format::view))
+/// read it: the stored parameters, checked, and the query over counters the view fetches
+/// from the file. Loading checks the padding bits of every word; the view checks them in
+/// each chunk when it first touches it ([`KindView::check_piece`]).
+type ViewShape = Shape<Stored>;
+
+impl KindView for ViewShape {
+    fn read(parts: &Parts<'_>) -> Result<Self, DecodeError> {
+        parts.expect_kind(Kind::Counting)?;
+        let stored = Stored::read(parts.params)?;
+        check_num_counters(stored.num_counters, 0, stored.counter_width)?;
+        // The payload's length against m and the width, before anything is allocated.
+        PackedCounters::check_encoded_len(
+            stored.num_counters,
+            stored.counter_width,
+            parts.payload.len(),
+        )?;
+        Ok(Shape {
+            stored,
+            hashing: parts.hashing,
+        })
+    }
+
+    fn facts(&self) -> ViewFacts {
+        let s = &self.stored;
+        ViewFacts {
+            inserted: s.len,
+            capacity: s.capacity,
+            target_fpp: s.target_fpp,
+            num_bits: s.num_counters,
+            num_hashes: s.num_hashes,
+        }
+    }
+
+    fn contains(&self, bytes: &[u8], view: &FilterView) -> Result<bool, Error> {
+        let Stored {
+            num_counters,
+            num_hashes,
+            ..
+        } = self.stored;
+        let span = self.stored.span();
+        let positions = self.hashing.positions(bytes, num_hashes, num_counters);
+        holds(positions, |p| view.counter(&span, p))
+    }
+
+    /// The non-zero and saturated counters, counted over the payload; the rest as the
+    /// loaded filter works it out from them.
+    fn summary(&self, view: &FilterView) -> Result<Summary, Error> {
+        let s = &self.stored;
+        let max = (1u32 << s.counter_width) - 1;
+        let (mut nonzero, mut saturated) = (0u64, 0u64);
+        view.for_each_counter(&s.span(), |c| {
+            nonzero += (c != 0) as u64;
+            saturated += (c == max) as u64;
+        })?;
+        let block = ParametersBlock {
+            capacity: s.capacity,
+            target_fpp: s.target_fpp,
+            num_hashes: s.num_hashes,
+            num_cells: s.num_counters,
+            classic_fill_ratio: None,
+        };
+        Ok(view.summary_of(
+            Some(block),
+            properties(s, nonzero, saturated),
+            params::estimate_items(nonzero, s.num_counters, s.num_hashes),
+            params::fpp_from_fill(nonzero, s.num_counters, s.num_hashes),
+        ))
+    }
+
+    /// The padding bits of every word are zero, as loading requires.
+    fn check_piece(&self, offset: usize, bytes: &[u8]) -> Result<(), DecodeError> {
+        self.stored.span().check_words(offset, bytes)
     }
 }
 

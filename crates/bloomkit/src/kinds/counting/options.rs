@@ -3,6 +3,7 @@
 
 use super::{CountingBloomFilter, CountingBloomFilterBuilder as B};
 use crate::core::spec::{text::at, Apply, Declared, KindOption, ParametersBlock};
+use crate::format::view::{self, OpenView};
 
 crate::core::spec::spec_builder!(B => CountingBloomFilter);
 
@@ -26,6 +27,8 @@ impl Declared for CountingBloomFilter {
 
     const OPTIONS: &'static [KindOption<B>] =
         crate::core::spec::array_options!(B, "counters", "", counter_width("4", B::counter_width),);
+
+    const VIEW: Option<OpenView> = Some(view::open::<super::ViewShape>);
 
     fn describe(&self) -> String {
         format!(

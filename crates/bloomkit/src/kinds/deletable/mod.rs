@@ -101,13 +101,16 @@
 mod options;
 pub mod theory;
 
+use crate::any::Summary;
 use crate::bits::BitVec;
 use crate::codec::{invalid, Parts};
 use crate::error::{DecodeError, Error};
-use crate::filter::{Filter, Mergeable};
+use crate::filter::{Filter, Kind, Mergeable};
+use crate::format::view::{infallible, try_all, FilterView, KindView, Shape, ViewFacts};
 use crate::hash::HashingChoice;
 use crate::hash::{Hashing, Item, Positions};
 use crate::params::{self, MAX_NUM_BITS};
+use crate::registry::ParametersBlock;
 use crate::sizing;
 
 /// Data bits per region when neither a region count nor a region size is given. See the
@@ -214,9 +217,8 @@ impl DeletableBloomFilter {
     pub fn contains<I: Item + ?Sized>(&self, item: &I) -> bool {
         let (r, data) = (self.regions, self.data_len());
         item.with_bytes(|bytes| {
-            self.hashing
-                .positions(bytes, self.num_hashes, data)
-                .all(|j| self.bits.get(r + j))
+            let positions = self.hashing.positions(bytes, self.num_hashes, data);
+            infallible(holds(positions, r, |p| Ok(self.bits.get(p))))
         })
     }
 
@@ -317,20 +319,19 @@ impl DeletableBloomFilter {
     /// so a fraction `f = (such bits) / (k · n)` of the n items' positions can be reset, and
     /// an item (k positions) is deletable with probability about `1 − (1 − f)^k`.
     pub fn estimated_deletable_fraction(&self) -> f64 {
-        if self.inserted == 0 {
-            return 1.0;
-        }
-        let free_bits = self.set_bits_in_free_regions();
-        let positions = self.inserted as f64 * self.num_hashes as f64;
-        let f = (free_bits as f64 / positions).min(1.0);
-        1.0 - (1.0 - f).powi(self.num_hashes as i32)
+        self.content()
+            .estimated_deletable_fraction(self.inserted, self.num_hashes)
     }
 
-    fn set_bits_in_free_regions(&self) -> u64 {
+    /// The counts of its bits that the facts need ([`Content`]), over the array.
+    fn content(&self) -> Content {
         let (r, data) = (self.regions, self.data_len());
-        (0..data)
-            .filter(|&j| self.bits.get(r + j) && !self.bits.get(region_of(j, r, data)))
-            .count() as u64
+        let mut content = Content::default();
+        for (i, &word) in self.bits.words().iter().enumerate() {
+            let region_bit = |p| Ok(self.bits.get(p));
+            infallible(content.add_word(i as u64 * 64, word, r, data, region_bit));
+        }
+        content
     }
 
     /// m, the number of bits including the r-bit collision bitmap.
@@ -404,31 +405,110 @@ impl Filter for DeletableBloomFilter {
     );
 
     fn properties(&self) -> Vec<(&'static str, String)> {
-        vec![
-            ("bits (m)", self.num_bits().to_string()),
-            ("data bits (m - r)", self.data_len().to_string()),
-            ("regions (r)", self.regions.to_string()),
-            (
-                "data bits per region",
-                format!("{:.2}", self.data_len() as f64 / self.regions as f64),
-            ),
-            ("hash functions (k)", self.num_hashes.to_string()),
-            ("target fpp", format!("{}", self.target_fpp)),
-            ("fill ratio", format!("{:.6}", self.fill_ratio())),
-            (
-                "collided regions",
-                format!("{} of {}", self.collided_regions(), self.regions),
-            ),
-            (
-                "deletable fraction (expected)",
-                format!("{:.4}", self.expected_deletable_fraction()),
-            ),
-            (
-                "deletable fraction (from content)",
-                format!("{:.4}", self.estimated_deletable_fraction()),
-            ),
-        ]
+        properties(&Stored::of(self), &self.content())
     }
+}
+
+/// The query: all k data bits set, exactly as in the classic filter. Over a way to read bit
+/// p of the whole array (bitmap first, data at r + j), so that the loaded filter (its array)
+/// and a view (the file's chunks) answer by this one function.
+#[inline(always)]
+fn holds<E>(
+    positions: impl Iterator<Item = u64>,
+    regions: u64,
+    mut bit: impl FnMut(u64) -> Result<bool, E>,
+) -> Result<bool, E> {
+    try_all(positions, |j| bit(regions + j))
+}
+
+/// What the facts of a filter need from its bits, counted word by word (the loaded
+/// filter's over its array, a view's over the file's pieces).
+#[derive(Clone, Copy, Debug, Default)]
+struct Content {
+    /// Data bits set.
+    ones: u64,
+    /// Bitmap bits set: regions marked collided.
+    collided: u64,
+    /// Data bits set in collision-free regions: each belongs to exactly one position of
+    /// one item.
+    free_ones: u64,
+}
+
+impl Content {
+    /// Adds the bits of `word`, bits `first .. first + 64` of the m-bit array of a filter
+    /// of r `regions` and `data` data bits; `region_bit` reads bit p of the array (a
+    /// region's bit, for each data bit set).
+    fn add_word<E>(
+        &mut self,
+        first: u64,
+        mut word: u64,
+        regions: u64,
+        data: u64,
+        mut region_bit: impl FnMut(u64) -> Result<bool, E>,
+    ) -> Result<(), E> {
+        while word != 0 {
+            let p = first + word.trailing_zeros() as u64;
+            word &= word - 1;
+            if p < regions {
+                self.collided += 1;
+            } else {
+                self.ones += 1;
+                if !region_bit(region_of(p - regions, regions, data))? {
+                    self.free_ones += 1;
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// [`DeletableBloomFilter::estimated_deletable_fraction`]: a fraction `f = (set bits in
+    /// collision-free regions) / (k · n)` of the n items' positions can be reset, and an
+    /// item is deletable with probability about `1 − (1 − f)^k`.
+    fn estimated_deletable_fraction(&self, inserted: u64, num_hashes: u32) -> f64 {
+        if inserted == 0 {
+            return 1.0;
+        }
+        let positions = inserted as f64 * num_hashes as f64;
+        let f = (self.free_ones as f64 / positions).min(1.0);
+        1.0 - (1.0 - f).powi(num_hashes as i32)
+    }
+}
+
+/// [`Filter::properties`] of a filter with these stored parameters and this content (a
+/// view's summary gives the same).
+fn properties(stored: &Stored, content: &Content) -> Vec<(&'static str, String)> {
+    let (m, r, k) = (stored.num_bits, stored.regions, stored.num_hashes);
+    let data = m - r;
+    vec![
+        ("bits (m)", m.to_string()),
+        ("data bits (m - r)", data.to_string()),
+        ("regions (r)", r.to_string()),
+        (
+            "data bits per region",
+            format!("{:.2}", data as f64 / r as f64),
+        ),
+        ("hash functions (k)", k.to_string()),
+        ("target fpp", format!("{}", stored.target_fpp)),
+        (
+            "fill ratio",
+            format!("{:.6}", content.ones as f64 / data as f64),
+        ),
+        ("collided regions", format!("{} of {r}", content.collided)),
+        (
+            "deletable fraction (expected)",
+            format!(
+                "{:.4}",
+                params::deletable_probability(m, k, stored.inserted, r)
+            ),
+        ),
+        (
+            "deletable fraction (from content)",
+            format!(
+                "{:.4}",
+                content.estimated_deletable_fraction(stored.inserted, k)
+            ),
+        ),
+    ]
 }
 
 impl crate::lookahead::ByDigest for DeletableBloomFilter {
@@ -467,9 +547,8 @@ impl crate::lookahead::ByDigest for DeletableBloomFilter {
     #[inline(always)]
     fn contains_digest(&self, digest: u128) -> bool {
         let (k, r, data) = (self.num_hashes, self.regions, self.data_len());
-        self.hashing
-            .positions_with_digest(&[], digest, k, data)
-            .all(|j| self.bits.get(r + j))
+        let positions = self.hashing.positions_with_digest(&[], digest, k, data);
+        infallible(holds(positions, r, |p| Ok(self.bits.get(p))))
     }
     #[inline(always)]
     fn insert_digest(&mut self, digest: u128) -> bool {
@@ -684,6 +763,7 @@ crate::codec::stored! {
 
 impl DeletableBloomFilter {
     fn decode(parts: &Parts<'_>) -> Result<Self, DecodeError> {
+        let Shape { stored, hashing } = ViewShape::read(parts)?;
         let Stored {
             num_bits,
             num_hashes,
@@ -691,7 +771,34 @@ impl DeletableBloomFilter {
             capacity,
             target_fpp,
             inserted,
-        } = Stored::read(parts.params)?;
+        } = stored;
+        let bits = BitVec::from_le_bytes(num_bits, parts.payload)?;
+        Ok(DeletableBloomFilter {
+            bits,
+            regions,
+            num_hashes,
+            hashing,
+            capacity,
+            target_fpp,
+            inserted,
+        })
+    }
+}
+
+/// A deletable filter as loading and a read-only view ([`format::view`](crate::format::view))
+/// read it: the stored parameters, checked, and the query over the data bits the view
+/// fetches from the file. Loading refuses a bit set past m in the last word; the view checks
+/// that word when it opens ([`KindView::check_opened`]). The bitmap and the data are one bit
+/// array, so nothing else in the payload can be wrong.
+type ViewShape = Shape<Stored>;
+
+impl KindView for ViewShape {
+    fn read(parts: &Parts<'_>) -> Result<Self, DecodeError> {
+        parts.expect_kind(Kind::Deletable)?;
+        let stored = Stored::read(parts.params)?;
+        let Stored {
+            num_bits, regions, ..
+        } = stored;
         if !(2..=MAX_NUM_BITS).contains(&num_bits) {
             return Err(invalid(
                 "num_bits",
@@ -707,17 +814,61 @@ impl DeletableBloomFilter {
                 ),
             ));
         }
-        // from_le_bytes checks the payload length against num_bits before it allocates.
-        let bits = BitVec::from_le_bytes(num_bits, parts.payload)?;
-        Ok(DeletableBloomFilter {
-            bits,
-            regions,
-            num_hashes,
+        // The payload's length against m, before anything is allocated.
+        BitVec::check_encoded_len(num_bits, parts.payload.len())?;
+        Ok(Shape {
+            stored,
             hashing: parts.hashing,
-            capacity,
-            target_fpp,
-            inserted,
         })
+    }
+
+    fn facts(&self) -> ViewFacts {
+        let s = &self.stored;
+        crate::format::view::view_facts!(s, s.num_bits, s.num_hashes)
+    }
+
+    fn contains(&self, bytes: &[u8], view: &FilterView) -> Result<bool, Error> {
+        let s = &self.stored;
+        let data = s.num_bits - s.regions;
+        let positions = self.hashing.positions(bytes, s.num_hashes, data);
+        holds(positions, s.regions, |p| view.bit(p))
+    }
+
+    /// The content counted over the payload in one pass of pieces, the region bit of each
+    /// data bit set read by a second reader of pieces (regions come in the order of their
+    /// data bits, so it reads the bitmap once, in order); the rest as the loaded filter
+    /// works it out.
+    fn summary(&self, view: &FilterView) -> Result<Summary, Error> {
+        let s = &self.stored;
+        let (r, data) = (s.regions, s.num_bits - s.regions);
+        let mut bitmap = view.pieces();
+        let mut content = Content::default();
+        view.for_each_piece_at(|offset, bytes| {
+            for (i, word) in bytes.chunks_exact(8).enumerate() {
+                let word = u64::from_le_bytes(word.try_into().expect("8 bytes"));
+                let first = (offset / 8 + i) as u64 * 64;
+                content.add_word(first, word, r, data, |p| bitmap.bit(p))?;
+            }
+            Ok(())
+        })?;
+        let block = ParametersBlock {
+            capacity: s.capacity,
+            target_fpp: s.target_fpp,
+            num_hashes: s.num_hashes,
+            num_cells: s.num_bits,
+            classic_fill_ratio: None,
+        };
+        Ok(view.summary_of(
+            Some(block),
+            properties(s, &content),
+            params::estimate_items(content.ones, data, s.num_hashes),
+            params::fpp_from_fill(content.ones, data, s.num_hashes),
+        ))
+    }
+
+    /// Loading refuses a set bit past m in the last word; so does the view.
+    fn check_opened(&self, view: &FilterView) -> Result<(), Error> {
+        view.check_last_word(self.stored.num_bits)
     }
 }
 

@@ -3,6 +3,7 @@
 
 use super::{DeletableBloomFilter, DeletableBloomFilterBuilder as B};
 use crate::core::spec::{text::at, Apply, Declared, KindOption, ParametersBlock};
+use crate::format::view::{self, OpenView};
 
 crate::core::spec::spec_builder!(B => DeletableBloomFilter);
 
@@ -22,6 +23,8 @@ impl Declared for DeletableBloomFilter {
             Apply::U64(B::regions),
         ),
     );
+
+    const VIEW: Option<OpenView> = Some(view::open::<super::ViewShape>);
 
     fn describe(&self) -> String {
         format!(

@@ -71,10 +71,14 @@
 mod options;
 pub mod theory;
 
+use crate::any::Summary;
 use crate::bits::BitVec;
 use crate::codec::{invalid, Parts};
 use crate::error::{DecodeError, Error};
-use crate::filter::Filter;
+use crate::filter::{Filter, Kind};
+use crate::format::view::{
+    infallible, try_all, view_facts, FilterView, KindView, Shape, ViewFacts,
+};
 use crate::hash::{Hashing, HashingChoice, Item, Positions};
 use crate::params::{self, MAX_NUM_HASHES};
 use crate::sizing;
@@ -202,20 +206,7 @@ impl GeneralizedBloomFilter {
     /// pass that stops at the first that rules the item out; a reset position whose bit is
     /// 1 is looked up among the set positions (derived again: it is the rare case).
     fn holds(&self, positions: Positions<'_>) -> bool {
-        let k1 = self.set_hashes as usize;
-        // One `all` over every position (the first k₁ set, the rest reset): `Positions`' own
-        // `all` matches the index scheme once per item, where `take(k₁).all` went through
-        // `Positions::next` out of line per position.
-        let mut i = 0;
-        positions.clone().all(|p| {
-            let passes = if i < k1 {
-                self.bits.get(p)
-            } else {
-                !self.bits.get(p) || positions.clone().take(k1).any(|q| q == p)
-            };
-            i += 1;
-            passes
-        })
+        infallible(holds(positions, self.set_hashes, |p| Ok(self.bits.get(p))))
     }
 
     /// m, the number of bits.
@@ -249,6 +240,69 @@ impl GeneralizedBloomFilter {
     }
 }
 
+/// The query: the item's k₁ set bits all 1 and its k₀ reset bits all 0 (a reset bit that
+/// is also one of its set bits must be 1). Over a way to read bit p, so that the loaded
+/// filter (its array) and a view (the file's chunks) answer by this one function.
+#[inline(always)]
+fn holds<E>(
+    positions: Positions<'_>,
+    set_hashes: u32,
+    mut bit: impl FnMut(u64) -> Result<bool, E>,
+) -> Result<bool, E> {
+    let k1 = set_hashes as usize;
+    // One `all` over every position (the first k₁ set, the rest reset): `Positions`' own
+    // `all` matches the index scheme once per item, where `take(k₁).all` went through
+    // `Positions::next` out of line per position.
+    let mut i = 0;
+    try_all(positions.clone(), |p| {
+        let passes = if i < k1 {
+            bit(p)?
+        } else {
+            !bit(p)? || positions.clone().take(k1).any(|q| q == p)
+        };
+        i += 1;
+        Ok(passes)
+    })
+}
+
+/// The insertions that explain `ones` of m bits set, inverting
+/// [`params::generalized_one_probability`]; infinite once the fill reaches its limit
+/// `s/(s + r)`, where it no longer tells ([`Filter::estimated_len`]; a view's summary gives
+/// the same).
+fn estimated_len(ones: u64, num_bits: u64, set_hashes: u32, reset_hashes: u32) -> f64 {
+    let target = ones as f64 / num_bits as f64;
+    let one = |n: u64| params::generalized_one_probability(num_bits, set_hashes, reset_hashes, n);
+    let limit = one(u64::MAX);
+    if target >= limit {
+        return f64::INFINITY;
+    }
+    // p(n) = L (1 − uⁿ) with L the limit: n = ln(1 − p/L) / ln u, u = 1 − p(1)/L.
+    let u = 1.0 - one(1) / limit;
+    (1.0 - target / limit).ln() / u.ln()
+}
+
+/// `x^k₁ (1 − x)^k₀` for the fraction x of ones ([`Filter::expected_fpp`]).
+fn expected_fpp(ones: u64, num_bits: u64, set_hashes: u32, reset_hashes: u32) -> f64 {
+    let x = ones as f64 / num_bits as f64;
+    x.powi(set_hashes as i32) * (1.0 - x).powi(reset_hashes as i32)
+}
+
+/// [`Filter::properties`] of a filter with these stored parameters and `ones` bits set.
+fn properties(stored: &Stored, ones: u64) -> Vec<(&'static str, String)> {
+    let (m, k1, k0) = (stored.num_bits, stored.set_hashes, stored.reset_hashes);
+    vec![
+        ("bits (m)", m.to_string()),
+        ("set hash functions (k1)", k1.to_string()),
+        ("reset hash functions (k0)", k0.to_string()),
+        ("target fpp", format!("{}", stored.target_fpp)),
+        (
+            "fpp bound at any fill",
+            format!("{:.6}", params::generalized_fpp_bound(k1, k0)),
+        ),
+        ("fill ratio", format!("{:.6}", ones as f64 / m as f64)),
+    ]
+}
+
 impl Filter for GeneralizedBloomFilter {
     crate::filter::filter_basics!(
         Generalized: hashing, insert, contains, capacity, target_fpp,
@@ -264,45 +318,18 @@ impl Filter for GeneralizedBloomFilter {
     /// [`params::generalized_one_probability`]; infinite once the fill reaches its limit
     /// `s/(s + r)`, where it no longer tells.
     fn estimated_len(&self) -> f64 {
-        let target = self.count_ones() as f64 / self.num_bits() as f64;
-        let one = |n: u64| {
-            params::generalized_one_probability(
-                self.num_bits(),
-                self.set_hashes,
-                self.reset_hashes,
-                n,
-            )
-        };
-        let limit = one(u64::MAX);
-        if target >= limit {
-            return f64::INFINITY;
-        }
-        // p(n) = L (1 − uⁿ) with L the limit: n = ln(1 − p/L) / ln u, u = 1 − p(1)/L.
-        let u = 1.0 - one(1) / limit;
-        (1.0 - target / limit).ln() / u.ln()
+        let (m, k1, k0) = (self.num_bits(), self.set_hashes, self.reset_hashes);
+        estimated_len(self.count_ones(), m, k1, k0)
     }
 
     fn properties(&self) -> Vec<(&'static str, String)> {
-        vec![
-            ("bits (m)", self.num_bits().to_string()),
-            ("set hash functions (k1)", self.set_hashes.to_string()),
-            ("reset hash functions (k0)", self.reset_hashes.to_string()),
-            ("target fpp", format!("{}", self.target_fpp)),
-            (
-                "fpp bound at any fill",
-                format!("{:.6}", self.false_positive_bound()),
-            ),
-            (
-                "fill ratio",
-                format!("{:.6}", self.count_ones() as f64 / self.num_bits() as f64),
-            ),
-        ]
+        properties(&Stored::of(self), self.count_ones())
     }
 
     /// `x^k₁ (1 − x)^k₀` for the fraction x of ones now.
     fn expected_fpp(&self) -> f64 {
-        let x = self.count_ones() as f64 / self.num_bits() as f64;
-        x.powi(self.set_hashes as i32) * (1.0 - x).powi(self.reset_hashes as i32)
+        let (m, k1, k0) = (self.num_bits(), self.set_hashes, self.reset_hashes);
+        expected_fpp(self.count_ones(), m, k1, k0)
     }
 
     fn fpp_at(&self, n: u64) -> f64 {
@@ -458,6 +485,7 @@ crate::codec::stored! {
 
 impl GeneralizedBloomFilter {
     fn decode(parts: &Parts<'_>) -> Result<Self, DecodeError> {
+        let Shape { stored, hashing } = ViewShape::read(parts)?;
         let Stored {
             num_bits,
             set_hashes,
@@ -465,18 +493,68 @@ impl GeneralizedBloomFilter {
             capacity,
             target_fpp,
             inserted,
-        } = Stored::read(parts.params)?;
-        check_hashes(set_hashes, reset_hashes).map_err(|reason| invalid("hashes", reason))?;
+        } = stored;
         let bits = BitVec::from_le_bytes(num_bits, parts.payload)?;
         Ok(GeneralizedBloomFilter {
             bits,
             set_hashes,
             reset_hashes,
-            hashing: parts.hashing,
+            hashing,
             capacity,
             target_fpp,
             inserted,
         })
+    }
+}
+
+/// A generalized filter as loading and a read-only view
+/// ([`format::view`](crate::format::view)) read it: the stored parameters, checked, and the
+/// query over the bits the view fetches from the file. Loading refuses a bit set past m in
+/// the last word; the view checks that word when it opens ([`KindView::check_opened`]).
+type ViewShape = Shape<Stored>;
+
+impl KindView for ViewShape {
+    fn read(parts: &Parts<'_>) -> Result<Self, DecodeError> {
+        parts.expect_kind(Kind::Generalized)?;
+        let stored = Stored::read(parts.params)?;
+        check_hashes(stored.set_hashes, stored.reset_hashes)
+            .map_err(|reason| invalid("hashes", reason))?;
+        // The payload's length against m, before anything is allocated.
+        BitVec::check_encoded_len(stored.num_bits, parts.payload.len())?;
+        Ok(Shape {
+            stored,
+            hashing: parts.hashing,
+        })
+    }
+
+    fn facts(&self) -> ViewFacts {
+        let s = &self.stored;
+        view_facts!(s, s.num_bits, s.set_hashes + s.reset_hashes)
+    }
+
+    fn contains(&self, bytes: &[u8], view: &FilterView) -> Result<bool, Error> {
+        let s = &self.stored;
+        let k = s.set_hashes + s.reset_hashes;
+        let positions = self.hashing.positions(bytes, k, s.num_bits);
+        holds(positions, s.set_hashes, |p| view.bit(p))
+    }
+
+    /// The bits set, counted over the payload; the rest as the loaded filter works it out.
+    fn summary(&self, view: &FilterView) -> Result<Summary, Error> {
+        let s = &self.stored;
+        let ones = view.count_ones()?;
+        let (m, k1, k0) = (s.num_bits, s.set_hashes, s.reset_hashes);
+        Ok(view.summary_of(
+            None,
+            properties(s, ones),
+            estimated_len(ones, m, k1, k0),
+            expected_fpp(ones, m, k1, k0),
+        ))
+    }
+
+    /// Loading refuses a set bit past m in the last word; so does the view.
+    fn check_opened(&self, view: &FilterView) -> Result<(), Error> {
+        view.check_last_word(self.stored.num_bits)
     }
 }
 

@@ -7,6 +7,8 @@ use crate::core::spec::{
     Apply, Declared, KindOption,
 };
 
+use crate::format::view::{self, OpenView};
+
 crate::core::spec::spec_builder!(B => GeneralizedBloomFilter);
 
 impl Declared for GeneralizedBloomFilter {
@@ -27,6 +29,8 @@ impl Declared for GeneralizedBloomFilter {
             Apply::U32(B::reset_hashes),
         ),
     ];
+
+    const VIEW: Option<OpenView> = Some(view::open::<super::ViewShape>);
 
     fn describe(&self) -> String {
         format!(

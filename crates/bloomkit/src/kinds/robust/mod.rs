@@ -75,10 +75,12 @@
 mod options;
 pub mod theory;
 
+use crate::any::Summary;
 use crate::bits::BitVec;
 use crate::codec::{invalid, Parts};
 use crate::error::{DecodeError, Error};
-use crate::filter::Filter;
+use crate::filter::{Filter, Kind};
+use crate::format::view::{infallible, try_all, FilterView, KindView, Shape, ViewFacts};
 use crate::hash::{Hashing, HashingChoice, Item};
 use crate::params::{self, ROBUST_BITS_PER_WORD, ROBUST_NUM_HASHES};
 use crate::sizing;
@@ -137,8 +139,7 @@ impl RobustBloomFilter {
     /// and `h mod 61`, as a bit index in the array.
     #[inline]
     fn bit_of(&self, h: u64) -> u64 {
-        let word = (h % self.rows) * self.cols + h % self.cols;
-        word * 64 + h % ROBUST_BITS_PER_WORD
+        bit_of(h, self.rows, self.cols)
     }
 
     /// M = 61·X·Y, the range of the hash values.
@@ -163,9 +164,12 @@ impl RobustBloomFilter {
     /// `false` if the item is certainly absent, `true` if it may be present.
     pub fn contains<I: Item + ?Sized>(&self, item: &I) -> bool {
         item.with_bytes(|bytes| {
-            self.hashing
-                .positions(bytes, self.num_hashes, self.usable_bits())
-                .all(|h| self.bits.get(self.bit_of(h)))
+            let hashes = self
+                .hashing
+                .positions(bytes, self.num_hashes, self.usable_bits());
+            infallible(holds(hashes, self.rows, self.cols, |p| {
+                Ok(self.bits.get(p))
+            }))
         })
     }
 
@@ -208,6 +212,58 @@ impl RobustBloomFilter {
     }
 }
 
+/// The bit of hash value h in the array: word `(h mod X, h mod Y)` (row by row), bit
+/// `h mod 61` in it.
+#[inline]
+fn bit_of(h: u64, rows: u64, cols: u64) -> u64 {
+    let word = (h % rows) * cols + h % cols;
+    word * 64 + h % ROBUST_BITS_PER_WORD
+}
+
+/// The query: the bits of all k hash values are 1. Over a way to read bit p, so that the
+/// loaded filter (its array) and a view (the file's chunks) answer by this one function.
+#[inline(always)]
+fn holds<E>(
+    hashes: impl Iterator<Item = u64>,
+    rows: u64,
+    cols: u64,
+    mut bit: impl FnMut(u64) -> Result<bool, E>,
+) -> Result<bool, E> {
+    try_all(hashes, |h| bit(bit_of(h, rows, cols)))
+}
+
+/// [`Filter::properties`] of a filter with these stored parameters (a view's summary
+/// gives the same).
+fn properties(stored: &Stored) -> Vec<(&'static str, String)> {
+    let (x, y, k) = (stored.rows, stored.cols, stored.num_hashes);
+    vec![
+        ("rows (X)", x.to_string()),
+        ("columns (Y)", y.to_string()),
+        (
+            "usable bits (61·X·Y)",
+            (ROBUST_BITS_PER_WORD * x * y).to_string(),
+        ),
+        ("hash functions (k)", k.to_string()),
+        ("asked fpp", format!("{}", stored.asked_fpp)),
+        (
+            "target fpp",
+            format!("{}", params::fpp_robust(x, y, k, stored.capacity)),
+        ),
+    ]
+}
+
+/// Fails if word `index` of the array sets one of its unused bits 61 to 63: what loading
+/// refuses in every word.
+fn check_word(index: u64, word: u64) -> Result<(), DecodeError> {
+    if word >> ROBUST_BITS_PER_WORD != 0 {
+        return Err(invalid(
+            "payload",
+            format!("word {index} has one of its unused bits 61 to 63 set"),
+        ));
+    }
+    Ok(())
+}
+
 impl Filter for RobustBloomFilter {
     crate::filter::filter_basics!(
         Robust: hashing, insert, contains, capacity,
@@ -216,14 +272,7 @@ impl Filter for RobustBloomFilter {
     );
 
     fn properties(&self) -> Vec<(&'static str, String)> {
-        vec![
-            ("rows (X)", self.rows.to_string()),
-            ("columns (Y)", self.cols.to_string()),
-            ("usable bits (61·X·Y)", self.usable_bits().to_string()),
-            ("hash functions (k)", self.num_hashes.to_string()),
-            ("asked fpp", format!("{}", self.asked_fpp)),
-            ("target fpp", format!("{}", Filter::target_fpp(self))),
-        ]
+        properties(&Stored::of(self))
     }
 
     fn target_fpp(&self) -> f64 {
@@ -393,6 +442,7 @@ crate::codec::stored! {
 
 impl RobustBloomFilter {
     fn decode(parts: &Parts<'_>) -> Result<Self, DecodeError> {
+        let Shape { stored, hashing } = ViewShape::read(parts)?;
         let Stored {
             rows,
             cols,
@@ -400,7 +450,40 @@ impl RobustBloomFilter {
             capacity,
             asked_fpp,
             inserted,
-        } = Stored::read(parts.params)?;
+        } = stored;
+        let bits = BitVec::from_le_bytes(rows * cols * 64, parts.payload)?;
+        for (index, &word) in bits.words().iter().enumerate() {
+            check_word(index as u64, word)?;
+        }
+        Ok(RobustBloomFilter {
+            bits,
+            rows,
+            cols,
+            num_hashes,
+            hashing,
+            capacity,
+            asked_fpp,
+            inserted,
+        })
+    }
+}
+
+/// A robustBF filter as loading and a read-only view ([`format::view`](crate::format::view))
+/// read it: the stored parameters, checked, and the query over the bits the view fetches
+/// from the file. Loading refuses a word with one of its unused bits 61 to 63 set; the view
+/// checks every word of a chunk when it first touches it ([`KindView::check_piece`]).
+type ViewShape = Shape<Stored>;
+
+impl KindView for ViewShape {
+    fn read(parts: &Parts<'_>) -> Result<Self, DecodeError> {
+        parts.expect_kind(Kind::Robust)?;
+        let stored = Stored::read(parts.params)?;
+        let Stored {
+            rows,
+            cols,
+            asked_fpp,
+            ..
+        } = stored;
         if !params::robust_dimensions_valid(rows, cols) {
             return Err(invalid(
                 "dimensions",
@@ -410,26 +493,53 @@ impl RobustBloomFilter {
         let words = params::check_robust_size(rows, cols)
             .map_err(|e| invalid("dimensions", e.to_string()))?;
         crate::codec::check_probability("asked_fpp", asked_fpp)?;
-        // from_le_bytes checks the payload length against 64·X·Y before it allocates.
-        let bits = BitVec::from_le_bytes(words * 64, parts.payload)?;
-        for word in 0..words {
-            if (ROBUST_BITS_PER_WORD..64).any(|b| bits.get(word * 64 + b)) {
-                return Err(invalid(
-                    "payload",
-                    format!("word {word} has one of its unused bits 61 to 63 set"),
-                ));
-            }
-        }
-        Ok(RobustBloomFilter {
-            bits,
-            rows,
-            cols,
-            num_hashes,
+        // The payload's length against 64·X·Y, before anything is allocated.
+        BitVec::check_encoded_len(words * 64, parts.payload.len())?;
+        Ok(Shape {
+            stored,
             hashing: parts.hashing,
-            capacity,
-            asked_fpp,
-            inserted,
         })
+    }
+
+    fn facts(&self) -> ViewFacts {
+        let s = &self.stored;
+        ViewFacts {
+            inserted: s.inserted,
+            capacity: s.capacity,
+            target_fpp: params::fpp_robust(s.rows, s.cols, s.num_hashes, s.capacity),
+            num_bits: s.rows * s.cols * 64,
+            num_hashes: s.num_hashes,
+        }
+    }
+
+    fn contains(&self, bytes: &[u8], view: &FilterView) -> Result<bool, Error> {
+        let s = &self.stored;
+        let usable = ROBUST_BITS_PER_WORD * s.rows * s.cols;
+        let hashes = self.hashing.positions(bytes, s.num_hashes, usable);
+        holds(hashes, s.rows, s.cols, |p| view.bit(p))
+    }
+
+    /// The bits set, counted over the payload (the unused ones are 0, checked); the rest
+    /// as the loaded filter works it out.
+    fn summary(&self, view: &FilterView) -> Result<Summary, Error> {
+        let s = &self.stored;
+        let ones = view.count_ones()?;
+        let usable = ROBUST_BITS_PER_WORD * s.rows * s.cols;
+        Ok(view.summary_of(
+            None,
+            properties(s),
+            params::estimate_items(ones, usable, s.num_hashes),
+            params::fpp_from_fill(ones, usable, s.num_hashes),
+        ))
+    }
+
+    /// The unused bits 61 to 63 of every word are 0, as loading requires.
+    fn check_piece(&self, offset: usize, bytes: &[u8]) -> Result<(), DecodeError> {
+        for (i, word) in bytes.chunks_exact(8).enumerate() {
+            let word = u64::from_le_bytes(word.try_into().expect("8 bytes"));
+            check_word((offset / 8 + i) as u64, word)?;
+        }
+        Ok(())
     }
 }
 

@@ -7,6 +7,7 @@ use crate::core::spec::{
     Declared, KindOption, BITS,
 };
 use crate::filter::Filter;
+use crate::format::view::{self, OpenView};
 
 crate::core::spec::spec_builder!(B => RobustBloomFilter);
 
@@ -18,6 +19,8 @@ impl Declared for RobustBloomFilter {
         KindOption::scheme(B::index_scheme),
         KindOption::hash_function(B::hash_function),
     ];
+
+    const VIEW: Option<OpenView> = Some(view::open::<super::ViewShape>);
 
     const NOT_TAKEN: &'static [(&'static str, &'static str)] = &[(
         BITS,

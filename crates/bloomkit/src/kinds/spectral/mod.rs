@@ -86,10 +86,12 @@ pub mod theory;
 
 use std::fmt;
 
-use crate::bits::PackedCounters;
+use crate::any::Summary;
+use crate::bits::{CounterSpan, PackedCounters};
 use crate::codec::{check_counter_width, check_num_counters, invalid, Parts, Persist};
 use crate::error::{DecodeError, Error};
 use crate::filter::{Filter, Kind};
+use crate::format::view::{infallible, try_all, FilterView, KindView, ViewFacts};
 use crate::hash::{mix64, Hashing, HashingChoice, Item, Positions};
 use crate::params::MAX_NUM_BITS;
 use crate::sizing;
@@ -378,11 +380,10 @@ impl SpectralBloomFilter {
 
     /// `false` if the item is certainly absent (one of its counters is 0).
     pub fn contains<I: Item + ?Sized>(&self, item: &I) -> bool {
-        // A repeated position cannot change whether a counter is 0: no de-duplication.
         item.with_bytes(|bytes| {
             let m = self.counters.len();
-            let mut positions = self.hashing.positions(bytes, self.num_hashes, m);
-            positions.all(|p| self.counters.get(p) > 0)
+            let positions = self.hashing.positions(bytes, self.num_hashes, m);
+            infallible(holds(positions, |p| Ok(self.counters.get(p))))
         })
     }
 
@@ -531,18 +532,47 @@ impl Filter for SpectralBloomFilter {
     }
 
     fn properties(&self) -> Vec<(&'static str, String)> {
-        let nonzero = self.nonzero_counters();
-        vec![
-            ("method", self.method.to_string()),
-            ("counters (m)", self.num_counters().to_string()),
-            ("secondary counters", self.secondary_counters().to_string()),
-            ("counter width", format!("{} bits", self.counter_width())),
-            ("hash functions (k)", self.num_hashes.to_string()),
-            ("target fpp", format!("{}", self.target_fpp)),
-            ("nonzero counters", nonzero.to_string()),
-            ("saturated counters", self.saturated_counters().to_string()),
-        ]
+        properties(
+            &Stored::of(self),
+            self.method,
+            self.nonzero_counters(),
+            self.saturated_counters(),
+        )
     }
+}
+
+/// The query (under every method): `false` when one of the item's primary counters is 0.
+/// A repeated position cannot change whether a counter is 0: no de-duplication. Over a
+/// way to read counter p, so that the loaded filter (its array) and a view (the file's
+/// chunks) answer by this one function.
+#[inline(always)]
+fn holds<E>(
+    positions: impl Iterator<Item = u64>,
+    mut counter: impl FnMut(u64) -> Result<u32, E>,
+) -> Result<bool, E> {
+    try_all(positions, |p| Ok(counter(p)? > 0))
+}
+
+/// [`Filter::properties`] of a filter with these stored parameters, method, non-zero
+/// primary counters and saturated counters of both arrays (a view's summary gives the
+/// same).
+fn properties(
+    stored: &Stored,
+    method: SpectralMethod,
+    nonzero: u64,
+    saturated: u64,
+) -> Vec<(&'static str, String)> {
+    let secondary = stored.secondary().map_or(0, |span| span.len);
+    vec![
+        ("method", method.to_string()),
+        ("counters (m)", stored.num_counters.to_string()),
+        ("secondary counters", secondary.to_string()),
+        ("counter width", format!("{} bits", stored.counter_width)),
+        ("hash functions (k)", stored.num_hashes.to_string()),
+        ("target fpp", format!("{}", stored.target_fpp)),
+        ("nonzero counters", nonzero.to_string()),
+        ("saturated counters", saturated.to_string()),
+    ]
 }
 
 impl crate::lookahead::ByDigest for SpectralBloomFilter {
@@ -564,9 +594,8 @@ impl crate::lookahead::ByDigest for SpectralBloomFilter {
     #[inline(always)]
     fn contains_digest(&self, digest: u128) -> bool {
         let (k, m) = (self.num_hashes, self.counters.len());
-        self.hashing
-            .positions_with_digest(&[], digest, k, m)
-            .all(|p| self.counters.get(p) > 0)
+        let positions = self.hashing.positions_with_digest(&[], digest, k, m);
+        infallible(holds(positions, |p| Ok(self.counters.get(p))))
     }
     #[inline(always)]
     fn insert_digest(&mut self, digest: u128) -> bool {
@@ -789,16 +818,71 @@ impl Persist for SpectralBloomFilter {
     }
 
     fn decode_parts(parts: &Parts<'_>) -> Result<Self, DecodeError> {
+        let view = ViewShape::read(parts)?;
+        let stored = &view.stored;
+        let primary = stored.primary();
+        let (primary_bytes, rest) = parts.payload.split_at(primary.bytes());
+        let counters = PackedCounters::from_le_bytes(primary.len, primary.width, primary_bytes)?;
+        let secondary = match stored.secondary() {
+            Some(span) => Some(PackedCounters::from_le_bytes(span.len, span.width, rest)?),
+            None => None,
+        };
+        Ok(SpectralBloomFilter {
+            counters,
+            secondary,
+            num_hashes: stored.num_hashes,
+            method: view.method,
+            hashing: view.hashing,
+            capacity: stored.capacity,
+            target_fpp: stored.target_fpp,
+            len: stored.len,
+        })
+    }
+}
+
+impl Stored {
+    /// The primary counters in the payload: from its start.
+    fn primary(&self) -> CounterSpan {
+        CounterSpan {
+            at: 0,
+            len: self.num_counters,
+            width: self.counter_width,
+        }
+    }
+
+    /// RM's secondary counters, after the primary ones (`None` for MS and MI).
+    fn secondary(&self) -> Option<CounterSpan> {
+        (self.method == SpectralMethod::RecurringMinimum.id()).then(|| CounterSpan {
+            at: self.primary().bytes(),
+            len: secondary_len(self.num_counters),
+            width: self.counter_width,
+        })
+    }
+}
+
+/// A spectral filter as loading and a read-only view ([`format::view`](crate::format::view))
+/// read it: the stored parameters and method, checked, and the query over the primary
+/// counters the view fetches from the file (the membership query of every method reads
+/// only them; a count under RM reads the secondary too, and a view does not count). Loading
+/// checks the padding bits of every word of both arrays; the view checks them in each chunk
+/// when it first touches it ([`KindView::check_piece`]).
+#[derive(Clone, Copy, Debug)]
+struct ViewShape {
+    stored: Stored,
+    method: SpectralMethod,
+    hashing: Hashing,
+}
+
+impl KindView for ViewShape {
+    fn read(parts: &Parts<'_>) -> Result<Self, DecodeError> {
         parts.expect_kind(Kind::Spectral)?;
+        let stored = Stored::read(parts.params)?;
         let Stored {
             num_counters,
-            num_hashes,
             counter_width: width,
             method,
-            capacity,
-            target_fpp,
-            len,
-        } = Stored::read(parts.params)?;
+            ..
+        } = stored;
         let method = SpectralMethod::from_id(method)
             .ok_or_else(|| invalid("method", format!("{method} is not 0, 1 or 2")))?;
         check_counter_width(width)?;
@@ -808,9 +892,10 @@ impl Persist for SpectralBloomFilter {
             if rm { secondary_len(num_counters) } else { 0 },
             width,
         )?;
-        // The primary's length is known from m and the width, before anything is allocated.
-        let primary_len = PackedCounters::encoded_len(num_counters, width);
-        if (parts.payload.len() as u64) < primary_len {
+        // The payload's length is known from m, the width and the method, before anything
+        // is allocated.
+        let primary = stored.primary().bytes();
+        if parts.payload.len() < primary {
             return Err(invalid(
                 "payload",
                 format!(
@@ -819,29 +904,71 @@ impl Persist for SpectralBloomFilter {
                 ),
             ));
         }
-        let (primary, rest) = parts.payload.split_at(primary_len as usize);
-        let counters = PackedCounters::from_le_bytes(num_counters, width, primary)?;
-        let secondary = if rm {
-            Some(PackedCounters::from_le_bytes(
-                secondary_len(num_counters),
-                width,
-                rest,
-            )?)
-        } else if !rest.is_empty() {
-            return Err(invalid("payload", format!("{} bytes too many", rest.len())));
-        } else {
-            None
-        };
-        Ok(SpectralBloomFilter {
-            counters,
-            secondary,
-            num_hashes,
+        let rest = parts.payload.len() - primary;
+        match stored.secondary() {
+            Some(span) => PackedCounters::check_encoded_len(span.len, width, rest)?,
+            None if rest > 0 => {
+                return Err(invalid("payload", format!("{rest} bytes too many")));
+            }
+            None => {}
+        }
+        Ok(ViewShape {
+            stored,
             method,
             hashing: parts.hashing,
-            capacity,
-            target_fpp,
-            len,
         })
+    }
+
+    fn facts(&self) -> ViewFacts {
+        let s = &self.stored;
+        ViewFacts {
+            inserted: s.len,
+            capacity: s.capacity,
+            target_fpp: s.target_fpp,
+            num_bits: s.num_counters,
+            num_hashes: s.num_hashes,
+        }
+    }
+
+    fn contains(&self, bytes: &[u8], view: &FilterView) -> Result<bool, Error> {
+        let s = &self.stored;
+        let primary = s.primary();
+        let positions = self.hashing.positions(bytes, s.num_hashes, s.num_counters);
+        holds(positions, |p| view.counter(&primary, p))
+    }
+
+    /// The non-zero primary counters and the saturated counters of both arrays, counted
+    /// over the payload in one pass; the rest as the loaded filter works it out from them.
+    fn summary(&self, view: &FilterView) -> Result<Summary, Error> {
+        let s = &self.stored;
+        let max = (1u32 << s.counter_width) - 1;
+        let (primary, secondary) = (s.primary(), s.secondary());
+        let (mut nonzero, mut saturated) = (0u64, 0u64);
+        view.for_each_piece_at(|offset, bytes| {
+            primary.for_each_in(offset, bytes, |c| {
+                nonzero += (c != 0) as u64;
+                saturated += (c == max) as u64;
+            });
+            if let Some(secondary) = &secondary {
+                secondary.for_each_in(offset, bytes, |c| saturated += (c == max) as u64);
+            }
+            Ok(())
+        })?;
+        Ok(view.summary_of(
+            None,
+            properties(s, self.method, nonzero, saturated),
+            crate::params::estimate_items(nonzero, s.num_counters, s.num_hashes),
+            crate::params::fpp_from_fill(nonzero, s.num_counters, s.num_hashes),
+        ))
+    }
+
+    /// The padding bits of every word of both arrays are zero, as loading requires.
+    fn check_piece(&self, offset: usize, bytes: &[u8]) -> Result<(), DecodeError> {
+        self.stored.primary().check_words(offset, bytes)?;
+        match self.stored.secondary() {
+            Some(span) => span.check_words(offset, bytes),
+            None => Ok(()),
+        }
     }
 }
 

@@ -5,6 +5,7 @@
 use super::{SpectralBloomFilter, SpectralBloomFilterBuilder as B, SpectralMethod};
 use crate::core::spec::{text::at, Apply, Choice, Declared, KindOption};
 use crate::counting::options::counter_width;
+use crate::format::view::{self, OpenView};
 
 crate::core::spec::spec_builder!(B => SpectralBloomFilter);
 
@@ -43,6 +44,8 @@ impl Declared for SpectralBloomFilter {
             }),
         ),
     );
+
+    const VIEW: Option<OpenView> = Some(view::open::<super::ViewShape>);
 
     const COUNTS: bool = true;
 

@@ -125,10 +125,12 @@
 mod options;
 pub mod theory;
 
-use crate::bits::PackedCounters;
+use crate::any::Summary;
+use crate::bits::{CounterSpan, PackedCounters};
 use crate::codec::{invalid, Parts};
 use crate::error::{DecodeError, Error};
 use crate::filter::{Filter, Kind};
+use crate::format::view::{infallible, try_all, FilterView, KindView, Shape, ViewFacts};
 use crate::hash::HashingChoice;
 use crate::hash::SplitMix64;
 use crate::hash::{mix64, reduce, Hashing, Item, Positions, GOLDEN_GAMMA};
@@ -234,7 +236,7 @@ impl StableBloomFilter {
         let m = self.cells.len();
         let start = reduce(splitmix64(&mut self.rng), m);
         let cells = &mut self.cells;
-        let seen = positions.clone().all(|i| cells.get(i) != 0);
+        let seen = infallible(holds(positions.clone(), |i| Ok(cells.get(i))));
         decrement_run(cells, start, self.decrements);
         let max = cells.max_value();
         // `for_each`: `Positions`' own fold (see the deletable filter's insert).
@@ -281,9 +283,10 @@ impl StableBloomFilter {
     #[inline]
     pub fn contains<I: Item + ?Sized>(&self, item: &I) -> bool {
         item.with_bytes(|bytes| {
-            self.hashing
-                .positions(bytes, self.num_hashes, self.cells.len())
-                .all(|i| self.cells.get(i) != 0)
+            let positions = self
+                .hashing
+                .positions(bytes, self.num_hashes, self.cells.len());
+            infallible(holds(positions, |i| Ok(self.cells.get(i))))
         })
     }
 
@@ -350,6 +353,50 @@ impl StableBloomFilter {
     }
 }
 
+/// The query: "maybe seen" unless one of the item's cells is 0. Over a way to read cell i,
+/// so that the loaded filter (its array) and a view (the file's chunks) answer by this one
+/// function.
+#[inline(always)]
+fn holds<E>(
+    positions: impl Iterator<Item = u64>,
+    mut cell: impl FnMut(u64) -> Result<u32, E>,
+) -> Result<bool, E> {
+    try_all(positions, |i| Ok(cell(i)? != 0))
+}
+
+/// [`Filter::properties`] of a filter with these stored parameters and this many non-zero
+/// cells (a view's summary gives the same).
+fn properties(stored: &Stored, nonzero: u64) -> Vec<(&'static str, String)> {
+    let (m, k, p) = (stored.num_cells, stored.num_hashes, stored.decrements);
+    let max = (1u32 << stored.cell_width) - 1;
+    vec![
+        ("cells (m)", m.to_string()),
+        ("cell width (d)", stored.cell_width.to_string()),
+        ("cell maximum (Max)", max.to_string()),
+        ("hash functions (K)", k.to_string()),
+        ("decrements per insertion (P)", p.to_string()),
+        (
+            "decrement scheme",
+            "P consecutive cells from a random start".into(),
+        ),
+        ("target fpp", format!("{}", stored.target_fpp)),
+        (
+            "stable-point fpp",
+            format!("{:.6}", params::stable_fpp(m, k, p, max)),
+        ),
+        (
+            "zero fraction (stable point)",
+            format!("{:.6}", params::stable_zero_fraction(m, k, p, max)),
+        ),
+        (
+            "zero fraction (now)",
+            format!("{:.6}", 1.0 - nonzero as f64 / m as f64),
+        ),
+        ("insertions", stored.insertions.to_string()),
+        ("false negatives", "yes: old items are forgotten".into()),
+    ]
+}
+
 /// Decrements `count` consecutive cells from `start`, wrapping at the end.
 fn decrement_run(cells: &mut PackedCounters, start: u64, count: u64) {
     let m = cells.len();
@@ -391,29 +438,7 @@ impl Filter for StableBloomFilter {
     }
 
     fn properties(&self) -> Vec<(&'static str, String)> {
-        vec![
-            ("cells (m)", self.num_cells().to_string()),
-            ("cell width (d)", self.cell_width().to_string()),
-            ("cell maximum (Max)", self.max_value().to_string()),
-            ("hash functions (K)", self.num_hashes.to_string()),
-            ("decrements per insertion (P)", self.decrements.to_string()),
-            (
-                "decrement scheme",
-                "P consecutive cells from a random start".into(),
-            ),
-            ("target fpp", format!("{}", self.target_fpp)),
-            ("stable-point fpp", format!("{:.6}", self.stable_fpp())),
-            (
-                "zero fraction (stable point)",
-                format!("{:.6}", self.stable_zero_fraction()),
-            ),
-            (
-                "zero fraction (now)",
-                format!("{:.6}", self.zero_fraction()),
-            ),
-            ("insertions", self.insertions.to_string()),
-            ("false negatives", "yes: old items are forgotten".into()),
-        ]
+        properties(&Stored::of(self), self.cells.count_nonzero())
     }
 
     /// The false-positive probability now, `(non-zero fraction)^K`; near
@@ -470,9 +495,8 @@ impl crate::lookahead::ByDigest for StableBloomFilter {
     #[inline(always)]
     fn contains_digest(&self, digest: u128) -> bool {
         let (k, m) = (self.num_hashes, self.cells.len());
-        self.hashing
-            .positions_with_digest(&[], digest, k, m)
-            .all(|i| self.cells.get(i) != 0)
+        let positions = self.hashing.positions_with_digest(&[], digest, k, m);
+        infallible(holds(positions, |i| Ok(self.cells.get(i))))
     }
     #[inline(always)]
     fn insert_digest(&mut self, digest: u128) -> bool {
@@ -658,6 +682,7 @@ crate::codec::stored! {
 
 impl StableBloomFilter {
     fn decode(parts: &Parts<'_>) -> Result<Self, DecodeError> {
+        let Shape { stored, hashing } = ViewShape::read(parts)?;
         let Stored {
             num_cells,
             cell_width,
@@ -668,7 +693,52 @@ impl StableBloomFilter {
             inserted,
             insertions,
             rng,
-        } = Stored::read(parts.params)?;
+        } = stored;
+        let cells = PackedCounters::from_le_bytes(num_cells, cell_width, parts.payload)?;
+        Ok(StableBloomFilter {
+            cells,
+            num_hashes,
+            decrements,
+            hashing,
+            capacity,
+            target_fpp,
+            inserted,
+            insertions,
+            rng,
+        })
+    }
+}
+
+impl Stored {
+    /// The cells in the payload: all of it.
+    fn span(&self) -> CounterSpan {
+        CounterSpan {
+            at: 0,
+            len: self.num_cells,
+            width: self.cell_width,
+        }
+    }
+}
+
+/// A stable filter as loading and a read-only view ([`format::view`](crate::format::view))
+/// read it: the stored parameters, checked, and the query over cells the view fetches from
+/// the file. Loading checks the padding bits of every word; the view checks them in each
+/// chunk when it first touches it ([`KindView::check_piece`]). A view answers without
+/// inserting, so the generator's state is only reported.
+type ViewShape = Shape<Stored>;
+
+impl KindView for ViewShape {
+    fn read(parts: &Parts<'_>) -> Result<Self, DecodeError> {
+        parts.expect_kind(Kind::Stable)?;
+        let stored = Stored::read(parts.params)?;
+        let Stored {
+            num_cells,
+            cell_width,
+            num_hashes,
+            decrements,
+            target_fpp,
+            ..
+        } = stored;
         crate::codec::check_width_in_range("cell_width", cell_width)?;
         if num_cells <= num_hashes as u64
             || num_cells.saturating_mul(cell_width as u64) > MAX_NUM_BITS
@@ -695,19 +765,49 @@ impl StableBloomFilter {
                 format!("{target_fpp} is not in [0, 1]"),
             ));
         }
-        // from_le_bytes checks the payload length against m and d before it allocates.
-        let cells = PackedCounters::from_le_bytes(num_cells, cell_width, parts.payload)?;
-        Ok(StableBloomFilter {
-            cells,
-            num_hashes,
-            decrements,
+        // The payload's length against m and d, before anything is allocated.
+        PackedCounters::check_encoded_len(num_cells, cell_width, parts.payload.len())?;
+        Ok(Shape {
+            stored,
             hashing: parts.hashing,
-            capacity,
-            target_fpp,
-            inserted,
-            insertions,
-            rng,
         })
+    }
+
+    fn facts(&self) -> ViewFacts {
+        let s = &self.stored;
+        ViewFacts {
+            inserted: s.inserted,
+            capacity: s.capacity,
+            target_fpp: s.target_fpp,
+            num_bits: s.num_cells,
+            num_hashes: s.num_hashes,
+        }
+    }
+
+    fn contains(&self, bytes: &[u8], view: &FilterView) -> Result<bool, Error> {
+        let s = &self.stored;
+        let span = s.span();
+        let positions = self.hashing.positions(bytes, s.num_hashes, s.num_cells);
+        holds(positions, |i| view.counter(&span, i))
+    }
+
+    /// The non-zero cells, counted over the payload; the rest as the loaded filter works it
+    /// out from them.
+    fn summary(&self, view: &FilterView) -> Result<Summary, Error> {
+        let s = &self.stored;
+        let mut nonzero = 0u64;
+        view.for_each_counter(&s.span(), |c| nonzero += (c != 0) as u64)?;
+        Ok(view.summary_of(
+            None,
+            properties(s, nonzero),
+            params::estimate_items(nonzero, s.num_cells, s.num_hashes),
+            params::fpp_from_fill(nonzero, s.num_cells, s.num_hashes),
+        ))
+    }
+
+    /// The padding bits of every word are zero, as loading requires.
+    fn check_piece(&self, offset: usize, bytes: &[u8]) -> Result<(), DecodeError> {
+        self.stored.span().check_words(offset, bytes)
     }
 }
 

@@ -3,6 +3,7 @@
 
 use super::{StableBloomFilter, StableBloomFilterBuilder as B};
 use crate::core::spec::{text::probability, Apply, Declared, KindOption};
+use crate::format::view::{self, OpenView};
 
 crate::core::spec::spec_builder!(B => StableBloomFilter);
 
@@ -30,6 +31,8 @@ impl Declared for StableBloomFilter {
             Apply::U64(B::decrements),
         ),
     );
+
+    const VIEW: Option<OpenView> = Some(view::open::<super::ViewShape>);
 
     fn describe(&self) -> String {
         format!(

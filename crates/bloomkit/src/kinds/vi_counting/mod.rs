@@ -106,14 +106,17 @@
 mod options;
 pub mod theory;
 
-use crate::bits::PackedCounters;
+use crate::any::Summary;
+use crate::bits::{CounterSpan, PackedCounters};
 use crate::codec::{check_num_counters, invalid, Parts};
 use crate::error::{DecodeError, Error};
-use crate::filter::Filter;
+use crate::filter::{Filter, Kind};
+use crate::format::view::{infallible, try_all, FilterView, KindView, ViewFacts};
 use crate::hash::HashingChoice;
 use crate::hash::{mix64, GOLDEN_GAMMA};
 use crate::hash::{reduce, EnhancedDouble, Hashing, IndexScheme, Item, Positions};
 use crate::params::{self, MAX_NUM_BITS, MAX_NUM_HASHES};
+use crate::registry::ParametersBlock;
 
 /// L, the smallest increment, unless another is chosen: increments are 4 to 7.
 pub const DEFAULT_INCREMENT_BASE: u32 = 4;
@@ -271,19 +274,19 @@ impl VariableIncrementBloomFilter {
     /// [`IncrementHashing::SecondDigest`].
     #[inline(always)]
     fn pairs<'a>(&self, bytes: &'a [u8]) -> (Positions<'a>, Increments) {
-        let (k, m) = (self.num_hashes, self.counters.len());
-        match self.increment_hashing {
-            IncrementHashing::SecondDigest => (
-                self.hashing.positions(bytes, k, m),
-                Increments::second_digest(&self.hashing, bytes, self.base, k),
-            ),
-            IncrementHashing::PositionDigest => {
-                let digest = self.hashing.digest(bytes);
-                (
-                    self.hashing.positions_with_digest(bytes, digest, k, m),
-                    Increments::from_digest(digest, self.base, k),
-                )
-            }
+        self.probes().pairs(bytes)
+    }
+
+    /// How this filter finds an item's counters and increments.
+    #[inline(always)]
+    fn probes(&self) -> Probes {
+        Probes {
+            hashing: self.hashing,
+            increment_hashing: self.increment_hashing,
+            base: self.base,
+            num_hashes: self.num_hashes,
+            num_counters: self.counters.len(),
+            max: self.counters.max_value(),
         }
     }
 
@@ -327,9 +330,8 @@ impl VariableIncrementBloomFilter {
     /// Whether every (position, increment) pair passes [`passes`](Self::passes).
     #[inline(always)]
     fn holds(&self, positions: impl Iterator<Item = u64>, increments: Increments) -> bool {
-        positions
-            .zip(increments)
-            .all(|(p, v)| self.passes(self.counters.get(p), v))
+        let probes = self.probes();
+        infallible(probes.holds(positions, increments, |p| Ok(self.counters.get(p))))
     }
 
     /// Adds every increment at its position (saturating); `true` when the item was
@@ -354,9 +356,7 @@ impl VariableIncrementBloomFilter {
     /// item that would have added `increment` here.
     #[inline]
     fn passes(&self, value: u32, increment: u32) -> bool {
-        value == self.counters.max_value()
-            || value == increment
-            || (value > increment && value - increment >= self.base)
+        self.probes().passes(value, increment)
     }
 
     /// Adds one copy of an item: counter `h_i(x)` goes up by `v_i(x)` for each i
@@ -525,6 +525,67 @@ impl VariableIncrementBloomFilter {
     }
 }
 
+/// What finds an item's counters and increments and tests them: the loaded filter's
+/// parameters, or a view's of the file. The query is written once here, over a way to read
+/// counter p, so that the loaded filter (its array) and a view (the file's chunks) answer by
+/// the same positions, increments and test.
+#[derive(Clone, Copy, Debug)]
+struct Probes {
+    hashing: Hashing,
+    increment_hashing: IncrementHashing,
+    base: u32,
+    num_hashes: u32,
+    num_counters: u64,
+    /// The counters' maximum, `2^w − 1`.
+    max: u32,
+}
+
+impl Probes {
+    /// An item's positions and increments, with one hash call under
+    /// [`IncrementHashing::PositionDigest`] and a digest scheme, two under
+    /// [`IncrementHashing::SecondDigest`].
+    #[inline(always)]
+    fn pairs<'a>(&self, bytes: &'a [u8]) -> (Positions<'a>, Increments) {
+        let (k, m) = (self.num_hashes, self.num_counters);
+        match self.increment_hashing {
+            IncrementHashing::SecondDigest => (
+                self.hashing.positions(bytes, k, m),
+                Increments::second_digest(&self.hashing, bytes, self.base, k),
+            ),
+            IncrementHashing::PositionDigest => {
+                let digest = self.hashing.digest(bytes);
+                (
+                    self.hashing.positions_with_digest(bytes, digest, k, m),
+                    Increments::from_digest(digest, self.base, k),
+                )
+            }
+        }
+    }
+
+    /// Whether every (position, increment) pair passes [`passes`](Self::passes), the
+    /// counters read by `counter`; stops at the first that does not.
+    #[inline(always)]
+    fn holds<E>(
+        &self,
+        positions: impl Iterator<Item = u64>,
+        increments: Increments,
+        mut counter: impl FnMut(u64) -> Result<u32, E>,
+    ) -> Result<bool, E> {
+        try_all(positions.zip(increments), |(p, v)| {
+            Ok(self.passes(counter(p)?, v))
+        })
+    }
+
+    /// The paper's test of one counter: `true` ("maybe") unless the value rules out an
+    /// item that would have added `increment` here.
+    #[inline(always)]
+    fn passes(&self, value: u32, increment: u32) -> bool {
+        value == self.max
+            || value == increment
+            || (value > increment && value - increment >= self.base)
+    }
+}
+
 impl Filter for VariableIncrementBloomFilter {
     crate::filter::filter_basics!(
         VariableIncrement: hashing, insert, contains, capacity, target_fpp,
@@ -547,43 +608,23 @@ impl Filter for VariableIncrementBloomFilter {
     }
 
     fn properties(&self) -> Vec<(&'static str, String)> {
-        let nonzero = self.nonzero_counters();
-        vec![
-            ("counters (m)", self.num_counters().to_string()),
-            ("counter width", format!("{} bits", self.counter_width())),
-            ("hash functions (k)", self.num_hashes.to_string()),
-            (
-                "increments (D_L)",
-                format!("L = {}: {}..={}", self.base, self.base, 2 * self.base - 1),
-            ),
-            (
-                "increment hashing",
-                self.increment_hashing.name().to_string(),
-            ),
-            ("target fpp", format!("{}", self.target_fpp)),
-            ("nonzero counters", nonzero.to_string()),
-            (
-                "fill ratio",
-                format!("{:.6}", nonzero as f64 / self.num_counters() as f64),
-            ),
-            ("saturated counters", self.saturated_counters().to_string()),
-        ]
+        let probes = self.probes();
+        let tally = (0..self.num_counters()).fold(Tally::default(), |t, i| {
+            t.add(self.counters.get(i), &probes)
+        });
+        properties(&Stored::of(self), self.increment_hashing, &tally)
     }
 
     /// From the counters as they are: a random absent item passes a counter with value c
     /// for [`params::vi_increments_passing`]`(c, L)` of its L possible increments (all L
     /// if saturated); the mean of that fraction over the counters, to the power k.
     fn expected_fpp(&self) -> f64 {
-        let max = self.counters.max_value();
-        let passing: u64 = (0..self.num_counters())
-            .map(|i| match self.counters.get(i) {
-                0 => 0,
-                c if c == max => self.base as u64,
-                c => params::vi_increments_passing(c, self.base) as u64,
+        let probes = self.probes();
+        (0..self.num_counters())
+            .fold(Tally::default(), |t, i| {
+                t.add(self.counters.get(i), &probes)
             })
-            .sum();
-        let fraction = passing as f64 / (self.num_counters() as f64 * self.base as f64);
-        fraction.powi(self.num_hashes as i32)
+            .expected_fpp(&probes)
     }
 
     fn fpp_at(&self, n: u64) -> f64 {
@@ -594,6 +635,65 @@ impl Filter for VariableIncrementBloomFilter {
             self.increment_base(),
         )
     }
+}
+
+/// What the facts of a filter need from its counters, counted in one pass (the loaded
+/// filter's over its array, a view's over the file's pieces).
+#[derive(Clone, Copy, Debug, Default)]
+struct Tally {
+    nonzero: u64,
+    saturated: u64,
+    /// Σ over the counters of how many of the L increments pass them
+    /// ([`params::vi_increments_passing`]; all L at the maximum, none at 0).
+    passing: u64,
+}
+
+impl Tally {
+    /// The tally with one more counter of value `c`.
+    #[inline]
+    fn add(mut self, c: u32, probes: &Probes) -> Tally {
+        self.nonzero += (c != 0) as u64;
+        self.saturated += (c == probes.max) as u64;
+        self.passing += match c {
+            0 => 0,
+            c if c == probes.max => probes.base as u64,
+            c => params::vi_increments_passing(c, probes.base) as u64,
+        };
+        self
+    }
+
+    /// The mean passing fraction over the counters, to the power k.
+    fn expected_fpp(&self, probes: &Probes) -> f64 {
+        let fraction = self.passing as f64 / (probes.num_counters as f64 * probes.base as f64);
+        fraction.powi(probes.num_hashes as i32)
+    }
+}
+
+/// [`Filter::properties`] of a filter with these stored parameters and counts of its
+/// counters (a view's summary gives the same).
+fn properties(
+    stored: &Stored,
+    increment_hashing: IncrementHashing,
+    tally: &Tally,
+) -> Vec<(&'static str, String)> {
+    let (m, base) = (stored.num_counters, stored.increment_base);
+    vec![
+        ("counters (m)", m.to_string()),
+        ("counter width", format!("{} bits", stored.counter_width)),
+        ("hash functions (k)", stored.num_hashes.to_string()),
+        (
+            "increments (D_L)",
+            format!("L = {base}: {base}..={}", 2 * base - 1),
+        ),
+        ("increment hashing", increment_hashing.name().to_string()),
+        ("target fpp", format!("{}", stored.target_fpp)),
+        ("nonzero counters", tally.nonzero.to_string()),
+        (
+            "fill ratio",
+            format!("{:.6}", tally.nonzero as f64 / m as f64),
+        ),
+        ("saturated counters", tally.saturated.to_string()),
+    ]
 }
 
 impl crate::lookahead::ByDigest for VariableIncrementBloomFilter {
@@ -849,6 +949,7 @@ impl crate::codec::Persist for VariableIncrementBloomFilter {
 
 impl VariableIncrementBloomFilter {
     fn decode(parts: &Parts<'_>) -> Result<Self, DecodeError> {
+        let view = ViewShape::read(parts)?;
         let Stored {
             num_counters,
             num_hashes,
@@ -857,7 +958,54 @@ impl VariableIncrementBloomFilter {
             capacity,
             target_fpp,
             len,
-        } = Stored::read(&parts.params[..parts.params.len().min(STORED_BYTES)])?;
+        } = view.stored;
+        let counters = PackedCounters::from_le_bytes(num_counters, width, parts.payload)?;
+        Ok(VariableIncrementBloomFilter {
+            counters,
+            num_hashes,
+            base,
+            hashing: view.probes.hashing,
+            increment_hashing: view.probes.increment_hashing,
+            capacity,
+            target_fpp,
+            len,
+        })
+    }
+}
+
+/// A variable-increment filter as loading and a read-only view
+/// ([`format::view`](crate::format::view)) read it: the stored parameters and increment
+/// source, checked, and the query ([`Probes`]) over counters the view fetches from the
+/// file. Loading checks the padding bits of every word; the view checks them in each chunk
+/// when it first touches it ([`KindView::check_piece`]).
+#[derive(Clone, Copy, Debug)]
+struct ViewShape {
+    stored: Stored,
+    probes: Probes,
+}
+
+impl ViewShape {
+    /// The counters in the payload: all of it.
+    fn span(&self) -> CounterSpan {
+        CounterSpan {
+            at: 0,
+            len: self.stored.num_counters,
+            width: self.stored.counter_width,
+        }
+    }
+}
+
+impl KindView for ViewShape {
+    fn read(parts: &Parts<'_>) -> Result<Self, DecodeError> {
+        parts.expect_kind(Kind::VariableIncrement)?;
+        let stored = Stored::read(&parts.params[..parts.params.len().min(STORED_BYTES)])?;
+        let Stored {
+            num_counters,
+            num_hashes,
+            counter_width: width,
+            increment_base: base,
+            ..
+        } = stored;
         let increment_hashing = match &parts.params[STORED_BYTES.min(parts.params.len())..] {
             [] => IncrementHashing::SecondDigest,
             rest => match <[u8; 4]>::try_from(rest).map(u32::from_le_bytes) {
@@ -874,22 +1022,66 @@ impl VariableIncrementBloomFilter {
                 }
             },
         };
-        validate_base(base, (1u32 << width) - 1)
-            .map_err(|e| invalid("increment_base", e.to_string()))?;
+        let max = (1u32 << width) - 1;
+        validate_base(base, max).map_err(|e| invalid("increment_base", e.to_string()))?;
         check_num_counters(num_counters, 0, width)?;
-        // from_le_bytes checks the payload length against m and the width before it
-        // allocates anything.
-        let counters = PackedCounters::from_le_bytes(num_counters, width, parts.payload)?;
-        Ok(VariableIncrementBloomFilter {
-            counters,
-            num_hashes,
-            base,
-            hashing: parts.hashing,
-            increment_hashing,
-            capacity,
-            target_fpp,
-            len,
+        // The payload's length against m and the width, before anything is allocated.
+        PackedCounters::check_encoded_len(num_counters, width, parts.payload.len())?;
+        Ok(ViewShape {
+            stored,
+            probes: Probes {
+                hashing: parts.hashing,
+                increment_hashing,
+                base,
+                num_hashes,
+                num_counters,
+                max,
+            },
         })
+    }
+
+    fn facts(&self) -> ViewFacts {
+        let s = &self.stored;
+        ViewFacts {
+            inserted: s.len,
+            capacity: s.capacity,
+            target_fpp: s.target_fpp,
+            num_bits: s.num_counters,
+            num_hashes: s.num_hashes,
+        }
+    }
+
+    fn contains(&self, bytes: &[u8], view: &FilterView) -> Result<bool, Error> {
+        let span = self.span();
+        let (positions, increments) = self.probes.pairs(bytes);
+        self.probes
+            .holds(positions, increments, |p| view.counter(&span, p))
+    }
+
+    /// The counters tallied over the payload in one pass; the rest as the loaded filter
+    /// works it out from them.
+    fn summary(&self, view: &FilterView) -> Result<Summary, Error> {
+        let (s, probes) = (&self.stored, &self.probes);
+        let mut tally = Tally::default();
+        view.for_each_counter(&self.span(), |c| tally = tally.add(c, probes))?;
+        let block = ParametersBlock {
+            capacity: s.capacity,
+            target_fpp: s.target_fpp,
+            num_hashes: s.num_hashes,
+            num_cells: s.num_counters,
+            classic_fill_ratio: None,
+        };
+        Ok(view.summary_of(
+            Some(block),
+            properties(s, probes.increment_hashing, &tally),
+            params::estimate_items(tally.nonzero, s.num_counters, s.num_hashes),
+            tally.expected_fpp(probes),
+        ))
+    }
+
+    /// The padding bits of every word are zero, as loading requires.
+    fn check_piece(&self, offset: usize, bytes: &[u8]) -> Result<(), DecodeError> {
+        self.span().check_words(offset, bytes)
     }
 }
 

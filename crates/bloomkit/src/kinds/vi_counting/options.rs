@@ -4,6 +4,7 @@
 use super::{VariableIncrementBloomFilter, VariableIncrementBloomFilterBuilder as B};
 use crate::core::spec::{text::at, Apply, Declared, KindOption, ParametersBlock};
 use crate::counting::options::counter_width;
+use crate::format::view::{self, OpenView};
 
 crate::core::spec::spec_builder!(B => VariableIncrementBloomFilter);
 
@@ -24,6 +25,8 @@ impl Declared for VariableIncrementBloomFilter {
             Apply::U32(B::increment_base),
         ),
     );
+
+    const VIEW: Option<OpenView> = Some(view::open::<super::ViewShape>);
 
     fn describe(&self) -> String {
         format!(
