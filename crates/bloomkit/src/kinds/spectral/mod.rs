@@ -356,6 +356,16 @@ impl SpectralBloomFilter {
     /// (not counting it in `len`).
     #[inline(always)]
     fn insert_positions(&mut self, ps: &[u64]) -> bool {
+        // Whether any position repeats an earlier one: k(k − 1)/2 compares with no branch
+        // (they unroll for a constant k), then one well-predicted branch, since repeats
+        // are rare (about k²/2m per item); only then are the distinct ones gathered.
+        let repeats = ps
+            .iter()
+            .enumerate()
+            .fold(false, |any, (i, p)| any | ps[..i].iter().fold(false, |eq, q| eq | (q == p)));
+        if !repeats {
+            return self.insert_at(ps, &[]);
+        }
         let mut buf = [0u64; INLINE_POSITIONS];
         match buf.get_mut(..ps.len()) {
             Some(front) => {
