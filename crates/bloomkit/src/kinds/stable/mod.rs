@@ -815,6 +815,43 @@ mod tests {
         assert_eq!(cells.get(9), 0);
     }
 
+    proptest::proptest! {
+        #![proptest_config(proptest::test_runner::Config::with_cases(64))]
+
+        /// The insert at k = 4, 7 and 10 (positions once, into an array) against the insert
+        /// over the scheme's positions (any other k, and the seeded scheme): the same answers
+        /// and the same cells, generator and counts, under the digest schemes.
+        #[test]
+        fn the_common_k_insert_is_the_insert_over_positions(
+            k in proptest::sample::select(vec![4u32, 7, 10, 3]),
+            cells in 20u64..2_000,
+            scheme_at in 0usize..3,
+            seed in proptest::num::u64::ANY,
+            items in proptest::collection::vec(0u64..500, 0..300),
+        ) {
+            let scheme = [
+                IndexScheme::EnhancedDoubleHashing,
+                IndexScheme::DoubleHashing,
+                IndexScheme::GuavaMitz64,
+            ][scheme_at];
+            let mut fast = StableBloomFilter::builder()
+                .num_cells(cells)
+                .num_hashes(k)
+                .decrements(cells.min(30))
+                .index_scheme(scheme)
+                .seed(seed)
+                .build()
+                .unwrap();
+            let mut general = fast.clone();
+            for item in &items {
+                let (h, m) = (general.hashing, general.cells.len());
+                let by_positions = general.add(h.positions(&item.to_le_bytes(), k, m));
+                proptest::prop_assert_eq!(fast.insert(item), by_positions);
+            }
+            proptest::prop_assert!(fast == general);
+        }
+    }
+
     #[test]
     fn insertion_decrements_p_cells_then_sets_k_cells_to_max() {
         let mut f = StableBloomFilter::builder()
