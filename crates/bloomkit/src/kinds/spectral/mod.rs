@@ -359,10 +359,9 @@ impl SpectralBloomFilter {
         // Whether any position repeats an earlier one: k(k − 1)/2 compares with no branch
         // (they unroll for a constant k), then one well-predicted branch, since repeats
         // are rare (about k²/2m per item); only then are the distinct ones gathered.
-        let repeats = ps
-            .iter()
-            .enumerate()
-            .fold(false, |any, (i, p)| any | ps[..i].iter().fold(false, |eq, q| eq | (q == p)));
+        let repeats = ps.iter().enumerate().fold(false, |any, (i, p)| {
+            any | ps[..i].iter().fold(false, |eq, q| eq | (q == p))
+        });
         if !repeats {
             return self.insert_at(ps, &[]);
         }
