@@ -260,6 +260,202 @@ fn insert_by_digest_in<F: ByDigest, I: crate::hash::Item>(
     }
 }
 
+/// A [`ByDigest`] kind whose steps need nothing of the digest but the item's k positions
+/// in `[0, m)`: the deletable, stable and spectral (minimum selection, minimal increase)
+/// filters. For the k of ε = 5%, 1% and 0.1% (4, 7, 10; [`with_common_k`]'s) their batches
+/// go through [`insert_by_positions`] / [`contains_by_positions`]: each item is hashed once,
+/// its k positions computed once into its slot of the ring (not derived again for the
+/// step, as the window by digests does) and prefetched, and the step takes them from the
+/// slot, as the classic filter's own window does. Any other k takes the window by digests.
+///
+/// [`with_common_k`]: crate::hash::with_common_k
+pub(crate) trait ByPositions: ByDigest {
+    /// k, and m: the range the positions are drawn from.
+    fn position_range(&self) -> (u32, u64);
+    /// Prefetches the words a query of the item at these positions reads.
+    fn prefetch_query_at(&self, positions: &[u64]);
+    /// Prefetches the words an insert at these positions touches when `pending` inserts
+    /// run before it (as [`ByDigest::prefetch_insert`]).
+    fn prefetch_insert_at(&self, positions: &[u64], pending: u64) {
+        let _ = pending;
+        self.prefetch_query_at(positions);
+    }
+    /// The query of the item at these positions (what `contains` answers).
+    fn contains_at(&self, positions: &[u64]) -> bool;
+    /// The insert of the item at these positions (what `insert` does, counts included);
+    /// `true` when it was certainly new.
+    fn insert_at(&mut self, positions: &[u64]) -> bool;
+}
+
+/// The `K` positions in `[0, m)` of the item with this digest under `hashing` (a digest
+/// scheme), into `out`: exactly [`Hashing::positions`](crate::hash::Hashing::positions)'s.
+/// The default scheme through [`EnhancedDouble`](crate::hash::EnhancedDouble), inlined and
+/// unrolled for a constant `K`; the others through `Positions`' fold.
+#[inline(always)]
+pub(crate) fn positions_into<const K: usize>(
+    hashing: crate::hash::Hashing,
+    digest: u128,
+    m: u64,
+    out: &mut [u64; K],
+) {
+    if hashing.scheme == crate::hash::IndexScheme::EnhancedDoubleHashing {
+        for (at, p) in out
+            .iter_mut()
+            .zip(crate::hash::EnhancedDouble::new(digest, K as u32, m))
+        {
+            *at = p;
+        }
+    } else {
+        hashing
+            .positions_with_digest(&[], digest, K as u32, m)
+            .fold(0, |i, p| {
+                out[i] = p;
+                i + 1
+            });
+    }
+}
+
+/// Inserts every item of a [`ByPositions`] kind in order, as `single` (the kind's insert)
+/// would: through the window by positions for k = 7, 10, 4 past the caches, else as
+/// [`insert_by_digest`]. Returns how many were certainly new.
+#[inline]
+pub(crate) fn insert_by_positions<F: ByPositions, I: crate::hash::Item>(
+    filter: &mut F,
+    items: &[I],
+    single: impl FnMut(&mut F, &I) -> bool,
+) -> u64 {
+    let in_cache = filter.batch_in_cache();
+    insert_by_positions_in(filter, items, single, in_cache)
+}
+
+/// [`insert_by_positions`] with the filter's size decided by the caller.
+#[inline(always)]
+fn insert_by_positions_in<F: ByPositions, I: crate::hash::Item>(
+    filter: &mut F,
+    items: &[I],
+    single: impl FnMut(&mut F, &I) -> bool,
+    in_cache: bool,
+) -> u64 {
+    match filter.digest_hashing() {
+        Some(hashing) if !in_cache => match filter.position_range().0 {
+            7 => insert_window::<7, _, _>(filter, hashing, items),
+            10 => insert_window::<10, _, _>(filter, hashing, items),
+            4 => insert_window::<4, _, _>(filter, hashing, items),
+            _ => insert_by_digest_in(filter, items, single, in_cache),
+        },
+        _ => insert_by_digest_in(filter, items, single, in_cache),
+    }
+}
+
+/// The answers of a [`ByPositions`] kind's query for every item, into `out` (cleared
+/// first): through the window by positions for k = 7, 10, 4 past the caches, else as
+/// [`contains_by_digest`].
+#[inline]
+pub(crate) fn contains_by_positions<F: ByPositions, I: crate::hash::Item>(
+    filter: &F,
+    items: &[I],
+    out: &mut Vec<bool>,
+    single: impl Fn(&F, &I) -> bool,
+) {
+    contains_by_positions_in(filter, items, out, single, filter.batch_in_cache())
+}
+
+/// [`contains_by_positions`] with the filter's size decided by the caller.
+#[inline(always)]
+fn contains_by_positions_in<F: ByPositions, I: crate::hash::Item>(
+    filter: &F,
+    items: &[I],
+    out: &mut Vec<bool>,
+    single: impl Fn(&F, &I) -> bool,
+    in_cache: bool,
+) {
+    match filter.digest_hashing() {
+        Some(hashing) if !in_cache && matches!(filter.position_range().0, 7 | 10 | 4) => {
+            ready(out, items.len());
+            match filter.position_range().0 {
+                7 => contains_window::<7, _, _>(filter, hashing, items, out),
+                10 => contains_window::<10, _, _>(filter, hashing, items, out),
+                _ => contains_window::<4, _, _>(filter, hashing, items, out),
+            }
+        }
+        _ => contains_by_digest_in(filter, items, out, single, in_cache),
+    }
+}
+
+/// The window by positions for a k known at compile time: item j is hashed, its `K`
+/// positions written into its slot of a ring of [`WINDOW`] slots and prefetched; when the
+/// slot comes round again (`WINDOW` items later), `each` gets the filter and the positions,
+/// and the slot takes the next item. Items are used in their order.
+#[inline(always)]
+fn positions_window<const K: usize, S, I: crate::hash::Item>(
+    state: &mut S,
+    hashing: crate::hash::Hashing,
+    m: u64,
+    items: &[I],
+    mut locate: impl FnMut(&S, &[u64; K], u64),
+    mut each: impl FnMut(&mut S, &[u64; K]),
+) {
+    const W: usize = WINDOW;
+    let mut ring = [[0u64; K]; W];
+    let mut fill = |state: &S, item: &I, slot: &mut [u64; K], pending: u64| {
+        let digest = item.with_bytes(|bytes| hashing.digest(bytes));
+        positions_into(hashing, digest, m, slot);
+        locate(state, slot, pending);
+    };
+    let (head, rest) = items.split_at(items.len().min(W));
+    for (j, (slot, item)) in ring.iter_mut().zip(head).enumerate() {
+        fill(state, item, slot, j as u64);
+    }
+    let mut oldest = 0;
+    for item in rest {
+        each(state, &ring[oldest]);
+        // The W − 1 items still in the ring run before this one.
+        fill(state, item, &mut ring[oldest], W as u64 - 1);
+        oldest = (oldest + 1) % W;
+    }
+    for i in 0..head.len() {
+        each(state, &ring[(oldest + i) % W]);
+    }
+}
+
+#[inline(always)]
+fn insert_window<const K: usize, F: ByPositions, I: crate::hash::Item>(
+    filter: &mut F,
+    hashing: crate::hash::Hashing,
+    items: &[I],
+) -> u64 {
+    let m = filter.position_range().1;
+    let mut new = 0;
+    positions_window::<K, F, I>(
+        filter,
+        hashing,
+        m,
+        items,
+        |f, ps, pending| f.prefetch_insert_at(ps, pending),
+        |f, ps| new += u64::from(f.insert_at(ps)),
+    );
+    new
+}
+
+#[inline(always)]
+fn contains_window<const K: usize, F: ByPositions, I: crate::hash::Item>(
+    filter: &F,
+    hashing: crate::hash::Hashing,
+    items: &[I],
+    out: &mut Vec<bool>,
+) {
+    let m = filter.position_range().1;
+    let mut state = (filter, out);
+    positions_window::<K, _, I>(
+        &mut state,
+        hashing,
+        m,
+        items,
+        |(f, _), ps, _| f.prefetch_query_at(ps),
+        |(f, out), ps| out.push(f.contains_at(ps)),
+    );
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -351,6 +547,38 @@ mod tests {
         Ok(())
     }
 
+    /// A [`ByPositions`] kind's batches through the window by positions (forced, whatever
+    /// its size, at every k: 4, 7 and 10 take the ring of positions, any other the window
+    /// by digests) against its single calls, as [`window_matches_single_calls`].
+    fn positions_window_matches_single_calls<F: ByPositions + Persist + Clone>(
+        filter: F,
+        items: &[u64],
+        probes: &[u64],
+        insert: impl Fn(&mut F, &u64) -> bool,
+        contains: impl Fn(&F, &u64) -> bool,
+        forgets: bool,
+    ) -> Result<(), proptest::test_runner::TestCaseError> {
+        let mut single = filter.clone();
+        let new_single: u64 = items
+            .iter()
+            .map(|i| u64::from(insert(&mut single, i)))
+            .sum();
+        let mut windowed = filter;
+        let new_windowed = insert_by_positions_in(&mut windowed, items, &insert, false);
+        proptest::prop_assert_eq!(new_windowed, new_single);
+        proptest::prop_assert!(windowed.to_bytes() == single.to_bytes(), "filters differ");
+        let mut answers = vec![true; 3]; // cleared first
+        contains_by_positions_in(&windowed, probes, &mut answers, &contains, false);
+        let expected: Vec<bool> = probes.iter().map(|p| contains(&single, p)).collect();
+        proptest::prop_assert_eq!(&answers, &expected);
+        if !forgets {
+            contains_by_positions_in(&windowed, items, &mut answers, &contains, false);
+            proptest::prop_assert_eq!(answers.len(), items.len());
+            proptest::prop_assert!(answers.iter().all(|&a| a), "a false negative");
+        }
+        Ok(())
+    }
+
     fn scheme(i: usize) -> IndexScheme {
         [
             IndexScheme::EnhancedDoubleHashing,
@@ -362,6 +590,38 @@ mod tests {
 
     proptest::proptest! {
         #![proptest_config(proptest::test_runner::Config::with_cases(48))]
+
+        /// The batches of the deletable, stable and spectral (all three methods) filters
+        /// through the window by positions leave the filter as the single calls do and answer
+        /// as they do, at k = 4, 7 and 10 (the ring of positions) and 3 and 12 (the window by
+        /// digests), under four index schemes (the seeded one runs the single calls), any
+        /// seed, from a few cells up (so that an item's positions repeat), with repeated
+        /// items, batches shorter and longer than the window.
+        #[test]
+        fn batches_through_the_window_by_positions_match_the_single_calls(
+            cells in 16u64..3_000,
+            k in proptest::sample::select(vec![4u32, 7, 10, 3, 12]),
+            scheme_at in 0usize..4,
+            seed in proptest::num::u64::ANY,
+            items in proptest::collection::vec(0u64..300, 0..300),
+            probes in proptest::collection::vec(proptest::num::u64::ANY, 0..200),
+        ) {
+            let (scheme, m) = (scheme(scheme_at), cells);
+            positions_window_matches_single_calls(
+                DeletableBloomFilter::builder().num_bits(m).num_hashes(k).index_scheme(scheme).seed(seed).build().unwrap(),
+                &items, &probes, |f, i| f.insert(i), |f, i| f.contains(i), false)?;
+            positions_window_matches_single_calls(
+                StableBloomFilter::builder().num_cells(m).num_hashes(k).decrements(m.min(20)).index_scheme(scheme).seed(seed).build().unwrap(),
+                &items, &probes, |f, i| f.insert(i), |f, i| f.contains(i), true)?;
+            for method in [SpectralMethod::MinimumSelection, SpectralMethod::MinimalIncrease, SpectralMethod::RecurringMinimum] {
+                for width in [16, 2] {
+                    positions_window_matches_single_calls(
+                        SpectralBloomFilter::builder().num_counters(m).num_hashes(k).counter_width(width)
+                            .method(method).index_scheme(scheme).seed(seed).build().unwrap(),
+                        &items, &probes, |f, i| f.insert(i), |f, i| f.contains(i), false)?;
+                }
+            }
+        }
 
         /// The batch calls of the counting, variable-increment (both increment sources),
         /// deletable, stable, spectral (all three methods) and generalized filters through the

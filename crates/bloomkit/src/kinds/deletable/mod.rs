@@ -139,6 +139,8 @@ pub struct DeletableBloomFilter {
     /// m bits: the collision bitmap in `[0, r)`, the data in `[r, m)`.
     bits: BitVec,
     regions: u64,
+    /// [`region_step`]`(regions, data bits)`: the regions by a multiply ([`region_by_step`]).
+    step: u64,
     num_hashes: u32,
     hashing: Hashing,
     capacity: u64,
@@ -146,10 +148,44 @@ pub struct DeletableBloomFilter {
     inserted: u64,
 }
 
+/// Sets data bit `j` (of `data` bits after `r` region bits); when it was set already, marks
+/// its region as collided instead. `true` when the bit was 0.
+#[inline(always)]
+fn set_data_bit(bits: &mut BitVec, j: u64, r: u64, data: u64, step: u64) -> bool {
+    if bits.set(r + j) {
+        true
+    } else {
+        bits.set(region_by_step(j, r, data, step));
+        false
+    }
+}
+
 /// The region of data bit `j` of `data_bits`, for `regions` regions: `⌊j · r / m'⌋`.
 #[inline]
 fn region_of(j: u64, regions: u64, data_bits: u64) -> u64 {
     ((j as u128 * regions as u128) / data_bits as u128) as u64
+}
+
+/// ⌊2⁶⁴ · r / m′⌋ (at most 2⁶⁴ − 1, reached only for r = m′): the multiplier by which
+/// [`region_by_step`] finds a region without a division.
+fn region_step(regions: u64, data_bits: u64) -> u64 {
+    (((regions as u128) << 64) / data_bits.max(1) as u128).min(u64::MAX as u128) as u64
+}
+
+/// [`region_of`] by a multiply instead of a 128-bit division (a call of tens of
+/// instructions, made for every position of an insert whose bit was set already):
+/// `q = ⌊j · step / 2⁶⁴⌋` with `step` = [`region_step`]`(r, m′)`. Since
+/// `2⁶⁴r/m′ − 1 ≤ step ≤ 2⁶⁴r/m′` and `j < 2⁶⁴`, `j·r/m′ − 1 < q ≤ j·r/m′`, so q is the region
+/// or one short of it (two when the step was capped, r = m′), and the exact test
+/// `(q + 1) · m′ ≤ j · r` in 128-bit integers moves it up to the region, ⌊j · r / m′⌋.
+#[inline(always)]
+fn region_by_step(j: u64, regions: u64, data_bits: u64, step: u64) -> u64 {
+    let mut q = ((j as u128 * step as u128) >> 64) as u64;
+    let target = j as u128 * regions as u128;
+    while (q as u128 + 1) * data_bits as u128 <= target {
+        q += 1;
+    }
+    q
 }
 
 impl DeletableBloomFilter {
@@ -194,20 +230,32 @@ impl DeletableBloomFilter {
     /// already; `true` when one was 0.
     #[inline(always)]
     fn add(&mut self, positions: Positions<'_>) -> bool {
-        let r = self.regions;
-        let data = self.data_len();
+        let (r, data, step) = (self.regions, self.data_len(), self.step);
         let bits = &mut self.bits;
         let mut changed = false;
         // `for_each` runs `Positions`' own fold, which matches the index scheme once per
         // item; a `for` loop calls `Positions::next` out of line per position (184
         // instructions per insert at k = 7, callgrind).
         positions.for_each(|j| {
-            if bits.set(r + j) {
+            if set_data_bit(bits, j, r, data, step) {
                 changed = true;
-            } else {
-                bits.set(region_of(j, r, data));
             }
         });
+        self.inserted += changed as u64;
+        changed
+    }
+
+    /// [`add`](Self::add) at positions already computed (the batch window's).
+    #[inline(always)]
+    fn add_at(&mut self, positions: &[u64]) -> bool {
+        let (r, data, step) = (self.regions, self.data_len(), self.step);
+        let bits = &mut self.bits;
+        let mut changed = false;
+        for &j in positions {
+            if set_data_bit(bits, j, r, data, step) {
+                changed = true;
+            }
+        }
         self.inserted += changed as u64;
         changed
     }
@@ -237,13 +285,13 @@ impl DeletableBloomFilter {
     /// # Ok::<(), bloomkit::Error>(())
     /// ```
     pub fn insert_batch<I: Item>(&mut self, items: &[I]) -> u64 {
-        crate::lookahead::insert_by_digest(self, items, |f, item| f.insert(item))
+        crate::lookahead::insert_by_positions(self, items, |f, item| f.insert(item))
     }
 
     /// The answers of [`contains`](Self::contains) for every item, into `out` (cleared
     /// first), through the same window as [`insert_batch`](Self::insert_batch).
     pub fn contains_batch_into<I: Item>(&self, items: &[I], out: &mut Vec<bool>) {
-        crate::lookahead::contains_by_digest(self, items, out, |f, item| f.contains(item))
+        crate::lookahead::contains_by_positions(self, items, out, |f, item| f.contains(item))
     }
 
     /// Removes an item: resets its bits that lie in collision-free regions.
@@ -528,21 +576,21 @@ impl crate::lookahead::ByDigest for DeletableBloomFilter {
     /// The data bits and, since about half of them are set already at capacity and mark
     /// their region then, the region bits too (a ninth of the filter: 15 MB at n = 10⁸,
     /// which the L3 does not keep). A prefetch needs only the region's cache line, so its
-    /// bit is found by a floating-point multiply; being a bit off moves it to the
-    /// neighbouring line about once in 256. Per insert through the window at k = 7
-    /// (callgrind, `kind_cost deletable 1000000 100000 batch`): 467 instructions without
-    /// the region prefetch, 649 with this one, 789 with [`region_of`]'s exact 128-bit
-    /// division; at n = 10⁸ (one run each, load average 3–5) 234, 176 and 200–273 ns.
+    /// bit is taken as [`region_by_step`]'s first guess, one multiply, without the exact
+    /// correction: one short of the region at most, which lies in the line before at most
+    /// once in 512 (a line holds 512 bits). Per insert through the window at k = 7
+    /// (callgrind, `kind_cost deletable 1000000 100000 batch`): 364 instructions with this
+    /// prefetch and the ring of positions ([`ByPositions`]); before, with a floating-point
+    /// multiply and conversion per region and the positions derived twice, 649 (467
+    /// without the region prefetch).
+    ///
+    /// [`ByPositions`]: crate::lookahead::ByPositions
     #[inline(always)]
     fn prefetch_insert(&self, digest: u128, _: u64) {
-        let (k, r, data) = (self.num_hashes, self.regions, self.data_len());
-        let per_bit = r as f64 / data as f64;
+        let (k, data) = (self.num_hashes, self.data_len());
         self.hashing
             .positions_with_digest(&[], digest, k, data)
-            .for_each(|j| {
-                self.bits.prefetch(r + j);
-                self.bits.prefetch((j as f64 * per_bit) as u64);
-            });
+            .for_each(|j| self.prefetch_insert_bit(j));
     }
     #[inline(always)]
     fn contains_digest(&self, digest: u128) -> bool {
@@ -554,6 +602,42 @@ impl crate::lookahead::ByDigest for DeletableBloomFilter {
     fn insert_digest(&mut self, digest: u128) -> bool {
         let (k, data) = (self.num_hashes, self.data_len());
         self.add(self.hashing.positions_with_digest(&[], digest, k, data))
+    }
+}
+
+impl DeletableBloomFilter {
+    /// Prefetches data bit `j` and (about) its region's bit.
+    #[inline(always)]
+    fn prefetch_insert_bit(&self, j: u64) {
+        self.bits.prefetch(self.regions + j);
+        self.bits
+            .prefetch(((j as u128 * self.step as u128) >> 64) as u64);
+    }
+}
+
+impl crate::lookahead::ByPositions for DeletableBloomFilter {
+    fn position_range(&self) -> (u32, u64) {
+        (self.num_hashes, self.data_len())
+    }
+    #[inline(always)]
+    fn prefetch_query_at(&self, ps: &[u64]) {
+        for &j in ps {
+            self.bits.prefetch(self.regions + j);
+        }
+    }
+    #[inline(always)]
+    fn prefetch_insert_at(&self, ps: &[u64], _: u64) {
+        for &j in ps {
+            self.prefetch_insert_bit(j);
+        }
+    }
+    #[inline(always)]
+    fn contains_at(&self, ps: &[u64]) -> bool {
+        ps.iter().all(|&j| self.bits.get(self.regions + j))
+    }
+    #[inline(always)]
+    fn insert_at(&mut self, ps: &[u64]) -> bool {
+        self.add_at(ps)
     }
 }
 
@@ -738,6 +822,7 @@ impl DeletableBloomFilterBuilder {
         Ok(DeletableBloomFilter {
             bits: BitVec::zeros(num_bits)?,
             regions,
+            step: region_step(regions, data),
             num_hashes,
             hashing,
             capacity,
@@ -776,6 +861,7 @@ impl DeletableBloomFilter {
         Ok(DeletableBloomFilter {
             bits,
             regions,
+            step: region_step(regions, num_bits - regions),
             num_hashes,
             hashing,
             capacity,
@@ -900,6 +986,50 @@ mod tests {
             region_of(MAX_NUM_BITS - 1, 1 << 39, MAX_NUM_BITS),
             (1 << 39) - 1
         );
+    }
+
+    proptest::proptest! {
+        /// The region by a multiply and one exact correction is the region by division, for
+        /// data parts up to the largest filter, any region count up to m′ (the step capped
+        /// at r = m′), any bit, and the last bit.
+        #[test]
+        fn region_by_step_is_region_of(
+            data in 1u64..=MAX_NUM_BITS,
+            r_frac in 0.0f64..=1.0,
+            j_frac in 0.0f64..1.0,
+            small in 1u64..64,
+        ) {
+            for data in [data, small] {
+                let r = ((data as f64 * r_frac) as u64).clamp(1, data);
+                let step = region_step(r, data);
+                for j in [(data as f64 * j_frac) as u64 % data, data - 1, 0] {
+                    proptest::prop_assert_eq!(
+                        region_by_step(j, r, data, step),
+                        region_of(j, r, data),
+                        "j {} r {} m' {}", j, r, data
+                    );
+                }
+                for r in [1, data] {
+                    let step = region_step(r, data);
+                    let j = data - 1;
+                    proptest::prop_assert_eq!(region_by_step(j, r, data, step), region_of(j, r, data));
+                }
+            }
+        }
+    }
+
+    /// Every bit of a small data part at every region count: the multiply finds
+    /// the division's region.
+    #[test]
+    fn region_by_step_is_region_of_for_every_small_filter() {
+        for data in 1..200u64 {
+            for r in 1..=data {
+                let step = region_step(r, data);
+                for j in 0..data {
+                    assert_eq!(region_by_step(j, r, data, step), region_of(j, r, data));
+                }
+            }
+        }
     }
 
     #[test]

@@ -92,7 +92,7 @@ use crate::codec::{check_counter_width, check_num_counters, invalid, Parts, Pers
 use crate::error::{DecodeError, Error};
 use crate::filter::{Filter, Kind};
 use crate::format::view::{infallible, try_all, FilterView, KindView, ViewFacts};
-use crate::hash::{mix64, Hashing, HashingChoice, Item, Positions};
+use crate::hash::{mix64, Hashing, HashingChoice, IndexScheme, Item, Positions};
 use crate::params::MAX_NUM_BITS;
 use crate::sizing;
 
@@ -231,6 +231,21 @@ impl DistinctPositions {
     }
 }
 
+/// The distinct ones of `positions`, in the order of their first occurrence, into the
+/// front of `out` (at least as long); returns how many. Each position is written at the end
+/// of those kept and kept (the end moved past it) when no earlier position equals it: no
+/// branch on the comparisons, which for a constant k unroll into k(k − 1)/2 compares (21 at
+/// k = 7), and positions seldom repeat.
+#[inline(always)]
+fn distinct_into(positions: &[u64], out: &mut [u64]) -> usize {
+    let mut len = 0;
+    for (i, &p) in positions.iter().enumerate() {
+        out[len] = p;
+        len += usize::from(!positions[..i].contains(&p));
+    }
+    len
+}
+
 /// The smallest counter at `positions`, and whether it occurs at two positions or more.
 fn minimum(counters: &PackedCounters, positions: &[u64]) -> (u32, bool) {
     let mut min = u32::MAX;
@@ -311,30 +326,85 @@ impl SpectralBloomFilter {
     }
 
     fn insert_bytes(&mut self, bytes: &[u8]) -> bool {
+        if self.secondary.is_none() && self.hashing.scheme != IndexScheme::SeededHashes {
+            // MS and MI under a digest scheme: the positions once, into an array of the
+            // common k's length.
+            let digest = self.hashing.digest(bytes);
+            return match self.num_hashes {
+                7 => self.insert_digest_k::<7>(digest),
+                10 => self.insert_digest_k::<10>(digest),
+                4 => self.insert_digest_k::<4>(digest),
+                k => {
+                    let m = self.counters.len();
+                    let positions = self.hashing.positions_with_digest(bytes, digest, k, m);
+                    let ps = DistinctPositions::from_positions(positions, k);
+                    self.insert_at(ps.get(), bytes)
+                }
+            };
+        }
         let ps = self.positions(bytes);
         self.insert_at(ps.get(), bytes)
+    }
+
+    /// The MS or MI insert of the item with this digest at k = `K` (not counting it in `len`).
+    #[inline(always)]
+    fn insert_digest_k<const K: usize>(&mut self, digest: u128) -> bool {
+        let mut ps = [0u64; K];
+        crate::lookahead::positions_into(self.hashing, digest, self.counters.len(), &mut ps);
+        self.insert_positions(&ps)
+    }
+
+    /// The MS or MI insert of the item at these k positions, repeats among them taken once
+    /// (not counting it in `len`).
+    #[inline(always)]
+    fn insert_positions(&mut self, ps: &[u64]) -> bool {
+        // Whether any position repeats an earlier one: k(k − 1)/2 compares with no branch
+        // (they unroll for a constant k), then one well-predicted branch, since repeats
+        // are rare (about k²/2m per item); only then are the distinct ones gathered.
+        let repeats = ps.iter().enumerate().fold(false, |any, (i, p)| {
+            any | ps[..i].iter().fold(false, |eq, q| eq | (q == p))
+        });
+        if !repeats {
+            return self.insert_at(ps, &[]);
+        }
+        let mut buf = [0u64; INLINE_POSITIONS];
+        match buf.get_mut(..ps.len()) {
+            Some(front) => {
+                let n = distinct_into(ps, front);
+                self.insert_at(&buf[..n], &[])
+            }
+            None => {
+                let mut kept = ps.to_vec();
+                let n = distinct_into(ps, &mut kept);
+                self.insert_at(&kept[..n], &[])
+            }
+        }
     }
 
     /// The insert of the item with these distinct positions and these bytes (which only
     /// [`SpectralMethod::RecurringMinimum`] reads, for its secondary filter).
     #[inline(always)]
     fn insert_at(&mut self, ps: &[u64], bytes: &[u8]) -> bool {
-        let (min, _) = minimum(&self.counters, ps);
-        match self.method {
+        let min = match self.method {
             SpectralMethod::MinimumSelection => {
-                for &p in ps {
-                    self.counters.saturating_add(p, 1);
-                }
+                // Each counter read and raised in one pass; the smallest of the values read
+                // is the estimate before the insert.
+                let counters = &mut self.counters;
+                ps.iter()
+                    .fold(u32::MAX, |min, &p| min.min(counters.increment(p)))
             }
             SpectralMethod::MinimalIncrease => {
+                let (min, _) = minimum(&self.counters, ps);
                 // Only the counters at the minimum rise: m_x becomes min + 1.
                 for &p in ps {
                     if self.counters.get(p) == min {
                         self.counters.saturating_add(p, 1);
                     }
                 }
+                min
             }
             SpectralMethod::RecurringMinimum => {
+                let (min, _) = minimum(&self.counters, ps);
                 for &p in ps {
                     self.counters.saturating_add(p, 1);
                 }
@@ -349,8 +419,9 @@ impl SpectralBloomFilter {
                         secondary.saturating_add(q, add);
                     }
                 }
+                min
             }
-        }
+        };
         min == 0
     }
 
@@ -369,13 +440,13 @@ impl SpectralBloomFilter {
     /// # Ok::<(), bloomkit::Error>(())
     /// ```
     pub fn insert_batch<I: Item>(&mut self, items: &[I]) -> u64 {
-        crate::lookahead::insert_by_digest(self, items, |f, item| f.insert(item))
+        crate::lookahead::insert_by_positions(self, items, |f, item| f.insert(item))
     }
 
     /// The answers of [`contains`](Self::contains) for every item, into `out` (cleared
     /// first), through the same window as [`insert_batch`](Self::insert_batch).
     pub fn contains_batch_into<I: Item>(&self, items: &[I], out: &mut Vec<bool>) {
-        crate::lookahead::contains_by_digest(self, items, out, |f, item| f.contains(item))
+        crate::lookahead::contains_by_positions(self, items, out, |f, item| f.contains(item))
     }
 
     /// `false` if the item is certainly absent (one of its counters is 0).
@@ -605,6 +676,31 @@ impl crate::lookahead::ByDigest for SpectralBloomFilter {
             k,
         );
         let new = self.insert_at(ps.get(), &[]);
+        self.len = self.len.saturating_add(1);
+        new
+    }
+}
+
+impl crate::lookahead::ByPositions for SpectralBloomFilter {
+    fn position_range(&self) -> (u32, u64) {
+        (self.num_hashes, self.counters.len())
+    }
+    #[inline(always)]
+    fn prefetch_query_at(&self, ps: &[u64]) {
+        for &p in ps {
+            self.counters.prefetch(p);
+        }
+    }
+    #[inline(always)]
+    fn contains_at(&self, ps: &[u64]) -> bool {
+        ps.iter().all(|&p| self.counters.get(p) > 0)
+    }
+    /// Only reached under MS and MI (RM's [`digest_hashing`] is `None`).
+    ///
+    /// [`digest_hashing`]: crate::lookahead::ByDigest::digest_hashing
+    #[inline(always)]
+    fn insert_at(&mut self, ps: &[u64]) -> bool {
+        let new = self.insert_positions(ps);
         self.len = self.len.saturating_add(1);
         new
     }
@@ -1002,6 +1098,64 @@ mod tests {
                 Filter::len(&f),
                 (0..50u32).map(|i| u64::from(i % 7 + 1)).sum::<u64>()
             );
+        }
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::test_runner::Config::with_cases(64))]
+
+        /// The MS and MI inserts (the common k's array and one-pass increment, any other
+        /// k's) against the definition written out here: the item's distinct positions, the
+        /// minimum of their counters, then +1 on all of them (MS) or on those at the minimum
+        /// (MI), a counter at 2^w − 1 staying there; the same counters and the same "new"
+        /// answers. A few counters (so that an item's positions repeat) of 1 to 16 bits (so
+        /// that they saturate), every k from 1 to 12, four index schemes.
+        #[test]
+        fn ms_and_mi_inserts_follow_their_definition(
+            m in 1u64..40,
+            k in 1u32..=12,
+            width in 1u32..=16,
+            mi in proptest::bool::ANY,
+            scheme_at in 0usize..4,
+            seed in proptest::num::u64::ANY,
+            items in proptest::collection::vec(0u64..60, 0..200),
+        ) {
+            let scheme = [
+                IndexScheme::EnhancedDoubleHashing,
+                IndexScheme::DoubleHashing,
+                IndexScheme::GuavaMitz64,
+                IndexScheme::SeededHashes,
+            ][scheme_at];
+            let method = if mi { SpectralMethod::MinimalIncrease } else { SpectralMethod::MinimumSelection };
+            let mut f = SpectralBloomFilter::builder()
+                .num_counters(m)
+                .num_hashes(k)
+                .counter_width(width)
+                .method(method)
+                .index_scheme(scheme)
+                .seed(seed)
+                .build()
+                .unwrap();
+            let max = (1u32 << width) - 1;
+            let mut model = vec![0u32; m as usize];
+            for item in &items {
+                let mut distinct: Vec<u64> = Vec::new();
+                for p in f.hashing.positions(&item.to_le_bytes(), k, m) {
+                    if !distinct.contains(&p) {
+                        distinct.push(p);
+                    }
+                }
+                let min = distinct.iter().map(|&p| model[p as usize]).min().unwrap();
+                for &p in &distinct {
+                    let c = &mut model[p as usize];
+                    if (!mi || *c == min) && *c < max {
+                        *c += 1;
+                    }
+                }
+                proptest::prop_assert_eq!(f.insert(item), min == 0);
+            }
+            let counters: Vec<u32> = (0..m).map(|p| f.counters.get(p)).collect();
+            proptest::prop_assert_eq!(counters, model);
         }
     }
 

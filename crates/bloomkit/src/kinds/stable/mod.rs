@@ -133,7 +133,7 @@ use crate::filter::{Filter, Kind};
 use crate::format::view::{infallible, try_all, FilterView, KindView, Shape, ViewFacts};
 use crate::hash::HashingChoice;
 use crate::hash::SplitMix64;
-use crate::hash::{mix64, reduce, Hashing, Item, Positions, GOLDEN_GAMMA};
+use crate::hash::{mix64, reduce, Hashing, IndexScheme, Item, Positions, GOLDEN_GAMMA};
 use crate::params::{self, MAX_NUM_BITS};
 use crate::sizing;
 
@@ -226,7 +226,26 @@ impl StableBloomFilter {
     #[inline]
     pub fn insert<I: Item + ?Sized>(&mut self, item: &I) -> bool {
         let (hashing, k, m) = (self.hashing, self.num_hashes, self.cells.len());
-        item.with_bytes(|bytes| self.add(hashing.positions(bytes, k, m)))
+        if hashing.scheme == IndexScheme::SeededHashes {
+            return item.with_bytes(|bytes| self.add(hashing.positions(bytes, k, m)));
+        }
+        // A digest scheme: at the common k the positions once, into an array (`add` derives
+        // them twice, to test and to set).
+        let digest = item.with_bytes(|bytes| hashing.digest(bytes));
+        match k {
+            7 => self.add_digest_k::<7>(digest),
+            10 => self.add_digest_k::<10>(digest),
+            4 => self.add_digest_k::<4>(digest),
+            _ => self.add(hashing.positions_with_digest(&[], digest, k, m)),
+        }
+    }
+
+    /// The insert of the item with this digest at k = `K`.
+    #[inline(always)]
+    fn add_digest_k<const K: usize>(&mut self, digest: u128) -> bool {
+        let mut ps = [0u64; K];
+        crate::lookahead::positions_into(self.hashing, digest, self.cells.len(), &mut ps);
+        self.add_at(&ps)
     }
 
     /// Decrements the next run of P cells, then sets the cells at these positions to Max;
@@ -241,6 +260,24 @@ impl StableBloomFilter {
         let max = cells.max_value();
         // `for_each`: `Positions`' own fold (see the deletable filter's insert).
         positions.for_each(|i| cells.set(i, max));
+        let new = !seen;
+        self.insertions += 1;
+        self.inserted += new as u64;
+        new
+    }
+
+    /// [`add`](Self::add) at positions already computed (the batch window's).
+    #[inline(always)]
+    fn add_at(&mut self, positions: &[u64]) -> bool {
+        let m = self.cells.len();
+        let start = reduce(splitmix64(&mut self.rng), m);
+        let cells = &mut self.cells;
+        let seen = positions.iter().all(|&i| cells.get(i) != 0);
+        decrement_run(cells, start, self.decrements);
+        let max = cells.max_value();
+        for &i in positions {
+            cells.set(i, max);
+        }
         let new = !seen;
         self.insertions += 1;
         self.inserted += new as u64;
@@ -262,13 +299,13 @@ impl StableBloomFilter {
     /// # Ok::<(), bloomkit::Error>(())
     /// ```
     pub fn insert_batch<I: Item>(&mut self, items: &[I]) -> u64 {
-        crate::lookahead::insert_by_digest(self, items, |f, item| f.insert(item))
+        crate::lookahead::insert_by_positions(self, items, |f, item| f.insert(item))
     }
 
     /// The answers of [`contains`](Self::contains) for every item, into `out` (cleared
     /// first), through the same window as [`insert_batch`](Self::insert_batch).
     pub fn contains_batch_into<I: Item>(&self, items: &[I], out: &mut Vec<bool>) {
-        crate::lookahead::contains_by_digest(self, items, out, |f, item| f.contains(item))
+        crate::lookahead::contains_by_positions(self, items, out, |f, item| f.contains(item))
     }
 
     /// Streaming duplicate detection: whether the item looked like a duplicate (it was
@@ -483,14 +520,7 @@ impl crate::lookahead::ByDigest for StableBloomFilter {
     #[inline(always)]
     fn prefetch_insert(&self, digest: u128, pending: u64) {
         self.prefetch_query(digest);
-        let m = self.cells.len();
-        let state = self
-            .rng
-            .wrapping_add(GOLDEN_GAMMA.wrapping_mul(pending.wrapping_add(1)));
-        let start = reduce(mix64(state), m);
-        self.cells.prefetch(start);
-        self.cells
-            .prefetch((start + self.decrements.min(m).saturating_sub(1)) % m);
+        self.prefetch_run(pending);
     }
     #[inline(always)]
     fn contains_digest(&self, digest: u128) -> bool {
@@ -502,6 +532,50 @@ impl crate::lookahead::ByDigest for StableBloomFilter {
     fn insert_digest(&mut self, digest: u128) -> bool {
         let (k, m) = (self.num_hashes, self.cells.len());
         self.add(self.hashing.positions_with_digest(&[], digest, k, m))
+    }
+}
+
+impl crate::lookahead::ByPositions for StableBloomFilter {
+    fn position_range(&self) -> (u32, u64) {
+        (self.num_hashes, self.cells.len())
+    }
+    #[inline(always)]
+    fn prefetch_query_at(&self, ps: &[u64]) {
+        for &i in ps {
+            self.cells.prefetch(i);
+        }
+    }
+    /// The K cells and the ends of the decrement run (as [`ByDigest::prefetch_insert`]).
+    ///
+    /// [`ByDigest::prefetch_insert`]: crate::lookahead::ByDigest::prefetch_insert
+    #[inline(always)]
+    fn prefetch_insert_at(&self, ps: &[u64], pending: u64) {
+        self.prefetch_query_at(ps);
+        self.prefetch_run(pending);
+    }
+    #[inline(always)]
+    fn contains_at(&self, ps: &[u64]) -> bool {
+        ps.iter().all(|&i| self.cells.get(i) != 0)
+    }
+    #[inline(always)]
+    fn insert_at(&mut self, ps: &[u64]) -> bool {
+        self.add_at(ps)
+    }
+}
+
+impl StableBloomFilter {
+    /// Prefetches the first and last cell of the run the insert decrements after `pending`
+    /// more inserts.
+    #[inline(always)]
+    fn prefetch_run(&self, pending: u64) {
+        let m = self.cells.len();
+        let state = self
+            .rng
+            .wrapping_add(GOLDEN_GAMMA.wrapping_mul(pending.wrapping_add(1)));
+        let start = reduce(mix64(state), m);
+        self.cells.prefetch(start);
+        self.cells
+            .prefetch((start + self.decrements.min(m).saturating_sub(1)) % m);
     }
 }
 
@@ -839,6 +913,43 @@ mod tests {
         assert_eq!(cells.get(0), 0);
         assert_eq!(cells.get(2), 1);
         assert_eq!(cells.get(9), 0);
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::test_runner::Config::with_cases(64))]
+
+        /// The insert at k = 4, 7 and 10 (positions once, into an array) against the insert
+        /// over the scheme's positions (any other k, and the seeded scheme): the same answers
+        /// and the same cells, generator and counts, under the digest schemes.
+        #[test]
+        fn the_common_k_insert_is_the_insert_over_positions(
+            k in proptest::sample::select(vec![4u32, 7, 10, 3]),
+            cells in 20u64..2_000,
+            scheme_at in 0usize..3,
+            seed in proptest::num::u64::ANY,
+            items in proptest::collection::vec(0u64..500, 0..300),
+        ) {
+            let scheme = [
+                IndexScheme::EnhancedDoubleHashing,
+                IndexScheme::DoubleHashing,
+                IndexScheme::GuavaMitz64,
+            ][scheme_at];
+            let mut fast = StableBloomFilter::builder()
+                .num_cells(cells)
+                .num_hashes(k)
+                .decrements(cells.min(30))
+                .index_scheme(scheme)
+                .seed(seed)
+                .build()
+                .unwrap();
+            let mut general = fast.clone();
+            for item in &items {
+                let (h, m) = (general.hashing, general.cells.len());
+                let by_positions = general.add(h.positions(&item.to_le_bytes(), k, m));
+                proptest::prop_assert_eq!(fast.insert(item), by_positions);
+            }
+            proptest::prop_assert!(fast == general);
+        }
     }
 
     #[test]
