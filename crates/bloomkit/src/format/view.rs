@@ -238,8 +238,12 @@ pub(crate) struct ViewFacts {
 macro_rules! view_facts {
     ($record:expr, $num_bits:expr, $num_hashes:expr) => {{
         let record = &$record;
+        $crate::format::view::view_facts!(record, $num_bits, $num_hashes, record.inserted)
+    }};
+    ($record:expr, $num_bits:expr, $num_hashes:expr, $inserted:expr) => {{
+        let record = &$record;
         $crate::format::view::ViewFacts {
-            inserted: record.inserted,
+            inserted: $inserted,
             capacity: record.capacity,
             target_fpp: record.target_fpp,
             num_bits: $num_bits,

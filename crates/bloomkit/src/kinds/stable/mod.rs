@@ -849,13 +849,7 @@ impl KindView for ViewShape {
 
     fn facts(&self) -> ViewFacts {
         let s = &self.stored;
-        ViewFacts {
-            inserted: s.inserted,
-            capacity: s.capacity,
-            target_fpp: s.target_fpp,
-            num_bits: s.num_cells,
-            num_hashes: s.num_hashes,
-        }
+        crate::format::view::view_facts!(s, s.num_cells, s.num_hashes)
     }
 
     fn contains(&self, bytes: &[u8], view: &FilterView) -> Result<bool, Error> {

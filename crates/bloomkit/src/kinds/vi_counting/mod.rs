@@ -1042,13 +1042,7 @@ impl KindView for ViewShape {
 
     fn facts(&self) -> ViewFacts {
         let s = &self.stored;
-        ViewFacts {
-            inserted: s.len,
-            capacity: s.capacity,
-            target_fpp: s.target_fpp,
-            num_bits: s.num_counters,
-            num_hashes: s.num_hashes,
-        }
+        crate::format::view::view_facts!(s, s.num_counters, s.num_hashes, s.len)
     }
 
     fn contains(&self, bytes: &[u8], view: &FilterView) -> Result<bool, Error> {
