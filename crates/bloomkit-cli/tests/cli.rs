@@ -2513,6 +2513,26 @@ fn check_of_every_viewable_kind_reads_only_the_chunks_its_items_touch() {
             }
         }
         assert!(answered > 0, "{kind}: every item refused ({refused})");
+        if kind.counts() {
+            // --count reads through the view too: an item that touches only good chunks
+            // is counted (where loading refuses the file), one that touches the damaged
+            // chunk is an error naming it, never a count of 0.
+            let mut counted = 0;
+            for i in 0..10 {
+                let item = format!("item-{i}");
+                let output = run(d, &["check", "--count", name, &item]);
+                if output.status.code() == Some(0) {
+                    assert_eq!(stdout(&output), format!("{item}\t1\n"), "{kind}");
+                    counted += 1;
+                    let load = fails(d, &["check", "--count", "--load", name, &item]);
+                    assert!(load.contains("chunk"), "{kind}: {load}");
+                } else {
+                    let message = stderr(&output);
+                    assert!(message.contains("chunk"), "{kind} --count: {message}");
+                }
+            }
+            assert!(counted > 0, "{kind}: every count refused");
+        }
         let info = fails(d, &["info", name]);
         assert!(info.contains("chunk"), "{kind}: {info}");
     }
@@ -2562,6 +2582,14 @@ fn check_through_a_view_answers_as_loading_and_refuses_a_corrupted_chunk() {
             assert!(viewed.contains("item-2999\tmaybe"), "{kind} {name}");
             let args = ["check", name, "item-7", "other-8"];
             assert_eq!(ok(d, &args), ok(d, &[&args[..], &["--load"]].concat()));
+            if kind.counts() {
+                // Counts through the view, as loaded.
+                let viewed = ok_with_stdin(d, &["check", "--count", name], probes.as_bytes());
+                let loaded =
+                    ok_with_stdin(d, &["check", "--count", "--load", name], probes.as_bytes());
+                assert_eq!(viewed, loaded, "{kind} {name}: --count");
+                assert!(viewed.contains("item-2999\t1"), "{kind} {name}: --count");
+            }
         }
         // One byte near the end of the payload (the last bytes of a version-2 file).
         let mut bytes = std::fs::read(d.join("v2.bk")).unwrap();

@@ -84,8 +84,8 @@ pub fn run(args: CheckArgs) -> Result<ExitCode> {
         bail!("--items is for --format spark|guava (a bloomkit file hashes a line's bytes)");
     }
     let counts = args.count;
-    // A view reads only the chunks the queries touch; counting needs the loaded filter.
-    let filter = store::open_for_queries(&args.filter, !counts && !args.load)?;
+    // A view reads only the chunks the queries touch, for answers and counts alike.
+    let filter = store::open_for_queries(&args.filter, !args.load)?;
     if counts && !Kind::counts(filter.kind()) {
         bail!(
             "{}: a {} filter does not count items; --count is for --kind {}",
@@ -100,8 +100,8 @@ pub fn run(args: CheckArgs) -> Result<ExitCode> {
     };
     let answer = |item: &[u8], out: &mut Vec<u8>| -> Result<bool> {
         if counts {
-            // The kind counts (checked above).
-            let n = filter.count(item).unwrap_or(0);
+            // The kind counts (checked above); an error is a damaged chunk, never a 0.
+            let n = filter.count(item)?;
             out.extend_from_slice(item);
             out.extend_from_slice(format!("\t{n}\n").as_bytes());
             Ok(n > 0)

@@ -33,8 +33,9 @@
 //! `Declared::VIEW`: the same parameter checks as loading, the same positions and kernels;
 //! the counter kinds' query is one function over "a way to read cell i", which the loaded
 //! filter calls with its array and the view with [`FilterView`]'s checked reads), so a kind
-//! becomes viewable by that one line. A view answers membership only: a spectral filter's
-//! count (`bloomkit check --count`) loads the filter.
+//! becomes viewable by that one line. A kind that counts answers its count the same way
+//! ([`FilterView::count`]: the spectral filter's count, under every method, is one function
+//! over its counters), so `bloomkit check --count` reads only the counters its items touch.
 //!
 //! What loading checks in the payload is checked by the view before it answers from it:
 //!
@@ -155,6 +156,13 @@ pub(crate) trait KindView: std::fmt::Debug + Send + Sync {
     /// The loaded filter's answer for the item with these bytes, from payload bytes
     /// fetched through [`FilterView::payload`].
     fn contains(&self, bytes: &[u8], view: &FilterView) -> Result<bool, Error>;
+
+    /// The loaded filter's [`AnyFilter::count`] for the item with these bytes, for a kind
+    /// that counts ([`Kind::counts`]); `None` for the others.
+    fn count(&self, bytes: &[u8], view: &FilterView) -> Result<Option<u64>, Error> {
+        let _ = (bytes, view);
+        Ok(None)
+    }
 
     /// The loaded filter's [`Summary`], its content read through
     /// [`FilterView::for_each_piece`] instead of loaded.
@@ -497,6 +505,34 @@ impl FilterView {
 
     fn contains_bytes(&self, bytes: &[u8]) -> Result<bool, Error> {
         self.shape.contains(bytes, self)
+    }
+
+    /// How often the item was inserted, as the loaded filter estimates it
+    /// ([`AnyFilter::count`]), read from the counters the item touches: for a kind that
+    /// counts ([`Kind::counts`], the spectral filter), else [`Error::Unsupported`]. The same
+    /// chunk errors as [`contains`](Self::contains).
+    ///
+    /// ```
+    /// use bloomkit::format::view::FilterView;
+    /// use bloomkit::{Persist, SpectralBloomFilter};
+    /// # let dir = tempfile::tempdir()?;
+    /// # let path = dir.path().join("words.spectral");
+    /// let mut filter = SpectralBloomFilter::with_capacity(1_000, 0.01)?;
+    /// for word in ["to", "be", "or", "not", "to", "be"] {
+    ///     filter.insert(word);
+    /// }
+    /// filter.save_chunked(&path)?;
+    /// let view = FilterView::open(&path)?;
+    /// assert_eq!(view.count("to")?, filter.count("to"));
+    /// assert!(view.count("to")? >= 2);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn count<I: Item + ?Sized>(&self, item: &I) -> Result<u64, Error> {
+        item.with_bytes(|bytes| self.shape.count(bytes, self))?
+            .ok_or(Error::Unsupported {
+                kind: self.kind(),
+                operation: "count",
+            })
     }
 
     /// Checks every chunk not checked yet (version 2; nothing to do for version 1), in the

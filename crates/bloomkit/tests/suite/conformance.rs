@@ -1262,6 +1262,24 @@ pub fn view_answers_like_loaded(filter: &AnyFilter, probes: &[u32]) -> Result<()
                 version,
                 x
             );
+            // A kind that counts counts through the view as loaded; the others refuse both.
+            let count = view.count(x);
+            if kind.counts() {
+                let count = count.map_err(|e| fail("count", e))?;
+                prop_assert_eq!(
+                    count,
+                    loaded.count(x).unwrap(),
+                    "{} v{}: count of {}",
+                    kind,
+                    version,
+                    x
+                );
+            } else {
+                prop_assert!(
+                    matches!(count, Err(Error::Unsupported { .. })) && loaded.count(x).is_err(),
+                    "{kind} v{version}: a count of a kind that does not count"
+                );
+            }
         }
         let batch = view.contains_batch(probes).map_err(|e| fail("batch", e))?;
         prop_assert_eq!(

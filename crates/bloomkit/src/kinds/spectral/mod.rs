@@ -248,17 +248,80 @@ fn distinct_into(positions: &[u64], out: &mut [u64]) -> usize {
 
 /// The smallest counter at `positions`, and whether it occurs at two positions or more.
 fn minimum(counters: &PackedCounters, positions: &[u64]) -> (u32, bool) {
+    infallible(minimum_by(positions, |p| Ok(counters.get(p))))
+}
+
+/// [`minimum`] over a way to read counter p (the loaded filter's array, or a view's
+/// checked chunks).
+#[inline(always)]
+fn minimum_by<E>(
+    positions: &[u64],
+    mut counter: impl FnMut(u64) -> Result<u32, E>,
+) -> Result<(u32, bool), E> {
     let mut min = u32::MAX;
     let mut times = 0;
     for &p in positions {
-        let c = counters.get(p);
+        let c = counter(p)?;
         if c < min {
             (min, times) = (c, 1);
         } else if c == min {
             times += 1;
         }
     }
-    (min, times >= 2)
+    Ok((min, times >= 2))
+}
+
+/// The count estimate of the item with `bytes` ([`SpectralBloomFilter::count`]), over a way
+/// to read primary counter p and, under RM (`secondary_len` given), secondary counter q: the
+/// one function by which the loaded filter and a read-only view count.
+///
+/// * MS and MI: the minimum of the item's k primary counters (a repeated position cannot
+///   change it, and the scan stops at a 0, which is the minimum).
+/// * RM (Cohen & Matias 2003, §4): the minimum of its distinct primary counters; when that
+///   minimum is not 0 and occurs once (a "single minimum", the sign of an error), the
+///   minimum of its secondary counters if that is not 0.
+#[inline(always)]
+fn count_by<E>(
+    hashing: Hashing,
+    num_hashes: u32,
+    num_counters: u64,
+    secondary_len: Option<u64>,
+    bytes: &[u8],
+    mut primary: impl FnMut(u64) -> Result<u32, E>,
+    secondary: impl FnMut(u64) -> Result<u32, E>,
+) -> Result<u32, E> {
+    let Some(secondary_len) = secondary_len else {
+        let mut min = u32::MAX;
+        let positions = hashing.positions(bytes, num_hashes, num_counters);
+        try_all(positions, |p| {
+            min = min.min(primary(p)?);
+            Ok(min > 0)
+        })?;
+        return Ok(if min == u32::MAX { 0 } else { min });
+    };
+    let ps = DistinctPositions::of(hashing, bytes, num_hashes, num_counters);
+    let (min, recurring) = minimum_by(ps.get(), &mut primary)?;
+    if min == 0 || recurring {
+        return Ok(min);
+    }
+    let qs = DistinctPositions::of(
+        secondary_hashing_of(hashing),
+        bytes,
+        num_hashes,
+        secondary_len,
+    );
+    Ok(match minimum_by(qs.get(), secondary)?.0 {
+        0 => min,
+        held => held,
+    })
+}
+
+/// The hashing of RM's secondary filter: the primary's with a seed of its own.
+fn secondary_hashing_of(hashing: Hashing) -> Hashing {
+    Hashing {
+        seed: mix64(hashing.seed ^ 0x05ec_0dc0),
+        ..hashing
+    }
 }
 
 /// Takes 1 from each counter at `positions`, leaving saturated counters (whose true value
@@ -295,10 +358,7 @@ impl SpectralBloomFilter {
     /// The hashing of RM's secondary filter: the same function and scheme, another seed,
     /// so that two items sharing primary counters do not share secondary ones for that.
     fn secondary_hashing(&self) -> Hashing {
-        Hashing {
-            seed: mix64(self.hashing.seed ^ 0x05ec_0dc0),
-            ..self.hashing
-        }
+        secondary_hashing_of(self.hashing)
     }
 
     #[inline(always)]
@@ -466,24 +526,15 @@ impl SpectralBloomFilter {
     }
 
     fn count_bytes(&self, bytes: &[u8]) -> u32 {
-        let Some(secondary) = &self.secondary else {
-            // MS and MI: the minimum, which a repeated position cannot change.
-            let m = self.counters.len();
-            let positions = self.hashing.positions(bytes, self.num_hashes, m);
-            return positions.map(|p| self.counters.get(p)).min().unwrap_or(0);
-        };
-        // RM asks whether the minimum recurs, which needs each position once.
-        let (min, recurring) = minimum(&self.counters, self.positions(bytes).get());
-        match Some(secondary) {
-            Some(secondary) if min > 0 && !recurring => {
-                let qs = self.secondary_positions(bytes).expect("RM has a secondary");
-                match minimum(secondary, qs.get()).0 {
-                    0 => min,
-                    held => held,
-                }
-            }
-            _ => min,
-        }
+        infallible(count_by(
+            self.hashing,
+            self.num_hashes,
+            self.counters.len(),
+            self.secondary.as_ref().map(PackedCounters::len),
+            bytes,
+            |p| Ok(self.counters.get(p)),
+            |q| Ok(self.secondary.as_ref().map_or(0, |s| s.get(q))),
+        ))
     }
 
     /// Removes one occurrence of an item. `Ok(true)` when done.
@@ -959,7 +1010,7 @@ impl Stored {
 /// A spectral filter as loading and a read-only view ([`format::view`](crate::format::view))
 /// read it: the stored parameters and method, checked, and the query over the primary
 /// counters the view fetches from the file (the membership query of every method reads
-/// only them; a count under RM reads the secondary too, and a view does not count). Loading
+/// only them; a count under RM reads the secondary too). Loading
 /// checks the padding bits of every word of both arrays; the view checks them in each chunk
 /// when it first touches it ([`KindView::check_piece`]).
 #[derive(Clone, Copy, Debug)]
@@ -1025,6 +1076,26 @@ impl KindView for ViewShape {
         let primary = s.primary();
         let positions = self.hashing.positions(bytes, s.num_hashes, s.num_counters);
         holds(positions, |p| view.counter(&primary, p))
+    }
+
+    /// The loaded filter's count ([`count_by`]) over the counters the view fetches: the
+    /// primary ones, and under RM the secondary ones when the primary minimum is single.
+    fn count(&self, bytes: &[u8], view: &FilterView) -> Result<Option<u64>, Error> {
+        let s = &self.stored;
+        let (primary, secondary) = (s.primary(), s.secondary());
+        let count = count_by(
+            self.hashing,
+            s.num_hashes,
+            s.num_counters,
+            secondary.map(|span| span.len),
+            bytes,
+            |p| view.counter(&primary, p),
+            |q| match &secondary {
+                Some(span) => view.counter(span, q),
+                None => Ok(0),
+            },
+        )?;
+        Ok(Some(u64::from(count)))
     }
 
     /// The non-zero primary counters and the saturated counters of both arrays, counted
