@@ -213,6 +213,18 @@ pub(crate) fn try_all<T, E>(
     }
 }
 
+/// Whether every counter at `positions` is non-zero (stopping at the first 0), over a way
+/// to read counter p: the query of the counting filter and of the spectral filter under
+/// every method (a repeated position cannot change whether a counter is 0), by which the
+/// loaded filter (its array, [`infallible`]) and a view (the file's checked chunks) answer.
+#[inline(always)]
+pub(crate) fn all_nonzero<E>(
+    positions: impl Iterator<Item = u64>,
+    mut counter: impl FnMut(u64) -> Result<u32, E>,
+) -> Result<bool, E> {
+    try_all(positions, |p| Ok(counter(p)? != 0))
+}
+
 /// The value of a result that cannot be an error (a query over the loaded filter's cells).
 #[inline(always)]
 pub(crate) fn infallible<T>(result: Result<T, std::convert::Infallible>) -> T {

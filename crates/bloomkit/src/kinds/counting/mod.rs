@@ -69,7 +69,7 @@ use crate::bits::{CounterSpan, PackedCounters};
 use crate::codec::{check_num_counters, Parts};
 use crate::error::{DecodeError, Error};
 use crate::filter::{Filter, Kind};
-use crate::format::view::{infallible, try_all, FilterView, KindView, Shape, ViewFacts};
+use crate::format::view::{all_nonzero, infallible, FilterView, KindView, Shape, ViewFacts};
 use crate::hash::HashingChoice;
 use crate::hash::{Hashing, Item, Positions};
 use crate::params::{self, MAX_NUM_HASHES};
@@ -151,7 +151,7 @@ impl CountingBloomFilter {
             let positions = self
                 .hashing
                 .positions(bytes, self.num_hashes, self.counters.len());
-            infallible(holds(positions, |p| Ok(self.counters.get(p))))
+            infallible(all_nonzero(positions, |p| Ok(self.counters.get(p))))
         })
     }
 
@@ -270,17 +270,6 @@ impl Filter for CountingBloomFilter {
     }
 }
 
-/// The query: `false` when one of the item's counters is 0. Over a way to read counter
-/// p, so that the loaded filter (its array) and a view (the file's chunks) answer by this
-/// one function.
-#[inline(always)]
-fn holds<E>(
-    positions: impl Iterator<Item = u64>,
-    mut counter: impl FnMut(u64) -> Result<u32, E>,
-) -> Result<bool, E> {
-    try_all(positions, |p| Ok(counter(p)? != 0))
-}
-
 /// [`Filter::properties`] of a filter with these stored parameters and these counts of
 /// non-zero and saturated counters (a view's summary gives the same).
 fn properties(stored: &Stored, nonzero: u64, saturated: u64) -> Vec<(&'static str, String)> {
@@ -326,7 +315,7 @@ impl crate::lookahead::ByDigest for CountingBloomFilter {
     fn contains_digest(&self, digest: u128) -> bool {
         let (k, m) = (self.num_hashes, self.counters.len());
         let positions = self.hashing.positions_with_digest(&[], digest, k, m);
-        infallible(holds(positions, |p| Ok(self.counters.get(p))))
+        infallible(all_nonzero(positions, |p| Ok(self.counters.get(p))))
     }
     #[inline(always)]
     fn insert_digest(&mut self, digest: u128) -> bool {
@@ -545,7 +534,7 @@ impl KindView for ViewShape {
         } = self.stored;
         let span = self.stored.span();
         let positions = self.hashing.positions(bytes, num_hashes, num_counters);
-        holds(positions, |p| view.counter(&span, p))
+        all_nonzero(positions, |p| view.counter(&span, p))
     }
 
     /// The non-zero and saturated counters, counted over the payload; the rest as the

@@ -91,7 +91,7 @@ use crate::bits::{CounterSpan, PackedCounters};
 use crate::codec::{check_counter_width, check_num_counters, invalid, Parts, Persist};
 use crate::error::{DecodeError, Error};
 use crate::filter::{Filter, Kind};
-use crate::format::view::{infallible, try_all, FilterView, KindView, ViewFacts};
+use crate::format::view::{all_nonzero, infallible, try_all, FilterView, KindView, ViewFacts};
 use crate::hash::{mix64, Hashing, HashingChoice, IndexScheme, Item, Positions};
 use crate::params::MAX_NUM_BITS;
 use crate::sizing;
@@ -514,7 +514,7 @@ impl SpectralBloomFilter {
         item.with_bytes(|bytes| {
             let m = self.counters.len();
             let positions = self.hashing.positions(bytes, self.num_hashes, m);
-            infallible(holds(positions, |p| Ok(self.counters.get(p))))
+            infallible(all_nonzero(positions, |p| Ok(self.counters.get(p))))
         })
     }
 
@@ -663,18 +663,6 @@ impl Filter for SpectralBloomFilter {
     }
 }
 
-/// The query (under every method): `false` when one of the item's primary counters is 0.
-/// A repeated position cannot change whether a counter is 0: no de-duplication. Over a
-/// way to read counter p, so that the loaded filter (its array) and a view (the file's
-/// chunks) answer by this one function.
-#[inline(always)]
-fn holds<E>(
-    positions: impl Iterator<Item = u64>,
-    mut counter: impl FnMut(u64) -> Result<u32, E>,
-) -> Result<bool, E> {
-    try_all(positions, |p| Ok(counter(p)? > 0))
-}
-
 /// [`Filter::properties`] of a filter with these stored parameters, method, non-zero
 /// primary counters and saturated counters of both arrays (a view's summary gives the
 /// same).
@@ -717,7 +705,7 @@ impl crate::lookahead::ByDigest for SpectralBloomFilter {
     fn contains_digest(&self, digest: u128) -> bool {
         let (k, m) = (self.num_hashes, self.counters.len());
         let positions = self.hashing.positions_with_digest(&[], digest, k, m);
-        infallible(holds(positions, |p| Ok(self.counters.get(p))))
+        infallible(all_nonzero(positions, |p| Ok(self.counters.get(p))))
     }
     #[inline(always)]
     fn insert_digest(&mut self, digest: u128) -> bool {
@@ -1075,7 +1063,7 @@ impl KindView for ViewShape {
         let s = &self.stored;
         let primary = s.primary();
         let positions = self.hashing.positions(bytes, s.num_hashes, s.num_counters);
-        holds(positions, |p| view.counter(&primary, p))
+        all_nonzero(positions, |p| view.counter(&primary, p))
     }
 
     /// The loaded filter's count ([`count_by`]) over the counters the view fetches: the
