@@ -2464,6 +2464,7 @@ fn check_of_every_viewable_kind_reads_only_the_chunks_its_items_touch() {
         "vi-counting",
         "generalized",
         "robust",
+        "weighted",
     ] {
         assert!(
             viewable.iter().any(|k| k.name() == needed),

@@ -21,7 +21,8 @@
 //!   filter (one 32-byte block), the deletable filter (k data bits; its collision bitmap,
 //!   the first r bits of the same array, only for the summary), the generalized filter (k₁
 //!   bits that must be 1 and k₀ that must be 0) and robustBF (k bits, each in the word of
-//!   its row and column);
+//!   its row and column), and the weighted filter (k_x bits, k_x from its weight table,
+//!   which follows the bits in the payload and which a query searches in the file);
 //! * packed counters (⌊64/w⌋ counters of w bits to a 64-bit word): the counting filter (k
 //!   counters, none 0), the spectral filter (k primary counters, none 0, under every
 //!   method; recurring minimum's secondary counters follow the primary ones and only count
@@ -52,12 +53,13 @@
 //!
 //! The others are not viewable, for these reasons: the cuckoo filter keeps a victim and the
 //! scalable filter a list of filters of varying size; the compressed filter is
-//! arithmetic-coded (no bit can be read without decoding what precedes it). The weighted
-//! filter's bits are flat, but a query first looks its item up in the weight table stored
-//! after them (9-byte entries, so an entry can straddle two chunks, which
-//! [`FilterView`]'s reads never do) by a binary search, and loading checks the table's
-//! keys strictly increasing across all of it: a view would need reads across chunks and a
-//! check of the whole table at open (not done; the table is small next to the bits).
+//! arithmetic-coded (no bit can be read without decoding what precedes it).
+//!
+//! The weighted filter's table is read in place too: a query finds its item's key by a
+//! binary search over the file's 9-byte entries (an entry may straddle two chunks; the read
+//! takes both, [`FilterView`]'s reads of everything else never cross a chunk), and what
+//! loading checks across the whole table (keys strictly increasing, every k valid) the view
+//! checks when it opens, reading the table's chunks and not the bits.
 //!
 //! # The checksum still guards every answer
 //!
@@ -125,7 +127,7 @@ use super::{with_path, Chunks, Layout, Parts, Reader, CHUNKED_FORMAT_VERSION, FO
 impl Kind {
     /// Whether files of this kind can be opened as a [`FilterView`] (their payload is a flat
     /// array that a query reads at computed places): the classic, partitioned, blocked,
-    /// split block, deletable, generalized and robustBF filters (bit arrays) and the
+    /// split block, deletable, generalized, robustBF and weighted filters (bit arrays) and the
     /// counting, spectral, stable and variable-increment filters (packed counters). See the
     /// [module docs](self), "Which kinds".
     ///
@@ -370,6 +372,11 @@ impl FilterView {
             )
             .map_err(|e| with_path(e, path))?;
         }
+        // After the checksum of a version-1 file: a bad checksum is reported before what
+        // the kind finds in bytes it cannot trust, as loading reports it.
+        view.shape
+            .check_opened(&view)
+            .map_err(|e| with_path(e, path))?;
         Ok(view)
     }
 
@@ -415,7 +422,6 @@ impl FilterView {
             file,
             map,
         };
-        view.shape.check_opened(&view).map_err(strip_path)?;
         Ok(view)
     }
 
@@ -637,14 +643,46 @@ impl FilterView {
     /// [`for_each_piece`](Self::for_each_piece), each piece with its offset in the payload.
     pub(crate) fn for_each_piece_at(
         &self,
+        each: impl FnMut(usize, &[u8]) -> Result<(), Error>,
+    ) -> Result<(), Error> {
+        self.for_each_piece_in(0..self.payload_len, each)
+    }
+
+    /// [`for_each_piece_at`](Self::for_each_piece_at) over the payload bytes in `range`
+    /// only: the pieces that hold them are read and checked, and `each` gets the part of
+    /// each piece inside the range, with its offset (the weighted filter's table, after its
+    /// bits, read without the bits).
+    pub(crate) fn for_each_piece_in(
+        &self,
+        range: std::ops::Range<usize>,
         mut each: impl FnMut(usize, &[u8]) -> Result<(), Error>,
     ) -> Result<(), Error> {
         let mut pieces = self.pieces();
-        let mut at = 0;
-        while at < self.payload_len {
-            let bytes = pieces.piece_at(at)?;
-            each(at, bytes)?;
-            at += bytes.len();
+        let mut at = range.start;
+        while at < range.end.min(self.payload_len) {
+            let (start, bytes) = pieces.piece_holding(at)?;
+            let end = (start + bytes.len()).min(range.end);
+            each(at, &bytes[at - start..end - start])?;
+            at = end;
+        }
+        Ok(())
+    }
+
+    /// Fills `out` with the payload bytes at `offset`, from checked chunks, as
+    /// [`payload`](Self::payload) reads them but allowed to cross from one chunk into the
+    /// next (a 9-byte entry of the weighted filter's table may).
+    pub(crate) fn payload_into(&self, mut offset: usize, out: &mut [u8]) -> Result<(), Error> {
+        let mut done = 0;
+        while done < out.len() {
+            let room = if self.checked.is_empty() {
+                out.len()
+            } else {
+                let chunk = 1usize << self.chunk_shift;
+                chunk - (offset & (chunk - 1))
+            };
+            let n = room.min(out.len() - done);
+            out[done..done + n].copy_from_slice(self.payload(offset, n)?);
+            (done, offset) = (done + n, offset + n);
         }
         Ok(())
     }
@@ -872,14 +910,6 @@ impl std::fmt::Debug for FilterView {
     }
 }
 
-/// A decoding error without the file name, for `over`, whose caller adds it.
-fn strip_path(error: Error) -> Error {
-    match error {
-        Error::InvalidFile { error, .. } => Error::Decode(error),
-        other => other,
-    }
-}
-
 /// Fills `buffer` with the bytes of `file` at `offset` (`pread`: the file's position is
 /// not used, so threads may read at once).
 #[cfg(unix)]
@@ -981,6 +1011,11 @@ impl Pieces<'_> {
     /// The piece that holds payload byte `offset` (read and checked unless it is the one
     /// read last), from its start.
     pub(crate) fn piece_at(&mut self, offset: usize) -> Result<&[u8], Error> {
+        Ok(self.piece_holding(offset)?.1)
+    }
+
+    /// [`piece_at`](Self::piece_at), with the piece's offset in the payload.
+    fn piece_holding(&mut self, offset: usize) -> Result<(usize, &[u8]), Error> {
         let start = offset / self.piece * self.piece;
         if start != self.start {
             let view = self.view;
@@ -999,7 +1034,7 @@ impl Pieces<'_> {
             }
             (self.start, self.len) = (start, len);
         }
-        Ok(&self.buffer[..self.len])
+        Ok((self.start, &self.buffer[..self.len]))
     }
 
     /// Bit `p` of a payload that is one bit array in 64-bit little-endian words.

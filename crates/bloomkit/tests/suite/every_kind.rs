@@ -538,9 +538,10 @@ fn every_kind_meets_the_fpp_it_was_sized_for() {
 // ---------------------------------------------------------------------------------------
 // Views (`format::view`): every kind that can be viewed, view against loaded.
 
-/// The kinds whose payload is one flat array of bits or packed counters, which a view must
-/// answer: the view tests below cannot pass by testing fewer.
-const FLAT_KINDS: [Kind; 11] = [
+/// The kinds whose payload is one flat array of bits or packed counters (the weighted
+/// filter's followed by its weight table), which a view must answer: the view tests below
+/// cannot pass by testing fewer.
+const FLAT_KINDS: [Kind; 12] = [
     Kind::Bloom,
     Kind::Partitioned,
     Kind::Blocked,
@@ -552,6 +553,7 @@ const FLAT_KINDS: [Kind; 11] = [
     Kind::Spectral,
     Kind::Stable,
     Kind::VariableIncrement,
+    Kind::Weighted,
 ];
 
 /// The kinds `Kind::can_view` admits: at least the flat-array kinds ([`FLAT_KINDS`]), so
@@ -833,6 +835,103 @@ fn past_the_copy_budget_a_view_checks_and_answers_from_the_map() {
         );
         assert_eq!(view.chunks_copied(), budget, "{kind}");
     }
+}
+
+/// A weighted filter for 300 000 items with 20 000 items weighted (query frequencies 1/8 to
+/// 8; about 17 000 of them get a k other than the ordinary one, a table of about 150 KB
+/// after the bits: many 4 KiB chunks, entries straddling chunk boundaries), holding the
+/// items 0 … 19 999 (among them the weighted multiples of 3).
+fn weighted_with_a_large_table() -> (AnyFilter, usize) {
+    let mut builder = WeightedBloomFilter::builder()
+        .capacity(300_000)
+        .fpp(0.01)
+        .universe(10_000_000);
+    for i in 0..20_000u32 {
+        builder = builder.query_frequency(&(i * 3), 2f64.powi(i as i32 % 7 - 3));
+    }
+    let mut filter = builder.build().unwrap();
+    for x in 0..20_000u32 {
+        filter.insert(&x);
+    }
+    let table_at = (filter.num_bits().div_ceil(64) * 8) as usize;
+    assert!(
+        filter.weighted_items() > 15_000,
+        "{}",
+        filter.weighted_items()
+    );
+    (filter.into(), table_at)
+}
+
+/// A view of a weighted filter answers from its weight table in the file: every item's k
+/// found by a search over entries that straddle chunks, the answers, summary and reload
+/// the loaded filter's, for version 1 and version 2 with 4 KiB chunks. The items probed
+/// include the weighted ones, present and absent, whose k differs from the ordinary k, so
+/// a view that read no table, or a wrong entry, would answer differently.
+#[test]
+fn a_weighted_view_reads_its_table_across_chunks() {
+    let (filter, _) = weighted_with_a_large_table();
+    let probes: Vec<u32> = (0..60_000).chain(fresh(20_000)).collect();
+    view_answers_like_loaded(&filter, &probes).unwrap();
+}
+
+/// What loading checks across the whole weight table, a view checks when it opens: a
+/// damaged chunk of the table is a checksum error at open (version 2, naming the chunk;
+/// version 1, the file's checksum), and a table whose keys are out of order with every
+/// checksum made to match is refused with loading's reason. The bits' chunks are left to
+/// the queries.
+#[test]
+fn a_weighted_view_checks_its_whole_table_when_it_opens() {
+    use bloomkit::format::view::FilterView;
+    use bloomkit::DecodeError;
+    let tmp = TempPath::new("weighted.bloom");
+    let (filter, table_at) = weighted_with_a_large_table();
+    let payload_at = save_chunked_with(&filter, &tmp.path, 12);
+    let good = std::fs::read(&tmp.path).unwrap();
+    let view = FilterView::open(&tmp.path).unwrap();
+    let (chunks, checked) = view.chunks_checked();
+    assert!(
+        chunks > 100 && checked <= 1,
+        "{checked} of {chunks} checked at open"
+    );
+
+    // A byte in the table's middle, flipped: its chunk fails at open.
+    let at = payload_at + table_at + (good.len() - payload_at - table_at) / 2;
+    let mut bytes = good.clone();
+    bytes[at] ^= 0x20;
+    std::fs::write(&tmp.path, &bytes).unwrap();
+    let e = FilterView::open(&tmp.path).unwrap_err();
+    let bad = (at - payload_at) >> 12;
+    assert!(
+        matches!(&e, Error::InvalidFile {
+            error: DecodeError::ChunkChecksumMismatch { chunk, .. }, ..
+        } if *chunk == bad as u64),
+        "{e}"
+    );
+
+    // Two neighbouring keys swapped, the checksums made to match.
+    let mut bytes = good.clone();
+    let first = payload_at + table_at + 9 * 1_000;
+    let (a, b) = (
+        bytes[first..first + 9].to_vec(),
+        bytes[first + 9..first + 18].to_vec(),
+    );
+    bytes[first..first + 9].copy_from_slice(&b);
+    bytes[first + 9..first + 18].copy_from_slice(&a);
+    reseal_chunked(&mut bytes, payload_at, 12);
+    std::fs::write(&tmp.path, &bytes).unwrap();
+    let load = AnyFilter::load(&tmp.path).unwrap_err();
+    let open = FilterView::open(&tmp.path).unwrap_err();
+    for e in [&load, &open] {
+        assert!(e.to_string().contains("strictly increasing"), "{e}");
+    }
+
+    // Version 1: a flipped table byte is the file's checksum error, before anything else.
+    filter.save(&tmp.path).unwrap();
+    let mut bytes = std::fs::read(&tmp.path).unwrap();
+    let at = bytes.len() - 8 - 9 * 500 - 3;
+    bytes[at] ^= 0x20;
+    std::fs::write(&tmp.path, &bytes).unwrap();
+    open_refused_by_checksum(&tmp.path, "weighted v1");
 }
 
 /// The header of a version-2 file (here a byte of its chunk table) and any byte of a

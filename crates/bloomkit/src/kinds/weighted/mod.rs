@@ -59,11 +59,13 @@
 mod options;
 pub mod theory;
 
+use crate::any::Summary;
 use crate::bits::BitVec;
 use crate::codec::{invalid, Parts, Persist};
 use crate::error::{DecodeError, Error};
 use crate::filter::{Filter, Kind};
-use crate::hash::{Hashing, HashingChoice, Item};
+use crate::format::view::{infallible, view_facts, FilterView, KindView, Shape, ViewFacts};
+use crate::hash::{Hashing, HashingChoice, Item, Positions};
 use crate::params::{self, MAX_NUM_HASHES};
 use crate::sizing;
 
@@ -89,6 +91,139 @@ fn key_of(hashing: Hashing, bytes: &[u8]) -> u64 {
 
 fn key_of_digest(d: u128) -> u64 {
     (d as u64) ^ ((d >> 64) as u64).rotate_left(29)
+}
+
+/// The bytes of one weight-table entry in a file: the key (u64, little-endian), then k.
+const ENTRY_BYTES: u64 = 9;
+
+/// The index of `key` in a table of `len` keys in strictly increasing order, read through
+/// `key_at(i)` (a lower-bound binary search: ⌈log₂(len + 1)⌉ reads), or `None`. The loaded
+/// filter reads its table's keys, which cannot fail; a view reads them from the file.
+fn find_key<E>(
+    len: u64,
+    key: u64,
+    mut key_at: impl FnMut(u64) -> Result<u64, E>,
+) -> Result<Option<u64>, E> {
+    let (mut low, mut high) = (0, len);
+    while low < high {
+        let middle = low + (high - low) / 2;
+        if key_at(middle)? < key {
+            low = middle + 1;
+        } else {
+            high = middle;
+        }
+    }
+    Ok((low < len && key_at(low)? == key).then_some(low))
+}
+
+/// An item's k_x positions in m bits: with an empty table the classic filter's k
+/// positions; else one digest gives the table key, whose k (`k_of_key`, `None` for an
+/// ordinary item) the positions then take, from the same digest under the digest schemes.
+/// The loaded filter and a view both answer through it, with their ways of reading the
+/// table.
+fn positions_by<'a, E>(
+    hashing: Hashing,
+    num_bits: u64,
+    default_hashes: u32,
+    table_len: u64,
+    bytes: &'a [u8],
+    k_of_key: impl FnOnce(u64) -> Result<Option<u32>, E>,
+) -> Result<Positions<'a>, E> {
+    if table_len == 0 {
+        return Ok(hashing.positions(bytes, default_hashes, num_bits));
+    }
+    let digest = hashing.digest(bytes);
+    let k = k_of_key(key_of_digest(digest))?.unwrap_or(default_hashes);
+    Ok(hashing.positions_with_digest(bytes, digest, k, num_bits))
+}
+
+/// Reads the weight table's entries from its bytes fed in pieces of any length (an entry
+/// may be split between two), checking each as loading checks the table: keys strictly
+/// increasing, k in 1..=64 and not the ordinary items' k. Loading feeds it the whole table
+/// at once; a view feeds it the table's chunks as it reads them, when it opens.
+struct TableReader {
+    default_hashes: u32,
+    previous: Option<u64>,
+    partial: [u8; ENTRY_BYTES as usize],
+    have: usize,
+}
+
+impl TableReader {
+    fn new(default_hashes: u32) -> Self {
+        TableReader {
+            default_hashes,
+            previous: None,
+            partial: [0; ENTRY_BYTES as usize],
+            have: 0,
+        }
+    }
+
+    /// Reads the entries `bytes` complete, calling `each(key, k)` for every one.
+    fn feed(&mut self, mut bytes: &[u8], mut each: impl FnMut(u64, u8)) -> Result<(), DecodeError> {
+        const N: usize = ENTRY_BYTES as usize;
+        if self.have > 0 {
+            let take = (N - self.have).min(bytes.len());
+            self.partial[self.have..self.have + take].copy_from_slice(&bytes[..take]);
+            (self.have, bytes) = (self.have + take, &bytes[take..]);
+            if self.have < N {
+                return Ok(());
+            }
+            self.have = 0;
+            let entry = self.partial;
+            self.entry(&entry, &mut each)?;
+        }
+        let mut entries = bytes.chunks_exact(N);
+        for entry in &mut entries {
+            self.entry(entry, &mut each)?;
+        }
+        let rest = entries.remainder();
+        self.partial[..rest.len()].copy_from_slice(rest);
+        self.have = rest.len();
+        Ok(())
+    }
+
+    fn entry(&mut self, entry: &[u8], each: &mut impl FnMut(u64, u8)) -> Result<(), DecodeError> {
+        let key = u64::from_le_bytes(entry[..8].try_into().expect("8 bytes"));
+        let k = entry[8];
+        if self.previous.is_some_and(|p| p >= key) {
+            return Err(invalid("table", "keys are not strictly increasing".into()));
+        }
+        if k == 0 || u32::from(k) > MAX_NUM_HASHES || u32::from(k) == self.default_hashes {
+            return Err(invalid(
+                "table",
+                format!("k = {k} is not in 1..={MAX_NUM_HASHES} or is the default"),
+            ));
+        }
+        self.previous = Some(key);
+        each(key, k);
+        Ok(())
+    }
+}
+
+/// The facts [`Filter::properties`] reports (a view's summary gives the same): m, the
+/// ordinary items' k, the table's size and its range of k (with the ordinary k), ε, the fill.
+fn properties(
+    num_bits: u64,
+    default_hashes: u32,
+    table_len: u64,
+    (min, max): (u32, u32),
+    target_fpp: f64,
+    ones: u64,
+) -> Vec<(&'static str, String)> {
+    vec![
+        ("bits (m)", num_bits.to_string()),
+        (
+            "hash functions of ordinary items",
+            default_hashes.to_string(),
+        ),
+        ("weighted items", table_len.to_string()),
+        ("hash functions (min..max)", format!("{min}..{max}")),
+        ("target fpp", format!("{target_fpp}")),
+        (
+            "fill ratio",
+            format!("{:.6}", ones as f64 / num_bits as f64),
+        ),
+    ]
 }
 
 impl WeightedBloomFilter {
@@ -120,23 +255,26 @@ impl WeightedBloomFilter {
 
     /// k_x from the item's digest: its entry in the weight table, else the default k.
     fn hashes_of_digest(&self, digest: u128) -> u32 {
-        let key = key_of_digest(digest);
-        match self.table.binary_search_by_key(&key, |&(k, _)| k) {
-            Ok(i) => u32::from(self.table[i].1),
-            Err(_) => self.default_hashes,
-        }
+        infallible(self.k_of_key(key_of_digest(digest))).unwrap_or(self.default_hashes)
+    }
+
+    /// The k of a table key, if the table has it.
+    fn k_of_key(&self, key: u64) -> Result<Option<u32>, std::convert::Infallible> {
+        let table = &self.table;
+        let found = infallible(find_key(table.len() as u64, key, |i| {
+            Ok(table[i as usize].0)
+        }));
+        Ok(found.map(|i| u32::from(table[i as usize].1)))
     }
 
     /// An item's k_x positions, from one digest of its bytes (the table key and, under the
     /// digest schemes, the positions too). Borrows the bytes only, so an insert can set
     /// the bits while it walks them.
-    fn positions_of<'a>(&self, bytes: &'a [u8]) -> crate::hash::Positions<'a> {
-        let (hashing, m) = (self.hashing, self.bits.len());
-        if self.table.is_empty() {
-            return hashing.positions(bytes, self.default_hashes, m);
-        }
-        let digest = hashing.digest(bytes);
-        hashing.positions_with_digest(bytes, digest, self.hashes_of_digest(digest), m)
+    fn positions_of<'a>(&self, bytes: &'a [u8]) -> Positions<'a> {
+        let (m, k, len) = (self.bits.len(), self.default_hashes, self.table.len());
+        infallible(positions_by(self.hashing, m, k, len as u64, bytes, |key| {
+            self.k_of_key(key)
+        }))
     }
 
     /// k_x, the number of hash functions the filter uses for an item.
@@ -231,27 +369,21 @@ impl Filter for WeightedBloomFilter {
     }
 
     fn properties(&self) -> Vec<(&'static str, String)> {
-        let (min, max) = self
+        let range = self
             .table
             .iter()
             .map(|&(_, k)| u32::from(k))
             .fold((self.default_hashes, self.default_hashes), |(a, b), k| {
                 (a.min(k), b.max(k))
             });
-        vec![
-            ("bits (m)", self.num_bits().to_string()),
-            (
-                "hash functions of ordinary items",
-                self.default_hashes.to_string(),
-            ),
-            ("weighted items", self.table.len().to_string()),
-            ("hash functions (min..max)", format!("{min}..{max}")),
-            ("target fpp", format!("{}", self.target_fpp)),
-            (
-                "fill ratio",
-                format!("{:.6}", self.count_ones() as f64 / self.num_bits() as f64),
-            ),
-        ]
+        properties(
+            self.num_bits(),
+            self.default_hashes,
+            self.table.len() as u64,
+            range,
+            self.target_fpp,
+            self.count_ones(),
+        )
     }
 }
 
@@ -488,56 +620,141 @@ impl Persist for WeightedBloomFilter {
     }
 
     fn decode_parts(parts: &Parts<'_>) -> Result<Self, DecodeError> {
+        let Shape { stored, hashing } = ViewShape::read(parts)?;
+        let bits_len = BitVec::encoded_len(stored.num_bits) as usize;
+        let (bits, table_bytes) = parts.payload.split_at(bits_len);
+        let bits = BitVec::from_le_bytes(stored.num_bits, bits)?;
+        let mut table = Vec::with_capacity(stored.table_len as usize);
+        TableReader::new(stored.default_hashes).feed(table_bytes, |key, k| table.push((key, k)))?;
+        Ok(WeightedBloomFilter {
+            bits,
+            default_hashes: stored.default_hashes,
+            table,
+            hashing,
+            capacity: stored.capacity,
+            target_fpp: stored.target_fpp,
+            inserted: stored.inserted,
+        })
+    }
+}
+
+/// A weighted filter as loading and a read-only view ([`format::view`](crate::format::view))
+/// read it: the stored parameters, checked with the payload's length. A view answers from
+/// the bits and the weight table in the file: a query looks its item's key up in the table
+/// by a binary search over the file's entries (an entry may straddle two chunks; the read
+/// takes both), then reads its k_x bits. What loading checks in the table — keys strictly
+/// increasing, every k valid — needs all of it, so the view checks the whole table when it
+/// opens (reading the table's chunks, not the bits), with the bit past m in the last word.
+type ViewShape = Shape<Stored>;
+
+impl ViewShape {
+    /// The payload offset of the table (after the bits) and its length in bytes.
+    fn table_span(&self) -> (usize, usize) {
+        let s = &self.stored;
+        let at = BitVec::encoded_len(s.num_bits) as usize;
+        (at, (s.table_len * ENTRY_BYTES) as usize)
+    }
+
+    /// The k of a table key, read from the view's file.
+    fn k_in_file(&self, view: &FilterView, key: u64) -> Result<Option<u32>, Error> {
+        let (at, _) = self.table_span();
+        let entry = |i: u64| at + (i * ENTRY_BYTES) as usize;
+        let found = find_key(self.stored.table_len, key, |i| {
+            let mut bytes = [0; 8];
+            view.payload_into(entry(i), &mut bytes)?;
+            Ok::<_, Error>(u64::from_le_bytes(bytes))
+        })?;
+        let Some(i) = found else { return Ok(None) };
+        let mut k = [0];
+        view.payload_into(entry(i) + 8, &mut k)?;
+        Ok(Some(u32::from(k[0])))
+    }
+}
+
+impl KindView for ViewShape {
+    fn read(parts: &Parts<'_>) -> Result<Self, DecodeError> {
         parts.expect_kind(Kind::Weighted)?;
-        let Stored {
-            num_bits,
-            default_hashes,
-            capacity,
-            target_fpp,
-            inserted,
-            table_len,
-        } = Stored::read(parts.params)?;
-        // Both lengths are checked against the bytes present before anything is allocated.
-        let bits_len = BitVec::encoded_len(num_bits);
-        let payload = parts.payload;
-        let table_bytes = table_len.checked_mul(9);
-        if table_bytes.and_then(|t| t.checked_add(bits_len)) != Some(payload.len() as u64) {
+        let stored = Stored::read(parts.params)?;
+        // Both lengths against the bytes present, before anything is allocated.
+        let bits_len = BitVec::encoded_len(stored.num_bits);
+        let table_bytes = stored.table_len.checked_mul(ENTRY_BYTES);
+        let len = parts.payload.len();
+        if table_bytes.and_then(|t| t.checked_add(bits_len)) != Some(len as u64) {
             return Err(invalid(
                 "payload",
                 format!(
-                    "{} bytes do not hold {num_bits} bits and {table_len} table entries",
-                    payload.len()
+                    "{len} bytes do not hold {} bits and {} table entries",
+                    stored.num_bits, stored.table_len
                 ),
             ));
         }
-        let (bits, table_bytes) = payload.split_at(bits_len as usize);
-        let bits = BitVec::from_le_bytes(num_bits, bits)?;
-        let mut table = Vec::with_capacity(table_len as usize);
-        let mut previous: Option<u64> = None;
-        for entry in table_bytes.chunks_exact(9) {
-            let key = u64::from_le_bytes(entry[..8].try_into().expect("8 bytes"));
-            let k = entry[8];
-            if previous.is_some_and(|p| p >= key) {
-                return Err(invalid("table", "keys are not strictly increasing".into()));
-            }
-            if k == 0 || u32::from(k) > MAX_NUM_HASHES || u32::from(k) == default_hashes {
-                return Err(invalid(
-                    "table",
-                    format!("k = {k} is not in 1..={MAX_NUM_HASHES} or is the default"),
-                ));
-            }
-            previous = Some(key);
-            table.push((key, k));
-        }
-        Ok(WeightedBloomFilter {
-            bits,
-            default_hashes,
-            table,
+        Ok(Shape {
+            stored,
             hashing: parts.hashing,
-            capacity,
-            target_fpp,
-            inserted,
         })
+    }
+
+    fn facts(&self) -> ViewFacts {
+        let s = &self.stored;
+        view_facts!(s, s.num_bits, s.default_hashes)
+    }
+
+    fn contains(&self, bytes: &[u8], view: &FilterView) -> Result<bool, Error> {
+        let s = &self.stored;
+        let positions = positions_by(
+            self.hashing,
+            s.num_bits,
+            s.default_hashes,
+            s.table_len,
+            bytes,
+            |key| self.k_in_file(view, key),
+        )?;
+        view.all_bits(positions)
+    }
+
+    /// One pass over the payload: the bits set, and the table's range of k; the rest as
+    /// the loaded filter works it out (its memory counts the table's in-memory entries).
+    fn summary(&self, view: &FilterView) -> Result<Summary, Error> {
+        let s = &self.stored;
+        let (table_at, _) = self.table_span();
+        let (mut ones, mut range) = (0u64, (s.default_hashes, s.default_hashes));
+        let mut table = TableReader::new(s.default_hashes);
+        view.for_each_piece_at(|offset, bytes| {
+            let split = table_at.saturating_sub(offset).min(bytes.len());
+            let (bits, entries) = bytes.split_at(split);
+            ones += bits
+                .chunks_exact(8)
+                .map(|w| u64::from(u64::from_le_bytes(w.try_into().expect("8 bytes")).count_ones()))
+                .sum::<u64>();
+            table.feed(entries, |_, k| {
+                range = (range.0.min(u32::from(k)), range.1.max(u32::from(k)));
+            })?;
+            Ok(())
+        })?;
+        let (m, k) = (s.num_bits, s.default_hashes);
+        let summary = view.summary_of(
+            None,
+            properties(m, k, s.table_len, range, s.target_fpp, ones),
+            params::estimate_items(ones, m, k),
+            params::fpp_from_fill(ones, m, k),
+        );
+        let memory_bytes =
+            BitVec::encoded_len(m) + s.table_len * std::mem::size_of::<(u64, u8)>() as u64;
+        Ok(Summary {
+            memory_bytes,
+            bits_per_item: crate::filter::bits_per_item(memory_bytes, s.capacity),
+            ..summary
+        })
+    }
+
+    /// Loading refuses a set bit past m in the last word and a table whose keys are not
+    /// strictly increasing or whose k is not valid; so does the view, reading the table's
+    /// chunks (each checked against its checksum) when it opens.
+    fn check_opened(&self, view: &FilterView) -> Result<(), Error> {
+        view.check_last_word(self.stored.num_bits)?;
+        let (at, len) = self.table_span();
+        let mut table = TableReader::new(self.stored.default_hashes);
+        view.for_each_piece_in(at..at + len, |_, bytes| Ok(table.feed(bytes, |_, _| {})?))
     }
 }
 

@@ -7,6 +7,7 @@ use std::path::Path;
 use super::{WeightedBloomFilter, WeightedBloomFilterBuilder as B};
 use crate::core::spec::{text::at, Apply, Declared, KindOption};
 use crate::error::Error;
+use crate::format::view::{self, OpenView};
 
 crate::core::spec::spec_builder!(B => WeightedBloomFilter);
 
@@ -36,6 +37,8 @@ impl Declared for WeightedBloomFilter {
             Apply::U64(B::universe),
         ),
     );
+
+    const VIEW: Option<OpenView> = Some(view::open::<super::ViewShape>);
 
     fn describe(&self) -> String {
         format!(
