@@ -426,9 +426,20 @@ impl ParametersBlock {
         num_hashes: u32,
         num_cells: u64,
     ) -> Self {
+        Self::sized(
+            filter.capacity(),
+            filter.target_fpp(),
+            num_hashes,
+            num_cells,
+        )
+    }
+
+    /// The block of k hash functions over m cells sized for `capacity` at `target_fpp`
+    /// (a view's, from the stored record), with no classic fill ratio.
+    pub(crate) fn sized(capacity: u64, target_fpp: f64, num_hashes: u32, num_cells: u64) -> Self {
         ParametersBlock {
-            capacity: filter.capacity(),
-            target_fpp: filter.target_fpp(),
+            capacity,
+            target_fpp,
             num_hashes,
             num_cells,
             classic_fill_ratio: None,

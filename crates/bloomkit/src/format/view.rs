@@ -245,6 +245,16 @@ pub(crate) struct Shape<S> {
     pub(crate) hashing: Hashing,
 }
 
+impl<S> Shape<S> {
+    /// The shape of a stored record read (and checked) from `parts`, with their hashing.
+    pub(crate) fn of(stored: S, parts: &Parts<'_>) -> Self {
+        Shape {
+            stored,
+            hashing: parts.hashing,
+        }
+    }
+}
+
 /// What a view reports about its filter: the loaded filter's getters.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct ViewFacts {

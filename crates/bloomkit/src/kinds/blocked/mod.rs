@@ -1069,10 +1069,7 @@ impl KindView for ViewShape {
             BLOCK_BYTES as u64,
             parts.payload.len(),
         )?;
-        Ok(Shape {
-            stored,
-            hashing: parts.hashing,
-        })
+        Ok(Shape::of(stored, parts))
     }
 
     fn facts(&self) -> ViewFacts {

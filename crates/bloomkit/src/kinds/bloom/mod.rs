@@ -717,10 +717,7 @@ impl KindView for ViewShape {
         parts.expect_kind(Kind::Bloom)?;
         let stored = Stored::read(parts.params)?;
         BitVec::check_encoded_len(stored.num_bits, parts.payload.len())?;
-        Ok(Shape {
-            stored,
-            hashing: parts.hashing,
-        })
+        Ok(Shape::of(stored, parts))
     }
 
     fn facts(&self) -> ViewFacts {
@@ -756,11 +753,8 @@ impl KindView for ViewShape {
         let ones = view.count_ones()?;
         let fill_ratio = ones as f64 / num_bits as f64;
         let block = ParametersBlock {
-            capacity,
-            target_fpp,
-            num_hashes,
-            num_cells: num_bits,
             classic_fill_ratio: Some(fill_ratio),
+            ..ParametersBlock::sized(capacity, target_fpp, num_hashes, num_bits)
         };
         Ok(view.summary_of(
             Some(block),

@@ -515,10 +515,7 @@ impl KindView for ViewShape {
             stored.counter_width,
             parts.payload.len(),
         )?;
-        Ok(Shape {
-            stored,
-            hashing: parts.hashing,
-        })
+        Ok(Shape::of(stored, parts))
     }
 
     fn facts(&self) -> ViewFacts {
@@ -547,13 +544,7 @@ impl KindView for ViewShape {
             nonzero += (c != 0) as u64;
             saturated += (c == max) as u64;
         })?;
-        let block = ParametersBlock {
-            capacity: s.capacity,
-            target_fpp: s.target_fpp,
-            num_hashes: s.num_hashes,
-            num_cells: s.num_counters,
-            classic_fill_ratio: None,
-        };
+        let block = ParametersBlock::sized(s.capacity, s.target_fpp, s.num_hashes, s.num_counters);
         Ok(view.summary_of(
             Some(block),
             properties(s, nonzero, saturated),

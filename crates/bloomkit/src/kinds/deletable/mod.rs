@@ -902,10 +902,7 @@ impl KindView for ViewShape {
         }
         // The payload's length against m, before anything is allocated.
         BitVec::check_encoded_len(num_bits, parts.payload.len())?;
-        Ok(Shape {
-            stored,
-            hashing: parts.hashing,
-        })
+        Ok(Shape::of(stored, parts))
     }
 
     fn facts(&self) -> ViewFacts {
@@ -937,13 +934,7 @@ impl KindView for ViewShape {
             }
             Ok(())
         })?;
-        let block = ParametersBlock {
-            capacity: s.capacity,
-            target_fpp: s.target_fpp,
-            num_hashes: s.num_hashes,
-            num_cells: s.num_bits,
-            classic_fill_ratio: None,
-        };
+        let block = ParametersBlock::sized(s.capacity, s.target_fpp, s.num_hashes, s.num_bits);
         Ok(view.summary_of(
             Some(block),
             properties(s, &content),

@@ -521,10 +521,7 @@ impl KindView for ViewShape {
             .map_err(|reason| invalid("hashes", reason))?;
         // The payload's length against m, before anything is allocated.
         BitVec::check_encoded_len(stored.num_bits, parts.payload.len())?;
-        Ok(Shape {
-            stored,
-            hashing: parts.hashing,
-        })
+        Ok(Shape::of(stored, parts))
     }
 
     fn facts(&self) -> ViewFacts {

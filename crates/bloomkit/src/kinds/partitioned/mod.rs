@@ -305,10 +305,7 @@ impl KindView for ViewShape {
                 )
             })?;
         BitVec::check_encoded_len(num_bits, parts.payload.len())?;
-        Ok(Shape {
-            stored,
-            hashing: parts.hashing,
-        })
+        Ok(Shape::of(stored, parts))
     }
 
     fn facts(&self) -> ViewFacts {

@@ -495,10 +495,7 @@ impl KindView for ViewShape {
         crate::codec::check_probability("asked_fpp", asked_fpp)?;
         // The payload's length against 64·X·Y, before anything is allocated.
         BitVec::check_encoded_len(words * 64, parts.payload.len())?;
-        Ok(Shape {
-            stored,
-            hashing: parts.hashing,
-        })
+        Ok(Shape::of(stored, parts))
     }
 
     fn facts(&self) -> ViewFacts {

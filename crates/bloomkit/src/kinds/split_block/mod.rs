@@ -833,10 +833,7 @@ impl KindView for ViewShape {
             BLOCK_BYTES,
             parts.payload.len(),
         )?;
-        Ok(Shape {
-            stored,
-            hashing: parts.hashing,
-        })
+        Ok(Shape::of(stored, parts))
     }
 
     fn facts(&self) -> ViewFacts {

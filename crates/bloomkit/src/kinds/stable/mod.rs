@@ -841,10 +841,7 @@ impl KindView for ViewShape {
         }
         // The payload's length against m and d, before anything is allocated.
         PackedCounters::check_encoded_len(num_cells, cell_width, parts.payload.len())?;
-        Ok(Shape {
-            stored,
-            hashing: parts.hashing,
-        })
+        Ok(Shape::of(stored, parts))
     }
 
     fn facts(&self) -> ViewFacts {

@@ -1058,13 +1058,7 @@ impl KindView for ViewShape {
         let (s, probes) = (&self.stored, &self.probes);
         let mut tally = Tally::default();
         view.for_each_counter(&self.span(), |c| tally = tally.add(c, probes))?;
-        let block = ParametersBlock {
-            capacity: s.capacity,
-            target_fpp: s.target_fpp,
-            num_hashes: s.num_hashes,
-            num_cells: s.num_counters,
-            classic_fill_ratio: None,
-        };
+        let block = ParametersBlock::sized(s.capacity, s.target_fpp, s.num_hashes, s.num_counters);
         Ok(view.summary_of(
             Some(block),
             properties(s, probes.increment_hashing, &tally),

@@ -688,10 +688,7 @@ impl KindView for ViewShape {
                 ),
             ));
         }
-        Ok(Shape {
-            stored,
-            hashing: parts.hashing,
-        })
+        Ok(Shape::of(stored, parts))
     }
 
     fn facts(&self) -> ViewFacts {
