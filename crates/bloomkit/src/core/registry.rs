@@ -499,8 +499,8 @@ impl Kind {
         self.declaration().counts
     }
 
-    /// Whether [`AnyFilter::insert_parallel`](crate::AnyFilter::insert_parallel) uses every
-    /// core for this kind. Such a kind's insert only sets bits, so inserting an item again
+    /// Whether `AnyFilter::insert_parallel` (with the `rayon` feature) uses every core for
+    /// this kind. Such a kind's insert only sets bits, so inserting an item again
     /// changes nothing.
     pub fn inserts_in_parallel(self) -> bool {
         self.declaration().parallel_insert
