@@ -56,10 +56,11 @@
 //! arithmetic-coded (no bit can be read without decoding what precedes it).
 //!
 //! The weighted filter's table is read in place too: a query finds its item's key by a
-//! binary search over the file's 9-byte entries (an entry may straddle two chunks; the read
-//! takes both, [`FilterView`]'s reads of everything else never cross a chunk), and what
-//! loading checks across the whole table (keys strictly increasing, every k valid) the view
-//! checks when it opens, reading the table's chunks and not the bits.
+//! search over the file's 9-byte entries, interpolating between the keys (they are
+//! digests); an entry may straddle two chunks, and its read takes both ([`FilterView`]'s
+//! reads of everything else never cross a chunk). What loading checks across the whole
+//! table (keys strictly increasing, every k valid) the view checks when it opens, reading
+//! the table's chunks and not the bits.
 //!
 //! # The checksum still guards every answer
 //!
