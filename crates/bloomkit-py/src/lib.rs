@@ -943,8 +943,8 @@ fn numpy_if_array<'py>(obj: &Bound<'py, PyAny>) -> PyResult<Option<Bound<'py, Py
 }
 
 /// Writes `bytes` to `path` through a temporary file in the same directory (written,
-/// synced, renamed over the target; a symbolic link followed: the library's
-/// `replace_file_with`), so that readers see the old file or the new one; the `io::Error`
+/// synced, renamed over the target; a symbolic link followed, the old file's permissions
+/// kept: the library's `replace_file_with`), so that readers see the old file or the new one; the `io::Error`
 /// keeps its kind, for Python's OSError subclasses.
 fn write_atomically(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
     use std::io::Write;

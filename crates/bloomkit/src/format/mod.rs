@@ -973,7 +973,8 @@ pub(crate) fn check_probability(field: &'static str, value: f64) -> Result<(), D
 ///
 /// A symbolic link at `path` is followed: the file it names is replaced and the link kept,
 /// as writing to the link would (renaming over the link itself would leave the real file
-/// without the change).
+/// without the change). The new file keeps the replaced file's permission bits and, where
+/// the process may set them, its owner and group.
 pub fn write_atomically(path: &Path, bytes: &[u8]) -> Result<(), Error> {
     write_atomically_with(path, |file| file.write_all(bytes))
 }
@@ -1011,10 +1012,16 @@ pub fn replace_file_with(
     let n = SAVES.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
     tmp_name.push(format!(".tmp-{}-{n}", std::process::id()));
     let tmp = dir.join(tmp_name);
+    // The file being replaced, if any: its permissions (and owner) carry over.
+    let old = std::fs::metadata(path).ok().filter(|m| m.is_file());
 
     let result = (|| {
         let mut file = std::fs::File::create(&tmp)?;
         write(&mut file)?;
+        if let Some(old) = &old {
+            keep_owner(&file, old);
+            file.set_permissions(old.permissions())?;
+        }
         file.sync_all()?;
         drop(file);
         std::fs::rename(&tmp, path)?;
@@ -1054,6 +1061,19 @@ fn follow_symlinks(path: &Path) -> std::io::Result<std::path::PathBuf> {
         "more than {MAX_LINKS} symbolic links to follow"
     )))
 }
+
+/// Gives the new file the replaced one's owner and group, best effort: only root may give a
+/// file away, and a save by its owner already has the owner (the group is tried alone).
+#[cfg(unix)]
+fn keep_owner(file: &std::fs::File, old: &std::fs::Metadata) {
+    use std::os::unix::fs::MetadataExt;
+    if std::os::unix::fs::fchown(file, Some(old.uid()), Some(old.gid())).is_err() {
+        let _ = std::os::unix::fs::fchown(file, None, Some(old.gid()));
+    }
+}
+
+#[cfg(not(unix))]
+fn keep_owner(_file: &std::fs::File, _old: &std::fs::Metadata) {}
 
 #[cfg(test)]
 mod tests {
@@ -1222,5 +1242,24 @@ mod tests {
             .unwrap()
             .file_type()
             .is_symlink());
+    }
+
+    /// A save replaces the file but not its permissions: a private (0600) filter stays
+    /// private, a group-writable one group-writable, after `bloomkit add`.
+    #[cfg(unix)]
+    #[test]
+    fn atomic_write_keeps_the_replaced_files_permissions() {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("f.bin");
+        for mode in [0o600, 0o664, 0o440] {
+            std::fs::write(&path, b"old").unwrap();
+            std::fs::set_permissions(&path, std::fs::Permissions::from_mode(mode)).unwrap();
+            write_atomically(&path, b"new").unwrap();
+            assert_eq!(std::fs::read(&path).unwrap(), b"new");
+            let now = std::fs::metadata(&path).unwrap().permissions().mode() & 0o7777;
+            assert_eq!(now, mode, "{mode:o} became {now:o}");
+            std::fs::remove_file(&path).unwrap();
+        }
     }
 }
