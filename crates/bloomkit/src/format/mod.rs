@@ -992,6 +992,20 @@ pub fn write_atomically_with(
 /// [`write_atomically_with`] with the operating system's error as it is (its
 /// [`ErrorKind`](std::io::ErrorKind) kept, for callers that map kinds, as the Python
 /// package does to `FileNotFoundError`, `PermissionError`, …).
+///
+/// ```
+/// use std::io::Write;
+/// # let dir = tempfile::tempdir()?;
+/// let path = dir.path().join("f.bin");
+/// bloomkit::codec::replace_file_with(&path, |file| file.write_all(b"old"))?;
+/// bloomkit::codec::replace_file_with(&path, |file| file.write_all(b"new"))?;
+/// assert_eq!(std::fs::read(&path)?, b"new");
+/// // A directory that does not exist: the error keeps its kind.
+/// let missing = dir.path().join("no-such-dir").join("f.bin");
+/// let error = bloomkit::codec::replace_file_with(&missing, |_| Ok(())).unwrap_err();
+/// assert_eq!(error.kind(), std::io::ErrorKind::NotFound);
+/// # Ok::<(), std::io::Error>(())
+/// ```
 pub fn replace_file_with(
     path: &Path,
     write: impl FnOnce(&mut std::fs::File) -> std::io::Result<()>,
