@@ -2607,3 +2607,39 @@ fn check_through_a_view_answers_as_loading_and_refuses_a_corrupted_chunk() {
         assert!(!message.contains("panicked"), "{kind}: {message}");
     }
 }
+
+/// `bloomkit build users.txt -o users.txt` (a slip of the output name) replaced the list of
+/// users with a filter of its lines: the items' file was gone. Every verb that builds from a
+/// file of lines refuses an output that is that file, under any name (a symlink or a hard
+/// link to it), before writing anything.
+#[test]
+fn build_refuses_to_write_its_filter_over_its_own_input() {
+    let dir = temp();
+    let lines = b"alice\t1\nbob\t2\ncarol\t3\n";
+    std::fs::write(dir.path().join("users.txt"), lines).unwrap();
+    #[cfg(unix)]
+    std::os::unix::fs::symlink("users.txt", dir.path().join("link.txt")).unwrap();
+    std::fs::hard_link(dir.path().join("users.txt"), dir.path().join("hard.txt")).unwrap();
+    let mut outputs = vec!["users.txt", "./users.txt", "hard.txt"];
+    if cfg!(unix) {
+        outputs.push("link.txt");
+    }
+    for output in outputs {
+        for verb in [
+            &["build", "users.txt", "-o", output][..],
+            &["ssd", "build", "users.txt", "-o", output],
+            &["bloomier", "build", "users.txt", "-o", output],
+        ] {
+            let out = run(dir.path(), verb);
+            assert_eq!(out.status.code(), Some(2), "{verb:?}: {}", stderr(&out));
+            assert!(
+                stderr(&out).contains("is the input"),
+                "{verb:?}: {}",
+                stderr(&out)
+            );
+            assert_eq!(std::fs::read(dir.path().join("users.txt")).unwrap(), lines);
+        }
+    }
+    // A different output still builds.
+    ok(dir.path(), &["build", "users.txt", "-o", "users.bloom"]);
+}

@@ -943,34 +943,12 @@ fn numpy_if_array<'py>(obj: &Bound<'py, PyAny>) -> PyResult<Option<Bound<'py, Py
 }
 
 /// Writes `bytes` to `path` through a temporary file in the same directory (written,
-/// synced, renamed over the target), so that readers see the old file or the new one;
-/// the `io::Error` keeps its kind, for Python's OSError subclasses.
+/// synced, renamed over the target; a symbolic link followed, the old file's permissions
+/// kept: the library's `replace_file_with`), so that readers see the old file or the new one; the `io::Error`
+/// keeps its kind, for Python's OSError subclasses.
 fn write_atomically(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
     use std::io::Write;
-    let dir = match path.parent() {
-        Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
-        _ => PathBuf::from("."),
-    };
-    let name = path
-        .file_name()
-        .ok_or_else(|| std::io::Error::from(std::io::ErrorKind::InvalidInput))?;
-    static SAVES: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
-    let n = SAVES.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-    let mut tmp_name = std::ffi::OsString::from(".");
-    tmp_name.push(name);
-    tmp_name.push(format!(".tmp-{}-{n}", std::process::id()));
-    let tmp = dir.join(tmp_name);
-    let result = (|| {
-        let mut file = std::fs::File::create(&tmp)?;
-        file.write_all(bytes)?;
-        file.sync_all()?;
-        drop(file);
-        std::fs::rename(&tmp, path)
-    })();
-    if result.is_err() {
-        let _ = std::fs::remove_file(&tmp);
-    }
-    result
+    bloomkit::codec::replace_file_with(path, |file| file.write_all(bytes))
 }
 
 /// kinds() -> list[dict]

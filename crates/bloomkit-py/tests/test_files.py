@@ -127,3 +127,25 @@ def test_format_error_names_the_file(tmp_path):
     path.write_bytes(bytes(filled("bloom"))[:100])
     with pytest.raises(bloomkit.FormatError, match=r"cut\.bloom is not a valid filter file: truncated"):
         bloomkit.load(path)
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="symbolic links and modes are POSIX")
+def test_save_through_a_symlink_writes_the_file_it_names_and_keeps_its_mode(tmp_path):
+    # save() renamed its new file over the link itself: the link became a plain file, the
+    # filter it named never got the item, and a private (0600) file came back 0644.
+    import os
+    import stat
+
+    real = tmp_path / "data" / "users.bloom"
+    real.parent.mkdir()
+    f = bloomkit.BloomFilter(100)
+    f.save(real)
+    os.chmod(real, 0o600)
+    link = tmp_path / "users.bloom"
+    os.symlink("data/users.bloom", link)
+    f.add("alice")
+    f.save(link)
+    assert link.is_symlink()
+    assert "alice" in bloomkit.load(real)
+    assert stat.S_IMODE(os.stat(real).st_mode) == 0o600
+    assert sorted(p.name for p in real.parent.iterdir()) == ["users.bloom"]

@@ -102,8 +102,12 @@ pub enum Error {
     #[error("could not get a random seed: {0}")]
     RandomSeed(String),
     /// Encoded bytes are not a valid bloomkit filter.
+    ///
+    /// The message holds the [`DecodeError`]'s, so the variant gives no `source()`: a
+    /// report that prints an error with its chain of causes (anyhow's `{:#}`) would say
+    /// what is wrong twice.
     #[error("invalid filter data: {0}")]
-    Decode(#[from] DecodeError),
+    Decode(DecodeError),
     /// A file's content is not a valid encoded filter.
     #[error("{} is not a valid filter file: {error}", path.display())]
     InvalidFile {
@@ -243,6 +247,12 @@ pub enum DecodeError {
     TrailingBytes(usize),
 }
 
+impl From<DecodeError> for Error {
+    fn from(error: DecodeError) -> Self {
+        Error::Decode(error)
+    }
+}
+
 impl Error {
     /// An [`Error::Io`] from an I/O error and a description of what was being done.
     pub fn io(context: impl Into<String>, error: std::io::Error) -> Self {
@@ -250,5 +260,39 @@ impl Error {
             context: context.into(),
             message: error.to_string(),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// An error printed with its chain of causes, as the command line prints it (anyhow's
+    /// `{:#}`): each cause's message after the one before.
+    fn with_causes(error: &dyn std::error::Error) -> String {
+        let mut text = error.to_string();
+        let mut cause = error.source();
+        while let Some(c) = cause {
+            text.push_str(": ");
+            text.push_str(&c.to_string());
+            cause = c.source();
+        }
+        text
+    }
+
+    /// `bloomkit import --from guava cut.bin` said "invalid filter data: truncated: needed
+    /// 16 bytes …: truncated: needed 16 bytes …": the cause was both in the message and
+    /// its source.
+    #[test]
+    fn a_decode_error_names_its_cause_once_with_its_chain() {
+        let cause = DecodeError::Truncated {
+            offset: 6,
+            needed: 16,
+            available: 2,
+        };
+        let error = Error::from(cause.clone());
+        let text = with_causes(&error);
+        assert_eq!(text.matches(&cause.to_string()).count(), 1, "{text}");
+        assert_eq!(text, format!("invalid filter data: {cause}"));
     }
 }

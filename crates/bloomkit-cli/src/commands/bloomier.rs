@@ -140,6 +140,7 @@ fn build(args: BuildArgs) -> Result<()> {
     let source = if args.input.as_os_str() == "-" {
         ItemSource::Stdin
     } else {
+        input::refuse_output_over_input(&args.input, &args.output)?;
         ItemSource::File(args.input.clone())
     };
     let mut pairs = Vec::new();

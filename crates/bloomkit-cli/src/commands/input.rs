@@ -11,7 +11,7 @@ use std::io::{self, IsTerminal, Read, Write};
 use std::path::{Path, PathBuf};
 use std::sync::mpsc;
 
-use anyhow::{Context, Result};
+use anyhow::{bail, Context, Result};
 use clap::Args;
 use indicatif::{ProgressBar, ProgressStyle};
 use rayon::prelude::*;
@@ -125,10 +125,42 @@ pub struct TwiceReadable {
     _spool: Option<tempfile::TempPath>,
 }
 
+/// An error if `output` names the file `input` names (the same path, or another name for
+/// it: a symbolic or hard link): a verb that builds a filter from a file of lines would
+/// otherwise replace the lines with the filter.
+pub fn refuse_output_over_input(input: &Path, output: &Path) -> Result<()> {
+    let same = match (std::fs::metadata(input), std::fs::metadata(output)) {
+        (Ok(a), Ok(b)) => same_file(&a, &b),
+        _ => false,
+    };
+    if same {
+        bail!(
+            "the output {} is the input {}: writing the filter there would replace the \
+             lines it is built from; write it elsewhere",
+            output.display(),
+            input.display()
+        );
+    }
+    Ok(())
+}
+
+#[cfg(unix)]
+fn same_file(a: &std::fs::Metadata, b: &std::fs::Metadata) -> bool {
+    use std::os::unix::fs::MetadataExt;
+    a.dev() == b.dev() && a.ino() == b.ino()
+}
+
+/// Without inode numbers in std, other platforms cannot tell links apart: never the same.
+#[cfg(not(unix))]
+fn same_file(_a: &std::fs::Metadata, _b: &std::fs::Metadata) -> bool {
+    false
+}
+
 impl TwiceReadable {
     /// Opens `input` for two passes; spools standard input when `input` is "-".
     pub fn new(input: &Path, near: &Path) -> Result<Self> {
         if input.as_os_str() != "-" {
+            refuse_output_over_input(input, near)?;
             return Ok(TwiceReadable {
                 path: input.to_path_buf(),
                 name: input.display().to_string(),

@@ -970,6 +970,11 @@ pub(crate) fn check_probability(field: &'static str, value: f64) -> Result<(), D
 /// Writes `bytes` to `path` through a temporary file in the same directory: write, fsync,
 /// rename over the target, fsync the directory. Readers see the old file or the new one,
 /// never a mix; on failure the temporary file is removed and the old file is untouched.
+///
+/// A symbolic link at `path` is followed: the file it names is replaced and the link kept,
+/// as writing to the link would (renaming over the link itself would leave the real file
+/// without the change). The new file keeps the replaced file's permission bits and, where
+/// the process may set them, its owner and group.
 pub fn write_atomically(path: &Path, bytes: &[u8]) -> Result<(), Error> {
     write_atomically_with(path, |file| file.write_all(bytes))
 }
@@ -981,16 +986,39 @@ pub fn write_atomically_with(
     path: &Path,
     write: impl FnOnce(&mut std::fs::File) -> std::io::Result<()>,
 ) -> Result<(), Error> {
+    replace_file_with(path, write).map_err(|e| Error::io(format!("writing {}", path.display()), e))
+}
+
+/// [`write_atomically_with`] with the operating system's error as it is (its
+/// [`ErrorKind`](std::io::ErrorKind) kept, for callers that map kinds, as the Python
+/// package does to `FileNotFoundError`, `PermissionError`, …).
+///
+/// ```
+/// use std::io::Write;
+/// # let dir = tempfile::tempdir()?;
+/// let path = dir.path().join("f.bin");
+/// bloomkit::codec::replace_file_with(&path, |file| file.write_all(b"old"))?;
+/// bloomkit::codec::replace_file_with(&path, |file| file.write_all(b"new"))?;
+/// assert_eq!(std::fs::read(&path)?, b"new");
+/// // A directory that does not exist: the error keeps its kind.
+/// let missing = dir.path().join("no-such-dir").join("f.bin");
+/// let error = bloomkit::codec::replace_file_with(&missing, |_| Ok(())).unwrap_err();
+/// assert_eq!(error.kind(), std::io::ErrorKind::NotFound);
+/// # Ok::<(), std::io::Error>(())
+/// ```
+pub fn replace_file_with(
+    path: &Path,
+    write: impl FnOnce(&mut std::fs::File) -> std::io::Result<()>,
+) -> std::io::Result<()> {
+    let target = follow_symlinks(path)?;
+    let path = target.as_path();
     let dir = match path.parent() {
         Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
         _ => std::path::PathBuf::from("."),
     };
-    let name = path.file_name().ok_or_else(|| {
-        Error::io(
-            format!("writing {}", path.display()),
-            std::io::ErrorKind::InvalidInput.into(),
-        )
-    })?;
+    let name = path
+        .file_name()
+        .ok_or_else(|| std::io::Error::from(std::io::ErrorKind::InvalidInput))?;
     let mut tmp_name = std::ffi::OsString::from(".");
     tmp_name.push(name);
     // Unique per process and per call, so concurrent saves never share a temporary file.
@@ -998,11 +1026,16 @@ pub fn write_atomically_with(
     let n = SAVES.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
     tmp_name.push(format!(".tmp-{}-{n}", std::process::id()));
     let tmp = dir.join(tmp_name);
-    let context = || format!("writing {}", path.display());
+    // The file being replaced, if any: its permissions (and owner) carry over.
+    let old = std::fs::metadata(path).ok().filter(|m| m.is_file());
 
     let result = (|| {
         let mut file = std::fs::File::create(&tmp)?;
         write(&mut file)?;
+        if let Some(old) = &old {
+            keep_owner(&file, old);
+            file.set_permissions(old.permissions())?;
+        }
         file.sync_all()?;
         drop(file);
         std::fs::rename(&tmp, path)?;
@@ -1013,11 +1046,48 @@ pub fn write_atomically_with(
         }
         Ok(())
     })();
-    result.map_err(|e: std::io::Error| {
+    if result.is_err() {
         let _ = std::fs::remove_file(&tmp);
-        Error::io(context(), e)
-    })
+    }
+    result
 }
+
+/// `path` with every symbolic link along its last component followed (relative links
+/// resolved against the link's directory), so that a save replaces the file a reader of
+/// `path` opens. A dangling link gives the path it names, created by the save.
+fn follow_symlinks(path: &Path) -> std::io::Result<std::path::PathBuf> {
+    // As the kernel does (ELOOP), give up on a chain of more than 40 links.
+    const MAX_LINKS: usize = 40;
+    let mut path = path.to_path_buf();
+    for _ in 0..MAX_LINKS {
+        match std::fs::symlink_metadata(&path) {
+            Ok(meta) if meta.file_type().is_symlink() => {
+                let link = std::fs::read_link(&path)?;
+                path = match path.parent() {
+                    Some(dir) if link.is_relative() => dir.join(link),
+                    _ => link,
+                };
+            }
+            _ => return Ok(path),
+        }
+    }
+    Err(std::io::Error::other(format!(
+        "more than {MAX_LINKS} symbolic links to follow"
+    )))
+}
+
+/// Gives the new file the replaced one's owner and group, best effort: only root may give a
+/// file away, and a save by its owner already has the owner (the group is tried alone).
+#[cfg(unix)]
+fn keep_owner(file: &std::fs::File, old: &std::fs::Metadata) {
+    use std::os::unix::fs::MetadataExt;
+    if std::os::unix::fs::fchown(file, Some(old.uid()), Some(old.gid())).is_err() {
+        let _ = std::os::unix::fs::fchown(file, None, Some(old.gid()));
+    }
+}
+
+#[cfg(not(unix))]
+fn keep_owner(_file: &std::fs::File, _old: &std::fs::Metadata) {}
 
 #[cfg(test)]
 mod tests {
@@ -1148,5 +1218,62 @@ mod tests {
             .collect();
         assert_eq!(names.len(), 2, "temporary left behind: {names:?}");
         std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    /// `bloomkit add link.bloom x`, where link.bloom is a symlink to the real filter: the save
+    /// must land in the file the link names (the one a reader of either name opens), not
+    /// replace the link with a new file and leave the real filter without the item.
+    #[cfg(unix)]
+    #[test]
+    fn atomic_write_through_a_symlink_replaces_its_target_and_keeps_the_link() {
+        let dir = tempfile::tempdir().unwrap();
+        let real_dir = dir.path().join("data");
+        std::fs::create_dir(&real_dir).unwrap();
+        let real = real_dir.join("f.bin");
+        std::fs::write(&real, b"old").unwrap();
+        // A relative link to a relative link, as `ln -s` makes them.
+        let link = dir.path().join("link.bin");
+        std::os::unix::fs::symlink("data/f.bin", &link).unwrap();
+        let link2 = dir.path().join("link2.bin");
+        std::os::unix::fs::symlink("link.bin", &link2).unwrap();
+        write_atomically(&link2, b"new").unwrap();
+        assert_eq!(std::fs::read(&real).unwrap(), b"new");
+        for l in [&link, &link2] {
+            assert!(std::fs::symlink_metadata(l)
+                .unwrap()
+                .file_type()
+                .is_symlink());
+        }
+        // No temporary left beside the link or the target.
+        assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 3);
+        assert_eq!(std::fs::read_dir(&real_dir).unwrap().count(), 1);
+        // A dangling link is written through too, creating the file it names.
+        let dangling = dir.path().join("dangling.bin");
+        std::os::unix::fs::symlink("data/g.bin", &dangling).unwrap();
+        write_atomically(&dangling, b"g").unwrap();
+        assert_eq!(std::fs::read(real_dir.join("g.bin")).unwrap(), b"g");
+        assert!(std::fs::symlink_metadata(&dangling)
+            .unwrap()
+            .file_type()
+            .is_symlink());
+    }
+
+    /// A save replaces the file but not its permissions: a private (0600) filter stays
+    /// private, a group-writable one group-writable, after `bloomkit add`.
+    #[cfg(unix)]
+    #[test]
+    fn atomic_write_keeps_the_replaced_files_permissions() {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("f.bin");
+        for mode in [0o600, 0o664, 0o440] {
+            std::fs::write(&path, b"old").unwrap();
+            std::fs::set_permissions(&path, std::fs::Permissions::from_mode(mode)).unwrap();
+            write_atomically(&path, b"new").unwrap();
+            assert_eq!(std::fs::read(&path).unwrap(), b"new");
+            let now = std::fs::metadata(&path).unwrap().permissions().mode() & 0o7777;
+            assert_eq!(now, mode, "{mode:o} became {now:o}");
+            std::fs::remove_file(&path).unwrap();
+        }
     }
 }
