@@ -128,7 +128,10 @@ pub(crate) fn dimensions(
     let fixed = cells.is_some() || hashes.is_some();
     let fpp = self::fpp(fpp)?;
     check_capacity(capacity)?;
-    let m = num_cells(cells, capacity, fpp, cell_bits)?;
+    let mut m = num_cells(cells, capacity, fpp, cell_bits)?;
+    if let (false, Some(n)) = (fixed, capacity) {
+        m = cells_for_capped_hashes(m, n, fpp, cell_bits)?;
+    }
     let k = num_hashes(hashes, m, capacity, fpp)?;
     let n = self::capacity(capacity, m, k);
     Ok(Dimensions {
@@ -138,6 +141,37 @@ pub(crate) fn dimensions(
         target_fpp: target_fpp(fixed, fpp, m, k, n),
         fpp,
     })
+}
+
+/// m for n items at ε when k stops at [`MAX_NUM_HASHES`]: the standard m has the optimal
+/// `k = (m/n) ln 2 = log₂(1/ε)`, which passes 64 for ε below about 2⁻⁶⁴·⁵ (3.8·10⁻²⁰);
+/// with k held at 64 the standard m then misses ε (ε = 10⁻³⁰ at 143.8 bits per item gives
+/// 3·10⁻²⁹), so m grows to the fewest cells whose exact rate with 64 hash functions,
+/// `(1 − (1 − 1/m)^{64n})^64`, reaches ε — compared in logarithms, so that rates far
+/// below the smallest `f64` compare too (about `m = −64 n / ln(1 − ε^{1/64})`: 154.1 bits
+/// per item at 10⁻³⁰, 3.1·10⁶ at 10⁻³⁰⁰). Otherwise `m` as it is.
+fn cells_for_capped_hashes(m: u64, n: u64, fpp: f64, cell_bits: u32) -> Result<u64, Error> {
+    let optimal_k = m as f64 / n as f64 * std::f64::consts::LN_2;
+    if optimal_k.round() <= f64::from(MAX_NUM_HASHES) {
+        return Ok(m);
+    }
+    let k = f64::from(MAX_NUM_HASHES);
+    let ln_rate = |cells: u64| {
+        let ones = -(k * n as f64 * (-1.0 / cells as f64).ln_1p()).exp_m1();
+        k * ones.ln()
+    };
+    let max_cells = MAX_NUM_BITS / u64::from(cell_bits);
+    let ln_fpp = fpp.ln();
+    if ln_rate(max_cells) > ln_fpp {
+        let wanted = -k * n as f64 / (-fpp.powf(1.0 / k)).ln_1p() * f64::from(cell_bits);
+        return Err(Error::TooLarge {
+            bits: wanted as u64,
+            max: MAX_NUM_BITS,
+        });
+    }
+    Ok(first_meeting(m, max_cells, |cells| {
+        ln_rate(cells) <= ln_fpp
+    }))
 }
 
 /// The counter width a builder was given, or the kind's default: 1 to 16 bits (the widths
@@ -340,6 +374,50 @@ mod tests {
             (835_482, 10, 58_110)
         );
         assert_eq!(d.target_fpp, 0.001);
+    }
+
+    /// Below about 3.8·10⁻²⁰ the optimal k passes 64, where k stops: m grows to the fewest
+    /// cells whose exact rate with 64 hash functions reaches ε (one cell fewer misses it),
+    /// so the filter meets the ε it reports; a size past the limit is an error. Above that
+    /// ε, m is the standard one.
+    #[test]
+    fn an_epsilon_past_64_hash_functions_grows_m_until_the_rate_meets_it() {
+        // ln of the exact rate, as fpp_exact computes it but without underflow.
+        let ln_rate = |m: u64, n: u64| {
+            let k = f64::from(MAX_NUM_HASHES);
+            k * (-(k * n as f64 * (-1.0 / m as f64).ln_1p()).exp_m1()).ln()
+        };
+        for n in [1_000u64, 58_110, 1_000_000] {
+            for fpp in [1e-20, 1e-30, 1e-100, 1e-300] {
+                let d = match dimensions(Some(n), Some(fpp), None, None, 1) {
+                    Ok(d) => d,
+                    Err(e) => {
+                        // Only 10⁶ items at 10⁻³⁰⁰ need more than 2⁴⁰ bits (3.1·10¹² bits).
+                        assert_eq!((n, fpp), (1_000_000, 1e-300), "{e}");
+                        assert!(
+                            matches!(e, Error::TooLarge { bits, .. } if bits > 3 * 10u64.pow(12))
+                        );
+                        continue;
+                    }
+                };
+                assert_eq!(d.num_hashes, MAX_NUM_HASHES, "n {n}, ε {fpp}");
+                let standard = params::optimal_num_bits(n, fpp).unwrap();
+                assert!(d.num_cells > standard, "n {n}, ε {fpp}: m {}", d.num_cells);
+                assert!(ln_rate(d.num_cells, n) <= fpp.ln(), "n {n}, ε {fpp}");
+                assert!(ln_rate(d.num_cells - 1, n) > fpp.ln(), "n {n}, ε {fpp}");
+                assert_eq!(d.target_fpp, fpp);
+            }
+            let d = dimensions(Some(n), Some(1e-19), None, None, 1).unwrap();
+            assert_eq!(d.num_cells, params::optimal_num_bits(n, 1e-19).unwrap());
+            assert_eq!(d.num_hashes, 63);
+        }
+        // ε = 10⁻³⁰ for 1 000 items: 154.1 bits per item (the standard 143.8 gives 3·10⁻²⁹).
+        let d = dimensions(Some(1_000), Some(1e-30), None, None, 1).unwrap();
+        assert_eq!(d.num_cells / 100, 1_541);
+        assert!(params::fpp_exact(143_776, 64, 1_000) > 2e-29);
+        // Counters: the cells grow, and their bits are held to the limit.
+        let d = dimensions(Some(1_000), Some(1e-30), None, None, 4).unwrap();
+        assert_eq!(d.num_cells / 100, 1_541);
     }
 
     #[test]

@@ -146,6 +146,17 @@ fn sizing_reproduces_the_specification_examples() {
         assert_eq!(f.num_blocks(), z);
     }
     assert!(num_blocks_for(u64::MAX, 1e-9).is_err());
+    // Past the largest filter, the error names the size ε would take: z ≈ n / (ε·32⁸)
+    // blocks once blocks hold an item or none (1 000 items at 10⁻²⁰: 2.3·10¹³ bits).
+    match num_blocks_for(1_000, 1e-20) {
+        Err(bloomkit::Error::TooLarge { bits, max }) => {
+            assert!(
+                bits > max && (2e13..3e13).contains(&(bits as f64)),
+                "{bits}"
+            );
+        }
+        other => panic!("{other:?}"),
+    }
     assert!(SplitBlockBloomFilter::builder()
         .num_blocks(1 << 31)
         .build()

@@ -203,7 +203,13 @@ pub fn robust_usable_bits_for_fpp(capacity: u64, fpp: f64, num_hashes: u32) -> f
     // that as −expm1(…): each step without cancellation.
     let zeros = -(fpp.ln() / f64::from(num_hashes)).exp_m1();
     let per_bit = -(zeros.ln() / kn).exp_m1();
-    1.0 / per_bit
+    // For ε far below 2^-k, ε^(1/k) is below the rounding of 1 − ε^(1/k) = 1: no size
+    // reaches ε with so few hash values (−0 here, which would be −∞ bits).
+    if per_bit > 0.0 {
+        1.0 / per_bit
+    } else {
+        f64::INFINITY
+    }
 }
 
 /// The X × Y matrix, two primes other than 61 with X > Y, of at least `words` words and
@@ -267,8 +273,8 @@ pub fn robust_dimensions_for_fpp(
     }
     let num_hashes = match num_hashes {
         Some(k) => k,
-        // M_k is convex in k with its minimum near log₂(1/ε) ≤ 64 for every ε the crate
-        // allows; the first minimum wins, so ties go to fewer hashes.
+        // M_k is convex in k with its minimum near log₂(1/ε), or at 64 for ε below about
+        // 2⁻⁶⁴; the first minimum wins, so ties go to fewer hashes.
         None => {
             (1..=MAX_NUM_HASHES)
                 .map(|k| (k, robust_usable_bits_for_fpp(capacity, fpp, k)))
@@ -444,6 +450,26 @@ mod tests {
             let over = (x * y) as f64 / words as f64;
             assert!(words < 700 || over <= 1.07, "{words}: {x} × {y}");
             assert!(words < 10_000 || over <= 1.02, "{words}: {x} × {y}");
+        }
+    }
+
+    /// Far below 2⁻⁶⁴ few hash values reach ε at no size (their M_k is +∞, never −∞ or
+    /// negative), so the sizing takes k = 64 and meets ε; where that too is past the limit
+    /// the error names the bits it would take.
+    #[test]
+    fn a_tiny_epsilon_is_met_with_64_hash_values_or_refused_by_its_size() {
+        for fpp in [1e-20, 1e-30, 1e-100, 1e-300] {
+            for k in 1..=MAX_NUM_HASHES {
+                let bits = robust_usable_bits_for_fpp(1_000, fpp, k);
+                assert!(bits > 0.0, "ε {fpp}, k {k}: {bits}");
+            }
+            let (x, y, k) = robust_dimensions_for_fpp(1_000, fpp, None).unwrap();
+            assert_eq!(k, MAX_NUM_HASHES, "ε {fpp}");
+            assert!(fpp_robust(x, y, k, 1_000) <= fpp, "ε {fpp}");
+        }
+        match robust_dimensions_for_fpp(1_000_000, 1e-300, None) {
+            Err(Error::TooLarge { bits, .. }) => assert!(bits > MAX_NUM_BITS, "{bits}"),
+            other => panic!("{other:?}"),
         }
     }
 

@@ -210,8 +210,13 @@ pub fn num_blocks_for(capacity: u64, target: f64) -> Result<u64, Error> {
         return Err(Error::ZeroCapacity);
     }
     if fpp(MAX_NUM_BLOCKS, capacity) > target {
+        // So many blocks that most hold no item and the rest one: a query then passes only
+        // in a block with an item, whose 8 words each have the one bit it asks for with
+        // probability 1/32, so `fpp ≈ (n/z)·32⁻⁸` and z ≈ n / (ε·32⁸) blocks (the size the
+        // error names).
+        let blocks = capacity as f64 / (target * 32f64.powi(8));
         return Err(Error::TooLarge {
-            bits: u64::MAX,
+            bits: (blocks * BLOCK_BITS as f64) as u64,
             max: MAX_NUM_BLOCKS * BLOCK_BITS,
         });
     }
