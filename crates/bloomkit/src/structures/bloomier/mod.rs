@@ -1202,7 +1202,7 @@ impl Fuse {
         // Slices, and the growing arrays out of `work` while peeling: their lengths and
         // pointers then stay in registers (a byte written through a `&mut Vec` could be
         // its own length, as far as the compiler knows).
-        let (ids, counts) = (&mut work.ids[..], &mut work.counts[..]);
+        let (ids, counts) = (&mut work.ids[..m], &mut work.counts[..m]);
         let mut order = std::mem::take(&mut work.order);
         let mut owns = std::mem::take(&mut work.own);
         let mut stack = std::mem::take(&mut work.stack);
@@ -1210,13 +1210,11 @@ impl Fuse {
         // order never passes n.
         empty(&mut order, n);
         empty(&mut owns, n);
-        let mut wrapped = false;
         let mut add = |id: u64, at: [u64; 3]| {
             for (j, c) in at.into_iter().enumerate() {
                 let c = c as usize;
                 ids[c] ^= id;
                 counts[c] = counts[c].wrapping_add(4) ^ j as u8;
-                wrapped |= counts[c] < 4;
             }
         };
         // Bucketing: the table does not depend on the order the keys are added in (xors and
@@ -1261,7 +1259,11 @@ impl Fuse {
             }
         }
         let keys = &*keys;
-        if wrapped {
+        // A cell's count is its number of keys modulo 64 (then wrapped, in its 6 high bits),
+        // and the three cells of a key are distinct (in three segments): the counts add up
+        // to 3n exactly when no cell holds 64 keys or more.
+        let total: u64 = counts.iter().map(|&c| u64::from(c >> 2)).sum();
+        if total != 3 * n as u64 {
             (work.order, work.own, work.stack) = (order, owns, stack);
             return false;
         }
@@ -1295,10 +1297,14 @@ impl Fuse {
                 // before it could overflow.
                 counts[cell] = 0;
                 if top + 2 > stack.len() {
-                    stack.resize(2 * stack.len(), 0);
+                    grow(&mut stack);
                 }
-                for j in [[1, 2], [0, 2], [0, 1]][usize::from(own)] {
-                    let c = at[j as usize];
+                // The two other positions in increasing order (1 2, 0 2, 0 1), worked out
+                // instead of looked up: no bounds check on a position.
+                let others = [usize::from(own == 0), 2 - usize::from(own == 2)];
+                for j in others {
+                    let c = at[j];
+                    let j = j as u8;
                     ids[c as usize] ^= id;
                     let count = (counts[c as usize] - 4) ^ j;
                     counts[c as usize] = count;
@@ -1311,6 +1317,14 @@ impl Fuse {
         (work.order, work.own, work.stack) = (order, owns, stack);
         peeled
     }
+}
+
+/// `stack` twice as long (peeling's stack of cells, grown out of line: the loop keeps the
+/// stack's pointer and length in registers).
+#[cold]
+#[inline(never)]
+fn grow(stack: &mut Vec<u64>) {
+    stack.resize(2 * stack.len(), 0);
 }
 
 /// Peels the hypergraph of `keys` for one attempt: the keys in order of removal, each with
