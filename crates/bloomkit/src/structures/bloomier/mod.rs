@@ -89,13 +89,17 @@
 //! The construction is Graf & Lemire's (2022, Algorithm 3), with what a retry and a table
 //! of values need kept beside it. It keeps each key's digest for retries and deduplication:
 //! 8 bytes for a fold2-128 membership table (the digest's low half, from which the high half
-//! follows), 16 for another membership table, 24 with a value. It buckets the keys in place
-//! by window; peeling keeps per cell the xor of the ids of its keys (a fold2 key is its own
-//! id, any other its index) and a one-byte count with the xor of the keys' slots, 9 bytes;
-//! the removal order takes 9 bytes per key, and the working arrays are allocated once, on
-//! huge pages when large, and reused by every attempt. At n = 10⁶ that is about 28 bytes per
-//! key touched (xorf: about 25, beside the caller's keys) and 298 instructions per key
-//! (xorf: 249).
+//! follows), 16 for another membership table, 24 with a value. It puts the keys in the
+//! order of their windows with a counting sort: a fold2 key, which is its own id, is copied
+//! once into the array that then takes the order of removal (Graf & Lemire's scatter of
+//! their hashes), other keys are swapped into place. Peeling keeps per cell the xor of the ids
+//! of its keys (a fold2 key is its own id, any other its index) and a one-byte count with the
+//! xor of the keys' slots, 9 bytes, both from the allocator's zeroed memory (the kernel zeroes
+//! the pages as they are first touched; no pass of zeros is written); the removal order takes
+//! 9 bytes per key; a peeled attempt leaves every count 0, so a table of 8-bit cells takes
+//! the count array over. The working arrays are allocated once, on huge pages when large, and
+//! reused by every attempt. At n = 10⁶ that is about 27 bytes per key touched (xorf: about
+//! 25, beside the caller's keys) and 258 instructions per key (xorf: 250).
 //!
 //! ```
 //! use bloomkit::BloomierFilter;
@@ -1159,12 +1163,13 @@ struct Fuse {
 }
 
 impl Fuse {
-    /// Peels the hypergraph of `keys` (at most [`MAX_KEYS`]), after putting them in the
-    /// order of their windows. Whether every key was removed; if so, `work.order` holds the
-    /// ids of the keys (as reordered) in order of removal and `work.own` which of each
-    /// one's cells ([`fuse_cells`]) is its own.
+    /// Peels the hypergraph of `keys` (at most [`MAX_KEYS`]), after putting them (or, for a
+    /// record that is its own id, copies of them) in the order of their windows. Whether
+    /// every key was removed; if so, `work.order` holds the ids of the keys (as reordered)
+    /// in order of removal and `work.own` which of each one's cells ([`fuse_cells`]) is its
+    /// own.
     ///
-    /// The keys are first bucketed by the top bits of h (a counting sort, in place): the
+    /// The keys are first bucketed by the top bits of h (a counting sort): the
     /// first cell `⌊h·m'/2⁶⁴⌋` grows with h, so in bucket order the keys' windows sweep the
     /// table from left to right and adding them to their cells streams through memory
     /// instead of jumping across it (Graf & Lemire 2022, §4). Peeling then scans the cells

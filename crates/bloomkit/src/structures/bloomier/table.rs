@@ -286,7 +286,10 @@ mod tests {
             for at in 0..padded {
                 let mut bytes = vec![0; padded];
                 bytes[at] = 1 << (at % 8);
-                assert!(Table::from_zero_bytes(bytes, len, 8).is_none(), "{len} {at}");
+                assert!(
+                    Table::from_zero_bytes(bytes, len, 8).is_none(),
+                    "{len} {at}"
+                );
             }
             assert!(Table::from_zero_bytes(vec![0; padded + 8], len, 8).is_none());
             assert!(Table::from_zero_bytes(vec![0; padded], len, 16).is_none());
