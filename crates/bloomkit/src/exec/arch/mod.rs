@@ -40,6 +40,14 @@
 //! that a random probe needs one TLB entry per 2 MiB instead of per 4 KiB. Failure of the
 //! advice is silent: the memory works either way.
 //! `BLOOMKIT_NO_HUGE_PAGES=1` turns the advice off (to measure its effect).
+//!
+//! # Memory written once
+//!
+//! [`calloc_vec`] (and [`zeroed_words`]) take zeroed memory from the allocator: a fresh
+//! large block's pages are zeroed by the kernel as they are first touched, where
+//! [`zeroed_vec`] writes every zero itself. [`scatter_into`] is a counting sort's scatter into
+//! a vector's reserved room, each element written once (the Bloomier construction's bucketing
+//! of its keys). Both have written twins that property tests hold them to.
 
 use std::sync::atomic::{AtomicU8, Ordering};
 
@@ -312,6 +320,12 @@ impl ZeroBits for u64 {}
 /// [`HUGE_PAGE_BYTES`] and `huge` is set, advised to use transparent huge pages (before the
 /// first touch when the allocation is fresh; a recycled one the allocator has zeroed by
 /// writing, where the advice changes nothing). [`zeroed_vec`] is its written twin.
+///
+/// ```
+/// let counts: Vec<u8> = bloomkit::arch::calloc_vec(3 << 20, true).unwrap();
+/// assert!(counts.len() == 3 << 20 && counts.iter().all(|&c| c == 0));
+/// assert!(bloomkit::arch::calloc_vec::<u64>(usize::MAX / 4, false).is_none());
+/// ```
 pub fn calloc_vec<T: ZeroBits>(len: usize, huge: bool) -> Option<Vec<T>> {
     if len == 0 {
         return Some(Vec::new());
@@ -341,6 +355,18 @@ pub fn calloc_vec<T: ZeroBits>(len: usize, huge: bool) -> Option<Vec<T>> {
 /// over its size, or sizes that do not add up to the items), `dst` is left empty and the
 /// answer is `false`; so is it if the room cannot be had.
 /// [`scatter_into_written`] is its scalar twin, which a property test holds it to.
+///
+/// ```
+/// // Words by their top two bits: 4 buckets of sizes 1, 0, 2, 1.
+/// let words = [0xC0u8, 0x80, 0x01, 0x81];
+/// let mut sorted = Vec::new();
+/// let by_top = |w: &u8| (usize::from(w >> 6), *w);
+/// assert!(bloomkit::arch::scatter_into(&mut sorted, &words, &[1, 0, 2, 1], by_top));
+/// assert_eq!(sorted, [0x01, 0x80, 0x81, 0xC0]);
+/// // Sizes that do not match the words: refused, nothing kept.
+/// assert!(!bloomkit::arch::scatter_into(&mut sorted, &words, &[2, 0, 1, 1], by_top));
+/// assert!(sorted.is_empty());
+/// ```
 pub fn scatter_into<S, T: Copy>(
     dst: &mut Vec<T>,
     items: &[S],
