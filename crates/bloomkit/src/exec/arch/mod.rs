@@ -40,6 +40,14 @@
 //! that a random probe needs one TLB entry per 2 MiB instead of per 4 KiB. Failure of the
 //! advice is silent: the memory works either way.
 //! `BLOOMKIT_NO_HUGE_PAGES=1` turns the advice off (to measure its effect).
+//!
+//! # Memory written once
+//!
+//! [`calloc_vec`] (and [`zeroed_words`]) take zeroed memory from the allocator: a fresh
+//! large block's pages are zeroed by the kernel as they are first touched, where
+//! [`zeroed_vec`] writes every zero itself. [`scatter_into`] is a counting sort's scatter into
+//! a vector's reserved room, each element written once (the Bloomier construction's bucketing
+//! of its keys). Both have written twins that property tests hold them to.
 
 use std::sync::atomic::{AtomicU8, Ordering};
 
@@ -289,6 +297,157 @@ pub fn zeroed_words_written(len: usize) -> Option<Vec<u64>> {
     Some(v)
 }
 
+/// An unsigned integer type whose all-zero bytes are the value 0: what [`calloc_vec`] may
+/// hand out without writing it. Sealed: implemented for `u8`, `u16`, `u32` and `u64` only.
+pub trait ZeroBits: Copy + Default + sealed::Sealed {}
+
+mod sealed {
+    pub trait Sealed {}
+    impl Sealed for u8 {}
+    impl Sealed for u16 {}
+    impl Sealed for u32 {}
+    impl Sealed for u64 {}
+}
+
+impl ZeroBits for u8 {}
+impl ZeroBits for u16 {}
+impl ZeroBits for u32 {}
+impl ZeroBits for u64 {}
+
+/// `len` zeros of `T`, or `None` if the memory cannot be had — as [`zeroed_words`], from the
+/// allocator's zeroed allocation (`calloc`), whose fresh pages are zeroed by the kernel when
+/// first touched instead of by a pass of writes here; and, when the array takes at least
+/// [`HUGE_PAGE_BYTES`] and `huge` is set, advised to use transparent huge pages (before the
+/// first touch when the allocation is fresh; a recycled one the allocator has zeroed by
+/// writing, where the advice changes nothing). [`zeroed_vec`] is its written twin.
+///
+/// ```
+/// let counts: Vec<u8> = bloomkit::arch::calloc_vec(3 << 20, true).unwrap();
+/// assert!(counts.len() == 3 << 20 && counts.iter().all(|&c| c == 0));
+/// assert!(bloomkit::arch::calloc_vec::<u64>(usize::MAX / 4, false).is_none());
+/// ```
+pub fn calloc_vec<T: ZeroBits>(len: usize, huge: bool) -> Option<Vec<T>> {
+    if len == 0 {
+        return Some(Vec::new());
+    }
+    let layout = std::alloc::Layout::array::<T>(len).ok()?;
+    // SAFETY: the layout's size is not zero (len > 0 elements of a type of 1 to 8 bytes).
+    // alloc_zeroed returns null or a block of exactly that layout, every byte zero.
+    let ptr = unsafe { std::alloc::alloc_zeroed(layout) }.cast::<T>();
+    if ptr.is_null() {
+        return None;
+    }
+    if huge && layout.size() >= HUGE_PAGE_BYTES && huge_pages_enabled() {
+        advise_huge_pages(ptr.cast::<u8>(), layout.size());
+    }
+    // SAFETY: `ptr` comes from the global allocator with the layout of `[T; len]`, so it is a
+    // valid allocation for a Vec of capacity `len`; all `len` elements are initialised, since
+    // all-zero bytes are the value 0 of every `ZeroBits` type (unsigned integers); the Vec
+    // takes sole ownership of the block.
+    Some(unsafe { Vec::from_raw_parts(ptr, len, len) })
+}
+
+/// The scatter of a counting sort: `dst` becomes, for each bucket b in turn, the values of the
+/// `items` that `place` puts in bucket b, in the items' order — `place(item)` gives the
+/// item's bucket and value, and `sizes[b]` must be the number of items of bucket b. Each value
+/// is written once, into the room `dst` has reserved (no zeros written first: the array is
+/// fully overwritten anyway). If the items do not match the sizes (a bucket past the last or
+/// over its size, or sizes that do not add up to the items), `dst` is left empty and the
+/// answer is `false`; so is it if the room cannot be had.
+/// [`scatter_into_written`] is its scalar twin, which a property test holds it to.
+///
+/// ```
+/// // Words by their top two bits: 4 buckets of sizes 1, 0, 2, 1.
+/// let words = [0xC0u8, 0x80, 0x01, 0x81];
+/// let mut sorted = Vec::new();
+/// let by_top = |w: &u8| (usize::from(w >> 6), *w);
+/// assert!(bloomkit::arch::scatter_into(&mut sorted, &words, &[1, 0, 2, 1], by_top));
+/// assert_eq!(sorted, [0x01, 0x80, 0x81, 0xC0]);
+/// // Sizes that do not match the words: refused, nothing kept.
+/// assert!(!bloomkit::arch::scatter_into(&mut sorted, &words, &[2, 0, 1, 1], by_top));
+/// assert!(sorted.is_empty());
+/// ```
+pub fn scatter_into<S, T: Copy>(
+    dst: &mut Vec<T>,
+    items: &[S],
+    sizes: &[usize],
+    place: impl Fn(&S) -> (usize, T),
+) -> bool {
+    dst.clear();
+    let Some(mut ranges) = bucket_ranges(sizes, items.len()) else {
+        return false;
+    };
+    if dst.try_reserve_exact(items.len()).is_err() {
+        return false;
+    }
+    let spare = &mut dst.spare_capacity_mut()[..items.len()];
+    for item in items {
+        let (bucket, value) = place(item);
+        match ranges.get_mut(bucket) {
+            Some([next, end]) if *next < *end => {
+                spare[*next].write(value);
+                *next += 1;
+            }
+            _ => return false,
+        }
+    }
+    // Every item was written into its own slot of 0..items.len(): each write went to the next
+    // slot of its bucket's range and the ranges are disjoint and cover 0..items.len() (they
+    // are the prefix sums of sizes adding up to items.len()), so items.len() writes with no
+    // bucket over its size fill every slot exactly once.
+    debug_assert!(ranges.iter().all(|&[next, end]| next == end));
+    // SAFETY: the first items.len() elements of the spare capacity were all written (above),
+    // and the capacity is at least items.len() (reserved above).
+    unsafe { dst.set_len(items.len()) };
+    true
+}
+
+/// The scalar twin of [`scatter_into`]: the same answer and the same `dst`, by writing zeros
+/// first and then each value.
+pub fn scatter_into_written<S, T: Copy + Default>(
+    dst: &mut Vec<T>,
+    items: &[S],
+    sizes: &[usize],
+    place: impl Fn(&S) -> (usize, T),
+) -> bool {
+    dst.clear();
+    let Some(mut ranges) = bucket_ranges(sizes, items.len()) else {
+        return false;
+    };
+    if dst.try_reserve_exact(items.len()).is_err() {
+        return false;
+    }
+    dst.resize(items.len(), T::default());
+    for item in items {
+        let (bucket, value) = place(item);
+        match ranges.get_mut(bucket) {
+            Some([next, end]) if *next < *end => {
+                dst[*next] = value;
+                *next += 1;
+            }
+            _ => {
+                dst.clear();
+                return false;
+            }
+        }
+    }
+    true
+}
+
+/// Each bucket's `[first slot, end]` from the bucket sizes, if they add up to `total`.
+fn bucket_ranges(sizes: &[usize], total: usize) -> Option<Vec<[usize; 2]>> {
+    let mut at = 0usize;
+    let ranges = sizes
+        .iter()
+        .map(|&size| {
+            let start = at;
+            at = at.saturating_add(size);
+            [start, at]
+        })
+        .collect();
+    (at == total).then_some(ranges)
+}
+
 /// `madvise(MADV_HUGEPAGE)` on the whole 2 MiB-aligned pages inside `[start, start + len)`;
 /// the number of bytes the kernel accepted the advice for (0 when there is no whole page or
 /// the advice is refused).
@@ -354,6 +513,87 @@ mod tests {
             fast.push(1);
             twin.push(1);
             proptest::prop_assert_eq!(fast, twin);
+        }
+    }
+
+    proptest::proptest! {
+        /// Any length and element width, up to 4 MiB, with and without huge-page advice: the
+        /// calloc'd vector equals its written twin ([`zeroed_vec`]), has exactly that
+        /// capacity, and is an ordinary vector afterwards (written, grown, freed).
+        #[test]
+        fn calloc_vectors_equal_their_written_twin(
+            len in proptest::prop_oneof![0usize..70, 0usize..(4 << 20)],
+            huge in proptest::bool::ANY,
+            writes in proptest::collection::vec((0usize..1 << 22, proptest::num::u8::ANY), 0..8),
+        ) {
+            let mut fast: Vec<u8> = calloc_vec(len, huge).unwrap();
+            let mut twin: Vec<u8> = zeroed_vec(len).unwrap();
+            proptest::prop_assert_eq!(&fast, &twin);
+            proptest::prop_assert_eq!(fast.capacity(), len);
+            for &(at, value) in &writes {
+                if len > 0 {
+                    fast[at % len] = value;
+                    twin[at % len] = value;
+                }
+            }
+            fast.push(1);
+            twin.push(1);
+            proptest::prop_assert_eq!(fast, twin);
+            let wide: Vec<u64> = calloc_vec(len / 8, huge).unwrap();
+            proptest::prop_assert_eq!(wide, zeroed_vec::<u64>(len / 8).unwrap());
+        }
+
+        /// Any items, bucket counts and sizes — matching the items or not, into a vector
+        /// empty, short or holding old values: the scatter gives the answer and the vector of
+        /// its written twin, and a true answer is the stable counting sort of the items.
+        #[test]
+        fn scatter_equals_its_written_twin(
+            items in proptest::collection::vec((0usize..9, proptest::num::u64::ANY), 0..300),
+            buckets in 1usize..9,
+            skew in proptest::collection::vec(0usize..3, 0..9),
+            old in proptest::collection::vec(proptest::num::u64::ANY, 0..400),
+        ) {
+            let place = |&(b, v): &(usize, u64)| (b, v);
+            // Exact sizes when `skew` is empty or all zeros, otherwise perturbed.
+            let mut sizes = vec![0usize; buckets];
+            for &(b, _) in &items {
+                if b < buckets {
+                    sizes[b] += 1;
+                }
+            }
+            for (s, &d) in sizes.iter_mut().zip(&skew) {
+                *s = (*s + d) % (items.len() + 1);
+            }
+            let mut fast = old.clone();
+            let mut twin = old.clone();
+            let a = scatter_into(&mut fast, &items, &sizes, place);
+            let b = scatter_into_written(&mut twin, &items, &sizes, place);
+            proptest::prop_assert_eq!(a, b);
+            proptest::prop_assert_eq!(&fast, &twin);
+            if a {
+                let mut sorted = items.clone();
+                sorted.sort_by_key(|&(b, _)| b); // stable
+                let want: Vec<u64> = sorted.iter().map(|&(_, v)| v).collect();
+                proptest::prop_assert_eq!(fast, want);
+            } else {
+                proptest::prop_assert!(fast.is_empty());
+            }
+        }
+    }
+
+    /// A scatter whose sizes match its items fills the vector (the case the property test
+    /// reaches only when its perturbation is zero); one bucket over its size, a bucket past
+    /// the last, or sizes summing to more, leave it empty.
+    #[test]
+    fn scatter_fills_exactly_or_refuses() {
+        let items = [(1usize, 10u64), (0, 20), (1, 30), (0, 40), (2, 50)];
+        let place = |&(b, v): &(usize, u64)| (b, v);
+        let mut v = vec![7u64; 2];
+        assert!(scatter_into(&mut v, &items, &[2, 2, 1], place));
+        assert_eq!(v, [20, 40, 10, 30, 50]);
+        for sizes in [&[3, 1, 1][..], &[2, 2], &[2, 2, 2], &[1, 2, 2]] {
+            assert!(!scatter_into(&mut v, &items, sizes, place), "{sizes:?}");
+            assert!(v.is_empty());
         }
     }
 

@@ -89,13 +89,17 @@
 //! The construction is Graf & Lemire's (2022, Algorithm 3), with what a retry and a table
 //! of values need kept beside it. It keeps each key's digest for retries and deduplication:
 //! 8 bytes for a fold2-128 membership table (the digest's low half, from which the high half
-//! follows), 16 for another membership table, 24 with a value. It buckets the keys in place
-//! by window; peeling keeps per cell the xor of the ids of its keys (a fold2 key is its own
-//! id, any other its index) and a one-byte count with the xor of the keys' slots, 9 bytes;
-//! the removal order takes 9 bytes per key, and the working arrays are allocated once, on
-//! huge pages when large, and reused by every attempt. At n = 10⁶ that is about 28 bytes per
-//! key touched (xorf: about 25, beside the caller's keys) and 298 instructions per key
-//! (xorf: 249).
+//! follows), 16 for another membership table, 24 with a value. It puts the keys in the
+//! order of their windows with a counting sort: a fold2 key, which is its own id, is copied
+//! once into the array that then takes the order of removal (Graf & Lemire's scatter of
+//! their hashes), other keys are swapped into place. Peeling keeps per cell the xor of the ids
+//! of its keys (a fold2 key is its own id, any other its index) and a one-byte count with the
+//! xor of the keys' slots, 9 bytes, both from the allocator's zeroed memory (the kernel zeroes
+//! the pages as they are first touched; no pass of zeros is written); the removal order takes
+//! 9 bytes per key; a peeled attempt leaves every count 0, so a table of 8-bit cells takes
+//! the count array over. The working arrays are allocated once, on huge pages when large, and
+//! reused by every attempt. At n = 10⁶ that is about 27 bytes per key touched (xorf: about
+//! 25, beside the caller's keys) and 258 instructions per key (xorf: 250).
 //!
 //! ```
 //! use bloomkit::BloomierFilter;
@@ -835,6 +839,9 @@ trait Record: Copy + Ord {
     fn fuse_hash(&self, hash: FuseHash) -> u64 {
         hash.of(self.digest()).0
     }
+    /// Whether [`id`](Self::id) is the record itself (and [`by_id`](Self::by_id) needs no
+    /// keys): peeling then sorts copies of the ids by window instead of the keys in place.
+    const SELF_ID: bool = false;
     /// What peeling keeps of the record at `index` of the keys ([`Peeling`]): the record
     /// itself when it fits in 64 bits, else (this default) its index.
     #[inline(always)]
@@ -892,6 +899,7 @@ impl Record for Fold2Low {
             hash.of(self.digest()).0
         }
     }
+    const SELF_ID: bool = true;
     #[inline(always)]
     fn id(&self, _index: usize) -> u64 {
         self.0
@@ -1066,7 +1074,13 @@ fn build_fuse_in<R: Record>(
             hash: FuseHash::new(attempt, function),
         };
         if fuse.peel(keys, &mut work) {
-            let mut cells = Table::zeros(num_cells, width)?;
+            // Every key peeled leaves every count 0 (see `Peeling`): a table of 8-bit cells
+            // takes that array instead of zeroing one more.
+            let counts = std::mem::take(&mut work.counts);
+            let mut cells = match Table::from_zero_bytes(counts, num_cells, width) {
+                Some(table) => table,
+                None => Table::zeros(num_cells, width)?,
+            };
             let first_range = segment_count * segment_len;
             // Reverse order of peeling, as in the three-segment layout. The key's own
             // cell is still 0 (every other key on it was peeled before it, so is assigned
@@ -1101,7 +1115,10 @@ fn build_fuse_in<R: Record>(
 /// * `counts`: per cell, 4 × the number of keys on it plus the xor of the positions (0, 1,
 ///   2) the cell has among each key's three cells — with one key left, which of its cells
 ///   this is. One byte: a cell of 64 keys or more wraps it, which makes the attempt fail
-///   (distinct keys put about 2.7 on a cell; only a key given many times comes near);
+///   (distinct keys put about 2.7 on a cell; only a key given many times comes near).
+///   When every key is peeled every count is 0 again — each removal takes 4 and the key's
+///   position off its two other cells and sets its own cell, whose last key it is, to 0 —
+///   so the array, padded to whole 64-bit words, becomes the table of 8-bit cells;
 /// * `order`, `own`: the ids of the keys in order of removal, and which of its cells is
 ///   each one's own;
 /// * `stack`: the cells found to hold one key and not yet peeled — a few at a time, as the
@@ -1115,10 +1132,16 @@ struct Peeling {
     stack: Vec<u64>,
 }
 
-/// `v` emptied and then `len` zeros, on huge pages when large and new.
-fn reset<T: Copy + Default>(v: &mut Vec<T>, len: usize) {
+/// `v` as `len` zeros: when new, from the allocator's zeroed memory (the kernel zeroes the
+/// pages as they are first touched, [`crate::arch::calloc_vec`]), on huge pages when large;
+/// when reused by a later attempt, by writing the zeros.
+fn reset<T: crate::arch::ZeroBits>(v: &mut Vec<T>, len: usize) {
     if v.capacity() < len {
-        *v = crate::arch::reserved_vec(len).unwrap_or_default();
+        *v = Vec::new(); // freed first: the new array may take its place
+        *v = crate::arch::calloc_vec(len, true).unwrap_or_default();
+        if v.len() == len {
+            return;
+        }
     }
     v.clear();
     v.resize(len, T::default());
@@ -1140,12 +1163,13 @@ struct Fuse {
 }
 
 impl Fuse {
-    /// Peels the hypergraph of `keys` (at most [`MAX_KEYS`]), after putting them in the
-    /// order of their windows. Whether every key was removed; if so, `work.order` holds the
-    /// ids of the keys (as reordered) in order of removal and `work.own` which of each
-    /// one's cells ([`fuse_cells`]) is its own.
+    /// Peels the hypergraph of `keys` (at most [`MAX_KEYS`]), after putting them (or, for a
+    /// record that is its own id, copies of them) in the order of their windows. Whether
+    /// every key was removed; if so, `work.order` holds the ids of the keys (as reordered)
+    /// in order of removal and `work.own` which of each one's cells ([`fuse_cells`]) is its
+    /// own.
     ///
-    /// The keys are first bucketed by the top bits of h (a counting sort, in place): the
+    /// The keys are first bucketed by the top bits of h (a counting sort): the
     /// first cell `⌊h·m'/2⁶⁴⌋` grows with h, so in bucket order the keys' windows sweep the
     /// table from left to right and adding them to their cells streams through memory
     /// instead of jumping across it (Graf & Lemire 2022, §4). Peeling then scans the cells
@@ -1164,33 +1188,10 @@ impl Fuse {
         // 2^bits ≥ segment_count buckets (at most 2¹⁸).
         let bits = (64 - (self.segment_count.max(2) - 1).leading_zeros()).min(18);
         let bucket = |record: &R| (record.fuse_hash(self.hash) >> (64 - bits)) as usize;
-        let mut start = vec![0usize; (1 << bits) + 1];
+        let mut sizes = vec![0usize; 1 << bits];
         for record in keys.iter() {
-            start[bucket(record) + 1] += 1;
+            sizes[bucket(record)] += 1;
         }
-        for b in 1..start.len() {
-            start[b] += start[b - 1];
-        }
-        // Bucketed in place (a cycle-leader permutation, as in American flag sort): each
-        // key not yet in its bucket is swapped into the next free slot of its bucket until
-        // the slot being filled gets a key of its own bucket. No second array of n keys
-        // (its pages would cost as much to fault in and zero as the sorting itself).
-        let mut next = start.clone();
-        for b in 0..start.len() - 1 {
-            while next[b] < start[b + 1] {
-                let mut held = keys[next[b]];
-                let mut to = bucket(&held);
-                while to != b {
-                    std::mem::swap(&mut held, &mut keys[next[to]]);
-                    next[to] += 1;
-                    to = bucket(&held);
-                }
-                keys[next[b]] = held;
-                next[b] += 1;
-            }
-        }
-        let keys = &*keys;
-
         let m = ((self.segment_count + 2) * self.segment_len) as usize;
         let cells_of = |record: R| {
             fuse_cells(
@@ -1200,31 +1201,77 @@ impl Fuse {
             )
         };
         reset(&mut work.ids, m);
-        reset(&mut work.counts, m);
+        // Padded as an 8-bit table is: a peeled attempt leaves every count 0, and a table of
+        // 8-bit cells takes the array over (`build_fuse_in`).
+        reset(&mut work.counts, m.div_ceil(8) * 8);
         // Slices, and the growing arrays out of `work` while peeling: their lengths and
         // pointers then stay in registers (a byte written through a `&mut Vec` could be
         // its own length, as far as the compiler knows).
-        let (ids, counts) = (&mut work.ids[..], &mut work.counts[..]);
+        let (ids, counts) = (&mut work.ids[..m], &mut work.counts[..m]);
         let mut order = std::mem::take(&mut work.order);
         let mut owns = std::mem::take(&mut work.own);
         let mut stack = std::mem::take(&mut work.stack);
-        let mut wrapped = false;
-        for (index, &record) in keys.iter().enumerate() {
-            let id = record.id(index);
-            for (j, c) in cells_of(record).into_iter().enumerate() {
-                let c = c as usize;
-                ids[c] ^= id;
-                counts[c] = counts[c].wrapping_add(4) ^ j as u8;
-                wrapped |= counts[c] < 4;
-            }
-        }
-        if wrapped {
-            return false;
-        }
         // Every key is removed at most once (its edges leave the graph with it), so the
         // order never passes n.
         empty(&mut order, n);
         empty(&mut owns, n);
+        let mut add = |id: u64, at: [u64; 3]| {
+            for (j, c) in at.into_iter().enumerate() {
+                let c = c as usize;
+                ids[c] ^= id;
+                counts[c] = counts[c].wrapping_add(4) ^ j as u8;
+            }
+        };
+        // Bucketing: the table does not depend on the order the keys are added in (xors and
+        // counts), only the cache misses do.
+        if R::SELF_ID
+            && crate::arch::scatter_into(&mut order, keys, &sizes, |r| (bucket(r), r.id(0)))
+        {
+            // A key is its own id: the ids are copied into the order's array by window (one
+            // read of the keys, one write per id, as Graf & Lemire's construction scatters its
+            // hashes), added to their cells from there, and the array is then emptied for the
+            // order of removal. The keys stay as they are for a later attempt.
+            for &id in order.iter() {
+                add(id, cells_of(R::by_id(id, keys)));
+            }
+            order.clear();
+        } else {
+            // Bucketed in place (a cycle-leader permutation, as in American flag sort): each
+            // key not yet in its bucket is swapped into the next free slot of its bucket
+            // until the slot being filled gets a key of its own bucket. No second array of n
+            // keys.
+            let mut start = Vec::with_capacity(sizes.len() + 1);
+            start.push(0usize);
+            for &size in &sizes {
+                start.push(start[start.len() - 1] + size);
+            }
+            let mut next = start.clone();
+            for b in 0..sizes.len() {
+                while next[b] < start[b + 1] {
+                    let mut held = keys[next[b]];
+                    let mut to = bucket(&held);
+                    while to != b {
+                        std::mem::swap(&mut held, &mut keys[next[to]]);
+                        next[to] += 1;
+                        to = bucket(&held);
+                    }
+                    keys[next[b]] = held;
+                    next[b] += 1;
+                }
+            }
+            for (index, &record) in keys.iter().enumerate() {
+                add(record.id(index), cells_of(record));
+            }
+        }
+        let keys = &*keys;
+        // A cell's count is its number of keys modulo 64 (then wrapped, in its 6 high bits),
+        // and the three cells of a key are distinct (in three segments): the counts add up
+        // to 3n exactly when no cell holds 64 keys or more.
+        let total: u64 = counts.iter().map(|&c| u64::from(c >> 2)).sum();
+        if total != 3 * n as u64 {
+            (work.order, work.own, work.stack) = (order, owns, stack);
+            return false;
+        }
         if stack.len() < 64 {
             stack.resize(64, 0);
         }
@@ -1255,10 +1302,14 @@ impl Fuse {
                 // before it could overflow.
                 counts[cell] = 0;
                 if top + 2 > stack.len() {
-                    stack.resize(2 * stack.len(), 0);
+                    grow(&mut stack);
                 }
-                for j in [[1, 2], [0, 2], [0, 1]][usize::from(own)] {
-                    let c = at[j as usize];
+                // The two other positions in increasing order (1 2, 0 2, 0 1), worked out
+                // instead of looked up: no bounds check on a position.
+                let others = [usize::from(own == 0), 2 - usize::from(own == 2)];
+                for j in others {
+                    let c = at[j];
+                    let j = j as u8;
                     ids[c as usize] ^= id;
                     let count = (counts[c as usize] - 4) ^ j;
                     counts[c as usize] = count;
@@ -1271,6 +1322,14 @@ impl Fuse {
         (work.order, work.own, work.stack) = (order, owns, stack);
         peeled
     }
+}
+
+/// `stack` twice as long (peeling's stack of cells, grown out of line: the loop keeps the
+/// stack's pointer and length in registers).
+#[cold]
+#[inline(never)]
+fn grow(stack: &mut Vec<u64>) {
+    stack.resize(2 * stack.len(), 0);
 }
 
 /// Peels the hypergraph of `keys` for one attempt: the keys in order of removal, each with
@@ -1515,6 +1574,41 @@ mod tests {
             14,
             murmur,
         );
+    }
+
+    /// A fold2 membership table's keys are bucketed by copying their ids into the order's
+    /// array ([`crate::arch::scatter_into`]), other records in place; for the same digests
+    /// both give the same table, at a width whose table takes the count array (8) and one
+    /// that does not (16) — the table does not depend on the order the keys are added in.
+    /// A completed peel leaves every count 0 (and the array padded to whole words), which is
+    /// what lets the 8-bit table take it.
+    #[test]
+    fn both_bucketings_give_one_table_and_a_peel_leaves_zero_counts() {
+        let f = crate::HashFunction::Fold2;
+        for n in [1_000u64, 40_000] {
+            let lows: Vec<Fold2Low> = (0..n)
+                .map(|i| Fold2Low::new(hash::fold2_128_u64(mix64(i), 3), 0))
+                .collect();
+            for width in [8, 16] {
+                let by_copy = build_fuse(&mut lows.clone(), width, f).unwrap();
+                let mut digests: Vec<u128> = lows.iter().map(Record::digest).collect();
+                let in_place = build_fuse(&mut digests, width, f).unwrap();
+                assert!(by_copy == in_place, "n {n}, width {width}");
+                assert_words(&lows, &by_copy, width, f);
+            }
+            let (segment_len, segment_count) = params::bloomier_fuse_layout(n);
+            let fuse = Fuse {
+                segment_len,
+                segment_count,
+                hash: FuseHash::new(0, f),
+            };
+            let mut work = Peeling::default();
+            assert!(fuse.peel(&mut lows.clone(), &mut work));
+            assert_eq!(work.order.len() as u64, n);
+            let m = (segment_count + 2) * segment_len;
+            assert_eq!(work.counts.len() as u64, m.div_ceil(8) * 8);
+            assert!(work.counts.iter().all(|&c| c == 0), "n {n}");
+        }
     }
 
     /// A cell of 64 keys or more wraps its one-byte count: the attempt fails instead of

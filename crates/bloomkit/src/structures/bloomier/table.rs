@@ -69,10 +69,10 @@ impl Cell for u16 {
 
 /// `count` zero cells of type `T` (on huge pages when large, as the packed form's words), or
 /// [`Error::OutOfMemory`].
-fn zero_vec<T: Clone + Default>(count: u64) -> Result<Vec<T>, Error> {
+fn zero_vec<T: crate::arch::ZeroBits>(count: u64) -> Result<Vec<T>, Error> {
     let bytes = count.saturating_mul(std::mem::size_of::<T>() as u64);
     let count = usize::try_from(count).map_err(|_| Error::OutOfMemory { bytes })?;
-    crate::arch::zeroed_vec(count).ok_or(Error::OutOfMemory { bytes })
+    crate::arch::calloc_vec(count, true).ok_or(Error::OutOfMemory { bytes })
 }
 
 impl Table {
@@ -83,6 +83,16 @@ impl Table {
             16 => Table::Halves(zero_vec(len.div_ceil(4) * 4)?, len),
             _ => Table::Packed(PackedCells::zeros(len, width)?),
         })
+    }
+
+    /// The table of `len` cells of 8 bits in `bytes`, if `width` is 8 and `bytes` are
+    /// exactly that table's zero cells (padded to a multiple of 8): an array of zero bytes
+    /// the caller has no more use for becomes the table, without allocating and zeroing
+    /// another. `None` for any other width, length or content.
+    pub(super) fn from_zero_bytes(bytes: Vec<u8>, len: u64, width: u32) -> Option<Self> {
+        let zero = bytes.iter().fold(0, |any, &b| any | b) == 0;
+        (width == 8 && bytes.len() as u64 == len.div_ceil(8) * 8 && zero)
+            .then_some(Table::Bytes(bytes, len))
     }
 
     /// Reads `len` cells of `width` bits from their bytes on disk (see the module docs),
@@ -261,5 +271,31 @@ mod tests {
                 }
             }
         }
+    }
+
+    /// An array of zero bytes of the padded length becomes the 8-bit table of those cells
+    /// (the same table as `zeros`); a byte not zero — in a cell or in the padding — a length
+    /// not padded to whole words, or another width, is refused.
+    #[test]
+    fn zero_bytes_become_a_table_only_when_they_are_one() {
+        for len in [0u64, 1, 7, 8, 9, 1_000] {
+            let padded = (len.div_ceil(8) * 8) as usize;
+            let table = Table::from_zero_bytes(vec![0; padded], len, 8).unwrap();
+            assert!(table == Table::zeros(len, 8).unwrap(), "len {len}");
+            assert_eq!(table.len(), len);
+            for at in 0..padded {
+                let mut bytes = vec![0; padded];
+                bytes[at] = 1 << (at % 8);
+                assert!(
+                    Table::from_zero_bytes(bytes, len, 8).is_none(),
+                    "{len} {at}"
+                );
+            }
+            assert!(Table::from_zero_bytes(vec![0; padded + 8], len, 8).is_none());
+            assert!(Table::from_zero_bytes(vec![0; padded], len, 16).is_none());
+            assert!(Table::from_zero_bytes(vec![0; padded], len, 7).is_none());
+        }
+        assert!(Table::from_zero_bytes(vec![0; 8], 1, 8).is_some());
+        assert!(Table::from_zero_bytes(vec![0; 1], 1, 8).is_none());
     }
 }
