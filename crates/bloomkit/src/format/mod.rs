@@ -1019,6 +1019,7 @@ pub fn replace_file_with(
     let name = path
         .file_name()
         .ok_or_else(|| std::io::Error::from(std::io::ErrorKind::InvalidInput))?;
+    remove_abandoned_temporaries(&dir, name);
     let mut tmp_name = std::ffi::OsString::from(".");
     tmp_name.push(name);
     // Unique per process and per call, so concurrent saves never share a temporary file.
@@ -1050,6 +1051,40 @@ pub fn replace_file_with(
         let _ = std::fs::remove_file(&tmp);
     }
     result
+}
+
+/// Removes the temporary files that saves of the file `name` in `dir` left when their process
+/// was killed mid-write (Ctrl-C, `ulimit -f`, the OOM killer): `.NAME.tmp-PID-N` whose process
+/// PID no longer runs. Each may be as large as the filter, and nothing else would ever remove
+/// it. Best effort, and only where a process's liveness can be read (Linux's `/proc`); a file
+/// of a running process — another save in flight — is never touched. (A process of another
+/// PID namespace, a container sharing the directory, looks gone: its save in flight would
+/// then fail, keeping the old file, as a save that loses its temporary file does.)
+fn remove_abandoned_temporaries(dir: &Path, name: &std::ffi::OsStr) {
+    if !Path::new("/proc/self").exists() {
+        return;
+    }
+    let Some(name) = name.to_str() else { return };
+    let prefix = format!(".{name}.tmp-");
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let file_name = entry.file_name();
+        let Some(rest) = file_name.to_str().and_then(|f| f.strip_prefix(&prefix)) else {
+            continue;
+        };
+        let Some((pid, n)) = rest.split_once('-') else {
+            continue;
+        };
+        let numeric = |s: &str| !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit());
+        if !(numeric(pid) && numeric(n)) || pid == std::process::id().to_string() {
+            continue;
+        }
+        if !Path::new("/proc").join(pid).exists() {
+            let _ = std::fs::remove_file(entry.path());
+        }
+    }
 }
 
 /// `path` with every symbolic link along its last component followed (relative links
@@ -1218,6 +1253,50 @@ mod tests {
             .collect();
         assert_eq!(names.len(), 2, "temporary left behind: {names:?}");
         std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    /// A save killed mid-write leaves `.NAME.tmp-PID-N` behind; the next save of the file
+    /// removes those whose process is gone, and keeps those of a running process (a save in
+    /// flight), of this process, and every other file.
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn a_save_removes_the_temporaries_that_killed_saves_left() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("f.bin");
+        std::fs::write(&path, b"old").unwrap();
+        // A process id that is not running: a child that has exited and been reaped.
+        let mut child = std::process::Command::new("true").spawn().unwrap();
+        let dead = child.id();
+        child.wait().unwrap();
+        let live = std::process::Command::new("sleep")
+            .arg("30")
+            .spawn()
+            .unwrap();
+        let names = [
+            format!(".f.bin.tmp-{dead}-0"),
+            format!(".f.bin.tmp-{}-3", live.id()),
+            format!(".f.bin.tmp-{}-99", std::process::id()),
+            format!(".g.bin.tmp-{dead}-0"),
+            format!(".f.bin.tmp-{dead}-x"),
+            "f.bin.tmp-1-1".to_owned(),
+        ];
+        for name in &names {
+            std::fs::write(dir.path().join(name), b"partial").unwrap();
+        }
+        write_atomically(&path, b"new").unwrap();
+        let mut left: Vec<String> = std::fs::read_dir(dir.path())
+            .unwrap()
+            .map(|e| e.unwrap().file_name().into_string().unwrap())
+            .collect();
+        left.sort();
+        let mut expected: Vec<String> = names[1..].to_vec();
+        expected.push("f.bin".to_owned());
+        expected.sort();
+        let mut live = live;
+        let _ = live.kill();
+        let _ = live.wait();
+        assert_eq!(left, expected);
+        assert_eq!(std::fs::read(&path).unwrap(), b"new");
     }
 
     /// `bloomkit add link.bloom x`, where link.bloom is a symlink to the real filter: the save
