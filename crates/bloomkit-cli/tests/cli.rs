@@ -2640,6 +2640,28 @@ fn build_refuses_to_write_its_filter_over_its_own_input() {
             assert_eq!(std::fs::read(dir.path().join("users.txt")).unwrap(), lines);
         }
     }
-    // A different output still builds.
+    // Standard input redirected from the output file (`build - -o users.txt < users.txt`).
+    #[cfg(target_os = "linux")]
+    for verb in [
+        &["build", "-", "-o", "users.txt"][..],
+        &["ssd", "build", "-", "-o", "users.txt"],
+        &["bloomier", "build", "-", "-o", "users.txt"],
+    ] {
+        let out = Command::new(env!("CARGO_BIN_EXE_bloomkit"))
+            .args(verb)
+            .current_dir(dir.path())
+            .stdin(std::fs::File::open(dir.path().join("users.txt")).unwrap())
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(2), "{verb:?}: {}", stderr(&out));
+        assert!(
+            stderr(&out).contains("is the input (standard input)"),
+            "{verb:?}: {}",
+            stderr(&out)
+        );
+        assert_eq!(std::fs::read(dir.path().join("users.txt")).unwrap(), lines);
+    }
+    // A different output still builds, from a file or from a pipe.
     ok(dir.path(), &["build", "users.txt", "-o", "users.bloom"]);
+    ok_with_stdin(dir.path(), &["build", "-", "-o", "piped.bloom"], lines);
 }

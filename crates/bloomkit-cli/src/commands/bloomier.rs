@@ -137,10 +137,10 @@ fn build(args: BuildArgs) -> Result<()> {
     if args.output.as_os_str().is_empty() {
         bail!("the output file name is empty");
     }
+    input::refuse_output_over_input(&args.input, &args.output)?;
     let source = if args.input.as_os_str() == "-" {
         ItemSource::Stdin
     } else {
-        input::refuse_output_over_input(&args.input, &args.output)?;
         ItemSource::File(args.input.clone())
     };
     let mut pairs = Vec::new();

@@ -126,19 +126,26 @@ pub struct TwiceReadable {
 }
 
 /// An error if `output` names the file `input` names (the same path, or another name for
-/// it: a symbolic or hard link): a verb that builds a filter from a file of lines would
+/// it: a symbolic or hard link), or, for the input "-", the file standard input reads
+/// (`bloomkit build - -o f < f`): a verb that builds a filter from a file of lines would
 /// otherwise replace the lines with the filter.
 pub fn refuse_output_over_input(input: &Path, output: &Path) -> Result<()> {
-    let same = match (std::fs::metadata(input), std::fs::metadata(output)) {
+    let (read, name) = if input.as_os_str() == "-" {
+        // Where standard input is a redirected file, this names it (Linux, the BSDs);
+        // a pipe or a terminal is never an output file.
+        (Path::new("/dev/stdin"), "standard input".to_owned())
+    } else {
+        (input, input.display().to_string())
+    };
+    let same = match (std::fs::metadata(read), std::fs::metadata(output)) {
         (Ok(a), Ok(b)) => same_file(&a, &b),
         _ => false,
     };
     if same {
         bail!(
-            "the output {} is the input {}: writing the filter there would replace the \
-             lines it is built from; write it elsewhere",
+            "the output {} is the input ({name}): writing the filter there would replace \
+             the lines it is built from; write it elsewhere",
             output.display(),
-            input.display()
         );
     }
     Ok(())
@@ -159,8 +166,8 @@ fn same_file(_a: &std::fs::Metadata, _b: &std::fs::Metadata) -> bool {
 impl TwiceReadable {
     /// Opens `input` for two passes; spools standard input when `input` is "-".
     pub fn new(input: &Path, near: &Path) -> Result<Self> {
+        refuse_output_over_input(input, near)?;
         if input.as_os_str() != "-" {
-            refuse_output_over_input(input, near)?;
             return Ok(TwiceReadable {
                 path: input.to_path_buf(),
                 name: input.display().to_string(),
