@@ -23,6 +23,8 @@
 //! * [`numbers`] reads and writes doubles as Redis does (`strtod`, `%.17g`), on a short path.
 //! * [`config`] parses the module arguments and holds the memory limits' rule (per key and
 //!   server-wide, checked before every allocation of filter memory).
+//! * The library's huge-page advice (`bloomkit::arch`, for arrays written whole) is turned
+//!   off when Redis loads the module ([`bloomkit::arch::forbid_huge_pages`]).
 //! * The command handlers, their C entry points and the data-type callbacks (`commands`,
 //!   `glue`, `types`) are the only code that touches the Redis module API; they are exercised by the integration tests,
 //!   which start real `redis-server` processes.
@@ -75,6 +77,11 @@ mod module {
     use crate::types::{BLOOM_TYPE, CMS_TYPE, CUCKOO_TYPE, TDIGEST_TYPE, TOPK_TYPE};
 
     fn init(ctx: &Context, args: &[RedisString]) -> Status {
+        // No huge-page advice from the library, ever, in Redis: keys are reserved large and
+        // filled a few items per command, their memory is Redis's allocator's (jemalloc
+        // manages its own pages), and a BGSAVE forks, after which each write to a huge page
+        // copies 2 MiB instead of 4 KiB. Before anything allocates a filter.
+        bloomkit::arch::forbid_huge_pages();
         // A short read or a corrupt field in an RDB value sets Redis's I/O error flag,
         // which the load callbacks check, instead of aborting the server.
         ctx.set_module_options(ModuleOptions::HANDLE_IO_ERRORS);

@@ -18,6 +18,11 @@
 //! callgrind's `Collected` by n (insert) or Q (query). The line printed also gives the kind's probes per
 //! item (k, or what the kind touches instead), so time per memory probe compares across
 //! kinds.
+//!
+//! A fifth argument, after `batch` or `single`, sizes the filter for that many items
+//! instead of n: `kind_cost spectral 1000 1000 single 100000000` is a filter reserved for
+//! 10⁸ items that takes a thousand, the case whose memory the huge-page policy must not
+//! grow (peak RSS under `/usr/bin/time -v`, with and without `BLOOMKIT_NO_HUGE_PAGES=1`).
 
 use std::hint::black_box;
 use std::time::Instant;
@@ -61,20 +66,25 @@ fn measured_query_batch(filter: &AnyFilter, queries: &[u64]) -> usize {
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let args: Vec<String> = std::env::args().collect();
-    let usage = "usage: kind_cost KIND N Q [batch]";
+    let usage = "usage: kind_cost KIND N Q [batch|single [CAPACITY]]";
     let kind = Kind::from_name(args.get(1).ok_or(usage)?).ok_or("unknown kind")?;
     let n: u64 = args.get(2).ok_or(usage)?.parse()?;
     let q: u64 = args.get(3).ok_or(usage)?.parse()?;
     let batch = match args.get(4).map(String::as_str) {
         None => false,
         Some("batch") => true,
+        Some("single") => false,
         Some(_) => return Err(usage.into()),
+    };
+    let capacity: u64 = match args.get(5) {
+        Some(c) => c.parse()?,
+        None => n,
     };
     let keys: Vec<u64> = (0..n).map(key).collect();
     let queries: Vec<u64> = (0..q)
         .map(|i| if i % 2 == 0 { key(i % n) } else { key(n + i) })
         .collect();
-    let mut filter = AnyFilter::with_capacity(kind, n, 0.01)?;
+    let mut filter = AnyFilter::with_capacity(kind, capacity, 0.01)?;
     let t = Instant::now();
     if batch {
         measured_insert_batch(&mut filter, &keys);

@@ -216,6 +216,11 @@ impl Server {
             .expect("connect")
     }
 
+    /// The server's process id.
+    pub fn pid(&self) -> u32 {
+        self.child.as_ref().expect("the server is running").id()
+    }
+
     /// The server's data directory.
     pub fn dir(&self) -> &Path {
         self.dir.path()

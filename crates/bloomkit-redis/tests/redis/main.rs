@@ -7,6 +7,7 @@ mod cf;
 mod distributed;
 mod dumps;
 mod harness;
+mod huge_pages;
 mod older;
 mod older_rdb;
 mod parity;

@@ -108,7 +108,7 @@ impl AnyFilter {
 
 #[cfg(test)]
 mod tests {
-    use crate::{AnyFilter, Filter, Kind};
+    use crate::{AnyFilter, Filter, Kind, Persist};
 
     /// Every kind's batch calls leave the filter as the single calls do and give their
     /// answers, for items and for `u64` keys.
@@ -139,6 +139,84 @@ mod tests {
             batch.contains_batch_u64(&probe_keys, &mut answers);
             let expected: Vec<bool> = probe_keys.iter().map(|k| single.contains(k)).collect();
             assert_eq!(answers, expected, "{kind}");
+        }
+    }
+
+    /// A filter of `kind` whose array spans at least `bytes` (capacities doubled from 2¹⁶).
+    fn at_least(kind: Kind, bytes: usize) -> AnyFilter {
+        let mut n = 1u64 << 16;
+        loop {
+            let filter = AnyFilter::with_capacity(kind, n, 0.01).unwrap();
+            if filter.memory_bytes() >= bytes {
+                return filter;
+            }
+            n *= 2;
+        }
+    }
+
+    /// The huge-page policy's batch half: a filter reserved for 10⁸ items that takes a
+    /// batch of a thousand is not advised (whatever its kind: the Redis module's large
+    /// `BF.RESERVE` filled a few items at a time is this case), and a batch that writes two
+    /// cells per 4 KiB page of a large array is, for every kind whose batch insert writes
+    /// its own array. `BLOOMKIT_NO_HUGE_PAGES=1`: no advice at all.
+    #[test]
+    fn a_batch_advises_huge_pages_only_when_it_writes_most_pages_of_a_large_array() {
+        use crate::arch::{advised_on_this_thread, huge_pages_enabled, SMALL_PAGE_BYTES};
+        let thousand: Vec<u64> = (0..1_000).collect();
+        for &kind in Kind::ALL {
+            if matches!(kind, Kind::Blocked | Kind::SplitBlock) {
+                // Their arrays are written whole, and advised, when they are made.
+                continue;
+            }
+            let mut reserved = AnyFilter::with_capacity(kind, 100_000_000, 0.01).unwrap();
+            let before = advised_on_this_thread();
+            reserved.insert_batch_u64(&thousand).unwrap();
+            assert_eq!(advised_on_this_thread(), before, "{kind}");
+        }
+        let batched = [
+            Kind::Bloom,
+            Kind::Counting,
+            Kind::VariableIncrement,
+            Kind::Deletable,
+            Kind::Stable,
+            Kind::Cuckoo,
+            Kind::Spectral,
+            Kind::Generalized,
+        ];
+        for kind in batched {
+            let mut filter = at_least(kind, 8 << 20);
+            // Two items per page: at least two cell writes per page for every kind.
+            let pages = (filter.memory_bytes() as u64).div_ceil(SMALL_PAGE_BYTES);
+            let keys: Vec<u64> = (0..2 * pages + 1).collect();
+            let before = advised_on_this_thread();
+            filter.insert_batch_u64(&keys).unwrap();
+            let advised = advised_on_this_thread() - before;
+            if huge_pages_enabled() {
+                assert!(advised >= 3 << 21, "{kind}: {advised}");
+            } else {
+                assert_eq!(advised, 0, "{kind}");
+            }
+        }
+    }
+
+    /// The huge-page policy's decoding half: every kind decodes its array into one advised
+    /// to use huge pages when it spans them, since decoding writes it whole (the compressed
+    /// filter too: it decodes its coded bits into words, then those as a classic filter's).
+    #[test]
+    fn decoding_a_large_filter_advises_huge_pages() {
+        use crate::arch::{advised_on_this_thread, huge_pages_enabled};
+        for &kind in Kind::ALL {
+            let filter = at_least(kind, 8 << 20);
+            let bytes = filter.to_bytes();
+            let before = advised_on_this_thread();
+            let back = AnyFilter::from_bytes(&bytes).unwrap();
+            let advised = advised_on_this_thread() - before;
+            assert_eq!(back.memory_bytes(), filter.memory_bytes(), "{kind}");
+            if huge_pages_enabled() {
+                assert!(advised >= 3 << 21, "{kind}: {advised}");
+            } else {
+                assert_eq!(advised, 0, "{kind}");
+            }
         }
     }
 }

@@ -138,6 +138,10 @@ pub(crate) trait ByDigest {
     fn contains_digest(&self, digest: u128) -> bool;
     /// The insert of the item with this digest; `true` when it was certainly new.
     fn insert_digest(&mut self, digest: u128) -> bool;
+    /// Before a batch of `items` inserts: advises huge pages for the array they write when
+    /// they touch most of its pages — the storage's `advise_bulk_write` with `items` times
+    /// the cells one insert writes (the huge-page policy, in [`arch`](crate::arch)).
+    fn advise_batch_insert(&mut self, items: u64);
 }
 
 /// The batch queries of a [`ByDigest`] kind: the filter and whether it reads by digests.
@@ -226,6 +230,7 @@ pub(crate) fn insert_by_digest<F: ByDigest, I: crate::hash::Item>(
     items: &[I],
     single: impl FnMut(&mut F, &I) -> bool,
 ) -> u64 {
+    filter.advise_batch_insert(items.len() as u64);
     let in_cache = filter.batch_in_cache();
     insert_by_digest_in(filter, items, single, in_cache)
 }
@@ -324,6 +329,7 @@ pub(crate) fn insert_by_positions<F: ByPositions, I: crate::hash::Item>(
     items: &[I],
     single: impl FnMut(&mut F, &I) -> bool,
 ) -> u64 {
+    filter.advise_batch_insert(items.len() as u64);
     let in_cache = filter.batch_in_cache();
     insert_by_positions_in(filter, items, single, in_cache)
 }

@@ -183,6 +183,10 @@ impl BloomFilter {
     pub fn insert_parallel<I: Item + Sync>(&mut self, items: &[I]) -> u64 {
         let partition = Partition::new(self, rayon::current_num_threads());
         let k = self.num_hashes as usize;
+        // Huge pages for a large array that these inserts write most pages of (the policy,
+        // in `arch`), as the batch insert does.
+        self.bits
+            .advise_bulk_write((items.len() as u64).saturating_mul(k as u64));
         let (batch_items, group_items) = ((BATCH_ENTRIES / k).max(1), (TASK_ENTRIES / k).max(1));
         let region_words = 1usize << (partition.shift - 6);
         let mut entries = vec![0u64; items.len().min(batch_items) * k];
@@ -265,6 +269,27 @@ mod tests {
         (0..n)
             .map(|i| format!("{i:x}-{}", i % 7).into_bytes())
             .collect()
+    }
+
+    /// The parallel insert takes the batch insert's huge-page policy: a thousand items into
+    /// a filter reserved for 10⁸ are not advised; enough to write two bits per 4 KiB page
+    /// of a 12 MiB array are (when huge pages are on).
+    #[test]
+    fn a_parallel_insert_advises_huge_pages_only_when_it_writes_most_pages() {
+        use crate::arch::{advised_on_this_thread, huge_pages_enabled};
+        let mut reserved = BloomFilter::with_capacity(100_000_000, 0.01).unwrap();
+        let before = advised_on_this_thread();
+        reserved.insert_parallel(&words(1_000));
+        assert_eq!(advised_on_this_thread(), before);
+        let mut built = BloomFilter::with_capacity(10_000_000, 0.01).unwrap();
+        let pages = (built.memory_bytes() as u64).div_ceil(4096);
+        built.insert_parallel(&words(2 * pages / u64::from(built.num_hashes()) + 1));
+        let advised = advised_on_this_thread() - before;
+        if huge_pages_enabled() {
+            assert!(advised >= 3 << 21, "{advised}");
+        } else {
+            assert_eq!(advised, 0);
+        }
     }
 
     fn on_threads<T: Send>(threads: usize, f: impl FnOnce() -> T + Send) -> T {

@@ -15,6 +15,31 @@ fn zero_words(count: u64) -> Result<Vec<u64>, Error> {
         .ok_or(Error::OutOfMemory { bytes })
 }
 
+/// The 64-bit words of a little-endian image (whole words: the callers checked the length),
+/// or `None` if they cannot be allocated. An array decoded from a file is written whole, so
+/// it comes from [`arch::reserved_vec`](crate::arch::reserved_vec): advised to use huge pages
+/// before its first write when it spans one (the huge-page policy, in
+/// [`arch`](crate::arch)), and each page written once.
+fn words_from_le_bytes(bytes: &[u8]) -> Option<Vec<u64>> {
+    let mut words = crate::arch::reserved_vec(bytes.len() / 8)?;
+    words.extend(
+        bytes
+            .chunks_exact(8)
+            .map(|c| u64::from_le_bytes(c.try_into().expect("chunks of 8"))),
+    );
+    Some(words)
+}
+
+/// The decoding error of a payload whose array cannot be allocated.
+fn payload_out_of_memory(bytes: usize) -> crate::error::DecodeError {
+    invalid_payload(
+        Error::OutOfMemory {
+            bytes: bytes as u64,
+        }
+        .to_string(),
+    )
+}
+
 /// Appends 64-bit words as little-endian bytes: the on-disk form of every storage here.
 fn write_words(words: &[u64], out: &mut Vec<u8>) {
     out.reserve(words.len() * 8);
@@ -136,6 +161,13 @@ impl BitVec {
         &mut self.words
     }
 
+    /// Advises huge pages for the array ahead of `writes` writes at random places (a batch
+    /// insert), when they touch most of its pages
+    /// ([`arch::advise_bulk_write`](crate::arch::advise_bulk_write)); the bytes advised.
+    pub(crate) fn advise_bulk_write(&mut self, writes: u64) -> usize {
+        crate::arch::advise_bulk_write(&mut self.words, writes)
+    }
+
     /// Bitwise OR with another vector of the same length.
     pub fn union_with(&mut self, other: &BitVec) {
         debug_assert_eq!(self.len, other.len);
@@ -194,7 +226,9 @@ impl BitVec {
 
     /// Overwrites the bytes `offset .. offset + bytes.len()` of the little-endian byte image
     /// with `bytes`: for restoring a vector chunk by chunk. Fails, changing nothing, if the
-    /// range passes the end or would set a padding bit past `len`.
+    /// range passes the end or would set a padding bit past `len`. The whole image in one
+    /// call is an array loaded whole, advised to use huge pages first when it spans them, as
+    /// [`from_le_bytes`](Self::from_le_bytes) does (see [`arch`](crate::arch)).
     ///
     /// ```
     /// use bloomkit::bits::BitVec;
@@ -241,6 +275,11 @@ impl BitVec {
                 });
             }
         }
+        if offset == 0 && end == image {
+            // The whole image at once (an array loaded whole): huge pages when it spans them
+            // (the policy, in `arch`).
+            crate::arch::advise_whole_write(&mut self.words);
+        }
         for (j, &byte) in bytes.iter().enumerate() {
             let at = offset + j as u64;
             let shift = (at & 7) * 8;
@@ -254,10 +293,7 @@ impl BitVec {
     /// Fails if the length is wrong or if a padding bit past `len` is set.
     pub fn from_le_bytes(len: u64, bytes: &[u8]) -> Result<Self, crate::error::DecodeError> {
         Self::check_encoded_len(len, bytes.len())?;
-        let words: Vec<u64> = bytes
-            .chunks_exact(8)
-            .map(|c| u64::from_le_bytes(c.try_into().expect("chunks of 8")))
-            .collect();
+        let words = words_from_le_bytes(bytes).ok_or_else(|| payload_out_of_memory(bytes.len()))?;
         if let Some(&last) = words.last() {
             Self::check_last_word(len, last)?;
         }
@@ -485,19 +521,36 @@ impl PackedCounters {
             return Err(Error::InvalidCounterWidth(width));
         }
         let per_word = (64 / width) as u64;
-        Ok(Self {
-            words: zero_words(len.div_ceil(per_word))?,
+        Ok(Self::with_words(
+            len,
+            width,
+            zero_words(len.div_ceil(per_word))?,
+        ))
+    }
+
+    /// `len` counters of `width` bits (in 1..=16) in `words`, which hold them all.
+    fn with_words(len: u64, width: u32, words: Vec<u64>) -> Self {
+        let per_word = (64 / width) as u64;
+        Self {
+            words,
             len,
             width,
             per_word,
             magic: u64::MAX / per_word + 1,
             low_bits: (0..per_word).fold(0, |acc, slot| acc | 1 << (slot * width as u64)),
-        })
+        }
     }
 
     /// The number of counters.
     pub fn len(&self) -> u64 {
         self.len
+    }
+
+    /// Advises huge pages for the array ahead of `writes` writes at random places (a batch
+    /// insert), when they touch most of its pages
+    /// ([`arch::advise_bulk_write`](crate::arch::advise_bulk_write)); the bytes advised.
+    pub(crate) fn advise_bulk_write(&mut self, writes: u64) -> usize {
+        crate::arch::advise_bulk_write(&mut self.words, writes)
     }
 
     /// Whether there are no counters.
@@ -711,16 +764,12 @@ impl PackedCounters {
         width: u32,
         bytes: &[u8],
     ) -> Result<Self, crate::error::DecodeError> {
-        let invalid = invalid_payload;
         check_width("counter width", width, 16)?;
         Self::check_encoded_len(len, width, bytes.len())?;
-        let mut counters = Self::zeros(len, width).map_err(|e| invalid(e.to_string()))?;
         let span = CounterSpan { at: 0, len, width };
         span.check_words(0, bytes)?;
-        for (slot, chunk) in counters.words.iter_mut().zip(bytes.chunks_exact(8)) {
-            *slot = u64::from_le_bytes(chunk.try_into().expect("chunks of 8"));
-        }
-        Ok(counters)
+        let words = words_from_le_bytes(bytes).ok_or_else(|| payload_out_of_memory(bytes.len()))?;
+        Ok(Self::with_words(len, width, words))
     }
 }
 
@@ -967,10 +1016,11 @@ impl PackedCells {
                     bytes.len()
                 ))
             })?;
-        let mut cells = Self::zeros(len, width).map_err(|e| invalid(e.to_string()))?;
-        for (slot, chunk) in cells.words.iter_mut().zip(bytes.chunks_exact(8)) {
-            *slot = u64::from_le_bytes(chunk.try_into().expect("chunks of 8"));
-        }
+        let cells = Self {
+            words: words_from_le_bytes(bytes).ok_or_else(|| payload_out_of_memory(bytes.len()))?,
+            len,
+            width,
+        };
         let used = len * u64::from(width) % 64;
         if words > 0 && used != 0 && cells.words[words as usize - 1] >> used != 0 {
             return Err(invalid("bits set past the last cell".into()));
@@ -1284,6 +1334,31 @@ mod tests {
         bad[1] |= 0x80; // bit 207: padding
         assert!(w.write_le_bytes_at(24, &bad).is_err());
         assert_eq!(w, v, "a refused write changes nothing");
+    }
+
+    /// Writing a large vector's whole image in one call advises huge pages (when they are
+    /// on), writing part of it does not, and neither changes what is written.
+    #[test]
+    fn a_whole_image_written_at_once_advises_huge_pages_and_a_part_does_not() {
+        use crate::arch::{advised_on_this_thread, huge_pages_enabled};
+        let len = 8u64 << 23; // 8 MiB
+        let image: Vec<u8> = (0..BitVec::encoded_len(len)).map(|i| i as u8).collect();
+        let mut part = BitVec::zeros(len).unwrap();
+        let before = advised_on_this_thread();
+        part.write_le_bytes_at(0, &image[..image.len() - 8])
+            .unwrap();
+        part.write_le_bytes_at(8, &image[8..]).unwrap();
+        assert_eq!(advised_on_this_thread(), before);
+        let mut whole = BitVec::zeros(len).unwrap();
+        whole.write_le_bytes_at(0, &image).unwrap();
+        let advised = advised_on_this_thread() - before;
+        if huge_pages_enabled() {
+            assert!(advised >= 3 << 21, "{advised}");
+        } else {
+            assert_eq!(advised, 0);
+        }
+        assert_eq!(whole, part);
+        assert_eq!(whole, BitVec::from_le_bytes(len, &image).unwrap());
     }
 
     #[test]

@@ -35,11 +35,33 @@
 //! [`prefetch`] issues `prefetcht0` for an address (x86-64); the batch calls of the
 //! classic, blocked and split-block filters prefetch each item's lines a window of items
 //! before they test it ([`lookahead`](crate::lookahead)), so that the cache misses overlap.
-//! [`zeroed_vec`] allocates large zeroed vectors and, on Linux, advises the kernel to back
-//! them with transparent huge pages (`madvise(MADV_HUGEPAGE)`) before the first touch, so
-//! that a random probe needs one TLB entry per 2 MiB instead of per 4 KiB. Failure of the
-//! advice is silent: the memory works either way.
-//! `BLOOMKIT_NO_HUGE_PAGES=1` turns the advice off (to measure its effect).
+//!
+//! A random probe of a large array also needs the page's translation: on 4 KiB pages a
+//! filter of 1.8 GiB is 470 000 pages, whose page-table entries do not stay in the caches,
+//! so every probe walks the page table; on 2 MiB transparent huge pages it is 915 of them.
+//! Linux backs memory with huge pages when asked (`madvise(MADV_HUGEPAGE)`, the only way
+//! where THP is in `madvise` mode) before the memory is first written; advice given later
+//! only lets the kernel's `khugepaged` merge pages in the background. But a huge page costs
+//! 2 MiB of memory at its first touch, where a 4 KiB page costs 4 KiB: a filter reserved
+//! large and filled slowly would take all its memory at once. **The policy**: advise the
+//! arrays that are about to be written whole or nearly so, never the others.
+//!
+//! 1. **Written whole:** an array decoded from a file (every kind's `from_le_bytes` of its
+//!    storage, through [`reserved_vec`]; a bit vector's whole image written in one call,
+//!    [`advise_whole_write`]), and the vectors of [`zeroed_vec`] (the blocked and
+//!    split-block filters, whose zeros are written when they are made).
+//! 2. **A bulk build:** a batch insert into an array of at least [`HUGE_PAGE_BYTES`] that
+//!    writes at least two cells per 4 KiB page of it ([`bulk_write_takes_huge_pages`], which
+//!    derives the threshold; [`advise_bulk_write`]), advised before the batch writes. A
+//!    filter reserved for 10⁸ items that takes a thousand at a time is never advised.
+//! 3. **Never** where [`forbid_huge_pages`] was called: the Redis module calls it when it
+//!    is loaded. `BLOOMKIT_NO_HUGE_PAGES=1` (read at the first advice) turns all advice off
+//!    too, to measure its effect.
+//!
+//! Arrays made empty and filled one insert at a time ([`zeroed_words`], calloc) are never
+//! advised, so that an empty filter costs memory only as it is written. Failure of the
+//! advice is silent: the memory works either way. Measured at 10⁸ items on the
+//! development VM: BENCHMARKS.md, "Huge pages for arrays written whole".
 //!
 //! # Memory written once
 //!
@@ -227,16 +249,107 @@ pub fn prefetch<T>(value: &T) {
 /// Allocations of at least this many bytes are advised to use huge pages (one 2 MiB page).
 pub const HUGE_PAGE_BYTES: usize = 2 << 20;
 
-/// Whether [`zeroed_vec`] advises huge pages: yes unless `BLOOMKIT_NO_HUGE_PAGES` is set.
+/// The base page size the policy counts in: 4 KiB, what x86-64 and most aarch64 Linux
+/// kernels map by default (a kernel with larger base pages only makes the policy more
+/// cautious, since it counts more pages than there are).
+pub const SMALL_PAGE_BYTES: u64 = 4 << 10;
+
+/// Set by [`forbid_huge_pages`]: no advice for the rest of the process.
+static FORBIDDEN: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// Whether this crate advises huge pages: yes unless `BLOOMKIT_NO_HUGE_PAGES` is set (read
+/// once, at the first call) or [`forbid_huge_pages`] was called.
 pub fn huge_pages_enabled() -> bool {
     static ENABLED: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
-    *ENABLED.get_or_init(|| !env_flag("BLOOMKIT_NO_HUGE_PAGES"))
+    !FORBIDDEN.load(Ordering::Relaxed)
+        && *ENABLED.get_or_init(|| !env_flag("BLOOMKIT_NO_HUGE_PAGES"))
+}
+
+/// Turns every huge-page advice of this crate off for the rest of the process, whatever
+/// the sizes: for a program that embeds the filters where 2 MiB per first touch is the wrong
+/// trade. The Redis module (`bloomkit-redis`) calls it when Redis loads it: its filters are
+/// reserved large and filled a few items per command (`BF.RESERVE` then `BF.ADD`), they live
+/// in Redis's own allocator (jemalloc, which manages its pages itself), and a `BGSAVE`
+/// forks, after which every write copies its whole page — 2 MiB instead of 4 KiB on a huge
+/// page.
+///
+/// ```
+/// bloomkit::arch::forbid_huge_pages();
+/// assert!(!bloomkit::arch::huge_pages_enabled());
+/// // Even a write that touches every page of a large array takes no advice now.
+/// let mut words = bloomkit::arch::zeroed_words(1 << 20).unwrap(); // 8 MiB
+/// assert_eq!(bloomkit::arch::advise_bulk_write(&mut words, u64::MAX), 0);
+/// ```
+pub fn forbid_huge_pages() {
+    FORBIDDEN.store(true, Ordering::Relaxed);
+}
+
+/// Whether a write of `writes` cells at independent uniformly random places of an array
+/// of `array_bytes` bytes, not yet backed by huge pages, should first advise huge pages
+/// for it: the decision of [`advise_bulk_write`], a pure function of the sizes.
+///
+/// Yes when the array spans at least one huge page ([`HUGE_PAGE_BYTES`]) and
+/// `writes ≥ 2·P`, with `P = ⌈array_bytes / 4 KiB⌉` its small pages. The reason: w random
+/// writes over P pages leave a given page untouched with probability (1 − 1/P)^w ≈ e^(−w/P),
+/// so on 4 KiB pages the write commits a fraction 1 − e^(−w/P) of the array; on huge pages
+/// it commits all of it as soon as each 2 MiB page (512 small ones) is touched once, which
+/// fails only with probability e^(−512·w/P). Advising therefore costs at most a fraction
+/// e^(−w/P) of the array in memory beyond what the write takes anyway: at most
+/// e^(−2) = 13.5% from w = 2P on (and 37% at w = P, 5% at w = 3P). In time huge pages
+/// gain once the array is mostly touched: one fault instead of 512 for each 2 MiB zeroed,
+/// and every later probe needs one TLB entry per 2 MiB (at 10⁸ items the spectral filter's
+/// batch insert took 231 ns on huge pages against 440 ns, BENCHMARKS.md, third round).
+/// So the threshold is set by memory: a filter reserved large and filled by small batches
+/// (a thousand items into a filter sized for 10⁸: w/P = 0.24) never takes the advice,
+/// and a batch that takes it commits at least 86% of the array on its own.
+///
+/// ```
+/// use bloomkit::arch::bulk_write_takes_huge_pages as takes;
+/// let array = 114 << 20; // a classic filter for 10^8 items at 1%: 29 184 small pages
+/// assert!(!takes(array, 1_000 * 7)); // a thousand inserts of 7 probes
+/// assert!(takes(array, 100_000_000 * 7)); // the filter built whole
+/// assert!(takes(array, 2 * 29_184) && !takes(array, 2 * 29_184 - 1));
+/// assert!(!takes(1 << 20, u64::MAX)); // smaller than one huge page
+/// ```
+pub fn bulk_write_takes_huge_pages(array_bytes: u64, writes: u64) -> bool {
+    array_bytes >= HUGE_PAGE_BYTES as u64
+        && writes >= array_bytes.div_ceil(SMALL_PAGE_BYTES).saturating_mul(2)
+}
+
+/// Advises huge pages for `words`, an array about to be written whole (a file's array
+/// loaded into it at once), when it spans at least [`HUGE_PAGE_BYTES`] and
+/// [`huge_pages_enabled`]; returns the bytes advised. Every page is written, so huge pages
+/// cost no memory the write would not take anyway.
+pub fn advise_whole_write(words: &mut [u64]) -> usize {
+    advise_bulk_write(words, u64::MAX)
+}
+
+/// Advises huge pages for `words`, the array of a filter that `writes` cell writes at
+/// random places are about to go to (a batch insert: items × the cells each writes), when
+/// [`bulk_write_takes_huge_pages`] says so and [`huge_pages_enabled`]; returns the bytes
+/// advised (0 when not). On Linux, `madvise(MADV_HUGEPAGE)` over the whole 2 MiB pages of
+/// the array: its pages not yet touched are then backed by huge pages when first written;
+/// those already written stay 4 KiB pages until the kernel's `khugepaged` merges them
+/// later (its `max_ptes_none` allows that for a 2 MiB range with few of its pages in use,
+/// which is why a small batch must not advise). Elsewhere nothing.
+///
+/// The array is the filter's own, allocated zeroed ([`zeroed_words`]), so the advice
+/// changes no content: it only decides how the pages are backed.
+pub fn advise_bulk_write(words: &mut [u64], writes: u64) -> usize {
+    let bytes = std::mem::size_of_val(words);
+    if bulk_write_takes_huge_pages(bytes as u64, writes) && huge_pages_enabled() {
+        advise_huge_pages(words.as_mut_ptr().cast::<u8>(), bytes)
+    } else {
+        0
+    }
 }
 
 /// A vector of `len` copies of `T::default()` (all-zero for the block types), or `None` if
 /// the memory cannot be had. When `len` elements take at least [`HUGE_PAGE_BYTES`], the
 /// memory is advised to use transparent huge pages *before* it is first written (Linux;
-/// elsewhere, or when the advice is refused, the memory is ordinary).
+/// elsewhere, when the advice is refused or [`huge_pages_enabled`] says no, the memory is
+/// ordinary). Every element is written here, so the advice costs no memory the vector
+/// would not take anyway (the policy's first case, in the module docs).
 pub fn zeroed_vec<T: Clone + Default>(len: usize) -> Option<Vec<T>> {
     let mut v = reserved_vec(len)?;
     v.resize(len, T::default());
@@ -265,7 +378,9 @@ pub fn reserved_vec<T>(capacity: usize) -> Option<Vec<T>> {
     Some(v)
 }
 
-/// `len` zero words, or `None` if the memory cannot be had — from the allocator's zeroed
+/// `len` zero words, or `None` if the memory cannot be had, never advised to use huge pages
+/// (a filter's array filled one insert at a time; a batch that writes most of it advises it
+/// then, [`advise_bulk_write`]) — from the allocator's zeroed
 /// allocation (`calloc`), so a large array costs memory only as it is written: the fresh
 /// pages of a big allocation are the kernel's shared zero page until touched. Safe Rust can
 /// allocate a zeroed vector fallibly only by writing every zero itself (`try_reserve_exact`
@@ -465,10 +580,50 @@ fn advise_huge_pages(start: *mut u8, len: usize) -> usize {
     let result =
         unsafe { libc::madvise(begin as *mut libc::c_void, end - begin, libc::MADV_HUGEPAGE) };
     if result == 0 {
+        #[cfg(test)]
+        ADVISED.with(|advised| advised.set(advised.get() + (end - begin) as u64));
         end - begin
     } else {
         0
     }
+}
+
+#[cfg(test)]
+thread_local! {
+    /// Bytes this thread had advised (tests: each runs on its own thread).
+    static ADVISED: std::cell::Cell<u64> = const { std::cell::Cell::new(0) };
+}
+
+/// The bytes the calling thread had accepted huge-page advice for so far: what a test
+/// compares before and after a call.
+#[cfg(test)]
+pub(crate) fn advised_on_this_thread() -> u64 {
+    ADVISED.with(std::cell::Cell::get)
+}
+
+/// Whether the mapping holding `addr` carries the huge-page advice (`hg` among its
+/// `VmFlags` in `/proc/self/smaps`): what the kernel recorded, whether or not it then had
+/// huge pages to give. `None` when no mapping holds it or smaps cannot be read.
+#[cfg(all(test, target_os = "linux"))]
+pub(crate) fn advice_recorded_at(addr: usize) -> Option<bool> {
+    let smaps = std::fs::read_to_string("/proc/self/smaps").ok()?;
+    let mut inside = false;
+    for line in smaps.lines() {
+        let first = line.split_whitespace().next().unwrap_or("");
+        if let Some((lo, hi)) = first.split_once('-') {
+            if let (Ok(lo), Ok(hi)) = (usize::from_str_radix(lo, 16), usize::from_str_radix(hi, 16))
+            {
+                inside = (lo..hi).contains(&addr);
+                continue;
+            }
+        }
+        if inside {
+            if let Some(flags) = line.strip_prefix("VmFlags:") {
+                return Some(flags.split_whitespace().any(|f| f == "hg"));
+            }
+        }
+    }
+    None
 }
 
 #[cfg(not(target_os = "linux"))]
@@ -612,6 +767,73 @@ mod tests {
             assert!(v.iter().all(|&w| w == 0));
         }
         assert!(zeroed_vec::<u64>(usize::MAX / 4).is_none());
+    }
+
+    /// The policy's decision for a batch: a filter reserved for 10⁸ items that takes a
+    /// thousand inserts gets no advice, whatever its kind's array; one built whole does;
+    /// the threshold is two writes per 4 KiB page (see `bulk_write_takes_huge_pages`).
+    #[test]
+    fn only_a_write_to_most_pages_of_a_large_array_takes_huge_pages() {
+        // The arrays of the kinds for 10^8 items at 1%: classic 114 MiB, deletable 128 MiB,
+        // stable (3-bit cells) 348 MiB, counting (4 bits) 457 MiB, spectral (16 bits)
+        // 1.8 GiB; k = 7 (stable: 8 cells written per insert).
+        for array in [114u64 << 20, 128 << 20, 348 << 20, 457 << 20, 1830 << 20] {
+            let pages = array / SMALL_PAGE_BYTES;
+            assert!(!bulk_write_takes_huge_pages(array, 1_000 * 8), "{array}");
+            assert!(!bulk_write_takes_huge_pages(array, pages), "{array}");
+            assert!(
+                !bulk_write_takes_huge_pages(array, 2 * pages - 1),
+                "{array}"
+            );
+            assert!(bulk_write_takes_huge_pages(array, 2 * pages), "{array}");
+            assert!(
+                bulk_write_takes_huge_pages(array, 100_000_000 * 7),
+                "{array}"
+            );
+        }
+        // An array of part of a page counts that page whole.
+        assert!(!bulk_write_takes_huge_pages((8 << 20) + 1, 2 * 2048 + 1));
+        assert!(bulk_write_takes_huge_pages((8 << 20) + 1, 2 * 2049));
+        // Below one huge page, never; no overflow at the extremes.
+        assert!(!bulk_write_takes_huge_pages(
+            HUGE_PAGE_BYTES as u64 - 1,
+            u64::MAX
+        ));
+        assert!(bulk_write_takes_huge_pages(
+            HUGE_PAGE_BYTES as u64,
+            u64::MAX
+        ));
+        assert!(!bulk_write_takes_huge_pages(u64::MAX, (1 << 53) - 1));
+        assert!(bulk_write_takes_huge_pages(u64::MAX, 1 << 53));
+        assert!(!bulk_write_takes_huge_pages(0, 0));
+    }
+
+    /// `advise_bulk_write` advises an untouched 64 MiB array (a fresh map of its own: above
+    /// glibc's largest threshold for serving from the heap, 32 MiB) only for a write that
+    /// takes the policy's yes, and the kernel records it on that array's mapping; with
+    /// huge pages turned off (`BLOOMKIT_NO_HUGE_PAGES=1`) never.
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn a_bulk_write_advises_the_array_it_writes_and_a_small_one_does_not() {
+        let mut words = zeroed_words(8 << 20).unwrap();
+        let inside = (words.as_ptr() as usize).next_multiple_of(HUGE_PAGE_BYTES);
+        let pages = (64 << 20) / SMALL_PAGE_BYTES;
+        let before = advised_on_this_thread();
+        assert_eq!(advise_bulk_write(&mut words, 1_000 * 7), 0);
+        assert_eq!(advise_bulk_write(&mut words, 2 * pages - 1), 0);
+        assert_eq!(advised_on_this_thread(), before);
+        assert_eq!(advice_recorded_at(inside), Some(false));
+        let advised = advise_bulk_write(&mut words, 2 * pages);
+        if huge_pages_enabled() {
+            assert_eq!(advised, 31 << 21);
+            assert_eq!(advised_on_this_thread(), before + (31 << 21));
+            assert_eq!(advice_recorded_at(inside), Some(true));
+        } else {
+            assert_eq!(advised, 0);
+            assert_eq!(advice_recorded_at(inside), Some(false));
+        }
+        // The contents are untouched.
+        assert!(words.iter().all(|&w| w == 0));
     }
 
     /// The advice covers the whole 2 MiB pages of a large allocation and the kernel accepts

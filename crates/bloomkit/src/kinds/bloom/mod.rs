@@ -220,6 +220,10 @@ impl BloomFilter {
     /// [`insert`](Self::insert) of each item in order; returns how many of those inserts
     /// changed the filter.
     pub fn insert_batch<I: Item>(&mut self, items: &[I]) -> u64 {
+        // Huge pages for a large array that this batch writes most pages of (the policy, in
+        // `arch`): each insert sets k bits.
+        self.bits
+            .advise_bulk_write((items.len() as u64).saturating_mul(u64::from(self.num_hashes)));
         let mut changed = 0;
         if self.batch_in_cache() {
             // In the caches: the single inserts' loop is faster (as for queries).

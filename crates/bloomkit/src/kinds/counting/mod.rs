@@ -322,6 +322,11 @@ impl crate::lookahead::ByDigest for CountingBloomFilter {
         let (k, m) = (self.num_hashes, self.counters.len());
         self.add(self.hashing.positions_with_digest(&[], digest, k, m))
     }
+    /// Each insert writes k counters raised.
+    fn advise_batch_insert(&mut self, items: u64) {
+        self.counters
+            .advise_bulk_write(items.saturating_mul(u64::from(self.num_hashes)));
+    }
 }
 
 crate::registry::registered!(

@@ -96,6 +96,9 @@ impl PaperTable {
 
     /// See [`CuckooFilter::insert_batch`](super::CuckooFilter::insert_batch).
     pub(super) fn insert_batch<I: Item>(&mut self, items: &[I]) -> Result<u64, Error> {
+        // Huge pages for a large table that this batch writes most pages of (the policy, in
+        // `arch`): each insert writes one slot.
+        self.slots.advise_bulk_write(items.len() as u64);
         if self.slots.memory_bytes() < LARGE_TABLE_BYTES {
             let mut new = 0;
             for item in items {

@@ -603,6 +603,11 @@ impl crate::lookahead::ByDigest for DeletableBloomFilter {
         let (k, data) = (self.num_hashes, self.data_len());
         self.add(self.hashing.positions_with_digest(&[], digest, k, data))
     }
+    /// Each insert writes k data bits set (and a region bit now and then).
+    fn advise_batch_insert(&mut self, items: u64) {
+        self.bits
+            .advise_bulk_write(items.saturating_mul(u64::from(self.num_hashes)));
+    }
 }
 
 impl DeletableBloomFilter {

@@ -367,6 +367,12 @@ impl crate::lookahead::ByDigest for GeneralizedBloomFilter {
                 .positions_with_digest(&[], digest, k, self.bits.len()),
         )
     }
+    /// Each insert writes k₁ bits set and k₀ reset.
+    fn advise_batch_insert(&mut self, items: u64) {
+        self.bits.advise_bulk_write(
+            items.saturating_mul(u64::from(self.set_hashes + self.reset_hashes)),
+        );
+    }
 }
 
 crate::registry::registered!(

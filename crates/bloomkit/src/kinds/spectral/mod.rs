@@ -718,6 +718,11 @@ impl crate::lookahead::ByDigest for SpectralBloomFilter {
         self.len = self.len.saturating_add(1);
         new
     }
+    /// Each insert writes at most k counters raised.
+    fn advise_batch_insert(&mut self, items: u64) {
+        self.counters
+            .advise_bulk_write(items.saturating_mul(u64::from(self.num_hashes)));
+    }
 }
 
 impl crate::lookahead::ByPositions for SpectralBloomFilter {

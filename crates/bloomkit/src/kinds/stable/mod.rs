@@ -533,6 +533,11 @@ impl crate::lookahead::ByDigest for StableBloomFilter {
         let (k, m) = (self.num_hashes, self.cells.len());
         self.add(self.hashing.positions_with_digest(&[], digest, k, m))
     }
+    /// Each insert writes k cells set, and one run of decrements (a page at most).
+    fn advise_batch_insert(&mut self, items: u64) {
+        self.cells
+            .advise_bulk_write(items.saturating_mul(u64::from(self.num_hashes) + 1));
+    }
 }
 
 impl crate::lookahead::ByPositions for StableBloomFilter {

@@ -722,6 +722,11 @@ impl crate::lookahead::ByDigest for VariableIncrementBloomFilter {
         self.len = self.len.saturating_add(1);
         self.add_digest(digest)
     }
+    /// Each insert writes k counters raised.
+    fn advise_batch_insert(&mut self, items: u64) {
+        self.counters
+            .advise_bulk_write(items.saturating_mul(u64::from(self.num_hashes)));
+    }
 }
 
 crate::registry::registered!(
