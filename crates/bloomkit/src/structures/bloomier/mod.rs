@@ -97,9 +97,14 @@
 //! xor of the keys' slots, 9 bytes, both from the allocator's zeroed memory (the kernel zeroes
 //! the pages as they are first touched; no pass of zeros is written); the removal order takes
 //! 9 bytes per key; a peeled attempt leaves every count 0, so a table of 8-bit cells takes
-//! the count array over. The working arrays are allocated once, on huge pages when large, and
-//! reused by every attempt. At n = 10⁶ that is about 27 bytes per key touched (xorf: about
-//! 25, beside the caller's keys) and 258 instructions per key (xorf: 250).
+//! the count array over. The working arrays are allocated once and reused by every attempt.
+//! Only the count array, which becomes the table, is advised to use huge pages: the others
+//! are streamed through once or twice and freed, and advising them too made the build at
+//! 10⁸ keys 1.43× slower in the median (the kernel compacts memory for every advised 2 MiB
+//! fault; 0.89–1.83× BinaryFuse8's time advised, 0.85–1.05× not; at 10⁷ 0.72–0.84× against
+//! 0.91–1.01×, both inside the target; BENCHMARKS.md, "The Bloomier build's huge pages").
+//! At n = 10⁶ that is about 27 bytes per key touched (xorf: about 25, beside the caller's
+//! keys) and 258 instructions per key (xorf: 250).
 //!
 //! ```
 //! use bloomkit::BloomierFilter;
@@ -807,15 +812,16 @@ impl BloomierFilterBuilder {
 }
 
 /// The keys' records (digest, and value in a table of values) in the order given, and the
-/// largest value. The array is reserved for as many keys as the iterator promises at least,
-/// on huge pages when large ([`crate::arch::reserved_vec`]), and filled by pushing: each of
-/// its pages is written once.
+/// largest value. The array is reserved for as many keys as the iterator promises at least
+/// (not advised to use huge pages: see the module docs), and filled by pushing: each of its
+/// pages is written once.
 fn collect<R: Record, I: Item>(
     pairs: impl IntoIterator<Item = (I, u64)>,
     hashing: Hashing,
 ) -> (Vec<R>, u64) {
     let pairs = pairs.into_iter();
-    let mut keys: Vec<R> = crate::arch::reserved_vec(pairs.size_hint().0).unwrap_or_default();
+    let mut keys: Vec<R> = Vec::new();
+    let _ = keys.try_reserve_exact(pairs.size_hint().0);
     let mut largest = 0;
     for (key, value) in pairs {
         largest = largest.max(value);
@@ -1133,12 +1139,13 @@ struct Peeling {
 }
 
 /// `v` as `len` zeros: when new, from the allocator's zeroed memory (the kernel zeroes the
-/// pages as they are first touched, [`crate::arch::calloc_vec`]), on huge pages when large;
+/// pages as they are first touched, [`crate::arch::calloc_vec`]), on huge pages when large
+/// and `huge` (the count array that becomes the table);
 /// when reused by a later attempt, by writing the zeros.
-fn reset<T: crate::arch::ZeroBits>(v: &mut Vec<T>, len: usize) {
+fn reset<T: crate::arch::ZeroBits>(v: &mut Vec<T>, len: usize, huge: bool) {
     if v.capacity() < len {
         *v = Vec::new(); // freed first: the new array may take its place
-        *v = crate::arch::calloc_vec(len, true).unwrap_or_default();
+        *v = crate::arch::calloc_vec(len, huge).unwrap_or_default();
         if v.len() == len {
             return;
         }
@@ -1147,10 +1154,11 @@ fn reset<T: crate::arch::ZeroBits>(v: &mut Vec<T>, len: usize) {
     v.resize(len, T::default());
 }
 
-/// `v` emptied, with room for `len` (on huge pages when large and new).
+/// `v` emptied, with room for `len` (not advised to use huge pages: see the module docs).
 fn empty<T>(v: &mut Vec<T>, len: usize) {
     if v.capacity() < len {
-        *v = crate::arch::reserved_vec(len).unwrap_or_default();
+        *v = Vec::new();
+        let _ = v.try_reserve_exact(len);
     }
     v.clear();
 }
@@ -1200,10 +1208,10 @@ impl Fuse {
                 self.segment_count,
             )
         };
-        reset(&mut work.ids, m);
+        reset(&mut work.ids, m, false);
         // Padded as an 8-bit table is: a peeled attempt leaves every count 0, and a table of
         // 8-bit cells takes the array over (`build_fuse_in`).
-        reset(&mut work.counts, m.div_ceil(8) * 8);
+        reset(&mut work.counts, m.div_ceil(8) * 8, true);
         // Slices, and the growing arrays out of `work` while peeling: their lengths and
         // pointers then stay in registers (a byte written through a `&mut Vec` could be
         // its own length, as far as the compiler knows).
