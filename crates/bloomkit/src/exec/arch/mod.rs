@@ -320,6 +320,14 @@ pub fn bulk_write_takes_huge_pages(array_bytes: u64, writes: u64) -> bool {
 /// loaded into it at once), when it spans at least [`HUGE_PAGE_BYTES`] and
 /// [`huge_pages_enabled`]; returns the bytes advised. Every page is written, so huge pages
 /// cost no memory the write would not take anyway.
+///
+/// ```
+/// // 4 MiB about to be filled: advised where huge pages are on and allowed (Linux), and
+/// // never more than the array; a small array never.
+/// let mut words = bloomkit::arch::zeroed_words(1 << 19).unwrap();
+/// assert!(bloomkit::arch::advise_whole_write(&mut words) <= 4 << 20);
+/// assert_eq!(bloomkit::arch::advise_whole_write(&mut [0u64; 512]), 0);
+/// ```
 pub fn advise_whole_write(words: &mut [u64]) -> usize {
     advise_bulk_write(words, u64::MAX)
 }
@@ -335,6 +343,13 @@ pub fn advise_whole_write(words: &mut [u64]) -> usize {
 ///
 /// The array is the filter's own, allocated zeroed ([`zeroed_words`]), so the advice
 /// changes no content: it only decides how the pages are backed.
+///
+/// ```
+/// // 8 MiB (2 048 pages of 4 KiB): a thousand writes are not advised, whatever the system.
+/// let mut words = bloomkit::arch::zeroed_words(1 << 20).unwrap();
+/// assert_eq!(bloomkit::arch::advise_bulk_write(&mut words, 1_000), 0);
+/// assert!(words.iter().all(|&w| w == 0)); // the advice never changes the contents
+/// ```
 pub fn advise_bulk_write(words: &mut [u64], writes: u64) -> usize {
     let bytes = std::mem::size_of_val(words);
     if bulk_write_takes_huge_pages(bytes as u64, writes) && huge_pages_enabled() {
@@ -519,6 +534,15 @@ pub fn scatter_into<S, T: Copy>(
 
 /// The scalar twin of [`scatter_into`]: the same answer and the same `dst`, by writing zeros
 /// first and then each value.
+///
+/// ```
+/// let words = [0xC0u8, 0x80, 0x01, 0x81];
+/// let by_top = |w: &u8| (usize::from(w >> 6), *w);
+/// let (mut a, mut b) = (Vec::new(), Vec::new());
+/// assert!(bloomkit::arch::scatter_into_written(&mut a, &words, &[1, 0, 2, 1], by_top));
+/// assert!(bloomkit::arch::scatter_into(&mut b, &words, &[1, 0, 2, 1], by_top));
+/// assert_eq!(a, b);
+/// ```
 pub fn scatter_into_written<S, T: Copy + Default>(
     dst: &mut Vec<T>,
     items: &[S],
