@@ -106,7 +106,7 @@ const ENTRY_BYTES: u64 = 9;
 /// 20 in a table of 10⁶ (the test below). A guess that does not at least halve the range is
 /// followed by one bisection, so a table of uneven keys (a hostile file) costs at most about
 /// 2 log₂ n reads. That pays where a read is dear: a view's read checks its chunk first
-/// (`bloomkit check` of 10⁵ weighted items against a table of 857 142 entries: 3,445
+/// (`bloomkit check` of 10⁵ weighted items against a table of 857 142 entries: 3,447
 /// instructions per query through the view, against 5,215 bisecting; BENCHMARKS.md,
 /// "`bloomkit check` of a weighted filter"). The loaded filter keeps the standard library's
 /// branch-free bisection over its table in memory, where the first reads hit the same
