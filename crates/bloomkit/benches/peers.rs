@@ -44,7 +44,9 @@
 //! * **bits/key**: the filter's heap memory (its bit or fingerprint array) · 8 / n.
 //!
 //! Subjects: bloomkit's classic, blocked, split-block, cuckoo and Bloomier filters with their
-//! own paths, every other kind of the registry through its type (`Registry`), and the peers.
+//! own paths (the blocked filter also with sbbf-rs-safe's memory, to meet that peer at its
+//! own bits per key), every other kind of the registry through its type (`Registry`), and
+//! the peers.
 //!
 //! Keys are SplitMix64 outputs of 0..n (inserted) and n..n+Q (absent): distinct by
 //! construction. Peers use their default hashers (fastbloom, bloomfilter, cuckoofilter,
@@ -189,6 +191,50 @@ impl Subject for BlockedFast {
     }
 }
 
+/// The blocked filter with sbbf-rs-safe's memory (below: the blocked filter's bits per key
+/// at ε rounded up to whole bits, as `SbbfSameMemory` takes them) and the best k for that
+/// size, on the `u64` fast path: the point that answers the peer at its own bits per key in
+/// the same run (at ε = 1%: 11 bits per key, where `with_capacity` takes 10.1).
+struct BlockedSbbfMemory(BlockedBloomFilter);
+impl BlockedSbbfMemory {
+    fn empty(keys: &[u64], fpp: f64) -> BlockedBloomFilter {
+        let n = keys.len() as u64;
+        BlockedBloomFilter::builder()
+            .capacity(n)
+            .num_bits(sbbf_same_memory_bits_per_key(keys.len(), fpp) as u64 * n)
+            .build()
+            .unwrap()
+    }
+}
+impl Subject for BlockedSbbfMemory {
+    fn build(keys: &[u64], fpp: f64) -> Self {
+        let mut f = Self::empty(keys, fpp);
+        for &k in keys {
+            f.insert_u64(k);
+        }
+        Self(f)
+    }
+    fn build_batch(keys: &[u64], fpp: f64) -> Option<Self> {
+        let mut f = Self::empty(keys, fpp);
+        f.insert_batch_u64(keys);
+        Some(Self(f))
+    }
+    #[inline(always)]
+    fn contains(&self, key: u64) -> bool {
+        self.0.contains_u64(key)
+    }
+    fn memory_bytes(&self) -> usize {
+        self.0.memory_bytes()
+    }
+    fn batch(&self, keys: &[u64], out: &mut Vec<bool>) -> bool {
+        self.0.contains_batch_u64(keys, out);
+        true
+    }
+    fn hashes(&self) -> Option<u32> {
+        Some(self.0.num_hashes())
+    }
+}
+
 struct BlockedItem(BlockedBloomFilter);
 impl Subject for BlockedItem {
     fn build(keys: &[u64], fpp: f64) -> Self {
@@ -306,13 +352,19 @@ fn xxh3(key: u64) -> u64 {
     xxhash_rust::xxh3::xxh3_64(&key.to_le_bytes())
 }
 
+/// The blocked filter's bits per key at ε, rounded up to whole bits (sbbf-rs-safe takes
+/// an integer `bits_per_key`).
+fn sbbf_same_memory_bits_per_key(n: usize, fpp: f64) -> usize {
+    let blocked = BlockedBloomFilter::with_capacity(n as u64, fpp).unwrap();
+    (blocked.num_bits() as f64 / n as f64).ceil() as usize
+}
+
 /// sbbf-rs-safe with the memory of bloomkit's blocked filter at the same ε (its
 /// `bits_per_key` is an integer: the blocked filter's bits per key rounded up).
 struct SbbfSameMemory(sbbf_rs_safe::Filter);
 impl Subject for SbbfSameMemory {
     fn build(keys: &[u64], fpp: f64) -> Self {
-        let blocked = BlockedBloomFilter::with_capacity(keys.len() as u64, fpp).unwrap();
-        let bits = (blocked.num_bits() as f64 / keys.len() as f64).ceil() as usize;
+        let bits = sbbf_same_memory_bits_per_key(keys.len(), fpp);
         let mut f = sbbf_rs_safe::Filter::new(bits, keys.len());
         for &k in keys {
             f.insert_hash(xxh3(k));
@@ -862,6 +914,17 @@ fn main() {
             }
         );
         subject!("bloomkit blocked (Item path)", BlockedItem);
+        subject!(
+            "bloomkit blocked (sbbf-rs's memory)",
+            BlockedSbbfMemory,
+            |f: &BlockedSbbfMemory| {
+                format!(
+                    "k = {}; theory {:.5}",
+                    f.0.num_hashes(),
+                    fpp_blocked(f.0.num_blocks(), BLOCK_BITS, f.0.num_hashes(), n as u64)
+                )
+            }
+        );
         subject!(
             "bloomkit sbbf (u64 fast path)",
             SplitBlock,
