@@ -125,14 +125,33 @@ pub(crate) fn dimensions(
     hashes: Option<u32>,
     cell_bits: u32,
 ) -> Result<Dimensions, Error> {
+    dimensions_up_to(capacity, fpp, cells, hashes, cell_bits, MAX_NUM_HASHES)
+}
+
+/// [`dimensions`] for a kind whose k may not pass `max_hashes` (at most
+/// [`MAX_NUM_HASHES`]; the generalized filter's k₁ shares the 64 with its k₀): a k the
+/// builder derives stops there, and m grows to meet ε as it does at 64. A k the user gives
+/// is the kind's to check.
+pub(crate) fn dimensions_up_to(
+    capacity: Option<u64>,
+    fpp: Option<f64>,
+    cells: Option<u64>,
+    hashes: Option<u32>,
+    cell_bits: u32,
+    max_hashes: u32,
+) -> Result<Dimensions, Error> {
+    let max_hashes = max_hashes.clamp(1, MAX_NUM_HASHES);
     let fixed = cells.is_some() || hashes.is_some();
     let fpp = self::fpp(fpp)?;
     check_capacity(capacity)?;
     let mut m = num_cells(cells, capacity, fpp, cell_bits)?;
     if let (false, Some(n)) = (fixed, capacity) {
-        m = cells_for_capped_hashes(m, n, fpp, cell_bits)?;
+        m = cells_for_capped_hashes(m, n, fpp, cell_bits, max_hashes)?;
     }
-    let k = num_hashes(hashes, m, capacity, fpp)?;
+    let mut k = num_hashes(hashes, m, capacity, fpp)?;
+    if hashes.is_none() {
+        k = k.min(max_hashes);
+    }
     let n = self::capacity(capacity, m, k);
     Ok(Dimensions {
         num_cells: m,
@@ -143,23 +162,27 @@ pub(crate) fn dimensions(
     })
 }
 
-/// m for n items at ε when k stops at [`MAX_NUM_HASHES`]: the standard m has the optimal
-/// `k = (m/n) ln 2 = log₂(1/ε)`, which passes 64 for ε below about 2⁻⁶⁴·⁵ (3.8·10⁻²⁰);
-/// with k held at 64 the standard m then misses ε (ε = 10⁻³⁰ at 143.8 bits per item gives
-/// 3·10⁻²⁹), so m grows to the fewest cells whose exact rate with 64 hash functions,
-/// `(1 − (1 − 1/m)^{64n})^64`, reaches ε — compared in logarithms, so that rates far
-/// below the smallest `f64` compare too (about `m = −64 n / ln(1 − ε^{1/64})`: 154.1 bits
-/// per item at 10⁻³⁰, 3.1·10⁶ at 10⁻³⁰⁰). Otherwise `m` as it is.
-fn cells_for_capped_hashes(m: u64, n: u64, fpp: f64, cell_bits: u32) -> Result<u64, Error> {
+/// m for n items at ε when k stops at `max_hashes` (K, [`MAX_NUM_HASHES`] for most kinds):
+/// the standard m has the optimal `k = (m/n) ln 2 = log₂(1/ε)`, which passes 64 for ε
+/// below about 2⁻⁶⁴·⁵ (3.8·10⁻²⁰); with k held at K the standard m then misses ε (ε = 10⁻³⁰
+/// at 143.8 bits per item gives 3·10⁻²⁹ with K = 64), so m grows to the fewest cells whose
+/// exact rate with K hash functions, `(1 − (1 − 1/m)^{Kn})^K`, reaches ε — compared in
+/// logarithms, so that rates far below the smallest `f64` compare too (about
+/// `m = −K n / ln(1 − ε^{1/K})`: 154.1 bits per item at 10⁻³⁰ with K = 64, 3.1·10⁶ at
+/// 10⁻³⁰⁰). Otherwise `m` as it is.
+fn cells_for_capped_hashes(
+    m: u64,
+    n: u64,
+    fpp: f64,
+    cell_bits: u32,
+    max_hashes: u32,
+) -> Result<u64, Error> {
     let optimal_k = m as f64 / n as f64 * std::f64::consts::LN_2;
-    if optimal_k.round() <= f64::from(MAX_NUM_HASHES) {
+    if optimal_k.round() <= f64::from(max_hashes) {
         return Ok(m);
     }
-    let k = f64::from(MAX_NUM_HASHES);
-    let ln_rate = |cells: u64| {
-        let ones = -(k * n as f64 * (-1.0 / cells as f64).ln_1p()).exp_m1();
-        k * ones.ln()
-    };
+    let k = f64::from(max_hashes);
+    let ln_rate = |cells: u64| params::ln_fpp_exact(cells, max_hashes, n);
     let max_cells = MAX_NUM_BITS / u64::from(cell_bits);
     let ln_fpp = fpp.ln();
     if ln_rate(max_cells) > ln_fpp {

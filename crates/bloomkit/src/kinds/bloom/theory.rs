@@ -148,6 +148,27 @@ pub fn fpp_exact(num_bits: u64, num_hashes: u32, items: u64) -> f64 {
     (1.0 - zero_fraction).powf(k)
 }
 
+/// The natural logarithm of [`fpp_exact`], `k · ln(1 − (1 − 1/m)^(kn))`, computed so that
+/// rates far below the smallest `f64` (ε = 10⁻³⁰⁰ with k = 64, whose `fpp_exact` underflows
+/// to 0 only past 10⁻³⁰⁸) still compare: the ones' fraction `1 − e^(kn·ln(1 − 1/m))` by
+/// `expm1`, then its logarithm times k.
+///
+/// ```
+/// use bloomkit::params::{fpp_exact, ln_fpp_exact};
+/// let (m, k, n) = (835_482, 10, 58_110);
+/// assert!((ln_fpp_exact(m, k, n) - fpp_exact(m, k, n).ln()).abs() < 1e-9);
+/// // 64 hash functions over 3.1·10⁶ bits per item: about 10⁻³⁰⁰, past f64's smallest normal.
+/// assert!((ln_fpp_exact(3_100_000_000, 64, 1_000) / std::f64::consts::LN_10 + 300.0).abs() < 1.0);
+/// ```
+pub fn ln_fpp_exact(num_bits: u64, num_hashes: u32, items: u64) -> f64 {
+    if num_bits == 0 {
+        return 0.0;
+    }
+    let k = f64::from(num_hashes);
+    let ones = -(k * items as f64 * (-1.0 / num_bits as f64).ln_1p()).exp_m1();
+    k * ones.ln()
+}
+
 /// The usual approximation of [`fpp_exact`]: `(1 − e^(−kn/m))^k`.
 pub fn fpp_approx(num_bits: u64, num_hashes: u32, items: u64) -> f64 {
     if num_bits == 0 {

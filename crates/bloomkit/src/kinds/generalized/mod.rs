@@ -445,8 +445,18 @@ impl GeneralizedBloomFilterBuilder {
 
     /// Validates the parameters and allocates the filter. k₁ ≥ 1 and k₀ + k₁ ≤ 64.
     pub fn build(self) -> Result<GeneralizedBloomFilter, Error> {
-        let d = sizing::dimensions(self.capacity, self.fpp, self.num_bits, self.set_hashes, 1)?;
         let reset = self.reset_hashes.unwrap_or(DEFAULT_RESET_HASHES);
+        // k₁ shares the 64 hash functions with k₀: a k₁ derived from a tiny ε stops at
+        // 64 − k₀ and m grows instead (a k₁ given is checked below).
+        let max_set = MAX_NUM_HASHES.saturating_sub(reset);
+        let d = sizing::dimensions_up_to(
+            self.capacity,
+            self.fpp,
+            self.num_bits,
+            self.set_hashes,
+            1,
+            max_set,
+        )?;
         check_hashes(d.num_hashes, reset).map_err(|reason| Error::InvalidParameter {
             parameter: "reset hashes",
             reason,
@@ -627,5 +637,22 @@ mod tests {
         ));
         assert_eq!(b().set_hashes(0).build().unwrap_err(), Error::ZeroHashes);
         assert!(b().set_hashes(32).reset_hashes(32).build().is_ok());
+    }
+
+    /// Below ε ≈ 2⁻⁶³ the classic optimum k₁ would leave no room for k₀ within 64: k₁
+    /// stops at 64 − k₀ and m grows until the filter's own rate at capacity meets ε.
+    #[test]
+    fn a_tiny_fpp_is_met_with_k1_and_k0_within_64() {
+        for (fpp, reset) in [(1e-30, 1), (1e-30, 4), (1e-20, 1), (1e-100, 2)] {
+            let g = GeneralizedBloomFilter::builder()
+                .capacity(1_000)
+                .fpp(fpp)
+                .reset_hashes(reset)
+                .build()
+                .unwrap();
+            assert_eq!(g.set_hashes() + g.reset_hashes(), MAX_NUM_HASHES, "ε = {fpp}");
+            let rate = params::generalized_fpp(g.num_bits(), g.set_hashes(), reset, 1_000);
+            assert!(rate <= fpp, "ε = {fpp}, k0 = {reset}: rate {rate}");
+        }
     }
 }
