@@ -161,42 +161,28 @@ impl<F: Registered> Subject for Registry<F> {
     }
 }
 
-struct BlockedFast(BlockedBloomFilter);
-impl Subject for BlockedFast {
-    fn build(keys: &[u64], fpp: f64) -> Self {
-        let mut f = BlockedBloomFilter::with_capacity(keys.len() as u64, fpp).unwrap();
-        for &k in keys {
-            f.insert_u64(k);
-        }
-        Self(f)
-    }
-    fn build_batch(keys: &[u64], fpp: f64) -> Option<Self> {
-        let mut f = BlockedBloomFilter::with_capacity(keys.len() as u64, fpp).unwrap();
-        f.insert_batch_u64(keys);
-        Some(Self(f))
-    }
-    #[inline(always)]
-    fn contains(&self, key: u64) -> bool {
-        self.0.contains_u64(key)
-    }
-    fn memory_bytes(&self) -> usize {
-        self.0.memory_bytes()
-    }
-    fn batch(&self, keys: &[u64], out: &mut Vec<bool>) -> bool {
-        self.0.contains_batch_u64(keys, out);
-        true
-    }
-    fn hashes(&self) -> Option<u32> {
-        Some(self.0.num_hashes())
+/// bloomkit's blocked filter on its `u64` fast path, sized by `S`.
+struct BlockedFast<S>(BlockedBloomFilter, std::marker::PhantomData<S>);
+
+/// How a blocked subject is sized for n keys at ε.
+trait BlockedSize {
+    fn empty(keys: &[u64], fpp: f64) -> BlockedBloomFilter;
+}
+
+/// `with_capacity(n, ε)`, as a user sizes it.
+struct AtEps;
+impl BlockedSize for AtEps {
+    fn empty(keys: &[u64], fpp: f64) -> BlockedBloomFilter {
+        BlockedBloomFilter::with_capacity(keys.len() as u64, fpp).unwrap()
     }
 }
 
-/// The blocked filter with sbbf-rs-safe's memory (below: the blocked filter's bits per key
-/// at ε rounded up to whole bits, as `SbbfSameMemory` takes them) and the best k for that
-/// size, on the `u64` fast path: the point that answers the peer at its own bits per key in
-/// the same run (at ε = 1%: 11 bits per key, where `with_capacity` takes 10.1).
-struct BlockedSbbfMemory(BlockedBloomFilter);
-impl BlockedSbbfMemory {
+/// sbbf-rs-safe's memory (the blocked filter's bits per key at ε rounded up to whole bits,
+/// as `SbbfSameMemory` takes them) and the best k for that size: the point that answers the
+/// peer at its own bits per key in the same run (at ε = 1%: 11 bits per key, where
+/// `with_capacity` takes 10.1).
+struct SbbfMemory;
+impl BlockedSize for SbbfMemory {
     fn empty(keys: &[u64], fpp: f64) -> BlockedBloomFilter {
         let n = keys.len() as u64;
         BlockedBloomFilter::builder()
@@ -206,18 +192,19 @@ impl BlockedSbbfMemory {
             .unwrap()
     }
 }
-impl Subject for BlockedSbbfMemory {
+
+impl<S: BlockedSize> Subject for BlockedFast<S> {
     fn build(keys: &[u64], fpp: f64) -> Self {
-        let mut f = Self::empty(keys, fpp);
+        let mut f = S::empty(keys, fpp);
         for &k in keys {
             f.insert_u64(k);
         }
-        Self(f)
+        Self(f, std::marker::PhantomData)
     }
     fn build_batch(keys: &[u64], fpp: f64) -> Option<Self> {
-        let mut f = Self::empty(keys, fpp);
+        let mut f = S::empty(keys, fpp);
         f.insert_batch_u64(keys);
-        Some(Self(f))
+        Some(Self(f, std::marker::PhantomData))
     }
     #[inline(always)]
     fn contains(&self, key: u64) -> bool {
@@ -905,8 +892,8 @@ fn main() {
         }
         subject!(
             "bloomkit blocked (u64 fast path)",
-            BlockedFast,
-            |f: &BlockedFast| {
+            BlockedFast<AtEps>,
+            |f: &BlockedFast<AtEps>| {
                 format!(
                     "theory {:.5}",
                     fpp_blocked(f.0.num_blocks(), BLOCK_BITS, f.0.num_hashes(), n as u64)
@@ -916,8 +903,8 @@ fn main() {
         subject!("bloomkit blocked (Item path)", BlockedItem);
         subject!(
             "bloomkit blocked (sbbf-rs's memory)",
-            BlockedSbbfMemory,
-            |f: &BlockedSbbfMemory| {
+            BlockedFast<SbbfMemory>,
+            |f: &BlockedFast<SbbfMemory>| {
                 format!(
                     "k = {}; theory {:.5}",
                     f.0.num_hashes(),
