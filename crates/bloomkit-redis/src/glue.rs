@@ -10,7 +10,7 @@
 //! One of the three modules with `unsafe` (with `types` and `memory`; `lib.rs` lists them
 //! and says why): reading the `argv` array Redis passes and registering the entry points.
 
-use std::ffi::{c_int, CStr};
+use std::ffi::{c_char, c_int, CStr};
 use std::mem::{ManuallyDrop, MaybeUninit};
 
 use redis_module::native_types::RedisType;
@@ -531,13 +531,41 @@ pub mod reply {
     }
 }
 
-/// One draw of the C library's `rand()` over `RAND_MAX`, as RedisBloom's top-k draws its
+/// One draw of the C library's `rand()` (0 to `RAND_MAX`), as RedisBloom's top-k draws its
 /// decay decisions: the process-wide generator that Redis seeds at start-up.
-pub fn c_rand_unit() -> f64 {
+pub fn c_rand() -> u32 {
     // SAFETY: rand() takes no arguments and only touches the C library's generator state,
     // which glibc guards with a lock.
     let r = unsafe { libc::rand() };
-    r as f64 / libc::RAND_MAX as f64
+    r as u32
+}
+
+/// Replicates `bloomkit.topk.replay KEY DRAWS OP ARGS…` in place of the running command
+/// (`RedisModule_Replicate`, format `sbcv`: a string, a buffer, a C string, a vector of
+/// strings), straight through the API's pointer. See `commands::topk` for the command.
+pub fn replicate_topk_replay(ctx: &Context, key: &Arg, draws: &[u8], op: &CStr, rest: &[Arg]) {
+    let strings: Vec<*mut raw::RedisModuleString> = rest.iter().map(|arg| arg.inner).collect();
+    // SAFETY: as in `replicate_verbatim`.
+    if let Some(replicate) = unsafe { raw::RedisModule_Replicate } {
+        // SAFETY: `ctx.ctx` is the running command's context; the format's four
+        // conversions get, in order, a string Redis passed to the command (alive until
+        // it returns), a buffer and its length, a NUL-terminated string, and an array of
+        // strings Redis passed to the command with its length. Redis copies what it
+        // propagates before returning.
+        unsafe {
+            replicate(
+                ctx.ctx,
+                c"bloomkit.topk.replay".as_ptr(),
+                c"sbcv".as_ptr(),
+                key.inner,
+                draws.as_ptr().cast::<c_char>(),
+                draws.len(),
+                op.as_ptr(),
+                strings.as_ptr(),
+                strings.len(),
+            )
+        };
+    }
 }
 
 /// A key that holds a value of another type.

@@ -60,6 +60,9 @@ mod glue;
 mod memory;
 #[cfg(not(test))]
 #[allow(unsafe_code)]
+mod replication;
+#[cfg(not(test))]
+#[allow(unsafe_code)]
 mod types;
 
 #[cfg(not(test))]
@@ -88,6 +91,10 @@ mod module {
         crate::glue::reply::detect_double_format();
         if !memory::start(ctx) {
             ctx.log_warning("bloomkit: could not subscribe to configuration changes and the cron");
+            return Status::Err;
+        }
+        if !crate::replication::start(ctx) {
+            ctx.log_warning("bloomkit: could not subscribe to the fork event");
             return Status::Err;
         }
         match config::parse(args.iter().map(RedisString::as_slice)) {
@@ -167,6 +174,9 @@ mod module {
             c"topk.reserve" => topk_reserve, c"write deny-oom";
             c"topk.add" => topk_add, c"write deny-oom";
             c"topk.incrby" => topk_incrby, c"write deny-oom";
+            // What this module replicates for a TOPK.ADD or TOPK.INCRBY whose decay drew
+            // from rand(): the same adds with the master's draws (commands::topk).
+            c"bloomkit.topk.replay" => topk_replay, c"write deny-oom";
             c"topk.query" => topk_query, c"readonly";
             // RedisBloom 2.4 registers TOPK.COUNT as a write (refused on a read-only
             // replica); it writes nothing, and later RedisBloom releases made it readonly.

@@ -171,6 +171,8 @@ unsafe extern "C" fn on_config_change(
     _data: *mut c_void,
 ) {
     refresh();
+    // `appendonly` may have been turned on.
+    crate::replication::refresh();
 }
 
 /// The cron server event: reads `INFO memory` when the last read is about [`REFRESH_MS`]
@@ -184,6 +186,7 @@ unsafe extern "C" fn on_cron(
 ) {
     if now_ms().saturating_sub(READ_AT.load(Ordering::Relaxed)) >= REFRESH_MS / 10 * 9 {
         refresh();
+        crate::replication::refresh();
     }
 }
 

@@ -4,12 +4,32 @@
 //! Items come back as RedisBloom sends them, status strings (`+item`), except those a
 //! status string cannot carry: an item holding a NUL, CR or LF comes back whole as a bulk
 //! string (RedisBloom cuts it at the first NUL, and a CR LF in it breaks the reply stream).
+//!
+//! # Replicas and the AOF get the master's draws
+//!
+//! HeavyKeeper's decay draws from the C library's `rand()` ([`crate::topk`]), which each
+//! server seeds for itself. RedisBloom replicates `TOPK.ADD` and `TOPK.INCRBY` as they were
+//! called, so a replica, and a server replaying its AOF, draws again and ends with other
+//! counts and another list (seen here: after 3 000 `TOPK.ADD`s of two items each, k = 3,
+//! master `y6 221, y5 213, y12 201`, replica `y6 219, y3 214, y5 214`); a failover then
+//! changes the answers. This module replicates a command that drew as
+//! `bloomkit.topk.replay KEY DRAWS ADD item…` or `… INCRBY item increment …`, DRAWS the
+//! values `rand()` gave, 4 bytes each, little-endian, in the order they were drawn; the
+//! replay runs the same code taking its draws from DRAWS, so the replica holds the
+//! master's bytes. A command that drew nothing (no decay decision: every item met its own
+//! or an empty bucket) is replicated as it was called, as RedisBloom does, and so is every
+//! command of a server that no replica or AOF file reads ([`crate::replication`]: the
+//! replay costs several thousand instructions a command). RedisBloom does
+//! not know the replay: loading such an AOF stops at it ("unknown command"), and a
+//! RedisBloom replica of this module logs it and skips that add.
+//! The replay is an ordinary command: its DRAWS are checked (whole 4-byte values of at most
+//! `RAND_MAX`), and a replay that runs out of them draws `RAND_MAX`, which never decays.
 
 use redis_module::{Context, RedisError, RedisResult, RedisValue};
 
 use super::cms::refused;
 use super::{error, float, integer, replied, status, Arg, Reply, INLINE_VALUES};
-use crate::glue::{self, c_rand_unit, Key};
+use crate::glue::{self, Key};
 use crate::memory::{self, ServerLimit};
 use crate::topk::{
     CreateError, Item, Topk, DEFAULT_DECAY, DEFAULT_DEPTH, DEFAULT_WIDTH, MAX_INCREMENT,
@@ -103,11 +123,85 @@ fn expelled_reply<'r>(reply: &'r Reply<'r>) -> impl FnOnce(Option<&Item>) + 'r {
     }
 }
 
+/// One draw of `rand() / RAND_MAX` from the C library's generator, as RedisBloom draws its
+/// decay decisions (no replica or AOF file reads this server's commands).
+#[inline(always)]
+fn drawn() -> f64 {
+    unit(glue::c_rand())
+}
+
+/// [`drawn`], the value kept (4 bytes, little-endian) for the replication.
+#[inline(always)]
+fn kept(kept: &mut Vec<u8>) -> f64 {
+    let value = glue::c_rand();
+    kept.extend_from_slice(&value.to_le_bytes());
+    unit(value)
+}
+
+/// The next of a replay's draws; `RAND_MAX` (which never decays) once they run out.
+#[inline(always)]
+fn replayed(values: &mut std::slice::ChunksExact<u8>) -> f64 {
+    unit(values.next().map_or(libc::RAND_MAX as u32, draw_value))
+}
+
+/// A draw over `RAND_MAX`.
+#[inline(always)]
+fn unit(value: u32) -> f64 {
+    f64::from(value) / libc::RAND_MAX as f64
+}
+
+/// A replay's draws, or `None` for bytes that are not whole 4-byte values of at most
+/// `RAND_MAX`.
+fn replay_values(bytes: &[u8]) -> Option<std::slice::ChunksExact<'_, u8>> {
+    let values = bytes.chunks_exact(4);
+    let valid = values.remainder().is_empty()
+        && values
+            .clone()
+            .all(|v| draw_value(v) <= libc::RAND_MAX as u32);
+    valid.then_some(values)
+}
+
+/// Replicates a command run here that kept the values it drew (`kept`): as it was called
+/// when it drew nothing, else as a replay of `op` on `rest` with those values.
+fn replicate_kept(ctx: &Context, name: &Arg, kept: &[u8], op: &std::ffi::CStr, rest: &[Arg]) {
+    if kept.is_empty() {
+        glue::replicate_verbatim(ctx);
+    } else {
+        glue::replicate_topk_replay(ctx, name, kept, op, rest);
+    }
+}
+
+/// A 4-byte little-endian draw.
+fn draw_value(bytes: &[u8]) -> u32 {
+    u32::from_le_bytes(bytes.try_into().expect("4 bytes"))
+}
+
 /// `TOPK.ADD key item…`: per item, the item it expelled from the list, or nil.
 pub fn topk_add(ctx: &Context, args: &[Arg]) -> RedisResult {
     let [_, name, items @ ..] = args else {
         return Err(RedisError::WrongArity);
     };
+    // The draws are kept only where a replica or an AOF file reads them (see the module
+    // docs); otherwise this is RedisBloom's command, replicated as it was called.
+    if crate::replication::read_elsewhere() {
+        let mut values = Vec::new();
+        add(ctx, name, items, &mut || kept(&mut values))?;
+        replicate_kept(ctx, name, &values, c"ADD", items);
+    } else {
+        add(ctx, name, items, &mut drawn)?;
+        glue::replicate_verbatim(ctx);
+    }
+    replied()
+}
+
+/// `TOPK.ADD`'s work on `items`, drawing with `chance`; replies, does not replicate.
+#[inline(always)]
+fn add(
+    ctx: &Context,
+    name: &Arg,
+    items: &[Arg],
+    chance: &mut impl FnMut() -> f64,
+) -> Result<(), RedisError> {
     if items.is_empty() {
         return Err(RedisError::WrongArity);
     }
@@ -115,7 +209,7 @@ pub fn topk_add(ctx: &Context, args: &[Arg]) -> RedisResult {
     // Each item's bytes asked of Redis once, for the check and the add: one item (the
     // common call) as it is, up to INLINE_VALUES on the stack, more in a vector.
     match items {
-        [item] => add_items(ctx, existing(&mut key)?, &[glue::bytes(item)]),
+        [item] => add_items(ctx, existing(&mut key)?, &[glue::bytes(item)], chance),
         _ => {
             let topk = existing(&mut key)?;
             if items.len() <= INLINE_VALUES {
@@ -123,30 +217,33 @@ pub fn topk_add(ctx: &Context, args: &[Arg]) -> RedisResult {
                 for (slot, item) in inline.iter_mut().zip(items) {
                     *slot = glue::bytes(item);
                 }
-                add_items(ctx, topk, &inline[..items.len()])
+                add_items(ctx, topk, &inline[..items.len()], chance)
             } else {
                 let spilled: Vec<&[u8]> = items.iter().map(|item| glue::bytes(item)).collect();
-                add_items(ctx, topk, &spilled)
+                add_items(ctx, topk, &spilled, chance)
             }
         }
     }
 }
 
 /// `TOPK.ADD`'s work once its items are read: the memory check, the adds and their reply,
-/// the count of the bytes held, the replication.
+/// the count of the bytes held.
 #[inline(always)]
-fn add_items(ctx: &Context, topk: &mut Topk, items: &[&[u8]]) -> RedisResult {
+fn add_items(
+    ctx: &Context,
+    topk: &mut Topk,
+    items: &[&[u8]],
+    chance: &mut impl FnMut() -> f64,
+) -> Result<(), RedisError> {
     admit_items(topk, items.iter().copied())?;
     let before = topk.memory_bytes();
     let reply = Reply::new(ctx);
     reply.array(items.len());
-    let mut chance = c_rand_unit;
     for item in items {
-        topk.add(item, 1, &mut chance, expelled_reply(&reply));
+        topk.add(item, 1, chance, expelled_reply(&reply));
     }
     memory::resized(before, topk.memory_bytes());
-    glue::replicate_verbatim(ctx);
-    replied()
+    Ok(())
 }
 
 /// `TOPK.INCRBY key item increment [item increment …]`, increments from 0 to 100 000. As
@@ -155,10 +252,33 @@ fn add_items(ctx: &Context, topk: &mut Topk, items: &[&[u8]]) -> RedisResult {
 /// element for them, leaving the reply array short), and the command is replicated as it
 /// ran.
 pub fn topk_incrby(ctx: &Context, args: &[Arg]) -> RedisResult {
-    if args.len() < 4 || args.len() % 2 == 1 {
+    let [_, name, pairs @ ..] = args else {
+        return Err(RedisError::WrongArity);
+    };
+    // As in `topk_add`.
+    if crate::replication::read_elsewhere() {
+        let mut values = Vec::new();
+        incrby(ctx, name, pairs, &mut || kept(&mut values))?;
+        replicate_kept(ctx, name, &values, c"INCRBY", pairs);
+    } else {
+        incrby(ctx, name, pairs, &mut drawn)?;
+        glue::replicate_verbatim(ctx);
+    }
+    replied()
+}
+
+/// `TOPK.INCRBY`'s work on `pairs`, drawing with `chance`; replies, does not replicate.
+#[inline(always)]
+fn incrby(
+    ctx: &Context,
+    name: &Arg,
+    pairs: &[Arg],
+    chance: &mut impl FnMut() -> f64,
+) -> Result<(), RedisError> {
+    if pairs.len() < 2 || pairs.len() % 2 == 1 {
         return Err(RedisError::WrongArity);
     }
-    let mut key = Key::open(ctx, &args[1], true);
+    let mut key = Key::open(ctx, name, true);
     let topk = existing(&mut key)?;
     // Each pair read once (the item's bytes, the increment if valid): one pair (the common
     // call) as it is, up to INLINE_VALUES on the stack, more in a vector.
@@ -166,35 +286,36 @@ pub fn topk_incrby(ctx: &Context, args: &[Arg]) -> RedisResult {
         let increment = integer(&pair[1]).filter(|v| (0..=MAX_INCREMENT as i64).contains(v));
         (glue::bytes(&pair[0]), increment.map(|v| v as u32))
     }
-    let pairs = &args[2..];
     if pairs.len() == 2 {
-        incr_pairs(ctx, topk, &[read(pairs)])
+        incr_pairs(ctx, topk, &[read(pairs)], chance)
     } else if pairs.len() / 2 <= INLINE_VALUES {
         let mut inline: [(&[u8], Option<u32>); INLINE_VALUES] = [(&[], None); INLINE_VALUES];
         for (slot, pair) in inline.iter_mut().zip(pairs.chunks_exact(2)) {
             *slot = read(pair);
         }
-        incr_pairs(ctx, topk, &inline[..pairs.len() / 2])
+        incr_pairs(ctx, topk, &inline[..pairs.len() / 2], chance)
     } else {
         let spilled: Vec<_> = pairs.chunks_exact(2).map(read).collect();
-        incr_pairs(ctx, topk, &spilled)
+        incr_pairs(ctx, topk, &spilled, chance)
     }
 }
 
 /// `TOPK.INCRBY`'s work once its pairs are read (`None`: an increment out of range).
 #[inline(always)]
-fn incr_pairs(ctx: &Context, topk: &mut Topk, pairs: &[(&[u8], Option<u32>)]) -> RedisResult {
+fn incr_pairs(
+    ctx: &Context,
+    topk: &mut Topk,
+    pairs: &[(&[u8], Option<u32>)],
+    chance: &mut impl FnMut() -> f64,
+) -> Result<(), RedisError> {
     admit_items(topk, pairs.iter().map(|&(item, _)| item))?;
     let before = topk.memory_bytes();
     let reply = Reply::new(ctx);
     reply.array(pairs.len());
-    let mut chance = c_rand_unit;
     let mut failed = false;
     for &(item, increment) in pairs {
         match increment {
-            Some(increment) if !failed => {
-                topk.add(item, increment, &mut chance, expelled_reply(&reply))
-            }
+            Some(increment) if !failed => topk.add(item, increment, chance, expelled_reply(&reply)),
             _ => {
                 failed = true;
                 reply.error(BAD_INCREMENT);
@@ -202,6 +323,26 @@ fn incr_pairs(ctx: &Context, topk: &mut Topk, pairs: &[(&[u8], Option<u32>)]) ->
         }
     }
     memory::resized(before, topk.memory_bytes());
+    Ok(())
+}
+
+/// `bloomkit.topk.replay key draws ADD item…` / `… INCRBY item increment …`: what a master
+/// replicates in place of a `TOPK.ADD` or `TOPK.INCRBY` that drew (see the module docs):
+/// the same work and reply, its decay draws taken from `draws`. Replicated as it was
+/// called.
+pub fn topk_replay(ctx: &Context, args: &[Arg]) -> RedisResult {
+    let [_, name, draws, op, rest @ ..] = args else {
+        return Err(RedisError::WrongArity);
+    };
+    let mut values = replay_values(glue::bytes(draws)).ok_or_else(|| {
+        error("ERR bloomkit.topk.replay: the draws are not 4-byte values of at most RAND_MAX")
+    })?;
+    let chance = &mut || replayed(&mut values);
+    match glue::bytes(op) {
+        op if op.eq_ignore_ascii_case(b"ADD") => add(ctx, name, rest, chance)?,
+        op if op.eq_ignore_ascii_case(b"INCRBY") => incrby(ctx, name, rest, chance)?,
+        _ => return Err(error("ERR bloomkit.topk.replay: ADD or INCRBY expected")),
+    }
     glue::replicate_verbatim(ctx);
     replied()
 }

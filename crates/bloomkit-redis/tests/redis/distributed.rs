@@ -27,12 +27,7 @@ fn a_replica_answers_the_same_as_its_primary() {
     let replica = Server::start_with(&[], &["--replicaof", "127.0.0.1", &port]);
     let c = &mut primary.conn();
     let r = &mut replica.conn();
-    // Wait for the initial sync.
-    let deadline = Instant::now() + Duration::from_secs(10);
-    while !q::<String, _>(r, &["INFO", "replication"]).contains("master_link_status:up") {
-        assert!(Instant::now() < deadline, "replica did not connect");
-        std::thread::sleep(Duration::from_millis(20));
-    }
+    wait_for_sync(r);
     write_filters(c);
     // LOADCHUNK into new keys must replicate too.
     for (scan, load, src, dst) in [
@@ -300,6 +295,99 @@ fn a_cluster_client_reaches_filters_in_every_slot() {
         .query(&mut cc)
         .unwrap();
     assert_eq!(info, Value::Array(vec![Value::Int(2)]));
+}
+
+/// Waits until `replica` has finished its first sync with its primary.
+fn wait_for_sync(replica: &mut redis::Connection) {
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while !q::<String, _>(replica, &["INFO", "replication"]).contains("master_link_status:up") {
+        assert!(Instant::now() < deadline, "replica did not connect");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+/// A top-k of 3 × 8 buckets fed 40 items: almost every add meets another item's bucket and
+/// draws from `rand()` for the decay.
+fn write_a_decaying_top_k(c: &mut redis::Connection) {
+    q::<String, _>(c, &["TOPK.RESERVE", "topk:decay", "3", "8", "3", "0.9"]);
+    let mut pipe = redis::pipe();
+    for i in 0..1_500u32 {
+        let (a, b) = (format!("x{}", (i * 7919) % 31), format!("y{}", i % 9));
+        pipe.cmd("TOPK.ADD")
+            .arg("topk:decay")
+            .arg(a)
+            .arg(b)
+            .ignore();
+        if i % 5 == 0 {
+            let z = format!("z{}", i % 17);
+            pipe.cmd("TOPK.INCRBY")
+                .arg("topk:decay")
+                .arg(z)
+                .arg(3)
+                .arg("w")
+                .arg(2);
+            pipe.ignore();
+        }
+    }
+    pipe.query::<()>(c).unwrap();
+}
+
+/// The top-k's bytes (`DUMP`) and its list with counts.
+fn top_k_state(c: &mut redis::Connection) -> (Vec<u8>, Value) {
+    let dump: Vec<u8> = q(c, &["DUMP", "topk:decay"]);
+    (dump, v(c, &["TOPK.LIST", "topk:decay", "WITHCOUNT"]))
+}
+
+/// RedisBloom replicates a top-k add as it was called, and the replica's own `rand()` then
+/// decays other buckets; this module sends the master's draws (`bloomkit.topk.replay`), so
+/// the replica, and the primary replaying its AOF after a restart, hold the same bytes.
+#[test]
+fn a_replica_and_the_aof_hold_the_primarys_top_k_when_its_decay_draws() {
+    // Every write in the AOF file before the reply (everysec may hold writes back).
+    let aof = ["--appendonly", "yes", "--appendfsync", "always"];
+    let mut primary = Server::start_with(&[], &aof);
+    let port = primary.port.to_string();
+    let replica = Server::start_with(&[], &["--replicaof", "127.0.0.1", &port]);
+    let r = &mut replica.conn();
+    wait_for_sync(r);
+    let before = {
+        let c = &mut primary.conn();
+        write_a_decaying_top_k(c);
+        assert_eq!(q::<i64, _>(c, &["WAIT", "1", "5000"]), 1);
+        top_k_state(c)
+    };
+    assert!(before.0.len() > 100, "a top-k was written");
+    assert_eq!(top_k_state(r), before, "the replica's top-k");
+    let aof: Vec<u8> = std::fs::read_dir(primary.dir().join("appendonlydir"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.to_string_lossy().contains(".incr.aof"))
+        .flat_map(|p| std::fs::read(p).unwrap())
+        .collect();
+    let replays = aof
+        .windows(20)
+        .filter(|w| w == b"bloomkit.topk.replay")
+        .count();
+    assert!(replays > 100, "adds that drew are replayed: {replays}");
+    primary.restart();
+    let c = &mut primary.conn();
+    assert_eq!(top_k_state(c), before, "after the AOF is replayed");
+}
+
+/// Without an AOF the primary keeps the draws only once a replica attaches (the backlog
+/// Redis then keeps, seen at the snapshot's fork): the replica still holds its bytes, and a
+/// lone server replicates as RedisBloom does (nothing to keep the draws for).
+#[test]
+fn a_replica_of_a_primary_without_an_aof_holds_its_top_k_when_its_decay_draws() {
+    let primary = Server::start();
+    let port = primary.port.to_string();
+    let replica = Server::start_with(&[], &["--replicaof", "127.0.0.1", &port]);
+    let r = &mut replica.conn();
+    wait_for_sync(r);
+    let c = &mut primary.conn();
+    write_a_decaying_top_k(c);
+    assert_eq!(q::<i64, _>(c, &["WAIT", "1", "5000"]), 1);
+    assert_eq!(top_k_state(r), top_k_state(c), "the replica's top-k");
 }
 
 /// Count-min sketches, top-k lists and t-digests built by each of their write commands.

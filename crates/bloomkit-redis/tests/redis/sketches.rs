@@ -476,3 +476,90 @@ fn the_aof_rewrite_keeps_keys_of_other_databases() {
     let mut c = Session::connect(s.port);
     assert_eq!(c.run(&queries).unwrap(), before, "{}", s.log());
 }
+
+/// `bloomkit.topk.replay` (what the module replicates for a top-k add that drew; see
+/// `distributed.rs`) takes its draws from its argument: replayed on a copy of a top-k, the
+/// draws a `TOPK.ADD` made give the bytes that add gave. Draws that are not whole 4-byte
+/// values of at most `RAND_MAX`, an unknown operation, a missing key or a key of another
+/// type are errors that change nothing; a replay that runs out of draws never decays.
+#[test]
+fn a_top_k_replay_applies_the_draws_it_is_given_and_refuses_bad_ones() {
+    let s = Server::start();
+    let c = &mut s.conn();
+    q::<String, _>(c, &["TOPK.RESERVE", "tk", "2", "1", "1", "1"]);
+    q::<redis::Value, _>(c, &["TOPK.INCRBY", "tk", "a", "3"]);
+    let dump_of = |c: &mut redis::Connection, key: &str| q::<Vec<u8>, _>(c, &["DUMP", key]);
+    let initial = dump_of(c, "tk");
+    // Decay 1 and draws below RAND_MAX: each draw of "b" takes one from "a"'s count of 3.
+    let draws =
+        |values: &[u32]| -> Vec<u8> { values.iter().flat_map(|v| v.to_le_bytes()).collect() };
+    let mut replay = redis::cmd("bloomkit.topk.replay");
+    replay
+        .arg("tk")
+        .arg(draws(&[0, 5]))
+        .arg("INCRBY")
+        .arg("b")
+        .arg(2);
+    replay.query::<redis::Value>(c).unwrap();
+    assert_eq!(q::<Vec<i64>, _>(c, &["TOPK.COUNT", "tk", "a", "b"]), [1, 0]);
+    // No draws left: RAND_MAX is drawn, which never decays, even at decay 1.
+    let mut replay = redis::cmd("bloomkit.topk.replay");
+    replay.arg("tk").arg(Vec::<u8>::new()).arg("add").arg("b");
+    replay.query::<redis::Value>(c).unwrap();
+    assert_eq!(q::<Vec<i64>, _>(c, &["TOPK.COUNT", "tk", "a", "b"]), [1, 0]);
+    let after = dump_of(c, "tk");
+    assert_ne!(after, initial);
+    for (args, error) in [
+        (
+            vec![
+                b"tk".to_vec(),
+                vec![1, 2, 3],
+                b"ADD".to_vec(),
+                b"x".to_vec(),
+            ],
+            "the draws",
+        ),
+        (
+            vec![
+                b"tk".to_vec(),
+                draws(&[u32::MAX]),
+                b"ADD".to_vec(),
+                b"x".to_vec(),
+            ],
+            "the draws",
+        ),
+        (
+            vec![b"tk".to_vec(), vec![], b"QUERY".to_vec(), b"x".to_vec()],
+            "ADD or INCRBY",
+        ),
+        (
+            vec![b"tk".to_vec(), vec![], b"ADD".to_vec()],
+            "wrong number",
+        ),
+        (
+            vec![b"tk".to_vec(), vec![], b"INCRBY".to_vec(), b"x".to_vec()],
+            "wrong number",
+        ),
+        (
+            vec![b"nokey".to_vec(), vec![], b"ADD".to_vec(), b"x".to_vec()],
+            "does not exist",
+        ),
+    ] {
+        let mut replay = redis::cmd("bloomkit.topk.replay");
+        for arg in &args {
+            replay.arg(arg.as_slice());
+        }
+        let e = replay.query::<redis::Value>(c).unwrap_err().to_string();
+        assert!(e.contains(error), "{args:?}: {e}");
+    }
+    q::<String, _>(c, &["SET", "str", "v"]);
+    let e = redis::cmd("bloomkit.topk.replay")
+        .arg("str")
+        .arg(Vec::<u8>::new())
+        .arg("ADD")
+        .arg("x")
+        .query::<redis::Value>(c)
+        .unwrap_err();
+    assert_eq!(e.code(), Some("WRONGTYPE"));
+    assert_eq!(dump_of(c, "tk"), after, "refused replays change nothing");
+}
