@@ -176,22 +176,30 @@ fn draw_value(bytes: &[u8]) -> u32 {
     u32::from_le_bytes(bytes.try_into().expect("4 bytes"))
 }
 
+/// Runs `$work(ctx, name, rest, chance)` (`add` or `incrby`) with draws from the C
+/// library's generator, kept only where a replica or an AOF file reads this server's
+/// commands, and replicates it: with its draws when it kept some, else as it was called
+/// (RedisBloom's command). A macro because `$work` is generic over the draws.
+macro_rules! run_and_replicate {
+    ($ctx:expr, $name:expr, $op:expr, $rest:expr, $work:ident) => {{
+        if crate::replication::read_elsewhere() {
+            let mut values = Vec::new();
+            $work($ctx, $name, $rest, &mut || kept(&mut values))?;
+            replicate_kept($ctx, $name, &values, $op, $rest);
+        } else {
+            $work($ctx, $name, $rest, &mut drawn)?;
+            glue::replicate_verbatim($ctx);
+        }
+        replied()
+    }};
+}
+
 /// `TOPK.ADD key item…`: per item, the item it expelled from the list, or nil.
 pub fn topk_add(ctx: &Context, args: &[Arg]) -> RedisResult {
     let [_, name, items @ ..] = args else {
         return Err(RedisError::WrongArity);
     };
-    // The draws are kept only where a replica or an AOF file reads them (see the module
-    // docs); otherwise this is RedisBloom's command, replicated as it was called.
-    if crate::replication::read_elsewhere() {
-        let mut values = Vec::new();
-        add(ctx, name, items, &mut || kept(&mut values))?;
-        replicate_kept(ctx, name, &values, c"ADD", items);
-    } else {
-        add(ctx, name, items, &mut drawn)?;
-        glue::replicate_verbatim(ctx);
-    }
-    replied()
+    run_and_replicate!(ctx, name, c"ADD", items, add)
 }
 
 /// `TOPK.ADD`'s work on `items`, drawing with `chance`; replies, does not replicate.
@@ -255,16 +263,7 @@ pub fn topk_incrby(ctx: &Context, args: &[Arg]) -> RedisResult {
     let [_, name, pairs @ ..] = args else {
         return Err(RedisError::WrongArity);
     };
-    // As in `topk_add`.
-    if crate::replication::read_elsewhere() {
-        let mut values = Vec::new();
-        incrby(ctx, name, pairs, &mut || kept(&mut values))?;
-        replicate_kept(ctx, name, &values, c"INCRBY", pairs);
-    } else {
-        incrby(ctx, name, pairs, &mut drawn)?;
-        glue::replicate_verbatim(ctx);
-    }
-    replied()
+    run_and_replicate!(ctx, name, c"INCRBY", pairs, incrby)
 }
 
 /// `TOPK.INCRBY`'s work on `pairs`, drawing with `chance`; replies, does not replicate.

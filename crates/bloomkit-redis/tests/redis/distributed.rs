@@ -22,12 +22,9 @@ fn cq<T: redis::FromRedisValue>(cc: &mut redis::cluster::ClusterConnection, args
 
 #[test]
 fn a_replica_answers_the_same_as_its_primary() {
-    let primary = Server::start();
-    let port = primary.port.to_string();
-    let replica = Server::start_with(&[], &["--replicaof", "127.0.0.1", &port]);
+    let (primary, replica) = primary_and_replica(&[]);
     let c = &mut primary.conn();
     let r = &mut replica.conn();
-    wait_for_sync(r);
     write_filters(c);
     // LOADCHUNK into new keys must replicate too.
     for (scan, load, src, dst) in [
@@ -297,13 +294,19 @@ fn a_cluster_client_reaches_filters_in_every_slot() {
     assert_eq!(info, Value::Array(vec![Value::Int(2)]));
 }
 
-/// Waits until `replica` has finished its first sync with its primary.
-fn wait_for_sync(replica: &mut redis::Connection) {
+/// A primary (with these config directives) and its replica, once the replica has
+/// finished its first sync.
+fn primary_and_replica(config: &[&str]) -> (Server, Server) {
+    let primary = Server::start_with(&[], config);
+    let port = primary.port.to_string();
+    let replica = Server::start_with(&[], &["--replicaof", "127.0.0.1", &port]);
+    let r = &mut replica.conn();
     let deadline = Instant::now() + Duration::from_secs(10);
-    while !q::<String, _>(replica, &["INFO", "replication"]).contains("master_link_status:up") {
+    while !q::<String, _>(r, &["INFO", "replication"]).contains("master_link_status:up") {
         assert!(Instant::now() < deadline, "replica did not connect");
         std::thread::sleep(Duration::from_millis(20));
     }
+    (primary, replica)
 }
 
 /// A top-k of 3 × 8 buckets fed 40 items: almost every add meets another item's bucket and
@@ -345,11 +348,8 @@ fn top_k_state(c: &mut redis::Connection) -> (Vec<u8>, Value) {
 fn a_replica_and_the_aof_hold_the_primarys_top_k_when_its_decay_draws() {
     // Every write in the AOF file before the reply (everysec may hold writes back).
     let aof = ["--appendonly", "yes", "--appendfsync", "always"];
-    let mut primary = Server::start_with(&[], &aof);
-    let port = primary.port.to_string();
-    let replica = Server::start_with(&[], &["--replicaof", "127.0.0.1", &port]);
+    let (mut primary, replica) = primary_and_replica(&aof);
     let r = &mut replica.conn();
-    wait_for_sync(r);
     let before = {
         let c = &mut primary.conn();
         write_a_decaying_top_k(c);
@@ -379,11 +379,8 @@ fn a_replica_and_the_aof_hold_the_primarys_top_k_when_its_decay_draws() {
 /// lone server replicates as RedisBloom does (nothing to keep the draws for).
 #[test]
 fn a_replica_of_a_primary_without_an_aof_holds_its_top_k_when_its_decay_draws() {
-    let primary = Server::start();
-    let port = primary.port.to_string();
-    let replica = Server::start_with(&[], &["--replicaof", "127.0.0.1", &port]);
+    let (primary, replica) = primary_and_replica(&[]);
     let r = &mut replica.conn();
-    wait_for_sync(r);
     let c = &mut primary.conn();
     write_a_decaying_top_k(c);
     assert_eq!(q::<i64, _>(c, &["WAIT", "1", "5000"]), 1);
