@@ -260,8 +260,8 @@ fn insert_by_digest_in<F: ByDigest, I: crate::hash::Item>(
 /// [`with_common_k`]: crate::hash::with_common_k
 pub(crate) trait ByPositions: ByDigest {
     /// The k that take the window by positions, as a mask (bit k set), each one a window
-    /// compiled for that k: at most the k [`insert_by_positions`] has a window for (3, 4,
-    /// 5, 7, 8, 10, 11).
+    /// compiled for that k; only those among the k there is a window for count (3, 4, 5, 7,
+    /// 8, 10, 11: [`WINDOW_ARMS`]).
     const WINDOW_KS: u32 = 1 << 4 | 1 << 7 | 1 << 10;
     /// What the step needs of the digest besides the positions, kept in the item's slot
     /// with them (`()` for every kind but the variable-increment filter, whose increments
@@ -332,10 +332,14 @@ pub(crate) fn insert_by_positions<F: ByPositions, I: crate::hash::Item>(
     insert_by_positions_in(filter, items, single, in_cache)
 }
 
+/// The k `by_window_k!` has a window for, as a mask: a k of a kind's
+/// [`ByPositions::WINDOW_KS`] outside it takes the window by digests.
+const WINDOW_ARMS: u32 = 1 << 3 | 1 << 4 | 1 << 5 | 1 << 7 | 1 << 8 | 1 << 10 | 1 << 11;
+
 /// Whether the kind takes the window by positions at this k.
 #[inline(always)]
 fn takes<F: ByPositions>(k: u32) -> bool {
-    k < 32 && F::WINDOW_KS & (1 << k) != 0
+    k < 32 && F::WINDOW_KS & WINDOW_ARMS & (1 << k) != 0
 }
 
 /// `$go::<K>` for the k among the kinds' window k's (a constant in each arm, so that the
@@ -613,6 +617,47 @@ mod tests {
             proptest::prop_assert!(answers.iter().all(|&a| a), "a false negative");
         }
         Ok(())
+    }
+
+    /// Every k a kind asks the window by positions for has one (a k outside
+    /// [`WINDOW_ARMS`] would silently take the window by digests), and each kind asks for
+    /// the three k its sizing gives at ε = 5%, 1% and 0.1%.
+    #[test]
+    fn every_window_k_a_kind_asks_for_has_a_window() {
+        fn ks<F: ByPositions>() -> u32 {
+            assert_eq!(
+                F::WINDOW_KS & !WINDOW_ARMS,
+                0,
+                "{}",
+                std::any::type_name::<F>()
+            );
+            F::WINDOW_KS
+        }
+        let common = 1 << 4 | 1 << 7 | 1 << 10;
+        assert_eq!(ks::<CountingBloomFilter>(), common);
+        assert_eq!(ks::<DeletableBloomFilter>(), common);
+        assert_eq!(ks::<StableBloomFilter>(), common);
+        assert_eq!(ks::<SpectralBloomFilter>(), common);
+        let sized = |fpp: f64| {
+            let vi = VariableIncrementBloomFilter::with_capacity(1000, fpp).unwrap();
+            let g = GeneralizedBloomFilter::with_capacity(1000, fpp).unwrap();
+            (vi.num_hashes(), g.set_hashes() + g.reset_hashes())
+        };
+        for fpp in [0.05, 0.01, 0.001] {
+            let (vi, generalized) = sized(fpp);
+            assert_ne!(
+                ks::<VariableIncrementBloomFilter>() & 1 << vi,
+                0,
+                "vi at {fpp}"
+            );
+            assert_ne!(
+                ks::<GeneralizedBloomFilter>() & 1 << generalized,
+                0,
+                "{fpp}"
+            );
+        }
+        assert_eq!(ks::<VariableIncrementBloomFilter>().count_ones(), 3);
+        assert_eq!(ks::<GeneralizedBloomFilter>().count_ones(), 3);
     }
 
     fn scheme(i: usize) -> IndexScheme {
