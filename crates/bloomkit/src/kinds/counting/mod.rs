@@ -71,7 +71,7 @@ use crate::error::{DecodeError, Error};
 use crate::filter::{Filter, Kind};
 use crate::format::view::{all_nonzero, infallible, FilterView, KindView, Shape, ViewFacts};
 use crate::hash::HashingChoice;
-use crate::hash::{Hashing, Item, Positions};
+use crate::hash::{with_common_k, EnhancedDouble, Hashing, IndexScheme, Item, Positions};
 use crate::params::{self, MAX_NUM_HASHES};
 use crate::registry::ParametersBlock;
 use crate::sizing;
@@ -127,6 +127,18 @@ impl CountingBloomFilter {
     #[inline]
     pub fn insert<I: Item + ?Sized>(&mut self, item: &I) -> bool {
         let (hashing, k, m) = (self.hashing, self.num_hashes, self.counters.len());
+        if hashing.scheme == IndexScheme::EnhancedDoubleHashing {
+            // The default scheme's positions as a plain loop, unrolled for the common k
+            // (as the classic filter's insert).
+            let digest = item.with_bytes(|bytes| hashing.digest(bytes));
+            let counters = &mut self.counters;
+            let new = with_common_k(k, |k| {
+                EnhancedDouble::new(digest, k, m)
+                    .fold(false, |new, p| new | (counters.increment(p) == 0))
+            });
+            self.len = self.len.saturating_add(1);
+            return new;
+        }
         item.with_bytes(|bytes| self.add(hashing.positions(bytes, k, m)))
     }
 
@@ -134,11 +146,18 @@ impl CountingBloomFilter {
     #[inline(always)]
     fn add(&mut self, positions: Positions<'_>) -> bool {
         let counters = &mut self.counters;
-        let new = positions.fold(false, |new, p| {
-            let was_zero = counters.get(p) == 0;
-            counters.saturating_add(p, 1);
-            new | was_zero
-        });
+        let new = positions.fold(false, |new, p| new | (counters.increment(p) == 0));
+        self.len = self.len.saturating_add(1);
+        new
+    }
+
+    /// [`add`](Self::add) at positions already computed (the batch window's).
+    #[inline(always)]
+    fn add_at(&mut self, positions: &[u64]) -> bool {
+        let counters = &mut self.counters;
+        let new = positions
+            .iter()
+            .fold(false, |new, &p| new | (counters.increment(p) == 0));
         self.len = self.len.saturating_add(1);
         new
     }
@@ -170,13 +189,13 @@ impl CountingBloomFilter {
     /// # Ok::<(), bloomkit::Error>(())
     /// ```
     pub fn insert_batch<I: Item>(&mut self, items: &[I]) -> u64 {
-        crate::lookahead::insert_by_digest(self, items, |f, item| f.insert(item))
+        crate::lookahead::insert_by_positions(self, items, |f, item| f.insert(item))
     }
 
     /// The answers of [`contains`](Self::contains) for every item, into `out` (cleared
     /// first), through the same window as [`insert_batch`](Self::insert_batch).
     pub fn contains_batch_into<I: Item>(&self, items: &[I], out: &mut Vec<bool>) {
-        crate::lookahead::contains_by_digest(self, items, out, |f, item| f.contains(item))
+        crate::lookahead::contains_by_positions(self, items, out, |f, item| f.contains(item))
     }
 
     /// Removes one copy of an item: each of its k counters goes down by 1, except
@@ -326,6 +345,27 @@ impl crate::lookahead::ByDigest for CountingBloomFilter {
     fn advise_batch_insert(&mut self, items: u64) {
         self.counters
             .advise_bulk_write(items.saturating_mul(u64::from(self.num_hashes)));
+    }
+}
+
+impl crate::lookahead::ByPositions for CountingBloomFilter {
+    type Extra = ();
+    fn position_range(&self) -> (u32, u64) {
+        (self.num_hashes, self.counters.len())
+    }
+    #[inline(always)]
+    fn prefetch_query_at(&self, ps: &[u64]) {
+        for &p in ps {
+            self.counters.prefetch(p);
+        }
+    }
+    #[inline(always)]
+    fn contains_at(&self, ps: &[u64], _: ()) -> bool {
+        ps.iter().all(|&p| self.counters.get(p) != 0)
+    }
+    #[inline(always)]
+    fn insert_at(&mut self, ps: &[u64], _: ()) -> bool {
+        self.add_at(ps)
     }
 }
 

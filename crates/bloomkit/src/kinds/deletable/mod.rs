@@ -621,6 +621,7 @@ impl DeletableBloomFilter {
 }
 
 impl crate::lookahead::ByPositions for DeletableBloomFilter {
+    type Extra = ();
     fn position_range(&self) -> (u32, u64) {
         (self.num_hashes, self.data_len())
     }
@@ -637,11 +638,11 @@ impl crate::lookahead::ByPositions for DeletableBloomFilter {
         }
     }
     #[inline(always)]
-    fn contains_at(&self, ps: &[u64]) -> bool {
+    fn contains_at(&self, ps: &[u64], _: ()) -> bool {
         ps.iter().all(|&j| self.bits.get(self.regions + j))
     }
     #[inline(always)]
-    fn insert_at(&mut self, ps: &[u64]) -> bool {
+    fn insert_at(&mut self, ps: &[u64], _: ()) -> bool {
         self.add_at(ps)
     }
 }

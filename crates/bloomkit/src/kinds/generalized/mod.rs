@@ -138,7 +138,46 @@ impl GeneralizedBloomFilter {
     /// Adds an item: resets its k₀ bits, then sets its k₁ bits. Returns `true` if the item
     /// was reported absent before.
     pub fn insert<I: Item + ?Sized>(&mut self, item: &I) -> bool {
+        let k = self.set_hashes + self.reset_hashes;
+        if self.hashing.scheme != crate::hash::IndexScheme::SeededHashes {
+            // Under a digest scheme at k₁ + k₀ = 5, 8, 11 (ε = 5%, 1%, 0.1% with k₀ = 1):
+            // the positions once, into an array, where `add` derives them twice.
+            let digest = item.with_bytes(|bytes| self.hashing.digest(bytes));
+            match k {
+                8 => return self.add_digest_k::<8>(digest),
+                5 => return self.add_digest_k::<5>(digest),
+                11 => return self.add_digest_k::<11>(digest),
+                _ => {
+                    let m = self.bits.len();
+                    return self.add(self.hashing.positions_with_digest(&[], digest, k, m));
+                }
+            }
+        }
         item.with_bytes(|bytes| self.add(self.positions(bytes)))
+    }
+
+    /// The insert of the item with this digest at k₁ + k₀ = `K`.
+    #[inline(always)]
+    fn add_digest_k<const K: usize>(&mut self, digest: u128) -> bool {
+        let mut ps = [0u64; K];
+        crate::lookahead::positions_into(self.hashing, digest, self.bits.len(), &mut ps);
+        self.add_at(&ps)
+    }
+
+    /// [`add`](Self::add) at positions already computed (the first k₁ set, the rest reset).
+    #[inline(always)]
+    fn add_at(&mut self, ps: &[u64]) -> bool {
+        let k1 = self.set_hashes as usize;
+        let new = !holds_at(ps, k1, |p| self.bits.get(p));
+        let (ones, zeros) = ps.split_at(k1);
+        for &p in zeros {
+            self.bits.unset(p);
+        }
+        for &p in ones {
+            self.bits.set(p);
+        }
+        self.inserted += u64::from(new);
+        new
     }
 
     /// Resets the k₀ bits, then sets the k₁ bits, of these positions (so that a position
@@ -187,13 +226,13 @@ impl GeneralizedBloomFilter {
     /// # Ok::<(), bloomkit::Error>(())
     /// ```
     pub fn insert_batch<I: Item>(&mut self, items: &[I]) -> u64 {
-        crate::lookahead::insert_by_digest(self, items, |f, item| f.insert(item))
+        crate::lookahead::insert_by_positions(self, items, |f, item| f.insert(item))
     }
 
     /// The answers of [`contains`](Self::contains) for every item, into `out` (cleared
     /// first), through the same window as [`insert_batch`](Self::insert_batch).
     pub fn contains_batch_into<I: Item>(&self, items: &[I], out: &mut Vec<bool>) {
-        crate::lookahead::contains_by_digest(self, items, out, |f, item| f.contains(item))
+        crate::lookahead::contains_by_positions(self, items, out, |f, item| f.contains(item))
     }
 
     /// `true` when the item's k₁ bits are 1 and its k₀ bits 0 (those that are not also
@@ -373,6 +412,38 @@ impl crate::lookahead::ByDigest for GeneralizedBloomFilter {
             items.saturating_mul(u64::from(self.set_hashes + self.reset_hashes)),
         );
     }
+}
+
+/// The window by positions for k₁ + k₀ = 5, 8 and 11 (the counts of ε = 5%, 1% and 0.1%:
+/// k₁ = 4, 7, 10 and k₀ = 1).
+impl crate::lookahead::ByPositions for GeneralizedBloomFilter {
+    const WINDOW_KS: u32 = 1 << 5 | 1 << 8 | 1 << 11;
+    type Extra = ();
+    fn position_range(&self) -> (u32, u64) {
+        (self.set_hashes + self.reset_hashes, self.bits.len())
+    }
+    #[inline(always)]
+    fn prefetch_query_at(&self, ps: &[u64]) {
+        for &p in ps {
+            self.bits.prefetch(p);
+        }
+    }
+    #[inline(always)]
+    fn contains_at(&self, ps: &[u64], _: ()) -> bool {
+        holds_at(ps, self.set_hashes as usize, |p| self.bits.get(p))
+    }
+    #[inline(always)]
+    fn insert_at(&mut self, ps: &[u64], _: ()) -> bool {
+        self.add_at(ps)
+    }
+}
+
+/// [`holds`] over positions already computed: the first `k1` bits all 1, the others 0
+/// unless among the first `k1`.
+#[inline(always)]
+fn holds_at(ps: &[u64], k1: usize, bit: impl Fn(u64) -> bool) -> bool {
+    let (ones, zeros) = ps.split_at(k1);
+    ones.iter().all(|&p| bit(p)) && zeros.iter().all(|&p| !bit(p) || ones.contains(&p))
 }
 
 crate::registry::registered!(

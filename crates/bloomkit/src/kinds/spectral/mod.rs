@@ -726,6 +726,7 @@ impl crate::lookahead::ByDigest for SpectralBloomFilter {
 }
 
 impl crate::lookahead::ByPositions for SpectralBloomFilter {
+    type Extra = ();
     fn position_range(&self) -> (u32, u64) {
         (self.num_hashes, self.counters.len())
     }
@@ -736,14 +737,14 @@ impl crate::lookahead::ByPositions for SpectralBloomFilter {
         }
     }
     #[inline(always)]
-    fn contains_at(&self, ps: &[u64]) -> bool {
+    fn contains_at(&self, ps: &[u64], _: ()) -> bool {
         ps.iter().all(|&p| self.counters.get(p) > 0)
     }
     /// Only reached under MS and MI (RM's [`digest_hashing`] is `None`).
     ///
     /// [`digest_hashing`]: crate::lookahead::ByDigest::digest_hashing
     #[inline(always)]
-    fn insert_at(&mut self, ps: &[u64]) -> bool {
+    fn insert_at(&mut self, ps: &[u64], _: ()) -> bool {
         let new = self.insert_positions(ps);
         self.len = self.len.saturating_add(1);
         new

@@ -541,6 +541,7 @@ impl crate::lookahead::ByDigest for StableBloomFilter {
 }
 
 impl crate::lookahead::ByPositions for StableBloomFilter {
+    type Extra = ();
     fn position_range(&self) -> (u32, u64) {
         (self.num_hashes, self.cells.len())
     }
@@ -559,11 +560,11 @@ impl crate::lookahead::ByPositions for StableBloomFilter {
         self.prefetch_run(pending);
     }
     #[inline(always)]
-    fn contains_at(&self, ps: &[u64]) -> bool {
+    fn contains_at(&self, ps: &[u64], _: ()) -> bool {
         ps.iter().all(|&i| self.cells.get(i) != 0)
     }
     #[inline(always)]
-    fn insert_at(&mut self, ps: &[u64]) -> bool {
+    fn insert_at(&mut self, ps: &[u64], _: ()) -> bool {
         self.add_at(ps)
     }
 }

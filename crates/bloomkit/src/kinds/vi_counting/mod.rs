@@ -169,8 +169,21 @@ impl Increments {
     /// The increments whose SplitMix64 sequence this digest seeds.
     #[inline(always)]
     fn from_digest(digest: u128, base: u32, num_hashes: u32) -> Self {
+        Self::from_seed(Self::seed(digest), base, num_hashes)
+    }
+
+    /// The SplitMix64 state a digest seeds: g ⊕ δ, its two halves (the batch window keeps
+    /// it with the item's positions).
+    #[inline(always)]
+    fn seed(digest: u128) -> u64 {
+        (digest as u64) ^ ((digest >> 64) as u64)
+    }
+
+    /// The increments of the SplitMix64 sequence from this state ([`seed`](Self::seed)).
+    #[inline(always)]
+    fn from_seed(state: u64, base: u32, num_hashes: u32) -> Self {
         Increments {
-            state: (digest as u64) ^ ((digest >> 64) as u64),
+            state,
             base,
             left: num_hashes,
         }
@@ -299,24 +312,41 @@ impl VariableIncrementBloomFilter {
     }
 
     /// The query of the item with this digest ([`by_digest`](Self::by_digest) filters):
-    /// the default scheme's positions as a plain loop ([`EnhancedDouble`]), the other digest
-    /// schemes' through [`Positions`].
+    /// the default scheme's positions as a plain loop ([`EnhancedDouble`]), unrolled for
+    /// the k of ε = 5%, 1% and 0.1% (3, 5, 7), the other digest schemes' through
+    /// [`Positions`].
     #[inline(always)]
     fn holds_digest(&self, digest: u128) -> bool {
         let (k, m) = (self.num_hashes, self.counters.len());
-        let increments = Increments::from_digest(digest, self.base, k);
         if self.hashing.scheme == IndexScheme::EnhancedDoubleHashing {
-            self.holds(EnhancedDouble::new(digest, k, m), increments)
+            let holds = |k: u32| {
+                let increments = Increments::from_digest(digest, self.base, k);
+                self.holds(EnhancedDouble::new(digest, k, m), increments)
+            };
+            match k {
+                5 => holds(5),
+                3 => holds(3),
+                7 => holds(7),
+                k => holds(k),
+            }
         } else {
+            let increments = Increments::from_digest(digest, self.base, k);
             let positions = self.hashing.positions_with_digest(&[], digest, k, m);
             self.holds(positions, increments)
         }
     }
 
     /// The insert of the item with this digest ([`by_digest`](Self::by_digest) filters), as
-    /// [`holds_digest`](Self::holds_digest) reads it.
+    /// [`holds_digest`](Self::holds_digest) reads it: at k = 3, 5 and 7 the positions and
+    /// increments once, into arrays ([`add_k`](Self::add_k)).
     #[inline(always)]
     fn add_digest(&mut self, digest: u128) -> bool {
+        match self.num_hashes {
+            5 => return self.add_digest_k::<5>(digest),
+            3 => return self.add_digest_k::<3>(digest),
+            7 => return self.add_digest_k::<7>(digest),
+            _ => {}
+        }
         let (k, m) = (self.num_hashes, self.counters.len());
         let increments = Increments::from_digest(digest, self.base, k);
         if self.hashing.scheme == IndexScheme::EnhancedDoubleHashing {
@@ -325,6 +355,35 @@ impl VariableIncrementBloomFilter {
             let positions = self.hashing.positions_with_digest(&[], digest, k, m);
             self.add(positions, increments)
         }
+    }
+
+    /// [`add_digest`](Self::add_digest) at k = `K`.
+    #[inline(always)]
+    fn add_digest_k<const K: usize>(&mut self, digest: u128) -> bool {
+        let mut ps = [0u64; K];
+        crate::lookahead::positions_into(self.hashing, digest, self.counters.len(), &mut ps);
+        self.add_k(&ps, Increments::seed(digest))
+    }
+
+    /// The insert at these `K` positions, the increments from this
+    /// [`seed`](Increments::seed): each increment drawn once, into an array, where
+    /// [`add`](Self::add) draws them again for its second pass (a SplitMix64 step each).
+    /// The test reads every counter before any changes, as [`add`](Self::add)'s.
+    #[inline(always)]
+    fn add_k<const K: usize>(&mut self, ps: &[u64; K], seed: u64) -> bool {
+        let mut increments = [0u32; K];
+        let drawn = Increments::from_seed(seed, self.base, K as u32);
+        for (slot, v) in increments.iter_mut().zip(drawn) {
+            *slot = v;
+        }
+        let probes = self.probes();
+        let counters = &mut self.counters;
+        let pairs = ps.iter().zip(&increments);
+        let seen = { pairs.clone() }.all(|(&p, &v)| probes.passes(counters.get(p), v));
+        for (&p, &v) in pairs {
+            counters.saturating_add(p, v);
+        }
+        !seen
     }
 
     /// Whether every (position, increment) pair passes [`passes`](Self::passes).
@@ -444,13 +503,13 @@ impl VariableIncrementBloomFilter {
     /// # Ok::<(), bloomkit::Error>(())
     /// ```
     pub fn insert_batch<I: Item>(&mut self, items: &[I]) -> u64 {
-        crate::lookahead::insert_by_digest(self, items, |f, item| f.insert(item))
+        crate::lookahead::insert_by_positions(self, items, |f, item| f.insert(item))
     }
 
     /// The answers of [`contains`](Self::contains) for every item, into `out` (cleared
     /// first), through the same window as [`insert_batch`](Self::insert_batch).
     pub fn contains_batch_into<I: Item>(&self, items: &[I], out: &mut Vec<bool>) {
-        crate::lookahead::contains_by_digest(self, items, out, |f, item| f.contains(item))
+        crate::lookahead::contains_by_positions(self, items, out, |f, item| f.contains(item))
     }
 
     /// The k (position, increment) pairs of an item, in hash-function order: where it adds
@@ -726,6 +785,49 @@ impl crate::lookahead::ByDigest for VariableIncrementBloomFilter {
     fn advise_batch_insert(&mut self, items: u64) {
         self.counters
             .advise_bulk_write(items.saturating_mul(u64::from(self.num_hashes)));
+    }
+}
+
+/// The window by positions for the k of ε = 5%, 1% and 0.1% (3, 5 and 7 with L = 4; the
+/// sizing picks fewer positions than the counting filter's, whose 4, 7, 10 the other kinds
+/// take): each item's positions and the state its increments start from (its digest's
+/// g ⊕ δ) kept in its slot.
+impl crate::lookahead::ByPositions for VariableIncrementBloomFilter {
+    const WINDOW_KS: u32 = 1 << 3 | 1 << 5 | 1 << 7;
+    type Extra = u64;
+    #[inline(always)]
+    fn extra(&self, digest: u128) -> u64 {
+        Increments::seed(digest)
+    }
+    fn position_range(&self) -> (u32, u64) {
+        (self.num_hashes, self.counters.len())
+    }
+    #[inline(always)]
+    fn prefetch_query_at(&self, ps: &[u64]) {
+        for &p in ps {
+            self.counters.prefetch(p);
+        }
+    }
+    #[inline(always)]
+    fn contains_at(&self, ps: &[u64], seed: u64) -> bool {
+        let increments = Increments::from_seed(seed, self.base, ps.len() as u32);
+        self.holds(ps.iter().copied(), increments)
+    }
+    #[inline(always)]
+    fn insert_at(&mut self, ps: &[u64], seed: u64) -> bool {
+        self.len = self.len.saturating_add(1);
+        // The window's K is a constant here once inlined: one of these is taken.
+        if let Ok(ps) = <&[u64; 5]>::try_from(ps) {
+            return self.add_k(ps, seed);
+        }
+        if let Ok(ps) = <&[u64; 3]>::try_from(ps) {
+            return self.add_k(ps, seed);
+        }
+        if let Ok(ps) = <&[u64; 7]>::try_from(ps) {
+            return self.add_k(ps, seed);
+        }
+        let increments = Increments::from_seed(seed, self.base, ps.len() as u32);
+        self.add(ps.iter().copied(), increments)
     }
 }
 
