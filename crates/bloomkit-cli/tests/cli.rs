@@ -1675,6 +1675,41 @@ fn ssd_builds_adds_and_checks_an_on_disk_filter() {
     assert!(!d.join("g.bkb").exists());
 }
 
+/// `ssd check` or `ssd add` given an ordinary filter file (which `create` writes in format
+/// version 2, or version 1 on request) says what the file is and which verb reads it,
+/// rather than "unsupported format version 2" (a version this build does read) or a bare
+/// kind tag; the file is left as it was.
+#[test]
+fn ssd_verbs_name_an_ordinary_filter_file_for_what_it_is() {
+    let dir = temp();
+    let d = dir.path();
+    ok(
+        d,
+        &["create", "--kind", "counting", "-n", "10", "-o", "v2.bk"],
+    );
+    ok(
+        d,
+        &["create", "-n", "10", "-o", "v1.bk", "--format-version", "1"],
+    );
+    for (file, kind, version) in [("v2.bk", "counting", 2), ("v1.bk", "bloom", 1)] {
+        let before = std::fs::read(d.join(file)).unwrap();
+        for verb in ["check", "add"] {
+            let error = fails(d, &["ssd", verb, file, "x"]);
+            let says = format!(
+                "the file is a {kind} filter in bloomkit's format version {version}, loaded \
+                 whole (ask it with `bloomkit check`"
+            );
+            assert!(error.contains(&says), "ssd {verb} {file}: {error}");
+            assert!(
+                error.contains("not a buffered Bloom filter on disk"),
+                "{error}"
+            );
+            assert!(!error.contains("unsupported format version"), "{error}");
+        }
+        assert_eq!(std::fs::read(d.join(file)).unwrap(), before, "{file}");
+    }
+}
+
 /// Two writers of one file at once (two cron jobs feeding one filter): each run reads the
 /// file, adds, and saves. Both processes are started, and both have had time to read the
 /// file, before either gets its items — so without the lock the second save always replaces

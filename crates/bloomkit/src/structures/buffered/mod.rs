@@ -628,6 +628,9 @@ impl Header {
 
 /// Checks a header against itself and against the file's real length.
 fn decode_header(bytes: &[u8], file_len: u64) -> Result<Header, DecodeError> {
+    if let Some(error) = another_bloomkit_file(bytes) {
+        return Err(error);
+    }
     let mut r = Reader::new(bytes);
     let (tag, function, scheme, seed) = crate::codec::read_prefix(&mut r)?;
     if tag != BUFFERED_TAG {
@@ -688,6 +691,41 @@ fn decode_header(bytes: &[u8], file_len: u64) -> Result<Header, DecodeError> {
         target_fpp,
         written,
     })
+}
+
+/// The error for a file that is another structure in one of bloomkit's own formats (a filter
+/// kind of the registry in format version 1 or 2, or a Bloomier filter) rather than a
+/// buffered filter: it says what the file is and how to ask it, instead of the version or
+/// tag the buffered header does not accept. `None` for anything else (a buffered file, or
+/// bytes that are not bloomkit's), which the header's own checks judge.
+fn another_bloomkit_file(bytes: &[u8]) -> Option<DecodeError> {
+    use crate::codec::{CHUNKED_FORMAT_VERSION, FORMAT_VERSION, MAGIC};
+    if bytes.get(..MAGIC.len())? != MAGIC {
+        return None;
+    }
+    let at = MAGIC.len();
+    let version = u16::from_le_bytes(bytes.get(at..at + 2)?.try_into().ok()?);
+    let tag = *bytes.get(at + 2)?;
+    if tag == BUFFERED_TAG || (version != FORMAT_VERSION && version != CHUNKED_FORMAT_VERSION) {
+        return None;
+    }
+    let what = if tag == crate::bloomier::FORMAT_TAG {
+        "a Bloomier filter (read it with `bloomkit bloomier get`)".to_owned()
+    } else {
+        let kind = crate::Kind::from_tag(tag)?;
+        format!(
+            "a {} filter in bloomkit's format version {version}, loaded whole (ask it with \
+             `bloomkit check`, or `AnyFilter::load` / `FilterView::open`)",
+            kind.name()
+        )
+    };
+    Some(crate::codec::invalid(
+        "kind",
+        format!(
+            "the file is {what}, not a buffered Bloom filter on disk (which `bloomkit ssd \
+             build` and `BufferedBloomFilter::builder` make)"
+        ),
+    ))
 }
 
 /// Reads as many bytes as there are, up to the buffer's length.
