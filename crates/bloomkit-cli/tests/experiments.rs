@@ -883,3 +883,37 @@ fn robust_study() {
 fn ssd_study() {
     run_study("ssd");
 }
+
+/// A study told to write where it cannot — `--out` naming a file, `--csv` naming a
+/// directory, a `--font` that is not a font — fails at once, naming the option, before it
+/// runs: not after the study (minutes with `--full`) with "creating F: File exists".
+#[test]
+fn outputs_that_cannot_be_written_are_refused_before_a_study_runs() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    std::fs::write(d.join("a-file"), b"x").unwrap();
+    std::fs::write(d.join("not-a-font.ttf"), b"hello").unwrap();
+    let cases: [(&[&str], &str); 4] = [
+        (
+            &["rho", "--out", "a-file"],
+            "--out a-file: that is a file, not a directory",
+        ),
+        (&["rho", "--csv", "."], "--csv .: that is a directory"),
+        (
+            &["spellcheck", "--out", "figures", "--font", "not-a-font.ttf"],
+            "not-a-font.ttf",
+        ),
+        (
+            &["all", "--tiny", "--out", "a-file"],
+            "--out a-file: that is a file, not a directory",
+        ),
+    ];
+    for (args, says) in cases {
+        let output = bloomkit(d, &[&["experiment"][..], args].concat());
+        let err = String::from_utf8_lossy(&output.stderr);
+        assert_eq!(output.status.code(), Some(2), "{args:?}: {err}");
+        assert!(err.contains(says), "{args:?}: {err}");
+        assert!(output.stdout.is_empty(), "{args:?} ran the study first");
+    }
+    assert_eq!(std::fs::read(d.join("a-file")).unwrap(), b"x");
+}

@@ -96,7 +96,9 @@ pub fn run(args: AllArgs) -> Result<()> {
         seed: args.seed,
         font: args.font.clone(),
     };
-    // Fail early on a bad --font; warn once when there is none.
+    // Fail early on an --out that cannot be written and on a bad --font; warn once when
+    // there is no font.
+    common.check_outputs()?;
     let figures_drawn = plot::load_font(args.font.as_deref())?.is_some();
     if !figures_drawn {
         eprintln!("warning: {}", plot::font_missing_message());

@@ -116,6 +116,9 @@ pub enum ExperimentCommand {
 
 /// Runs a study (or all of them).
 pub fn run(command: ExperimentCommand) -> Result<()> {
+    if let Some(common) = command.common() {
+        common.check_outputs()?;
+    }
     match command {
         ExperimentCommand::Fpr(args) => fpr::run(args),
         ExperimentCommand::Rho(args) => finish(rho::study(&args)?, &args.common),
@@ -135,6 +138,32 @@ pub fn run(command: ExperimentCommand) -> Result<()> {
         ExperimentCommand::Spectral(args) => finish(spectral::study(&args)?, &args.common),
         ExperimentCommand::Generalized(args) => finish(generalized::study(&args)?, &args.common),
         ExperimentCommand::All(args) => all::run(args),
+    }
+}
+
+impl ExperimentCommand {
+    /// The options every single study takes (`all` has its own).
+    fn common(&self) -> Option<&StudyArgs> {
+        Some(match self {
+            ExperimentCommand::Fpr(args) => &args.common,
+            ExperimentCommand::Rho(args) => &args.common,
+            ExperimentCommand::Disk(args) => &args.common,
+            ExperimentCommand::Timing(args) => &args.common,
+            ExperimentCommand::Variants(args) => &args.common,
+            ExperimentCommand::Deletion(args) => &args.common,
+            ExperimentCommand::Hashing(args) => &args.common,
+            ExperimentCommand::Sstable(args) => &args.common,
+            ExperimentCommand::Claims(args) => &args.common,
+            ExperimentCommand::Spellcheck(args) => &args.common,
+            ExperimentCommand::SummaryCache(args) => &args.common,
+            ExperimentCommand::Bloomier(args) => &args.common,
+            ExperimentCommand::Compressed(args) => &args.common,
+            ExperimentCommand::Robust(args) => &args.common,
+            ExperimentCommand::Ssd(args) => &args.common,
+            ExperimentCommand::Spectral(args) => &args.common,
+            ExperimentCommand::Generalized(args) => &args.common,
+            ExperimentCommand::All(_) => return None,
+        })
     }
 }
 
@@ -234,6 +263,35 @@ pub struct StudyArgs {
 }
 
 impl StudyArgs {
+    /// Checks, before a study runs (minutes with `--full`), what would otherwise fail only
+    /// once its results are ready to be written: `--out` must be a directory that can be
+    /// created and written in, `--csv` must not name a directory, and a `--font` given for
+    /// the figures must load.
+    pub fn check_outputs(&self) -> Result<()> {
+        if let Some(csv) = self.csv.as_deref().filter(|csv| csv.is_dir()) {
+            anyhow::bail!(
+                "--csv {}: that is a directory; name the CSV file to write",
+                csv.display()
+            );
+        }
+        if let Some(dir) = &self.out {
+            if dir.exists() && !dir.is_dir() {
+                anyhow::bail!(
+                    "--out {}: that is a file, not a directory; name a directory for the \
+                     CSV files and figures (it is created if needed)",
+                    dir.display()
+                );
+            }
+            std::fs::create_dir_all(dir)
+                .with_context(|| format!("--out {}: cannot create the directory", dir.display()))?;
+            tempfile::tempfile_in(dir).with_context(|| {
+                format!("--out {}: cannot write in the directory", dir.display())
+            })?;
+            plot::load_font(self.font.as_deref())?;
+        }
+        Ok(())
+    }
+
     /// The size chosen.
     pub fn size(&self) -> Size {
         if self.tiny {

@@ -204,6 +204,10 @@ fn tuple_bytes(tuple: &Bound<'_, PyTuple>) -> PyResult<Vec<u8>> {
 /// NumPy scalar is a buffer of none, and is no bytes-like object).
 fn other_item<'a>(obj: &'a Bound<'_, PyAny>) -> PyResult<Bytes<'a>> {
     let py = obj.py();
+    if is_numpy_bool(obj) {
+        // The bool it equals, one byte, as NumPy's integers are the ints they equal.
+        return Ok(Bytes::Byte([u8::from(obj.is_truthy()?)]));
+    }
     // SAFETY: `obj` is a valid object and the GIL is held (we have a `Bound`).
     if unsafe { pyo3::ffi::PyIndex_Check(obj.as_ptr()) } != 0 {
         // `operator.index(obj)`; objects whose `__index__` refuses (NumPy's bool) go on.
@@ -227,6 +231,20 @@ fn other_item<'a>(obj: &'a Bound<'_, PyAny>) -> PyResult<Bytes<'a>> {
         }
     }
     Err(not_an_item(obj))
+}
+
+/// Whether `obj` is NumPy's bool scalar (`numpy.bool`; `numpy.bool_` before NumPy 2, the
+/// elements of a bool array): no `int`, and its `__index__` refuses, so it is told by its
+/// type's module and name (NumPy need not be imported).
+fn is_numpy_bool(obj: &Bound<'_, PyAny>) -> bool {
+    let ty = obj.get_type();
+    let is = |attr: &str, names: &[&str]| {
+        ty.getattr(attr)
+            .ok()
+            .and_then(|v| v.extract::<String>().ok())
+            .is_some_and(|v| names.contains(&v.as_str()))
+    };
+    is("__module__", &["numpy"]) && is("__name__", &["bool", "bool_"])
 }
 
 /// A part of a list, held for a batch call's chunk: `list[start:end]` as a new list (one C

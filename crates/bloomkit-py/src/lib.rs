@@ -285,18 +285,31 @@ impl Filter {
         }
         let mut objects: Vec<Bound<'py, PyAny>> = Vec::with_capacity(CHUNK);
         // `next_chunk` appends the next objects (at most CHUNK) to `objects`.
+        // An iterable or a key function that raises part-way: the objects before the one
+        // that raised are still taken (as `set.update` takes them), then the error raised.
         let mut run = |next_chunk: &mut dyn FnMut(&mut Vec<Bound<'py, PyAny>>) -> PyResult<()>| loop {
             objects.clear();
-            next_chunk(&mut objects)?;
-            if objects.is_empty() {
-                return Ok(());
-            }
+            let mut raised = next_chunk(&mut objects).err();
             if let Some(key) = &self.key {
-                for obj in objects.iter_mut() {
-                    *obj = key.bind(obj.py()).call1((&*obj,))?;
+                for at in 0..objects.len() {
+                    match key.bind(objects[at].py()).call1((&objects[at],)) {
+                        Ok(item) => objects[at] = item,
+                        Err(e) => {
+                            objects.truncate(at);
+                            raised = Some(e);
+                            break;
+                        }
+                    }
                 }
             }
-            Self::object_chunk(&objects, &mut words, &mut per_chunk)?;
+            if !objects.is_empty() {
+                Self::object_chunk(&objects, &mut words, &mut per_chunk)?;
+            }
+            match raised {
+                Some(error) => return Err(error),
+                None if objects.is_empty() => return Ok(()),
+                None => {}
+            }
         };
         if let Ok(list) = iterable.cast_exact::<PyList>() {
             let mut at = 0;
@@ -597,7 +610,9 @@ impl Filter {
     /// integer array (or any one-dimensional buffer of integers) is read in place, each
     /// element the int it equals; lists of str and bytes are hashed from the objects'
     /// own bytes, lists of int as the arrays are. The work runs without the GIL, a chunk
-    /// of items at a time (a batch of fewer than 64 items, with it).
+    /// of items at a time (a batch of fewer than 64 items, with it). If the iterable (or
+    /// the key function) raises part-way, the items before that point are added, as
+    /// `set.update` adds them, and the exception is raised.
     fn add_many(&self, py: Python<'_>, items: &Bound<'_, PyAny>) -> PyResult<u64> {
         let mut added = 0;
         if let Some(column) = self.int_column(items) {

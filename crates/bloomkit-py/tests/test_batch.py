@@ -308,3 +308,37 @@ def test_batches_release_the_gil():
     # the other thread runs every half millisecond of the call's 0.1 s or so.
     ran = [(name, sum(start < s < end for s in stamps)) for name, start, end in windows]
     assert all(n >= 5 for _, n in ran), ran
+
+
+@pytest.mark.parametrize("fail_at", [0, 5, 2047, 2048, 3000])
+def test_an_iterable_that_raises_part_way_keeps_the_items_before_it(fail_at):
+    # As set.update: what the generator yielded before it raised is in the filter, and the
+    # filter equals one given those items alone. (The items of an unfinished chunk of 2048
+    # were dropped.)
+    def items():
+        for i in range(5000):
+            if i == fail_at:
+                raise RuntimeError("the source failed")
+            yield f"g{i}"
+
+    for kind in ["bloom", "cuckoo", "counting"]:
+        f = bloomkit.KINDS[kind](10_000)
+        with pytest.raises(RuntimeError, match="the source failed"):
+            f.add_many(items())
+        expected = bloomkit.KINDS[kind](10_000)
+        for i in range(fail_at):
+            expected.add(f"g{i}")
+        assert f == expected and len(f) == len(expected), kind
+        assert all(f.contains_many([f"g{i}" for i in range(fail_at)]))
+
+
+def test_a_key_function_that_raises_part_way_keeps_the_items_before_it():
+    def key(x):
+        if x == 3000:
+            raise ValueError("no key for 3000")
+        return f"k{x}"
+
+    f = bloomkit.BloomFilter(10_000, key=key)
+    with pytest.raises(ValueError, match="no key for 3000"):
+        f.add_many(iter(range(5000)))
+    assert len(f) == 3000 and all(f.contains_many(range(3000)))

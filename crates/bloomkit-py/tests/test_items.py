@@ -144,3 +144,17 @@ def test_int_subclasses_take_the_general_rule():
     f = bloomkit.BloomFilter(100)
     f.add(Level.HIGH)
     assert 7 in f and Level.HIGH in f
+
+
+def test_numpy_bools_are_the_bools_they_equal():
+    # A NumPy bool (an element of a bool array) was a TypeError whose message listed bool
+    # among the items.
+    assert item_bytes(np.True_) == item_bytes(True) and item_bytes(np.False_) == item_bytes(False)
+    f = bloomkit.BloomFilter(100)
+    f.add(np.True_)
+    assert True in f and np.True_ in f and False not in f
+    g = bloomkit.BloomFilter(100)
+    assert g.add_many(np.array([True, False])) == 2
+    assert g.contains_many(np.array([True, False])).tolist() == [True, True]
+    assert g == bloomkit.BloomFilter(100) | f | bloomkit.BloomFilter.from_bytes(bytes(g))
+    assert item_bytes((np.True_, "x")) == item_bytes((True, "x"))

@@ -26,7 +26,8 @@ pub const BLOCK_SIZE: usize = 2 << 20;
 /// Where a command's items come from: its arguments, else `--from FILE`, else standard input.
 #[derive(Debug, Args)]
 pub struct ItemArgs {
-    /// Items to use; without any, items are read one per line from --from FILE or standard input.
+    /// Items to use; without any (or with a lone "-", as `build -` takes), items are read one
+    /// per line from --from FILE or standard input.
     #[arg(value_name = "ITEM")]
     pub items: Vec<OsString>,
 
@@ -47,12 +48,14 @@ pub enum ItemSource {
 }
 
 impl ItemArgs {
-    /// Decides where the items come from.
+    /// Decides where the items come from. A lone "-" is standard input, as `build -` and
+    /// `--from -` read it: `cat items | bloomkit add F -` adds the lines, not the item "-"
+    /// (which the lines of a file or of standard input can still hold).
     pub fn source(self) -> ItemSource {
         match self.from {
             Some(path) if path.as_os_str() == "-" => ItemSource::Stdin,
             Some(path) => ItemSource::File(path),
-            None if self.items.is_empty() => ItemSource::Stdin,
+            None if self.items.is_empty() || self.items == ["-"] => ItemSource::Stdin,
             None => ItemSource::Args(self.items),
         }
     }

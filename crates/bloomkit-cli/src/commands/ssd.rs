@@ -180,8 +180,9 @@ fn check(args: CheckArgs) -> Result<ExitCode> {
     let mut filter = open(&args.filter, 0)?;
     let mut out = BufWriter::new(std::io::stdout().lock());
     let (mut last, mut buffer) = (true, Vec::new());
-    let single = args.items.items.len() == 1 && args.items.from.is_none();
-    let queries = input::for_each_item(args.items.source(), "checking", |item| {
+    let source = args.items.source();
+    let single = matches!(&source, input::ItemSource::Args(items) if items.len() == 1);
+    let queries = input::for_each_item(source, "checking", |item| {
         last = filter.contains(item)?;
         buffer.clear();
         buffer.extend_from_slice(item);

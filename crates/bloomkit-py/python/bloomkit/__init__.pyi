@@ -78,7 +78,8 @@ class Filter:
     def add_many(self, items: Iterable[Any] | Buffer, /) -> int:
         """Adds every item; returns how many were certainly new. NumPy integer arrays are
         read in place; the work runs without the GIL (a batch of fewer than 64 items, with
-        it)."""
+        it). If the iterable (or the key function) raises part-way, the items before that
+        point are added, as ``set.update`` adds them, and the exception is raised."""
     def update(self, *iterables: Iterable[Any]) -> None:
         """Adds every item of every iterable (``add_many`` of each)."""
     def contains_many(self, items: Iterable[Any] | Buffer, /) -> Any:

@@ -45,12 +45,14 @@
 //!
 //! Every page read is checked against its checksum (a damaged or misplaced page is an
 //! error, never a silent answer). A flush never destroys the old file: the new images of
-//! the pages it will write (and of the header) first go to a journal, `FILE.journal`,
-//! which is synced; only then are the pages overwritten in place, synced, and the journal
+//! the pages it will write (and of the header) first go to a journal, `FILE.journal`
+//! beside the file itself (a symbolic link to it resolved, [`journal_of`], so that the
+//! file opened by any of its names finds it), which is synced; only then are the pages overwritten in place, synced, and the journal
 //! removed. Opening a filter whose journal is complete replays it (the pages were being
 //! written); an incomplete journal (the crash came before the journal was whole) is
 //! discarded, and the file is the one before the flush. New files are written to a
-//! temporary file and renamed, as every save of the crate is.
+//! temporary file and renamed, as every save of the crate is (after removing any journal
+//! an earlier file of that name left, which belongs to that file).
 
 pub mod theory;
 
@@ -150,6 +152,8 @@ pub struct IoStats {
 pub struct BufferedBloomFilter {
     file: File,
     path: PathBuf,
+    /// The journal: beside the file itself, wherever a symbolic link to it was opened.
+    journal: PathBuf,
     page_size: u32,
     num_pages: u64,
     num_hashes: u32,
@@ -178,6 +182,10 @@ impl BufferedBloomFilter {
     /// replayed first; an incomplete one is discarded. The header is checked before
     /// anything is trusted: magic, version, kind, checksum, and its sizes against the file's
     /// real length.
+    ///
+    /// The journal lies beside the file itself: a `path` that is a symbolic link is
+    /// resolved ([`journal_of`]), so that the file opened by any of its names finds the
+    /// journal of an interrupted flush.
     pub fn open(path: impl AsRef<Path>, memory_budget: u64) -> Result<Self, Error> {
         let path = path.as_ref().to_path_buf();
         let context = |what: &str| format!("{what} {}", path.display());
@@ -186,7 +194,8 @@ impl BufferedBloomFilter {
             .write(true)
             .open(&path)
             .map_err(|e| Error::io(context("opening"), e))?;
-        replay_journal(&path, &mut file)?;
+        let journal = journal_of(&path);
+        replay_journal(&journal, &mut file)?;
         let file_len = file
             .metadata()
             .map_err(|e| Error::io(context("reading"), e))?
@@ -204,6 +213,7 @@ impl BufferedBloomFilter {
             .map(|h| BufferedBloomFilter {
                 file,
                 path: path.clone(),
+                journal,
                 page_size: h.page_size,
                 num_pages: h.num_pages,
                 num_hashes: h.num_hashes,
@@ -325,7 +335,7 @@ impl BufferedBloomFilter {
             self.file
                 .sync_all()
                 .map_err(|e| Error::io(format!("syncing {}", self.path.display()), e))?;
-            let _ = std::fs::remove_file(journal_path(&self.path));
+            let _ = std::fs::remove_file(&self.journal);
             self.stats.page_writes += chunk.len() as u64;
             self.stats.header_writes += last as u64;
             for page in chunk {
@@ -448,7 +458,7 @@ impl BufferedBloomFilter {
 
     /// Writes the journal of a group of page images and syncs it.
     fn write_journal(&mut self, images: &[(u64, Vec<u8>)]) -> Result<(), Error> {
-        let path = journal_path(&self.path);
+        let path = &self.journal;
         let mut bytes = Vec::with_capacity(images.len() * (self.page_size as usize + 8) + 28);
         bytes.extend_from_slice(JOURNAL_MAGIC);
         bytes.extend_from_slice(&self.page_size.to_le_bytes());
@@ -459,7 +469,7 @@ impl BufferedBloomFilter {
         }
         let sum = xxhash_rust::xxh3::xxh3_64(&bytes);
         bytes.extend_from_slice(&sum.to_le_bytes());
-        File::create(&path)
+        File::create(path)
             .and_then(|mut f| f.write_all(&bytes).and_then(|()| f.sync_all()))
             .map_err(|e| Error::io(format!("writing {}", path.display()), e))?;
         self.stats.journal_pages += images.len() as u64;
@@ -555,6 +565,16 @@ impl BufferedBloomFilterBuilder {
         }
         .encode();
         header.resize(page_size as usize, 0);
+        // A journal left by an interrupted flush of an earlier file of this name belongs to
+        // that file: replayed into the new one when it opens, it would put the old file's
+        // pages and header there (and a header of other sizes makes the file unreadable).
+        let journal = journal_of(path);
+        match std::fs::remove_file(&journal) {
+            Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
+                return Err(Error::io(format!("removing {}", journal.display()), e))
+            }
+            _ => {}
+        }
         crate::codec::write_atomically_with(path, |file| {
             let mut out = std::io::BufWriter::new(file);
             out.write_all(&header)?;
@@ -593,6 +613,15 @@ pub fn journal_path(path: &Path) -> PathBuf {
     PathBuf::from(name)
 }
 
+/// The journal a [`BufferedBloomFilter`] opened at `path` uses: [`journal_path`] of the
+/// file itself, `path` with every symbolic link resolved (`path` as given if it cannot be
+/// resolved). A journal named after a link would be found only through that link: a flush
+/// interrupted there would not be completed when the file is next opened by its own name,
+/// and its stale pages would be replayed over newer ones once the link was used again.
+pub fn journal_of(path: &Path) -> PathBuf {
+    journal_path(&std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf()))
+}
+
 /// What the header page says.
 struct Header {
     hashing: Hashing,
@@ -628,6 +657,9 @@ impl Header {
 
 /// Checks a header against itself and against the file's real length.
 fn decode_header(bytes: &[u8], file_len: u64) -> Result<Header, DecodeError> {
+    if let Some(error) = another_bloomkit_file(bytes) {
+        return Err(error);
+    }
     let mut r = Reader::new(bytes);
     let (tag, function, scheme, seed) = crate::codec::read_prefix(&mut r)?;
     if tag != BUFFERED_TAG {
@@ -690,6 +722,41 @@ fn decode_header(bytes: &[u8], file_len: u64) -> Result<Header, DecodeError> {
     })
 }
 
+/// The error for a file that is another structure in one of bloomkit's own formats (a filter
+/// kind of the registry in format version 1 or 2, or a Bloomier filter) rather than a
+/// buffered filter: it says what the file is and how to ask it, instead of the version or
+/// tag the buffered header does not accept. `None` for anything else (a buffered file, or
+/// bytes that are not bloomkit's), which the header's own checks judge.
+fn another_bloomkit_file(bytes: &[u8]) -> Option<DecodeError> {
+    use crate::codec::{CHUNKED_FORMAT_VERSION, FORMAT_VERSION, MAGIC};
+    if bytes.get(..MAGIC.len())? != MAGIC {
+        return None;
+    }
+    let at = MAGIC.len();
+    let version = u16::from_le_bytes(bytes.get(at..at + 2)?.try_into().ok()?);
+    let tag = *bytes.get(at + 2)?;
+    if tag == BUFFERED_TAG || (version != FORMAT_VERSION && version != CHUNKED_FORMAT_VERSION) {
+        return None;
+    }
+    let what = if tag == crate::bloomier::FORMAT_TAG {
+        "a Bloomier filter (read it with `bloomkit bloomier get`)".to_owned()
+    } else {
+        let kind = crate::Kind::from_tag(tag)?;
+        format!(
+            "a {} filter in bloomkit's format version {version}, loaded whole (ask it with \
+             `bloomkit check`, or `AnyFilter::load` / `FilterView::open`)",
+            kind.name()
+        )
+    };
+    Some(crate::codec::invalid(
+        "kind",
+        format!(
+            "the file is {what}, not a buffered Bloom filter on disk (which `bloomkit ssd \
+             build` and `BufferedBloomFilter::builder` make)"
+        ),
+    ))
+}
+
 /// Reads as many bytes as there are, up to the buffer's length.
 fn read_up_to(file: &mut File, buf: &mut [u8]) -> std::io::Result<usize> {
     let mut got = 0;
@@ -704,9 +771,8 @@ fn read_up_to(file: &mut File, buf: &mut [u8]) -> std::io::Result<usize> {
 
 /// Replays a complete journal into the file (the flush that wrote it was interrupted after
 /// the journal was whole) or discards an incomplete one (the file was not yet touched).
-fn replay_journal(path: &Path, file: &mut File) -> Result<(), Error> {
-    let journal = journal_path(path);
-    let bytes = match std::fs::read(&journal) {
+fn replay_journal(journal: &Path, file: &mut File) -> Result<(), Error> {
+    let bytes = match std::fs::read(journal) {
         Ok(bytes) => bytes,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(()),
         Err(e) => return Err(Error::io(format!("reading {}", journal.display()), e)),
@@ -721,7 +787,7 @@ fn replay_journal(path: &Path, file: &mut File) -> Result<(), Error> {
         }
         file.sync_all().map_err(|e| Error::io(context(), e))?;
     }
-    std::fs::remove_file(&journal).map_err(|e| Error::io(context(), e))
+    std::fs::remove_file(journal).map_err(|e| Error::io(context(), e))
 }
 
 /// The (offset, image) pairs of a whole, checksummed journal whose pages all lie inside a
