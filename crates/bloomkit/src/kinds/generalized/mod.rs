@@ -721,7 +721,11 @@ mod tests {
                 .reset_hashes(reset)
                 .build()
                 .unwrap();
-            assert_eq!(g.set_hashes() + g.reset_hashes(), MAX_NUM_HASHES, "ε = {fpp}");
+            assert_eq!(
+                g.set_hashes() + g.reset_hashes(),
+                MAX_NUM_HASHES,
+                "ε = {fpp}"
+            );
             let rate = params::generalized_fpp(g.num_bits(), g.set_hashes(), reset, 1_000);
             assert!(rate <= fpp, "ε = {fpp}, k0 = {reset}: rate {rate}");
         }
