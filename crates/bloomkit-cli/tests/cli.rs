@@ -2737,3 +2737,38 @@ fn build_refuses_to_write_its_filter_over_its_own_input() {
     ok(dir.path(), &["build", "users.txt", "-o", "users.bloom"]);
     ok_with_stdin(dir.path(), &["build", "-", "-o", "piped.bloom"], lines);
 }
+
+/// `ssd check` may change the file (it replays or removes the journal an interrupted flush
+/// left), so while another command holds the file's lock (an `ssd add` flushing) it waits,
+/// or with `--no-wait` refuses, as a second writer does: it never touches a journal being
+/// written.
+#[test]
+fn ssd_check_waits_for_a_writer_of_the_file() {
+    let dir = temp();
+    let d = dir.path();
+    std::fs::write(d.join("lines.txt"), "one\ntwo\n").unwrap();
+    ok(d, &["ssd", "build", "lines.txt", "-o", "s.bkb"]);
+    let held = bloomkit::FileLock::exclusive(d.join("s.bkb")).unwrap();
+    refuses(
+        d,
+        &["ssd", "check", "--no-wait", "s.bkb", "one"],
+        "another bloomkit command is changing this file",
+    );
+    let mut waiting = Command::new(env!("CARGO_BIN_EXE_bloomkit"))
+        .args(["ssd", "check", "s.bkb", "one"])
+        .current_dir(d)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(std::time::Duration::from_millis(300));
+    assert!(
+        waiting.try_wait().unwrap().is_none(),
+        "ssd check did not wait"
+    );
+    drop(held);
+    let output = waiting.wait_with_output().unwrap();
+    assert!(output.status.success(), "{}", stderr(&output));
+    assert_eq!(stdout(&output), "one\tmaybe\n");
+}

@@ -103,6 +103,9 @@ pub struct CheckArgs {
 
     #[command(flatten)]
     pub items: ItemArgs,
+
+    #[command(flatten)]
+    pub writer: store::WriterArgs,
 }
 
 /// Runs one `ssd` verb.
@@ -177,6 +180,11 @@ fn add(args: AddArgs) -> Result<()> {
 }
 
 fn check(args: CheckArgs) -> Result<ExitCode> {
+    // Opening may change the file: it replays the journal an interrupted flush left, or
+    // removes a stale one. While an `ssd add` flushes, that would delete its half-written
+    // journal or replay an old one over pages written since, so a check waits for the
+    // writer as a second writer does (`store::lock_for_update`).
+    let _lock = store::lock_for_update(&args.filter, &args.writer)?;
     let mut filter = open(&args.filter, 0)?;
     let mut out = BufWriter::new(std::io::stdout().lock());
     let (mut last, mut buffer) = (true, Vec::new());
