@@ -139,6 +139,15 @@ impl BitVec {
         }
     }
 
+    /// [`prefetch`](Self::prefetch) of every bit in `indexes` (a query's or an insert's
+    /// positions, ahead of the lookahead window's step).
+    #[inline(always)]
+    pub(crate) fn prefetch_all(&self, indexes: &[u64]) {
+        for &index in indexes {
+            self.prefetch(index);
+        }
+    }
+
     /// The number of bits that are 1.
     pub fn count_ones(&self) -> u64 {
         self.words.iter().map(|w| w.count_ones() as u64).sum()
@@ -581,6 +590,15 @@ impl PackedCounters {
     pub fn prefetch(&self, index: u64) {
         if let Some(word) = self.words.get(self.locate(index).0) {
             crate::arch::prefetch(word);
+        }
+    }
+
+    /// [`prefetch`](Self::prefetch) of every counter in `indexes` (a query's or an
+    /// insert's positions, ahead of the lookahead window's step).
+    #[inline(always)]
+    pub(crate) fn prefetch_all(&self, indexes: &[u64]) {
+        for &index in indexes {
+            self.prefetch(index);
         }
     }
 

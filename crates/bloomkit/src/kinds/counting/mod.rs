@@ -355,9 +355,7 @@ impl crate::lookahead::ByPositions for CountingBloomFilter {
     }
     #[inline(always)]
     fn prefetch_query_at(&self, ps: &[u64]) {
-        for &p in ps {
-            self.counters.prefetch(p);
-        }
+        self.counters.prefetch_all(ps);
     }
     #[inline(always)]
     fn contains_at(&self, ps: &[u64], _: ()) -> bool {

@@ -424,9 +424,7 @@ impl crate::lookahead::ByPositions for GeneralizedBloomFilter {
     }
     #[inline(always)]
     fn prefetch_query_at(&self, ps: &[u64]) {
-        for &p in ps {
-            self.bits.prefetch(p);
-        }
+        self.bits.prefetch_all(ps);
     }
     #[inline(always)]
     fn contains_at(&self, ps: &[u64], _: ()) -> bool {
