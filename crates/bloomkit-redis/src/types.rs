@@ -1,7 +1,7 @@
 //! The data types `MBbloom--` (Bloom) and `MBbloomCF` (cuckoo), encoding version 4, and
 //! their callbacks: RDB save/load in RedisBloom 2.4's field order (older encoding versions
 //! load too, see [`Chain::load`] and [`Cuckoo::load`]), AOF rewrite as a LOADCHUNK
-//! sequence, MEMORY USAGE, COPY and free. Beside them RedisBloom's count-min sketch
+//! sequence, MEMORY USAGE, COPY, `DEBUG DIGEST` ([`Digested`]) and free. Beside them RedisBloom's count-min sketch
 //! (`CMSk-TYPE`, [`Sketch::save`]), top-k (`TopK-TYPE`, [`Topk::save`]) and t-digest
 //! (`TDIS-TYPE`, [`TDigest::save`]) types, encoding version 0 each, whose AOF rewrites are
 //! `RESTORE`s.
@@ -61,6 +61,80 @@ impl Sink for Io {
     }
 }
 
+/// `DEBUG DIGEST` and `DEBUG DIGEST-VALUE`: a value's fields, as its RDB save writes them,
+/// fed to Redis's digest in order (a double by its bits), closed as one sequence. So two
+/// values digest alike exactly when they save alike: an operator (or a test) compares a
+/// primary with its replicas, or a key with its `RESTORE`d copy, by one 20-byte hash. (The
+/// module API leaves this callback optional; RedisBloom 2.4 does not set it, and Redis then
+/// digests a module value as nothing: every value of the type looks the same.)
+struct DigestSink(*mut raw::RedisModuleDigest);
+
+impl DigestSink {
+    fn long_long(&mut self, value: i64) {
+        // SAFETY: the module API's function pointers are written once, when the module
+        // loads, before any callback runs.
+        if let Some(add) = unsafe { raw::RedisModule_DigestAddLongLong } {
+            // SAFETY: `self.0` is the digest Redis handed to the callback running now.
+            unsafe { add(self.0, value) }
+        }
+    }
+}
+
+impl Sink for DigestSink {
+    fn unsigned(&mut self, value: u64) {
+        self.long_long(value as i64);
+    }
+    fn double(&mut self, value: f64) {
+        self.long_long(value.to_bits() as i64);
+    }
+    fn buffer(&mut self, bytes: &[u8]) {
+        // SAFETY: written once at load, as above.
+        if let Some(add) = unsafe { raw::RedisModule_DigestAddStringBuffer } {
+            // SAFETY: `self.0` is the digest of the running callback; `bytes` is a live
+            // slice of `bytes.len()` bytes, which Redis reads and does not keep.
+            unsafe { add(self.0, bytes.as_ptr().cast(), bytes.len()) }
+        }
+    }
+}
+
+/// What `DEBUG DIGEST` reads of a value: the fields its RDB save writes.
+trait Digested {
+    /// Writes the value's RDB fields to `sink` without changing the value.
+    fn fields(&self, sink: &mut DigestSink);
+}
+
+macro_rules! digested_as_saved {
+    ($($t:ty),*) => {$(
+        impl Digested for $t {
+            fn fields(&self, sink: &mut DigestSink) {
+                self.save(sink);
+            }
+        }
+    )*};
+}
+digested_as_saved!(Chain, Cuckoo, Sketch, Topk);
+
+impl Digested for TDigest {
+    /// A t-digest's save compresses it first; the digest compresses a copy, so that
+    /// `DEBUG DIGEST` leaves `TDIGEST.INFO` as it was.
+    fn fields(&self, sink: &mut DigestSink) {
+        self.clone().save(sink);
+    }
+}
+
+/// The digest callback of every type ([`Digested`]).
+unsafe extern "C" fn digest<T: Digested>(md: *mut raw::RedisModuleDigest, value: *mut c_void) {
+    // SAFETY: `value` is a live T owned by a key for the duration of the call.
+    let value = unsafe { &*value.cast::<T>() };
+    let mut sink = DigestSink(md);
+    value.fields(&mut sink);
+    // SAFETY: written once at load, as above.
+    if let Some(end) = unsafe { raw::RedisModule_DigestEndSequence } {
+        // SAFETY: `md` is the digest Redis handed to this callback.
+        unsafe { end(md) }
+    }
+}
+
 const fn methods(
     rdb_load: raw::RedisModuleTypeLoadFunc,
     rdb_save: raw::RedisModuleTypeSaveFunc,
@@ -68,6 +142,7 @@ const fn methods(
     mem_usage: raw::RedisModuleTypeMemUsageFunc,
     free: raw::RedisModuleTypeFreeFunc,
     copy: raw::RedisModuleTypeCopyFunc,
+    digest: raw::RedisModuleTypeDigestFunc,
 ) -> raw::RedisModuleTypeMethods {
     raw::RedisModuleTypeMethods {
         version: raw::REDISMODULE_TYPE_METHOD_VERSION as u64,
@@ -75,7 +150,7 @@ const fn methods(
         rdb_save,
         aof_rewrite,
         mem_usage,
-        digest: None,
+        digest,
         free,
         aux_load: None,
         aux_save: None,
@@ -103,6 +178,7 @@ pub static BLOOM_TYPE: RedisType = RedisType::new(
         Some(bloom_mem_usage),
         Some(free::<Chain>),
         Some(copy::<Chain>),
+        Some(digest::<Chain>),
     ),
 );
 
@@ -117,6 +193,7 @@ pub static CUCKOO_TYPE: RedisType = RedisType::new(
         Some(cuckoo_mem_usage),
         Some(free::<Cuckoo>),
         Some(copy::<Cuckoo>),
+        Some(digest::<Cuckoo>),
     ),
 );
 
@@ -131,6 +208,7 @@ pub static TDIGEST_TYPE: RedisType = RedisType::new(
         Some(tdigest_mem_usage),
         Some(free::<TDigest>),
         Some(copy::<TDigest>),
+        Some(digest::<TDigest>),
     ),
 );
 
@@ -287,6 +365,7 @@ pub static CMS_TYPE: RedisType = RedisType::new(
         Some(mem_usage::<Sketch>),
         Some(free::<Sketch>),
         Some(copy::<Sketch>),
+        Some(digest::<Sketch>),
     ),
 );
 
@@ -301,6 +380,7 @@ pub static TOPK_TYPE: RedisType = RedisType::new(
         Some(mem_usage::<Topk>),
         Some(free::<Topk>),
         Some(copy::<Topk>),
+        Some(digest::<Topk>),
     ),
 );
 

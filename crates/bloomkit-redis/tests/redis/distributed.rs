@@ -445,3 +445,119 @@ fn read_sketches(c: &mut redis::Connection) -> Vec<Value> {
     }
     out
 }
+
+/// `DEBUG DIGEST-VALUE` of a key (40 hex digits).
+fn value_digest(c: &mut redis::Connection, key: &str) -> String {
+    let digests: Vec<String> = q(c, &["DEBUG", "DIGEST-VALUE", key]);
+    digests.into_iter().next().expect("one digest per key")
+}
+
+/// Replaces the placeholder `K` in a command with `key`.
+fn on_key(args: &[&str], key: &str) -> Vec<String> {
+    args.iter()
+        .map(|a| if *a == "K" { key } else { a }.to_string())
+        .collect()
+}
+
+#[test]
+fn debug_digest_tells_values_of_every_type_apart_and_a_replica_matches_its_primary() {
+    let (primary, replica) = primary_and_replica(&[]);
+    let c = &mut primary.conn();
+    let r = &mut replica.conn();
+    // Per type: how a key is made, two adds that make two keys differ, and a later change.
+    type Case<'a> = (&'a str, &'a [&'a str], [&'a [&'a str]; 2], &'a [&'a str]);
+    let cases: [Case; 5] = [
+        (
+            "bf",
+            &["BF.RESERVE", "K", "0.01", "1000"],
+            [&["BF.ADD", "K", "a"], &["BF.ADD", "K", "b"]],
+            &["BF.ADD", "K", "c"],
+        ),
+        (
+            "cf",
+            &["CF.RESERVE", "K", "1000"],
+            [&["CF.ADD", "K", "a"], &["CF.ADD", "K", "b"]],
+            &["CF.ADD", "K", "c"],
+        ),
+        (
+            "cms",
+            &["CMS.INITBYDIM", "K", "100", "4"],
+            [
+                &["CMS.INCRBY", "K", "a", "1"],
+                &["CMS.INCRBY", "K", "b", "1"],
+            ],
+            &["CMS.INCRBY", "K", "a", "1"],
+        ),
+        (
+            "topk",
+            &["TOPK.RESERVE", "K", "5"],
+            [&["TOPK.ADD", "K", "a"], &["TOPK.ADD", "K", "b"]],
+            &["TOPK.ADD", "K", "c"],
+        ),
+        (
+            "td",
+            &["TDIGEST.CREATE", "K"],
+            [
+                &["TDIGEST.ADD", "K", "1.5", "1"],
+                &["TDIGEST.ADD", "K", "2.5", "1"],
+            ],
+            &["TDIGEST.ADD", "K", "7", "1"],
+        ),
+    ];
+    for (ty, create, adds, _) in cases {
+        for (i, add) in adds.into_iter().enumerate() {
+            let key = format!("{ty}:{i}");
+            q::<Value, _>(c, &on_key(create, &key));
+            q::<Value, _>(c, &on_key(add, &key));
+        }
+    }
+    // Before anything compresses a t-digest on the primary alone (a query or a DUMP does,
+    // as in RedisBloom, and its replicas then hold other centroids: the README says so).
+    assert_eq!(q::<i64, _>(c, &["WAIT", "1", "5000"]), 1);
+    let (p, rd): (String, String) = (q(c, &["DEBUG", "DIGEST"]), q(r, &["DEBUG", "DIGEST"]));
+    assert_eq!(
+        p, rd,
+        "the replica's keys digest otherwise than the primary's"
+    );
+    for (ty, ..) in cases {
+        let key = format!("{ty}:0");
+        assert_eq!(
+            value_digest(r, &key),
+            value_digest(c, &key),
+            "{ty} on the replica"
+        );
+    }
+
+    for (ty, _, _, change) in cases {
+        let (k0, k1) = (format!("{ty}:0"), format!("{ty}:1"));
+        // DEBUG DIGEST leaves a t-digest as it was (its points unmerged).
+        let info = (ty == "td").then(|| q::<Value, _>(c, &["TDIGEST.INFO", &k0]));
+        let (d0, d1) = (value_digest(c, &k0), value_digest(c, &k1));
+        assert_ne!(d0, "0".repeat(40), "{ty}: a value digests as nothing");
+        assert_ne!(d0, d1, "{ty}: values holding other items digest alike");
+        if let Some(info) = info {
+            let after = q::<Value, _>(c, &["TDIGEST.INFO", &k0]);
+            assert_eq!(after, info, "DEBUG DIGEST changed a t-digest");
+        }
+        // A RESTOREd copy digests as its source.
+        let dump: Vec<u8> = redis::cmd("DUMP").arg(&k0).query(c).unwrap();
+        let copy = format!("{ty}:copy");
+        redis::cmd("RESTORE")
+            .arg(&copy)
+            .arg(0)
+            .arg(dump)
+            .query::<()>(c)
+            .unwrap();
+        assert_eq!(
+            value_digest(c, &copy),
+            d0,
+            "{ty}: a RESTOREd copy digests otherwise"
+        );
+        q::<Value, _>(c, &on_key(change, &k0));
+        assert_ne!(
+            value_digest(c, &k0),
+            d0,
+            "{ty}: a changed value digests as before"
+        );
+    }
+}
