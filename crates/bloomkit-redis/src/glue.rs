@@ -7,14 +7,24 @@
 //! handlers get the arguments Redis passed, borrowed for the call: up to
 //! [`INLINE_ARGS`] in an array on the stack, more in one vector.
 //!
-//! One of the three modules with `unsafe` (with `types` and `memory`; `lib.rs` lists them
-//! and says why): reading the `argv` array Redis passes and registering the entry points.
+//! Besides: the replies ([`reply`]), the keys ([`Key`]), the replication calls, the
+//! server's flags, `INFO` sections and events ([`server`], for the memory budget and the
+//! replication check) and the global allocator ([`alloc`]).
+//!
+//! One of the three modules with `unsafe` (with `types` and `clib`; `lib.rs` lists them
+//! and says why): outside the data-type callbacks, every call through the Redis module
+//! API's raw function pointers is made here, behind a safe function, each `unsafe` block
+//! with its `// SAFETY:` comment; the rest of the module calls these and redis-module's
+//! safe API.
 
 use std::ffi::{c_char, c_int, CStr};
 use std::mem::{ManuallyDrop, MaybeUninit};
 
 use redis_module::native_types::RedisType;
 use redis_module::{raw, Context, RedisResult, RedisString};
+
+pub mod alloc;
+pub mod server;
 
 /// A command argument: the string Redis passed, neither retained nor freed (it lives until
 /// the command returns, which is as long as a handler can see it).
@@ -529,15 +539,6 @@ pub mod reply {
             None => true,
         }
     }
-}
-
-/// One draw of the C library's `rand()` (0 to `RAND_MAX`), as RedisBloom's top-k draws its
-/// decay decisions: the process-wide generator that Redis seeds at start-up.
-pub fn c_rand() -> u32 {
-    // SAFETY: rand() takes no arguments and only touches the C library's generator state,
-    // which glibc guards with a lock.
-    let r = unsafe { libc::rand() };
-    r as u32
 }
 
 /// Replicates `bloomkit.topk.replay KEY DRAWS OP ARGS…` in place of the running command

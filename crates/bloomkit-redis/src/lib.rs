@@ -26,18 +26,28 @@
 //! * The library's huge-page advice (`bloomkit::arch`, for arrays written whole) is turned
 //!   off when Redis loads the module ([`bloomkit::arch::forbid_huge_pages`]).
 //! * The command handlers, their C entry points and the data-type callbacks (`commands`,
-//!   `glue`, `types`) are the only code that touches the Redis module API; they are exercised by the integration tests,
-//!   which start real `redis-server` processes.
+//!   `glue`, `types`), and the memory limits and the replication check that read the
+//!   server's state (`memory`, `replication`, through `glue::server`) are the only code that
+//!   touches the Redis module API; they are exercised by the integration tests, which start
+//!   real `redis-server` processes.
 
-// Unsafe code only where Redis hands over raw pointers: the data-type callbacks (`types`),
-// the commands' C entry points (`glue`) and the allocator that calls into Redis
-// (`memory`). Everything else, the command handlers included, is safe Rust.
+// Unsafe code in three modules, none of it in a public API, each block with its
+// `// SAFETY:` comment: the Redis module API's glue (`glue`: the commands' C entry points,
+// replies, keys, replication, the server's flags, INFO and events, and the allocator that
+// calls into Redis), the data-type callbacks (`types`), which Redis calls with raw
+// pointers, and the C library's calls (`clib`: `rand()`, and the unit tests' `snprintf`
+// and `strtod` reference, compiled without a server where the glue is not). Everything
+// else, the command handlers, the memory limits and the replication policy included, is
+// safe Rust.
 #![deny(unsafe_code)]
 #![deny(unsafe_op_in_unsafe_fn)]
 #![warn(missing_docs)]
 
 pub mod bf;
 pub mod cf;
+// The C library's calls (see above): compiled in unit tests too, as their reference.
+#[allow(unsafe_code)]
+mod clib;
 pub mod cms;
 pub mod config;
 pub mod murmur;
@@ -52,14 +62,13 @@ pub mod topk;
 #[cfg(not(test))]
 mod commands;
 #[cfg(not(test))]
-// The C entry points of the commands (arguments borrowed from Redis, not copied).
+// The Redis module API's glue: the commands' C entry points (arguments borrowed from
+// Redis, not copied), the server's state and events, the allocator.
 #[allow(unsafe_code)]
 mod glue;
 #[cfg(not(test))]
-#[allow(unsafe_code)]
 mod memory;
 #[cfg(not(test))]
-#[allow(unsafe_code)]
 mod replication;
 #[cfg(not(test))]
 #[allow(unsafe_code)]
@@ -207,7 +216,7 @@ mod module {
     redis_module! {
         name: "bf",
         version: 20423,
-        allocator: (crate::memory::Allocator, crate::memory::Allocator),
+        allocator: (crate::glue::alloc::Allocator, crate::glue::alloc::Allocator),
         data_types: [BLOOM_TYPE, CUCKOO_TYPE, CMS_TYPE, TOPK_TYPE, TDIGEST_TYPE],
         init: init,
     }

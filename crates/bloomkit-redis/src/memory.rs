@@ -1,6 +1,8 @@
 //! The Redis side of memory: the limits in force ([`ServerLimit`], the rule is in
-//! [`config`]), the count of the bytes filters hold ([`stored`], [`freed`]), and the global
-//! allocator ([`Allocator`]).
+//! [`config`]) and the count of the bytes filters hold ([`stored`], [`freed`]). Safe
+//! policy only: the server's flags, its `INFO memory` and its events come through
+//! `glue::server`, and the global allocator that makes filters count in Redis's
+//! `used_memory` is `glue::alloc::Allocator`.
 //!
 //! # What the server holds, kept current cheaply
 //!
@@ -44,9 +46,6 @@
 //! when the module loads and after every `CONFIG SET` (the `REDISMODULE_EVENT_CONFIG`
 //! server event), so a new `maxmemory` is in force at once.
 
-use std::alloc::{GlobalAlloc, Layout};
-use std::ffi::CStr;
-use std::os::raw::{c_int, c_void};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::OnceLock;
 use std::time::Instant;
@@ -59,6 +58,8 @@ use crate::bf::Chain;
 use crate::cf::Cuckoo;
 use crate::cms::Sketch;
 use crate::config::{self, Limit, Refusal};
+use crate::glue;
+use crate::glue::server::{Event, ServerInfo};
 use crate::tdigest::TDigest;
 use crate::topk::Topk;
 
@@ -97,49 +98,26 @@ fn now_ms() -> u64 {
 /// Reads `INFO memory` and recomputes the limits and what the server holds besides
 /// filters. Works in any context (no client needed), on Redis's main thread.
 pub fn refresh() {
-    // SAFETY: the API pointers are set by RedisModule_Init before any module code runs;
-    // GetServerInfo accepts a NULL context (it then does no automatic memory management)
-    // and returns data that FreeServerInfo releases below; the field names are
-    // NUL-terminated, `err` outlives the calls, and the string GetFieldC returns lives
-    // until FreeServerInfo, after its last use.
-    unsafe {
-        let (Some(get), Some(field), Some(field_c), Some(free)) = (
-            raw::RedisModule_GetServerInfo,
-            raw::RedisModule_ServerInfoGetFieldUnsigned,
-            raw::RedisModule_ServerInfoGetFieldC,
-            raw::RedisModule_FreeServerInfo,
-        ) else {
-            return;
-        };
-        let info = get(std::ptr::null_mut(), c"memory".as_ptr());
-        if info.is_null() {
-            return;
-        }
-        let read = |name: &CStr| {
-            let mut err: c_int = 0;
-            let value = field(info, name.as_ptr(), &mut err);
-            if err == raw::REDISMODULE_OK as c_int {
-                value
-            } else {
-                0
-            }
-        };
-        let used = read(c"used_memory").saturating_sub(read(c"mem_not_counted_for_evict"));
-        let maxmemory = read(c"maxmemory");
-        let physical = read(c"total_system_memory");
-        let policy = field_c(info, c"maxmemory_policy".as_ptr());
-        let evicts = !policy.is_null() && CStr::from_ptr(policy) != c"noeviction";
-        free(std::ptr::null_mut(), info);
-        MAXMEMORY.store(maxmemory, Ordering::Relaxed);
-        EVICTS.store(evicts, Ordering::Relaxed);
-        PHYSICAL.store(physical, Ordering::Relaxed);
-        AUTO_LIMIT.store(config::auto_limit(maxmemory, physical), Ordering::Relaxed);
-        OTHER.store(
-            used.saturating_sub(STORED.load(Ordering::Relaxed)),
-            Ordering::Relaxed,
-        );
-        READ_AT.store(now_ms(), Ordering::Relaxed);
-    }
+    let Some(info) = ServerInfo::read(c"memory") else {
+        return;
+    };
+    let read = |name| info.unsigned(name).unwrap_or(0);
+    let used = read(c"used_memory").saturating_sub(read(c"mem_not_counted_for_evict"));
+    let maxmemory = read(c"maxmemory");
+    let physical = read(c"total_system_memory");
+    let evicts = info
+        .text(c"maxmemory_policy")
+        .is_some_and(|policy| policy != c"noeviction");
+    drop(info);
+    MAXMEMORY.store(maxmemory, Ordering::Relaxed);
+    EVICTS.store(evicts, Ordering::Relaxed);
+    PHYSICAL.store(physical, Ordering::Relaxed);
+    AUTO_LIMIT.store(config::auto_limit(maxmemory, physical), Ordering::Relaxed);
+    OTHER.store(
+        used.saturating_sub(STORED.load(Ordering::Relaxed)),
+        Ordering::Relaxed,
+    );
+    READ_AT.store(now_ms(), Ordering::Relaxed);
     limits_changed();
 }
 
@@ -164,12 +142,7 @@ fn server() -> config::Server {
 }
 
 /// The config-change server event: `maxmemory` or its policy may have changed.
-unsafe extern "C" fn on_config_change(
-    _ctx: *mut raw::RedisModuleCtx,
-    _eid: raw::RedisModuleEvent,
-    _subevent: u64,
-    _data: *mut c_void,
-) {
+fn on_config_change() {
     refresh();
     // `appendonly` may have been turned on.
     crate::replication::refresh();
@@ -178,12 +151,7 @@ unsafe extern "C" fn on_config_change(
 /// The cron server event: reads `INFO memory` when the last read is about [`REFRESH_MS`]
 /// old (a tenth early, so that at the default `hz` of 10, whose ticks come every 100 ms
 /// give or take a millisecond, every tick reads rather than every other).
-unsafe extern "C" fn on_cron(
-    _ctx: *mut raw::RedisModuleCtx,
-    _eid: raw::RedisModuleEvent,
-    _subevent: u64,
-    _data: *mut c_void,
-) {
+fn on_cron() {
     if now_ms().saturating_sub(READ_AT.load(Ordering::Relaxed)) >= REFRESH_MS / 10 * 9 {
         refresh();
         crate::replication::refresh();
@@ -194,25 +162,9 @@ unsafe extern "C" fn on_cron(
 /// subscription.
 pub fn start(ctx: &Context) -> bool {
     refresh();
-    // SAFETY: reading the API pointer, set by RedisModule_Init before `init` runs.
-    let Some(subscribe) = (unsafe { raw::RedisModule_SubscribeToServerEvent }) else {
-        return false;
-    };
-    let events = [
-        (raw::REDISMODULE_EVENT_CONFIG, on_config_change as Callback),
-        (raw::REDISMODULE_EVENT_CRON_LOOP, on_cron),
-    ];
-    events.into_iter().all(|(id, callback)| {
-        let event = raw::RedisModuleEvent { id, dataver: 1 };
-        // SAFETY: `ctx` is the module's load context; the callbacks are plain functions
-        // that live as long as the module.
-        unsafe { subscribe(ctx.ctx, event, Some(callback)) == raw::REDISMODULE_OK as c_int }
-    })
+    glue::server::subscribe(ctx, Event::ConfigChange, on_config_change)
+        && glue::server::subscribe(ctx, Event::Cron, on_cron)
 }
-
-/// A server event callback.
-type Callback =
-    unsafe extern "C" fn(*mut raw::RedisModuleCtx, raw::RedisModuleEvent, u64, *mut c_void);
 
 /// The per-key limit in force: `MAX_KEY_MEMORY` when given, else the default.
 fn key_limit() -> u64 {
@@ -224,17 +176,13 @@ fn key_limit() -> u64 {
 /// Whether the server-wide rule applies now: not while the server loads (RDB, AOF, a full
 /// sync) and not on a replica — see the config module for why.
 fn server_rule_applies() -> bool {
-    // SAFETY: the API pointer is set by RedisModule_Init; Redis 6.2 and later accept a
-    // NULL context (only the client-specific flags need one).
-    let flags = match unsafe { raw::RedisModule_GetContextFlags } {
-        // SAFETY: as above.
-        Some(get) => unsafe { get(std::ptr::null_mut()) },
-        None => return true,
+    let Some(flags) = glue::server::context_flags() else {
+        return true;
     };
     let exempt = raw::REDISMODULE_CTX_FLAGS_LOADING
         | raw::REDISMODULE_CTX_FLAGS_ASYNC_LOADING
         | raw::REDISMODULE_CTX_FLAGS_SLAVE;
-    flags as u32 & exempt == 0
+    flags & exempt == 0
 }
 
 /// What the server holds now: its other memory at the last read of `INFO memory` plus
@@ -359,56 +307,4 @@ pub fn store<T: Footprint>(
     key.set_value(redis_type, value)?;
     stored(bytes);
     Ok(())
-}
-
-/// Redis's allocator (so that filters count in `used_memory` and `maxmemory`), with
-/// zeroed allocations served by `RedisModule_Calloc`: a large zeroed block then comes from
-/// fresh pages that are not written, so a 4 GiB empty Bloom layer or cuckoo filter costs
-/// memory only as it is filled (the library's bit vectors and tables are zeroed
-/// allocations, not written zeros). Sizes are rounded up to the alignment, which jemalloc's
-/// size classes then honour (as `redis_module::alloc::RedisAlloc` does).
-pub struct Allocator;
-
-/// Whether every allocator Redis may be built with honours the layout's alignment: glibc's
-/// malloc aligns to 16 bytes, jemalloc's size classes to more. The module's own types never
-/// ask for more (no `#[repr(align)]` blocks: those are the library's blocked and split-block
-/// filters, which the module does not use); a debug build checks every allocation.
-fn fits_any_redis_allocator(layout: Layout) -> bool {
-    layout.align() <= 16
-}
-
-fn aligned_size(layout: Layout) -> usize {
-    (layout.size() + layout.align() - 1) & !(layout.align() - 1)
-}
-
-// SAFETY: every method forwards to Redis's allocator (or to redis-module's `RedisAlloc`,
-// which does the same) with the size rounded up to a multiple of the alignment. With
-// Redis's default jemalloc, whose size classes are aligned to their size, that honours any
-// alignment; with a libc-malloc build of Redis, alignments above 16 bytes would not be —
-// and this crate allocates nothing aligned above 16 (bit vectors of u64, byte buffers, the
-// standard library's tables), which `fits_any_redis_allocator` checks in debug builds.
-unsafe impl GlobalAlloc for Allocator {
-    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        debug_assert!(fits_any_redis_allocator(layout), "{layout:?}");
-        // SAFETY: forwarded with the same contract.
-        unsafe { redis_module::alloc::RedisAlloc.alloc(layout) }
-    }
-
-    unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
-        debug_assert!(fits_any_redis_allocator(layout), "{layout:?}");
-        // SAFETY: RedisModule_Calloc is set before any allocation of the module's code
-        // (the global allocator is only used once Redis has loaded the module).
-        match unsafe { raw::RedisModule_Calloc } {
-            // SAFETY: calloc returns zeroed memory of at least the rounded size, aligned
-            // as the size class of a size that is a multiple of the alignment.
-            Some(calloc) => unsafe { calloc(1, aligned_size(layout)).cast() },
-            // SAFETY: forwarded with the same contract.
-            None => unsafe { redis_module::alloc::RedisAlloc.alloc_zeroed(layout) },
-        }
-    }
-
-    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
-        // SAFETY: `ptr` came from this allocator, i.e. from Redis's.
-        unsafe { redis_module::alloc::RedisAlloc.dealloc(ptr, layout) }
-    }
 }

@@ -309,32 +309,15 @@ pub fn parse_plain(bytes: &[u8]) -> Option<f64> {
     Some(if negative { -magnitude } else { magnitude })
 }
 
-// The tests call the C library itself (snprintf, strtod) as the reference.
+// The tests call the C library itself (snprintf, strtod: `crate::clib`) as the reference.
 #[cfg(test)]
-#[allow(unsafe_code)]
 mod tests {
     use super::*;
-    use std::ffi::CStr;
-
-    /// The C library's `%.17g`, as Redis formats a double.
-    fn c_g17(value: f64) -> Vec<u8> {
-        let mut buf = [0 as libc::c_char; 64];
-        // SAFETY: the buffer is 64 bytes and snprintf writes at most that many, NUL
-        // included; the format takes exactly one double.
-        let n = unsafe { libc::snprintf(buf.as_mut_ptr(), buf.len(), c"%.17g".as_ptr(), value) };
-        assert!(n > 0 && (n as usize) < buf.len());
-        // SAFETY: snprintf NUL-terminated the buffer.
-        unsafe { CStr::from_ptr(buf.as_ptr()) }.to_bytes().to_vec()
-    }
+    use crate::clib;
 
     /// The C library's `strtod` with Redis's `string2d` checks.
     fn c_string2d(text: &[u8]) -> Option<f64> {
-        let c = std::ffi::CString::new(text).ok()?;
-        let mut end: *mut libc::c_char = std::ptr::null_mut();
-        // SAFETY: `c` is NUL-terminated and `end` is a valid out pointer.
-        let value = unsafe { libc::strtod(c.as_ptr(), &mut end) };
-        // SAFETY: strtod sets `end` inside `c`'s buffer.
-        let consumed = unsafe { end.offset_from(c.as_ptr()) } as usize;
+        let (value, consumed) = clib::strtod(text)?;
         let ok = !text.is_empty()
             && !text[0].is_ascii_whitespace()
             && consumed == text.len()
@@ -347,7 +330,7 @@ mod tests {
         let mut buf = [0; G17_MAX];
         let ours = format_g17(value, &mut buf).map(<[u8]>::to_vec);
         if value.is_finite() {
-            let c = c_g17(value);
+            let c = clib::snprintf_g17(value);
             assert_eq!(
                 ours.as_deref(),
                 Some(&c[..]),

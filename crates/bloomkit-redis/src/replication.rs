@@ -23,11 +23,12 @@
 //! A server that is itself a replica has a backlog too (for its own replicas and for a
 //! promotion), so a promoted replica replays from its first command as a primary.
 
-use std::ffi::c_int;
-use std::os::raw::c_void;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use redis_module::{raw, Context};
+
+use crate::glue;
+use crate::glue::server::{Event, ServerInfo};
 
 static READ_ELSEWHERE: AtomicBool = AtomicBool::new(false);
 
@@ -50,68 +51,25 @@ pub fn refresh() {
 }
 
 fn aof_on() -> bool {
-    // SAFETY: the API pointer is set by RedisModule_Init; Redis 6.2 and later accept a
-    // NULL context (only the client-specific flags need one).
-    match unsafe { raw::RedisModule_GetContextFlags } {
-        Some(get) => {
-            // SAFETY: as above.
-            let flags = unsafe { get(std::ptr::null_mut()) };
-            flags as u32 & raw::REDISMODULE_CTX_FLAGS_AOF != 0
-        }
-        // Without the call, assume the worst: the replay is correct everywhere.
-        None => true,
-    }
+    // Without the call, assume the worst: the replay is correct everywhere.
+    glue::server::context_flags().is_none_or(|flags| flags & raw::REDISMODULE_CTX_FLAGS_AOF != 0)
 }
 
-/// `INFO replication`'s `repl_backlog_active` is 1.
+/// `INFO replication`'s `repl_backlog_active` is 1 (or unknown: assume the worst).
 fn backlog_active() -> bool {
-    // SAFETY: as in `memory::refresh`: GetServerInfo accepts a NULL context and returns
-    // data that FreeServerInfo releases; the field name is NUL-terminated and `err`
-    // outlives the call.
-    unsafe {
-        let (Some(get), Some(field), Some(free)) = (
-            raw::RedisModule_GetServerInfo,
-            raw::RedisModule_ServerInfoGetFieldUnsigned,
-            raw::RedisModule_FreeServerInfo,
-        ) else {
-            return true;
-        };
-        let info = get(std::ptr::null_mut(), c"replication".as_ptr());
-        if info.is_null() {
-            return true;
-        }
-        let mut err: c_int = 0;
-        let active = field(info, c"repl_backlog_active".as_ptr(), &mut err);
-        free(std::ptr::null_mut(), info);
-        err != raw::REDISMODULE_OK as c_int || active != 0
-    }
+    ServerInfo::read(c"replication")
+        .and_then(|info| info.unsigned(c"repl_backlog_active"))
+        .is_none_or(|active| active != 0)
 }
 
 /// The fork server event: a full synchronisation's snapshot is being taken (or any other
 /// child forked): look again before the server executes another command.
-unsafe extern "C" fn on_fork(
-    _ctx: *mut raw::RedisModuleCtx,
-    _eid: raw::RedisModuleEvent,
-    subevent: u64,
-    _data: *mut c_void,
-) {
-    if subevent == raw::REDISMODULE_SUBEVENT_FORK_CHILD_BORN {
-        refresh();
-    }
+fn on_fork() {
+    refresh();
 }
 
 /// Looks once, and subscribes to the fork event. False if Redis refused the subscription.
 pub fn start(ctx: &Context) -> bool {
     refresh();
-    // SAFETY: reading the API pointer, set by RedisModule_Init before `init` runs.
-    let Some(subscribe) = (unsafe { raw::RedisModule_SubscribeToServerEvent }) else {
-        return false;
-    };
-    let event = raw::RedisModuleEvent {
-        id: raw::REDISMODULE_EVENT_FORK_CHILD,
-        dataver: 1,
-    };
-    // SAFETY: `ctx` is the module's load context; the callback is a plain function that
-    // lives as long as the module.
-    unsafe { subscribe(ctx.ctx, event, Some(on_fork)) == raw::REDISMODULE_OK as c_int }
+    glue::server::subscribe(ctx, Event::ForkChildBorn, on_fork)
 }

@@ -12,7 +12,7 @@
 //! (`RedisModule_IsIOError`), and a load returns NULL at the first error or inconsistency,
 //! dropping what it had read. RESTORE then answers an error; an RDB load fails as a whole.
 //!
-//! One of the three modules with `unsafe` (with `glue` and `memory`; `lib.rs` lists them
+//! One of the three modules with `unsafe` (with `glue` and `clib`; `lib.rs` lists them
 //! and says why): Redis calls these functions through C pointers and hands over values as
 //! `void *`.
 

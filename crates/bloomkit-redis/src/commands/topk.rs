@@ -127,13 +127,13 @@ fn expelled_reply<'r>(reply: &'r Reply<'r>) -> impl FnOnce(Option<&Item>) + 'r {
 /// decay decisions (no replica or AOF file reads this server's commands).
 #[inline(always)]
 fn drawn() -> f64 {
-    unit(glue::c_rand())
+    unit(crate::clib::rand())
 }
 
 /// [`drawn`], the value kept (4 bytes, little-endian) for the replication.
 #[inline(always)]
 fn kept(kept: &mut Vec<u8>) -> f64 {
-    let value = glue::c_rand();
+    let value = crate::clib::rand();
     kept.extend_from_slice(&value.to_le_bytes());
     unit(value)
 }
