@@ -2805,7 +2805,10 @@ fn ssd_commands_share_a_file_only_between_readers() {
         .spawn()
         .unwrap();
     std::thread::sleep(std::time::Duration::from_millis(300));
-    assert!(waiting.try_wait().unwrap().is_none(), "ssd add did not wait");
+    assert!(
+        waiting.try_wait().unwrap().is_none(),
+        "ssd add did not wait"
+    );
     drop(reader);
     let output = waiting.wait_with_output().unwrap();
     assert!(output.status.success(), "{}", stderr(&output));
@@ -2871,6 +2874,9 @@ fn ssd_check_reads_a_file_it_cannot_write() {
     if !root {
         mode(0o644);
     }
-    assert_eq!(ok(d, &["ssd", "check", "s.bkb", "item 7"]), "item 7\tmaybe\n");
+    assert_eq!(
+        ok(d, &["ssd", "check", "s.bkb", "item 7"]),
+        "item 7\tmaybe\n"
+    );
     assert!(!journal.exists());
 }

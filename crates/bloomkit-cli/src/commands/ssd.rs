@@ -206,13 +206,16 @@ fn check(args: CheckArgs) -> Result<ExitCode> {
     // Read-only, with a shared lock: checks run together, need no write permission, and
     // wait for a writer (an `ssd add` flushing), whose half-written pages and journal they
     // never see.
-    let reader = BufferedBloomFilter::options().memory_budget(0).read_only(true);
+    let reader = BufferedBloomFilter::options()
+        .memory_budget(0)
+        .read_only(true);
     let mut filter = match open(&args.filter, &args.writer, reader) {
         Ok(filter) => filter,
-        Err(e) if matches!(
-            e.downcast_ref::<bloomkit::Error>(),
-            Some(bloomkit::Error::InterruptedWrite { .. })
-        ) =>
+        Err(e)
+            if matches!(
+                e.downcast_ref::<bloomkit::Error>(),
+                Some(bloomkit::Error::InterruptedWrite { .. })
+            ) =>
         {
             // A flush was interrupted: its journal is replayed by an open for writing,
             // which this user may be allowed.

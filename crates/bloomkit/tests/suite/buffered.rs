@@ -305,9 +305,7 @@ fn a_file_in_use_is_opened_again_only_once_it_is_closed() {
     let mut writer = create(&tmp, 10_000, 0.01, 1 << 20);
     writer.insert(&key(1)).unwrap(); // pending: written when the writer closes
     let no_wait = || BufferedBloomFilter::options().wait(false);
-    let locked = |result: Result<BufferedBloomFilter, Error>| {
-        matches!(result, Err(Error::Locked { ref path }) if *path == tmp.path)
-    };
+    let locked = |result: Result<BufferedBloomFilter, Error>| matches!(result, Err(Error::Locked { ref path }) if *path == tmp.path);
     assert!(locked(no_wait().open(&tmp.path)));
     assert!(locked(no_wait().read_only(true).open(&tmp.path)));
     let replace = BufferedBloomFilter::builder().capacity(10).wait(false);
@@ -330,7 +328,10 @@ fn a_file_in_use_is_opened_again_only_once_it_is_closed() {
 
     // Readers together, and no writer beside them.
     let reader = || BufferedBloomFilter::options().read_only(true).wait(false);
-    let (mut a, mut b) = (reader().open(&tmp.path).unwrap(), reader().open(&tmp.path).unwrap());
+    let (mut a, mut b) = (
+        reader().open(&tmp.path).unwrap(),
+        reader().open(&tmp.path).unwrap(),
+    );
     assert!(a.contains(&key(1)).unwrap() && b.contains(&key(1)).unwrap());
     assert!(locked(no_wait().open(&tmp.path)));
     drop((a, b));
@@ -361,7 +362,11 @@ fn an_open_that_cannot_get_the_lock_leaves_a_flush_in_progress_alone() {
                 .open(&tmp.path);
             assert!(matches!(opened, Err(Error::Locked { .. })), "{read_only}");
             let left = std::fs::read(journal_path(&tmp.path));
-            assert_eq!(left.ok().as_deref(), Some(&journal[..cut]), "{cut} {read_only}");
+            assert_eq!(
+                left.ok().as_deref(),
+                Some(&journal[..cut]),
+                "{cut} {read_only}"
+            );
             assert_eq!(std::fs::read(&tmp.path).unwrap(), file);
         }
     }

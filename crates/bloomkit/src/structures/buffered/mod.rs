@@ -75,8 +75,8 @@ use std::io::{Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
 
 use crate::codec::Reader;
-use crate::format::lock::{open_locked, Mode};
 use crate::error::{DecodeError, Error};
+use crate::format::lock::{open_locked, Mode};
 use crate::hash::{self, Hashing, HashingChoice, IndexScheme, Item, Positions};
 use crate::params;
 
