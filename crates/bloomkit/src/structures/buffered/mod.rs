@@ -587,7 +587,7 @@ impl Drop for BufferedBloomFilter {
 ///     .wait(false)             // Error::Locked, not a wait, if the file is in use
 ///     .open(&path)?;
 /// assert_eq!(filter.buffer_capacity(), 4 << 20);
-/// # Ok::<(), bloomkit::Error>(())
+/// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 #[derive(Clone, Debug)]
 #[must_use = "options do nothing until .open() is called"]
