@@ -2772,3 +2772,111 @@ fn ssd_check_waits_for_a_writer_of_the_file() {
     assert!(output.status.success(), "{}", stderr(&output));
     assert_eq!(stdout(&output), "one\tmaybe\n");
 }
+
+/// The library's open locks an on-disk filter for a command's whole run (`ssd add`
+/// exclusively, `ssd check` shared, no lock of the command's own beside it, which would
+/// conflict with the library's): a check runs beside another reader, an add refuses
+/// (`--no-wait`) or says it waits, and waits, until the reader is gone.
+#[test]
+fn ssd_commands_share_a_file_only_between_readers() {
+    let dir = temp();
+    let d = dir.path();
+    std::fs::write(d.join("lines.txt"), "one\ntwo\n").unwrap();
+    ok(d, &["ssd", "build", "lines.txt", "-o", "s.bkb"]);
+    let reader = bloomkit::BufferedBloomFilter::options()
+        .read_only(true)
+        .open(d.join("s.bkb"))
+        .unwrap();
+    assert_eq!(
+        ok(d, &["ssd", "check", "--no-wait", "s.bkb", "one"]),
+        "one\tmaybe\n"
+    );
+    refuses(
+        d,
+        &["ssd", "add", "--no-wait", "s.bkb", "three"],
+        "another bloomkit command is changing this file",
+    );
+    let mut waiting = Command::new(env!("CARGO_BIN_EXE_bloomkit"))
+        .args(["ssd", "add", "s.bkb", "three"])
+        .current_dir(d)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(std::time::Duration::from_millis(300));
+    assert!(
+        waiting.try_wait().unwrap().is_none(),
+        "ssd add did not wait"
+    );
+    drop(reader);
+    let output = waiting.wait_with_output().unwrap();
+    assert!(output.status.success(), "{}", stderr(&output));
+    assert!(stderr(&output).contains("waiting for another bloomkit command"));
+    assert_eq!(ok(d, &["ssd", "check", "s.bkb", "three"]), "three\tmaybe\n");
+}
+
+/// `ssd check` of a file it cannot write (mode 0444; run as another user when the tests
+/// run as root, whom the mode does not stop) answers, where it used to fail opening the
+/// file for writing. If an interrupted flush left a journal, it says that someone who can
+/// write the file must complete it, and such a user's check does.
+#[cfg(unix)]
+#[test]
+fn ssd_check_reads_a_file_it_cannot_write() {
+    use std::os::unix::fs::{MetadataExt, PermissionsExt};
+    use std::os::unix::process::CommandExt;
+    let dir = temp();
+    let d = dir.path();
+    std::fs::write(d.join("lines.txt"), "one\ntwo\n").unwrap();
+    ok(d, &["ssd", "build", "lines.txt", "-o", "s.bkb"]);
+    let path = d.join("s.bkb");
+    let mode = |mode: u32| {
+        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(mode)).unwrap();
+    };
+    std::fs::set_permissions(d, std::fs::Permissions::from_mode(0o755)).unwrap();
+    mode(0o444);
+    let root = std::fs::metadata(&path).unwrap().uid() == 0;
+    let as_reader = |args: &[&str]| {
+        let mut command = Command::new(env!("CARGO_BIN_EXE_bloomkit"));
+        command.args(args).current_dir(d).stdin(Stdio::null());
+        if root {
+            command.uid(65534).gid(65534);
+        }
+        command.output().unwrap()
+    };
+    // The reader really cannot write the file.
+    let add = as_reader(&["ssd", "add", "s.bkb", "three"]);
+    assert_eq!(add.status.code(), Some(2), "{}", stderr(&add));
+    let output = as_reader(&["ssd", "check", "s.bkb", "one"]);
+    assert!(output.status.success(), "{}", stderr(&output));
+    assert_eq!(stdout(&output), "one\tmaybe\n");
+
+    // A flush interrupted mid-write leaves its journal.
+    mode(0o644);
+    let mut writer = bloomkit::BufferedBloomFilter::open(&path, 1 << 20).unwrap();
+    for i in 0..2_000 {
+        writer.insert(format!("item {i}").as_str()).unwrap();
+    }
+    writer.fail_in_place_writes_after(1);
+    assert!(writer.flush().is_err());
+    writer.abandon();
+    mode(0o444);
+    let journal = bloomkit::buffered::journal_of(&path);
+    let output = as_reader(&["ssd", "check", "s.bkb", "one"]);
+    assert_eq!(output.status.code(), Some(2), "{}", stderr(&output));
+    let message = stderr(&output);
+    assert!(
+        message.contains("was interrupted") && message.contains("as a user who can write it"),
+        "{message}"
+    );
+    assert!(journal.exists());
+    // Someone who can write it completes the flush.
+    if !root {
+        mode(0o644);
+    }
+    assert_eq!(
+        ok(d, &["ssd", "check", "s.bkb", "item 7"]),
+        "item 7\tmaybe\n"
+    );
+    assert!(!journal.exists());
+}

@@ -124,6 +124,35 @@ pub enum Error {
         /// The operating system's message.
         message: String,
     },
+    /// A file is locked by another handle, and the open was asked not to wait
+    /// ([`BufferedOpenOptions::wait`](crate::buffered::BufferedOpenOptions::wait)): a writer
+    /// has it open (another process, or a filter of this one still open on it), or readers
+    /// do and this open is a writer's.
+    #[error(
+        "{} is in use: another open filter holds its lock (a writer, or readers when this \
+         opens it for writing); try again when it is closed",
+        path.display()
+    )]
+    Locked {
+        /// The file.
+        path: std::path::PathBuf,
+    },
+    /// A file opened read-only has the journal of a flush that was interrupted part-way:
+    /// its pages may be half written until the journal is replayed, which needs the file
+    /// opened for writing.
+    #[error(
+        "{}: a write to this file was interrupted, and its journal {} must be replayed \
+         before the file can be read; that needs someone who can write the file to open it \
+         for writing (which completes the write)",
+        path.display(),
+        journal.display()
+    )]
+    InterruptedWrite {
+        /// The file.
+        path: std::path::PathBuf,
+        /// Its journal.
+        journal: std::path::PathBuf,
+    },
     /// An option was given to a kind that does not take it ([`Kind::options`] lists what a
     /// kind takes).
     ///

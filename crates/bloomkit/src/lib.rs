@@ -117,7 +117,7 @@ pub use structures::{bloomier, buffered, concurrent};
 pub use any::AnyFilter;
 #[doc(inline)]
 pub use bloomier::{BloomierFilter, BloomierFilterBuilder, BloomierLayout};
-pub use buffered::{BufferedBloomFilter, BufferedBloomFilterBuilder, IoStats};
+pub use buffered::{BufferedBloomFilter, BufferedBloomFilterBuilder, BufferedOpenOptions, IoStats};
 #[doc(inline)]
 pub use codec::Persist;
 #[doc(inline)]

@@ -15,8 +15,8 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::Instant;
 
-use anyhow::{bail, Context, Result};
-use bloomkit::{BufferedBloomFilter, IoStats};
+use anyhow::{anyhow, bail, Context, Result};
+use bloomkit::{BufferedBloomFilter, BufferedOpenOptions, IoStats};
 use clap::{Args, Subcommand};
 
 use super::input::{self, ItemArgs};
@@ -131,15 +131,20 @@ fn build(args: BuildArgs) -> Result<()> {
             input.name()
         );
     }
-    let mut filter = BufferedBloomFilter::builder()
+    let builder = BufferedBloomFilter::builder()
         .capacity(count)
         .fpp(args.fpp)
         .page_size(args.page_size)
         .memory_budget(args.memory.memory)
         .hash_function(args.function.into())
-        .seed(args.seed)
-        .create(&args.output)
-        .with_context(|| format!("cannot create {}", args.output.display()))?;
+        .seed(args.seed);
+    // A file already there is replaced once no other command has it open (the library
+    // takes its lock); meanwhile this says that it waits.
+    let wait = store::WriterArgs { no_wait: false };
+    let mut filter = store::take_in_turn(&args.output, &wait, |wait| {
+        unless_locked(builder.clone().wait(wait).create(&args.output))
+    })
+    .with_context(|| format!("cannot create {}", args.output.display()))?;
     let (file, size) = input::open_input(input.path())?;
     let progress = input::byte_progress(Some(size), "inserting");
     let inserted = input::for_each_line(file, &progress, |line| Ok(filter.insert(line)?));
@@ -160,15 +165,33 @@ fn build(args: BuildArgs) -> Result<()> {
     Ok(filter.close()?)
 }
 
-fn open(path: &Path, memory: u64) -> Result<BufferedBloomFilter> {
-    Ok(BufferedBloomFilter::open(path, memory)?)
+/// Opens an on-disk filter. The library locks the file for as long as the filter is open
+/// (exclusively to write, shared to read): if another command has it, this says that it
+/// waits, or with `--no-wait` fails (`store::take_in_turn`). No lock of the command's own
+/// is taken besides: it would conflict with the library's, even within one process.
+fn open(
+    path: &Path,
+    writer: &store::WriterArgs,
+    options: BufferedOpenOptions,
+) -> Result<BufferedBloomFilter> {
+    store::take_in_turn(path, writer, |wait| {
+        unless_locked(options.clone().wait(wait).open(path))
+    })
+}
+
+/// `None` for a file that another open filter holds.
+fn unless_locked<T>(result: Result<T, bloomkit::Error>) -> Result<Option<T>, bloomkit::Error> {
+    match result {
+        Err(bloomkit::Error::Locked { .. }) => Ok(None),
+        other => other.map(Some),
+    }
 }
 
 fn add(args: AddArgs) -> Result<()> {
     // The file is changed in place, page by page: two writers at once would interleave
-    // their pages. Held until `close` (see `store::lock_for_update`).
-    let _lock = store::lock_for_update(&args.filter, &args.writer)?;
-    let mut filter = open(&args.filter, args.memory.memory)?;
+    // their pages, so the open holds the file's lock until `close`.
+    let options = BufferedBloomFilter::options().memory_budget(args.memory.memory);
+    let mut filter = open(&args.filter, &args.writer, options)?;
     let added = input::for_each_item(args.items.source(), "adding", |item| {
         Ok(filter.insert(item)?)
     })?;
@@ -180,12 +203,32 @@ fn add(args: AddArgs) -> Result<()> {
 }
 
 fn check(args: CheckArgs) -> Result<ExitCode> {
-    // Opening may change the file: it replays the journal an interrupted flush left, or
-    // removes a stale one. While an `ssd add` flushes, that would delete its half-written
-    // journal or replay an old one over pages written since, so a check waits for the
-    // writer as a second writer does (`store::lock_for_update`).
-    let _lock = store::lock_for_update(&args.filter, &args.writer)?;
-    let mut filter = open(&args.filter, 0)?;
+    // Read-only, with a shared lock: checks run together, need no write permission, and
+    // wait for a writer (an `ssd add` flushing), whose half-written pages and journal they
+    // never see.
+    let reader = BufferedBloomFilter::options()
+        .memory_budget(0)
+        .read_only(true);
+    let mut filter = match open(&args.filter, &args.writer, reader) {
+        Ok(filter) => filter,
+        Err(e)
+            if matches!(
+                e.downcast_ref::<bloomkit::Error>(),
+                Some(bloomkit::Error::InterruptedWrite { .. })
+            ) =>
+        {
+            // A flush was interrupted: its journal is replayed by an open for writing,
+            // which this user may be allowed.
+            let writer = BufferedBloomFilter::options().memory_budget(0);
+            open(&args.filter, &args.writer, writer).map_err(|write_error| {
+                anyhow!(
+                    "{e}; opening it for writing here failed ({write_error:#}): run `bloomkit \
+                     ssd check` on it as a user who can write it"
+                )
+            })?
+        }
+        Err(e) => return Err(e),
+    };
     let mut out = BufWriter::new(std::io::stdout().lock());
     let (mut last, mut buffer) = (true, Vec::new());
     let source = args.items.source();

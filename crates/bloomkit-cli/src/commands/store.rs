@@ -9,7 +9,7 @@
 
 use std::path::Path;
 
-use anyhow::{anyhow, bail, Result};
+use anyhow::{anyhow, bail, Context, Result};
 use bloomkit::format::view::FilterView;
 use bloomkit::registry::{self, BuildSpec, OptionInfo, ValueType, COMMON_OPTIONS, HASH};
 use bloomkit::{AnyFilter, Filter, Kind, Persist};
@@ -302,8 +302,26 @@ pub struct WriterArgs {
 /// is lost. Waits for another writer (saying so on standard error), or with `--no-wait`
 /// fails at once.
 pub fn lock_for_update(path: &Path, writer: &WriterArgs) -> Result<bloomkit::FileLock> {
-    if let Some(lock) = bloomkit::FileLock::try_exclusive(path)? {
-        return Ok(lock);
+    take_in_turn(path, writer, |wait| {
+        if wait {
+            bloomkit::FileLock::exclusive(path).map(Some)
+        } else {
+            bloomkit::FileLock::try_exclusive(path)
+        }
+    })
+}
+
+/// Takes what only one command at a time may hold of the file at `path` — its lock, or a
+/// filter opened with it (`bloomkit ssd`, whose library open locks the file itself):
+/// `take(false)` tries at once (`None`: another command holds it); then, with `--no-wait`,
+/// fails, and otherwise says on standard error that it waits, and waits (`take(true)`).
+pub fn take_in_turn<T>(
+    path: &Path,
+    writer: &WriterArgs,
+    take: impl Fn(bool) -> std::result::Result<Option<T>, bloomkit::Error>,
+) -> Result<T> {
+    if let Some(taken) = take(false)? {
+        return Ok(taken);
     }
     if writer.no_wait {
         bail!(
@@ -316,7 +334,7 @@ pub fn lock_for_update(path: &Path, writer: &WriterArgs) -> Result<bloomkit::Fil
         "{}: waiting for another bloomkit command that is changing this file…",
         path.display()
     );
-    Ok(bloomkit::FileLock::exclusive(path)?)
+    take(true)?.with_context(|| format!("{}: the lock was not taken", path.display()))
 }
 
 /// `--redisbloom`: the library's [`bloomkit::interop::redisbloom::redisbloom_spec`]

@@ -17,6 +17,13 @@
 //! Every writer of the crate's tools takes the lock, so while it is held nobody renames
 //! another file over the path.
 //!
+//! A [`BufferedBloomFilter`](crate::BufferedBloomFilter), changed in place, takes this lock
+//! itself on the file it opens and holds it while it is open (a shared one when opened
+//! read-only, so readers run together and never beside a writer). Do not hold a `FileLock`
+//! on such a file while opening it: the lock belongs to an open file, not to a process, so
+//! the two conflict even within one process and the open would wait for ever (or, not
+//! waiting, report the file locked).
+//!
 //! ```
 //! use bloomkit::{AnyFilter, BloomFilter, Filter, FileLock, Persist};
 //! # let dir = tempfile::tempdir()?;
@@ -37,7 +44,7 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
-use std::fs::{File, TryLockError};
+use std::fs::{File, OpenOptions, TryLockError};
 use std::path::{Path, PathBuf};
 
 use crate::Error;
@@ -74,47 +81,76 @@ impl FileLock {
     }
 
     fn acquire(path: &Path, wait: bool) -> Result<Option<FileLock>, Error> {
-        let context = || format!("locking {}", path.display());
-        loop {
-            let file = File::open(path).map_err(|e| Error::io(context(), e))?;
-            if wait {
-                file.lock().map_err(|e| Error::io(context(), e))?;
-            } else {
-                match file.try_lock() {
-                    Ok(()) => {}
-                    Err(TryLockError::WouldBlock) => return Ok(None),
-                    Err(TryLockError::Error(e)) => return Err(Error::io(context(), e)),
-                }
-            }
-            // The holder before us may have renamed a new file over the path: then the file
-            // we hold is not the one a reader would open, so lock the new one instead.
-            match std::fs::metadata(path) {
-                Ok(now) if same_file(&file, &now)? => {
-                    return Ok(Some(FileLock {
-                        _file: file,
-                        path: path.to_path_buf(),
-                    }))
-                }
-                Ok(_) => continue,
-                Err(e) => return Err(Error::io(context(), e)),
-            }
+        let file = open_locked(path, OpenOptions::new().read(true), Mode::Exclusive, wait)
+            .map_err(|e| Error::io(format!("locking {}", path.display()), e))?;
+        Ok(file.map(|file| FileLock {
+            _file: file,
+            path: path.to_path_buf(),
+        }))
+    }
+}
+
+/// How [`open_locked`] locks a file.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Mode {
+    /// Alone: no other lock of either mode (a writer).
+    Exclusive,
+    /// Beside other shared locks, never beside an exclusive one (a reader).
+    Shared,
+}
+
+/// Opens `path` with `options` and locks the open file (`mode`), waiting while another
+/// holds a lock that conflicts (`wait`) or returning `Ok(None)` at once; the file returned is
+/// locked and is the one at `path` now (see the [module docs](self): after a wait the path
+/// may name a new file, which is then opened and locked in its turn).
+///
+/// The lock belongs to the returned file's open file description: closing the file releases
+/// it, and another open of the same file — in this process too — conflicts with it.
+pub(crate) fn open_locked(
+    path: &Path,
+    options: &OpenOptions,
+    mode: Mode,
+    wait: bool,
+) -> std::io::Result<Option<File>> {
+    loop {
+        let file = options.open(path)?;
+        let taken = match (mode, wait) {
+            (Mode::Exclusive, true) => file.lock().map(|()| true),
+            (Mode::Shared, true) => file.lock_shared().map(|()| true),
+            (Mode::Exclusive, false) => refused_if_held(file.try_lock()),
+            (Mode::Shared, false) => refused_if_held(file.try_lock_shared()),
+        }?;
+        if !taken {
+            return Ok(None);
+        }
+        // The holder before us may have renamed a new file over the path: then the file
+        // we hold is not the one a reader would open, so lock the new one instead.
+        if same_file(&file, &std::fs::metadata(path)?)? {
+            return Ok(Some(file));
         }
     }
 }
 
+/// `Ok(false)` for a lock that another holder refused, `Ok(true)` for one taken.
+fn refused_if_held(result: Result<(), TryLockError>) -> std::io::Result<bool> {
+    match result {
+        Ok(()) => Ok(true),
+        Err(TryLockError::WouldBlock) => Ok(false),
+        Err(TryLockError::Error(e)) => Err(e),
+    }
+}
+
 #[cfg(unix)]
-fn same_file(held: &File, now: &std::fs::Metadata) -> Result<bool, Error> {
+fn same_file(held: &File, now: &std::fs::Metadata) -> std::io::Result<bool> {
     use std::os::unix::fs::MetadataExt;
-    let held = held
-        .metadata()
-        .map_err(|e| Error::io("reading a locked file's metadata".to_string(), e))?;
+    let held = held.metadata()?;
     Ok(held.dev() == now.dev() && held.ino() == now.ino())
 }
 
 /// Without inode numbers in std, other platforms trust the path (their `rename` over an open
 /// file fails on Windows, which keeps the held file at the path).
 #[cfg(not(unix))]
-fn same_file(_held: &File, _now: &std::fs::Metadata) -> Result<bool, Error> {
+fn same_file(_held: &File, _now: &std::fs::Metadata) -> std::io::Result<bool> {
     Ok(true)
 }
 

@@ -12,6 +12,7 @@ use bloomkit::{AnyFilter, BloomFilter, BufferedBloomFilter, Error, IoStats, Pers
 use conformance::{config, key, TempPath};
 use proptest::prelude::*;
 use std::collections::HashSet;
+use std::time::Duration;
 
 fn create(tmp: &TempPath, capacity: u64, fpp: f64, budget: u64) -> BufferedBloomFilter {
     BufferedBloomFilter::builder()
@@ -178,7 +179,7 @@ fn a_flush_that_dies_mid_write_is_completed_from_the_journal() {
     assert!(filter.flush().is_err());
     assert!(journal_path(&tmp.path).exists());
     // The process "crashes": nothing more is written.
-    std::mem::forget(filter);
+    filter.abandon();
 
     let mut again = BufferedBloomFilter::open(&tmp.path, 0).unwrap();
     assert!(!journal_path(&tmp.path).exists(), "replayed and removed");
@@ -211,7 +212,7 @@ fn the_journal_of_a_filter_opened_through_a_link_lies_beside_the_real_file() {
     through_link.fail_in_place_writes_after(2);
     assert!(through_link.flush().is_err());
     // The process "crashes": nothing more is written.
-    std::mem::forget(through_link);
+    through_link.abandon();
     assert!(journal_path(&tmp.path).exists());
     assert!(!journal_path(&link).exists());
 
@@ -244,7 +245,7 @@ fn a_new_file_never_replays_the_journal_of_the_file_it_replaces() {
         }
         old.fail_in_place_writes_after(2);
         assert!(old.flush().is_err());
-        std::mem::forget(old);
+        old.abandon();
         assert!(journal_path(&tmp.path).exists());
 
         let mut new = create(&tmp, capacity, 0.01, 1 << 20);
@@ -276,7 +277,7 @@ fn an_incomplete_journal_is_discarded() {
     }
     filter.fail_in_place_writes_after(0);
     assert!(filter.flush().is_err());
-    std::mem::forget(filter);
+    filter.abandon();
     let journal = std::fs::read(journal_path(&tmp.path)).unwrap();
     assert_eq!(
         std::fs::read(&tmp.path).unwrap(),
@@ -292,6 +293,146 @@ fn an_incomplete_journal_is_discarded() {
         assert_eq!(std::fs::read(&tmp.path).unwrap(), before, "cut {cut}");
         assert!(!journal_path(&tmp.path).exists());
     }
+}
+
+/// An open filter holds its file's lock until it is dropped: a second open (a thread here,
+/// as another process would) waits for it, or with `wait(false)` fails at once with
+/// `Error::Locked`, as does `create` over the file; readers share the file with each
+/// other, never with a writer.
+#[test]
+fn a_file_in_use_is_opened_again_only_once_it_is_closed() {
+    let tmp = TempPath::new("busy.bkb");
+    let mut writer = create(&tmp, 10_000, 0.01, 1 << 20);
+    writer.insert(&key(1)).unwrap(); // pending: written when the writer closes
+    let no_wait = || BufferedBloomFilter::options().wait(false);
+    let locked = |result: Result<BufferedBloomFilter, Error>| matches!(result, Err(Error::Locked { ref path }) if *path == tmp.path);
+    assert!(locked(no_wait().open(&tmp.path)));
+    assert!(locked(no_wait().read_only(true).open(&tmp.path)));
+    let replace = BufferedBloomFilter::builder().capacity(10).wait(false);
+    assert!(locked(replace.create(&tmp.path)));
+
+    // A waiting open returns once the writer has closed, and finds what it wrote.
+    let (opened, was_opened) = std::sync::mpsc::channel();
+    let path = tmp.path.clone();
+    let waiter = std::thread::spawn(move || {
+        let mut filter = BufferedBloomFilter::open(&path, 0).unwrap();
+        opened.send(()).unwrap();
+        (filter.len(), filter.contains(&key(1)).unwrap())
+    });
+    assert!(
+        was_opened.recv_timeout(Duration::from_millis(200)).is_err(),
+        "opened while the writer had it"
+    );
+    writer.close().unwrap();
+    assert_eq!(waiter.join().unwrap(), (1, true));
+
+    // Readers together, and no writer beside them.
+    let reader = || BufferedBloomFilter::options().read_only(true).wait(false);
+    let (mut a, mut b) = (
+        reader().open(&tmp.path).unwrap(),
+        reader().open(&tmp.path).unwrap(),
+    );
+    assert!(a.contains(&key(1)).unwrap() && b.contains(&key(1)).unwrap());
+    assert!(locked(no_wait().open(&tmp.path)));
+    drop((a, b));
+    assert_eq!(no_wait().open(&tmp.path).unwrap().len(), 1);
+}
+
+/// While a writer is in the middle of a flush (its journal half written, or whole with
+/// pages half overwritten), an open by anyone else cannot get the lock and touches
+/// nothing: an open that could used to remove the half-written journal, or replay a stale
+/// one over pages written since. Once the writer dies, the journal completes its flush.
+#[test]
+fn an_open_that_cannot_get_the_lock_leaves_a_flush_in_progress_alone() {
+    let tmp = TempPath::new("midflush.bkb");
+    let mut writer = create(&tmp, 50_000, 0.01, 1 << 20);
+    for i in 0..3_000 {
+        writer.insert(&key(i)).unwrap();
+    }
+    writer.fail_in_place_writes_after(2);
+    assert!(writer.flush().is_err()); // the writer still has the file: "mid-flush"
+    let journal = std::fs::read(journal_path(&tmp.path)).unwrap();
+    let file = std::fs::read(&tmp.path).unwrap();
+    for cut in [journal.len() / 2, journal.len()] {
+        std::fs::write(journal_path(&tmp.path), &journal[..cut]).unwrap();
+        for read_only in [false, true] {
+            let opened = BufferedBloomFilter::options()
+                .read_only(read_only)
+                .wait(false)
+                .open(&tmp.path);
+            assert!(matches!(opened, Err(Error::Locked { .. })), "{read_only}");
+            let left = std::fs::read(journal_path(&tmp.path));
+            assert_eq!(
+                left.ok().as_deref(),
+                Some(&journal[..cut]),
+                "{cut} {read_only}"
+            );
+            assert_eq!(std::fs::read(&tmp.path).unwrap(), file);
+        }
+    }
+    writer.abandon(); // the writer's process dies
+    let mut again = BufferedBloomFilter::open(&tmp.path, 0).unwrap();
+    assert!(!journal_path(&tmp.path).exists());
+    assert_eq!(again.len(), 3_000);
+    assert!((0..3_000).all(|i| again.contains(&key(i)).unwrap()));
+}
+
+/// Read-only, a filter opens a file it may not write (mode 0444 here, which does not stop
+/// root: the CLI's test runs its check as another user) and never writes: an insert is
+/// refused, a journal cut short is left as it is, and a whole one — pages perhaps half
+/// written — is an error that says to open the file for writing, which replays it.
+#[cfg(unix)]
+#[test]
+fn a_read_only_open_reads_and_never_writes() {
+    use std::os::unix::fs::PermissionsExt;
+    let tmp = TempPath::new("ro.bkb");
+    let mut filter = create(&tmp, 50_000, 0.01, 1 << 20);
+    for i in 0..1_000 {
+        filter.insert(&key(i)).unwrap();
+    }
+    filter.close().unwrap();
+    let set_read_only = |read_only: bool| {
+        let mode = if read_only { 0o444 } else { 0o644 };
+        std::fs::set_permissions(&tmp.path, std::fs::Permissions::from_mode(mode)).unwrap();
+    };
+    let read_only = || BufferedBloomFilter::options().read_only(true);
+    set_read_only(true);
+    let mut reader = read_only().open(&tmp.path).unwrap();
+    assert!(reader.is_read_only());
+    assert!((0..1_000).all(|i| reader.contains(&key(i)).unwrap()));
+    let refused = reader.insert(&key(5_000)).unwrap_err().to_string();
+    assert!(refused.contains("read-only"), "{refused}");
+    assert_eq!((reader.pending(), reader.len()), (0, 1_000));
+    drop(reader);
+    set_read_only(false);
+
+    // A flush interrupted mid-write leaves its journal.
+    let mut writer = BufferedBloomFilter::open(&tmp.path, 1 << 20).unwrap();
+    for i in 1_000..3_000 {
+        writer.insert(&key(i)).unwrap();
+    }
+    writer.fail_in_place_writes_after(2);
+    assert!(writer.flush().is_err());
+    writer.abandon();
+    let journal = std::fs::read(journal_path(&tmp.path)).unwrap();
+    let file = std::fs::read(&tmp.path).unwrap();
+    let error = read_only().open(&tmp.path).unwrap_err();
+    assert!(matches!(error, Error::InterruptedWrite { .. }), "{error}");
+    assert!(error.to_string().contains("for writing"), "{error}");
+    // Cut short, a journal's flush had not begun to write the file: it is read as it is.
+    let cut = &journal[..journal.len() - 1];
+    std::fs::write(journal_path(&tmp.path), cut).unwrap();
+    let mut reader = read_only().open(&tmp.path).unwrap();
+    assert!((0..1_000).all(|i| reader.contains(&key(i)).unwrap()));
+    drop(reader);
+    assert_eq!(std::fs::read(journal_path(&tmp.path)).unwrap(), cut);
+    assert_eq!(std::fs::read(&tmp.path).unwrap(), file);
+    // Whole again: an open for writing replays it, and readers see the flush complete.
+    std::fs::write(journal_path(&tmp.path), &journal).unwrap();
+    drop(BufferedBloomFilter::open(&tmp.path, 0).unwrap());
+    let mut reader = read_only().open(&tmp.path).unwrap();
+    assert_eq!(reader.len(), 3_000);
+    assert!((0..3_000).all(|i| reader.contains(&key(i)).unwrap()));
 }
 
 /// Damaged and foreign files are errors, never a panic or a huge allocation.

@@ -53,6 +53,19 @@
 //! discarded, and the file is the one before the flush. New files are written to a
 //! temporary file and renamed, as every save of the crate is (after removing any journal
 //! an earlier file of that name left, which belongs to that file).
+//!
+//! # One writer at a time
+//!
+//! An open filter holds a lock on its file ([`FileLock`](crate::FileLock)'s `flock`, taken on
+//! the very file it reads and writes) until it is dropped: an exclusive one when opened for
+//! writing, a shared one when opened read-only ([`BufferedOpenOptions::read_only`]). So
+//! while one handle writes, no other — in another process, or in this one, since the lock
+//! belongs to the open file — opens the file: an opener would otherwise replay a journal
+//! over pages written since, or remove the journal of a flush that is being written. An
+//! open waits for the lock, or with [`BufferedOpenOptions::wait`]`(false)` fails at once
+//! with [`Error::Locked`]. [`create`](BufferedBloomFilterBuilder::create) holds the lock
+//! of the file it replaces while it removes that file's journal and renames the new file
+//! over it.
 
 pub mod theory;
 
@@ -63,6 +76,7 @@ use std::path::{Path, PathBuf};
 
 use crate::codec::Reader;
 use crate::error::{DecodeError, Error};
+use crate::format::lock::{open_locked, Mode};
 use crate::hash::{self, Hashing, HashingChoice, IndexScheme, Item, Positions};
 use crate::params;
 
@@ -150,7 +164,11 @@ pub struct IoStats {
 /// ```
 #[derive(Debug)]
 pub struct BufferedBloomFilter {
+    /// The file, locked for as long as the filter is open: exclusively, or shared when
+    /// `read_only`. Dropping it releases the lock.
     file: File,
+    /// Opened read-only: inserts are refused, nothing is ever written.
+    read_only: bool,
     path: PathBuf,
     /// The journal: beside the file itself, wherever a symbolic link to it was opened.
     journal: PathBuf,
@@ -177,25 +195,54 @@ impl BufferedBloomFilter {
         BufferedBloomFilterBuilder::default()
     }
 
-    /// Opens a filter file, with `memory_budget` bytes for pending inserts (0: every
-    /// insert is written at once). A complete journal left by an interrupted flush is
-    /// replayed first; an incomplete one is discarded. The header is checked before
-    /// anything is trusted: magic, version, kind, checksum, and its sizes against the file's
-    /// real length.
-    ///
-    /// The journal lies beside the file itself: a `path` that is a symbolic link is
-    /// resolved ([`journal_of`]), so that the file opened by any of its names finds the
-    /// journal of an interrupted flush.
+    /// Opens a filter file for reading and writing, with `memory_budget` bytes for pending
+    /// inserts (0: every insert is written at once), waiting while another open filter holds
+    /// the file: [`options`](Self::options)`().memory_budget(memory_budget).open(path)`,
+    /// where [`BufferedOpenOptions::open`] says what opening checks and what it locks.
     pub fn open(path: impl AsRef<Path>, memory_budget: u64) -> Result<Self, Error> {
-        let path = path.as_ref().to_path_buf();
+        Self::options().memory_budget(memory_budget).open(path)
+    }
+
+    /// Options for opening a filter file: the memory budget, read-only or not, and whether
+    /// to wait for the file's lock.
+    ///
+    /// ```
+    /// use bloomkit::{BufferedBloomFilter, Error};
+    /// # let dir = tempfile::tempdir()?;
+    /// let path = dir.path().join("big.bkb");
+    /// let mut writer = BufferedBloomFilter::builder().capacity(10_000).create(&path)?;
+    /// writer.insert("x")?;
+    ///
+    /// // While the writer has the file open, another open fails at once instead of waiting.
+    /// let busy = BufferedBloomFilter::options().wait(false).open(&path);
+    /// assert!(matches!(busy, Err(Error::Locked { .. })));
+    /// writer.close()?;
+    ///
+    /// // Readers share the file (and need no write permission for it).
+    /// let mut a = BufferedBloomFilter::options().read_only(true).open(&path)?;
+    /// let mut b = BufferedBloomFilter::options().read_only(true).wait(false).open(&path)?;
+    /// assert!(a.contains("x")? && b.contains("x")?);
+    /// assert!(a.insert("y").is_err());
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn options() -> BufferedOpenOptions {
+        BufferedOpenOptions::default()
+    }
+
+    fn open_with(path: &Path, options: &BufferedOpenOptions) -> Result<Self, Error> {
+        let path = path.to_path_buf();
         let context = |what: &str| format!("{what} {}", path.display());
-        let mut file = OpenOptions::new()
-            .read(true)
-            .write(true)
-            .open(&path)
-            .map_err(|e| Error::io(context("opening"), e))?;
+        let (mode, mut how) = (options.mode(), OpenOptions::new());
+        how.read(true).write(!options.read_only);
+        let mut file = open_locked(&path, &how, mode, options.wait)
+            .map_err(|e| Error::io(context("opening"), e))?
+            .ok_or_else(|| Error::Locked { path: path.clone() })?;
         let journal = journal_of(&path);
-        replay_journal(&journal, &mut file)?;
+        if options.read_only {
+            refuse_journal(&path, &journal, &file)?;
+        } else {
+            replay_journal(&journal, &mut file)?;
+        }
         let file_len = file
             .metadata()
             .map_err(|e| Error::io(context("reading"), e))?
@@ -212,6 +259,7 @@ impl BufferedBloomFilter {
             })
             .map(|h| BufferedBloomFilter {
                 file,
+                read_only: options.read_only,
                 path: path.clone(),
                 journal,
                 page_size: h.page_size,
@@ -223,7 +271,7 @@ impl BufferedBloomFilter {
                 written: h.written,
                 pending: HashMap::new(),
                 pending_len: 0,
-                memory_budget,
+                memory_budget: options.memory_budget,
                 stats: IoStats::default(),
                 writes_before_failure: None,
             })
@@ -272,7 +320,17 @@ impl BufferedBloomFilter {
     /// Adds an item: into the buffer, and when the buffer is full, a [`flush`](Self::flush).
     /// An error comes from that flush; the item and every other pending insert stay in the
     /// buffer (nothing is lost), and the file is as before or recoverable from the journal.
+    ///
+    /// # Errors
+    /// Besides a flush's, an [`Error::Io`] for a filter opened
+    /// [read-only](BufferedOpenOptions::read_only); the item is not kept.
     pub fn insert<I: Item + ?Sized>(&mut self, item: &I) -> Result<(), Error> {
+        if self.read_only {
+            return Err(Error::io(
+                format!("adding to {}", self.path.display()),
+                std::io::Error::other("the filter was opened read-only"),
+            ));
+        }
         let digest = self.digest(item);
         let page = self.page_of_digest(digest);
         self.pending.entry(page).or_default().push(digest);
@@ -410,6 +468,19 @@ impl BufferedBloomFilter {
         (self.num_pages + 1) * self.page_size as u64
     }
 
+    /// Whether the filter was opened read-only ([`BufferedOpenOptions::read_only`]).
+    pub fn is_read_only(&self) -> bool {
+        self.read_only
+    }
+
+    /// Test hook: closes the file without writing what is pending, as a process that dies
+    /// does (its lock goes with the file; a journal stays as it is).
+    #[doc(hidden)]
+    pub fn abandon(mut self) {
+        self.pending.clear();
+        self.pending_len = 0;
+    }
+
     /// Test hook: let `writes` more in-place page writes succeed, then fail every one (as
     /// a full disk or a pulled cable would), to check that the file survives.
     #[doc(hidden)]
@@ -503,6 +574,107 @@ impl Drop for BufferedBloomFilter {
     }
 }
 
+/// How to open an existing [`BufferedBloomFilter`] file ([`BufferedBloomFilter::options`]):
+/// its memory budget, for writing or read-only, and whether to wait for its lock.
+///
+/// ```
+/// use bloomkit::BufferedBloomFilter;
+/// # let dir = tempfile::tempdir()?;
+/// # let path = dir.path().join("f.bkb");
+/// # BufferedBloomFilter::builder().capacity(1_000).create(&path)?.close()?;
+/// let filter = BufferedBloomFilter::options()
+///     .memory_budget(64 << 20) // 4 Mi pending inserts
+///     .wait(false)             // Error::Locked, not a wait, if the file is in use
+///     .open(&path)?;
+/// assert_eq!(filter.buffer_capacity(), 4 << 20);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+#[derive(Clone, Debug)]
+#[must_use = "options do nothing until .open() is called"]
+pub struct BufferedOpenOptions {
+    memory_budget: u64,
+    read_only: bool,
+    wait: bool,
+}
+
+impl Default for BufferedOpenOptions {
+    /// A 1 MiB budget, for writing, waiting for the lock.
+    fn default() -> Self {
+        BufferedOpenOptions {
+            memory_budget: 1 << 20,
+            read_only: false,
+            wait: true,
+        }
+    }
+}
+
+impl BufferedOpenOptions {
+    /// The bytes of memory for pending inserts (16 per insert; default 1 MiB). 0 writes
+    /// every insert at once.
+    pub fn memory_budget(mut self, bytes: u64) -> Self {
+        self.memory_budget = bytes;
+        self
+    }
+
+    /// Opens the file for reading only (default `false`): it need not be writable (a file
+    /// of mode 0444, a read-only mount), inserts are refused, nothing is ever written, and
+    /// the lock taken is a shared one, so any number of readers have the file open together
+    /// — but never beside a writer. A journal of an interrupted flush cannot be replayed
+    /// this way: if one is whole, the open fails with [`Error::InterruptedWrite`] (the file
+    /// may hold half-written pages), and it takes an open for writing, by someone who can
+    /// write the file, to complete that flush. A journal cut short is left alone (the flush
+    /// that wrote it never touched the file; the next open for writing removes it).
+    pub fn read_only(mut self, read_only: bool) -> Self {
+        self.read_only = read_only;
+        self
+    }
+
+    /// Whether to wait while another open filter holds the file's lock (default `true`),
+    /// or fail at once with [`Error::Locked`]. A writer waits for everyone else, a reader
+    /// for writers only. Note that a second open of a file this thread already has open
+    /// waits for ever: the lock is per open file, so it conflicts within one process too.
+    pub fn wait(mut self, wait: bool) -> Self {
+        self.wait = wait;
+        self
+    }
+
+    /// Opens the filter file at `path`. A complete journal left by an interrupted flush is
+    /// replayed first; an incomplete one is discarded (read-only: see
+    /// [`read_only`](Self::read_only)). The header is checked before anything is trusted:
+    /// magic, version, kind, checksum, and its sizes against the file's real length.
+    ///
+    /// The file is locked before its journal is looked at, and stays locked until the
+    /// filter is dropped ([module docs](crate::buffered#one-writer-at-a-time)). Do not hold a
+    /// [`FileLock`](crate::FileLock) on the file while opening it (the two locks conflict).
+    ///
+    /// The journal lies beside the file itself: a `path` that is a symbolic link is
+    /// resolved ([`journal_of`]), so that the file opened by any of its names finds the
+    /// journal of an interrupted flush. A *hard* link is another name of the file that
+    /// nothing leads back from: a flush interrupted while the file was open by one name
+    /// leaves its journal beside that name, which an open by another name does not see — it
+    /// may read pages of that flush half written (an error: each page has its checksum),
+    /// and once it has written pages of its own, an open by the first name replays the old
+    /// journal over them. Open a file that has hard links by one of its names only (or
+    /// give the others as symbolic links).
+    ///
+    /// # Errors
+    /// [`Error::Locked`] if the file is in use and not waiting; [`Error::InterruptedWrite`]
+    /// read-only with a journal to replay; [`Error::Io`] if the file cannot be opened (it
+    /// does not exist, or is not writable and not opened read-only), read or, replaying
+    /// its journal, written; [`Error::InvalidFile`] for a file that is not a valid filter.
+    pub fn open(&self, path: impl AsRef<Path>) -> Result<BufferedBloomFilter, Error> {
+        BufferedBloomFilter::open_with(path.as_ref(), self)
+    }
+
+    fn mode(&self) -> Mode {
+        if self.read_only {
+            Mode::Shared
+        } else {
+            Mode::Exclusive
+        }
+    }
+}
+
 /// Builds a new [`BufferedBloomFilter`] file.
 ///
 /// ```
@@ -524,6 +696,7 @@ pub struct BufferedBloomFilterBuilder {
     page_size: Option<u32>,
     memory_budget: Option<u64>,
     hashing: HashingChoice,
+    no_wait: bool,
 }
 
 impl BufferedBloomFilterBuilder {
@@ -540,8 +713,19 @@ impl BufferedBloomFilterBuilder {
         memory_budget: u64;
     }
 
+    /// Whether [`create`](Self::create) waits while an open filter holds the file it would
+    /// replace (default `true`), or fails at once with [`Error::Locked`], replacing nothing.
+    pub fn wait(mut self, wait: bool) -> Self {
+        self.no_wait = !wait;
+        self
+    }
+
     /// Sizes the filter and writes its empty file at `path` (atomically: a temporary file
-    /// renamed into place), then opens it.
+    /// renamed into place), then opens it for writing.
+    ///
+    /// A file already at `path` is replaced once nobody has it open: its lock is taken
+    /// (waiting, unless [`wait`](Self::wait)`(false)`) and held while its journal is
+    /// removed and the new file is renamed over it.
     pub fn create(self, path: impl AsRef<Path>) -> Result<BufferedBloomFilter, Error> {
         let path = path.as_ref();
         let fpp = crate::sizing::fpp(self.fpp)?;
@@ -565,6 +749,17 @@ impl BufferedBloomFilterBuilder {
         }
         .encode();
         header.resize(page_size as usize, 0);
+        // The file this one replaces may be open: wait until it is not, and keep others out
+        // until the new file is in its place (they then wait for the new file's lock,
+        // which its open below takes). No file there needs no lock; one this user cannot
+        // open cannot be locked, and is replaced as before.
+        let mut how = OpenOptions::new();
+        how.read(true);
+        let replaced = match open_locked(path, &how, Mode::Exclusive, !self.no_wait) {
+            Ok(Some(file)) => Some(file),
+            Ok(None) => return Err(Error::Locked { path: path.into() }),
+            Err(_) => None,
+        };
         // A journal left by an interrupted flush of an earlier file of this name belongs to
         // that file: replayed into the new one when it opens, it would put the old file's
         // pages and header there (and a header of other sizes makes the file unreadable).
@@ -586,7 +781,11 @@ impl BufferedBloomFilterBuilder {
             }
             out.flush()
         })?;
-        BufferedBloomFilter::open(path, self.memory_budget.unwrap_or(1 << 20))
+        let filter = BufferedBloomFilter::options()
+            .memory_budget(self.memory_budget.unwrap_or(1 << 20))
+            .open(path);
+        drop(replaced);
+        filter
     }
 }
 
@@ -767,6 +966,28 @@ fn read_up_to(file: &mut File, buf: &mut [u8]) -> std::io::Result<usize> {
         }
     }
     Ok(got)
+}
+
+/// For a file opened read-only: an error if its journal is whole (a flush was writing the
+/// pages it holds, which only a replay makes whole again), nothing if there is no journal or
+/// one cut short (its flush never touched the file).
+fn refuse_journal(path: &Path, journal: &Path, file: &File) -> Result<(), Error> {
+    let bytes = match std::fs::read(journal) {
+        Ok(bytes) => bytes,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(()),
+        Err(e) => return Err(Error::io(format!("reading {}", journal.display()), e)),
+    };
+    let file_len = file
+        .metadata()
+        .map_err(|e| Error::io(format!("reading {}", path.display()), e))?
+        .len();
+    match parse_journal(&bytes, file_len) {
+        Some(_) => Err(Error::InterruptedWrite {
+            path: path.to_path_buf(),
+            journal: journal.to_path_buf(),
+        }),
+        None => Ok(()),
+    }
 }
 
 /// Replays a complete journal into the file (the flush that wrote it was interrupted after
