@@ -115,7 +115,9 @@ pub struct HashingArgs {
     ))]
     pub scheme: Option<SchemeArg>,
 
-    /// The per-filter hash seed (default 0).
+    /// The per-filter hash seed (default 0). With MurmurHash3, seeds 1 to 8 hash items of up
+    /// to 8 bytes poorly, so they are hashed (and stored) as the seed + 2⁶³; `info` shows
+    /// the seed given and the one hashed with.
     #[arg(long, value_name = "N", conflicts_with = "random_seed")]
     pub seed: Option<u64>,
 

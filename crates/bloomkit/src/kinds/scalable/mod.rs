@@ -452,9 +452,12 @@ impl ScalableBloomFilter {
             if index >= max {
                 return Err(Error::Full {
                     kind: Kind::Scalable,
+                    // Only the layer limit makes it full: past max_bits the error is
+                    // `TooLarge`.
                     reason: format!(
-                        "all {max} layers are full ({} items); build it with a larger \
-                         max_layers or max_bits",
+                        "all {max} layers are full ({} items), as many as it was built to \
+                         have; build a filter with a larger max_layers, or none, and add the \
+                         items again",
                         Filter::len(self)
                     ),
                 });
