@@ -2781,10 +2781,7 @@ fn a_weak_seed_is_shown_as_given_with_the_seed_hashed_with() {
     let dir = temp();
     let d = dir.path();
     let created = ok(d, &["create", "-n", "100", "--seed", "5", "-o", "w.bloom"]);
-    assert!(
-        created.contains("seed 5 (hashed as 5 + 2⁶³)"),
-        "{created}"
-    );
+    assert!(created.contains("seed 5 (hashed as 5 + 2⁶³)"), "{created}");
     let info = ok(d, &["info", "w.bloom"]);
     let seed_line = info
         .lines()
@@ -2804,7 +2801,8 @@ fn a_weak_seed_is_shown_as_given_with_the_seed_hashed_with() {
     ok(d, &["create", "-n", "100", "--seed", "42", "-o", "p.bloom"]);
     let info = ok(d, &["info", "p.bloom"]);
     assert!(
-        info.lines().any(|l| l.starts_with("Seed:") && l.ends_with(" 42")),
+        info.lines()
+            .any(|l| l.starts_with("Seed:") && l.ends_with(" 42")),
         "{info}"
     );
     let help = ok(d, &["create", "--help"]);
@@ -2821,7 +2819,15 @@ fn a_full_scalable_filter_says_which_flag_to_create_a_larger_one_with() {
     ok(
         d,
         &[
-            "create", "--kind", "scalable", "-n", "10", "--max-layers", "2", "-o", "s.bloom",
+            "create",
+            "--kind",
+            "scalable",
+            "-n",
+            "10",
+            "--max-layers",
+            "2",
+            "-o",
+            "s.bloom",
         ],
     );
     let items: String = (0..200).map(|i| format!("item {i}\n")).collect();
@@ -2843,7 +2849,10 @@ fn a_stable_filter_builds_from_a_file_of_four_lines() {
     let dir = temp();
     let d = dir.path();
     std::fs::write(d.join("four.txt"), "a\nb\nc\nd\n").unwrap();
-    ok(d, &["build", "four.txt", "--kind", "stable", "-o", "st.bloom"]);
+    ok(
+        d,
+        &["build", "four.txt", "--kind", "stable", "-o", "st.bloom"],
+    );
     assert_eq!(ok(d, &["check", "st.bloom", "d"]), "d\tmaybe\n");
     let info = ok(d, &["info", "st.bloom"]);
     assert!(info.contains("Kind:") && info.contains("stable"), "{info}");

@@ -109,7 +109,8 @@ pub fn stable_min_cells_for_fpp(num_hashes: u32, max: u32, fpp: f64) -> Option<u
         return None;
     }
     // The estimate, then the exact condition in floating point: a step or two either way.
-    let reaches = |m: u64| stable_decrements_for_fpp(m, num_hashes, max, fpp).is_some_and(|p| p <= m as f64);
+    let reaches =
+        |m: u64| stable_decrements_for_fpp(m, num_hashes, max, fpp).is_some_and(|p| p <= m as f64);
     let mut m = (estimate as u64).max(num_hashes as u64 + 1);
     while m > num_hashes as u64 + 1 && reaches(m - 1) {
         m -= 1;
