@@ -2857,3 +2857,33 @@ fn a_stable_filter_builds_from_a_file_of_four_lines() {
     let info = ok(d, &["info", "st.bloom"]);
     assert!(info.contains("Kind:") && info.contains("stable"), "{info}");
 }
+
+/// `bloomkit info FILE` of a Spark sketch (or `check` of one) without `--format` said only
+/// "not a bloomkit filter (bad magic bytes)"; it says how the command line reads the
+/// foreign filters it may be.
+#[test]
+fn info_of_a_foreign_file_without_format_says_how_to_read_it() {
+    let dir = temp();
+    let d = dir.path();
+    let spark = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../bloomkit/tests/fixtures/spark/bytes-V2-seed0.bin");
+    std::fs::copy(&spark, d.join("sketch.bin")).unwrap();
+    for args in [
+        &["info", "sketch.bin"][..],
+        &["check", "sketch.bin", "x"],
+        &["add", "sketch.bin", "x"],
+    ] {
+        let message = fails(d, args);
+        assert!(message.contains("bad magic bytes"), "{args:?}: {message}");
+        assert!(
+            message.contains("--format spark|guava")
+                && message.contains("import --from spark|guava|redis"),
+            "{args:?}: {message}"
+        );
+    }
+    assert!(ok(d, &["info", "--format", "spark", "sketch.bin"]).contains("Spark"));
+    // A bloomkit file that is damaged is not sent to the foreign formats.
+    std::fs::write(d.join("cut.bloom"), b"BLOOMKIT").unwrap();
+    let message = fails(d, &["info", "cut.bloom"]);
+    assert!(!message.contains("--format"), "{message}");
+}

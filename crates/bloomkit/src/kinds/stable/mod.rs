@@ -705,6 +705,10 @@ impl StableBloomFilterBuilder {
                 let p = params::stable_decrements_for_fpp(num_cells, num_hashes, max, fpp)
                     .unwrap_or(f64::INFINITY);
                 if p > num_cells as f64 {
+                    let fewest = params::stable_min_cells_for_fpp(num_hashes, max, fpp)
+                        .map_or_else(String::new, |m| {
+                            format!(" (at least {m} with K = {num_hashes})")
+                        });
                     return Err(Error::UnreachableFpp {
                         kind: Kind::Stable,
                         fpp,
@@ -712,7 +716,7 @@ impl StableBloomFilterBuilder {
                             "a stable false-positive probability of {fpp} with {num_cells} \
                              cells and K = {num_hashes} needs P = {p:.0} decrements per \
                              insertion, more than there are cells; allow a larger ε or use \
-                             more cells or hash functions"
+                             more cells{fewest} or hash functions"
                         ),
                     });
                 }
@@ -1005,6 +1009,18 @@ mod tests {
             assert_eq!(f.capacity(), n);
             assert!(f.insert("x") && f.contains("x"));
         }
+        // Cells given: the error names the fewest that reach ε.
+        let error = StableBloomFilter::builder()
+            .num_cells(39)
+            .fpp(0.01)
+            .build()
+            .unwrap_err();
+        assert!(
+            error
+                .to_string()
+                .contains("more cells (at least 71 with K = 7)"),
+            "{error}"
+        );
         // From 8 items on the classic m suffices and stays as it was.
         let f = StableBloomFilter::with_capacity(8, 0.01).unwrap();
         assert_eq!(f.num_cells(), params::optimal_num_bits(8, 0.01).unwrap());
