@@ -2880,3 +2880,118 @@ fn ssd_check_reads_a_file_it_cannot_write() {
     );
     assert!(!journal.exists());
 }
+
+/// `--seed 5` is a weak MurmurHash3 seed, hashed (and stored) as 5 + 2⁶³; `create` and
+/// `info` showed only 9223372036854775813, a number the user never typed. They show the
+/// seed given, and the one hashed with beside it.
+#[test]
+fn a_weak_seed_is_shown_as_given_with_the_seed_hashed_with() {
+    let dir = temp();
+    let d = dir.path();
+    let created = ok(d, &["create", "-n", "100", "--seed", "5", "-o", "w.bloom"]);
+    assert!(created.contains("seed 5 (hashed as 5 + 2⁶³)"), "{created}");
+    let info = ok(d, &["info", "w.bloom"]);
+    let seed_line = info
+        .lines()
+        .find(|l| l.starts_with("Seed:"))
+        .expect("a Seed line");
+    assert!(
+        seed_line.contains(" 5 (hashed as 5 + 2⁶³ = 9223372036854775813"),
+        "{seed_line}"
+    );
+    let json = ok(d, &["info", "--json", "w.bloom"]);
+    assert!(json.contains("\"seed\": 5,"), "{json}");
+    assert!(
+        json.contains("\"hashed_seed\": 9223372036854775813,"),
+        "{json}"
+    );
+    // A seed hashed as given is shown alone.
+    ok(d, &["create", "-n", "100", "--seed", "42", "-o", "p.bloom"]);
+    let info = ok(d, &["info", "p.bloom"]);
+    assert!(
+        info.lines()
+            .any(|l| l.starts_with("Seed:") && l.ends_with(" 42")),
+        "{info}"
+    );
+    let help = ok(d, &["create", "--help"]);
+    assert!(help.contains("2⁶³"), "{help}");
+}
+
+/// A scalable filter created with `--max-layers` refuses items once its layers are full;
+/// the error named the library's builder options (`max_layers or max_bits`), which the
+/// command line does not have. It says what a command-line user can do.
+#[test]
+fn a_full_scalable_filter_says_which_flag_to_create_a_larger_one_with() {
+    let dir = temp();
+    let d = dir.path();
+    ok(
+        d,
+        &[
+            "create",
+            "--kind",
+            "scalable",
+            "-n",
+            "10",
+            "--max-layers",
+            "2",
+            "-o",
+            "s.bloom",
+        ],
+    );
+    let items: String = (0..200).map(|i| format!("item {i}\n")).collect();
+    let message = fails_with_stdin(d, &["add", "s.bloom"], Some(items.as_bytes()));
+    assert!(message.contains("all 2 layers are full"), "{message}");
+    assert!(message.contains("--max-layers"), "{message}");
+    assert!(!message.contains("max_bits"), "{message}");
+    assert!(!message.contains("max_layers"), "{message}");
+    // The items before the refused one were kept.
+    assert!(message.contains("Saved, from before it"), "{message}");
+    assert_eq!(ok(d, &["check", "s.bloom", "item 0"]), "item 0\tmaybe\n");
+}
+
+/// `build --kind stable` of a file of a few lines was refused ("cannot reach ε": the
+/// classic m for 4 items is too few cells for any number of decrements); it builds, and
+/// holds the lines.
+#[test]
+fn a_stable_filter_builds_from_a_file_of_four_lines() {
+    let dir = temp();
+    let d = dir.path();
+    std::fs::write(d.join("four.txt"), "a\nb\nc\nd\n").unwrap();
+    ok(
+        d,
+        &["build", "four.txt", "--kind", "stable", "-o", "st.bloom"],
+    );
+    assert_eq!(ok(d, &["check", "st.bloom", "d"]), "d\tmaybe\n");
+    let info = ok(d, &["info", "st.bloom"]);
+    assert!(info.contains("Kind:") && info.contains("stable"), "{info}");
+}
+
+/// `bloomkit info FILE` of a Spark sketch (or `check` of one) without `--format` said only
+/// "not a bloomkit filter (bad magic bytes)"; it says how the command line reads the
+/// foreign filters it may be.
+#[test]
+fn info_of_a_foreign_file_without_format_says_how_to_read_it() {
+    let dir = temp();
+    let d = dir.path();
+    let spark = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../bloomkit/tests/fixtures/spark/bytes-V2-seed0.bin");
+    std::fs::copy(&spark, d.join("sketch.bin")).unwrap();
+    for args in [
+        &["info", "sketch.bin"][..],
+        &["check", "sketch.bin", "x"],
+        &["add", "sketch.bin", "x"],
+    ] {
+        let message = fails(d, args);
+        assert!(message.contains("bad magic bytes"), "{args:?}: {message}");
+        assert!(
+            message.contains("--format spark|guava")
+                && message.contains("import --from spark|guava|redis"),
+            "{args:?}: {message}"
+        );
+    }
+    assert!(ok(d, &["info", "--format", "spark", "sketch.bin"]).contains("Spark"));
+    // A bloomkit file that is damaged is not sent to the foreign formats.
+    std::fs::write(d.join("cut.bloom"), b"BLOOMKIT").unwrap();
+    let message = fails(d, &["info", "cut.bloom"]);
+    assert!(!message.contains("--format"), "{message}");
+}

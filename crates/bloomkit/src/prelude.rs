@@ -25,6 +25,11 @@
 //! let b: BloomFilter = ["y"].into_iter().collect();
 //! a.union(&b)?;
 //! assert!(a.contains("x") && a.contains("y") && !a.is_empty());
+//!
+//! // Every kind of the registry, the partitioned filter too.
+//! let mut slices = PartitionedBloomFilter::with_capacity(100, 0.01)?;
+//! slices.insert("x");
+//! assert!(slices.contains("x"));
 //! # Ok::<(), bloomkit::Error>(())
 //! ```
 
@@ -34,7 +39,7 @@ pub use crate::hash::{Hashed, Item};
 pub use crate::{
     AnyFilter, BlockedBloomFilter, BloomFilter, BloomierFilter, CompressedBloomFilter,
     ConcurrentBloomFilter, CountingBloomFilter, CuckooFilter, DeletableBloomFilter,
-    GeneralizedBloomFilter, RobustBloomFilter, ScalableBloomFilter, SpectralBloomFilter,
-    SplitBlockBloomFilter, StableBloomFilter, Typed, VariableIncrementBloomFilter,
-    WeightedBloomFilter,
+    GeneralizedBloomFilter, PartitionedBloomFilter, RobustBloomFilter, ScalableBloomFilter,
+    SpectralBloomFilter, SplitBlockBloomFilter, StableBloomFilter, Typed,
+    VariableIncrementBloomFilter, WeightedBloomFilter,
 };

@@ -57,6 +57,7 @@ pub fn run(args: AddArgs) -> Result<()> {
         }
         let item = String::from_utf8_lossy(&item);
         let file = args.filter.display();
+        let error = refusal(&filter, &error);
         if added + present == 0 {
             bail!(
                 "{file}: could not add {item:?}: {error}. Nothing was added; the file is unchanged"
@@ -88,6 +89,26 @@ pub fn run(args: AddArgs) -> Result<()> {
         eprintln!("{}: warning: {warning}", args.filter.display());
     }
     Ok(())
+}
+
+/// The library's error for an insert the filter refused, in the command line's words: a
+/// filter that grows but was built with a limit of layers (`--max-layers`) says which flag
+/// to give `create`/`build` instead of the library's builder option.
+fn refusal(filter: &bloomkit::AnyFilter, error: &bloomkit::Error) -> String {
+    const LIMIT: &str = "max-layers";
+    match error {
+        bloomkit::Error::Full { kind, reason } if filter.grows() && kind.takes(LIMIT) => {
+            let facts = reason
+                .split_once(';')
+                .map_or(reason.as_str(), |(facts, _)| facts);
+            format!(
+                "the {kind} filter is full: {facts}. A file's limit cannot be raised: create \
+                 a new filter with a larger --{LIMIT} (or without it: no limit) and add the \
+                 items again, e.g. `bloomkit build ITEMS.txt --kind {kind} -o NEW`"
+            )
+        }
+        other => other.to_string(),
+    }
 }
 
 /// Why the filter's answers are no longer worth what it was built for, if they are not.

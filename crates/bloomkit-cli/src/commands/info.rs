@@ -105,7 +105,11 @@ struct Facts {
     hash_function: &'static str,
     /// `None` for the kinds that take no index scheme.
     index_scheme: Option<&'static str>,
+    /// The seed as given to `create`/`build` (`--seed`).
     seed: u64,
+    /// The seed hashed with and stored: the given one, or a weak MurmurHash3 seed moved by
+    /// 2⁶³ ([`bloomkit::hash::MURMUR3_WEAK_SEEDS`]).
+    hashed_seed: u64,
     len: u64,
     estimated_len: f64,
     expected_fpp: f64,
@@ -135,7 +139,8 @@ impl Facts {
             file_bytes,
             hash_function: hashing.function.name(),
             index_scheme: kind.uses_index_scheme().then(|| hashing.scheme.name()),
-            seed: hashing.seed,
+            seed: hashing.seed_before_move().unwrap_or(hashing.seed),
+            hashed_seed: hashing.seed,
             len,
             estimated_len,
             expected_fpp,
@@ -185,7 +190,16 @@ impl Facts {
             (None, None) => "none".to_owned(),
         };
         line("Index scheme", scheme);
-        line("Seed", self.seed.to_string());
+        let seed = if self.seed == self.hashed_seed {
+            self.seed.to_string()
+        } else {
+            format!(
+                "{} (hashed as {} + 2⁶³ = {}: MurmurHash3 hashes items of up to 8 bytes \
+                 poorly with seeds 1 to 8, so those are moved)",
+                self.seed, self.seed, self.hashed_seed
+            )
+        };
+        line("Seed", seed);
         let items = if self.kind.can_remove() {
             "Items held (inserted - removed)"
         } else {
@@ -240,6 +254,7 @@ impl Facts {
                 self.index_scheme.map_or("null".to_owned(), json_string),
             ),
             ("seed", self.seed.to_string()),
+            ("hashed_seed", self.hashed_seed.to_string()),
             ("len", self.len.to_string()),
             ("estimated_len", json_number(self.estimated_len)),
             ("expected_fpp", json_number(self.expected_fpp)),

@@ -72,7 +72,8 @@ pub struct BuildArgs {
     #[arg(long = "hash", value_enum, default_value_t)]
     pub function: HashArg,
 
-    /// The per-filter hash seed.
+    /// The per-filter hash seed. With MurmurHash3, seeds 1 to 8 hash items of up to 8 bytes
+    /// poorly, so they are hashed (and stored) as the seed + 2⁶³.
     #[arg(long, value_name = "N", default_value_t = 0)]
     pub seed: u64,
 }

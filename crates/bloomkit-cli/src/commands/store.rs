@@ -115,7 +115,9 @@ pub struct HashingArgs {
     ))]
     pub scheme: Option<SchemeArg>,
 
-    /// The per-filter hash seed (default 0).
+    /// The per-filter hash seed (default 0). With MurmurHash3, seeds 1 to 8 hash items of up
+    /// to 8 bytes poorly, so they are hashed (and stored) as the seed + 2⁶³; `info` shows
+    /// the seed given and the one hashed with.
     #[arg(long, value_name = "N", conflicts_with = "random_seed")]
     pub seed: Option<u64>,
 
@@ -347,7 +349,24 @@ fn redisbloom_spec(kind: Kind, spec: BuildSpec) -> Result<BuildSpec> {
 /// Reads a filter file of any kind. The library's error already names the file and what is
 /// wrong with it ("F is not a valid filter file: truncated: …").
 pub fn open(path: &Path) -> Result<AnyFilter> {
-    Ok(AnyFilter::load(path)?)
+    AnyFilter::load(path).map_err(not_ours)
+}
+
+/// The library's error for a file that is not a bloomkit file at all (no bloomkit magic),
+/// with where the command line reads the foreign filters it may be instead; other errors
+/// as they are.
+pub fn not_ours(error: bloomkit::Error) -> anyhow::Error {
+    match error {
+        bloomkit::Error::InvalidFile {
+            error: bloomkit::DecodeError::BadMagic,
+            ..
+        } => anyhow!(
+            "{error}. If it is Spark's or Guava's `writeTo` bytes, `info` and `check` read it \
+             with --format spark|guava; `bloomkit import --from spark|guava|redis FILE -o OUT` \
+             turns it, or a RedisBloom SCANDUMP, into a bloomkit file"
+        ),
+        other => other.into(),
+    }
 }
 
 /// A filter to ask about items: a read-only view over the file where the library can view
@@ -403,7 +422,7 @@ pub fn open_for_queries(path: &Path, view: bool) -> Result<Queried> {
         match FilterView::open(path) {
             Ok(view) => return Ok(Queried::View(view)),
             Err(bloomkit::Error::Unsupported { .. }) => {}
-            Err(e) => return Err(e.into()),
+            Err(e) => return Err(not_ours(e)),
         }
     }
     Ok(Queried::Loaded(open(path)?))
@@ -416,7 +435,7 @@ pub fn summary(path: &Path) -> Result<bloomkit::any::Summary> {
     match FilterView::open(path) {
         Ok(view) => Ok(view.summary()?),
         Err(bloomkit::Error::Unsupported { .. }) => Ok(open(path)?.summary()),
-        Err(e) => Err(e.into()),
+        Err(e) => Err(not_ours(e)),
     }
 }
 

@@ -161,7 +161,7 @@ impl AnyFilter {
         format!(
             "{kind} filter: {own}, {}, {scheme}seed {}, {} in memory",
             hashing.function.name(),
-            hashing.seed,
+            hashing.seed_text(),
             human_bytes(self.memory_bytes() as u64)
         )
     }

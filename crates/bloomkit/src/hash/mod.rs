@@ -239,6 +239,36 @@ pub struct Hashing {
 }
 
 impl Hashing {
+    /// The seed a builder was given, where it moved a weak MurmurHash3 seed
+    /// ([`MURMUR3_WEAK_SEEDS`]) by [`MURMUR3_SEED_OFFSET`] before hashing with it; `None` for
+    /// a seed that is hashed with as it was given. (A seed given as 2⁶³ + s hashes exactly as
+    /// one given as s, so s is the seed to give again for the same filter either way.)
+    ///
+    /// ```
+    /// use bloomkit::{BloomFilter, Filter};
+    /// let filter = BloomFilter::builder().capacity(100).fpp(0.01).seed(5).build()?;
+    /// assert_eq!(filter.hashing().seed, 5 + (1 << 63));
+    /// assert_eq!(filter.hashing().seed_before_move(), Some(5));
+    /// assert_eq!(filter.hashing().to_string(), "murmur3-x64-128, enhanced-double, seed 5 (hashed as 5 + 2⁶³)");
+    /// let plain = BloomFilter::builder().capacity(100).fpp(0.01).seed(42).build()?;
+    /// assert_eq!(plain.hashing().seed_before_move(), None);
+    /// # Ok::<(), bloomkit::Error>(())
+    /// ```
+    pub fn seed_before_move(&self) -> Option<u64> {
+        let given = self.seed.wrapping_sub(MURMUR3_SEED_OFFSET);
+        (self.function == HashFunction::Murmur3 && MURMUR3_WEAK_SEEDS.contains(&given))
+            .then_some(given)
+    }
+
+    /// The seed as a user gave it: `5 (hashed as 5 + 2⁶³)` for a weak MurmurHash3 seed a
+    /// builder moved ([`seed_before_move`](Self::seed_before_move)), else the seed.
+    pub fn seed_text(&self) -> String {
+        match self.seed_before_move() {
+            Some(given) => format!("{given} (hashed as {given} + 2⁶³)"),
+            None => self.seed.to_string(),
+        }
+    }
+
     /// The default function and scheme with a fresh random seed from the operating system.
     pub fn with_random_seed() -> Result<Self, Error> {
         Ok(Self {
@@ -365,14 +395,15 @@ impl Hashing {
 }
 
 impl std::fmt::Display for Hashing {
-    /// `murmur3-x64-128, enhanced-double, seed 0`
+    /// `murmur3-x64-128, enhanced-double, seed 0`; a moved weak seed as
+    /// [`seed_text`](Hashing::seed_text) shows it.
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(
             f,
             "{}, {}, seed {}",
             self.function.name(),
             self.scheme.name(),
-            self.seed
+            self.seed_text()
         )
     }
 }

@@ -208,12 +208,14 @@ fn layer_shape(
             ),
         });
     }
-    let num_bits = params::optimal_num_bits(capacity, layer_fpp)?;
+    // m and k as the layer's `BloomFilter` builder sizes them: past k = 64 (ε below about
+    // 10⁻²⁰) m grows for the capped k, which the plain formulas do not know.
+    let d = crate::sizing::dimensions(Some(capacity), Some(layer_fpp), None, None, 1)?;
     Ok(LayerShape {
         capacity,
         fpp: layer_fpp,
-        num_bits,
-        num_hashes: params::optimal_num_hashes(num_bits, capacity),
+        num_bits: d.num_cells,
+        num_hashes: d.num_hashes,
     })
 }
 
@@ -452,9 +454,12 @@ impl ScalableBloomFilter {
             if index >= max {
                 return Err(Error::Full {
                     kind: Kind::Scalable,
+                    // Only the layer limit makes it full: past max_bits the error is
+                    // `TooLarge`.
                     reason: format!(
-                        "all {max} layers are full ({} items); build it with a larger \
-                         max_layers or max_bits",
+                        "all {max} layers are full ({} items), as many as it was built to \
+                         have; build a filter with a larger max_layers, or none, and add the \
+                         items again",
                         Filter::len(self)
                     ),
                 });
@@ -1381,6 +1386,21 @@ mod tests {
                 .build(),
             Err(Error::TooLarge { .. })
         ));
+    }
+
+    #[test]
+    fn a_tiny_fpp_whose_layers_need_more_than_64_hashes_builds_grows_and_round_trips() {
+        // `ScalableBloomFilter::with_capacity(10, 1e-300)` panicked (a debug assertion: the
+        // layer's shape, from the plain formulas, was not the m its builder sizes for k
+        // capped at 64), and in a release build its file did not load again.
+        let mut f = ScalableBloomFilter::with_capacity(10, 1e-300).unwrap();
+        for i in 0..40u32 {
+            assert_eq!(f.insert(&i), Ok(true), "{i}");
+        }
+        assert!(f.num_layers() > 1);
+        assert!((0..40u32).all(|i| f.contains(&i)));
+        let copy = ScalableBloomFilter::from_bytes(&f.to_bytes()).unwrap();
+        assert_eq!(copy, f);
     }
 
     #[test]

@@ -61,7 +61,9 @@
 //! Bloom filter holding about the last n items:
 //!
 //! * m = `⌈−n ln ε / (ln 2)²⌉` cells — as many cells as a classic filter for n items at ε
-//!   has bits — and K = `round((m/n) ln 2)`, the classic optimal k;
+//!   has bits — and K = `round((m/n) ln 2)`, the classic optimal k; for fewer than about 8
+//!   items, at least the fewest cells for which some P ≤ m reaches ε
+//!   ([`params::stable_min_cells_for_fpp`]: 71 at ε = 1%), since no P reaches it in fewer;
 //! * cells of d = [`DEFAULT_CELL_WIDTH`] = 3 bits (Max = 7), so memory is d times the classic
 //!   filter's: 3 · 9.59 ≈ 28.8 bits per item of capacity at ε = 1%;
 //! * P chosen so that the stable-point false-positive probability is ε (at most). Then about
@@ -679,7 +681,15 @@ impl StableBloomFilterBuilder {
             self.num_hashes,
             width,
         )?;
-        let (fpp, num_cells, num_hashes) = (d.fpp, d.num_cells, d.num_hashes);
+        let (fpp, mut num_cells, num_hashes) = (d.fpp, d.num_cells, d.num_hashes);
+        let max = (1u32 << width) - 1;
+        if self.num_cells.is_none() && self.decrements.is_none() {
+            // A small capacity's classic m (under about 7 items' worth) is too few cells
+            // for any P ≤ m to reach ε: take the fewest cells that can.
+            if let Some(floor) = params::stable_min_cells_for_fpp(num_hashes, max, fpp) {
+                num_cells = num_cells.max(floor);
+            }
+        }
         if num_cells <= num_hashes as u64 {
             return Err(Error::InvalidParameter {
                 parameter: "cells",
@@ -689,13 +699,16 @@ impl StableBloomFilterBuilder {
                 ),
             });
         }
-        let max = (1u32 << width) - 1;
         let decrements = match self.decrements {
             Some(p) => p,
             None => {
                 let p = params::stable_decrements_for_fpp(num_cells, num_hashes, max, fpp)
                     .unwrap_or(f64::INFINITY);
                 if p > num_cells as f64 {
+                    let fewest = params::stable_min_cells_for_fpp(num_hashes, max, fpp)
+                        .map_or_else(String::new, |m| {
+                            format!(" (at least {m} with K = {num_hashes})")
+                        });
                     return Err(Error::UnreachableFpp {
                         kind: Kind::Stable,
                         fpp,
@@ -703,7 +716,7 @@ impl StableBloomFilterBuilder {
                             "a stable false-positive probability of {fpp} with {num_cells} \
                              cells and K = {num_hashes} needs P = {p:.0} decrements per \
                              insertion, more than there are cells; allow a larger ε or use \
-                             more cells or hash functions"
+                             more cells{fewest} or hash functions"
                         ),
                     });
                 }
@@ -982,6 +995,35 @@ mod tests {
         assert!(Filter::is_empty(&f));
         assert_eq!(f.insertions(), 0);
         assert_eq!(f, StableBloomFilter::with_capacity(1_000, 0.01).unwrap());
+    }
+
+    #[test]
+    fn a_capacity_of_a_few_items_builds_with_enough_cells_to_reach_its_fpp() {
+        // n = 4 at ε = 1% is 39 cells by the classic formula, and no P ≤ 39 reaches 1%
+        // with K = 7: `bloomkit build --kind stable` of a four-line file was refused.
+        for (n, fpp) in [(1u64, 0.01), (4, 0.01), (7, 0.01), (3, 1e-6), (2, 0.5)] {
+            let mut f = StableBloomFilter::with_capacity(n, fpp)
+                .unwrap_or_else(|e| panic!("n {n}, ε {fpp}: {e}"));
+            assert!(f.decrements() <= f.num_cells(), "n {n}, ε {fpp}");
+            assert!(f.stable_fpp() <= fpp, "n {n}, ε {fpp}: {}", f.stable_fpp());
+            assert_eq!(f.capacity(), n);
+            assert!(f.insert("x") && f.contains("x"));
+        }
+        // Cells given: the error names the fewest that reach ε.
+        let error = StableBloomFilter::builder()
+            .num_cells(39)
+            .fpp(0.01)
+            .build()
+            .unwrap_err();
+        assert!(
+            error
+                .to_string()
+                .contains("more cells (at least 71 with K = 7)"),
+            "{error}"
+        );
+        // From 8 items on the classic m suffices and stays as it was.
+        let f = StableBloomFilter::with_capacity(8, 0.01).unwrap();
+        assert_eq!(f.num_cells(), params::optimal_num_bits(8, 0.01).unwrap());
     }
 
     #[test]

@@ -82,6 +82,45 @@ pub fn stable_decrements_for_fpp(
     (p.is_finite() && p > 0.0).then_some(p)
 }
 
+/// The fewest cells m for which a stable Bloom filter of K hash functions and cell maximum
+/// Max can settle at false-positive probability `fpp` with P ≤ m decrements per insertion
+/// ([`stable_decrements_for_fpp`] at most m). From the formula for P, `P ≤ m` is
+/// `m ≥ K (1 + 1/r)` with `r = (1 − FPS^(1/K))^(−1/Max) − 1`; for the classic K of ε this
+/// is about 7 items' worth of cells whatever ε (71 cells for K = 7, Max = 7 at ε = 1%), so
+/// a filter sized for fewer items than that needs more cells than a classic filter's.
+/// `None` when `fpp` is not in (0, 1), K or Max is 0, or the result does not fit in `u64`.
+///
+/// ```
+/// use bloomkit::params::{stable_decrements_for_fpp, stable_min_cells_for_fpp};
+/// let m = stable_min_cells_for_fpp(7, 7, 0.01).unwrap();
+/// assert_eq!(m, 71);
+/// assert!(stable_decrements_for_fpp(m, 7, 7, 0.01).unwrap() <= m as f64);
+/// assert!(stable_decrements_for_fpp(m - 1, 7, 7, 0.01).unwrap() > (m - 1) as f64);
+/// ```
+pub fn stable_min_cells_for_fpp(num_hashes: u32, max: u32, fpp: f64) -> Option<u64> {
+    if !(fpp > 0.0 && fpp < 1.0) || num_hashes == 0 || max == 0 {
+        return None;
+    }
+    let k = num_hashes as f64;
+    let zero_fraction = -(fpp.ln() / k).exp_m1();
+    let ratio = (-zero_fraction.ln() / max as f64).exp_m1();
+    let estimate = (k * (1.0 + 1.0 / ratio)).ceil();
+    if !(estimate.is_finite() && estimate < u64::MAX as f64) {
+        return None;
+    }
+    // The estimate, then the exact condition in floating point: a step or two either way.
+    let reaches =
+        |m: u64| stable_decrements_for_fpp(m, num_hashes, max, fpp).is_some_and(|p| p <= m as f64);
+    let mut m = (estimate as u64).max(num_hashes as u64 + 1);
+    while m > num_hashes as u64 + 1 && reaches(m - 1) {
+        m -= 1;
+    }
+    while !reaches(m) {
+        m = m.checked_add(1)?;
+    }
+    Some(m)
+}
+
 /// The per-insertion chances, for one cell, that the insertion sets it (`s = K/m`, one of
 /// the item's K distinct cells) and that it decrements it without setting it
 /// (`d = (1 − K/m)·P/m`: the run of P consecutive cells from a uniform start covers it
