@@ -2953,14 +2953,23 @@ fn a_full_scalable_filter_says_which_flag_to_create_a_larger_one_with() {
 /// classic m for 4 items is too few cells for any number of decrements); it builds, and
 /// holds the lines.
 #[test]
-fn a_stable_filter_builds_from_a_file_of_four_lines() {
+fn a_stable_filter_builds_from_a_file_of_four_lines_and_says_it_forgets() {
     let dir = temp();
     let d = dir.path();
     std::fs::write(d.join("four.txt"), "a\nb\nc\nd\n").unwrap();
-    ok(
+    let built = run(
         d,
         &["build", "four.txt", "--kind", "stable", "-o", "st.bloom"],
     );
+    assert_eq!(built.status.code(), Some(0), "{}", stderr(&built));
+    // A kind that forgets says so when it is built from a file (and only such a kind).
+    assert!(
+        stderr(&built).contains("forgets by design"),
+        "{}",
+        stderr(&built)
+    );
+    let classic = run(d, &["build", "four.txt", "-o", "classic.bloom"]);
+    assert!(stderr(&classic).is_empty(), "{}", stderr(&classic));
     assert_eq!(ok(d, &["check", "st.bloom", "d"]), "d\tmaybe\n");
     let info = ok(d, &["info", "st.bloom"]);
     assert!(info.contains("Kind:") && info.contains("stable"), "{info}");

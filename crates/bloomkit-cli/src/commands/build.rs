@@ -102,6 +102,16 @@ pub fn run(args: BuildArgs) -> Result<()> {
         filter.describe()
     )?;
     out.flush()?;
+    if filter.kind().forgets() {
+        // A filter of a kind that forgets (stable, generalized) answers "no" for some of the
+        // lines it was built from, by design: say so where a user of `build` expects a set.
+        eprintln!(
+            "note: a {} filter forgets by design: the lines read first may now answer \"no\" \
+             (the newest are kept best); for a filter that finds every line, build one of \
+             another kind",
+            filter.kind().name()
+        );
+    }
     Ok(())
 }
 
