@@ -78,6 +78,26 @@ fn fails_with_stdin(dir: &Path, args: &[&str], stdin: Option<&[u8]>) -> String {
 }
 
 /// [`fails_with_stdin`] with nothing on standard input.
+/// Starts `bloomkit ARGS` in `dir` (standard input closed) and checks that 300 ms later it
+/// is still running: waiting, as the caller expects, for a lock the test holds.
+fn spawn_waiting(dir: &Path, args: &[&str]) -> std::process::Child {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_bloomkit"))
+        .args(args)
+        .current_dir(dir)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("the bloomkit binary runs");
+    std::thread::sleep(std::time::Duration::from_millis(300));
+    assert!(
+        child.try_wait().unwrap().is_none(),
+        "`bloomkit {}` did not wait",
+        args.join(" ")
+    );
+    child
+}
+
 fn fails(dir: &Path, args: &[&str]) -> String {
     fails_with_stdin(dir, args, None)
 }
@@ -1839,17 +1859,10 @@ fn a_writer_waits_for_the_lock_or_fails_at_once_with_no_wait() {
             "another bloomkit command is changing this file",
         );
     }
-    let waiting = Command::new(env!("CARGO_BIN_EXE_bloomkit"))
-        .args(["merge", "f.bloom", "g.bloom", "-o", "f.bloom"])
-        .current_dir(dir.path())
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    std::thread::sleep(std::time::Duration::from_millis(300));
-    let mut waiting = waiting;
-    assert!(waiting.try_wait().unwrap().is_none(), "merge did not wait");
+    let waiting = spawn_waiting(
+        dir.path(),
+        &["merge", "f.bloom", "g.bloom", "-o", "f.bloom"],
+    );
     drop(held);
     let output = waiting.wait_with_output().unwrap();
     assert!(output.status.success(), "{}", stderr(&output));
@@ -2754,19 +2767,7 @@ fn ssd_check_waits_for_a_writer_of_the_file() {
         &["ssd", "check", "--no-wait", "s.bkb", "one"],
         "another bloomkit command is changing this file",
     );
-    let mut waiting = Command::new(env!("CARGO_BIN_EXE_bloomkit"))
-        .args(["ssd", "check", "s.bkb", "one"])
-        .current_dir(d)
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    std::thread::sleep(std::time::Duration::from_millis(300));
-    assert!(
-        waiting.try_wait().unwrap().is_none(),
-        "ssd check did not wait"
-    );
+    let waiting = spawn_waiting(d, &["ssd", "check", "s.bkb", "one"]);
     drop(held);
     let output = waiting.wait_with_output().unwrap();
     assert!(output.status.success(), "{}", stderr(&output));
@@ -2796,19 +2797,7 @@ fn ssd_commands_share_a_file_only_between_readers() {
         &["ssd", "add", "--no-wait", "s.bkb", "three"],
         "another bloomkit command is changing this file",
     );
-    let mut waiting = Command::new(env!("CARGO_BIN_EXE_bloomkit"))
-        .args(["ssd", "add", "s.bkb", "three"])
-        .current_dir(d)
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    std::thread::sleep(std::time::Duration::from_millis(300));
-    assert!(
-        waiting.try_wait().unwrap().is_none(),
-        "ssd add did not wait"
-    );
+    let waiting = spawn_waiting(d, &["ssd", "add", "s.bkb", "three"]);
     drop(reader);
     let output = waiting.wait_with_output().unwrap();
     assert!(output.status.success(), "{}", stderr(&output));
