@@ -262,7 +262,7 @@ impl GuavaBloomFilter {
     }
 
     /// The k bit indexes of `MURMUR128_MITZ_64` for funnelled bytes.
-    fn indexes(bytes: &[u8], k: u8, m: u64) -> impl Iterator<Item = u64> {
+    fn indexes(bytes: &[u8], k: u8, m: u64) -> impl Iterator<Item = u64> + use<> {
         let digest = murmur3_x64_128(bytes, 0);
         // Guava's lowerEight/upperEight: the hash's first and second 8 bytes, little-endian.
         let (h1, h2) = (digest as u64, (digest >> 64) as u64);

@@ -330,7 +330,7 @@ impl SparkBloomFilter {
     }
 
     /// The k bit indexes of the filter's version for the hashes h1 and h2.
-    fn indexes(&self, h1: i32, h2: i32) -> impl Iterator<Item = u64> {
+    fn indexes(&self, h1: i32, h2: i32) -> impl Iterator<Item = u64> + use<> {
         let m = self.bit_size();
         let k = self.num_hash_functions;
         let v2 = self.version == SparkVersion::V2;

@@ -872,7 +872,7 @@ impl CounterSpan {
         &self,
         offset: usize,
         bytes: &'a [u8],
-    ) -> impl Iterator<Item = (u64, u64)> + 'a {
+    ) -> impl Iterator<Item = (u64, u64)> + 'a + use<'a> {
         let (start, end) = (self.at, self.at + self.bytes());
         let from = start.max(offset);
         let to = end.min(offset + bytes.len());

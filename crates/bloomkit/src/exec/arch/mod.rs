@@ -634,17 +634,14 @@ pub(crate) fn advice_recorded_at(addr: usize) -> Option<bool> {
     let mut inside = false;
     for line in smaps.lines() {
         let first = line.split_whitespace().next().unwrap_or("");
-        if let Some((lo, hi)) = first.split_once('-') {
-            if let (Ok(lo), Ok(hi)) = (usize::from_str_radix(lo, 16), usize::from_str_radix(hi, 16))
-            {
-                inside = (lo..hi).contains(&addr);
-                continue;
-            }
+        if let Some((lo, hi)) = first.split_once('-')
+            && let (Ok(lo), Ok(hi)) = (usize::from_str_radix(lo, 16), usize::from_str_radix(hi, 16))
+        {
+            inside = (lo..hi).contains(&addr);
+            continue;
         }
-        if inside {
-            if let Some(flags) = line.strip_prefix("VmFlags:") {
-                return Some(flags.split_whitespace().any(|f| f == "hg"));
-            }
+        if inside && let Some(flags) = line.strip_prefix("VmFlags:") {
+            return Some(flags.split_whitespace().any(|f| f == "hg"));
         }
     }
     None

@@ -1495,11 +1495,11 @@ fn upgrade_one_table(
         |buckets| Some((buckets, slots.take()?)),
     )
     .expect("the parameters were checked as RedisBloom checks them");
-    if let Some(v) = victim {
-        if !redis.insert_fingerprint(v.bucket, v.fingerprint as u8, 0) {
-            let placed = redis.insert_fingerprint(v.bucket, v.fingerprint as u8, 1);
-            debug_assert!(placed, "an empty second sub-filter takes it");
-        }
+    if let Some(v) = victim
+        && !redis.insert_fingerprint(v.bucket, v.fingerprint as u8, 0)
+    {
+        let placed = redis.insert_fingerprint(v.bucket, v.fingerprint as u8, 1);
+        debug_assert!(placed, "an empty second sub-filter takes it");
     }
     CuckooFilter::around(redis, Some((capacity, target_fpp)))
 }

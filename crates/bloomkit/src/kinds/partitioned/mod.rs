@@ -58,7 +58,7 @@ impl PartitionedBloomFilter {
 
     /// The item's bit in each slice: position i of the k from one digest, offset into slice
     /// i.
-    fn positions<'a>(&self, bytes: &'a [u8]) -> impl Iterator<Item = u64> + 'a {
+    fn positions<'a>(&self, bytes: &'a [u8]) -> impl Iterator<Item = u64> + 'a + use<'a> {
         positions(self.hashing, self.slice_bits, self.num_hashes, bytes)
     }
 

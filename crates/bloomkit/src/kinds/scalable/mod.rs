@@ -450,20 +450,20 @@ impl ScalableBloomFilter {
     /// Adds a layer on top, or fails (changing nothing) if it would pass a limit.
     fn grow(&mut self) -> Result<(), Error> {
         let index = self.layers.len() as u32;
-        if let Some(max) = self.max_layers {
-            if index >= max {
-                return Err(Error::Full {
-                    kind: Kind::Scalable,
-                    // Only the layer limit makes it full: past max_bits the error is
-                    // `TooLarge`.
-                    reason: format!(
-                        "all {max} layers are full ({} items), as many as it was built to \
+        if let Some(max) = self.max_layers
+            && index >= max
+        {
+            return Err(Error::Full {
+                kind: Kind::Scalable,
+                // Only the layer limit makes it full: past max_bits the error is
+                // `TooLarge`.
+                reason: format!(
+                    "all {max} layers are full ({} items), as many as it was built to \
                          have; build a filter with a larger max_layers, or none, and add the \
                          items again",
-                        Filter::len(self)
-                    ),
-                });
-            }
+                    Filter::len(self)
+                ),
+            });
         }
         let shape = match (self.rule, self.layers.last()) {
             (GrowthRule::RedisBloom, Some(newest)) => self.redisbloom_next_shape(newest)?,

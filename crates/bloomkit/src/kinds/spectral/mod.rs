@@ -565,14 +565,13 @@ impl SpectralBloomFilter {
             });
         }
         decrement(&mut self.counters, ps);
-        if !recurring {
-            if let (Some(qs), Some(secondary)) =
+        if !recurring
+            && let (Some(qs), Some(secondary)) =
                 (self.secondary_positions(bytes), self.secondary.as_mut())
-            {
-                let qs = qs.get();
-                if minimum(secondary, qs).0 > 0 {
-                    decrement(secondary, qs);
-                }
+        {
+            let qs = qs.get();
+            if minimum(secondary, qs).0 > 0 {
+                decrement(secondary, qs);
             }
         }
         Ok(())
