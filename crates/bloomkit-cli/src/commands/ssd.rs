@@ -206,30 +206,20 @@ fn add(args: AddArgs) -> Result<()> {
 fn check(args: CheckArgs) -> Result<ExitCode> {
     // Read-only, with a shared lock: checks run together, need no write permission, and
     // wait for a writer (an `ssd add` flushing), whose half-written pages and journal they
-    // never see.
+    // never see. The journal of a flush that was interrupted the library replays when this
+    // user can write the file; else it says that someone who can must.
     let reader = BufferedBloomFilter::options()
         .memory_budget(0)
-        .read_only(true);
-    let mut filter = match open(&args.filter, &args.writer, reader) {
-        Ok(filter) => filter,
-        Err(e)
-            if matches!(
-                e.downcast_ref::<bloomkit::Error>(),
-                Some(bloomkit::Error::InterruptedWrite { .. })
-            ) =>
-        {
-            // A flush was interrupted: its journal is replayed by an open for writing,
-            // which this user may be allowed.
-            let writer = BufferedBloomFilter::options().memory_budget(0);
-            open(&args.filter, &args.writer, writer).map_err(|write_error| {
-                anyhow!(
-                    "{e}; opening it for writing here failed ({write_error:#}): run `bloomkit \
-                     ssd check` on it as a user who can write it"
-                )
-            })?
+        .read_only(true)
+        .complete_interrupted_write(true);
+    let mut filter = open(&args.filter, &args.writer, reader).map_err(|e| match e
+        .downcast_ref::<bloomkit::Error>()
+    {
+        Some(bloomkit::Error::InterruptedWrite { .. }) => {
+            anyhow!("{e}: run `bloomkit ssd check` on it as a user who can write it")
         }
-        Err(e) => return Err(e),
-    };
+        _ => e,
+    })?;
     let mut out = BufWriter::new(std::io::stdout().lock());
     let (mut last, mut buffer) = (true, Vec::new());
     let source = args.items.source();

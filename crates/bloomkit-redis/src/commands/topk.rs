@@ -176,18 +176,22 @@ fn draw_value(bytes: &[u8]) -> u32 {
     u32::from_le_bytes(bytes.try_into().expect("4 bytes"))
 }
 
-/// Runs `$work(ctx, name, rest, chance)` (`add` or `incrby`) with draws from the C
-/// library's generator, kept only where a replica or an AOF file reads this server's
-/// commands, and replicates it: with its draws when it kept some, else as it was called
-/// (RedisBloom's command). A macro because `$work` is generic over the draws.
+/// The command `$op` (`ADD` or `INCRBY`) of `$args` (`TOPK.$op key rest…`): runs
+/// `$work(ctx, name, rest, chance)` (`add` or `incrby`) with draws from the C library's
+/// generator, kept only where a replica or an AOF file reads this server's commands, and
+/// replicates it: with its draws when it kept some, else as it was called (RedisBloom's
+/// command). A macro because `$work` is generic over the draws.
 macro_rules! run_and_replicate {
-    ($ctx:expr, $name:expr, $op:expr, $rest:expr, $work:ident) => {{
+    ($ctx:expr, $args:expr, $op:expr, $work:ident) => {{
+        let [_, name, rest @ ..] = $args else {
+            return Err(RedisError::WrongArity);
+        };
         if crate::replication::read_elsewhere() {
             let mut values = Vec::new();
-            $work($ctx, $name, $rest, &mut || kept(&mut values))?;
-            replicate_kept($ctx, $name, &values, $op, $rest);
+            $work($ctx, name, rest, &mut || kept(&mut values))?;
+            replicate_kept($ctx, name, &values, $op, rest);
         } else {
-            $work($ctx, $name, $rest, &mut drawn)?;
+            $work($ctx, name, rest, &mut drawn)?;
             glue::replicate_verbatim($ctx);
         }
         replied()
@@ -196,10 +200,7 @@ macro_rules! run_and_replicate {
 
 /// `TOPK.ADD key item…`: per item, the item it expelled from the list, or nil.
 pub fn topk_add(ctx: &Context, args: &[Arg]) -> RedisResult {
-    let [_, name, items @ ..] = args else {
-        return Err(RedisError::WrongArity);
-    };
-    run_and_replicate!(ctx, name, c"ADD", items, add)
+    run_and_replicate!(ctx, args, c"ADD", add)
 }
 
 /// `TOPK.ADD`'s work on `items`, drawing with `chance`; replies, does not replicate.
@@ -260,10 +261,7 @@ fn add_items(
 /// element for them, leaving the reply array short), and the command is replicated as it
 /// ran.
 pub fn topk_incrby(ctx: &Context, args: &[Arg]) -> RedisResult {
-    let [_, name, pairs @ ..] = args else {
-        return Err(RedisError::WrongArity);
-    };
-    run_and_replicate!(ctx, name, c"INCRBY", pairs, incrby)
+    run_and_replicate!(ctx, args, c"INCRBY", incrby)
 }
 
 /// `TOPK.INCRBY`'s work on `pairs`, drawing with `chance`; replies, does not replicate.
@@ -348,21 +346,18 @@ pub fn topk_replay(ctx: &Context, args: &[Arg]) -> RedisResult {
 
 /// `TOPK.QUERY key item…`: 1 for an item in the list, else 0.
 pub fn topk_query(ctx: &Context, args: &[Arg]) -> RedisResult {
-    if args.len() < 3 {
-        return Err(RedisError::WrongArity);
-    }
-    let mut key = Key::open(ctx, &args[1], false);
-    let topk = existing(&mut key)?;
-    let reply = Reply::new(ctx);
-    reply.array(args.len() - 2);
-    for item in &args[2..] {
-        reply.int(topk.query(glue::bytes(item)) as i64);
-    }
-    replied()
+    per_item(ctx, args, |topk, item| topk.query(item) as i64)
 }
 
 /// `TOPK.COUNT key item…`: each item's estimate.
 pub fn topk_count(ctx: &Context, args: &[Arg]) -> RedisResult {
+    per_item(ctx, args, |topk, item| topk.count(item) as i64)
+}
+
+/// `TOPK.QUERY` and `TOPK.COUNT` (`key item…`): an array of `answer(topk, item)`, an
+/// integer per item.
+#[inline(always)]
+fn per_item(ctx: &Context, args: &[Arg], answer: impl Fn(&Topk, &[u8]) -> i64) -> RedisResult {
     if args.len() < 3 {
         return Err(RedisError::WrongArity);
     }
@@ -371,7 +366,7 @@ pub fn topk_count(ctx: &Context, args: &[Arg]) -> RedisResult {
     let reply = Reply::new(ctx);
     reply.array(args.len() - 2);
     for item in &args[2..] {
-        reply.int(topk.count(glue::bytes(item)) as i64);
+        reply.int(answer(topk, glue::bytes(item)));
     }
     replied()
 }

@@ -387,6 +387,83 @@ fn a_replica_of_a_primary_without_an_aof_holds_its_top_k_when_its_decay_draws() 
     assert_eq!(top_k_state(r), top_k_state(c), "the replica's top-k");
 }
 
+/// A write that the primary runs right after the fork of a full synchronisation's snapshot,
+/// before its cron runs again, still reaches the replica with the primary's draws: the
+/// replica replays every command after the snapshot, so the primary looks for its new
+/// backlog at the fork itself (the server event of the child's birth). The replica here is
+/// the test, which reads the stream: while the server sleeps (`DEBUG SLEEP`) it sends the
+/// replica's `PSYNC`, then a `TOPK.ADD` that draws, so that the server reads both in one
+/// turn of its event loop — the add after the fork, and before any cron. (The cron's read,
+/// ten times a second, finds the backlog too, but later: the other replication tests give
+/// it that time, and stayed green with the check of the fork event inverted.)
+#[test]
+fn a_write_right_after_the_fork_of_a_full_sync_is_replicated_with_its_draws() {
+    use std::io::{BufRead, BufReader, Read, Write};
+    use std::net::TcpStream;
+    let primary = Server::start();
+    let c = &mut primary.conn();
+    // One bucket, held by "a": an add of "b" meets it and draws for the decay.
+    q::<String, _>(c, &["TOPK.RESERVE", "topk:fork", "1", "1", "1", "0.9"]);
+    q::<Value, _>(c, &["TOPK.ADD", "topk:fork", "a"]);
+    let line = |from: &mut BufReader<TcpStream>| {
+        let mut line = String::new();
+        from.read_line(&mut line).expect("a line from the primary");
+        line
+    };
+    let connect = || {
+        let mut stream = TcpStream::connect(("127.0.0.1", primary.port)).unwrap();
+        stream
+            .set_read_timeout(Some(Duration::from_secs(10)))
+            .unwrap();
+        // Answered: the server has taken the connection (and follows its reads).
+        stream.write_all(b"PING\r\n").unwrap();
+        let mut reader = BufReader::new(stream.try_clone().unwrap());
+        assert_eq!(line(&mut reader), "+PONG\r\n");
+        (stream, reader)
+    };
+    let (mut sleeper, mut sleeper_reads) = connect();
+    let (mut replica, mut stream) = connect();
+    let (mut writer, _) = connect();
+    sleeper.write_all(b"DEBUG SLEEP 1\r\n").unwrap();
+    std::thread::sleep(Duration::from_millis(300));
+    replica.write_all(b"PSYNC ? -1\r\n").unwrap();
+    std::thread::sleep(Duration::from_millis(50));
+    writer.write_all(b"TOPK.ADD topk:fork b\r\n").unwrap();
+    assert_eq!(line(&mut sleeper_reads), "+OK\r\n");
+
+    // A full resynchronisation: the snapshot (after newlines while it is taken), then the
+    // commands run since the fork.
+    let reply = line(&mut stream);
+    assert!(reply.starts_with("+FULLRESYNC "), "{reply:?}");
+    let length = loop {
+        match line(&mut stream) {
+            newline if newline == "\n" => continue,
+            header => break header[1..].trim_end().parse::<usize>().expect(&header),
+        }
+    };
+    stream.read_exact(&mut vec![0; length]).unwrap();
+    let mut command = || {
+        let count: usize = line(&mut stream)[1..].trim_end().parse().unwrap();
+        (0..count)
+            .map(|_| {
+                let length: usize = line(&mut stream)[1..].trim_end().parse().unwrap();
+                let mut arg = vec![0; length + 2];
+                stream.read_exact(&mut arg).unwrap();
+                arg.truncate(length);
+                String::from_utf8_lossy(&arg).into_owned()
+            })
+            .collect::<Vec<_>>()
+    };
+    let add = loop {
+        let next = command();
+        if !["SELECT", "MULTI", "PING"].contains(&next[0].to_uppercase().as_str()) {
+            break next;
+        }
+    };
+    assert_eq!(add[0], "bloomkit.topk.replay", "{add:?}");
+    assert_eq!(add[1], "topk:fork", "{add:?}");
+}
+
 /// Count-min sketches, top-k lists and t-digests built by each of their write commands.
 fn write_sketches(c: &mut redis::Connection) {
     q::<String, _>(c, &["CMS.INITBYDIM", "cms:a", "200", "5"]);

@@ -290,6 +290,27 @@ pub(crate) trait ByPositions: ByDigest {
     fn insert_at(&mut self, positions: &[u64], extra: Self::Extra) -> bool;
 }
 
+/// The two [`ByPositions`] methods that read the same in every kind whose positions index
+/// one array from 0 — its counters, cells or bits, a `PackedCounters` or a `BitVec` (both
+/// have `len` and `prefetch_all`) — written once: inside `impl ByPositions for T`,
+/// `one_array_positions!(array, k)` gives `position_range`, k and the length of the field
+/// `array`, and `prefetch_query_at`, that array's `prefetch_all` of the positions. `k` names
+/// the field that holds k, or is a sum of fields (`set_hashes + reset_hashes`: the
+/// generalized filter's k₁ + k₀). A kind whose positions land elsewhere (the deletable
+/// filter's, past its region bits) writes both out.
+macro_rules! one_array_positions {
+    ($array:ident, $k:ident $(+ $more:ident)*) => {
+        fn position_range(&self) -> (u32, u64) {
+            (self.$k $(+ self.$more)*, self.$array.len())
+        }
+        #[inline(always)]
+        fn prefetch_query_at(&self, positions: &[u64]) {
+            self.$array.prefetch_all(positions);
+        }
+    };
+}
+pub(crate) use one_array_positions;
+
 /// The `K` positions in `[0, m)` of the item with this digest under `hashing` (a digest
 /// scheme), into `out`: exactly [`Hashing::positions`](crate::hash::Hashing::positions)'s.
 /// The default scheme through [`EnhancedDouble`](crate::hash::EnhancedDouble), inlined and

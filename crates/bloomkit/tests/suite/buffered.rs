@@ -8,10 +8,15 @@ use crate::conformance;
 use bloomkit::buffered::journal_path;
 use bloomkit::params::{buffered_distinct_pages_variance, buffered_io_per_insert, fpp_paged};
 use bloomkit::stats::{binomial_acceptance, Z_99_9};
-use bloomkit::{AnyFilter, BloomFilter, BufferedBloomFilter, Error, IoStats, Persist};
+use bloomkit::{
+    AnyFilter, BloomFilter, BufferedBloomFilter, BufferedOpenOptions, Error, IoStats, Persist,
+};
 use conformance::{config, key, TempPath};
 use proptest::prelude::*;
 use std::collections::HashSet;
+use std::ops::Range;
+use std::path::Path;
+use std::thread::JoinHandle;
 use std::time::Duration;
 
 fn create(tmp: &TempPath, capacity: u64, fpp: f64, budget: u64) -> BufferedBloomFilter {
@@ -22,6 +27,64 @@ fn create(tmp: &TempPath, capacity: u64, fpp: f64, budget: u64) -> BufferedBloom
         .seed(0xd15c)
         .create(&tmp.path)
         .unwrap()
+}
+
+/// Inserts `items` into an open filter and flushes them, the flush failing after two
+/// pages were written in place: the file holds half-written pages and the flush's whole
+/// journal. The filter stays open, mid-flush (`abandon` it: its process died).
+fn interrupt_a_flush(filter: &mut BufferedBloomFilter, items: Range<u64>) {
+    for i in items {
+        filter.insert(&key(i)).unwrap();
+    }
+    filter.fail_in_place_writes_after(2);
+    assert!(filter.flush().is_err());
+}
+
+/// The file of a filter whose writer died mid-flush: 1,000 items written, then the flush
+/// of 2,000 more interrupted ([`interrupt_a_flush`]). Returns the journal it left.
+fn a_file_with_an_interrupted_flush(tmp: &TempPath) -> Vec<u8> {
+    let mut filter = create(tmp, 50_000, 0.01, 1 << 20);
+    for i in 0..1_000 {
+        filter.insert(&key(i)).unwrap();
+    }
+    filter.close().unwrap();
+    let mut writer = BufferedBloomFilter::open(&tmp.path, 1 << 20).unwrap();
+    interrupt_a_flush(&mut writer, 1_000..3_000);
+    writer.abandon();
+    std::fs::read(journal_path(&tmp.path)).unwrap()
+}
+
+/// The filter counts `n` insertions and holds the items `0..n`.
+#[track_caller]
+fn assert_holds_the_first(filter: &mut BufferedBloomFilter, n: u64) {
+    assert_eq!(filter.len(), n);
+    for i in 0..n {
+        assert!(filter.contains(&key(i)).unwrap(), "item {i} of {n} lost");
+    }
+}
+
+/// An open of `path` with `options` on another thread (as another process's would be),
+/// found still waiting 200 ms later for the lock that the caller holds. Join the thread,
+/// once the caller has let the file go, for what the open returned.
+fn open_waiting(
+    path: &Path,
+    options: BufferedOpenOptions,
+) -> JoinHandle<Result<BufferedBloomFilter, Error>> {
+    let (returned, has_returned) = std::sync::mpsc::channel();
+    let path = path.to_path_buf();
+    let waiter = std::thread::spawn(move || {
+        let opened = options.open(&path);
+        // Unheard once the 200 ms are over.
+        let _ = returned.send(());
+        opened
+    });
+    assert!(
+        has_returned
+            .recv_timeout(Duration::from_millis(200))
+            .is_err(),
+        "the open returned while the file was held"
+    );
+    waiter
 }
 
 /// Without a buffer every insert reads its page and writes it back (journaled, with the
@@ -172,19 +235,14 @@ fn a_flush_that_dies_mid_write_is_completed_from_the_journal() {
     let tmp = TempPath::new("torn.bkb");
     let mut filter = create(&tmp, 50_000, 0.01, 1 << 20);
     assert!(filter.num_pages() > 5);
-    for i in 0..3_000 {
-        filter.insert(&key(i)).unwrap();
-    }
-    filter.fail_in_place_writes_after(2);
-    assert!(filter.flush().is_err());
+    interrupt_a_flush(&mut filter, 0..3_000);
     assert!(journal_path(&tmp.path).exists());
     // The process "crashes": nothing more is written.
     filter.abandon();
 
     let mut again = BufferedBloomFilter::open(&tmp.path, 0).unwrap();
     assert!(!journal_path(&tmp.path).exists(), "replayed and removed");
-    assert_eq!(again.len(), 3_000);
-    assert!((0..3_000).all(|i| again.contains(&key(i)).unwrap()));
+    assert_holds_the_first(&mut again, 3_000);
 }
 
 /// A filter used through a symbolic link keeps its journal beside the file the link names.
@@ -206,11 +264,7 @@ fn the_journal_of_a_filter_opened_through_a_link_lies_beside_the_real_file() {
     filter.close().unwrap();
 
     let mut through_link = BufferedBloomFilter::open(&link, 1 << 20).unwrap();
-    for i in 100..3_000 {
-        through_link.insert(&key(i)).unwrap();
-    }
-    through_link.fail_in_place_writes_after(2);
-    assert!(through_link.flush().is_err());
+    interrupt_a_flush(&mut through_link, 100..3_000);
     // The process "crashes": nothing more is written.
     through_link.abandon();
     assert!(journal_path(&tmp.path).exists());
@@ -226,8 +280,7 @@ fn the_journal_of_a_filter_opened_through_a_link_lies_beside_the_real_file() {
 
     // Through the link again: nothing stale is replayed over them.
     let mut again = BufferedBloomFilter::open(&link, 0).unwrap();
-    assert_eq!(again.len(), 6_000);
-    assert!((0..6_000).all(|i| again.contains(&key(i)).unwrap()));
+    assert_holds_the_first(&mut again, 6_000);
     assert!(!journal_path(&tmp.path).exists() && !journal_path(&link).exists());
 }
 
@@ -240,11 +293,7 @@ fn a_new_file_never_replays_the_journal_of_the_file_it_replaces() {
     for capacity in [50_000, 200_000] {
         let tmp = TempPath::new("again.bkb");
         let mut old = create(&tmp, 50_000, 0.01, 1 << 20);
-        for i in 0..3_000 {
-            old.insert(&key(i)).unwrap();
-        }
-        old.fail_in_place_writes_after(2);
-        assert!(old.flush().is_err());
+        interrupt_a_flush(&mut old, 0..3_000);
         old.abandon();
         assert!(journal_path(&tmp.path).exists());
 
@@ -312,19 +361,11 @@ fn a_file_in_use_is_opened_again_only_once_it_is_closed() {
     assert!(locked(replace.create(&tmp.path)));
 
     // A waiting open returns once the writer has closed, and finds what it wrote.
-    let (opened, was_opened) = std::sync::mpsc::channel();
-    let path = tmp.path.clone();
-    let waiter = std::thread::spawn(move || {
-        let mut filter = BufferedBloomFilter::open(&path, 0).unwrap();
-        opened.send(()).unwrap();
-        (filter.len(), filter.contains(&key(1)).unwrap())
-    });
-    assert!(
-        was_opened.recv_timeout(Duration::from_millis(200)).is_err(),
-        "opened while the writer had it"
-    );
+    let waiter = open_waiting(&tmp.path, BufferedBloomFilter::options().memory_budget(0));
     writer.close().unwrap();
-    assert_eq!(waiter.join().unwrap(), (1, true));
+    let mut opened = waiter.join().unwrap().unwrap();
+    assert_eq!((opened.len(), opened.contains(&key(1)).unwrap()), (1, true));
+    drop(opened);
 
     // Readers together, and no writer beside them.
     let reader = || BufferedBloomFilter::options().read_only(true).wait(false);
@@ -346,11 +387,7 @@ fn a_file_in_use_is_opened_again_only_once_it_is_closed() {
 fn an_open_that_cannot_get_the_lock_leaves_a_flush_in_progress_alone() {
     let tmp = TempPath::new("midflush.bkb");
     let mut writer = create(&tmp, 50_000, 0.01, 1 << 20);
-    for i in 0..3_000 {
-        writer.insert(&key(i)).unwrap();
-    }
-    writer.fail_in_place_writes_after(2);
-    assert!(writer.flush().is_err()); // the writer still has the file: "mid-flush"
+    interrupt_a_flush(&mut writer, 0..3_000); // the writer still has the file: "mid-flush"
     let journal = std::fs::read(journal_path(&tmp.path)).unwrap();
     let file = std::fs::read(&tmp.path).unwrap();
     for cut in [journal.len() / 2, journal.len()] {
@@ -373,8 +410,7 @@ fn an_open_that_cannot_get_the_lock_leaves_a_flush_in_progress_alone() {
     writer.abandon(); // the writer's process dies
     let mut again = BufferedBloomFilter::open(&tmp.path, 0).unwrap();
     assert!(!journal_path(&tmp.path).exists());
-    assert_eq!(again.len(), 3_000);
-    assert!((0..3_000).all(|i| again.contains(&key(i)).unwrap()));
+    assert_holds_the_first(&mut again, 3_000);
 }
 
 /// Read-only, a filter opens a file it may not write (mode 0444 here, which does not stop
@@ -408,11 +444,7 @@ fn a_read_only_open_reads_and_never_writes() {
 
     // A flush interrupted mid-write leaves its journal.
     let mut writer = BufferedBloomFilter::open(&tmp.path, 1 << 20).unwrap();
-    for i in 1_000..3_000 {
-        writer.insert(&key(i)).unwrap();
-    }
-    writer.fail_in_place_writes_after(2);
-    assert!(writer.flush().is_err());
+    interrupt_a_flush(&mut writer, 1_000..3_000);
     writer.abandon();
     let journal = std::fs::read(journal_path(&tmp.path)).unwrap();
     let file = std::fs::read(&tmp.path).unwrap();
@@ -431,8 +463,83 @@ fn a_read_only_open_reads_and_never_writes() {
     std::fs::write(journal_path(&tmp.path), &journal).unwrap();
     drop(BufferedBloomFilter::open(&tmp.path, 0).unwrap());
     let mut reader = read_only().open(&tmp.path).unwrap();
-    assert_eq!(reader.len(), 3_000);
-    assert!((0..3_000).all(|i| reader.contains(&key(i)).unwrap()));
+    assert_holds_the_first(&mut reader, 3_000);
+}
+
+/// `complete_interrupted_write(true)` (what `bloomkit ssd check` asks): a read-only open
+/// that finds the whole journal of an interrupted flush completes the flush, as an open for
+/// writing does, under the file's exclusive lock — waiting for a reader that has the file,
+/// or, not waiting, `Error::Locked` with the journal and the file untouched — and returns
+/// the filter read-only, with the shared lock: readers open beside it, writers do not. A
+/// file it cannot write it leaves as it is (checked only where the mode stops this user:
+/// not root, whom the CLI's test runs as another user for this).
+#[cfg(unix)]
+#[test]
+fn a_read_only_open_may_complete_an_interrupted_flush() {
+    use std::os::unix::fs::PermissionsExt;
+    let tmp = TempPath::new("complete.bkb");
+    let journal = a_file_with_an_interrupted_flush(&tmp);
+    let file = std::fs::read(&tmp.path).unwrap();
+    let completing = || {
+        BufferedBloomFilter::options()
+            .read_only(true)
+            .complete_interrupted_write(true)
+    };
+    let untouched = || {
+        assert_eq!(std::fs::read(journal_path(&tmp.path)).unwrap(), journal);
+        assert_eq!(std::fs::read(&tmp.path).unwrap(), file);
+    };
+
+    // A file this user cannot write: refused as without the option.
+    std::fs::set_permissions(&tmp.path, std::fs::Permissions::from_mode(0o444)).unwrap();
+    if std::fs::OpenOptions::new()
+        .write(true)
+        .open(&tmp.path)
+        .is_err()
+    {
+        let refused = completing().open(&tmp.path);
+        assert!(matches!(refused, Err(Error::InterruptedWrite { .. })));
+        untouched();
+    }
+    std::fs::set_permissions(&tmp.path, std::fs::Permissions::from_mode(0o644)).unwrap();
+
+    // A reader that had the file open before the journal was there keeps the replay out.
+    std::fs::remove_file(journal_path(&tmp.path)).unwrap();
+    let reader = BufferedBloomFilter::options()
+        .read_only(true)
+        .open(&tmp.path)
+        .unwrap();
+    std::fs::write(journal_path(&tmp.path), &journal).unwrap();
+    let refused = completing().wait(false).open(&tmp.path);
+    assert!(matches!(refused, Err(Error::Locked { .. })));
+    untouched();
+    let waiter = open_waiting(&tmp.path, completing());
+    untouched();
+    drop(reader);
+    let mut completed = waiter.join().unwrap().unwrap();
+    assert!(!journal_path(&tmp.path).exists(), "replayed and removed");
+    assert!(completed.is_read_only());
+    assert_holds_the_first(&mut completed, 3_000);
+
+    // Read-only, with the shared lock.
+    let no_wait = || BufferedBloomFilter::options().wait(false);
+    let mut beside = no_wait().read_only(true).open(&tmp.path).unwrap();
+    assert_holds_the_first(&mut beside, 3_000);
+    assert!(matches!(
+        no_wait().open(&tmp.path),
+        Err(Error::Locked { .. })
+    ));
+    drop((completed, beside));
+
+    // The file is the one an open for writing completes.
+    let by_a_writer = TempPath::new("by-a-writer.bkb");
+    std::fs::write(&by_a_writer.path, &file).unwrap();
+    std::fs::write(journal_path(&by_a_writer.path), &journal).unwrap();
+    drop(BufferedBloomFilter::open(&by_a_writer.path, 0).unwrap());
+    assert_eq!(
+        std::fs::read(&tmp.path).unwrap(),
+        std::fs::read(&by_a_writer.path).unwrap()
+    );
 }
 
 /// Damaged and foreign files are errors, never a panic or a huge allocation.

@@ -350,13 +350,7 @@ impl crate::lookahead::ByDigest for CountingBloomFilter {
 
 impl crate::lookahead::ByPositions for CountingBloomFilter {
     type Extra = ();
-    fn position_range(&self) -> (u32, u64) {
-        (self.num_hashes, self.counters.len())
-    }
-    #[inline(always)]
-    fn prefetch_query_at(&self, ps: &[u64]) {
-        self.counters.prefetch_all(ps);
-    }
+    crate::lookahead::one_array_positions!(counters, num_hashes);
     #[inline(always)]
     fn contains_at(&self, ps: &[u64], _: ()) -> bool {
         ps.iter().all(|&p| self.counters.get(p) != 0)

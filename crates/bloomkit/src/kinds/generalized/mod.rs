@@ -419,13 +419,7 @@ impl crate::lookahead::ByDigest for GeneralizedBloomFilter {
 impl crate::lookahead::ByPositions for GeneralizedBloomFilter {
     const WINDOW_KS: u32 = 1 << 5 | 1 << 8 | 1 << 11;
     type Extra = ();
-    fn position_range(&self) -> (u32, u64) {
-        (self.set_hashes + self.reset_hashes, self.bits.len())
-    }
-    #[inline(always)]
-    fn prefetch_query_at(&self, ps: &[u64]) {
-        self.bits.prefetch_all(ps);
-    }
+    crate::lookahead::one_array_positions!(bits, set_hashes + reset_hashes);
     #[inline(always)]
     fn contains_at(&self, ps: &[u64], _: ()) -> bool {
         holds_at(ps, self.set_hashes as usize, |p| self.bits.get(p))

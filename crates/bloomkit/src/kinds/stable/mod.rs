@@ -544,15 +544,7 @@ impl crate::lookahead::ByDigest for StableBloomFilter {
 
 impl crate::lookahead::ByPositions for StableBloomFilter {
     type Extra = ();
-    fn position_range(&self) -> (u32, u64) {
-        (self.num_hashes, self.cells.len())
-    }
-    #[inline(always)]
-    fn prefetch_query_at(&self, ps: &[u64]) {
-        for &i in ps {
-            self.cells.prefetch(i);
-        }
-    }
+    crate::lookahead::one_array_positions!(cells, num_hashes);
     /// The K cells and the ends of the decrement run (as [`ByDigest::prefetch_insert`]).
     ///
     /// [`ByDigest::prefetch_insert`]: crate::lookahead::ByDigest::prefetch_insert

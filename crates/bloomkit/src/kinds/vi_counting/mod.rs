@@ -799,13 +799,7 @@ impl crate::lookahead::ByPositions for VariableIncrementBloomFilter {
     fn extra(&self, digest: u128) -> u64 {
         Increments::seed(digest)
     }
-    fn position_range(&self) -> (u32, u64) {
-        (self.num_hashes, self.counters.len())
-    }
-    #[inline(always)]
-    fn prefetch_query_at(&self, ps: &[u64]) {
-        self.counters.prefetch_all(ps);
-    }
+    crate::lookahead::one_array_positions!(counters, num_hashes);
     #[inline(always)]
     fn contains_at(&self, ps: &[u64], seed: u64) -> bool {
         let increments = Increments::from_seed(seed, self.base, ps.len() as u32);

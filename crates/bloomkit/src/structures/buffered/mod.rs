@@ -230,6 +230,26 @@ impl BufferedBloomFilter {
     }
 
     fn open_with(path: &Path, options: &BufferedOpenOptions) -> Result<Self, Error> {
+        loop {
+            match Self::open_once(path, options) {
+                Err(refused @ Error::InterruptedWrite { .. })
+                    if options.complete_interrupted_write =>
+                {
+                    if !complete_interrupted_write(path, options.wait)? {
+                        return Err(refused);
+                    }
+                    // Completed, and the exclusive lock released: open again as asked. A
+                    // writer may have gone first and died mid-flush in turn, so the
+                    // journal is looked at again, under the lock of this open.
+                }
+                opened => return opened,
+            }
+        }
+    }
+
+    /// One open as `options` say, a read-only one refusing a whole journal
+    /// ([`Error::InterruptedWrite`]) whatever `complete_interrupted_write` says.
+    fn open_once(path: &Path, options: &BufferedOpenOptions) -> Result<Self, Error> {
         let path = path.to_path_buf();
         let context = |what: &str| format!("{what} {}", path.display());
         let (mode, mut how) = (options.mode(), OpenOptions::new());
@@ -594,6 +614,7 @@ impl Drop for BufferedBloomFilter {
 pub struct BufferedOpenOptions {
     memory_budget: u64,
     read_only: bool,
+    complete_interrupted_write: bool,
     wait: bool,
 }
 
@@ -603,6 +624,7 @@ impl Default for BufferedOpenOptions {
         BufferedOpenOptions {
             memory_budget: 1 << 20,
             read_only: false,
+            complete_interrupted_write: false,
             wait: true,
         }
     }
@@ -622,10 +644,55 @@ impl BufferedOpenOptions {
     /// — but never beside a writer. A journal of an interrupted flush cannot be replayed
     /// this way: if one is whole, the open fails with [`Error::InterruptedWrite`] (the file
     /// may hold half-written pages), and it takes an open for writing, by someone who can
-    /// write the file, to complete that flush. A journal cut short is left alone (the flush
-    /// that wrote it never touched the file; the next open for writing removes it).
+    /// write the file, to complete that flush — or a read-only open that may do so,
+    /// [`complete_interrupted_write`](Self::complete_interrupted_write). A journal cut short
+    /// is left alone (the flush that wrote it never touched the file; the next open for
+    /// writing removes it).
     pub fn read_only(mut self, read_only: bool) -> Self {
         self.read_only = read_only;
+        self
+    }
+
+    /// Whether a [read-only](Self::read_only) open that finds the whole journal of an
+    /// interrupted flush completes that flush when this user can write the file (default
+    /// `false`: it fails with [`Error::InterruptedWrite`]). It then does what an open for
+    /// writing does first: takes the file's exclusive lock (waiting for it unless
+    /// [`wait`](Self::wait)`(false)`, which fails with [`Error::Locked`] instead), replays
+    /// the journal and removes it; then it releases that lock and opens the file read-only
+    /// as asked, with the shared lock — the filter returned is read-only, and other readers
+    /// share the file with it as with any reader. (Keeping the exclusive lock would keep
+    /// every other reader out for as long as the filter is open; `flock` cannot turn it
+    /// into a shared one without letting go of it either.) A writer that takes the file in
+    /// between and is interrupted in turn leaves its own journal, which this open finds and
+    /// completes too.
+    ///
+    /// A file this user cannot open for writing (its mode, a read-only mount) is not
+    /// touched: the open fails with [`Error::InterruptedWrite`], as without this option.
+    /// An open for writing replays a whole journal anyway, so the option changes only
+    /// read-only opens.
+    ///
+    /// ```
+    /// use bloomkit::{BufferedBloomFilter, Error};
+    /// # let dir = tempfile::tempdir()?;
+    /// let path = dir.path().join("big.bkb");
+    /// let mut writer = BufferedBloomFilter::builder().capacity(10_000).create(&path)?;
+    /// writer.insert("x")?;
+    /// // The writer's process dies in the middle of a flush (simulated: a failed page
+    /// // write, then the file closed without another): its journal stays behind.
+    /// writer.fail_in_place_writes_after(1);
+    /// assert!(writer.flush().is_err());
+    /// writer.abandon();
+    ///
+    /// let reader = || BufferedBloomFilter::options().read_only(true);
+    /// assert!(matches!(reader().open(&path), Err(Error::InterruptedWrite { .. })));
+    /// let mut filter = reader().complete_interrupted_write(true).open(&path)?;
+    /// assert!(filter.is_read_only());
+    /// assert!(filter.contains("x")?);
+    /// assert!(!bloomkit::buffered::journal_of(&path).exists());
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn complete_interrupted_write(mut self, complete: bool) -> Self {
+        self.complete_interrupted_write = complete;
         self
     }
 
@@ -659,7 +726,9 @@ impl BufferedOpenOptions {
     ///
     /// # Errors
     /// [`Error::Locked`] if the file is in use and not waiting; [`Error::InterruptedWrite`]
-    /// read-only with a journal to replay; [`Error::Io`] if the file cannot be opened (it
+    /// read-only with a journal to replay (unless
+    /// [`complete_interrupted_write`](Self::complete_interrupted_write) and the file is
+    /// writable); [`Error::Io`] if the file cannot be opened (it
     /// does not exist, or is not writable and not opened read-only), read or, replaying
     /// its journal, written; [`Error::InvalidFile`] for a file that is not a valid filter.
     pub fn open(&self, path: impl AsRef<Path>) -> Result<BufferedBloomFilter, Error> {
@@ -988,6 +1057,25 @@ fn refuse_journal(path: &Path, journal: &Path, file: &File) -> Result<(), Error>
         }),
         None => Ok(()),
     }
+}
+
+/// For a read-only open that found a whole journal and may complete its flush
+/// ([`BufferedOpenOptions::complete_interrupted_write`]): what an open for writing does
+/// first — the file opened for writing and locked exclusively (`wait`ing for the lock, or
+/// [`Error::Locked`]), the journal replayed — then the lock released. `Ok(false)`, touching
+/// nothing, when this user cannot open the file for writing.
+fn complete_interrupted_write(path: &Path, wait: bool) -> Result<bool, Error> {
+    use std::io::ErrorKind::{PermissionDenied, ReadOnlyFilesystem};
+    let mut how = OpenOptions::new();
+    how.read(true).write(true);
+    let mut file = match open_locked(path, &how, Mode::Exclusive, wait) {
+        Ok(Some(file)) => file,
+        Ok(None) => return Err(Error::Locked { path: path.into() }),
+        Err(e) if matches!(e.kind(), PermissionDenied | ReadOnlyFilesystem) => return Ok(false),
+        Err(e) => return Err(Error::io(format!("opening {}", path.display()), e)),
+    };
+    replay_journal(&journal_of(path), &mut file)?;
+    Ok(true)
 }
 
 /// Replays a complete journal into the file (the flush that wrote it was interrupted after
