@@ -54,7 +54,7 @@ enum Command {
     Remove(commands::remove::RemoveArgs),
     /// Show a filter's parameters and current state.
     Info(commands::info::InfoArgs),
-    /// Write the union of two filters of the same kind and parameters.
+    /// Write the union of two or more filters of the same kind and parameters.
     #[command(about = commands::merge::about())]
     Merge(commands::merge::MergeArgs),
     /// Rewrite a filter for sending.
@@ -71,7 +71,7 @@ enum Command {
     #[command(subcommand)]
     Bloomier(commands::bloomier::BloomierCommand),
     /// A filter larger than memory, on disk in pages, inserts buffered in memory (the
-    /// buffered Bloom filter on SSD): build, add, check.
+    /// buffered Bloom filter on SSD): build, add, check, info.
     #[command(subcommand)]
     Ssd(commands::ssd::SsdCommand),
     /// The Bloom filters inside Parquet files: `parquet info FILE`, `parquet check FILE

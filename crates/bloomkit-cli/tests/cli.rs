@@ -2993,3 +2993,244 @@ fn info_of_a_foreign_file_without_format_says_how_to_read_it() {
     let message = fails(d, &["info", "cut.bloom"]);
     assert!(!message.contains("--format"), "{message}");
 }
+
+/// The `"key": value` of `info --json` (or `ssd info --json`) output, as written.
+fn json_field<'a>(json: &'a str, key: &str) -> &'a str {
+    let at = json
+        .find(&format!("\"{key}\": "))
+        .unwrap_or_else(|| panic!("no {key} in {json}"));
+    let rest = &json[at + key.len() + 4..];
+    rest[..rest.find([',', '\n']).unwrap_or(rest.len())].trim()
+}
+
+/// `-n 1e6` was refused with "invalid digit found in string". Every count — the capacity,
+/// m, k, the seed, the kinds' own counts (`--max-layers`) — reads `1e6`, `2.5e3` and
+/// `1_000_000` as the whole numbers they are, and refuses what is not one (`1.5`, `1e-3`,
+/// `-1`, `1e400`) naming the option, what is wrong and what it takes.
+#[test]
+fn counts_are_read_in_scientific_and_underscore_notation() {
+    let dir = temp();
+    let d = dir.path();
+    for (given, capacity) in [
+        ("1e6", "1000000"),
+        ("1_000_000", "1000000"),
+        ("2.5e3", "2500"),
+        ("1E+3", "1000"),
+    ] {
+        ok(d, &["create", "-n", given, "-e", "0.01", "-o", "f.bk"]);
+        let info = ok(d, &["info", "--json", "f.bk"]);
+        assert_eq!(json_field(&info, "capacity"), capacity, "-n {given}");
+    }
+    ok(
+        d,
+        &[
+            "create", "-m", "1e4", "-k", "1e1", "--seed", "4.2e1", "-o", "f.bk",
+        ],
+    );
+    let info = ok(d, &["info", "--json", "f.bk"]);
+    assert_eq!(json_field(&info, "num_bits"), "10000", "{info}");
+    assert_eq!(json_field(&info, "num_hashes"), "10", "{info}");
+    assert_eq!(json_field(&info, "seed"), "42", "{info}");
+    // A kind's own count, read by the library.
+    ok(
+        d,
+        &[
+            "create",
+            "--kind",
+            "scalable",
+            "-n",
+            "1e2",
+            "--max-layers",
+            "2e0",
+            "-o",
+            "s.bk",
+        ],
+    );
+    let info = ok(d, &["info", "--json", "s.bk"]);
+    assert!(info.contains("\"max layers\": \"2\""), "{info}");
+
+    for (option, value, why) in [
+        ("--capacity", "1.5", "1.5 is not a whole number"),
+        ("--capacity", "1e-3", "1e-3 is not a whole number"),
+        ("--capacity", "-1", "-1 is negative"),
+        (
+            "--capacity",
+            "1e400",
+            "1e400 is more than 18446744073709551615",
+        ),
+        ("--capacity", "lots", "lots is not a number"),
+        ("--hashes", "5e9", "5e9 is more than 4294967295"),
+        ("--max-layers", "1.5", "1.5 is not a whole number"),
+        ("--growth", "-2", "-2 is negative"),
+    ] {
+        let message = fails(
+            d,
+            &[
+                "create", "--kind", "scalable", option, value, "-o", "bad.bk",
+            ],
+        );
+        assert!(
+            message.contains(&format!("invalid value '{value}' for '{option} <")),
+            "{option} {value}: {message}"
+        );
+        assert!(message.contains(why), "{option} {value}: {message}");
+        assert!(
+            message.contains("expected a whole number from 0 to"),
+            "{option} {value}: {message}"
+        );
+        assert!(message.contains("1e6"), "{option} {value}: {message}");
+        assert!(!d.join("bad.bk").exists());
+    }
+}
+
+/// `-e -0.5` was taken for a flag ("unexpected argument '-0'"): a negative number given as
+/// a value reaches the check that says what is wrong with it. A lone `-` is still standard
+/// input, and an item that looks like a negative number is an item.
+#[test]
+fn a_negative_number_is_a_value_refused_for_what_it_is() {
+    let dir = temp();
+    let d = dir.path();
+    std::fs::write(d.join("lines.txt"), "a\nb\n").unwrap();
+    let between = "must be strictly between 0 and 1, got -0.5";
+    for args in [
+        &["create", "-n", "100", "-e", "-0.5", "-o", "bad.bk"][..],
+        &["build", "lines.txt", "-e", "-0.5", "-o", "bad.bk"],
+        &["ssd", "build", "lines.txt", "--fpp", "-0.5", "-o", "bad.bk"],
+    ] {
+        let message = fails(d, args);
+        assert!(message.contains(between), "{args:?}: {message}");
+        assert!(
+            !message.contains("unexpected argument"),
+            "{args:?}: {message}"
+        );
+        assert!(!d.join("bad.bk").exists());
+    }
+    // A kind's own number: the library says what the option takes.
+    let message = fails(
+        d,
+        &[
+            "create", "--kind", "scalable", "-n", "10", "--growth", "-2", "-o", "bad.bk",
+        ],
+    );
+    assert!(!message.contains("unexpected argument"), "{message}");
+    assert!(message.contains("-2"), "{message}");
+    // `build -` reads standard input, and `add F -5` adds the item "-5".
+    ok_with_stdin(d, &["build", "-", "-e", "0.01", "-o", "f.bk"], b"x\ny\n");
+    ok(d, &["add", "f.bk", "-5"]);
+    assert_eq!(
+        ok(d, &["check", "f.bk", "x", "-5", "y"]),
+        "x\tmaybe\n-5\tmaybe\ny\tmaybe\n"
+    );
+}
+
+/// `create -n 18446744073709551615` said "a filter of 18446744073709551615 bits is too
+/// large": a size saturated at u64::MAX, not what was asked. The error names the capacity
+/// and ε asked and the limit they pass.
+#[test]
+fn a_capacity_past_the_size_limit_is_refused_in_its_own_words() {
+    let dir = temp();
+    let d = dir.path();
+    for kind in ["bloom", "blocked", "cuckoo", "robust", "sbbf", "compressed"] {
+        let message = fails(
+            d,
+            &[
+                "create",
+                "--kind",
+                kind,
+                "-n",
+                "18446744073709551615",
+                "-e",
+                "0.01",
+                "-o",
+                "f.bk",
+            ],
+        );
+        assert!(
+            message.contains("a filter for 18446744073709551615 items at ε = 0.01 is too large"),
+            "{kind}: {message}"
+        );
+        assert!(
+            !message.contains("18446744073709551615 bits"),
+            "{kind}: {message}"
+        );
+    }
+}
+
+/// `merge` took exactly two inputs: it takes two or more, folded into the first, with the
+/// same checks; a failure leaves an existing output file as it was.
+#[test]
+fn merge_unions_any_number_of_compatible_filters() {
+    let dir = temp();
+    let d = dir.path();
+    filter_with(d, "a.bk", &["apple"]);
+    filter_with(d, "b.bk", &["banana"]);
+    filter_with(d, "c.bk", &["cherry"]);
+    filter_with(d, "d.bk", &["date"]);
+    let merged = ok(
+        d,
+        &["merge", "a.bk", "b.bk", "c.bk", "d.bk", "-o", "all.bk"],
+    );
+    assert!(
+        merged.starts_with("merged a.bk, b.bk, c.bk and d.bk into all.bk: "),
+        "{merged}"
+    );
+    assert_eq!(
+        ok(
+            d,
+            &["check", "all.bk", "apple", "banana", "cherry", "date", "fig"]
+        ),
+        "apple\tmaybe\nbanana\tmaybe\ncherry\tmaybe\ndate\tmaybe\nfig\tno\n"
+    );
+    // One input is not a merge.
+    fails(d, &["merge", "a.bk", "-o", "one.bk"]);
+    assert!(!d.join("one.bk").exists());
+    // A third input of another shape: refused, naming it, and the old output is kept.
+    ok(d, &["create", "--capacity", "50", "-o", "small.bk"]);
+    let before = std::fs::read(d.join("all.bk")).unwrap();
+    let message = fails(d, &["merge", "a.bk", "b.bk", "small.bk", "-o", "all.bk"]);
+    assert!(
+        message.contains("cannot merge a.bk and small.bk"),
+        "{message}"
+    );
+    assert!(message.contains("not compatible"), "{message}");
+    assert_eq!(std::fs::read(d.join("all.bk")).unwrap(), before);
+    let help = ok(d, &["merge", "--help"]);
+    assert!(help.contains("two or more"), "{help}");
+}
+
+/// `ssd build --seed` was never shown back: `ssd info` shows the seed as `info` does — as
+/// given and, for a weak MurmurHash3 seed the library moved, as hashed with — in text and
+/// in JSON.
+#[test]
+fn ssd_info_shows_the_seed_as_given_and_as_hashed() {
+    let dir = temp();
+    let d = dir.path();
+    std::fs::write(d.join("lines.txt"), numbered("line", 100)).unwrap();
+    for (seed, hashed, text) in [
+        ("42", "42", "42".to_owned()),
+        (
+            "5",
+            "9223372036854775813",
+            "5 (hashed as 5 + 2⁶³ = 9223372036854775813".to_owned(),
+        ),
+    ] {
+        ok(
+            d,
+            &["ssd", "build", "lines.txt", "-o", "f.bkb", "--seed", seed],
+        );
+        let info = ok(d, &["ssd", "info", "f.bkb"]);
+        assert!(
+            info.contains(&format!("{:<38}{text}", "Seed:")),
+            "--seed {seed}: {info}"
+        );
+        assert!(info.contains("Capacity:"), "{info}");
+        assert!(
+            info.contains(&format!("{:<38}100\n", "Items inserted:")),
+            "{info}"
+        );
+        let json = ok(d, &["ssd", "info", "--json", "f.bkb"]);
+        assert_eq!(json_field(&json, "seed"), seed, "{json}");
+        assert_eq!(json_field(&json, "hashed_seed"), hashed, "{json}");
+        assert_eq!(json_field(&json, "len"), "100", "{json}");
+    }
+}

@@ -34,6 +34,22 @@ pub enum Error {
         /// The largest size allowed, in bits.
         max: u64,
     },
+    /// A capacity that, at the ε asked, would need more bits than this crate builds (or
+    /// than 64 bits can count): the error names what was asked, not a size that would
+    /// saturate.
+    #[error(
+        "a filter for {capacity} items at ε = {} is too large: it would need more than the \
+         {max} bits this crate builds; ask for fewer items or a larger ε",
+        epsilon(*fpp)
+    )]
+    CapacityTooLarge {
+        /// The capacity asked for, in items.
+        capacity: u64,
+        /// The ε asked for.
+        fpp: f64,
+        /// The largest size allowed, in bits.
+        max: u64,
+    },
     /// ε is a valid probability, but this kind cannot reach it (a cuckoo filter's widest
     /// fingerprint, a scalable filter whose next layer's error underflows to 0).
     #[error("a {kind} filter cannot reach ε = {fpp}: {reason}")]
@@ -289,6 +305,15 @@ impl Error {
             context: context.into(),
             message: error.to_string(),
         }
+    }
+}
+
+/// ε as a message shows it: `0.01`, or `1e-300` where the decimals would run long.
+fn epsilon(fpp: f64) -> String {
+    if fpp >= 1e-4 || fpp == 0.0 {
+        fpp.to_string()
+    } else {
+        format!("{fpp:e}")
     }
 }
 

@@ -18,7 +18,7 @@ use bloomkit::{BloomierFilter, BloomierLayout, HashFunction};
 use clap::{Args, Subcommand, ValueEnum};
 
 use super::input::{self, ItemArgs, ItemSource};
-use super::store::HashArg;
+use super::store::{self, HashArg};
 
 /// The verbs of `bloomkit bloomier`.
 #[derive(Debug, Subcommand)]
@@ -41,16 +41,17 @@ pub struct BuildArgs {
     pub keys_only: bool,
 
     /// r, the bits of each value [default: the fewest that hold the largest value].
-    #[arg(long, value_name = "R")]
+    #[arg(long, value_name = "R", value_parser = store::count_u32, allow_negative_numbers = true)]
     pub value_bits: Option<u32>,
 
     /// c, the check bits: a key outside the set passes with probability 2^−c [default: from
     /// --fpp].
-    #[arg(long, value_name = "C", conflicts_with = "fpp")]
+    #[arg(long, value_name = "C", conflicts_with = "fpp", value_parser = store::count_u32,
+          allow_negative_numbers = true)]
     pub check_bits: Option<u32>,
 
     /// ε, the false-positive probability wanted: c = ⌈log₂(1/ε)⌉ [default: 0.01].
-    #[arg(short = 'e', long, value_name = "E")]
+    #[arg(short = 'e', long, value_name = "E", allow_negative_numbers = true)]
     pub fpp: Option<f64>,
 
     /// Where a key's three cells lie: `fuse` (small segments, a key's cells in three
@@ -66,7 +67,8 @@ pub struct BuildArgs {
     pub function: Option<HashArg>,
 
     /// The hash seed (default 0).
-    #[arg(long, value_name = "N", conflicts_with = "random_seed")]
+    #[arg(long, value_name = "N", conflicts_with = "random_seed", value_parser = store::count,
+          allow_negative_numbers = true)]
     pub seed: Option<u64>,
 
     /// Draw the seed from the operating system's random generator.

@@ -38,7 +38,13 @@ pub struct BuildArgs {
     pub kind: KindArg,
 
     /// ε, the false-positive probability wanted once every line is in.
-    #[arg(short = 'e', long, value_name = "E", default_value_t = 0.01)]
+    #[arg(
+        short = 'e',
+        long,
+        value_name = "E",
+        default_value_t = 0.01,
+        allow_negative_numbers = true
+    )]
     pub fpp: f64,
 
     #[command(flatten)]

@@ -18,20 +18,23 @@ pub struct CreateArgs {
     pub kind: KindArg,
 
     /// n, the number of items the filter is sized for.
-    #[arg(short = 'n', long, value_name = "N")]
+    #[arg(short = 'n', long, value_name = "N", value_parser = store::count,
+          allow_negative_numbers = true)]
     pub capacity: Option<u64>,
 
     /// ε, the false-positive probability wanted at capacity [default: 0.01].
-    #[arg(short = 'e', long, value_name = "E")]
+    #[arg(short = 'e', long, value_name = "E", allow_negative_numbers = true)]
     pub fpp: Option<f64>,
 
     /// m, the number of cells, instead of deriving it from the capacity and ε.
-    #[arg(short = 'm', long, value_name = "M",
+    #[arg(short = 'm', long, value_name = "M", value_parser = store::count,
+          allow_negative_numbers = true,
           help = common_help(BITS, "m, instead of deriving it from the capacity and ε"))]
     pub bits: Option<u64>,
 
     /// k, the number of hash functions, instead of the optimal one.
-    #[arg(short = 'k', long, value_name = "K",
+    #[arg(short = 'k', long, value_name = "K", value_parser = store::count_u32,
+          allow_negative_numbers = true,
           help = common_help(HASHES, "k, the number of hash functions, instead of the optimal one"))]
     pub hashes: Option<u32>,
 

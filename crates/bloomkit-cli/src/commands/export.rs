@@ -53,7 +53,7 @@ pub struct ExportArgs {
     /// of N times the capacity once full (without it, NONSCALING, as the bloomkit one); set
     /// a cuckoo filter's expansion to N (without it, its own: 0, never growing, unless it
     /// was made with --expansion or imported; one that has grown sub-filters keeps its own).
-    #[arg(long, value_name = "N")]
+    #[arg(long, value_name = "N", value_parser = store::count_u32, allow_negative_numbers = true)]
     pub expansion: Option<u32>,
 
     /// Write the bit array arithmetic-coded; without it, write the plain kind.

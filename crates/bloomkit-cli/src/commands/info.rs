@@ -190,16 +190,7 @@ impl Facts {
             (None, None) => "none".to_owned(),
         };
         line("Index scheme", scheme);
-        let seed = if self.seed == self.hashed_seed {
-            self.seed.to_string()
-        } else {
-            format!(
-                "{} (hashed as {} + 2⁶³ = {}: MurmurHash3 hashes items of up to 8 bytes \
-                 poorly with seeds 1 to 8, so those are moved)",
-                self.seed, self.seed, self.hashed_seed
-            )
-        };
-        line("Seed", seed);
+        line("Seed", seed_text(self.seed, self.hashed_seed));
         let items = if self.kind.can_remove() {
             "Items held (inserted - removed)"
         } else {
@@ -268,6 +259,19 @@ impl Facts {
     }
 }
 
+/// The seed as `info` shows it: as given, and the one hashed with where the library moved
+/// a weak MurmurHash3 seed (shared with `ssd info`).
+pub fn seed_text(seed: u64, hashed_seed: u64) -> String {
+    if seed == hashed_seed {
+        seed.to_string()
+    } else {
+        format!(
+            "{seed} (hashed as {seed} + 2⁶³ = {hashed_seed}: MurmurHash3 hashes items of up to \
+             8 bytes poorly with seeds 1 to 8, so those are moved)"
+        )
+    }
+}
+
 /// The label with its first letter in upper case.
 fn capitalized(label: &str) -> String {
     let mut chars = label.chars();
@@ -278,7 +282,7 @@ fn capitalized(label: &str) -> String {
 }
 
 /// A JSON number; `null` for the values JSON cannot hold (infinity, NaN).
-fn json_number(x: f64) -> String {
+pub fn json_number(x: f64) -> String {
     if x == 0.0 || (1e-5..1e15).contains(&x.abs()) {
         format!("{x}")
     } else if x.is_finite() {
@@ -289,7 +293,7 @@ fn json_number(x: f64) -> String {
 }
 
 /// A JSON string literal.
-fn json_string(s: &str) -> String {
+pub fn json_string(s: &str) -> String {
     let mut out = String::with_capacity(s.len() + 2);
     out.push('"');
     for c in s.chars() {

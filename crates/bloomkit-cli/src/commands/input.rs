@@ -28,7 +28,7 @@ pub const BLOCK_SIZE: usize = 2 << 20;
 pub struct ItemArgs {
     /// Items to use; without any (or with a lone "-", as `build -` takes), items are read one
     /// per line from --from FILE or standard input.
-    #[arg(value_name = "ITEM")]
+    #[arg(value_name = "ITEM", allow_negative_numbers = true)]
     pub items: Vec<OsString>,
 
     /// Read items, one per line, from FILE ("-" for standard input).

@@ -20,6 +20,8 @@ use anyhow::{bail, Context, Result};
 use bloomkit::interop::parquet::{add_filters, FilterSizing, ParquetBloomFile};
 use clap::{Args, Subcommand};
 
+use super::store;
+
 /// The verbs of `bloomkit parquet`.
 #[derive(Debug, Subcommand)]
 pub enum ParquetCommand {
@@ -79,12 +81,17 @@ pub struct AddFiltersArgs {
     pub column: Vec<String>,
 
     /// ε, the false-positive probability of each filter at its number of distinct values.
-    #[arg(long, value_name = "ε", default_value_t = 0.01)]
+    #[arg(
+        long,
+        value_name = "ε",
+        default_value_t = 0.01,
+        allow_negative_numbers = true
+    )]
     pub fpp: f64,
 
     /// Size every filter for N distinct values (default: each chunk's own count of distinct
     /// values, read from its pages).
-    #[arg(long, value_name = "N")]
+    #[arg(long, value_name = "N", value_parser = store::count, allow_negative_numbers = true)]
     pub ndv: Option<u64>,
 }
 

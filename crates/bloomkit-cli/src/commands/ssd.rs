@@ -6,7 +6,9 @@
 //! * `ssd build INPUT -o FILE --memory 64MiB` — a filter sized for the lines of INPUT,
 //!   filled with them through an insert buffer of the given size;
 //! * `ssd add FILE [ITEM…]` — more items, through the same buffer;
-//! * `ssd check FILE [ITEM…]` — `ITEM<TAB>maybe` / `ITEM<TAB>no`, one page read each.
+//! * `ssd check FILE [ITEM…]` — `ITEM<TAB>maybe` / `ITEM<TAB>no`, one page read each;
+//! * `ssd info FILE [--json]` — its parameters (the seed as given and as hashed with, as
+//!   `info` shows them) and its state.
 //!
 //! Each prints the page reads and writes it did, the measure the paper is about.
 
@@ -19,6 +21,7 @@ use anyhow::{anyhow, bail, Context, Result};
 use bloomkit::{BufferedBloomFilter, BufferedOpenOptions, IoStats};
 use clap::{Args, Subcommand};
 
+use super::info;
 use super::input::{self, ItemArgs};
 use super::store::{self, HashArg};
 
@@ -34,6 +37,9 @@ pub enum SsdCommand {
     /// Ask an on-disk filter about items: `ITEM<TAB>maybe` or `ITEM<TAB>no`; for a single
     /// item the exit code is 1 for "no".
     Check(CheckArgs),
+    /// Show an on-disk filter's parameters (pages, k, capacity, ε, hashing and seed) and
+    /// state, as `info` does for a filter file.
+    Info(InfoArgs),
 }
 
 /// The memory for pending inserts (16 bytes each): `64MiB`, `512KiB`, `1GiB`, or bytes.
@@ -58,11 +64,18 @@ pub struct BuildArgs {
     pub output: PathBuf,
 
     /// ε, the false-positive probability wanted once every line is in.
-    #[arg(short = 'e', long, value_name = "E", default_value_t = 0.01)]
+    #[arg(
+        short = 'e',
+        long,
+        value_name = "E",
+        default_value_t = 0.01,
+        allow_negative_numbers = true
+    )]
     pub fpp: f64,
 
     /// The page size in bytes: a power of two from 128 to 1 MiB.
-    #[arg(long, value_name = "BYTES", default_value_t = bloomkit::buffered::DEFAULT_PAGE_SIZE)]
+    #[arg(long, value_name = "BYTES", default_value_t = bloomkit::buffered::DEFAULT_PAGE_SIZE,
+          value_parser = store::count_u32, allow_negative_numbers = true)]
     pub page_size: u32,
 
     #[command(flatten)]
@@ -74,7 +87,8 @@ pub struct BuildArgs {
 
     /// The per-filter hash seed. With MurmurHash3, seeds 1 to 8 hash items of up to 8 bytes
     /// poorly, so they are hashed (and stored) as the seed + 2⁶³.
-    #[arg(long, value_name = "N", default_value_t = 0)]
+    #[arg(long, value_name = "N", default_value_t = 0, value_parser = store::count,
+          allow_negative_numbers = true)]
     pub seed: u64,
 }
 
@@ -109,12 +123,28 @@ pub struct CheckArgs {
     pub writer: store::WriterArgs,
 }
 
+/// Arguments of `bloomkit ssd info`.
+#[derive(Debug, Args)]
+pub struct InfoArgs {
+    /// The on-disk filter file.
+    #[arg(value_name = "FILE")]
+    pub filter: PathBuf,
+
+    /// Print one JSON object instead of text (the keys of `info --json` where they apply).
+    #[arg(long)]
+    pub json: bool,
+
+    #[command(flatten)]
+    pub writer: store::WriterArgs,
+}
+
 /// Runs one `ssd` verb.
 pub fn run(command: SsdCommand) -> Result<ExitCode> {
     match command {
         SsdCommand::Build(args) => build(args).map(|()| ExitCode::SUCCESS),
         SsdCommand::Add(args) => add(args).map(|()| ExitCode::SUCCESS),
         SsdCommand::Check(args) => check(args),
+        SsdCommand::Info(args) => info(args).map(|()| ExitCode::SUCCESS),
     }
 }
 
@@ -244,16 +274,77 @@ fn check(args: CheckArgs) -> Result<ExitCode> {
     })
 }
 
+/// `ssd info`: opened read-only, with a shared lock, as `check` opens it.
+fn info(args: InfoArgs) -> Result<()> {
+    let reader = BufferedBloomFilter::options()
+        .memory_budget(0)
+        .read_only(true);
+    let filter = open(&args.filter, &args.writer, reader)?;
+    let hashing = filter.hashing();
+    // The seed as given, and as hashed with (moved where MurmurHash3 would hash poorly).
+    let seed = hashing.seed_before_move().unwrap_or(hashing.seed);
+    let text = if args.json {
+        let fields = [
+            ("kind", info::json_string("ssd")),
+            ("num_pages", filter.num_pages().to_string()),
+            ("page_size", filter.page_size().to_string()),
+            ("num_hashes", filter.num_hashes().to_string()),
+            ("capacity", filter.capacity().to_string()),
+            ("target_fpp", info::json_number(filter.target_fpp())),
+            ("file_bytes", filter.file_bytes().to_string()),
+            ("hash_function", info::json_string(hashing.function.name())),
+            ("seed", seed.to_string()),
+            ("hashed_seed", hashing.seed.to_string()),
+            ("len", filter.len().to_string()),
+            (
+                "expected_fpp",
+                info::json_number(filter.fpp_at(filter.len())),
+            ),
+        ];
+        let body: Vec<String> = fields
+            .iter()
+            .map(|(key, value)| format!("  {}: {value}", info::json_string(key)))
+            .collect();
+        format!("{{\n{}\n}}\n", body.join(",\n"))
+    } else {
+        let lines = [
+            ("Kind", "buffered Bloom filter on disk (ssd)".to_owned()),
+            ("Pages", filter.num_pages().to_string()),
+            ("Page size in bytes", filter.page_size().to_string()),
+            ("Number of hashes (k)", filter.num_hashes().to_string()),
+            ("Capacity", filter.capacity().to_string()),
+            ("Target FPP", store::probability(filter.target_fpp())),
+            ("File size in bytes", filter.file_bytes().to_string()),
+            ("Hash function", hashing.function.name().to_owned()),
+            ("Seed", info::seed_text(seed, hashing.seed)),
+            ("Items inserted", filter.len().to_string()),
+            (
+                "Expected FPP now",
+                store::probability(filter.fpp_at(filter.len())),
+            ),
+        ];
+        lines
+            .iter()
+            .map(|(label, value)| format!("{:<38}{value}\n", format!("{label}:")))
+            .collect()
+    };
+    let mut out = std::io::stdout().lock();
+    out.write_all(text.as_bytes())?;
+    out.flush()?;
+    Ok(filter.close()?)
+}
+
 /// One line about an on-disk filter's parameters.
 fn describe(filter: &BufferedBloomFilter) -> String {
     format!(
-        "buffered filter on disk: {} pages of {} bytes, k = {}, capacity {} at ε = {}, file {}, \
-         buffer {} ({} inserts)",
+        "buffered filter on disk: {} pages of {} bytes, k = {}, capacity {} at ε = {}, seed {}, \
+         file {}, buffer {} ({} inserts)",
         filter.num_pages(),
         filter.page_size(),
         filter.num_hashes(),
         filter.capacity(),
         store::probability(filter.target_fpp()),
+        filter.hashing().seed_text(),
         store::human_bytes(filter.file_bytes()),
         store::human_bytes(filter.memory_budget()),
         filter.buffer_capacity()

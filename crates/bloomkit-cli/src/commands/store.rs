@@ -56,6 +56,26 @@ pub fn kinds_that(test: impl Fn(Kind) -> bool) -> String {
     or_list(&names)
 }
 
+/// The value parser of every option that takes a count or another whole number (`-n`,
+/// `-m`, `-k`, `--seed`, `--page-size`, …): the library's [`parse_whole_number`], so that
+/// `1e6`, `2.5e3` and `1_000_000` are read as the kinds' own options read them, and `1.5`,
+/// `1e-3`, `-1` or `1e400` are refused saying why and what the option takes.
+///
+/// [`parse_whole_number`]: bloomkit::registry::parse_whole_number
+pub fn count(text: &str) -> Result<u64, String> {
+    whole_number(text, u64::MAX)
+}
+
+/// [`count`] for the options whose value is at most 2³² − 1 (`-k`, `--page-size`, …).
+pub fn count_u32(text: &str) -> Result<u32, String> {
+    whole_number(text, u32::MAX.into()).map(|n| n as u32)
+}
+
+fn whole_number(text: &str, max: u64) -> Result<u64, String> {
+    registry::parse_whole_number(text, max)
+        .map_err(|why| format!("{why}; expected {}", registry::whole_number_expected(max)))
+}
+
 /// "a", "a or b", "a, b or c".
 fn or_list(names: &[&str]) -> String {
     list(names, "or")
@@ -118,7 +138,8 @@ pub struct HashingArgs {
     /// The per-filter hash seed (default 0). With MurmurHash3, seeds 1 to 8 hash items of up
     /// to 8 bytes poorly, so they are hashed (and stored) as the seed + 2⁶³; `info` shows
     /// the seed given and the one hashed with.
-    #[arg(long, value_name = "N", conflicts_with = "random_seed")]
+    #[arg(long, value_name = "N", conflicts_with = "random_seed", value_parser = count,
+          allow_negative_numbers = true)]
     pub seed: Option<u64>,
 
     /// Draw the seed from the operating system's random generator.
@@ -189,6 +210,12 @@ fn option_arg(option: OptionInfo, takers: &[(Kind, OptionInfo)]) -> Arg {
         .help(help)
         .help_heading(KIND_OPTIONS)
         .action(ArgAction::Set);
+    // A negative number is a value for the library to refuse in words (`--growth -2`),
+    // not a flag clap does not know.
+    let arg = match option.value {
+        ValueType::U32 | ValueType::U64 | ValueType::F64 => arg.allow_negative_numbers(true),
+        _ => arg,
+    };
     match option.value {
         ValueType::Choice(choices) => arg.value_parser(PossibleValuesParser::new(
             choices
@@ -196,12 +223,21 @@ fn option_arg(option: OptionInfo, takers: &[(Kind, OptionInfo)]) -> Arg {
                 .map(|choice| PossibleValue::new(choice.name).help(choice.help)),
         )),
         ValueType::File => arg.value_hint(ValueHint::FilePath),
-        _ => arg.value_parser(move |value: &str| match option.check(value) {
-            Ok(()) => Ok(value.to_owned()),
-            Err(bloomkit::Error::InvalidOptionValue { expected, .. }) => {
-                Err(format!("expected {expected}"))
+        _ => arg.value_parser(move |value: &str| {
+            // A count says what is wrong with it ("1.5 is not a whole number"), as the
+            // typed counts do; the library reads it with the same parser.
+            match option.value {
+                ValueType::U32 => drop(whole_number(value, u32::MAX.into())?),
+                ValueType::U64 => drop(whole_number(value, u64::MAX)?),
+                _ => {}
             }
-            Err(other) => Err(other.to_string()),
+            match option.check(value) {
+                Ok(()) => Ok(value.to_owned()),
+                Err(bloomkit::Error::InvalidOptionValue { expected, .. }) => {
+                    Err(format!("expected {expected}"))
+                }
+                Err(other) => Err(other.to_string()),
+            }
         }),
     }
 }

@@ -202,14 +202,12 @@ impl<'a> Value<'a> {
         };
         let trimmed = text.trim();
         match option.value {
-            ValueType::U32 => trimmed
-                .parse()
-                .map(Value::U32)
-                .map_err(|_| invalid(format!("a whole number from 0 to {}", u32::MAX))),
-            ValueType::U64 => trimmed
-                .parse()
+            ValueType::U32 => parse_whole_number(trimmed, u32::MAX.into())
+                .map(|n| Value::U32(n as u32))
+                .map_err(|_| invalid(whole_number_expected(u32::MAX.into()))),
+            ValueType::U64 => parse_whole_number(trimmed, u64::MAX)
                 .map(Value::U64)
-                .map_err(|_| invalid(format!("a whole number from 0 to {}", u64::MAX))),
+                .map_err(|_| invalid(whole_number_expected(u64::MAX))),
             ValueType::F64 => trimmed
                 .parse()
                 .map(Value::F64)
@@ -235,6 +233,119 @@ impl<'a> Value<'a> {
             ValueType::File => Ok(Value::File(Path::new(text))),
         }
     }
+}
+
+/// A whole number from 0 to `max` as a person writes a count: digits, with `_` between
+/// them (`1_000_000`), or a decimal or scientific number that is exactly a whole number
+/// (`1e6`, `2.5e3`, `1.0`). Every count an option or a command line takes is read by it.
+/// The error says what is wrong with `text` (not a number, negative, not a whole number,
+/// more than `max`); [`whole_number_expected`] says what would do.
+///
+/// ```
+/// use bloomkit::registry::parse_whole_number;
+/// for text in ["1000000", "1e6", "1E+6", "1_000_000", "1.0e6", "0.001e9"] {
+///     assert_eq!(parse_whole_number(text, u64::MAX), Ok(1_000_000), "{text}");
+/// }
+/// assert_eq!(parse_whole_number("2.5e3", u64::MAX), Ok(2_500));
+/// assert_eq!(parse_whole_number("18446744073709551615", u64::MAX), Ok(u64::MAX));
+/// assert_eq!(parse_whole_number("1.5", u64::MAX).unwrap_err(), "1.5 is not a whole number");
+/// assert_eq!(parse_whole_number("1e-3", u64::MAX).unwrap_err(), "1e-3 is not a whole number");
+/// assert_eq!(parse_whole_number("-1", u64::MAX).unwrap_err(), "-1 is negative");
+/// assert_eq!(
+///     parse_whole_number("1e400", u64::MAX).unwrap_err(),
+///     "1e400 is more than 18446744073709551615"
+/// );
+/// assert_eq!(parse_whole_number("5e9", u32::MAX.into()).unwrap_err(), "5e9 is more than 4294967295");
+/// assert_eq!(parse_whole_number("1__0", u64::MAX).unwrap_err(), "1__0 is not a number");
+/// ```
+pub fn parse_whole_number(text: &str, max: u64) -> Result<u64, String> {
+    let text = text.trim();
+    let not_a_number = || format!("{text} is not a number");
+    // Digits, with each `_` between two digits; `None` for anything else.
+    let digits = |part: &str| -> Option<String> {
+        let bytes = part.as_bytes();
+        let fine = bytes.iter().enumerate().all(|(i, &b)| {
+            b.is_ascii_digit()
+                || (b == b'_'
+                    && i > 0
+                    && bytes[i - 1].is_ascii_digit()
+                    && bytes.get(i + 1).is_some_and(u8::is_ascii_digit))
+        });
+        fine.then(|| part.replace('_', ""))
+    };
+    let (negative, unsigned) = match text.strip_prefix('-') {
+        Some(rest) => (true, rest),
+        None => (false, text.strip_prefix('+').unwrap_or(text)),
+    };
+    let (mantissa, exponent) = match unsigned.split_once(['e', 'E']) {
+        Some((mantissa, exponent)) => (mantissa, Some(exponent)),
+        None => (unsigned, None),
+    };
+    let (whole, fraction) = mantissa.split_once('.').unwrap_or((mantissa, ""));
+    let (Some(whole), Some(fraction)) = (digits(whole), digits(fraction)) else {
+        return Err(not_a_number());
+    };
+    if whole.is_empty() && fraction.is_empty() {
+        return Err(not_a_number());
+    }
+    // The exponent, held to ±10⁹: past that, any digit but 0 is out of range either way.
+    let exponent: i64 = match exponent {
+        None => 0,
+        Some(e) => {
+            let (sign, magnitude) = match e.strip_prefix('-') {
+                Some(m) => (-1, m),
+                None => (1, e.strip_prefix('+').unwrap_or(e)),
+            };
+            if magnitude.is_empty() || !magnitude.bytes().all(|b| b.is_ascii_digit()) {
+                return Err(not_a_number());
+            }
+            sign * magnitude
+                .parse::<i64>()
+                .unwrap_or(i64::MAX)
+                .min(1_000_000_000)
+        }
+    };
+    // The value is `significant × 10^shift`, its digits without leading zeros.
+    let all = format!("{whole}{fraction}");
+    let significant = all.trim_start_matches('0');
+    if significant.is_empty() {
+        return Ok(0);
+    }
+    if negative {
+        return Err(format!("{text} is negative"));
+    }
+    let mut shift = exponent - fraction.len() as i64;
+    let mut significant = significant;
+    if shift < 0 {
+        // The digits after the point must be zeros.
+        let dropped = usize::try_from(-shift).unwrap_or(usize::MAX);
+        let kept = significant.len().saturating_sub(dropped);
+        if kept == 0 || significant[kept..].bytes().any(|b| b != b'0') {
+            return Err(format!("{text} is not a whole number"));
+        }
+        significant = &significant[..kept];
+        shift = 0;
+    }
+    let too_large = || format!("{text} is more than {max}");
+    // u64::MAX has 20 digits.
+    if significant.len() as i64 + shift > 20 {
+        return Err(too_large());
+    }
+    let value = significant
+        .parse::<u128>()
+        .ok()
+        .and_then(|v| v.checked_mul(10u128.pow(shift as u32)))
+        .ok_or_else(too_large)?;
+    u64::try_from(value)
+        .ok()
+        .filter(|&v| v <= max)
+        .ok_or_else(too_large)
+}
+
+/// What [`parse_whole_number`] takes, for an error message: "a whole number from 0 to
+/// `max` (1000000, 1e6 and 1_000_000 are read alike)".
+pub fn whole_number_expected(max: u64) -> String {
+    format!("a whole number from 0 to {max} (1000000, 1e6 and 1_000_000 are read alike)")
 }
 
 /// How an option sets a builder `B`: the builder method, by the type of its value.
@@ -880,7 +991,9 @@ mod tests {
             Error::InvalidOptionValue {
                 option: "counter-width".into(),
                 value: "wide".into(),
-                expected: "a whole number from 0 to 4294967295".into(),
+                expected: "a whole number from 0 to 4294967295 (1000000, 1e6 and 1_000_000 \
+                           are read alike)"
+                    .into(),
             }
         );
         // The value's type is the option's; the builder judges the value.

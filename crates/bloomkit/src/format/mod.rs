@@ -452,7 +452,8 @@ const STATIC_TAGS: &[(u8, &str)] = &[
     (
         crate::buffered::BUFFERED_TAG,
         "a buffered Bloom filter on disk (read page by page, not loaded whole); open it \
-         with `BufferedBloomFilter::open` or `bloomkit ssd check`",
+         with `BufferedBloomFilter::open` or `bloomkit ssd check` (`bloomkit ssd info` \
+         for its parameters)",
     ),
 ];
 

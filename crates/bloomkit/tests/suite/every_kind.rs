@@ -1287,3 +1287,78 @@ fn open_refused_by_checksum(path: &std::path::Path, what: &str) {
         "{what}: {e}"
     );
 }
+
+/// Every kind built from a capacity and ε at the extremes — ε far below 2⁻⁶⁴, where k stops
+/// at 64 and m must grow instead, and capacities from 1 to u64::MAX — either builds a filter
+/// that saves, loads back the same (both file versions) and finds what was put in, or
+/// returns an error: never a panic, never a file that does not load, and never a size
+/// saturated at u64::MAX that nobody asked for.
+#[test]
+fn every_kind_at_extreme_capacities_and_epsilons_builds_and_loads_back_or_refuses() {
+    let tmp = TempPath::new("extreme.bloom");
+    let mut failures = Vec::new();
+    for &kind in Kind::ALL {
+        // 10 items at 1e-300 is about 4 MiB of bits; larger capacities at these ε pass the
+        // size limit and are refused before anything is allocated. (Just below 2⁻⁶⁴ a
+        // split-block filter is honestly sized at gigabytes for one item: not tried here.)
+        for capacity in [1u64, 10, 1 << 40, u64::MAX] {
+            for fpp in [1e-30, 1e-300] {
+                let case = format!("{kind}, capacity {capacity}, ε {fpp:e}");
+                let built =
+                    std::panic::catch_unwind(|| AnyFilter::with_capacity(kind, capacity, fpp));
+                let mut filter = match built {
+                    Err(_) => {
+                        failures.push(format!("{case}: panicked"));
+                        continue;
+                    }
+                    Ok(Err(Error::TooLarge { bits: u64::MAX, .. })) => {
+                        failures.push(format!("{case}: a size saturated at u64::MAX"));
+                        continue;
+                    }
+                    Ok(Err(_)) => continue,
+                    Ok(Ok(filter)) => filter,
+                };
+                if let Err(e) = filter.try_insert("an item") {
+                    failures.push(format!("{case}: insert: {e}"));
+                    continue;
+                }
+                for chunked in [false, true] {
+                    let saved = if chunked {
+                        filter.save_chunked(&tmp.path)
+                    } else {
+                        filter.save(&tmp.path)
+                    };
+                    let loaded = saved.and_then(|()| AnyFilter::load(&tmp.path));
+                    match loaded {
+                        Ok(back) if back.to_bytes() == filter.to_bytes() => {
+                            if !back.contains("an item") {
+                                failures.push(format!("{case}: loaded, lost its item"));
+                            }
+                        }
+                        Ok(_) => failures.push(format!("{case}: loaded another filter")),
+                        Err(e) => failures.push(format!("{case}: chunked {chunked}: {e}")),
+                    }
+                }
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+/// A capacity too large for the size limit is refused in the words of what was asked —
+/// the capacity and ε — by every kind, not as a number of bits saturated at u64::MAX.
+#[test]
+fn every_kind_refuses_a_capacity_of_u64_max_naming_the_capacity() {
+    for &kind in Kind::ALL {
+        let error = AnyFilter::with_capacity(kind, u64::MAX, 0.01).unwrap_err();
+        let message = error.to_string();
+        assert!(
+            message.contains("18446744073709551615 items"),
+            "{kind}: {message}"
+        );
+        assert!(
+            !message.contains("18446744073709551615 bits"),
+            "{kind}: {message}"
+        );
+    }
+}

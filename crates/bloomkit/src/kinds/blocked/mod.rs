@@ -1285,11 +1285,14 @@ mod tests {
         ));
         assert!(matches!(
             BlockedBloomFilter::with_capacity(u64::MAX, 0.01),
-            Err(Error::TooLarge { .. })
+            Err(Error::CapacityTooLarge {
+                capacity: u64::MAX,
+                ..
+            })
         ));
         assert!(matches!(
             BlockedBloomFilter::with_capacity(1u64 << 39, 1e-300),
-            Err(Error::TooLarge { .. })
+            Err(Error::CapacityTooLarge { .. })
         ));
         for fpp in [0.0, 1.0, -1.0, f64::NAN, f64::INFINITY] {
             assert!(matches!(

@@ -292,7 +292,7 @@ pub fn blocked_dimensions(capacity: u64, fpp: f64) -> Result<(u64, u32), Error> 
 
 /// The smallest number of blocks for which a blocked filter with a given k holds
 /// `capacity` items at false-positive probability at most `fpp` (see [`fpp_blocked`]);
-/// [`Error::TooLarge`] if more than [`MAX_NUM_BLOCKS`] would be needed.
+/// [`Error::CapacityTooLarge`] if more than [`MAX_NUM_BLOCKS`] would be needed.
 ///
 /// ```
 /// use bloomkit::params::blocked_num_blocks;
@@ -389,10 +389,12 @@ fn smallest_num_blocks(
     Some(crate::sizing::first_meeting(low + 1, high, meets))
 }
 
+/// The error for a capacity the blocks cannot hold at ε: said in its words, since the
+/// classic size it is measured by may pass 2⁶⁴ bits.
 fn too_large_for(capacity: u64, fpp: f64) -> Error {
-    let classic = -(capacity as f64) * fpp.ln() / (std::f64::consts::LN_2.powi(2));
-    Error::TooLarge {
-        bits: (classic as u64).max(MAX_NUM_BITS.saturating_add(1)),
+    Error::CapacityTooLarge {
+        capacity,
+        fpp,
         max: MAX_NUM_BITS,
     }
 }
@@ -476,7 +478,7 @@ mod tests {
         ));
         assert!(matches!(
             blocked_dimensions(1 << 40, 0.01),
-            Err(Error::TooLarge { .. })
+            Err(Error::CapacityTooLarge { .. })
         ));
     }
 }

@@ -1130,7 +1130,10 @@ mod tests {
         ));
         assert!(matches!(
             BloomFilter::with_capacity(u64::MAX, 0.01),
-            Err(Error::TooLarge { .. })
+            Err(Error::CapacityTooLarge {
+                capacity: u64::MAX,
+                ..
+            })
         ));
         assert_eq!(
             BloomFilter::builder()

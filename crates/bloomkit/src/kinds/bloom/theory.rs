@@ -104,15 +104,15 @@ pub fn optimal_num_bits(capacity: u64, fpp: f64) -> Result<u64, Error> {
     }
     let ln2 = std::f64::consts::LN_2;
     let bits = (-(capacity as f64) * fpp.ln() / (ln2 * ln2)).ceil();
-    // `as u64` saturates, so an absurd size stays absurd instead of wrapping.
-    let bits = bits as u64;
-    if bits > MAX_NUM_BITS {
-        return Err(Error::TooLarge {
-            bits,
+    if bits > MAX_NUM_BITS as f64 {
+        // Said in the capacity's words: past 2⁶⁴ bits, `as u64` would saturate.
+        return Err(Error::CapacityTooLarge {
+            capacity,
+            fpp,
             max: MAX_NUM_BITS,
         });
     }
-    Ok(bits.max(1))
+    Ok((bits as u64).max(1))
 }
 
 /// The optimal number of hash functions for `num_bits` bits and `capacity` items:
@@ -301,11 +301,14 @@ mod tests {
         assert_eq!(optimal_num_bits(0, 0.1), Err(Error::ZeroCapacity));
         assert!(matches!(
             optimal_num_bits(u64::MAX, 1e-300),
-            Err(Error::TooLarge { .. })
+            Err(Error::CapacityTooLarge {
+                capacity: u64::MAX,
+                ..
+            })
         ));
         assert!(matches!(
             optimal_num_bits(1 << 40, 0.01),
-            Err(Error::TooLarge { .. })
+            Err(Error::CapacityTooLarge { capacity, .. }) if capacity == 1 << 40
         ));
     }
 }

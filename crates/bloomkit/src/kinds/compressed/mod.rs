@@ -322,8 +322,10 @@ impl CompressedBloomFilterBuilder {
             })?;
         let m = (bits_per_item * n as f64).ceil();
         if m > MAX_NUM_BITS as f64 {
-            return Err(Error::TooLarge {
-                bits: m as u64,
+            // In the capacity's words: m may pass what 64 bits count.
+            return Err(Error::CapacityTooLarge {
+                capacity: n,
+                fpp,
                 max: MAX_NUM_BITS,
             });
         }

@@ -1024,17 +1024,27 @@ impl CuckooFilterBuilder {
             })?,
         };
         crate::sizing::check_capacity(self.capacity)?;
+        // A table sized for a capacity too large is refused in the capacity's words: the
+        // slots it would need may pass what 64 bits count.
+        let capacity_too_large = |capacity| Error::CapacityTooLarge {
+            capacity,
+            fpp,
+            max: MAX_NUM_BITS,
+        };
         let num_buckets = match (self.num_buckets, self.capacity) {
             (Some(buckets), _) => check_num_buckets(buckets)?,
             (None, Some(n)) => {
                 params::cuckoo_num_buckets(n, bucket_size, params::cuckoo_sizing_load(n))
-                    .ok_or_else(|| Error::SizeOverflow {
-                        what: format!("the number of buckets for {n} items"),
-                    })?
+                    .ok_or_else(|| capacity_too_large(n))?
             }
             (None, None) => return Err(Error::ZeroCapacity),
         };
-        let num_slots = check_table_size(num_buckets, bucket_size, fingerprint_bits)?;
+        let num_slots = check_table_size(num_buckets, bucket_size, fingerprint_bits).map_err(
+            |error| match (error, self.num_buckets, self.capacity) {
+                (Error::TooLarge { .. }, None, Some(n)) => capacity_too_large(n),
+                (error, ..) => error,
+            },
+        )?;
         let capacity = self
             .capacity
             .unwrap_or_else(|| ((num_slots as f64 * CUCKOO_TARGET_LOAD).floor() as u64).max(1));
@@ -1874,7 +1884,10 @@ mod tests {
         ));
         assert!(matches!(
             CuckooFilter::with_capacity(u64::MAX, 0.01),
-            Err(Error::TooLarge { .. })
+            Err(Error::CapacityTooLarge {
+                capacity: u64::MAX,
+                ..
+            })
         ));
         assert!(matches!(
             b().max_kicks(MAX_KICKS_LIMIT + 1).build(),

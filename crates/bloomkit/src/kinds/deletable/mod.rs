@@ -1203,7 +1203,10 @@ mod tests {
         ));
         assert!(matches!(
             DeletableBloomFilter::with_capacity(u64::MAX, 0.01),
-            Err(Error::TooLarge { .. })
+            Err(Error::CapacityTooLarge {
+                capacity: u64::MAX,
+                ..
+            })
         ));
         assert_eq!(
             b().num_bits(100).capacity(0).build().unwrap_err(),

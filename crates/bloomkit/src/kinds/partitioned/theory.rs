@@ -66,8 +66,9 @@ pub fn partitioned_dimensions(capacity: u64, fpp: f64) -> Result<(u64, u32), Err
     let limit = MAX_NUM_BITS / k as u64;
     let meets = |s: u64| partitioned_fpp(s, k, capacity) <= fpp;
     if !meets(limit) {
-        return Err(Error::TooLarge {
-            bits: m.saturating_mul(2),
+        return Err(Error::CapacityTooLarge {
+            capacity,
+            fpp,
             max: MAX_NUM_BITS,
         });
     }

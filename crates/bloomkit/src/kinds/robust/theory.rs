@@ -244,7 +244,7 @@ fn robust_grid(words: u64) -> (u64, u64) {
 /// false-positive probability [`fpp_robust`] is at most `fpp`. k is `num_hashes` when
 /// given, else the integer that needs the fewest bits ([`robust_usable_bits_for_fpp`]);
 /// X and Y are primes other than 61, X > Y, with `61·X·Y ≥ M_k` and X·Y as small as the
-/// search in the module docs finds. `TooLarge` when the matrix would exceed
+/// search in the module docs finds. [`Error::CapacityTooLarge`] when the matrix would exceed
 /// [`MAX_NUM_BITS`].
 ///
 /// ```
@@ -292,13 +292,14 @@ pub fn robust_dimensions_for_fpp(
         }
     };
     let usable = robust_usable_bits_for_fpp(capacity, fpp, num_hashes);
-    let too_large = |words: f64| Error::TooLarge {
-        bits: (words * 64.0).min(u64::MAX as f64) as u64,
-        max: MAX_NUM_BITS,
-    };
     let words = (usable / BITS_PER_WORD).ceil();
     if !words.is_finite() || words > MAX_ROBUST_WORDS as f64 {
-        return Err(too_large(words));
+        // In the capacity's words: the words needed may pass what 64 bits count.
+        return Err(Error::CapacityTooLarge {
+            capacity,
+            fpp,
+            max: MAX_NUM_BITS,
+        });
     }
     let mut words = (words as u64).max(1);
     loop {
@@ -433,7 +434,7 @@ mod tests {
         ));
         assert!(matches!(
             robust_dimensions_for_fpp(1 << 39, 1e-9, None),
-            Err(Error::TooLarge { .. })
+            Err(Error::CapacityTooLarge { .. })
         ));
         assert_eq!(robust_usable_bits_for_fpp(10, 0.01, 0), f64::INFINITY);
         assert_eq!(robust_grid(1), (3, 2));
@@ -455,7 +456,7 @@ mod tests {
 
     /// Far below 2⁻⁶⁴ few hash values reach ε at no size (their M_k is +∞, never −∞ or
     /// negative), so the sizing takes k = 64 and meets ε; where that too is past the limit
-    /// the error names the bits it would take.
+    /// the error names the capacity asked.
     #[test]
     fn a_tiny_epsilon_is_met_with_64_hash_values_or_refused_by_its_size() {
         for fpp in [1e-20, 1e-30, 1e-100, 1e-300] {
@@ -468,7 +469,7 @@ mod tests {
             assert!(fpp_robust(x, y, k, 1_000) <= fpp, "ε {fpp}");
         }
         match robust_dimensions_for_fpp(1_000_000, 1e-300, None) {
-            Err(Error::TooLarge { bits, .. }) => assert!(bits > MAX_NUM_BITS, "{bits}"),
+            Err(Error::CapacityTooLarge { capacity, .. }) => assert_eq!(capacity, 1_000_000),
             other => panic!("{other:?}"),
         }
     }
@@ -477,7 +478,7 @@ mod tests {
     fn absurd_sizes_are_errors() {
         assert!(matches!(
             robust_dimensions(1 << 39, 1e-9),
-            Err(Error::TooLarge { .. })
+            Err(Error::CapacityTooLarge { .. })
         ));
         assert!(check_robust_size(u64::MAX, 3).is_err());
         assert!(robust_dimensions(0, 0.01).is_err());

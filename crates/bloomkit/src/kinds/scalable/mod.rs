@@ -54,7 +54,8 @@
 //!
 //! A filter may be given a maximum number of layers and a maximum total number of bits
 //! (at most [`params::MAX_NUM_BITS`], the default). When a new layer would pass either, the
-//! insert returns an error ([`Error::Full`], [`Error::TooLarge`], [`Error::SizeOverflow`] or
+//! insert returns an error ([`Error::Full`], [`Error::TooLarge`],
+//! [`Error::CapacityTooLarge`] for a layer past the crate's limit, [`Error::SizeOverflow`] or
 //! [`Error::UnreachableFpp`]) and the filter is
 //! unchanged — an item is never silently dropped. With `max_layers(1)` the filter behaves
 //! like a classic filter that refuses to overfill.
@@ -1415,7 +1416,7 @@ mod tests {
         assert!(total < MAX_NUM_BITS);
         assert!(matches!(
             layer_shape(n0, e, 2, 0.5, 2),
-            Err(Error::TooLarge { .. })
+            Err(Error::CapacityTooLarge { .. })
         ));
         assert!(matches!(
             layer_shape(u64::MAX / 2, e, 4, 0.5, 1),
@@ -1469,7 +1470,10 @@ mod tests {
         ));
         assert!(matches!(
             ScalableBloomFilter::with_capacity(u64::MAX, 0.01),
-            Err(Error::TooLarge { .. })
+            Err(Error::CapacityTooLarge {
+                capacity: u64::MAX,
+                ..
+            })
         ));
     }
 

@@ -1282,7 +1282,10 @@ mod tests {
         ));
         assert!(matches!(
             SpectralBloomFilter::with_capacity(u64::MAX, 0.01),
-            Err(Error::TooLarge { .. })
+            Err(Error::CapacityTooLarge {
+                capacity: u64::MAX,
+                ..
+            })
         ));
     }
 

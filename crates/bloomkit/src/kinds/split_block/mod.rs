@@ -213,10 +213,20 @@ pub fn num_blocks_for(capacity: u64, target: f64) -> Result<u64, Error> {
         // So many blocks that most hold no item and the rest one: a query then passes only
         // in a block with an item, whose 8 words each have the one bit it asks for with
         // probability 1/32, so `fpp ≈ (n/z)·32⁻⁸` and z ≈ n / (ε·32⁸) blocks (the size the
-        // error names).
-        let blocks = capacity as f64 / (target * 32f64.powi(8));
+        // error names). Where that estimate does not hold (it is not past the limit: the
+        // blocks are not that sparse) or passes what 64 bits count, the error names the
+        // capacity asked instead.
+        let bits = capacity as f64 / (target * 32f64.powi(8)) * BLOCK_BITS as f64;
+        let max = (MAX_NUM_BLOCKS * BLOCK_BITS) as f64;
+        if bits <= max || bits >= u64::MAX as f64 {
+            return Err(Error::CapacityTooLarge {
+                capacity,
+                fpp: target,
+                max: MAX_NUM_BLOCKS * BLOCK_BITS,
+            });
+        }
         return Err(Error::TooLarge {
-            bits: (blocks * BLOCK_BITS as f64) as u64,
+            bits: bits as u64,
             max: MAX_NUM_BLOCKS * BLOCK_BITS,
         });
     }

@@ -1079,7 +1079,10 @@ mod tests {
         ));
         assert!(matches!(
             StableBloomFilter::with_capacity(u64::MAX, 0.01),
-            Err(Error::TooLarge { .. })
+            Err(Error::CapacityTooLarge {
+                capacity: u64::MAX,
+                ..
+            })
         ));
         assert!(matches!(
             StableBloomFilter::with_capacity(10, f64::NAN),

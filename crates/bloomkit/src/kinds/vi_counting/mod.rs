@@ -1511,7 +1511,10 @@ mod tests {
         ));
         assert!(matches!(
             VariableIncrementBloomFilter::with_capacity(u64::MAX, 0.01),
-            Err(Error::TooLarge { .. })
+            Err(Error::CapacityTooLarge {
+                capacity: u64::MAX,
+                ..
+            })
         ));
         for fpp in [0.0, 1.0, -1.0, f64::NAN] {
             assert!(matches!(

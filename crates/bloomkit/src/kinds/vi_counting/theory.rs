@@ -147,8 +147,9 @@ pub fn vi_optimal_num_counters(
     let mut high = optimal_num_bits(capacity, fpp)?;
     while best(high) > fpp {
         if high >= MAX_NUM_BITS {
-            return Err(Error::TooLarge {
-                bits: high.saturating_mul(2),
+            return Err(Error::CapacityTooLarge {
+                capacity,
+                fpp,
                 max: MAX_NUM_BITS,
             });
         }
@@ -245,7 +246,10 @@ mod tests {
         }
         assert!(matches!(
             vi_optimal_num_counters(u64::MAX, 0.01, 4, None),
-            Err(Error::TooLarge { .. })
+            Err(Error::CapacityTooLarge {
+                capacity: u64::MAX,
+                ..
+            })
         ));
         assert_eq!(
             vi_optimal_num_counters(0, 0.01, 4, None),
@@ -257,7 +261,7 @@ mod tests {
         assert!(vi_fpp(m, 2, 1000, 4) <= 0.01 && vi_fpp(m - 1, 2, 1000, 4) > 0.01);
         assert!(matches!(
             vi_optimal_num_counters(1 << 30, 1e-15, 4, Some(1)),
-            Err(Error::TooLarge { .. })
+            Err(Error::CapacityTooLarge { .. })
         ));
         assert_eq!(vi_capacity(1, Some(3), 1e-9, 4), 1);
     }
