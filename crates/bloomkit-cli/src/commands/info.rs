@@ -251,12 +251,17 @@ impl Facts {
             ("expected_fpp", json_number(self.expected_fpp)),
             ("properties", properties),
         ]);
-        let body: Vec<String> = fields
-            .iter()
-            .map(|(key, value)| format!("  {}: {value}", json_string(key)))
-            .collect();
-        format!("{{\n{}\n}}\n", body.join(",\n"))
+        json_object(&fields)
     }
+}
+
+/// One JSON object, a member per line, from keys and their values already in JSON.
+pub fn json_object(fields: &[(&str, String)]) -> String {
+    let body: Vec<String> = fields
+        .iter()
+        .map(|(key, value)| format!("  {}: {value}", json_string(key)))
+        .collect();
+    format!("{{\n{}\n}}\n", body.join(",\n"))
 }
 
 /// The seed as `info` shows it: as given, and the one hashed with where the library moved

@@ -301,11 +301,7 @@ fn info(args: InfoArgs) -> Result<()> {
                 info::json_number(filter.fpp_at(filter.len())),
             ),
         ];
-        let body: Vec<String> = fields
-            .iter()
-            .map(|(key, value)| format!("  {}: {value}", info::json_string(key)))
-            .collect();
-        format!("{{\n{}\n}}\n", body.join(",\n"))
+        info::json_object(&fields)
     } else {
         let lines = [
             ("Kind", "buffered Bloom filter on disk (ssd)".to_owned()),
