@@ -11,7 +11,9 @@ use std::path::Path;
 
 use anyhow::{anyhow, bail, Context, Result};
 use bloomkit::format::view::FilterView;
-use bloomkit::registry::{self, BuildSpec, OptionInfo, ValueType, COMMON_OPTIONS, HASH};
+use bloomkit::registry::{
+    self, BuildSpec, OptionInfo, ValueType, WholeNumberError, COMMON_OPTIONS, HASH,
+};
 use bloomkit::{AnyFilter, Filter, Kind, Persist};
 use clap::builder::{PossibleValue, PossibleValuesParser};
 use clap::{Arg, ArgAction, ArgMatches, Args, Command, FromArgMatches, ValueEnum, ValueHint};
@@ -59,21 +61,17 @@ pub fn kinds_that(test: impl Fn(Kind) -> bool) -> String {
 /// The value parser of every option that takes a count or another whole number (`-n`,
 /// `-m`, `-k`, `--seed`, `--page-size`, …): the library's [`parse_whole_number`], so that
 /// `1e6`, `2.5e3` and `1_000_000` are read as the kinds' own options read them, and `1.5`,
-/// `1e-3`, `-1` or `1e400` are refused saying why and what the option takes.
+/// `1e-3`, `-1` or `1e400` are refused saying why and what the option takes (the error's
+/// one message).
 ///
 /// [`parse_whole_number`]: bloomkit::registry::parse_whole_number
-pub fn count(text: &str) -> Result<u64, String> {
-    whole_number(text, u64::MAX)
+pub fn count(text: &str) -> Result<u64, WholeNumberError> {
+    registry::parse_whole_number(text, u64::MAX)
 }
 
 /// [`count`] for the options whose value is at most 2³² − 1 (`-k`, `--page-size`, …).
-pub fn count_u32(text: &str) -> Result<u32, String> {
-    whole_number(text, u32::MAX.into()).map(|n| n as u32)
-}
-
-fn whole_number(text: &str, max: u64) -> Result<u64, String> {
-    registry::parse_whole_number(text, max)
-        .map_err(|why| format!("{why}; expected {}", registry::whole_number_expected(max)))
+pub fn count_u32(text: &str) -> Result<u32, WholeNumberError> {
+    registry::parse_whole_number(text, u32::MAX.into()).map(|n| n as u32)
 }
 
 /// "a", "a or b", "a, b or c".
@@ -227,8 +225,8 @@ fn option_arg(option: OptionInfo, takers: &[(Kind, OptionInfo)]) -> Arg {
             // A count says what is wrong with it ("1.5 is not a whole number"), as the
             // typed counts do; the library reads it with the same parser.
             match option.value {
-                ValueType::U32 => drop(whole_number(value, u32::MAX.into())?),
-                ValueType::U64 => drop(whole_number(value, u64::MAX)?),
+                ValueType::U32 => drop(count_u32(value).map_err(|e| e.to_string())?),
+                ValueType::U64 => drop(count(value).map_err(|e| e.to_string())?),
                 _ => {}
             }
             match option.check(value) {

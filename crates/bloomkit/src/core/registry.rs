@@ -24,8 +24,8 @@ use crate::error::{DecodeError, Error};
 use crate::filter::Filter;
 
 pub use crate::core::spec::{
-    parse_whole_number, text, whole_number_expected, BuildSpec, Choice, OptionInfo,
-    ParametersBlock, ValueType, BITS, COMMON_OPTIONS, HASH, HASHES, SCHEME,
+    parse_whole_number, text, BuildSpec, Choice, OptionInfo, ParametersBlock, ValueType,
+    WholeNumberError, BITS, COMMON_OPTIONS, HASH, HASHES, SCHEME,
 };
 
 /// What a kind is and can do, as its own file declares it ([`Registered::ABILITIES`]).

@@ -204,10 +204,10 @@ impl<'a> Value<'a> {
         match option.value {
             ValueType::U32 => parse_whole_number(trimmed, u32::MAX.into())
                 .map(|n| Value::U32(n as u32))
-                .map_err(|_| invalid(whole_number_expected(u32::MAX.into()))),
+                .map_err(|e| invalid(e.expected())),
             ValueType::U64 => parse_whole_number(trimmed, u64::MAX)
                 .map(Value::U64)
-                .map_err(|_| invalid(whole_number_expected(u64::MAX))),
+                .map_err(|e| invalid(e.expected())),
             ValueType::F64 => trimmed
                 .parse()
                 .map(Value::F64)
@@ -238,8 +238,8 @@ impl<'a> Value<'a> {
 /// A whole number from 0 to `max` as a person writes a count: digits, with `_` between
 /// them (`1_000_000`), or a decimal or scientific number that is exactly a whole number
 /// (`1e6`, `2.5e3`, `1.0`). Every count an option or a command line takes is read by it.
-/// The error says what is wrong with `text` (not a number, negative, not a whole number,
-/// more than `max`); [`whole_number_expected`] says what would do.
+/// The error ([`WholeNumberError`]) says what is wrong with `text` (not a number, negative,
+/// not a whole number, more than `max`) and what would do, in one message.
 ///
 /// ```
 /// use bloomkit::registry::parse_whole_number;
@@ -248,19 +248,24 @@ impl<'a> Value<'a> {
 /// }
 /// assert_eq!(parse_whole_number("2.5e3", u64::MAX), Ok(2_500));
 /// assert_eq!(parse_whole_number("18446744073709551615", u64::MAX), Ok(u64::MAX));
-/// assert_eq!(parse_whole_number("1.5", u64::MAX).unwrap_err(), "1.5 is not a whole number");
-/// assert_eq!(parse_whole_number("1e-3", u64::MAX).unwrap_err(), "1e-3 is not a whole number");
-/// assert_eq!(parse_whole_number("-1", u64::MAX).unwrap_err(), "-1 is negative");
+/// let why = |text, max| parse_whole_number(text, max).unwrap_err().reason().to_owned();
+/// assert_eq!(why("1.5", u64::MAX), "1.5 is not a whole number");
+/// assert_eq!(why("1e-3", u64::MAX), "1e-3 is not a whole number");
+/// assert_eq!(why("-1", u64::MAX), "-1 is negative");
+/// assert_eq!(why("1e400", u64::MAX), "1e400 is more than 18446744073709551615");
+/// assert_eq!(why("5e9", u32::MAX.into()), "5e9 is more than 4294967295");
+/// assert_eq!(why("1__0", u64::MAX), "1__0 is not a number");
+/// // The message: what is wrong, then what would do.
 /// assert_eq!(
-///     parse_whole_number("1e400", u64::MAX).unwrap_err(),
-///     "1e400 is more than 18446744073709551615"
+///     parse_whole_number("1.5", 100).unwrap_err().to_string(),
+///     "1.5 is not a whole number; expected a whole number from 0 to 100 \
+///      (1000000, 1e6 and 1_000_000 are read alike)"
 /// );
-/// assert_eq!(parse_whole_number("5e9", u32::MAX.into()).unwrap_err(), "5e9 is more than 4294967295");
-/// assert_eq!(parse_whole_number("1__0", u64::MAX).unwrap_err(), "1__0 is not a number");
 /// ```
-pub fn parse_whole_number(text: &str, max: u64) -> Result<u64, String> {
+pub fn parse_whole_number(text: &str, max: u64) -> Result<u64, WholeNumberError> {
     let text = text.trim();
-    let not_a_number = || format!("{text} is not a number");
+    let error = |reason: String| WholeNumberError { reason, max };
+    let not_a_number = || error(format!("{text} is not a number"));
     // Digits, with each `_` between two digits; `None` for anything else.
     let digits = |part: &str| -> Option<String> {
         let bytes = part.as_bytes();
@@ -312,7 +317,7 @@ pub fn parse_whole_number(text: &str, max: u64) -> Result<u64, String> {
         return Ok(0);
     }
     if negative {
-        return Err(format!("{text} is negative"));
+        return Err(error(format!("{text} is negative")));
     }
     let mut shift = exponent - fraction.len() as i64;
     let mut significant = significant;
@@ -321,12 +326,12 @@ pub fn parse_whole_number(text: &str, max: u64) -> Result<u64, String> {
         let dropped = usize::try_from(-shift).unwrap_or(usize::MAX);
         let kept = significant.len().saturating_sub(dropped);
         if kept == 0 || significant[kept..].bytes().any(|b| b != b'0') {
-            return Err(format!("{text} is not a whole number"));
+            return Err(error(format!("{text} is not a whole number")));
         }
         significant = &significant[..kept];
         shift = 0;
     }
-    let too_large = || format!("{text} is more than {max}");
+    let too_large = || error(format!("{text} is more than {max}"));
     // u64::MAX has 20 digits.
     if significant.len() as i64 + shift > 20 {
         return Err(too_large());
@@ -342,10 +347,43 @@ pub fn parse_whole_number(text: &str, max: u64) -> Result<u64, String> {
         .ok_or_else(too_large)
 }
 
-/// What [`parse_whole_number`] takes, for an error message: "a whole number from 0 to
-/// `max` (1000000, 1e6 and 1_000_000 are read alike)".
-pub fn whole_number_expected(max: u64) -> String {
-    format!("a whole number from 0 to {max} (1000000, 1e6 and 1_000_000 are read alike)")
+/// Why a text is not a whole number from 0 to some maximum ([`parse_whole_number`]). Its
+/// message says both what is wrong and what would do: "1.5 is not a whole number; expected
+/// a whole number from 0 to 4294967295 (1000000, 1e6 and 1_000_000 are read alike)", so a
+/// command line or an option reader shows it as it is.
+///
+/// ```
+/// use bloomkit::registry::parse_whole_number;
+/// let error = parse_whole_number("-1", 10).unwrap_err();
+/// assert_eq!(error.reason(), "-1 is negative");
+/// assert_eq!(
+///     error.expected(),
+///     "a whole number from 0 to 10 (1000000, 1e6 and 1_000_000 are read alike)"
+/// );
+/// assert_eq!(error.to_string(), format!("{}; expected {}", error.reason(), error.expected()));
+/// ```
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("{reason}; expected {}", self.expected())]
+pub struct WholeNumberError {
+    reason: String,
+    max: u64,
+}
+
+impl WholeNumberError {
+    /// What is wrong with the text ("1.5 is not a whole number", "-1 is negative", "5e9 is
+    /// more than 4294967295", "lots is not a number").
+    pub fn reason(&self) -> &str {
+        &self.reason
+    }
+
+    /// What [`parse_whole_number`] would have taken: "a whole number from 0 to `max`
+    /// (1000000, 1e6 and 1_000_000 are read alike)".
+    pub fn expected(&self) -> String {
+        format!(
+            "a whole number from 0 to {} (1000000, 1e6 and 1_000_000 are read alike)",
+            self.max
+        )
+    }
 }
 
 /// How an option sets a builder `B`: the builder method, by the type of its value.
