@@ -3083,6 +3083,48 @@ fn counts_are_read_in_scientific_and_underscore_notation() {
     }
 }
 
+/// `bloomkit experiment … --seed 4.2e1` and `--limit 2e3` were refused by clap's integer
+/// parsing ("invalid digit found in string") where every other count reads them: the
+/// studies' counts go through the same parser, and refuse what is not one in its words.
+#[test]
+fn experiment_counts_are_read_as_every_other_count() {
+    let dir = temp();
+    let d = dir.path();
+    let study = |limit: &str, seed: &str, csv: &str| {
+        let printed = ok(
+            d,
+            &[
+                "experiment",
+                "fpr",
+                "--limit",
+                limit,
+                "--seed",
+                seed,
+                "--csv",
+                csv,
+            ],
+        );
+        assert!(
+            printed.contains("Number of elements in filter:          2000\n"),
+            "{printed}"
+        );
+        std::fs::read_to_string(d.join(csv)).unwrap()
+    };
+    assert_eq!(study("2e3", "4.2e1", "a.csv"), study("2000", "42", "b.csv"));
+    assert_eq!(study("2_000", "42", "c.csv"), study("2000", "42", "b.csv"));
+    for (option, value, why) in [
+        ("--limit", "1.5", "1.5 is not a whole number"),
+        ("--seed", "-1", "-1 is negative"),
+    ] {
+        let message = fails(d, &["experiment", "fpr", option, value]);
+        assert!(message.contains(why), "{option} {value}: {message}");
+        assert!(
+            message.contains("expected a whole number from 0 to"),
+            "{message}"
+        );
+    }
+}
+
 /// `-e -0.5` was taken for a flag ("unexpected argument '-0'"): a negative number given as
 /// a value reaches the check that says what is wrong with it. A lone `-` is still standard
 /// input, and an item that looks like a negative number is an item.

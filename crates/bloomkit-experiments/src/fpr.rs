@@ -67,7 +67,8 @@ pub struct FprArgs {
     pub function: HashArg,
 
     /// Use only the first N words (to keep tests fast).
-    #[arg(long, value_name = "N", hide = true)]
+    #[arg(long, value_name = "N", hide = true, allow_negative_numbers = true,
+          value_parser = |text: &str| super::count(text).map(|n| n as usize))]
     pub limit: Option<usize>,
 }
 

@@ -50,6 +50,7 @@ use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use anyhow::{Context, Result};
+use bloomkit::registry::{parse_whole_number, WholeNumberError};
 use bloomkit::{HashFunction, IndexScheme};
 use clap::{Args, Subcommand, ValueEnum};
 use indicatif::{ProgressBar, ProgressStyle};
@@ -233,6 +234,29 @@ impl From<SchemeArg> for IndexScheme {
     }
 }
 
+/// The value parser of every option that takes a count or another whole number, here and
+/// in the `bloomkit` command line (`-n`, `-m`, `--seed`, `--limit`, …): the library's
+/// [`parse_whole_number`], so that `1e6`, `2.5e3` and `1_000_000` are read as the kinds'
+/// own options read them, and `1.5`, `1e-3`, `-1` or `1e400` are refused saying why and
+/// what the option takes (the error's one message).
+///
+/// ```
+/// use bloomkit_experiments::{count, count_u32};
+/// assert_eq!(count("1e6"), Ok(1_000_000));
+/// assert_eq!(count_u32("1_000"), Ok(1_000));
+/// assert!(count_u32("5e9").unwrap_err().to_string().starts_with("5e9 is more than 4294967295"));
+/// ```
+///
+/// [`parse_whole_number`]: bloomkit::registry::parse_whole_number
+pub fn count(text: &str) -> Result<u64, WholeNumberError> {
+    parse_whole_number(text, u64::MAX)
+}
+
+/// [`count`] for the options whose value is at most 2³² − 1 (`-k`, `--page-size`, …).
+pub fn count_u32(text: &str) -> Result<u32, WholeNumberError> {
+    parse_whole_number(text, u32::MAX.into()).map(|n| n as u32)
+}
+
 /// Options every study has.
 #[derive(Debug, Clone, Default, Args)]
 pub struct StudyArgs {
@@ -254,7 +278,8 @@ pub struct StudyArgs {
     pub tiny: bool,
 
     /// The seed every random choice is drawn from.
-    #[arg(long, value_name = "N", default_value_t = 0)]
+    #[arg(long, value_name = "N", default_value_t = 0, value_parser = count,
+          allow_negative_numbers = true)]
     pub seed: u64,
 
     /// A TrueType font for the figures' text [default: DejaVu Sans, or $BLOOMKIT_FONT].

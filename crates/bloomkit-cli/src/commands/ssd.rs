@@ -360,17 +360,16 @@ fn io_line(stats: IoStats, operations: u64, what: &str) -> String {
     )
 }
 
-/// A size with an optional binary unit: `64MiB`, `512KiB`, `1GiB`, `4096`.
+/// A size with an optional binary unit: `64MiB`, `512KiB`, `1GiB`, `4096`. The number is a
+/// count as every other count is read ([`store::count`]: `1e6`, `1_000_000`).
 pub fn parse_size(text: &str) -> Result<u64, String> {
     let text = text.trim();
-    let split = text
-        .find(|c: char| !c.is_ascii_digit())
-        .unwrap_or(text.len());
-    let (number, unit) = text.split_at(split);
-    let number: u64 = number
-        .parse()
-        .map_err(|_| format!("{text:?} is not a size such as 64MiB or 4096"))?;
-    let shift = match unit.trim() {
+    // The unit is the letters at the end (no unit starts with the `e` of `1e6`).
+    let number_end = text
+        .trim_end_matches(|c: char| c.is_ascii_alphabetic())
+        .len();
+    let (number, unit) = text.split_at(number_end);
+    let shift = match unit {
         "" | "B" => 0,
         "KiB" | "K" | "k" => 10,
         "MiB" | "M" => 20,
@@ -382,7 +381,11 @@ pub fn parse_size(text: &str) -> Result<u64, String> {
             ))
         }
     };
-    number
+    if number.trim().is_empty() {
+        return Err(format!("{text:?} is not a size such as 64MiB or 4096"));
+    }
+    store::count(number)
+        .map_err(|e| format!("{text:?} is not a size such as 64MiB or 4096: {e}"))?
         .checked_mul(1 << shift)
         .ok_or_else(|| format!("{text} is too large"))
 }
@@ -397,6 +400,15 @@ mod tests {
         assert_eq!(parse_size("512KiB"), Ok(512 << 10));
         assert_eq!(parse_size("4096"), Ok(4096));
         assert_eq!(parse_size("1G"), Ok(1 << 30));
+        // The number is a count as every other: scientific and underscored forms too.
+        assert_eq!(parse_size("1e6"), Ok(1_000_000));
+        assert_eq!(parse_size("1_000_000"), Ok(1_000_000));
+        assert_eq!(parse_size("2e3KiB"), Ok(2_000 << 10));
+        assert_eq!(parse_size("64 MiB"), Ok(64 << 20));
+        let error = parse_size("1.5MiB").unwrap_err();
+        assert!(error.contains("1.5 is not a whole number"), "{error}");
+        assert!(parse_size("-1").is_err());
+        assert!(parse_size("").is_err());
         assert!(parse_size("MiB").is_err());
         assert!(parse_size("3 parsecs").is_err());
         assert!(parse_size("99999999999999TiB").is_err());

@@ -11,16 +11,15 @@ use std::path::Path;
 
 use anyhow::{anyhow, bail, Context, Result};
 use bloomkit::format::view::FilterView;
-use bloomkit::registry::{
-    self, BuildSpec, OptionInfo, ValueType, WholeNumberError, COMMON_OPTIONS, HASH,
-};
+use bloomkit::registry::{self, BuildSpec, OptionInfo, ValueType, COMMON_OPTIONS, HASH};
 use bloomkit::{AnyFilter, Filter, Kind, Persist};
 use clap::builder::{PossibleValue, PossibleValuesParser};
 use clap::{Arg, ArgAction, ArgMatches, Args, Command, FromArgMatches, ValueEnum, ValueHint};
 
 /// The hash function and index scheme as named on the command line, shared with `bloomkit
-/// experiment fpr`.
-pub use bloomkit_experiments::{HashArg, SchemeArg};
+/// experiment fpr`; the value parser of every count (`-n`, `-m`, `-k`, `--seed`, …), shared
+/// with every study's `--seed`.
+pub use bloomkit_experiments::{count, count_u32, HashArg, SchemeArg};
 
 /// Texts shared with the library's descriptions.
 pub use bloomkit::registry::text::{human_bytes, list, probability};
@@ -56,22 +55,6 @@ pub fn kinds_that(test: impl Fn(Kind) -> bool) -> String {
         .map(|k| k.name())
         .collect();
     or_list(&names)
-}
-
-/// The value parser of every option that takes a count or another whole number (`-n`,
-/// `-m`, `-k`, `--seed`, `--page-size`, …): the library's [`parse_whole_number`], so that
-/// `1e6`, `2.5e3` and `1_000_000` are read as the kinds' own options read them, and `1.5`,
-/// `1e-3`, `-1` or `1e400` are refused saying why and what the option takes (the error's
-/// one message).
-///
-/// [`parse_whole_number`]: bloomkit::registry::parse_whole_number
-pub fn count(text: &str) -> Result<u64, WholeNumberError> {
-    registry::parse_whole_number(text, u64::MAX)
-}
-
-/// [`count`] for the options whose value is at most 2³² − 1 (`-k`, `--page-size`, …).
-pub fn count_u32(text: &str) -> Result<u32, WholeNumberError> {
-    registry::parse_whole_number(text, u32::MAX.into()).map(|n| n as u32)
 }
 
 /// "a", "a or b", "a, b or c".
