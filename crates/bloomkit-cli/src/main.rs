@@ -53,7 +53,7 @@ enum Command {
     ))]
     Remove(commands::remove::RemoveArgs),
     /// Show a filter's parameters and current state.
-    Info(commands::info::InfoArgs),
+    Info(commands::info::InfoVerbArgs),
     /// Write the union of two or more filters of the same kind and parameters.
     #[command(about = commands::merge::about())]
     Merge(commands::merge::MergeArgs),

@@ -37,15 +37,8 @@ pub struct BuildArgs {
     #[arg(long, value_enum, default_value_t)]
     pub kind: KindArg,
 
-    /// ε, the false-positive probability wanted once every line is in.
-    #[arg(
-        short = 'e',
-        long,
-        value_name = "E",
-        default_value_t = 0.01,
-        allow_negative_numbers = true
-    )]
-    pub fpp: f64,
+    #[command(flatten)]
+    pub epsilon: store::EpsilonArg,
 
     #[command(flatten)]
     pub hashing: HashingArgs,
@@ -80,7 +73,7 @@ pub fn run(args: BuildArgs) -> Result<()> {
         );
     }
 
-    let spec = BuildSpec::new(count, args.fpp);
+    let spec = BuildSpec::new(count, args.epsilon.fpp);
     let filter = store::new_filter(args.kind, spec, &args.hashing, &args.options)?;
 
     let (file, size) = input::open_input(path)?;

@@ -23,16 +23,24 @@ use clap::Args;
 use super::foreign::{FileFormat, JavaFilter};
 use super::store::{self, human_bytes, probability};
 
-/// Arguments of `bloomkit info`.
+/// The file and the form of the answer, for `info` and `ssd info`.
 #[derive(Debug, Args)]
 pub struct InfoArgs {
     /// The filter file.
     #[arg(value_name = "FILE")]
     pub filter: PathBuf,
 
-    /// Print one JSON object instead of text (the kind's facts under "properties").
+    /// Print one JSON object instead of text (a kind's own facts under "properties"; `ssd
+    /// info` has the keys of `info --json` where they apply).
     #[arg(long)]
     pub json: bool,
+}
+
+/// Arguments of `bloomkit info`.
+#[derive(Debug, Args)]
+pub struct InfoVerbArgs {
+    #[command(flatten)]
+    pub info: InfoArgs,
 
     /// The file's format: a bloomkit file, or the bytes of Spark's or Guava's `writeTo`.
     #[arg(long, value_enum, default_value_t)]
@@ -40,10 +48,11 @@ pub struct InfoArgs {
 }
 
 /// Prints the filter's description.
-pub fn run(args: InfoArgs) -> Result<()> {
+pub fn run(args: InfoVerbArgs) -> Result<()> {
     if args.format != FileFormat::Bloomkit {
-        return run_java(&args);
+        return run_java(&args.info, args.format);
     }
+    let args = args.info;
     let summary = store::summary(&args.filter)?;
     let file_bytes = std::fs::metadata(&args.filter).map(|m| m.len()).ok();
     let facts = Facts::of(summary, file_bytes);
@@ -59,8 +68,8 @@ pub fn run(args: InfoArgs) -> Result<()> {
 }
 
 /// `info --format spark|guava`: the Java filter's facts, as text or one JSON object.
-fn run_java(args: &InfoArgs) -> Result<()> {
-    let filter = JavaFilter::open(&args.filter, args.format)?;
+fn run_java(args: &InfoArgs, format: FileFormat) -> Result<()> {
+    let filter = JavaFilter::open(&args.filter, format)?;
     let mut facts = filter.facts();
     if let Ok(m) = std::fs::metadata(&args.filter) {
         facts.push(("File size in bytes", m.len().to_string()));
@@ -79,10 +88,7 @@ fn run_java(args: &InfoArgs) -> Result<()> {
             .collect();
         format!("{{{}}}\n", fields.join(", "))
     } else {
-        facts
-            .iter()
-            .map(|(k, v)| format!("{:<38}{v}\n", format!("{k}:")))
-            .collect()
+        facts.iter().map(|(k, v)| text_line(k, v)).collect()
     };
     let mut out = std::io::stdout().lock();
     out.write_all(text.as_bytes())?;
@@ -162,9 +168,7 @@ impl Facts {
                 p.num_cells,
             ));
         }
-        let mut line = |label: &str, value: String| {
-            text.push_str(&format!("{:<38}{value}\n", format!("{label}:")));
-        };
+        let mut line = |label: &str, value: String| text.push_str(&text_line(label, &value));
         line("Kind", self.kind.name().to_owned());
         line(
             "Size in bytes",
@@ -253,6 +257,11 @@ impl Facts {
         ]);
         json_object(&fields)
     }
+}
+
+/// A line of `info`'s text: the label and a colon, padded to 38 columns, then the value.
+pub fn text_line(label: &str, value: &str) -> String {
+    format!("{:<38}{value}\n", format!("{label}:"))
 }
 
 /// One JSON object, a member per line, from keys and their values already in JSON.

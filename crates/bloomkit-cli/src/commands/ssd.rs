@@ -39,7 +39,7 @@ pub enum SsdCommand {
     Check(CheckArgs),
     /// Show an on-disk filter's parameters (pages, k, capacity, ε, hashing and seed) and
     /// state, as `info` does for a filter file.
-    Info(InfoArgs),
+    Info(InfoVerbArgs),
 }
 
 /// The memory for pending inserts (16 bytes each): `64MiB`, `512KiB`, `1GiB`, or bytes.
@@ -63,15 +63,8 @@ pub struct BuildArgs {
     #[arg(short, long, value_name = "FILE")]
     pub output: PathBuf,
 
-    /// ε, the false-positive probability wanted once every line is in.
-    #[arg(
-        short = 'e',
-        long,
-        value_name = "E",
-        default_value_t = 0.01,
-        allow_negative_numbers = true
-    )]
-    pub fpp: f64,
+    #[command(flatten)]
+    pub epsilon: store::EpsilonArg,
 
     /// The page size in bytes: a power of two from 128 to 1 MiB.
     #[arg(long, value_name = "BYTES", default_value_t = bloomkit::buffered::DEFAULT_PAGE_SIZE,
@@ -125,14 +118,9 @@ pub struct CheckArgs {
 
 /// Arguments of `bloomkit ssd info`.
 #[derive(Debug, Args)]
-pub struct InfoArgs {
-    /// The on-disk filter file.
-    #[arg(value_name = "FILE")]
-    pub filter: PathBuf,
-
-    /// Print one JSON object instead of text (the keys of `info --json` where they apply).
-    #[arg(long)]
-    pub json: bool,
+pub struct InfoVerbArgs {
+    #[command(flatten)]
+    pub info: info::InfoArgs,
 
     #[command(flatten)]
     pub writer: store::WriterArgs,
@@ -164,7 +152,7 @@ fn build(args: BuildArgs) -> Result<()> {
     }
     let builder = BufferedBloomFilter::builder()
         .capacity(count)
-        .fpp(args.fpp)
+        .fpp(args.epsilon.fpp)
         .page_size(args.page_size)
         .memory_budget(args.memory.memory)
         .hash_function(args.function.into())
@@ -275,59 +263,116 @@ fn check(args: CheckArgs) -> Result<ExitCode> {
 }
 
 /// `ssd info`: opened read-only, with a shared lock, as `check` opens it.
-fn info(args: InfoArgs) -> Result<()> {
+fn info(args: InfoVerbArgs) -> Result<()> {
     let reader = BufferedBloomFilter::options()
         .memory_budget(0)
         .read_only(true);
-    let filter = open(&args.filter, &args.writer, reader)?;
+    let filter = open(&args.info.filter, &args.writer, reader)?;
     let hashing = filter.hashing();
     // The seed as given, and as hashed with (moved where MurmurHash3 would hash poorly).
     let seed = hashing.seed_before_move().unwrap_or(hashing.seed);
-    let text = if args.json {
-        let fields = [
-            ("kind", info::json_string("ssd")),
-            ("num_pages", filter.num_pages().to_string()),
-            ("page_size", filter.page_size().to_string()),
-            ("num_hashes", filter.num_hashes().to_string()),
-            ("capacity", filter.capacity().to_string()),
-            ("target_fpp", info::json_number(filter.target_fpp())),
-            ("file_bytes", filter.file_bytes().to_string()),
-            ("hash_function", info::json_string(hashing.function.name())),
-            ("seed", seed.to_string()),
-            ("hashed_seed", hashing.seed.to_string()),
-            ("len", filter.len().to_string()),
-            (
-                "expected_fpp",
-                info::json_number(filter.fpp_at(filter.len())),
-            ),
-        ];
+    let expected_fpp = filter.fpp_at(filter.len());
+    // Each fact once: its JSON key, its label in the text (none for a fact the text shows
+    // inside another), its value.
+    let facts = [
+        (
+            "kind",
+            Some("Kind"),
+            Fact::Text {
+                json: info::json_string("ssd"),
+                text: "buffered Bloom filter on disk (ssd)".to_owned(),
+            },
+        ),
+        ("num_pages", Some("Pages"), Fact::Whole(filter.num_pages())),
+        (
+            "page_size",
+            Some("Page size in bytes"),
+            Fact::Whole(filter.page_size().into()),
+        ),
+        (
+            "num_hashes",
+            Some("Number of hashes (k)"),
+            Fact::Whole(filter.num_hashes().into()),
+        ),
+        ("capacity", Some("Capacity"), Fact::Whole(filter.capacity())),
+        (
+            "target_fpp",
+            Some("Target FPP"),
+            Fact::Probability(filter.target_fpp()),
+        ),
+        (
+            "file_bytes",
+            Some("File size in bytes"),
+            Fact::Whole(filter.file_bytes()),
+        ),
+        (
+            "hash_function",
+            Some("Hash function"),
+            Fact::Text {
+                json: info::json_string(hashing.function.name()),
+                text: hashing.function.name().to_owned(),
+            },
+        ),
+        (
+            "seed",
+            Some("Seed"),
+            Fact::Text {
+                json: seed.to_string(),
+                text: info::seed_text(seed, hashing.seed),
+            },
+        ),
+        ("hashed_seed", None, Fact::Whole(hashing.seed)),
+        ("len", Some("Items inserted"), Fact::Whole(filter.len())),
+        (
+            "expected_fpp",
+            Some("Expected FPP now"),
+            Fact::Probability(expected_fpp),
+        ),
+    ];
+    let text = if args.info.json {
+        let fields: Vec<(&str, String)> = facts
+            .iter()
+            .map(|(key, _, fact)| (*key, fact.json()))
+            .collect();
         info::json_object(&fields)
     } else {
-        let lines = [
-            ("Kind", "buffered Bloom filter on disk (ssd)".to_owned()),
-            ("Pages", filter.num_pages().to_string()),
-            ("Page size in bytes", filter.page_size().to_string()),
-            ("Number of hashes (k)", filter.num_hashes().to_string()),
-            ("Capacity", filter.capacity().to_string()),
-            ("Target FPP", store::probability(filter.target_fpp())),
-            ("File size in bytes", filter.file_bytes().to_string()),
-            ("Hash function", hashing.function.name().to_owned()),
-            ("Seed", info::seed_text(seed, hashing.seed)),
-            ("Items inserted", filter.len().to_string()),
-            (
-                "Expected FPP now",
-                store::probability(filter.fpp_at(filter.len())),
-            ),
-        ];
-        lines
+        facts
             .iter()
-            .map(|(label, value)| format!("{:<38}{value}\n", format!("{label}:")))
+            .filter_map(|(_, label, fact)| Some(info::text_line((*label)?, &fact.text())))
             .collect()
     };
     let mut out = std::io::stdout().lock();
     out.write_all(text.as_bytes())?;
     out.flush()?;
     Ok(filter.close()?)
+}
+
+/// A value `ssd info` shows, as JSON and as text.
+enum Fact {
+    /// A count: the same digits in both.
+    Whole(u64),
+    /// A probability: a JSON number, or the text `info` shows for one.
+    Probability(f64),
+    /// Anything else, in each form.
+    Text { json: String, text: String },
+}
+
+impl Fact {
+    fn json(&self) -> String {
+        match self {
+            Fact::Whole(n) => n.to_string(),
+            Fact::Probability(p) => info::json_number(*p),
+            Fact::Text { json, .. } => json.clone(),
+        }
+    }
+
+    fn text(&self) -> String {
+        match self {
+            Fact::Whole(n) => n.to_string(),
+            Fact::Probability(p) => store::probability(*p),
+            Fact::Text { text, .. } => text.clone(),
+        }
+    }
 }
 
 /// One line about an on-disk filter's parameters.

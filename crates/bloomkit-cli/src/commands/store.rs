@@ -101,6 +101,21 @@ pub fn common_help(option: &str, text: &str) -> String {
     help
 }
 
+/// `-e`/`--fpp` of the verbs that size a filter for the lines of a file (`build`, `ssd
+/// build`).
+#[derive(Debug, Args, Clone, Copy)]
+pub struct EpsilonArg {
+    /// ε, the false-positive probability wanted once every line is in.
+    #[arg(
+        short = 'e',
+        long,
+        value_name = "E",
+        default_value_t = 0.01,
+        allow_negative_numbers = true
+    )]
+    pub fpp: f64,
+}
+
 /// The hashing options of `create` and `build`.
 #[derive(Debug, Args, Default)]
 pub struct HashingArgs {
