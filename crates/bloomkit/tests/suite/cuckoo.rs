@@ -7,6 +7,7 @@ use crate::conformance;
 
 use std::collections::HashMap;
 
+use bloomkit::cuckoo::Layout;
 use bloomkit::params;
 use bloomkit::stats::{binomial_acceptance, wilson_interval, Z_99_9};
 use bloomkit::{CuckooFilter, Error, Filter, Kind, Persist, Removable};
@@ -435,4 +436,33 @@ fn lying_fields_are_typed_decode_errors() {
     bytes[12] = 2;
     reseal(&mut bytes);
     assert!(decode(&bytes).contains("index scheme"));
+}
+
+/// RedisBloom's layout refused an absurd capacity with "the number of buckets for …
+/// items overflows 64 bits" (`Error::SizeOverflow`), and one past the crate's size
+/// limit in bits; both layouts, like every kind, name the capacity asked for.
+#[test]
+fn an_absurd_capacity_is_too_large_in_either_layout() {
+    for layout in [Layout::Paper, Layout::RedisBloom] {
+        for (capacity, fpp) in [(u64::MAX, None), (1 << 62, Some(0.5)), (1 << 45, None)] {
+            let mut b = CuckooFilter::builder().layout(layout).capacity(capacity);
+            if let Some(fpp) = fpp {
+                b = b.fpp(fpp);
+            }
+            match b.build() {
+                Err(Error::CapacityTooLarge {
+                    capacity: c,
+                    fpp: e,
+                    max: params::MAX_NUM_BITS,
+                }) => {
+                    assert_eq!(c, capacity, "{layout:?}");
+                    assert!(e > 0.0 && e < 1.0, "{layout:?} {capacity}: ε = {e}");
+                    if let Some(fpp) = fpp {
+                        assert_eq!(e, fpp, "{layout:?}");
+                    }
+                }
+                other => panic!("{layout:?} {capacity}: {other:?}"),
+            }
+        }
+    }
 }

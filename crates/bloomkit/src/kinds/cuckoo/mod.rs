@@ -1117,6 +1117,16 @@ impl CuckooFilterBuilder {
             ));
         }
         crate::sizing::check_capacity(self.capacity)?;
+        // A table sized for a capacity too large is refused in the capacity's words, as the
+        // native layout refuses it: at the ε asked, or else the one the layout's sizing load
+        // gives.
+        let capacity_too_large = |capacity| Error::CapacityTooLarge {
+            capacity,
+            fpp: self.fpp.unwrap_or_else(|| {
+                params::redisbloom_cuckoo_fpp(bucket_size, redisbloom_load(bucket_size))
+            }),
+            max: MAX_NUM_BITS,
+        };
         let num_buckets = match (self.num_buckets, self.capacity) {
             (Some(buckets), _) => check_redisbloom_buckets(buckets)?,
             (None, Some(n)) => {
@@ -1133,14 +1143,17 @@ impl CuckooFilterBuilder {
                     .ceil() as u64)
                     .checked_next_power_of_two()
                     .filter(|&b| b <= REDISBLOOM_MAX_BUCKETS)
-                    .ok_or_else(|| Error::SizeOverflow {
-                        what: format!("the number of buckets for {n} items"),
-                    })?;
+                    .ok_or_else(|| capacity_too_large(n))?;
                 check_redisbloom_buckets(buckets)?
             }
             (None, None) => return Err(Error::ZeroCapacity),
         };
-        let num_slots = check_table_size(num_buckets, bucket_size, 8)?;
+        let num_slots = check_table_size(num_buckets, bucket_size, 8).map_err(|error| {
+            match (error, self.num_buckets, self.capacity) {
+                (Error::TooLarge { .. }, None, Some(n)) => capacity_too_large(n),
+                (error, ..) => error,
+            }
+        })?;
         let capacity = self.capacity.unwrap_or(num_slots);
         let at_capacity =
             params::redisbloom_cuckoo_fpp(bucket_size, capacity as f64 / num_slots as f64);
