@@ -3240,6 +3240,49 @@ fn merge_unions_any_number_of_compatible_filters() {
     assert!(help.contains("two or more"), "{help}");
 }
 
+/// The README said that a file `merge -o` writes is in format version 2, while `merge`
+/// kept an existing output's version. A new output is in the current format (2); merging
+/// into an existing file (`merge a b -o a`, or over the last run's output) updates that
+/// file, as `add` does: it keeps the file's version, so the bloomkit builds that needed
+/// version 1 to read it still do.
+#[test]
+fn merge_writes_a_new_file_in_version_2_and_keeps_an_existing_files_version() {
+    let dir = temp();
+    let d = dir.path();
+    let version = |name: &str| std::fs::read(d.join(name)).unwrap()[8];
+    let v1 = |name: &'static str, items: &[&str]| {
+        let create = [
+            "create",
+            "--capacity",
+            "1000",
+            "--format-version",
+            "1",
+            "-o",
+            name,
+        ];
+        created_with(d, &create, items);
+        assert_eq!(version(name), 1, "{name}");
+    };
+    v1("a.bk", &["apple"]);
+    v1("b.bk", &["banana"]);
+    ok(d, &["merge", "a.bk", "b.bk", "-o", "new.bk"]);
+    assert_eq!(version("new.bk"), 2, "a new output");
+    v1("week.bk", &[]);
+    ok(d, &["merge", "new.bk", "b.bk", "-o", "week.bk"]);
+    assert_eq!(version("week.bk"), 1, "an existing output");
+    ok(d, &["merge", "a.bk", "b.bk", "-o", "a.bk"]);
+    assert_eq!(version("a.bk"), 1, "the first input");
+    ok(d, &["merge", "new.bk", "a.bk", "-o", "new.bk"]);
+    assert_eq!(version("new.bk"), 2, "an existing version-2 output");
+    for name in ["a.bk", "week.bk", "new.bk"] {
+        assert_eq!(
+            ok(d, &["check", name, "apple", "banana", "cherry"]),
+            "apple\tmaybe\nbanana\tmaybe\ncherry\tno\n",
+            "{name}"
+        );
+    }
+}
+
 /// `ssd build --seed` was never shown back: `ssd info` shows the seed as `info` does — as
 /// given and, for a weak MurmurHash3 seed the library moved, as hashed with — in text and
 /// in JSON.

@@ -17,7 +17,8 @@ pub struct MergeArgs {
     pub inputs: Vec<PathBuf>,
 
     /// The filter file to write: it answers "maybe" for every item of every input (written
-    /// whole or not at all: on any error an existing file is left as it was).
+    /// whole or not at all: on any error an existing file is left as it was). A new file is
+    /// in format version 2; an existing one keeps its version, as with `add`.
     #[arg(short, long, value_name = "FILE")]
     pub output: PathBuf,
 

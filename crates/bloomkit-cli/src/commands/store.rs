@@ -523,7 +523,8 @@ pub enum FormatVersion {
 pub struct FormatArgs {
     /// The file's format version: 2 (default) has a checksum per 64 KiB chunk, so that
     /// `check` reads only the chunks a query touches; 1 has one checksum over the whole
-    /// file, for bloomkit builds before version 2. `add` and `remove` keep a file's version.
+    /// file, for bloomkit builds before version 2. `add`, `remove` and `merge` into an
+    /// existing file keep its version.
     #[arg(long, value_enum, default_value = "2", value_name = "VERSION")]
     pub format_version: FormatVersion,
 
