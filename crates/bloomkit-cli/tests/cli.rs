@@ -2858,6 +2858,11 @@ fn ssd_check_reads_a_file_it_cannot_write() {
         message.contains("was interrupted") && message.contains("as a user who can write it"),
         "{message}"
     );
+    // And why this user's check could not complete the write: the system's own words.
+    assert!(
+        message.contains("could not open it for writing: Permission denied"),
+        "{message}"
+    );
     assert!(journal.exists());
     // Someone who can write it completes the flush.
     if !root {

@@ -159,15 +159,25 @@ pub enum Error {
     #[error(
         "{}: a write to this file was interrupted, and its journal {} must be replayed \
          before the file can be read; that needs someone who can write the file to open it \
-         for writing (which completes the write)",
+         for writing (which completes the write){}",
         path.display(),
-        journal.display()
+        journal.display(),
+        not_completed.as_deref().map_or(String::new(), |why| format!(
+            "; this open tried, and could not open it for writing: {why}"
+        ))
     )]
     InterruptedWrite {
         /// The file.
         path: std::path::PathBuf,
         /// Its journal.
         journal: std::path::PathBuf,
+        /// Why this open did not complete the write itself, where it was asked to
+        /// ([`complete_interrupted_write`]): the operating system's message on opening the
+        /// file for writing ("Permission denied (os error 13)", "Read-only file system
+        /// (os error 30)"). `None` where it was not asked to.
+        ///
+        /// [`complete_interrupted_write`]: crate::buffered::BufferedOpenOptions::complete_interrupted_write
+        not_completed: Option<String>,
     },
     /// An option was given to a kind that does not take it ([`Kind::options`] lists what a
     /// kind takes).

@@ -232,11 +232,15 @@ impl BufferedBloomFilter {
     fn open_with(path: &Path, options: &BufferedOpenOptions) -> Result<Self, Error> {
         loop {
             match Self::open_once(path, options) {
-                Err(refused @ Error::InterruptedWrite { .. })
+                Err(Error::InterruptedWrite { path, journal, .. })
                     if options.complete_interrupted_write =>
                 {
-                    if !complete_interrupted_write(path, options.wait)? {
-                        return Err(refused);
+                    if let Err(denied) = complete_interrupted_write(&path, options.wait)? {
+                        return Err(Error::InterruptedWrite {
+                            path,
+                            journal,
+                            not_completed: Some(denied.to_string()),
+                        });
                     }
                     // Completed, and the exclusive lock released: open again as asked. A
                     // writer may have gone first and died mid-flush in turn, so the
@@ -667,7 +671,8 @@ impl BufferedOpenOptions {
     /// completes too.
     ///
     /// A file this user cannot open for writing (its mode, a read-only mount) is not
-    /// touched: the open fails with [`Error::InterruptedWrite`], as without this option.
+    /// touched: the open fails with [`Error::InterruptedWrite`], as without this option,
+    /// with the operating system's reason in `not_completed`.
     /// An open for writing replays a whole journal anyway, so the option changes only
     /// read-only opens.
     ///
@@ -1054,6 +1059,7 @@ fn refuse_journal(path: &Path, journal: &Path, file: &File) -> Result<(), Error>
         Some(_) => Err(Error::InterruptedWrite {
             path: path.to_path_buf(),
             journal: journal.to_path_buf(),
+            not_completed: None,
         }),
         None => Ok(()),
     }
@@ -1062,20 +1068,23 @@ fn refuse_journal(path: &Path, journal: &Path, file: &File) -> Result<(), Error>
 /// For a read-only open that found a whole journal and may complete its flush
 /// ([`BufferedOpenOptions::complete_interrupted_write`]): what an open for writing does
 /// first — the file opened for writing and locked exclusively (`wait`ing for the lock, or
-/// [`Error::Locked`]), the journal replayed — then the lock released. `Ok(false)`, touching
-/// nothing, when this user cannot open the file for writing.
-fn complete_interrupted_write(path: &Path, wait: bool) -> Result<bool, Error> {
+/// [`Error::Locked`]), the journal replayed — then the lock released. `Ok(Err(why))`,
+/// touching nothing, when this user cannot open the file for writing.
+fn complete_interrupted_write(
+    path: &Path,
+    wait: bool,
+) -> Result<Result<(), std::io::Error>, Error> {
     use std::io::ErrorKind::{PermissionDenied, ReadOnlyFilesystem};
     let mut how = OpenOptions::new();
     how.read(true).write(true);
     let mut file = match open_locked(path, &how, Mode::Exclusive, wait) {
         Ok(Some(file)) => file,
         Ok(None) => return Err(Error::Locked { path: path.into() }),
-        Err(e) if matches!(e.kind(), PermissionDenied | ReadOnlyFilesystem) => return Ok(false),
+        Err(e) if matches!(e.kind(), PermissionDenied | ReadOnlyFilesystem) => return Ok(Err(e)),
         Err(e) => return Err(Error::io(format!("opening {}", path.display()), e)),
     };
     replay_journal(&journal_of(path), &mut file)?;
-    Ok(true)
+    Ok(Ok(()))
 }
 
 /// Replays a complete journal into the file (the flush that wrote it was interrupted after
