@@ -3,7 +3,8 @@
 use bloomkit::{Error, Kind};
 use pyo3::create_exception;
 use pyo3::exceptions::{
-    PyKeyError, PyMemoryError, PyOSError, PyRuntimeError, PyTypeError, PyValueError,
+    PyBlockingIOError, PyKeyError, PyMemoryError, PyOSError, PyRuntimeError, PyTypeError,
+    PyValueError,
 };
 use pyo3::prelude::*;
 
@@ -21,6 +22,15 @@ create_exception!(
     PyRuntimeError,
     "The filter cannot take another item (a cuckoo filter at its load limit, a scalable \
      filter at its last layer); every item already in is kept."
+);
+
+create_exception!(
+    bloomkit,
+    InterruptedWriteError,
+    PyOSError,
+    "A write to the file was interrupted (its writer died mid-flush) and its journal must be \
+     replayed before the file can be read, which takes someone who can write the file to \
+     open it for writing. The file is not damaged: once that is done it reads as before."
 );
 
 /// The Python exception for a library error.
@@ -54,10 +64,45 @@ pub fn to_py(error: Error) -> PyErr {
         | Error::UnknownHashFunction(_)
         | Error::UnknownIndexScheme(_) => FormatError::new_err(message),
         Error::Io { .. } | Error::RandomSeed(_) => PyOSError::new_err(message),
+        // A lock that is busy: Python's BlockingIOError, with its errno (as a
+        // non-blocking `fcntl.flock` gives).
+        Error::Locked { .. } => PyBlockingIOError::new_err((ewouldblock(), message)),
+        // Not a damaged file (FormatError) nor a bad parameter: the file's state, which
+        // someone who can write the file resolves; an OSError, as the files' other
+        // troubles are.
+        Error::InterruptedWrite { .. } => InterruptedWriteError::new_err(message),
         // Every other error is a parameter that no filter can have (ε, capacity, sizes,
         // mismatched filters in a union).
         _ => PyValueError::new_err(message),
     }
+}
+
+/// Python's `errno.EWOULDBLOCK` (the platform's number for it).
+fn ewouldblock() -> i32 {
+    Python::attach(|py| {
+        py.import("errno")
+            .and_then(|errno| errno.getattr("EWOULDBLOCK"))
+            .and_then(|n| n.extract::<i32>())
+    })
+    .unwrap_or(11)
+}
+
+/// `_library_error(name, path)`: the exception the module raises for the library error
+/// `name` ("locked", "interrupted-write") about the file `path` — the mapping of errors
+/// that no call of the package can yet meet (the on-disk filter is not in the package),
+/// for its tests. Not part of the API.
+#[pyfunction]
+pub fn _library_error(py: Python<'_>, name: &str, path: std::path::PathBuf) -> PyResult<Py<PyAny>> {
+    let error = match name {
+        "locked" => Error::Locked { path },
+        "interrupted-write" => Error::InterruptedWrite {
+            journal: bloomkit::buffered::journal_of(&path),
+            path,
+            not_completed: None,
+        },
+        other => return Err(PyValueError::new_err(format!("no library error {other:?}"))),
+    };
+    Ok(to_py(error).into_value(py).into_any())
 }
 
 /// An operating-system error with its errno and file name, so that Python picks the

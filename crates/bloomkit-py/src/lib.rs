@@ -32,7 +32,7 @@ use pyo3::exceptions::{PyKeyError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyByteArray, PyDict, PyInt, PyList, PyString, PyTuple, PyType};
 
-pub use errors::{FormatError, FullError};
+pub use errors::{FormatError, FullError, InterruptedWriteError};
 use gil_cell::GilCell;
 use items::{Bytes, HeldChunk, IntColumn};
 
@@ -1008,6 +1008,11 @@ fn _bloomkit(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(item_bytes, m)?)?;
     m.add("FormatError", py.get_type::<FormatError>())?;
     m.add("FullError", py.get_type::<FullError>())?;
+    m.add(
+        "InterruptedWriteError",
+        py.get_type::<InterruptedWriteError>(),
+    )?;
+    m.add_function(wrap_pyfunction!(errors::_library_error, m)?)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())
 }

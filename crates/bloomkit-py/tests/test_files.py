@@ -149,3 +149,25 @@ def test_save_through_a_symlink_writes_the_file_it_names_and_keeps_its_mode(tmp_
     assert "alice" in bloomkit.load(real)
     assert stat.S_IMODE(os.stat(real).st_mode) == 0o600
     assert sorted(p.name for p in real.parent.iterdir()) == ["users.bloom"]
+
+
+def test_a_busy_lock_and_an_interrupted_write_are_os_errors(tmp_path):
+    """The library's `Locked` and `InterruptedWrite` reached Python as plain ValueErrors,
+    the exception for a bad parameter. A busy lock is Python's BlockingIOError (errno
+    EWOULDBLOCK, as a non-blocking flock gives); an interrupted write is an OSError of the
+    package's own, never a FormatError (the file is not damaged) nor a ValueError."""
+    from bloomkit._bloomkit import _library_error
+
+    path = tmp_path / "big.bkb"
+    locked = _library_error("locked", str(path))
+    assert type(locked) is BlockingIOError
+    assert locked.errno == errno.EWOULDBLOCK
+    assert str(path) in str(locked) and "in use" in str(locked)
+
+    interrupted = _library_error("interrupted-write", str(path))
+    assert type(interrupted) is bloomkit.InterruptedWriteError
+    assert isinstance(interrupted, OSError)
+    assert not isinstance(interrupted, ValueError)
+    assert "was interrupted" in str(interrupted) and str(path) in str(interrupted)
+    with pytest.raises(ValueError):
+        _library_error("no such error", str(path))

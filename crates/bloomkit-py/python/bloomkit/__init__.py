@@ -24,12 +24,21 @@ saved here answers the same in ``bloomkit check`` and in Rust. Python's ``hash()
 never used. Other objects need ``key=``, a function that turns each into an item.
 """
 
-from ._bloomkit import Filter, FormatError, FullError, __version__, item_bytes, kinds
+from ._bloomkit import (
+    Filter,
+    FormatError,
+    FullError,
+    InterruptedWriteError,
+    __version__,
+    item_bytes,
+    kinds,
+)
 
 __all__ = [
     "Filter",
     "FormatError",
     "FullError",
+    "InterruptedWriteError",
     "KINDS",
     "from_bytes",
     "item_bytes",

@@ -19,6 +19,17 @@ class FormatError(ValueError):
 class FullError(RuntimeError):
     """The filter cannot take another item; every item already in is kept."""
 
+class InterruptedWriteError(OSError):
+    """A write to the file was interrupted (its writer died mid-flush) and its journal must
+    be replayed before the file can be read, which takes someone who can write the file to
+    open it for writing. The file is not damaged: once that is done it reads as before.
+
+    The library's other file troubles are OSErrors too: a file missing or not allowed is a
+    ``FileNotFoundError`` or ``PermissionError``, and a file whose lock another writer holds
+    (where the caller asked not to wait) a ``BlockingIOError`` with ``errno.EWOULDBLOCK``,
+    Python's own exception for a lock that is busy. (Only the library's on-disk filter,
+    not yet in this package, locks files or journals its writes.)"""
+
 class Filter:
     """The base of every kind's class: build ``BloomFilter(capacity, fpp)`` or another
     class of ``KINDS``."""
