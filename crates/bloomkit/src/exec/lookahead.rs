@@ -311,6 +311,25 @@ macro_rules! one_array_positions {
 }
 pub(crate) use one_array_positions;
 
+/// [`ByDigest::prefetch_query`] as it reads in every kind whose positions index one array
+/// from 0 with `hashing`'s positions of the digest (the counting, spectral, stable and
+/// generalized filters), written once: inside `impl ByDigest for T`,
+/// `one_array_prefetch_query!(array, k)`, with `array` and `k` as for
+/// [`one_array_positions!`], prefetches each position's word of `array` (its `prefetch`).
+/// A kind with a faster path for the default scheme, or positions elsewhere, writes it out.
+macro_rules! one_array_prefetch_query {
+    ($array:ident, $k:ident $(+ $more:ident)*) => {
+        #[inline(always)]
+        fn prefetch_query(&self, digest: u128) {
+            let (k, m) = (self.$k $(+ self.$more)*, self.$array.len());
+            self.hashing
+                .positions_with_digest(&[], digest, k, m)
+                .for_each(|p| self.$array.prefetch(p));
+        }
+    };
+}
+pub(crate) use one_array_prefetch_query;
+
 /// The `K` positions in `[0, m)` of the item with this digest under `hashing` (a digest
 /// scheme), into `out`: exactly [`Hashing::positions`](crate::hash::Hashing::positions)'s.
 /// The default scheme through [`EnhancedDouble`](crate::hash::EnhancedDouble), inlined and

@@ -383,13 +383,7 @@ impl crate::lookahead::ByDigest for GeneralizedBloomFilter {
     fn batch_bits(&self) -> u64 {
         self.bits.len()
     }
-    #[inline(always)]
-    fn prefetch_query(&self, digest: u128) {
-        let k = self.set_hashes + self.reset_hashes;
-        self.hashing
-            .positions_with_digest(&[], digest, k, self.bits.len())
-            .for_each(|p| self.bits.prefetch(p));
-    }
+    crate::lookahead::one_array_prefetch_query!(bits, set_hashes + reset_hashes);
     #[inline(always)]
     fn contains_digest(&self, digest: u128) -> bool {
         let k = self.set_hashes + self.reset_hashes;

@@ -693,13 +693,7 @@ impl crate::lookahead::ByDigest for SpectralBloomFilter {
     fn batch_bits(&self) -> u64 {
         self.counters.len() * self.counters.width() as u64
     }
-    #[inline(always)]
-    fn prefetch_query(&self, digest: u128) {
-        let (k, m) = (self.num_hashes, self.counters.len());
-        self.hashing
-            .positions_with_digest(&[], digest, k, m)
-            .for_each(|p| self.counters.prefetch(p));
-    }
+    crate::lookahead::one_array_prefetch_query!(counters, num_hashes);
     #[inline(always)]
     fn contains_digest(&self, digest: u128) -> bool {
         let (k, m) = (self.num_hashes, self.counters.len());

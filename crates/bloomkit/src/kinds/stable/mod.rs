@@ -509,13 +509,7 @@ impl crate::lookahead::ByDigest for StableBloomFilter {
     fn batch_bits(&self) -> u64 {
         self.cells.len() * self.cell_width() as u64
     }
-    #[inline(always)]
-    fn prefetch_query(&self, digest: u128) {
-        let (k, m) = (self.num_hashes, self.cells.len());
-        self.hashing
-            .positions_with_digest(&[], digest, k, m)
-            .for_each(|i| self.cells.prefetch(i));
-    }
+    crate::lookahead::one_array_prefetch_query!(cells, num_hashes);
     /// The K cells, and the first and last cell of the run this insert decrements: the
     /// generator's state after `pending` more inserts is `rng + pending·γ` (SplitMix64 adds
     /// γ per output), so the run's start is known a window ahead.
