@@ -128,6 +128,14 @@ mod module {
                         crate::commands::status::ALL.len()
                     ));
                 }
+                let made = crate::commands::canned::prepare(ctx);
+                if made < crate::commands::canned::ALL.len() {
+                    ctx.log_notice(&format!(
+                        "bloomkit: {made} of {} whole replies prepared (EVAL unavailable?); \
+                         the rest are sent element by element",
+                        crate::commands::canned::ALL.len()
+                    ));
+                }
                 Status::Ok
             }
             Err(e) => {

@@ -17,7 +17,7 @@ pub mod cms;
 pub mod tdigest;
 pub mod topk;
 
-pub use crate::glue::reply::Status;
+pub use crate::glue::reply::{Canned, Status};
 pub use crate::glue::Arg;
 
 use std::ffi::CStr;
@@ -163,6 +163,13 @@ impl<'a> Reply<'a> {
         glue::reply::error(self.0, text);
     }
 
+    /// A whole fixed reply ([`canned`]); false, with nothing sent, when Redis did not make
+    /// it at load (the caller then replies element by element).
+    #[inline(always)]
+    pub fn canned(&self, reply: &Canned) -> bool {
+        glue::reply::canned(self.0, reply)
+    }
+
     /// A null.
     pub fn null(&self) {
         glue::reply::null(self.0);
@@ -268,5 +275,26 @@ pub mod status {
     /// [`ALL`] it made.
     pub fn prepare(ctx: &redis_module::Context) -> usize {
         crate::glue::reply::prepare_statuses(ctx, ALL)
+    }
+}
+
+/// The whole replies sent in one piece ([`Canned`]): the usual answers of the single-item
+/// `TOPK.QUERY` (`[0]`, `[1]`), `TOPK.ADD` and `TOPK.INCRBY` (`[nil]`).
+pub mod canned {
+    use super::Canned;
+
+    /// `[0]`.
+    pub static ZERO: Canned = Canned::new(c"return {0}", b"*1\r\n:0\r\n", None);
+    /// `[1]`.
+    pub static ONE: Canned = Canned::new(c"return {1}", b"*1\r\n:1\r\n", None);
+    /// `[nil]`: a null bulk string in RESP2, RESP3's null in RESP3.
+    pub static NIL: Canned = Canned::new(c"return {false}", b"*1\r\n$-1\r\n", Some(b"*1\r\n_\r\n"));
+
+    /// Every canned reply.
+    pub static ALL: &[&Canned] = &[&ZERO, &ONE, &NIL];
+
+    /// Has Redis make every canned reply; returns how many of [`ALL`] it made.
+    pub fn prepare(ctx: &redis_module::Context) -> usize {
+        crate::glue::reply::prepare_canned(ctx, ALL)
     }
 }

@@ -28,7 +28,7 @@
 use redis_module::{Context, RedisError, RedisResult, RedisValue};
 
 use super::cms::refused;
-use super::{error, float, integer, replied, status, Arg, Reply, INLINE_VALUES};
+use super::{canned, error, float, integer, replied, status, Arg, Reply, INLINE_VALUES};
 use crate::glue::{self, Key};
 use crate::memory::{self, ServerLimit};
 use crate::topk::{
@@ -120,6 +120,19 @@ fn expelled_reply<'r>(reply: &'r Reply<'r>) -> impl FnOnce(Option<&Item>) + 'r {
     move |expelled| match expelled {
         None => reply.null(),
         item => item_reply(reply, item),
+    }
+}
+
+/// The whole reply of an add of one item: `[nil]` in one piece when it expelled nothing
+/// (the usual answer), else the one-element array of the expelled item.
+#[inline(always)]
+fn single_reply<'r>(reply: &'r Reply<'r>) -> impl FnOnce(Option<&Item>) + 'r {
+    move |expelled| {
+        if expelled.is_none() && reply.canned(&canned::NIL) {
+            return;
+        }
+        reply.array(1);
+        expelled_reply(reply)(expelled);
     }
 }
 
@@ -247,9 +260,13 @@ fn add_items(
     admit_items(topk, items.iter().copied())?;
     let before = topk.memory_bytes();
     let reply = Reply::new(ctx);
-    reply.array(items.len());
-    for item in items {
-        topk.add(item, 1, chance, expelled_reply(&reply));
+    if let [item] = items {
+        topk.add(item, 1, chance, single_reply(&reply));
+    } else {
+        reply.array(items.len());
+        for item in items {
+            topk.add(item, 1, chance, expelled_reply(&reply));
+        }
     }
     memory::resized(before, topk.memory_bytes());
     Ok(())
@@ -308,6 +325,11 @@ fn incr_pairs(
     admit_items(topk, pairs.iter().map(|&(item, _)| item))?;
     let before = topk.memory_bytes();
     let reply = Reply::new(ctx);
+    if let [(item, Some(increment))] = *pairs {
+        topk.add(item, increment, chance, single_reply(&reply));
+        memory::resized(before, topk.memory_bytes());
+        return Ok(());
+    }
     reply.array(pairs.len());
     let mut failed = false;
     for &(item, increment) in pairs {
@@ -346,7 +368,18 @@ pub fn topk_replay(ctx: &Context, args: &[Arg]) -> RedisResult {
 
 /// `TOPK.QUERY key item…`: 1 for an item in the list, else 0.
 pub fn topk_query(ctx: &Context, args: &[Arg]) -> RedisResult {
-    per_item(ctx, args, |topk, item| topk.query(item) as i64)
+    let [_, name, item] = args else {
+        return per_item(ctx, args, |topk, item| topk.query(item) as i64);
+    };
+    // One item (the common call): `[0]` or `[1]` in one piece.
+    let mut key = Key::open(ctx, name, false);
+    let found = existing(&mut key)?.query(glue::bytes(item));
+    let reply = Reply::new(ctx);
+    if !reply.canned(if found { &canned::ONE } else { &canned::ZERO }) {
+        reply.array(1);
+        reply.int(found as i64);
+    }
+    replied()
 }
 
 /// `TOPK.COUNT key item…`: each item's estimate.

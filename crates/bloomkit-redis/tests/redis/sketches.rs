@@ -563,3 +563,127 @@ fn a_top_k_replay_applies_the_draws_it_is_given_and_refuses_bad_ones() {
     assert_eq!(e.code(), Some("WRONGTYPE"));
     assert_eq!(dump_of(c, "tk"), after, "refused replays change nothing");
 }
+
+/// The single-item `TOPK.ADD`, `TOPK.INCRBY` and `TOPK.QUERY`, whose usual answers (`[nil]`,
+/// `[0]`, `[1]`) the module sends as whole replies Redis made at load, byte for byte in
+/// RESP2 and in RESP3 (a null is `$-1` in one and `_` in the other), beside the answers
+/// sent element by element (an expelled item, a bad increment), inside MULTI, and to
+/// scripts (whose own client speaks RESP2 unless the script asks for RESP3). The bytes are
+/// those the module sent before the whole replies.
+#[test]
+fn single_item_top_k_replies_are_each_protocols_bytes() {
+    use std::io::{Read, Write};
+    let s = Server::start();
+    let resp = |words: &[&[u8]]| {
+        let mut out = format!("*{}\r\n", words.len()).into_bytes();
+        for w in words {
+            out.extend_from_slice(format!("${}\r\n", w.len()).as_bytes());
+            out.extend_from_slice(w);
+            out.extend_from_slice(b"\r\n");
+        }
+        out
+    };
+    const BAD: &[u8] = b"*1\r\n-TopK: increment must be an integer greater or equal to 0                            and smaller or equal to 100,000\r\n";
+    for (protocol, key, nil) in [
+        (b"2", b"t2", b"$-1\r\n".as_slice()),
+        (b"3", b"t3", b"_\r\n".as_slice()),
+    ] {
+        let mut conn = std::net::TcpStream::connect(("127.0.0.1", s.port)).expect("connect");
+        conn.set_read_timeout(Some(std::time::Duration::from_secs(10)))
+            .unwrap();
+        conn.write_all(&resp(&[b"HELLO", protocol])).unwrap();
+        conn.write_all(&resp(&[b"PING"])).unwrap();
+        let mut seen = Vec::new();
+        while !seen.ends_with(b"+PONG\r\n") {
+            let mut byte = [0];
+            conn.read_exact(&mut byte).expect("HELLO's reply and PONG");
+            seen.push(byte[0]);
+        }
+        let one_nil = [b"*1\r\n".as_slice(), nil].concat();
+        let k: &[u8] = key;
+        let exec = [b"*2\r\n*1\r\n".as_slice(), nil, b"*1\r\n:1\r\n"].concat();
+        let steps: Vec<(Vec<&[u8]>, Vec<u8>)> = vec![
+            (
+                vec![b"TOPK.RESERVE", k, b"2", b"1000", b"3", b"0.9"],
+                b"+OK\r\n".to_vec(),
+            ),
+            (vec![b"TOPK.ADD", k, b"a"], one_nil.clone()),
+            (vec![b"TOPK.ADD", k, b"b"], one_nil.clone()),
+            (vec![b"TOPK.ADD", k, b"c"], b"*1\r\n+a\r\n".to_vec()),
+            (vec![b"TOPK.QUERY", k, b"c"], b"*1\r\n:1\r\n".to_vec()),
+            (vec![b"TOPK.QUERY", k, b"a"], b"*1\r\n:0\r\n".to_vec()),
+            (
+                vec![b"TOPK.QUERY", k, b"c", b"a"],
+                b"*2\r\n:1\r\n:0\r\n".to_vec(),
+            ),
+            (
+                vec![b"TOPK.INCRBY", k, b"d", b"5"],
+                b"*1\r\n+b\r\n".to_vec(),
+            ),
+            (
+                vec![b"TOPK.INCRBY", k, b"e", b"1"],
+                b"*1\r\n+c\r\n".to_vec(),
+            ),
+            (vec![b"TOPK.INCRBY", k, b"e", b"100001"], BAD.to_vec()),
+            (vec![b"TOPK.INCRBY", k, b"e", b"10"], one_nil.clone()),
+            (
+                vec![b"TOPK.ADD", k, b"x", b"y"],
+                [b"*2\r\n".as_slice(), nil, nil].concat(),
+            ),
+            (vec![b"MULTI"], b"+OK\r\n".to_vec()),
+            (vec![b"TOPK.ADD", k, b"f"], b"+QUEUED\r\n".to_vec()),
+            (vec![b"TOPK.QUERY", k, b"d"], b"+QUEUED\r\n".to_vec()),
+            (vec![b"EXEC"], exec),
+            (
+                vec![
+                    b"EVAL",
+                    b"return redis.call('TOPK.ADD', KEYS[1], 'g')",
+                    b"1",
+                    k,
+                ],
+                one_nil.clone(),
+            ),
+            (
+                vec![
+                    b"EVAL",
+                    b"return type(redis.call('TOPK.ADD', KEYS[1], 'h')[1])",
+                    b"1",
+                    k,
+                ],
+                b"$7\r\nboolean\r\n".to_vec(),
+            ),
+            (
+                vec![
+                    b"EVAL",
+                    b"redis.setresp(3); return type(redis.call('TOPK.ADD', KEYS[1], 'i')[1])",
+                    b"1",
+                    k,
+                ],
+                b"$3\r\nnil\r\n".to_vec(),
+            ),
+            (
+                vec![
+                    b"EVAL",
+                    b"return redis.call('TOPK.QUERY', KEYS[1], 'd')",
+                    b"1",
+                    k,
+                ],
+                b"*1\r\n:1\r\n".to_vec(),
+            ),
+            // Nothing more than each reply was sent: the next reply is PING's.
+            (vec![b"PING"], b"+PONG\r\n".to_vec()),
+        ];
+        for (command, expected) in steps {
+            conn.write_all(&resp(&command)).unwrap();
+            let mut got = vec![0; expected.len()];
+            conn.read_exact(&mut got).expect("the reply");
+            assert_eq!(
+                String::from_utf8_lossy(&got),
+                String::from_utf8_lossy(&expected),
+                "RESP{}: {}",
+                protocol[0] as char,
+                String::from_utf8_lossy(&command.join(&b' '))
+            );
+        }
+    }
+}
