@@ -34,6 +34,6 @@ def cross_check() -> Path:
     """examples/cross_check.rs: the same values as Rust items."""
     return _binary(
         "BLOOMKIT_CROSS_CHECK",
-        ["-p", "bloomkit-py", "--example", "cross_check"],
+        ["-p", "bloomkit", "--example", "cross_check"],
         "examples/cross_check",
     )

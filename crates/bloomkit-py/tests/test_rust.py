@@ -1,4 +1,4 @@
-"""The same values as Rust items (examples/cross_check.rs): equal bytes, and filters that
+"""The same values as Rust items (crates/bloomkit/examples/cross_check.rs): equal bytes, and filters that
 answer the same in Rust and in Python, both ways, for every kind."""
 
 import subprocess

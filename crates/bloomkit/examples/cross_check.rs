@@ -1,6 +1,8 @@
-//! The Rust side of the Python package's cross-language tests (tests/test_rust.py): the
-//! same values as Rust items, so that pytest can hold Python's item bytes and filters to
-//! the library's.
+//! The Rust side of the Python package's cross-language tests
+//! (crates/bloomkit-py/tests/test_rust.py): the same values as Rust items, so that pytest can
+//! hold Python's item bytes and filters to the library's. It uses the library alone, so it
+//! lives among the library's examples: as an example of the Python crate, `cargo test` built
+//! that crate and PyO3 once more in the test profile only to link this program.
 //!
 //! ```text
 //! cross_check bytes              one line per value: NAME<TAB>hex of its Item bytes
