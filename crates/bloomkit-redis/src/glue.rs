@@ -486,7 +486,14 @@ pub mod reply {
     /// made twice, the second time with `RedisModule_Call`'s `3` flag and parsed, which
     /// marks it RESP3. [`canned`] sends the RESP3 one first: Redis refuses a RESP3 reply to a
     /// RESP2 client without writing anything (checked once at load, on the load's own
-    /// RESP2 client), and the RESP2 one then goes out. When Redis would not make a reply
+    /// RESP2 client), and the RESP2 one then goes out. That refusal is Redis's cheapest
+    /// answer to "which protocol?": ~20 instructions on Redis 7.0.15 (the reply client, its
+    /// `resp`, `callReplyIsResp3`), no allocation, nothing written. Asking first with
+    /// `RedisModule_GetContextFlags` and sending the one right reply costs more, since that
+    /// call computes every flag (`getMaxmemoryState` among them, ~110 instructions): the
+    /// single-item `TOPK.ADD` handler took 2,425 instructions that way against 2,280, and
+    /// `TOPK.INCRBY` 3,519 against 3,417 (callgrind, both ways in one build, 2026-11-27;
+    /// BENCHMARKS.md). When Redis would not make a reply
     /// (EVAL renamed away, an API without the `3` flag), [`canned`] sends nothing and
     /// returns false, and the caller replies element by element as before.
     pub struct Canned {
@@ -527,7 +534,8 @@ pub mod reply {
     }
 
     /// Sends `canned` whole, in the client's protocol; false, with nothing sent, when it
-    /// was not made at load.
+    /// was not made at load. The protocol is the client's at this reply (a client may
+    /// switch with `HELLO` between two commands), so nothing about it is kept.
     #[inline]
     pub fn canned(ctx: &Context, canned: &Canned) -> bool {
         let two = canned.made2.load(Ordering::Relaxed);

@@ -687,3 +687,91 @@ fn single_item_top_k_replies_are_each_protocols_bytes() {
         }
     }
 }
+
+/// One connection that changes protocol between commands (`HELLO 3`, then `HELLO 2`) gets
+/// each single-item `TOPK.ADD`'s `[nil]` in the protocol it speaks at that command: the
+/// whole reply is chosen per reply, from the client as Redis has it then, never kept from
+/// an earlier command of the same client (nor of another one, on the connection beside it).
+#[test]
+fn a_single_item_top_k_nil_follows_the_clients_protocol_from_command_to_command() {
+    use std::io::{Read, Write};
+    let s = Server::start();
+    let resp = |words: &[&[u8]]| {
+        let mut out = format!("*{}\r\n", words.len()).into_bytes();
+        for w in words {
+            out.extend_from_slice(format!("${}\r\n", w.len()).as_bytes());
+            out.extend_from_slice(w);
+            out.extend_from_slice(b"\r\n");
+        }
+        out
+    };
+    let connect = || {
+        let conn = std::net::TcpStream::connect(("127.0.0.1", s.port)).expect("connect");
+        conn.set_read_timeout(Some(std::time::Duration::from_secs(10)))
+            .unwrap();
+        conn
+    };
+    // Sends `HELLO protocol` and reads up to the PONG of a PING sent after it.
+    let hello = |conn: &mut std::net::TcpStream, protocol: &[u8]| {
+        conn.write_all(&resp(&[b"HELLO", protocol])).unwrap();
+        conn.write_all(&resp(&[b"PING"])).unwrap();
+        let mut seen = Vec::new();
+        while !seen.ends_with(b"+PONG\r\n") {
+            let mut byte = [0];
+            conn.read_exact(&mut byte).expect("HELLO's reply and PONG");
+            seen.push(byte[0]);
+        }
+    };
+    let expect =
+        |conn: &mut std::net::TcpStream, command: &[&[u8]], expected: &[u8], what: &str| {
+            conn.write_all(&resp(command)).unwrap();
+            let mut got = vec![0; expected.len()];
+            conn.read_exact(&mut got).expect("the reply");
+            assert_eq!(
+                String::from_utf8_lossy(&got),
+                String::from_utf8_lossy(expected),
+                "{what}"
+            );
+        };
+    const NIL2: &[u8] = b"*1\r\n$-1\r\n";
+    const NIL3: &[u8] = b"*1\r\n_\r\n";
+    let mut a = connect();
+    let mut b = connect();
+    expect(
+        &mut a,
+        &[b"TOPK.RESERVE", b"t", b"1000", b"100", b"3", b"0.9"],
+        b"+OK\r\n",
+        "reserve",
+    );
+    let mut item = 0;
+    let mut add = |conn: &mut std::net::TcpStream, nil: &[u8], what: &str| {
+        item += 1;
+        let name = format!("item{item}");
+        expect(conn, &[b"TOPK.ADD", b"t", name.as_bytes()], nil, what);
+    };
+    add(&mut a, NIL2, "a, RESP2 before any HELLO");
+    hello(&mut b, b"3");
+    add(&mut b, NIL3, "b, RESP3");
+    add(&mut a, NIL2, "a, RESP2, after b's RESP3 reply");
+    hello(&mut a, b"3");
+    add(&mut a, NIL3, "a, after HELLO 3");
+    add(&mut a, NIL3, "a, RESP3 again");
+    hello(&mut a, b"2");
+    add(&mut a, NIL2, "a, after HELLO 2");
+    add(&mut b, NIL3, "b, still RESP3, after a's RESP2 reply");
+    expect(
+        &mut a,
+        &[b"TOPK.INCRBY", b"t", b"x", b"2"],
+        NIL2,
+        "a, TOPK.INCRBY, RESP2",
+    );
+    expect(
+        &mut b,
+        &[b"TOPK.INCRBY", b"t", b"y", b"2"],
+        NIL3,
+        "b, TOPK.INCRBY, RESP3",
+    );
+    // Nothing more than each reply was sent on either connection.
+    expect(&mut a, &[b"PING"], b"+PONG\r\n", "a, the next reply");
+    expect(&mut b, &[b"PING"], b"+PONG\r\n", "b, the next reply");
+}
