@@ -436,14 +436,18 @@ impl SpectralBloomFilter {
     fn insert_digest_k<const K: usize>(&mut self, digest: u128) -> bool {
         let mut ps = [0u64; K];
         crate::lookahead::positions_into(self.hashing, digest, self.counters.len(), &mut ps);
-        self.insert_positions_k(&ps)
+        self.insert_positions(&ps)
     }
 
-    /// The MS or MI insert of the item at these `K` positions (not counting it in `len`).
-    /// Under MS, unless two positions may repeat ([`may_repeat`]), each counter is read
-    /// and raised in one pass ([`PackedCounters::increment_each`]); the rest (MI, and the
-    /// items whose positions may repeat) out of line, through
-    /// [`insert_positions`](Self::insert_positions).
+    /// The batch window's MS or MI insert of the item at these `K` positions (not counting
+    /// it in `len`). Under MS, unless two positions may repeat ([`may_repeat`]), each
+    /// counter is read and raised in one pass ([`PackedCounters::increment_each`]); the rest
+    /// (MI, and the items whose positions may repeat) out of line, through
+    /// [`insert_positions`](Self::insert_positions). The single insert keeps
+    /// [`insert_positions`](Self::insert_positions): there the quick test and the call out
+    /// of line for the items it flags cost more than the pairwise compares
+    /// (`kind_cost spectral 100000 100000` under callgrind: 387.6 instructions an insert
+    /// against 382.0).
     #[inline(always)]
     fn insert_positions_k<const K: usize>(&mut self, ps: &[u64; K]) -> bool {
         if self.method == SpectralMethod::MinimumSelection && !may_repeat(ps) {
@@ -1206,12 +1210,10 @@ mod tests {
         /// minimum of their counters, then +1 on all of them (MS) or on those at the minimum
         /// (MI), a counter at 2^w − 1 staying there; the same counters and the same "new"
         /// answers. A few counters (so that an item's positions repeat) of 1 to 16 bits (so
-        /// that they saturate), or some hundreds (so that distinct positions share their low
-        /// 6 bits, which the MS insert's quick test of repeats takes for a repeat), every k
-        /// from 1 to 12, four index schemes.
+        /// that they saturate), every k from 1 to 12, four index schemes.
         #[test]
         fn ms_and_mi_inserts_follow_their_definition(
-            m in proptest::prop_oneof![1u64..40, 64u64..400],
+            m in 1u64..40,
             k in 1u32..=12,
             width in 1u32..=16,
             mi in proptest::bool::ANY,
