@@ -165,6 +165,36 @@ struct Increments {
     left: u32,
 }
 
+/// `reduce(mix64(state), base)`, the offset of an increment in `D_L` (L = `base`), where
+/// `shift` is 64 − log₂ L for an L that is a power of two from 2 up, and 0 for any other L.
+///
+/// For L = 2^b the multiply-shift `reduce(z, L)` is `z >> (64 − b)`, the top b bits of z;
+/// and the last step of [`mix64`], `z ^ (z >> 31)`, leaves the top 33 bits of z as they
+/// are, so for b ≤ 33 (L is at most 2¹⁵: one increment fits a 16-bit counter) the offset
+/// is the top b bits of mix64's state before that step. The same values with two multiplies
+/// and two shifts fewer an increment: the paper's values, which the file format fixes,
+/// drawn with less work.
+#[inline(always)]
+fn offset(state: u64, base: u32, shift: u32) -> u32 {
+    let z = (state ^ (state >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    let z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+    if shift != 0 {
+        (z >> shift) as u32
+    } else {
+        reduce(z ^ (z >> 31), base as u64) as u32
+    }
+}
+
+/// The `shift` of [`offset`] for L = `base`.
+#[inline(always)]
+fn offset_shift(base: u32) -> u32 {
+    if base >= 2 && base.is_power_of_two() {
+        64 - base.trailing_zeros()
+    } else {
+        0
+    }
+}
+
 impl Increments {
     /// The increments whose SplitMix64 sequence this digest seeds.
     #[inline(always)]
@@ -211,6 +241,30 @@ impl Iterator for Increments {
         self.state = self.state.wrapping_add(GOLDEN_GAMMA);
         let offset = reduce(mix64(self.state), self.base as u64) as u32;
         Some(self.base + offset)
+    }
+}
+
+/// [`Increments`] for an L that is a power of two from 2 up: the same values, each by
+/// [`offset`]'s shift (`shift` = [`offset_shift`]`(base)`, not 0).
+#[derive(Clone, Debug)]
+struct PowerIncrements {
+    state: u64,
+    base: u32,
+    shift: u32,
+    left: u32,
+}
+
+impl Iterator for PowerIncrements {
+    type Item = u32;
+
+    #[inline(always)]
+    fn next(&mut self) -> Option<u32> {
+        if self.left == 0 {
+            return None;
+        }
+        self.left -= 1;
+        self.state = self.state.wrapping_add(GOLDEN_GAMMA);
+        Some(self.base + offset(self.state, self.base, self.shift))
     }
 }
 
@@ -320,8 +374,11 @@ impl VariableIncrementBloomFilter {
         let (k, m) = (self.num_hashes, self.counters.len());
         if self.hashing.scheme == IndexScheme::EnhancedDoubleHashing {
             let holds = |k: u32| {
-                let increments = Increments::from_digest(digest, self.base, k);
-                self.holds(EnhancedDouble::new(digest, k, m), increments)
+                self.holds_with_seed(
+                    EnhancedDouble::new(digest, k, m),
+                    Increments::seed(digest),
+                    k,
+                )
             };
             match k {
                 5 => holds(5),
@@ -333,6 +390,25 @@ impl VariableIncrementBloomFilter {
             let increments = Increments::from_digest(digest, self.base, k);
             let positions = self.hashing.positions_with_digest(&[], digest, k, m);
             self.holds(positions, increments)
+        }
+    }
+
+    /// [`holds`](Self::holds) with the `k` increments from this [`seed`](Increments::seed):
+    /// [`PowerIncrements`] for an L that is a power of two from 2 up (the default 4), the
+    /// test of L made once for the k of them, else [`Increments`].
+    #[inline(always)]
+    fn holds_with_seed(&self, positions: impl Iterator<Item = u64>, seed: u64, k: u32) -> bool {
+        let (base, shift) = (self.base, offset_shift(self.base));
+        if shift != 0 {
+            let increments = PowerIncrements {
+                state: seed,
+                base,
+                shift,
+                left: k,
+            };
+            self.holds(positions, increments)
+        } else {
+            self.holds(positions, Increments::from_seed(seed, base, k))
         }
     }
 
@@ -371,10 +447,20 @@ impl VariableIncrementBloomFilter {
     /// The test reads every counter before any changes, as [`add`](Self::add)'s.
     #[inline(always)]
     fn add_k<const K: usize>(&mut self, ps: &[u64; K], seed: u64) -> bool {
+        let (base, shift) = (self.base, offset_shift(self.base));
         let mut increments = [0u32; K];
-        let drawn = Increments::from_seed(seed, self.base, K as u32);
-        for (slot, v) in increments.iter_mut().zip(drawn) {
-            *slot = v;
+        let mut state = seed;
+        // `Increments`' draws, with the test of L's kind once for the K of them.
+        if shift != 0 {
+            for slot in &mut increments {
+                state = state.wrapping_add(GOLDEN_GAMMA);
+                *slot = base + offset(state, base, shift);
+            }
+        } else {
+            for slot in &mut increments {
+                state = state.wrapping_add(GOLDEN_GAMMA);
+                *slot = base + offset(state, base, 0);
+            }
         }
         let probes = self.probes();
         let counters = &mut self.counters;
@@ -388,7 +474,11 @@ impl VariableIncrementBloomFilter {
 
     /// Whether every (position, increment) pair passes [`passes`](Self::passes).
     #[inline(always)]
-    fn holds(&self, positions: impl Iterator<Item = u64>, increments: Increments) -> bool {
+    fn holds(
+        &self,
+        positions: impl Iterator<Item = u64>,
+        increments: impl Iterator<Item = u32>,
+    ) -> bool {
         let probes = self.probes();
         infallible(probes.holds(positions, increments, |p| Ok(self.counters.get(p))))
     }
@@ -627,7 +717,7 @@ impl Probes {
     fn holds<E>(
         &self,
         positions: impl Iterator<Item = u64>,
-        increments: Increments,
+        increments: impl Iterator<Item = u32>,
         mut counter: impl FnMut(u64) -> Result<u32, E>,
     ) -> Result<bool, E> {
         try_all(positions.zip(increments), |(p, v)| {
@@ -802,8 +892,7 @@ impl crate::lookahead::ByPositions for VariableIncrementBloomFilter {
     crate::lookahead::one_array_positions!(counters, num_hashes);
     #[inline(always)]
     fn contains_at(&self, ps: &[u64], seed: u64) -> bool {
-        let increments = Increments::from_seed(seed, self.base, ps.len() as u32);
-        self.holds(ps.iter().copied(), increments)
+        self.holds_with_seed(ps.iter().copied(), seed, ps.len() as u32)
     }
     #[inline(always)]
     fn insert_at(&mut self, ps: &[u64], seed: u64) -> bool {
@@ -1195,6 +1284,33 @@ mod tests {
             .sum()
     }
 
+    proptest::proptest! {
+        /// The offsets drawn by shifts for an L that is a power of two are the paper's
+        /// `reduce(mix64(state), L)` for every L from 1 to 2¹⁵ (the largest an increment
+        /// of a 16-bit counter can be) and any state; other L take `reduce` itself.
+        #[test]
+        fn offsets_are_the_reduced_mix_of_the_state(
+            state in proptest::num::u64::ANY,
+            bits in 0u32..=15,
+            odd in 1u32..1000,
+        ) {
+            for base in [1 << bits, odd, (1 << bits) + 1, (1u32 << bits).saturating_sub(1).max(1)] {
+                let expected = reduce(mix64(state), base as u64) as u32;
+                proptest::prop_assert_eq!(offset(state, base, offset_shift(base)), expected, "L = {}", base);
+            }
+            // And the draws of an item, as `Increments` gives them, L = 4 and 2^bits.
+            for base in [4, (1 << bits).max(2)] {
+                let drawn: Vec<u32> = Increments::from_seed(state, base, 7).collect();
+                let mut s = state;
+                let paper: Vec<u32> = (0..7).map(|_| {
+                    s = s.wrapping_add(GOLDEN_GAMMA);
+                    base + reduce(mix64(s), base as u64) as u32
+                }).collect();
+                proptest::prop_assert_eq!(drawn, paper);
+            }
+        }
+    }
+
     #[test]
     fn increments_are_in_d_l_and_uniform_and_independent_of_each_other() {
         // 40 000 items × 2 hash functions: the pair (v_0, v_1) must be uniform over the
@@ -1348,6 +1464,45 @@ mod tests {
             f.remove(&i).unwrap();
         }
         assert_eq!(f.nonzero_counters(), 0);
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::test_runner::Config::with_cases(64))]
+
+        /// An insert into an empty filter adds each of the item's increments (`slots`, drawn
+        /// by `Increments`) at its position and nothing elsewhere: at k = 3, 5 and 7 (the array inserts, whose increments for an L that is a power
+        /// of two are drawn by shifts) and k = 4, for L a power of two and not, 8-bit and
+        /// 16-bit counters, both increment sources.
+        #[test]
+        fn an_insert_adds_the_items_increments(
+            item in proptest::num::u64::ANY,
+            k in proptest::sample::select(vec![3u32, 5, 7, 4]),
+            base in proptest::sample::select(vec![4u32, 2, 8, 3, 5]),
+            wide in proptest::bool::ANY,
+            second in proptest::bool::ANY,
+        ) {
+            let mut f = VariableIncrementBloomFilter::builder()
+                .num_counters(100_000)
+                .num_hashes(k)
+                .increment_base(base)
+                .counter_width(if wide { 16 } else { 8 })
+                .increment_hashing(if second { IncrementHashing::SecondDigest } else { IncrementHashing::PositionDigest })
+                .build()
+                .unwrap();
+            let slots = f.slots(&item);
+            let mut expected = std::collections::BTreeMap::new();
+            for &(p, v) in &slots {
+                proptest::prop_assert!((base..2 * base).contains(&v));
+                *expected.entry(p).or_insert(0) += v;
+            }
+            proptest::prop_assert!(f.insert(&item));
+            for (&p, &sum) in &expected {
+                proptest::prop_assert_eq!(f.counter(p), sum);
+            }
+            proptest::prop_assert_eq!(f.nonzero_counters(), expected.len() as u64);
+            proptest::prop_assert!(f.contains(&item));
+            proptest::prop_assert!(!f.insert(&item));
+        }
     }
 
     #[test]
