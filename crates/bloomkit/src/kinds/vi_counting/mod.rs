@@ -169,8 +169,9 @@ struct Increments {
 /// `shift` is 64 − log₂ L for an L that is a power of two from 2 up, and 0 for any other L.
 ///
 /// For L = 2^b the multiply-shift `reduce(z, L)` is `z >> (64 − b)`, the top b bits of z;
-/// and the last step of [`mix64`], `z ^ (z >> 31)`, leaves the top 33 bits of z as they
-/// are, so for b ≤ 33 (L is at most 2¹⁵: one increment fits a 16-bit counter) the offset
+/// and the last step of [`mix64`], `z ^ (z >> 31)`, leaves the top 31 bits of z as they
+/// are (`z >> 31` has 31 leading zeros), so for b ≤ 31 (L is at most 2¹⁵: one increment
+/// fits a 16-bit counter) the offset
 /// is the top b bits of mix64's state before that step. The same values with two multiplies
 /// and two shifts fewer an increment: the paper's values, which the file format fixes,
 /// drawn with less work.
