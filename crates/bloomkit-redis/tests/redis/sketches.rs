@@ -564,6 +564,17 @@ fn a_top_k_replay_applies_the_draws_it_is_given_and_refuses_bad_ones() {
     assert_eq!(dump_of(c, "tk"), after, "refused replays change nothing");
 }
 
+/// A command as a client writes it on the wire: a RESP array of bulk strings.
+fn resp(words: &[&[u8]]) -> Vec<u8> {
+    let mut out = format!("*{}\r\n", words.len()).into_bytes();
+    for w in words {
+        out.extend_from_slice(format!("${}\r\n", w.len()).as_bytes());
+        out.extend_from_slice(w);
+        out.extend_from_slice(b"\r\n");
+    }
+    out
+}
+
 /// The single-item `TOPK.ADD`, `TOPK.INCRBY` and `TOPK.QUERY`, whose usual answers (`[nil]`,
 /// `[0]`, `[1]`) the module sends as whole replies Redis made at load, byte for byte in
 /// RESP2 and in RESP3 (a null is `$-1` in one and `_` in the other), beside the answers
@@ -574,15 +585,6 @@ fn a_top_k_replay_applies_the_draws_it_is_given_and_refuses_bad_ones() {
 fn single_item_top_k_replies_are_each_protocols_bytes() {
     use std::io::{Read, Write};
     let s = Server::start();
-    let resp = |words: &[&[u8]]| {
-        let mut out = format!("*{}\r\n", words.len()).into_bytes();
-        for w in words {
-            out.extend_from_slice(format!("${}\r\n", w.len()).as_bytes());
-            out.extend_from_slice(w);
-            out.extend_from_slice(b"\r\n");
-        }
-        out
-    };
     const BAD: &[u8] = b"*1\r\n-TopK: increment must be an integer greater or equal to 0                            and smaller or equal to 100,000\r\n";
     for (protocol, key, nil) in [
         (b"2", b"t2", b"$-1\r\n".as_slice()),
@@ -696,15 +698,6 @@ fn single_item_top_k_replies_are_each_protocols_bytes() {
 fn a_single_item_top_k_nil_follows_the_clients_protocol_from_command_to_command() {
     use std::io::{Read, Write};
     let s = Server::start();
-    let resp = |words: &[&[u8]]| {
-        let mut out = format!("*{}\r\n", words.len()).into_bytes();
-        for w in words {
-            out.extend_from_slice(format!("${}\r\n", w.len()).as_bytes());
-            out.extend_from_slice(w);
-            out.extend_from_slice(b"\r\n");
-        }
-        out
-    };
     let connect = || {
         let conn = std::net::TcpStream::connect(("127.0.0.1", s.port)).expect("connect");
         conn.set_read_timeout(Some(std::time::Duration::from_secs(10)))
