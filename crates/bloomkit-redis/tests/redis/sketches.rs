@@ -575,6 +575,27 @@ fn resp(words: &[&[u8]]) -> Vec<u8> {
     out
 }
 
+/// A raw connection to the server on `port`, reads timing out after 10 s.
+fn connect(port: u16) -> std::net::TcpStream {
+    let conn = std::net::TcpStream::connect(("127.0.0.1", port)).expect("connect");
+    conn.set_read_timeout(Some(std::time::Duration::from_secs(10)))
+        .unwrap();
+    conn
+}
+
+/// Sends `HELLO protocol` on `conn` and reads up to the PONG of a PING sent after it.
+fn hello(conn: &mut std::net::TcpStream, protocol: &[u8]) {
+    use std::io::{Read, Write};
+    conn.write_all(&resp(&[b"HELLO", protocol])).unwrap();
+    conn.write_all(&resp(&[b"PING"])).unwrap();
+    let mut seen = Vec::new();
+    while !seen.ends_with(b"+PONG\r\n") {
+        let mut byte = [0];
+        conn.read_exact(&mut byte).expect("HELLO's reply and PONG");
+        seen.push(byte[0]);
+    }
+}
+
 /// The single-item `TOPK.ADD`, `TOPK.INCRBY` and `TOPK.QUERY`, whose usual answers (`[nil]`,
 /// `[0]`, `[1]`) the module sends as whole replies Redis made at load, byte for byte in
 /// RESP2 and in RESP3 (a null is `$-1` in one and `_` in the other), beside the answers
@@ -590,17 +611,8 @@ fn single_item_top_k_replies_are_each_protocols_bytes() {
         (b"2", b"t2", b"$-1\r\n".as_slice()),
         (b"3", b"t3", b"_\r\n".as_slice()),
     ] {
-        let mut conn = std::net::TcpStream::connect(("127.0.0.1", s.port)).expect("connect");
-        conn.set_read_timeout(Some(std::time::Duration::from_secs(10)))
-            .unwrap();
-        conn.write_all(&resp(&[b"HELLO", protocol])).unwrap();
-        conn.write_all(&resp(&[b"PING"])).unwrap();
-        let mut seen = Vec::new();
-        while !seen.ends_with(b"+PONG\r\n") {
-            let mut byte = [0];
-            conn.read_exact(&mut byte).expect("HELLO's reply and PONG");
-            seen.push(byte[0]);
-        }
+        let mut conn = connect(s.port);
+        hello(&mut conn, protocol);
         let one_nil = [b"*1\r\n".as_slice(), nil].concat();
         let k: &[u8] = key;
         let exec = [b"*2\r\n*1\r\n".as_slice(), nil, b"*1\r\n:1\r\n"].concat();
@@ -698,23 +710,6 @@ fn single_item_top_k_replies_are_each_protocols_bytes() {
 fn a_single_item_top_k_nil_follows_the_clients_protocol_from_command_to_command() {
     use std::io::{Read, Write};
     let s = Server::start();
-    let connect = || {
-        let conn = std::net::TcpStream::connect(("127.0.0.1", s.port)).expect("connect");
-        conn.set_read_timeout(Some(std::time::Duration::from_secs(10)))
-            .unwrap();
-        conn
-    };
-    // Sends `HELLO protocol` and reads up to the PONG of a PING sent after it.
-    let hello = |conn: &mut std::net::TcpStream, protocol: &[u8]| {
-        conn.write_all(&resp(&[b"HELLO", protocol])).unwrap();
-        conn.write_all(&resp(&[b"PING"])).unwrap();
-        let mut seen = Vec::new();
-        while !seen.ends_with(b"+PONG\r\n") {
-            let mut byte = [0];
-            conn.read_exact(&mut byte).expect("HELLO's reply and PONG");
-            seen.push(byte[0]);
-        }
-    };
     let expect =
         |conn: &mut std::net::TcpStream, command: &[&[u8]], expected: &[u8], what: &str| {
             conn.write_all(&resp(command)).unwrap();
@@ -728,8 +723,8 @@ fn a_single_item_top_k_nil_follows_the_clients_protocol_from_command_to_command(
         };
     const NIL2: &[u8] = b"*1\r\n$-1\r\n";
     const NIL3: &[u8] = b"*1\r\n_\r\n";
-    let mut a = connect();
-    let mut b = connect();
+    let mut a = connect(s.port);
+    let mut b = connect(s.port);
     expect(
         &mut a,
         &[b"TOPK.RESERVE", b"t", b"1000", b"100", b"3", b"0.9"],
