@@ -1527,10 +1527,18 @@ pub const GOLDEN_GAMMA: u64 = 0x9e37_79b9_7f4a_7c15;
 /// SplitMix64's output function: Stafford's "Mix13" variant of the MurmurHash3 finaliser,
 /// a bijection of 64-bit words whose every output bit depends on every input bit.
 #[inline]
-pub fn mix64(mut z: u64) -> u64 {
-    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+pub fn mix64(z: u64) -> u64 {
+    let z = mix64_unfinished(z);
     z ^ (z >> 31)
+}
+
+/// [`mix64`] without its last step, `z ^ (z >> 31)`, which leaves the top 31 bits as they
+/// are: so the top b ≤ 31 bits of this are those of `mix64(z)` (the variable-increment
+/// filter draws its increments from them).
+#[inline(always)]
+pub(crate) fn mix64_unfinished(mut z: u64) -> u64 {
+    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb)
 }
 
 /// The SplitMix64 generator: state += γ, output mix64(state). The one pseudo-random
