@@ -17,6 +17,9 @@
 //! queries, the subjects taking turns (A B C A B C …) so that a change of the machine's speed
 //! reaches all of them; the ratio column is the subject's slower query over sbbf-rs-safe's.
 //!
+//! `BLOOMKIT_SIMD=avx2` (or `scalar`) caps the blocked filter's kernels below the CPU's best,
+//! to compare levels on the machine in use; the first line names the level used.
+//!
 //! `whole SUBJECT N ROUNDS`: builds the one subject and answers ROUNDS × 10⁶ queries (half
 //! present), for timing whole processes against each other (`/usr/bin/time`, or any tool
 //! that runs two commands in turn); prints only the count of positive answers.

@@ -25,7 +25,8 @@
 //! [`simd_level`] detects the CPU once (`is_x86_feature_detected!`) and caches the answer;
 //! the kernels dispatch on it. Setting the environment variable `BLOOMKIT_FORCE_SCALAR=1`
 //! before the first query forces the scalar twins (the test script runs the kernel tests
-//! once that way). A build with `-C target-cpu=native` on a CPU with the features still
+//! once that way); `BLOOMKIT_SIMD=avx2` (or `scalar`) caps the level instead, to measure
+//! one level against another on the machine in use. A build with `-C target-cpu=native` on a CPU with the features still
 //! dispatches at run time, but the scalar twins are then compiled with the same features.
 //! Other architectures (aarch64 included) use the scalar twins, which LLVM vectorises where
 //! the target has per-lane shifts.
@@ -124,13 +125,32 @@ pub fn simd_level() -> SimdLevel {
 
 #[cold]
 fn detect() -> SimdLevel {
-    let level = if env_flag("BLOOMKIT_FORCE_SCALAR") {
-        SimdLevel::Scalar
-    } else {
-        cpu_level()
-    };
+    let cap = std::env::var("BLOOMKIT_SIMD").ok();
+    let level = level_to_use(
+        cpu_level(),
+        env_flag("BLOOMKIT_FORCE_SCALAR"),
+        cap.as_deref(),
+    );
     LEVEL.store(level as u8, Ordering::Relaxed);
     level
+}
+
+/// The level the kernels use on a CPU that runs `cpu`: scalar when forced, else at most the
+/// level named by `BLOOMKIT_SIMD` (`scalar`, `avx2` or `avx512`; any other value is no cap).
+/// The cap is for measuring one level against another on the machine in use (on some Intel
+/// CPUs 512-bit instructions lower the clock) and for pinning a level in production.
+fn level_to_use(cpu: SimdLevel, force_scalar: bool, cap: Option<&str>) -> SimdLevel {
+    let cap = match cap {
+        _ if force_scalar => SimdLevel::Scalar,
+        Some("scalar") => SimdLevel::Scalar,
+        Some("avx2") => SimdLevel::Avx2,
+        _ => SimdLevel::Avx512,
+    };
+    if cap as u8 <= cpu as u8 {
+        cap
+    } else {
+        cpu
+    }
 }
 
 /// The best level this CPU runs, whatever `BLOOMKIT_FORCE_SCALAR` says (cached).
@@ -661,9 +681,26 @@ mod tests {
         // The test script runs this binary once with BLOOMKIT_FORCE_SCALAR=1.
         if env_flag("BLOOMKIT_FORCE_SCALAR") {
             assert_eq!(simd_level(), SimdLevel::Scalar);
+        } else if let Ok(cap) = std::env::var("BLOOMKIT_SIMD") {
+            assert_eq!(simd_level(), level_to_use(cpu_level(), false, Some(&cap)));
         } else {
             assert_eq!(Some(&simd_level()), available_levels().last());
         }
+    }
+
+    #[test]
+    fn the_simd_cap_lowers_the_level_but_never_raises_it() {
+        use SimdLevel::*;
+        for cpu in [Scalar, Avx2, Avx512] {
+            assert_eq!(level_to_use(cpu, false, None), cpu);
+            assert_eq!(level_to_use(cpu, false, Some("no such level")), cpu);
+            assert_eq!(level_to_use(cpu, false, Some("avx512")), cpu);
+            assert_eq!(level_to_use(cpu, false, Some("scalar")), Scalar);
+            assert_eq!(level_to_use(cpu, true, Some("avx512")), Scalar);
+        }
+        assert_eq!(level_to_use(Avx512, false, Some("avx2")), Avx2);
+        assert_eq!(level_to_use(Avx2, false, Some("avx2")), Avx2);
+        assert_eq!(level_to_use(Scalar, false, Some("avx2")), Scalar);
     }
 
     proptest::proptest! {
