@@ -20,12 +20,6 @@
 //!   representable doubles, which IEEE 754 division rounds correctly (Clinger, "How to
 //!   Read Floating Point Numbers Accurately", PLDI 1990, the "fast path"); anything else is
 //!   left to Redis.
-//! * Integers in: `RedisModule_StringToLongLong` is Redis's `string2ll` behind a call
-//!   (~48 instructions for `3`, with `RedisModule_StringPtrLen`'s ~19 to read the bytes
-//!   here instead). [`plain_integer`] reads the integers that are written as Redis writes
-//!   them (no sign, no leading zero, at most nine digits), the one form whose value is
-//!   plain; anything else (a sign, a leading zero, which `string2ll` refuses, more digits)
-//!   is left to Redis.
 
 use std::fmt::Write;
 
@@ -250,34 +244,6 @@ impl Out<'_> {
 /// The longest argument [`parse_plain`] reads itself.
 pub const PLAIN_MAX: usize = 24;
 
-/// A non-negative integer argument written as Redis writes it (`0`, or a nonzero digit and
-/// up to eight more digits: exactly the decimal of its value), its value; `None` for
-/// anything else, which the caller reads the general way (Redis's `string2ll` reads these
-/// bytes as this value, and reads or refuses everything else on its own terms).
-///
-/// ```no_run
-/// // (Not run: this crate's global allocator is Redis's, absent outside a server.)
-/// use bloomkit_redis::numbers::plain_integer;
-///
-/// assert_eq!(plain_integer(b"3"), Some(3));
-/// assert_eq!(plain_integer(b"100000"), Some(100_000));
-/// assert_eq!(plain_integer(b"03"), None); // a leading zero: Redis refuses it
-/// assert_eq!(plain_integer(b"-3"), None); // a sign: read by Redis
-/// ```
-#[inline]
-pub fn plain_integer(bytes: &[u8]) -> Option<u32> {
-    let (&first, rest) = bytes.split_first()?;
-    if !first.is_ascii_digit() || rest.len() > 8 || (first == b'0' && !rest.is_empty()) {
-        return None;
-    }
-    rest.iter()
-        .try_fold(u32::from(first - b'0'), |value, &digit| {
-            digit
-                .is_ascii_digit()
-                .then(|| value * 10 + u32::from(digit - b'0'))
-        })
-}
-
 /// A plain decimal argument (`[+-]digits[.digits]`, at most [`PLAIN_MAX`] bytes, at most
 /// 15 significant digits in all and 22 after the point), read exactly as C's `strtod` reads
 /// it (see the module docs); `None` for anything else, which the caller reads the general
@@ -377,62 +343,6 @@ mod tests {
         } else {
             assert_eq!(ours, None);
         }
-    }
-
-    #[test]
-    fn plain_integers_are_exactly_the_decimals_of_their_values() {
-        // Every string of up to three bytes over digits, signs, a space, a letter and a NUL,
-        // then random digit strings up to twelve long, leading zeros included: read here
-        // exactly when the bytes are the decimal of a value of at most nine digits (what
-        // Redis's `string2ll` reads as that value), else left to Redis.
-        let reference = |s: &[u8]| {
-            std::str::from_utf8(s)
-                .ok()
-                .and_then(|t| t.parse::<u32>().ok())
-                .filter(|v| v.to_string().as_bytes() == s && s.len() <= 9)
-        };
-        let alphabet = b"0123456789-+ a\0";
-        let mut strings: Vec<Vec<u8>> = vec![vec![]];
-        for len in 1..=3 {
-            let mut s = vec![0u8; len];
-            for n in 0..alphabet.len().pow(len as u32) {
-                let mut n = n;
-                for b in s.iter_mut() {
-                    *b = alphabet[n % alphabet.len()];
-                    n /= alphabet.len();
-                }
-                strings.push(s.clone());
-            }
-        }
-        let mut next = stream(5);
-        for _ in 0..20_000 {
-            let len = 1 + (next() % 12) as usize;
-            let zeros = (next() % 3) as usize;
-            strings.push(
-                (0..len)
-                    .map(|i| {
-                        if i < zeros {
-                            b'0'
-                        } else {
-                            b'0' + (next() % 10) as u8
-                        }
-                    })
-                    .collect(),
-            );
-        }
-        let mut read = 0;
-        for s in &strings {
-            assert_eq!(
-                plain_integer(s),
-                reference(s),
-                "{:?}",
-                String::from_utf8_lossy(s)
-            );
-            read += plain_integer(s).is_some() as usize;
-        }
-        assert!(read > 5_000, "{read}");
-        assert_eq!(plain_integer(b"999999999"), Some(999_999_999));
-        assert_eq!(plain_integer(b"1000000000"), None);
     }
 
     /// A fixed-seed SplitMix64 stream.

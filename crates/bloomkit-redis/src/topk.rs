@@ -726,21 +726,28 @@ fn unit(draw: u32) -> f64 {
 /// with `unit(draw) < decay`. A quotient by a positive constant never falls as the
 /// numerator grows (each is rounded to the nearest double, and rounding keeps the order), so
 /// these are the draws below the limit returned, and `draw < limit` decides as
-/// `unit(draw) < decay` does, for every draw. Found by bisection with that same comparison
-/// (31 steps; 256 limits when a top-k is made or loaded).
+/// `unit(draw) < decay` does, for every draw. Computed for the 256 entries when a top-k is
+/// made or loaded: `decay · RAND_MAX` rounded up, then [`settle`]d by that comparison.
 fn decay_limit(decay: f64) -> u32 {
-    // The first draw that does not decay; RAND_MAX + 1 (2³¹ with glibc and musl, which
-    // fits) when every draw does.
-    let (mut low, mut high) = (0u64, RAND_MAX as u64 + 1);
-    while low < high {
-        let mid = (low + high) / 2;
-        if unit(mid as u32) < decay {
-            low = mid + 1;
-        } else {
-            high = mid;
-        }
+    // NaN (never here) and negatives go to 0.
+    let guess = ((decay * RAND_MAX as f64).ceil().max(0.0) as u64).min(RAND_MAX as u64 + 1);
+    settle(decay, guess)
+}
+
+/// The first draw that does not decay under `decay` (RAND_MAX + 1, 2³¹ with glibc and
+/// musl, when every draw does), walked to from `start`: down while the draw below does not
+/// decay, up while the draw itself does. From [`decay_limit`]'s guess that is a step or
+/// none (sampling found the guess exact every time); the walk makes the limit exact
+/// whatever the guess.
+fn settle(decay: f64, start: u64) -> u32 {
+    let mut limit = start.min(RAND_MAX as u64 + 1);
+    while limit > 0 && !(unit((limit - 1) as u32) < decay) {
+        limit -= 1;
     }
-    low as u32
+    while limit <= RAND_MAX as u64 && unit(limit as u32) < decay {
+        limit += 1;
+    }
+    limit as u32
 }
 
 /// RedisBloom's sift-down of slot `start` in a heap of the smallest count first. Its first
@@ -1151,7 +1158,7 @@ mod tests {
             assert_eq!(reloaded.limits, loaded.map(decay_limit), "{decay}");
         }
         // Decays on a draw's quotient and one step of a double either side of it: the
-        // boundary cases.
+        // boundary cases, and the walk from a start off the boundary.
         for _ in 0..20_000 {
             let draw = (next() % (RAND_MAX as u64 + 1)) as u32;
             let on = unit(draw);
@@ -1169,6 +1176,16 @@ mod tests {
                 draw,
                 "the draw on the decay does not decay"
             );
+            // The walk reaches the boundary from either side of it.
+            let exact = u64::from(draw);
+            for start in [
+                exact.saturating_sub(3),
+                exact + 3,
+                exact.saturating_sub(1),
+                exact + 1,
+            ] {
+                assert_eq!(u64::from(settle(on, start)), exact, "{on:e} from {start}");
+            }
         }
     }
 

@@ -287,14 +287,8 @@ fn incrby(
     let topk = existing(&mut key)?;
     // Each pair read once (the item's bytes, the increment if valid): one pair (the common
     // call) as it is, up to INLINE_VALUES on the stack, more in a vector.
-    // The increment as Redis writes integers (nearly always) read here, anything else by
-    // Redis (`numbers::plain_integer`).
     fn read(pair: &[Arg]) -> (&[u8], Option<u32>) {
-        let increment = match crate::numbers::plain_integer(glue::bytes(&pair[1])) {
-            Some(value) => Some(i64::from(value)),
-            None => integer(&pair[1]),
-        };
-        let increment = increment.filter(|v| (0..=MAX_INCREMENT as i64).contains(v));
+        let increment = integer(&pair[1]).filter(|v| (0..=MAX_INCREMENT as i64).contains(v));
         (glue::bytes(&pair[0]), increment.map(|v| v as u32))
     }
     if pairs.len() == 2 {
