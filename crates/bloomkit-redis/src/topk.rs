@@ -696,7 +696,7 @@ fn arrive_at(
         while left > 0 {
             let decays = match limits.get(count as usize) {
                 Some(&limit) => draw() < limit,
-                None => unit(draw()) < Topk::decay_at(table, count),
+                None => decays(draw(), Topk::decay_at(table, count)),
             };
             if decays {
                 count -= 1;
@@ -722,6 +722,13 @@ fn unit(draw: u32) -> f64 {
     f64::from(draw) / RAND_MAX as f64
 }
 
+/// RedisBloom's decision: whether `draw` decays a count whose decay probability is `decay`
+/// (false for NaN).
+#[inline(always)]
+fn decays(draw: u32, decay: f64) -> bool {
+    unit(draw) < decay
+}
+
 /// How many draws of `rand()` decay a count whose decay probability is `decay`: those
 /// with `unit(draw) < decay`. A quotient by a positive constant never falls as the
 /// numerator grows (each is rounded to the nearest double, and rounding keeps the order), so
@@ -741,10 +748,10 @@ fn decay_limit(decay: f64) -> u32 {
 /// whatever the guess.
 fn settle(decay: f64, start: u64) -> u32 {
     let mut limit = start.min(RAND_MAX as u64 + 1);
-    while limit > 0 && !(unit((limit - 1) as u32) < decay) {
+    while limit > 0 && !decays((limit - 1) as u32, decay) {
         limit -= 1;
     }
-    while limit <= RAND_MAX as u64 && unit(limit as u32) < decay {
+    while limit <= RAND_MAX as u64 && decays(limit as u32, decay) {
         limit += 1;
     }
     limit as u32
@@ -1147,7 +1154,7 @@ mod tests {
                     "{decay} entry {i}: {limit}"
                 );
                 assert!(
-                    limit > RAND_MAX || !(unit(limit) < d),
+                    limit > RAND_MAX || unit(limit) >= d,
                     "{decay} entry {i}: {limit}"
                 );
             }
@@ -1169,7 +1176,7 @@ mod tests {
             ] {
                 let limit = decay_limit(d);
                 assert!(limit == 0 || unit(limit - 1) < d, "{d:e}: {limit}");
-                assert!(limit > RAND_MAX || !(unit(limit) < d), "{d:e}: {limit}");
+                assert!(limit > RAND_MAX || unit(limit) >= d, "{d:e}: {limit}");
             }
             assert_eq!(
                 decay_limit(on),
@@ -1251,7 +1258,7 @@ mod tests {
             let (k, width, depth) = (1 + next() % 6, 1 + next() % 6, 1 + next() % 10);
             let mut fast =
                 Topk::new(k as u32, width as u32, depth as u32, decay, NO_LIMIT).unwrap();
-            if next() % 2 == 0 {
+            if next().is_multiple_of(2) {
                 let mut f = Fields::default();
                 fast.save(&mut f);
                 fast = Topk::load(&mut Fields::new(f.fields), 0, NO_LIMIT).unwrap();
@@ -1285,7 +1292,7 @@ mod tests {
                     let mut taken = 0u64;
                     move || {
                         taken += 1;
-                        let value = if next() % 2 == 0 {
+                        let value = if next().is_multiple_of(2) {
                             let limit = limits[(next() % DECAY_TABLE as u64) as usize] as i64;
                             (limit - 1 + (next() % 3) as i64).clamp(0, RAND_MAX as i64) as u32
                         } else {
