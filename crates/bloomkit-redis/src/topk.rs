@@ -47,6 +47,10 @@
 //!   generator, which Redis seeds at start-up and which every `rand()` caller in the process
 //!   shares ([`Topk::add`] takes the draw as a function; the module passes libc's `rand`).
 //!   Two servers given the same commands therefore agree only while no decay is drawn.
+//!   Here, for `C < 256`, the same decision is an integer comparison, `rand() < limit[C]`,
+//!   `limit[C]` being the number of draws whose quotient is below `table[C]` (the quotient
+//!   grows with the draw, so those are the draws below it): the same answer for every draw,
+//!   without a conversion and a division per draw ([`decay_limit`]).
 //! * Counts are 32 bits and wrap (RedisBloom adds without a check; with increments of at
 //!   most 100 000 it takes 43 000 of the largest to get there).
 //! * The heap is an array of `k` slots, the smallest count first; an item replacing the
@@ -88,6 +92,9 @@ pub const DEFAULT_WIDTH: u32 = 8;
 pub const DEFAULT_DEPTH: u32 = 7;
 /// See [`DEFAULT_WIDTH`].
 pub const DEFAULT_DECAY: f64 = 0.9;
+
+/// The C library's `RAND_MAX`: `rand()` draws from 0 to this.
+pub const RAND_MAX: u32 = libc::RAND_MAX as u32;
 
 /// The largest increment `TOPK.INCRBY` takes.
 pub const MAX_INCREMENT: u32 = 100_000;
@@ -312,6 +319,8 @@ pub struct Topk {
     buckets: Vec<u8>,
     heap: Heap,
     table: [f64; DECAY_TABLE],
+    /// [`decay_limit`] of each entry of `table`.
+    limits: [u32; DECAY_TABLE],
     /// The bytes of the items in the heap (for [`Topk::memory_bytes`]).
     item_bytes: u64,
 }
@@ -341,6 +350,7 @@ impl Topk {
             buckets: vec![0; (buckets * BUCKET_BYTES) as usize],
             heap: Heap::new(k as usize),
             table,
+            limits: table.map(decay_limit),
             item_bytes: 0,
         })
     }
@@ -463,58 +473,56 @@ impl Topk {
         None
     }
 
-    /// Adds `increment` arrivals of `item`; `chance()` is one draw of `rand() / RAND_MAX`
-    /// for each decay decision. `expelled` is called once, with the item expelled from the
-    /// heap if one was (`None` for none, and for a slot without an item, where RedisBloom
-    /// answers nil), before that item's storage is reused; `add` returns what it returns.
+    /// Adds `increment` arrivals of `item`; `draw()` is one value of `rand()` (0 to
+    /// [`RAND_MAX`]) for each decay decision. `expelled` is called once, with the item
+    /// expelled from the heap if one was (`None` for none, and for a slot without an item,
+    /// where RedisBloom answers nil), before that item's storage is reused; `add` returns
+    /// what it returns.
     pub fn add<R>(
         &mut self,
         item: &[u8],
         increment: u32,
-        chance: &mut impl FnMut() -> f64,
+        draw: &mut impl FnMut() -> u32,
         expelled: impl FnOnce(Option<&Item>) -> R,
     ) -> R {
         let first = first_hashes(item);
+        let max_count = self.arrive(item, &first, increment, draw);
+        self.offer(item, first[0], max_count, expelled)
+    }
+
+    /// The buckets' part of [`add`](Self::add): `increment` arrivals of `item` (`first`:
+    /// [`first_hashes`] of it) in each of its buckets; the largest count it reached.
+    #[inline(always)]
+    fn arrive(
+        &mut self,
+        item: &[u8],
+        first: &[u32; LANES],
+        increment: u32,
+        draw: &mut impl FnMut() -> u32,
+    ) -> u32 {
         let fp = first[0];
-        let heap_min = self.heap.count(0);
         let mut max_count = 0u32;
-        let (buckets, table) = (&mut self.buckets, &self.table);
-        Self::for_each_bucket(item, self.width, self.depth, &first, |bucket| {
-            // The bucket read in one load and written back in one store, only if it
-            // changed (one bounds check for both).
+        let (buckets, table, limits) = (&mut self.buckets, &self.table, &self.limits);
+        Self::for_each_bucket(item, self.width, self.depth, first, |bucket| {
             let at = bucket * BUCKET_BYTES as usize;
             let cell: &mut [u8; 8] = (&mut buckets[at..at + 8]).try_into().expect("8 bytes");
-            let word = u64::from_le_bytes(*cell);
-            let (bucket_fp, count) = (word as u32, (word >> 32) as u32);
-            let new = if count == 0 {
-                max_count = max_count.max(increment);
-                Some((fp, increment))
-            } else if bucket_fp == fp {
-                let count = count.wrapping_add(increment);
-                max_count = max_count.max(count);
-                Some((fp, count))
-            } else {
-                let (mut count, mut left, mut new) = (count, increment, None);
-                while left > 0 {
-                    let decay = Self::decay_at(table, count);
-                    if chance() < decay {
-                        count -= 1;
-                        if count == 0 {
-                            max_count = max_count.max(left);
-                            new = Some((fp, left));
-                            break;
-                        }
-                        new = Some((bucket_fp, count));
-                    }
-                    left -= 1;
-                }
-                new
-            };
-            if let Some((fp, count)) = new {
-                *cell = ((count as u64) << 32 | fp as u64).to_le_bytes();
-            }
+            arrive_at(cell, fp, increment, (table, limits), draw, &mut max_count);
         });
-        if max_count < heap_min {
+        max_count
+    }
+
+    /// The heap's part of [`add`](Self::add): `item` (fingerprint `fp`) with its largest
+    /// count `max_count`, into the heap or updated there when it reaches the heap's
+    /// smallest count.
+    #[inline(always)]
+    fn offer<R>(
+        &mut self,
+        item: &[u8],
+        fp: u32,
+        max_count: u32,
+        expelled: impl FnOnce(Option<&Item>) -> R,
+    ) -> R {
+        if max_count < self.heap.count(0) {
             return expelled(None);
         }
         if let Some(at) = self.find(item, fp) {
@@ -624,6 +632,7 @@ impl Topk {
             limit.check(0, fixed.saturating_add(item_bytes)).ok()?;
             *slot = (!item.is_empty()).then(|| Item::new(&item));
         }
+        let table = Self::loaded_table(decay);
         Some(Self {
             k,
             width,
@@ -631,7 +640,8 @@ impl Topk {
             decay,
             buckets,
             heap,
-            table: Self::loaded_table(decay),
+            table,
+            limits: table.map(decay_limit),
             item_bytes,
         })
     }
@@ -656,6 +666,95 @@ fn bucket_at(buckets: &[u8], at: usize) -> (u32, u32) {
         u32::from_le_bytes([a, b, c, d]),
         u32::from_le_bytes([e, f, g, h]),
     )
+}
+
+/// `increment` arrivals of an item with fingerprint `fp` at one bucket (`cell`: its
+/// fingerprint and count, little-endian), read in one load and written back in one store,
+/// only if it changed; `max_count` is raised to the count the item reached there.
+#[inline(always)]
+fn arrive_at(
+    cell: &mut [u8; 8],
+    fp: u32,
+    increment: u32,
+    (table, limits): (&[f64; DECAY_TABLE], &[u32; DECAY_TABLE]),
+    draw: &mut impl FnMut() -> u32,
+    max_count: &mut u32,
+) {
+    let word = u64::from_le_bytes(*cell);
+    let (bucket_fp, count) = (word as u32, (word >> 32) as u32);
+    let new = if count == 0 {
+        *max_count = (*max_count).max(increment);
+        Some((fp, increment))
+    } else if bucket_fp == fp {
+        let count = count.wrapping_add(increment);
+        *max_count = (*max_count).max(count);
+        Some((fp, count))
+    } else {
+        // One draw per unit of the increment, as RedisBloom draws, until the count reaches
+        // 0.
+        let (mut count, mut left, mut new) = (count, increment, None);
+        while left > 0 {
+            let decays = match limits.get(count as usize) {
+                Some(&limit) => draw() < limit,
+                None => decays(draw(), Topk::decay_at(table, count)),
+            };
+            if decays {
+                count -= 1;
+                if count == 0 {
+                    *max_count = (*max_count).max(left);
+                    new = Some((fp, left));
+                    break;
+                }
+                new = Some((bucket_fp, count));
+            }
+            left -= 1;
+        }
+        new
+    };
+    if let Some((fp, count)) = new {
+        *cell = ((count as u64) << 32 | fp as u64).to_le_bytes();
+    }
+}
+
+/// A draw over [`RAND_MAX`]: RedisBloom's `rand() / (double)RAND_MAX`.
+#[inline(always)]
+fn unit(draw: u32) -> f64 {
+    f64::from(draw) / RAND_MAX as f64
+}
+
+/// RedisBloom's decision: whether `draw` decays a count whose decay probability is `decay`
+/// (false for NaN).
+#[inline(always)]
+fn decays(draw: u32, decay: f64) -> bool {
+    unit(draw) < decay
+}
+
+/// How many draws of `rand()` decay a count whose decay probability is `decay`: those
+/// with `unit(draw) < decay`. A quotient by a positive constant never falls as the
+/// numerator grows (each is rounded to the nearest double, and rounding keeps the order), so
+/// these are the draws below the limit returned, and `draw < limit` decides as
+/// `unit(draw) < decay` does, for every draw. Computed for the 256 entries when a top-k is
+/// made or loaded: `decay · RAND_MAX` rounded up, then [`settle`]d by that comparison.
+fn decay_limit(decay: f64) -> u32 {
+    // NaN (never here) and negatives go to 0.
+    let guess = ((decay * RAND_MAX as f64).ceil().max(0.0) as u64).min(RAND_MAX as u64 + 1);
+    settle(decay, guess)
+}
+
+/// The first draw that does not decay under `decay` (RAND_MAX + 1, 2³¹ with glibc and
+/// musl, when every draw does), walked to from `start`: down while the draw below does not
+/// decay, up while the draw itself does. From [`decay_limit`]'s guess that is a step or
+/// none (sampling found the guess exact every time); the walk makes the limit exact
+/// whatever the guess.
+fn settle(decay: f64, start: u64) -> u32 {
+    let mut limit = start.min(RAND_MAX as u64 + 1);
+    while limit > 0 && !decays((limit - 1) as u32, decay) {
+        limit -= 1;
+    }
+    while limit <= RAND_MAX as u64 && decays(limit as u32, decay) {
+        limit += 1;
+    }
+    limit as u32
 }
 
 /// RedisBloom's sift-down of slot `start` in a heap of the smallest count first. Its first
@@ -701,10 +800,15 @@ mod tests {
 
     const NO_LIMIT: u64 = u64::MAX;
 
-    /// Draws that never decay (`chance` is never below a power of a decay ≤ 1 … except
-    /// 1.0 itself never is below anything).
-    fn never() -> impl FnMut() -> f64 {
-        || 1.0
+    /// Draws that never decay (`RAND_MAX / RAND_MAX` = 1.0 is below no power of a decay
+    /// ≤ 1).
+    fn never() -> impl FnMut() -> u32 {
+        || RAND_MAX
+    }
+
+    /// The draw whose quotient is about `p` (just below it).
+    fn at(p: f64) -> u32 {
+        (p * RAND_MAX as f64) as u32
     }
 
     fn names(t: &Topk) -> Vec<(String, u32)> {
@@ -839,7 +943,7 @@ mod tests {
         t.add(b"x", 3, &mut coin, |_| ());
         assert_eq!(u32_at(&t.buckets, 4), 3);
         // Draws of 0.2: below 0.5³ = 0.125? no; so the first unit does not decay ...
-        let mut draws = vec![0.2, 0.1, 0.2, 0.2].into_iter();
+        let mut draws = [0.2, 0.1, 0.2, 0.2].map(at).into_iter();
         let mut coin = || draws.next().unwrap();
         t.add(b"y", 4, &mut coin, |_| ());
         // 0.2 ≥ 0.125: no; 0.1 < 0.125: count 2; 0.2 < 0.25: count 1; 0.2 < 0.5: count 0,
@@ -854,7 +958,7 @@ mod tests {
         let mut t = Topk::new(1, 1, 1, 0.5, NO_LIMIT).unwrap();
         t.add(b"x", 5, &mut never(), |_| ());
         // 0.0 < 0.5⁵: count 4; 0.99 ≥ 0.5⁴: no change. x keeps the bucket, at 4.
-        let mut draws = vec![0.0, 0.99].into_iter();
+        let mut draws = [0.0, 0.99].map(at).into_iter();
         t.add(b"y", 2, &mut || draws.next().unwrap(), |_| ());
         assert_eq!(
             (u32_at(&t.buckets, 0), u32_at(&t.buckets, 4)),
@@ -874,7 +978,7 @@ mod tests {
         assert_eq!(u32_at(&t.buckets, 0), murmur2(b"x", FINGERPRINT_SEED));
         // Any other draw decays it: the third of five units takes it to 0, and y takes the
         // bucket with the units left, that one included (RedisBloom's rule).
-        t.add(b"y", 5, &mut || 0.999, |_| ());
+        t.add(b"y", 5, &mut || at(0.999), |_| ());
         assert_eq!(
             (u32_at(&t.buckets, 0), u32_at(&t.buckets, 4)),
             (murmur2(b"y", FINGERPRINT_SEED), 3)
@@ -1026,6 +1130,205 @@ mod tests {
         let mut g = f.fields.clone();
         g[6] = Field::Buffer(vec![b'x', 0]);
         assert!(Topk::load(&mut Fields::new(g), 0, need).is_none());
+    }
+
+    /// A fixed-seed SplitMix64 stream.
+    fn stream(seed: u64) -> impl FnMut() -> u64 {
+        let mut rng = bloomkit::hash::SplitMix64::new(seed);
+        move || rng.next_u64()
+    }
+
+    #[test]
+    fn a_decay_limit_splits_the_draws_where_the_quotient_does() {
+        let mut next = stream(11);
+        let mut decays = vec![0.5, 0.9, 0.925, 0.999, 1.0, 1e-300, f64::MIN_POSITIVE];
+        decays.extend((0..40).map(|_| (next() >> 11) as f64 / (1u64 << 53) as f64 + 1e-9));
+        for decay in decays {
+            let t = Topk::new(1, 1, 1, decay, NO_LIMIT).unwrap();
+            let loaded = Topk::loaded_table(decay);
+            for (i, &d) in t.table.iter().chain(&loaded).enumerate() {
+                let limit = decay_limit(d);
+                // Every draw below the limit decays, and none from it on.
+                assert!(
+                    limit == 0 || unit(limit - 1) < d,
+                    "{decay} entry {i}: {limit}"
+                );
+                assert!(
+                    limit > RAND_MAX || unit(limit) >= d,
+                    "{decay} entry {i}: {limit}"
+                );
+            }
+            assert_eq!(t.limits, t.table.map(decay_limit));
+            let mut f = Fields::default();
+            t.save(&mut f);
+            let reloaded = Topk::load(&mut Fields::new(f.fields), 0, NO_LIMIT).unwrap();
+            assert_eq!(reloaded.limits, loaded.map(decay_limit), "{decay}");
+        }
+        // Decays on a draw's quotient and one step of a double either side of it: the
+        // boundary cases, and the walk from a start off the boundary.
+        for _ in 0..20_000 {
+            let draw = (next() % (RAND_MAX as u64 + 1)) as u32;
+            let on = unit(draw);
+            for d in [
+                on,
+                f64::from_bits(on.to_bits() + 1),
+                f64::from_bits(on.to_bits() - 1),
+            ] {
+                let limit = decay_limit(d);
+                assert!(limit == 0 || unit(limit - 1) < d, "{d:e}: {limit}");
+                assert!(limit > RAND_MAX || unit(limit) >= d, "{d:e}: {limit}");
+            }
+            assert_eq!(
+                decay_limit(on),
+                draw,
+                "the draw on the decay does not decay"
+            );
+            // The walk reaches the boundary from either side of it.
+            let exact = u64::from(draw);
+            for start in [
+                exact.saturating_sub(3),
+                exact + 3,
+                exact.saturating_sub(1),
+                exact + 1,
+            ] {
+                assert_eq!(u64::from(settle(on, start)), exact, "{on:e} from {start}");
+            }
+        }
+    }
+
+    /// RedisBloom's bucket loop as it is written: per bucket, per unit of the increment, a
+    /// draw and the comparison of its quotient with `decay_at`; the largest count reached.
+    fn model_arrive(
+        (table, width, depth): ([f64; DECAY_TABLE], u32, u32),
+        buckets: &mut [u8],
+        item: &[u8],
+        increment: u32,
+        draw: &mut impl FnMut() -> u32,
+    ) -> u32 {
+        let fp = murmur2(item, FINGERPRINT_SEED);
+        let mut max_count = 0;
+        for row in 0..depth {
+            let at = (row * width + murmur2(item, row) % width) as usize * 8;
+            let (mut bucket_fp, mut count) = bucket_at(buckets, at);
+            if count == 0 {
+                (bucket_fp, count) = (fp, increment);
+                max_count = max_count.max(count);
+            } else if bucket_fp == fp {
+                count = count.wrapping_add(increment);
+                max_count = max_count.max(count);
+            } else {
+                let mut left = increment;
+                while left > 0 {
+                    let decay = Topk::decay_at(&table, count);
+                    if unit(draw()) < decay {
+                        count -= 1;
+                        if count == 0 {
+                            (bucket_fp, count) = (fp, left);
+                            max_count = max_count.max(count);
+                            break;
+                        }
+                    }
+                    left -= 1;
+                }
+            }
+            set_u32(buckets, at, bucket_fp);
+            set_u32(buckets, at + 4, count);
+        }
+        max_count
+    }
+
+    #[test]
+    fn adds_decide_by_limits_as_the_unit_by_unit_model_does_by_quotients() {
+        // Random small top-ks (new and loaded tables), buckets seeded with small counts,
+        // counts past the table (255 and beyond: the powers' path) and counts about to wrap
+        // at u32::MAX; increments from 0 to 100 000; draws from a fixed-seed stream, half of
+        // them on or next to a limit, where a comparison off by one shows.
+        let mut next = stream(24);
+        let items: Vec<Vec<u8>> = (0..12).map(|i| format!("item{i}").into_bytes()).collect();
+        let mut draws_seen = 0u64;
+        for case in 0..300 {
+            let decay = match next() % 6 {
+                0 => 0.5,
+                1 => 0.9,
+                2 => 0.925,
+                3 => 0.999,
+                4 => 1.0,
+                _ => (next() >> 11) as f64 / (1u64 << 53) as f64 + 1e-9,
+            };
+            let (k, width, depth) = (1 + next() % 6, 1 + next() % 6, 1 + next() % 10);
+            let mut fast =
+                Topk::new(k as u32, width as u32, depth as u32, decay, NO_LIMIT).unwrap();
+            if next().is_multiple_of(2) {
+                let mut f = Fields::default();
+                fast.save(&mut f);
+                fast = Topk::load(&mut Fields::new(f.fields), 0, NO_LIMIT).unwrap();
+            }
+            for _ in 0..next() % 12 {
+                let bucket = (next() % (width * depth)) as usize * 8;
+                let item = &items[(next() % items.len() as u64) as usize];
+                let count = match next() % 5 {
+                    0 => 1 + next() as u32 % 5,
+                    1 => 250 + next() as u32 % 20,
+                    2 => 255 * (2 + next() as u32 % 3) + next() as u32 % 3,
+                    3 => u32::MAX - next() as u32 % 4,
+                    _ => 1 + next() as u32 % 100_000,
+                };
+                set_u32(&mut fast.buckets, bucket, murmur2(item, FINGERPRINT_SEED));
+                set_u32(&mut fast.buckets, bucket + 4, count);
+            }
+            let mut model = fast.clone();
+            let limits = fast.limits;
+            for op in 0..40 {
+                let item = &items[(next() % items.len() as u64) as usize];
+                let increment = match next() % 8 {
+                    0 => next() as u32 % 300,
+                    1 if op % 10 == 0 => next() as u32 % (MAX_INCREMENT + 1),
+                    _ => next() as u32 % 7,
+                };
+                // One stream of draws, handed to both in the same order.
+                let seed = next();
+                let draws = move || {
+                    let mut next = stream(seed);
+                    let mut taken = 0u64;
+                    move || {
+                        taken += 1;
+                        let value = if next().is_multiple_of(2) {
+                            let limit = limits[(next() % DECAY_TABLE as u64) as usize] as i64;
+                            (limit - 1 + (next() % 3) as i64).clamp(0, RAND_MAX as i64) as u32
+                        } else {
+                            (next() % (RAND_MAX as u64 + 1)) as u32
+                        };
+                        (value, taken)
+                    }
+                };
+                let (mut fast_draws, mut model_draws) = (draws(), draws());
+                let (mut fast_taken, mut model_taken) = (0, 0);
+                let answer = fast.add(
+                    item,
+                    increment,
+                    &mut || {
+                        let (value, taken) = fast_draws();
+                        fast_taken = taken;
+                        value
+                    },
+                    |e| e.map(|i| i.bytes().to_vec()),
+                );
+                let sizes = (model.table, model.width, model.depth);
+                let max_count =
+                    model_arrive(sizes, &mut model.buckets, item, increment, &mut || {
+                        let (value, taken) = model_draws();
+                        model_taken = taken;
+                        value
+                    });
+                let fp = murmur2(item, FINGERPRINT_SEED);
+                let expected = model.offer(item, fp, max_count, |e| e.map(|i| i.bytes().to_vec()));
+                assert_eq!(fast_taken, model_taken, "case {case} op {op}: draws");
+                assert_eq!(answer, expected, "case {case} op {op}: expelled");
+                assert!(fast == model, "case {case} op {op}: {item:?} +{increment}");
+                draws_seen += fast_taken;
+            }
+        }
+        assert!(draws_seen > 100_000, "{draws_seen} draws");
     }
 
     #[test]

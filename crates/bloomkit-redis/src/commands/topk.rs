@@ -32,7 +32,7 @@ use super::{canned, error, float, integer, replied, status, Arg, Reply, INLINE_V
 use crate::glue::{self, Key};
 use crate::memory::{self, ServerLimit};
 use crate::topk::{
-    CreateError, Item, Topk, DEFAULT_DECAY, DEFAULT_DEPTH, DEFAULT_WIDTH, MAX_INCREMENT,
+    CreateError, Item, Topk, DEFAULT_DECAY, DEFAULT_DEPTH, DEFAULT_WIDTH, MAX_INCREMENT, RAND_MAX,
 };
 use crate::types::TOPK_TYPE;
 
@@ -136,41 +136,32 @@ fn single_reply<'r>(reply: &'r Reply<'r>) -> impl FnOnce(Option<&Item>) + 'r {
     }
 }
 
-/// One draw of `rand() / RAND_MAX` from the C library's generator, as RedisBloom draws its
-/// decay decisions (no replica or AOF file reads this server's commands).
+/// One draw of `rand()` from the C library's generator, as RedisBloom draws its decay
+/// decisions (no replica or AOF file reads this server's commands).
 #[inline(always)]
-fn drawn() -> f64 {
-    unit(crate::clib::rand())
+fn drawn() -> u32 {
+    crate::clib::rand()
 }
 
 /// [`drawn`], the value kept (4 bytes, little-endian) for the replication.
 #[inline(always)]
-fn kept(kept: &mut Vec<u8>) -> f64 {
+fn kept(kept: &mut Vec<u8>) -> u32 {
     let value = crate::clib::rand();
     kept.extend_from_slice(&value.to_le_bytes());
-    unit(value)
+    value
 }
 
 /// The next of a replay's draws; `RAND_MAX` (which never decays) once they run out.
 #[inline(always)]
-fn replayed(values: &mut std::slice::ChunksExact<u8>) -> f64 {
-    unit(values.next().map_or(libc::RAND_MAX as u32, draw_value))
-}
-
-/// A draw over `RAND_MAX`.
-#[inline(always)]
-fn unit(value: u32) -> f64 {
-    f64::from(value) / libc::RAND_MAX as f64
+fn replayed(values: &mut std::slice::ChunksExact<u8>) -> u32 {
+    values.next().map_or(RAND_MAX, draw_value)
 }
 
 /// A replay's draws, or `None` for bytes that are not whole 4-byte values of at most
 /// `RAND_MAX`.
 fn replay_values(bytes: &[u8]) -> Option<std::slice::ChunksExact<'_, u8>> {
     let values = bytes.chunks_exact(4);
-    let valid = values.remainder().is_empty()
-        && values
-            .clone()
-            .all(|v| draw_value(v) <= libc::RAND_MAX as u32);
+    let valid = values.remainder().is_empty() && values.clone().all(|v| draw_value(v) <= RAND_MAX);
     valid.then_some(values)
 }
 
@@ -222,7 +213,7 @@ fn add(
     ctx: &Context,
     name: &Arg,
     items: &[Arg],
-    chance: &mut impl FnMut() -> f64,
+    chance: &mut impl FnMut() -> u32,
 ) -> Result<(), RedisError> {
     if items.is_empty() {
         return Err(RedisError::WrongArity);
@@ -255,7 +246,7 @@ fn add_items(
     ctx: &Context,
     topk: &mut Topk,
     items: &[&[u8]],
-    chance: &mut impl FnMut() -> f64,
+    chance: &mut impl FnMut() -> u32,
 ) -> Result<(), RedisError> {
     admit_items(topk, items.iter().copied())?;
     let before = topk.memory_bytes();
@@ -287,7 +278,7 @@ fn incrby(
     ctx: &Context,
     name: &Arg,
     pairs: &[Arg],
-    chance: &mut impl FnMut() -> f64,
+    chance: &mut impl FnMut() -> u32,
 ) -> Result<(), RedisError> {
     if pairs.len() < 2 || pairs.len() % 2 == 1 {
         return Err(RedisError::WrongArity);
@@ -320,7 +311,7 @@ fn incr_pairs(
     ctx: &Context,
     topk: &mut Topk,
     pairs: &[(&[u8], Option<u32>)],
-    chance: &mut impl FnMut() -> f64,
+    chance: &mut impl FnMut() -> u32,
 ) -> Result<(), RedisError> {
     admit_items(topk, pairs.iter().map(|&(item, _)| item))?;
     let before = topk.memory_bytes();
