@@ -1326,7 +1326,11 @@ mod model {
         }
     }
 
-    fn check_against_model(
+    /// A filter to test: `CF.RESERVE` of capacity 2·bs (4·bs if `double`), items of
+    /// `distinct` values, growth within `budget` bytes; `legacy`: RedisBloom 2.0's hashing
+    /// and table rules.
+    #[derive(Clone, Copy, Debug)]
+    struct Setup {
         bs: u16,
         double: bool,
         expansion: u16,
@@ -1334,8 +1338,18 @@ mod model {
         legacy: bool,
         budget: u64,
         distinct: u8,
-        ops: &[Op],
-    ) -> Result<(), TestCaseError> {
+    }
+
+    fn check_against_model(setup: Setup, ops: &[Op]) -> Result<(), TestCaseError> {
+        let Setup {
+            bs,
+            double,
+            expansion,
+            max_iterations,
+            legacy,
+            budget,
+            distinct,
+        } = setup;
         let hashing = if legacy {
             Hashing::Murmur2
         } else {
@@ -1435,9 +1449,8 @@ mod model {
             distinct in 1u8..24,
             ops in prop::collection::vec(op(), 1..700),
         ) {
-            check_against_model(
-                bs, double, expansion, max_iterations, legacy, budget, distinct, &ops,
-            )?;
+            let setup = Setup { bs, double, expansion, max_iterations, legacy, budget, distinct };
+            check_against_model(setup, &ops)?;
         }
     }
 
@@ -1445,11 +1458,20 @@ mod model {
     /// sub-filter but the newest is full, across several words of the bitset.
     #[test]
     fn one_item_fills_many_sub_filters_as_the_model_does() {
+        let setup = Setup {
+            bs: 1,
+            double: false,
+            expansion: 1,
+            max_iterations: 20,
+            legacy: false,
+            budget: 40 + 300 * 18,
+            distinct: 255,
+        };
         let ops = vec![Op::Add(7); 400];
-        check_against_model(1, false, 1, 20, false, 40 + 300 * 18, 255, &ops).unwrap();
+        check_against_model(setup, &ops).unwrap();
         let mut ops = vec![Op::Add(7); 300];
         ops.extend([Op::Delete(7); 40]);
         ops.extend([Op::Add(7), Op::Add(9), Op::Reload(Some(3)), Op::Add(7)]);
-        check_against_model(1, false, 1, 20, false, 40 + 300 * 18, 255, &ops).unwrap();
+        check_against_model(setup, &ops).unwrap();
     }
 }

@@ -214,7 +214,7 @@ impl SubFilters {
         let j = self.list.len();
         self.slots += f.data.len() as u64;
         self.list.push(f);
-        if j % 64 == 0 {
+        if j.is_multiple_of(64) {
             self.open.push(0);
         }
         self.mark(j);
@@ -228,7 +228,7 @@ impl SubFilters {
         self.slots -= f.data.len() as u64;
         let j = self.list.len();
         self.open[j / 64] &= !(1u64 << (j % 64));
-        if j % 64 == 0 {
+        if j.is_multiple_of(64) {
             self.open.pop();
         }
     }
