@@ -278,6 +278,38 @@ fn insert_and_insertnx_options_full_filters_and_growth() {
     assert_eq!(info[1], Value::Int(40 + 2 * 16 + 4 * 2 + 8 * 2));
 }
 
+/// RedisBloom 2.4's flow test `test_counter_overflow_with_large_number_of_items`: one
+/// `CF.INSERT` of 140000 copies of an item into a filter of 2 buckets of 1 slot, expansion 1.
+/// Each sub-filter takes 2 copies and the filter grows to its 65535 sub-filters (131070 ×
+/// `1`); the rest cannot be stored (8930 × `-1`), and the next command is refused, as
+/// RedisBloom answers. Every insert but the first two of each sub-filter passes all the full
+/// ones (the time is measured by hand, not here: README, "RedisBloom 2.4's own flow tests").
+#[test]
+fn one_item_grows_the_filter_to_its_65535_sub_filters() {
+    let s = Server::start();
+    let c = &mut s.conn();
+    q::<String, _>(
+        c,
+        &["CF.RESERVE", "cf", "2", "BUCKETSIZE", "1", "EXPANSION", "1"],
+    );
+    let mut args = vec!["CF.INSERT", "cf", "ITEMS"];
+    args.extend(std::iter::repeat_n("1 ", 140000));
+    let replies: Vec<i64> = q(c, &args);
+    assert_eq!(replies.len(), 140000);
+    let ones = replies.iter().take_while(|&&r| r == 1).count();
+    assert_eq!(ones, 131070, "stored until the 65535th sub-filter is full");
+    assert!(replies[ones..].iter().all(|&r| r == -1), "then -1 for each");
+    assert_eq!(
+        err(c, &["CF.INSERT", "cf", "ITEMS", "1 "]),
+        "Maximum expansions reached"
+    );
+    let info: Vec<Value> = q(c, &["CF.INFO", "cf"]);
+    assert_eq!(info[1], Value::Int(40 + 65535 * (16 + 2)), "Size");
+    assert_eq!(info[5], Value::Int(65535), "sub-filters");
+    assert_eq!(info[7], Value::Int(131070), "items");
+    assert_eq!(q::<i64, _>(c, &["CF.COUNT", "cf", "1 "]), 131070);
+}
+
 #[test]
 fn wrong_types_and_arity() {
     let s = Server::start();

@@ -279,142 +279,10 @@ pub(crate) fn next_pow2(n: u64) -> u64 {
     }
 }
 
-/// One sub-filter: `num_buckets` buckets of `bucket_size` one-byte slots.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct SubFilter {
-    num_buckets: u64,
-    data: Vec<u8>,
-}
+mod slots;
 
-impl SubFilter {
-    /// An empty sub-filter. The caller has checked its size against the memory limit (an
-    /// allocation Redis cannot serve aborts the server, so the limit is the only guard);
-    /// the zeroed allocation lets the allocator hand out fresh pages without writing them.
-    fn zeroed(num_buckets: u64, bucket_size: u16) -> Option<Self> {
-        let len = usize::try_from(num_buckets.checked_mul(bucket_size as u64)?).ok()?;
-        Some(Self {
-            num_buckets,
-            data: vec![EMPTY; len],
-        })
-    }
-
-    /// The number of buckets.
-    pub fn num_buckets(&self) -> u64 {
-        self.num_buckets
-    }
-
-    /// The slots, bucket after bucket.
-    pub fn data(&self) -> &[u8] {
-        &self.data
-    }
-
-    /// The slots in use.
-    pub fn used_slots(&self) -> u64 {
-        self.data.iter().filter(|&&s| s != EMPTY).count() as u64
-    }
-
-    #[inline]
-    fn bucket_range(&self, hash: u64, bucket_size: u16) -> std::ops::Range<usize> {
-        let start = (bucket_index(hash, self.num_buckets) * bucket_size as u64) as usize;
-        start..start + bucket_size as usize
-    }
-
-    fn bucket(&self, hash: u64, bucket_size: u16) -> &[u8] {
-        &self.data[self.bucket_range(hash, bucket_size)]
-    }
-
-    /// Whether either bucket holds the fingerprint. A plain loop over the few slots: a
-    /// bucket is 1 to 255 bytes, 2 by default, where `<[u8]>::contains` calls `memchr` with
-    /// its set-up for long inputs (callgrind, `CF.INSERTNX` of 4 items: 18 instructions per
-    /// item fewer with the loop).
-    #[allow(clippy::manual_contains)]
-    fn contains(&self, p: &Lookup, bs: u16) -> bool {
-        let has = |h| self.bucket(h, bs).iter().any(|&s| s == p.fp);
-        has(p.h1) || has(p.h2)
-    }
-
-    /// Copies of the fingerprint in the item's two buckets; with `once`, a bucket that is
-    /// both of them is counted once (RedisBloom 2.0), else twice (2.2 and later).
-    fn count(&self, p: &Lookup, bs: u16, once: bool) -> u64 {
-        let count = |b: &[u8]| b.iter().filter(|&&s| s == p.fp).count() as u64;
-        let first = count(self.bucket(p.h1, bs));
-        if once && bucket_index(p.h1, self.num_buckets) == bucket_index(p.h2, self.num_buckets) {
-            return first;
-        }
-        first + count(self.bucket(p.h2, bs))
-    }
-
-    /// What [`contains`](Self::contains) and [`find_available`](Self::find_available) answer
-    /// together, with the two buckets located once: whether either holds the fingerprint,
-    /// else the first free slot of the first bucket, else of the second (`CF.ADDNX` and
-    /// `CF.INSERTNX` ask both of every sub-filter).
-    #[allow(clippy::manual_contains)]
-    #[inline(always)]
-    fn scan(&self, p: &Lookup, bs: u16) -> (bool, Option<usize>) {
-        let (first, second) = (self.bucket_range(p.h1, bs), self.bucket_range(p.h2, bs));
-        let (a, b) = (&self.data[first.clone()], &self.data[second.clone()]);
-        if a.iter().any(|&s| s == p.fp) || b.iter().any(|&s| s == p.fp) {
-            return (true, None);
-        }
-        let free = match a.iter().position(|&s| s == EMPTY) {
-            Some(i) => Some(first.start + i),
-            None => b.iter().position(|&s| s == EMPTY).map(|i| second.start + i),
-        };
-        (false, free)
-    }
-
-    /// The index of a free slot in the item's first bucket, else its second.
-    fn find_available(&self, p: &Lookup, bs: u16) -> Option<usize> {
-        [p.h1, p.h2].into_iter().find_map(|h| {
-            let range = self.bucket_range(h, bs);
-            let start = range.start;
-            self.data[range]
-                .iter()
-                .position(|&s| s == EMPTY)
-                .map(|i| start + i)
-        })
-    }
-
-    fn delete(&mut self, p: &Lookup, bs: u16) -> bool {
-        for h in [p.h1, p.h2] {
-            let range = self.bucket_range(h, bs);
-            if let Some(slot) = self.data[range].iter_mut().find(|s| **s == p.fp) {
-                *slot = EMPTY;
-                return true;
-            }
-        }
-        false
-    }
-
-    /// Evicts fingerprints along the item's cuckoo path, up to `max_iterations` times;
-    /// when that fails, walks the path back so that the table is as it was.
-    fn kick_insert(&mut self, p: &Lookup, bs: u16, max_iterations: u16, hashing: Hashing) -> bool {
-        let n = self.num_buckets;
-        let bs64 = bs as u64;
-        let mut fp = p.fp;
-        let mut victim = 0u64;
-        let mut index = bucket_index(p.h1, n);
-        for _ in 0..max_iterations {
-            std::mem::swap(&mut self.data[(index * bs64 + victim) as usize], &mut fp);
-            index = bucket_index(hashing.alt(fp, index), n);
-            let start = (index * bs64) as usize;
-            if let Some(slot) = self.data[start..start + bs as usize]
-                .iter_mut()
-                .find(|s| **s == EMPTY)
-            {
-                *slot = fp;
-                return true;
-            }
-            victim = (victim + 1) % bs64;
-        }
-        for _ in 0..max_iterations {
-            victim = (victim + bs64 - 1) % bs64;
-            index = bucket_index(hashing.alt(fp, index), n);
-            std::mem::swap(&mut self.data[(index * bs64 + victim) as usize], &mut fp);
-        }
-        false
-    }
-}
+pub use slots::SubFilter;
+use slots::SubFilters;
 
 /// RedisBloom's cuckoo filter (its `CuckooFilter`).
 ///
@@ -431,7 +299,7 @@ pub struct RedisBloomCuckoo {
     max_iterations: u16,
     expansion: u16,
     hashing: Hashing,
-    filters: Vec<SubFilter>,
+    filters: SubFilters,
 }
 
 impl RedisBloomCuckoo {
@@ -458,6 +326,8 @@ impl RedisBloomCuckoo {
         let needed = u64::try_from(needed).unwrap_or(u64::MAX);
         budget.check(0, needed).map_err(CreateError::TooLarge)?;
         let first = SubFilter::zeroed(num_buckets, bucket_size).ok_or(CreateError::Invalid)?;
+        let mut filters = SubFilters::default();
+        filters.push(first);
         Ok(Self {
             num_buckets,
             num_items: 0,
@@ -466,7 +336,7 @@ impl RedisBloomCuckoo {
             max_iterations,
             expansion: next_pow2(expansion as u64) as u16,
             hashing: Hashing::Murmur64A,
-            filters: vec![first],
+            filters,
         })
     }
 
@@ -483,7 +353,9 @@ impl RedisBloomCuckoo {
 
     /// Whether a sub-filter holds the fingerprint in one of the lookup's buckets.
     fn holds(&self, p: &Lookup) -> bool {
-        self.filters.iter().any(|f| f.contains(p, self.bucket_size))
+        self.filters()
+            .iter()
+            .any(|f| f.contains(p, self.bucket_size))
     }
 
     /// How many copies of the item's fingerprint are in its buckets (an upper bound on how
@@ -491,7 +363,7 @@ impl RedisBloomCuckoo {
     pub fn count(&self, item: &[u8]) -> u64 {
         let p = Lookup::of(item, self.hashing);
         let once = self.hashing == Hashing::Murmur2;
-        self.filters
+        self.filters()
             .iter()
             .map(|f| f.count(&p, self.bucket_size, once))
             .sum()
@@ -528,7 +400,7 @@ impl RedisBloomCuckoo {
         // sub-filter with a free slot takes the fingerprint, as `insert_lookup` would choose.
         let mut target = None;
         let first_free = self.first_to_fill();
-        for (index, f) in self.filters.iter().enumerate().rev() {
+        for (index, f) in self.filters().iter().enumerate().rev() {
             let (found, free) = f.scan(&p, self.bucket_size);
             if found {
                 return Insert::Exists;
@@ -539,7 +411,7 @@ impl RedisBloomCuckoo {
         }
         match target {
             Some((index, slot)) => {
-                self.filters[index].data[slot] = p.fp;
+                self.filters.set(index, slot, p.fp);
                 self.num_items = self.num_items.saturating_add(1);
                 Insert::Inserted
             }
@@ -559,16 +431,22 @@ impl RedisBloomCuckoo {
     fn insert_lookup<B: GrowthBudget>(&mut self, p: &Lookup, budget: &B) -> Insert<B::Refusal> {
         let bs = self.bucket_size;
         loop {
-            let first_free = self.first_to_fill();
-            for f in self.filters[first_free..].iter_mut().rev() {
-                if let Some(slot) = f.find_available(p, bs) {
-                    f.data[slot] = p.fp;
-                    self.num_items = self.num_items.saturating_add(1);
-                    return Insert::Inserted;
-                }
+            // The newest sub-filter with a free slot in one of the item's buckets: a full
+            // sub-filter has none, and the bitset passes it unread.
+            let free = self
+                .filters
+                .open_newest_first(self.first_to_fill())
+                .find_map(|j| self.filters.get(j).find_available(p, bs).map(|s| (j, s)));
+            if let Some((j, slot)) = free {
+                self.filters.set(j, slot, p.fp);
+                self.num_items = self.num_items.saturating_add(1);
+                return Insert::Inserted;
             }
-            let last = self.filters.last_mut().expect("a filter has a sub-filter");
-            if last.kick_insert(p, bs, self.max_iterations, self.hashing) {
+            let last = self.filters.len() - 1;
+            if self
+                .filters
+                .kick_insert(last, p, bs, self.max_iterations, self.hashing)
+            {
                 self.num_items = self.num_items.saturating_add(1);
                 return Insert::Inserted;
             }
@@ -611,7 +489,7 @@ impl RedisBloomCuckoo {
         let legacy = self.hashing == Hashing::Murmur2;
         for k in 0..n {
             let i = if legacy { k } else { n - 1 - k };
-            if self.filters[i].delete(&p, bs) {
+            if self.filters.remove(i, &p, bs) {
                 self.num_items = self.num_items.saturating_sub(1);
                 self.num_deletes = self.num_deletes.saturating_add(1);
                 if self.filters.len() > 1 && self.num_deletes as f64 > self.num_items as f64 * 0.10
@@ -639,13 +517,11 @@ impl RedisBloomCuckoo {
     fn compact_one(&mut self, index: usize) -> bool {
         let bs = self.bucket_size;
         let hashing = self.hashing;
-        let (older, newer) = self.filters.split_at_mut(index);
-        let current = &mut newer[0];
         let mut all_moved = true;
-        for bucket in 0..current.num_buckets {
+        for bucket in 0..self.filters.get(index).num_buckets() {
             for slot in 0..bs as u64 {
                 let at = (bucket * bs as u64 + slot) as usize;
-                let fp = current.data[at];
+                let fp = self.filters.get(index).data()[at];
                 if fp == EMPTY {
                     continue;
                 }
@@ -654,13 +530,16 @@ impl RedisBloomCuckoo {
                     h2: hashing.alt(fp, bucket),
                     fp,
                 };
-                let target = older
-                    .iter_mut()
-                    .find_map(|f| f.find_available(&p, bs).map(|s| (f, s)));
+                // The oldest sub-filter with a free slot in one of the buckets (the bitset
+                // passes the full ones).
+                let target = self
+                    .filters
+                    .open_oldest_first(index)
+                    .find_map(|j| self.filters.get(j).find_available(&p, bs).map(|s| (j, s)));
                 match target {
-                    Some((f, s)) => {
-                        f.data[s] = fp;
-                        current.data[at] = EMPTY;
+                    Some((j, s)) => {
+                        self.filters.set(j, s, fp);
+                        self.filters.set(index, at, EMPTY);
                     }
                     None => all_moved = false,
                 }
@@ -672,14 +551,12 @@ impl RedisBloomCuckoo {
         all_moved
     }
 
-    /// `CF.INFO Size` and `MEMORY USAGE`'s part: 40 + 16·sub-filters + Σ buckets · size.
+    /// `CF.INFO Size` and `MEMORY USAGE`'s part: 40 + 16·sub-filters + Σ buckets · size
+    /// (kept, not summed: a filter of 65535 sub-filters asks it at each growth).
     pub fn memory_bytes(&self) -> u64 {
         FILTER_STRUCT_BYTES
-            + self
-                .filters
-                .iter()
-                .map(|f| SUBFILTER_STRUCT_BYTES + f.data.len() as u64)
-                .sum::<u64>()
+            + SUBFILTER_STRUCT_BYTES * self.filters.len() as u64
+            + self.filters.num_slots()
     }
 
     /// Buckets of the first sub-filter.
@@ -708,7 +585,7 @@ impl RedisBloomCuckoo {
     }
     /// The sub-filters, oldest first.
     pub fn filters(&self) -> &[SubFilter] {
-        &self.filters
+        self.filters.as_slice()
     }
     /// How items map to fingerprints and buckets.
     pub fn hashing(&self) -> Hashing {
@@ -753,7 +630,7 @@ impl RedisBloomCuckoo {
             max_iterations: max_iterations as u16,
             expansion: expansion as u16,
             hashing,
-            filters: Vec::new(),
+            filters: SubFilters::default(),
         };
         let mut needed = FILTER_STRUCT_BYTES;
         let mut sizes = Vec::new();
@@ -805,8 +682,8 @@ impl RedisBloomCuckoo {
             .try_reserve_exact(sizes.len())
             .map_err(|_| CreateError::Invalid)?;
         for b in sizes {
-            cf.filters
-                .push(SubFilter::zeroed(b, cf.bucket_size).ok_or(CreateError::Invalid)?);
+            let f = SubFilter::zeroed(b, cf.bucket_size).ok_or(CreateError::Invalid)?;
+            cf.filters.push(f);
         }
         Ok(cf)
     }
@@ -829,10 +706,7 @@ impl RedisBloomCuckoo {
             if buckets != want || data.len() as u64 != buckets * shape.bucket_size {
                 return None;
             }
-            cf.filters.push(SubFilter {
-                num_buckets: buckets,
-                data,
-            });
+            cf.filters.push(SubFilter::with_data(buckets, data));
         }
         Some(cf)
     }
@@ -867,12 +741,12 @@ impl RedisBloomCuckoo {
 
     /// Slots in all sub-filters.
     pub fn num_slots(&self) -> u64 {
-        self.filters.iter().map(|f| f.data.len() as u64).sum()
+        self.filters.num_slots()
     }
 
     /// Slots in use, in all sub-filters.
     pub fn used_slots(&self) -> u64 {
-        self.filters.iter().map(SubFilter::used_slots).sum()
+        self.filters().iter().map(SubFilter::used_slots).sum()
     }
 
     /// Inserts a fingerprint held in `bucket` of the first sub-filter (as an item whose
@@ -892,7 +766,9 @@ impl RedisBloomCuckoo {
     /// filter just reserved.
     pub fn clear(&mut self) {
         self.filters.truncate(1);
-        self.filters[0].data.fill(EMPTY);
+        let len = self.filters.get(0).data().len();
+        self.filters
+            .write_with(0, 0..len, |slots| slots.fill(EMPTY));
         self.num_items = 0;
         self.num_deletes = 0;
     }
@@ -900,13 +776,30 @@ impl RedisBloomCuckoo {
     /// The data chunk at SCANDUMP iterator `iter` ≥ 1 and the next iterator, or `None` past
     /// the end. A chunk never crosses a sub-filter and has at most `max_chunk` bytes.
     pub fn chunk(&self, iter: u64, max_chunk: u64) -> Option<(u64, &[u8])> {
-        let mut offset = iter.checked_sub(1)?;
-        for f in &self.filters {
-            let len = f.data.len() as u64;
+        let (j, offset) = self.locate(iter.checked_sub(1)?)?;
+        let data = self.filters.get(j).data();
+        let n = (data.len() as u64 - offset).min(max_chunk.max(1));
+        let start = offset as usize;
+        Some((iter + n, &data[start..start + n as usize]))
+    }
+
+    /// The sub-filter holding byte `offset` of the sub-filters' slots laid end to end, and
+    /// the offset within it. Sub-filter j has buckets · expansionʲ buckets (growth makes it
+    /// so, loads refuse any other size): with expansion 1 every one has the first one's
+    /// size, and the sub-filter is a division away — a filter of 65535 sub-filters has as
+    /// many SCANDUMP chunks, and a walk from the first for each took 2.9 s of server time
+    /// for the whole SCANDUMP (`INFO commandstats`). With a larger expansion there are at
+    /// most 57 sub-filters (each at least twice the one before, up to 2⁵⁶ buckets).
+    fn locate(&self, mut offset: u64) -> Option<(usize, u64)> {
+        if self.expansion == 1 {
+            let len = self.filters.get(0).data().len() as u64;
+            let j = usize::try_from(offset.checked_div(len)?).ok()?;
+            return (j < self.filters.len()).then_some((j, offset % len));
+        }
+        for (j, f) in self.filters().iter().enumerate() {
+            let len = f.data().len() as u64;
             if offset < len {
-                let n = (len - offset).min(max_chunk.max(1));
-                let start = offset as usize;
-                return Some((iter + n, &f.data[start..start + n as usize]));
+                return Some((j, offset));
             }
             offset -= len;
         }
@@ -921,25 +814,24 @@ impl RedisBloomCuckoo {
         let Ok(iter) = u64::try_from(iter) else {
             return false;
         };
-        let Some(mut offset) = iter.checked_sub(data.len() as u64 + 1) else {
+        let Some(offset) = iter.checked_sub(data.len() as u64 + 1) else {
             return false;
         };
         if data.is_empty() {
             return false;
         }
-        for f in &mut self.filters {
-            let len = f.data.len() as u64;
-            if offset < len {
-                if offset + data.len() as u64 > len {
-                    return false;
-                }
-                let start = offset as usize;
-                f.data[start..start + data.len()].copy_from_slice(data);
-                return true;
-            }
-            offset -= len;
+        let Some((j, offset)) = self.locate(offset) else {
+            return false;
+        };
+        if offset + data.len() as u64 > self.filters.get(j).data().len() as u64 {
+            return false;
         }
-        false
+        let start = offset as usize;
+        self.filters
+            .write_with(j, start..start + data.len(), |slots| {
+                slots.copy_from_slice(data)
+            });
+        true
     }
 }
 
@@ -996,7 +888,9 @@ mod tests {
         }
         let used = |cf: &RedisBloomCuckoo| cf.filters()[0].used_slots();
         let before = used(&cf);
-        assert!((0..i).any(|k| cf.filters[0].delete(&Lookup::of(&k.to_le_bytes(), cf.hashing), 2)));
+        assert!((0..i).any(|k| cf
+            .filters
+            .remove(0, &Lookup::of(&k.to_le_bytes(), cf.hashing), 2)));
         let mut k = 1000u32;
         while cf.filters().len() < 5 {
             cf.insert_with(&k.to_le_bytes(), &Unlimited);
@@ -1210,5 +1104,374 @@ mod properties {
             bad[at] ^= 0x5a;
             let _ = CuckooFilter::from_bytes(&bad);
         }
+    }
+}
+
+/// The filter against a model written from the rules alone — every search a plain scan of
+/// every sub-filter, newest to oldest (oldest first for compaction), nothing kept beside the
+/// slots — over random inserts, unique inserts, deletes, compactions and reloads on small
+/// filters that grow to many sub-filters: the same reply and the same slots after every
+/// step, so the bitset of open sub-filters ([`slots`]) changes no choice.
+#[cfg(test)]
+mod model {
+    use super::*;
+    use proptest::prelude::*;
+
+    /// Sub-filters as (buckets, slots), oldest first, and the counters.
+    #[derive(Clone, Debug)]
+    struct Model {
+        filters: Vec<(u64, Vec<u8>)>,
+        buckets: u64,
+        bs: u16,
+        max_iterations: u16,
+        expansion: u16,
+        legacy: bool,
+        items: u64,
+        deletes: u64,
+    }
+
+    impl Model {
+        fn memory(&self) -> u64 {
+            40 + self
+                .filters
+                .iter()
+                .map(|f| 16 + f.1.len() as u64)
+                .sum::<u64>()
+        }
+
+        /// The first free slot of bucket h₁, else h₂, of sub-filter j.
+        fn free_slot(&self, j: usize, p: &Lookup) -> Option<usize> {
+            let (n, data) = &self.filters[j];
+            let bs = self.bs as usize;
+            [p.h1, p.h2].into_iter().find_map(|h| {
+                let start = bucket_index(h, *n) as usize * bs;
+                (start..start + bs).find(|&at| data[at] == EMPTY)
+            })
+        }
+
+        fn holds(&self, p: &Lookup) -> bool {
+            let bs = self.bs as usize;
+            self.filters.iter().any(|(n, data)| {
+                [p.h1, p.h2].into_iter().any(|h| {
+                    let start = bucket_index(h, *n) as usize * bs;
+                    data[start..start + bs].contains(&p.fp)
+                })
+            })
+        }
+
+        fn kick(&mut self, p: &Lookup) -> bool {
+            let hashing = if self.legacy {
+                Hashing::Murmur2
+            } else {
+                Hashing::Murmur64A
+            };
+            let bs = self.bs as u64;
+            let (n, data) = self.filters.last_mut().unwrap();
+            let n = *n;
+            let (mut fp, mut victim, mut index) = (p.fp, 0u64, bucket_index(p.h1, n));
+            for _ in 0..self.max_iterations {
+                std::mem::swap(&mut data[(index * bs + victim) as usize], &mut fp);
+                index = bucket_index(hashing.alt(fp, index), n);
+                let start = (index * bs) as usize;
+                if let Some(at) = (start..start + bs as usize).find(|&at| data[at] == EMPTY) {
+                    data[at] = fp;
+                    return true;
+                }
+                victim = (victim + 1) % bs;
+            }
+            for _ in 0..self.max_iterations {
+                victim = (victim + bs - 1) % bs;
+                index = bucket_index(hashing.alt(fp, index), n);
+                std::mem::swap(&mut data[(index * bs + victim) as usize], &mut fp);
+            }
+            false
+        }
+
+        fn insert(&mut self, p: &Lookup, budget: u64) -> Insert<u64> {
+            loop {
+                let lowest = if self.legacy {
+                    self.filters.len() - 1
+                } else {
+                    0
+                };
+                for j in (lowest..self.filters.len()).rev() {
+                    if let Some(at) = self.free_slot(j, p) {
+                        self.filters[j].1[at] = p.fp;
+                        self.items = self.items.saturating_add(1);
+                        return Insert::Inserted;
+                    }
+                }
+                if self.kick(p) {
+                    self.items = self.items.saturating_add(1);
+                    return Insert::Inserted;
+                }
+                if self.expansion == 0 {
+                    return Insert::NoSpace;
+                }
+                if self.filters.len() >= MAX_NUM_FILTERS {
+                    return Insert::CannotGrow;
+                }
+                let buckets = self.buckets * (self.expansion as u64).pow(self.filters.len() as u32);
+                let needed = self.memory() + 16 + buckets * self.bs as u64;
+                if needed > budget {
+                    return Insert::TooLarge(needed);
+                }
+                self.filters
+                    .push((buckets, vec![EMPTY; (buckets * self.bs as u64) as usize]));
+            }
+        }
+
+        fn delete(&mut self, p: &Lookup) -> bool {
+            let n = self.filters.len();
+            let bs = self.bs as usize;
+            for k in 0..n {
+                let j = if self.legacy { k } else { n - 1 - k };
+                let (buckets, data) = &mut self.filters[j];
+                let slot = [p.h1, p.h2].into_iter().find_map(|h| {
+                    let start = bucket_index(h, *buckets) as usize * bs;
+                    (start..start + bs).find(|&at| data[at] == p.fp)
+                });
+                if let Some(at) = slot {
+                    data[at] = EMPTY;
+                    self.items = self.items.saturating_sub(1);
+                    self.deletes = self.deletes.saturating_add(1);
+                    if n > 1 && self.deletes as f64 > self.items as f64 * 0.10 {
+                        self.compact(self.legacy);
+                    }
+                    return true;
+                }
+            }
+            false
+        }
+
+        fn compact(&mut self, cont: bool) {
+            for index in (1..self.filters.len()).rev() {
+                let mut all_moved = true;
+                let (n, bs) = (self.filters[index].0, self.bs as u64);
+                for at in 0..(n * bs) as usize {
+                    let fp = self.filters[index].1[at];
+                    if fp == EMPTY {
+                        continue;
+                    }
+                    let bucket = at as u64 / bs;
+                    let hashing = if self.legacy {
+                        Hashing::Murmur2
+                    } else {
+                        Hashing::Murmur64A
+                    };
+                    let p = Lookup {
+                        h1: bucket,
+                        h2: hashing.alt(fp, bucket),
+                        fp,
+                    };
+                    match (0..index).find_map(|j| self.free_slot(j, &p).map(|s| (j, s))) {
+                        Some((j, s)) => {
+                            self.filters[j].1[s] = fp;
+                            self.filters[index].1[at] = EMPTY;
+                        }
+                        None => all_moved = false,
+                    }
+                }
+                if all_moved && index == self.filters.len() - 1 {
+                    self.filters.pop();
+                }
+                if !all_moved && !cont {
+                    break;
+                }
+            }
+            self.deletes = 0;
+        }
+    }
+
+    #[derive(Clone, Copy, Debug)]
+    enum Op {
+        Add(u8),
+        AddUnique(u8),
+        Delete(u8),
+        Compact(bool),
+        /// Saved and loaded back: as an RDB record (whole sub-filters), or as SCANDUMP
+        /// chunks of at most this many bytes into an empty filter of the header's shape.
+        Reload(Option<u64>),
+    }
+
+    fn op() -> impl Strategy<Value = Op> {
+        prop_oneof![
+            12 => any::<u8>().prop_map(Op::Add),
+            2 => any::<u8>().prop_map(Op::AddUnique),
+            3 => any::<u8>().prop_map(Op::Delete),
+            1 => any::<bool>().prop_map(Op::Compact),
+            1 => prop::option::of(1u64..6).prop_map(Op::Reload),
+        ]
+    }
+
+    fn reload(cf: &RedisBloomCuckoo, chunk: Option<u64>) -> RedisBloomCuckoo {
+        let shape = cf.shape();
+        match chunk {
+            None => {
+                let mut next = cf.filters().iter();
+                RedisBloomCuckoo::from_sub_filters(&shape, cf.hashing(), &Unlimited, |_| {
+                    next.next().map(|f| (f.num_buckets(), f.data().to_vec()))
+                })
+                .unwrap()
+            }
+            Some(max) => {
+                let mut back = RedisBloomCuckoo::zeroed(&shape, cf.hashing(), &Unlimited).unwrap();
+                let mut iter = 1;
+                while let Some((next, data)) = cf.chunk(iter, max) {
+                    assert!(back.load_chunk(next as i64, data));
+                    iter = next;
+                }
+                back
+            }
+        }
+    }
+
+    /// A filter to test: `CF.RESERVE` of capacity 2·bs (4·bs if `double`), items of
+    /// `distinct` values, growth within `budget` bytes; `legacy`: RedisBloom 2.0's hashing
+    /// and table rules.
+    #[derive(Clone, Copy, Debug)]
+    struct Setup {
+        bs: u16,
+        double: bool,
+        expansion: u16,
+        max_iterations: u16,
+        legacy: bool,
+        budget: u64,
+        distinct: u8,
+    }
+
+    fn check_against_model(setup: Setup, ops: &[Op]) -> Result<(), TestCaseError> {
+        let Setup {
+            bs,
+            double,
+            expansion,
+            max_iterations,
+            legacy,
+            budget,
+            distinct,
+        } = setup;
+        let hashing = if legacy {
+            Hashing::Murmur2
+        } else {
+            Hashing::Murmur64A
+        };
+        let capacity = 2 * bs as u64 * if double { 2 } else { 1 };
+        let mut cf = RedisBloomCuckoo::new(capacity, bs, max_iterations, expansion, &Unlimited)
+            .unwrap()
+            .with_hashing(hashing);
+        let mut model = Model {
+            filters: vec![(cf.num_buckets(), cf.filters()[0].data().to_vec())],
+            buckets: cf.num_buckets(),
+            bs,
+            max_iterations,
+            expansion: cf.expansion(),
+            legacy,
+            items: 0,
+            deletes: 0,
+        };
+        for (step, &op) in ops.iter().enumerate() {
+            let lookup = |item: u8| Lookup::of(&[item, 1], hashing);
+            // Items of `distinct` values: few, and their copies fill sub-filter after
+            // sub-filter.
+            let op = match op {
+                Op::Add(item) => Op::Add(item % distinct),
+                Op::AddUnique(item) => Op::AddUnique(item % distinct),
+                Op::Delete(item) => Op::Delete(item % distinct),
+                other => other,
+            };
+            match op {
+                Op::Add(item) => {
+                    let p = lookup(item);
+                    prop_assert_eq!(
+                        cf.insert_with(&[item, 1], &budget),
+                        model.insert(&p, budget)
+                    );
+                }
+                Op::AddUnique(item) => {
+                    let p = lookup(item);
+                    let want = if model.holds(&p) {
+                        Insert::Exists
+                    } else {
+                        model.insert(&p, budget)
+                    };
+                    prop_assert_eq!(cf.insert_unique_with(&[item, 1], &budget), want);
+                }
+                Op::Delete(item) => {
+                    prop_assert_eq!(cf.delete(&[item, 1]), model.delete(&lookup(item)));
+                }
+                Op::Compact(cont) => {
+                    cf.compact(cont);
+                    model.compact(cont);
+                }
+                Op::Reload(chunk) => {
+                    let back = reload(&cf, chunk);
+                    prop_assert!(back.filters.bookkeeping_holds(), "step {}: loaded", step);
+                    prop_assert!(back == cf, "step {}: the load differs", step);
+                    cf = back;
+                }
+            }
+            prop_assert!(cf.filters.bookkeeping_holds(), "step {}: {:?}", step, op);
+            prop_assert_eq!(
+                cf.filters().len(),
+                model.filters.len(),
+                "step {}: {:?}",
+                step,
+                op
+            );
+            for (f, (n, data)) in cf.filters().iter().zip(&model.filters) {
+                prop_assert_eq!(f.num_buckets(), *n);
+                prop_assert_eq!(f.data(), &data[..], "step {}: {:?}", step, op);
+            }
+            prop_assert_eq!(
+                (cf.num_items(), cf.num_deletes()),
+                (model.items, model.deletes)
+            );
+            prop_assert_eq!(cf.memory_bytes(), model.memory());
+            prop_assert_eq!(
+                cf.num_slots(),
+                model.memory() - 40 - 16 * model.filters.len() as u64
+            );
+        }
+        Ok(())
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(96))]
+
+        #[test]
+        fn the_open_sub_filters_bitset_chooses_the_slots_a_full_scan_does(
+            bs in 1u16..=4,
+            double in any::<bool>(),
+            expansion in 1u16..=2,
+            max_iterations in 1u16..=6,
+            legacy in prop::bool::weighted(0.2),
+            budget in 300u64..8000,
+            distinct in 1u8..24,
+            ops in prop::collection::vec(op(), 1..700),
+        ) {
+            let setup = Setup { bs, double, expansion, max_iterations, legacy, budget, distinct };
+            check_against_model(setup, &ops)?;
+        }
+    }
+
+    /// One item added until the filter may not grow (the flow test's shape, smaller): every
+    /// sub-filter but the newest is full, across several words of the bitset.
+    #[test]
+    fn one_item_fills_many_sub_filters_as_the_model_does() {
+        let setup = Setup {
+            bs: 1,
+            double: false,
+            expansion: 1,
+            max_iterations: 20,
+            legacy: false,
+            budget: 40 + 300 * 18,
+            distinct: 255,
+        };
+        let ops = vec![Op::Add(7); 400];
+        check_against_model(setup, &ops).unwrap();
+        let mut ops = vec![Op::Add(7); 300];
+        ops.extend([Op::Delete(7); 40]);
+        ops.extend([Op::Add(7), Op::Add(9), Op::Reload(Some(3)), Op::Add(7)]);
+        check_against_model(setup, &ops).unwrap();
     }
 }
