@@ -515,6 +515,85 @@ pub struct PackedCounters {
     low_bits: u64,
 }
 
+/// Where a counter of a [`PackedCounters`] lies: the index of its word and the shift of its
+/// lowest bit in it. Two ways, with the same answers (a property test holds them to it):
+/// [`ByDivision`] for any width, [`ByShifts`] for a width that is a power of two, which a
+/// caller chooses once ([`PackedCounters::by_shifts`]) for many counters.
+pub(crate) trait Locate: Copy {
+    /// Counter `index`'s word and shift.
+    fn locate(self, index: u64) -> (usize, u32);
+    /// The counters' maximum, `2^w − 1`.
+    fn max_value(self) -> u32;
+    /// The counter at `place` (from [`locate`](Self::locate)) in `words`.
+    #[inline(always)]
+    fn read(self, words: &[u64], (word, shift): (usize, u32)) -> u32 {
+        ((words[word] >> shift) as u32) & self.max_value()
+    }
+    /// Adds `delta` to the counter at `place` in `words`, which the caller knows keeps it
+    /// at most the maximum (so the add stays in the counter's bits).
+    #[inline(always)]
+    fn add(self, words: &mut [u64], (word, shift): (usize, u32), delta: u32) {
+        words[word] += u64::from(delta) << shift;
+    }
+}
+
+/// [`Locate`] for counters of any width w: ⌊64/w⌋ to a word, so counter i is in word
+/// `i / per_word` ([`div_rem`]'s widening multiply, a multiply and a subtraction for the
+/// remainder) at bit `(i mod per_word) · w` (another multiply).
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct ByDivision {
+    per_word: u64,
+    magic: u64,
+    width: u32,
+}
+
+impl Locate for ByDivision {
+    #[inline(always)]
+    fn locate(self, index: u64) -> (usize, u32) {
+        let (word, slot) = div_rem(index, self.per_word, self.magic);
+        (word as usize, slot as u32 * self.width)
+    }
+    #[inline(always)]
+    fn max_value(self) -> u32 {
+        (1u32 << self.width) - 1
+    }
+}
+
+/// [`Locate`] for counters of `W` bits, W a power of two (1, 2, 4, 8 or 16; from
+/// [`PackedCounters::by_shifts`], which checks the array's width): 64/W = 2^j to a word,
+/// so `i / per_word` is `i >> j` and the bit `(i mod per_word) · W` is
+/// `(i & (2^j − 1)) << log₂ W` — a shift, a mask and a shift by constants (for 8-bit
+/// counters `i >> 3` and `(i & 7) << 3`) where [`ByDivision`] multiplies three times.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct ByShifts<const W: u32>(());
+
+impl<const W: u32> Locate for ByShifts<W> {
+    #[inline(always)]
+    fn locate(self, index: u64) -> (usize, u32) {
+        let per_word_log2 = (64 / W).trailing_zeros();
+        let slot = (index & ((1 << per_word_log2) - 1)) as u32;
+        (
+            (index >> per_word_log2) as usize,
+            slot << W.trailing_zeros(),
+        )
+    }
+    #[inline(always)]
+    fn max_value(self) -> u32 {
+        (1u32 << W) - 1
+    }
+    /// For 8-bit counters, byte `shift / 8` of the word's little-endian bytes: the
+    /// compiler loads that byte, where a shift by a variable amount needs the amount in a
+    /// register of its own on x86-64 (without BMI2).
+    #[inline(always)]
+    fn read(self, words: &[u64], (word, shift): (usize, u32)) -> u32 {
+        if W == 8 {
+            u32::from(words[word].to_le_bytes()[(shift / 8) as usize])
+        } else {
+            ((words[word] >> shift) as u32) & self.max_value()
+        }
+    }
+}
+
 /// `(index / divisor, index % divisor)`, with `magic = ⌊2⁶⁴ / divisor⌋ + 1`, by one widening
 /// multiply; exact for every index below 2⁶⁴ / divisor.
 #[inline]
@@ -580,8 +659,63 @@ impl PackedCounters {
     #[inline]
     fn locate(&self, index: u64) -> (usize, u32) {
         debug_assert!(index < self.len);
-        let (word, slot) = div_rem(index, self.per_word, self.magic);
-        (word as usize, slot as u32 * self.width)
+        self.by_division().locate(index)
+    }
+
+    /// The general [`Locate`] of this array's counters, for any width.
+    #[inline(always)]
+    pub(crate) fn by_division(&self) -> ByDivision {
+        ByDivision {
+            per_word: self.per_word,
+            magic: self.magic,
+            width: self.width,
+        }
+    }
+
+    /// The [`Locate`] by shifts when the counters are `W` bits wide (`W` a power of two up
+    /// to 16), else `None`: a caller tests the width once and then locates many counters.
+    #[inline(always)]
+    pub(crate) fn by_shifts<const W: u32>(&self) -> Option<ByShifts<W>> {
+        const { assert!(W.is_power_of_two() && W <= 16) };
+        (self.width == W).then_some(ByShifts(()))
+    }
+
+    /// The value of counter `index`, found by `at` (which must be one of this array's
+    /// [`by_division`](Self::by_division) or [`by_shifts`](Self::by_shifts)).
+    #[inline(always)]
+    pub(crate) fn get_by(&self, at: impl Locate, index: u64) -> u32 {
+        debug_assert!(index < self.len);
+        self.value_at(at, at.locate(index))
+    }
+
+    /// The value of the counter at `place` (from `at.locate`).
+    #[inline(always)]
+    pub(crate) fn value_at(&self, at: impl Locate, place: (usize, u32)) -> u32 {
+        at.read(&self.words, place)
+    }
+
+    /// [`value_at`](Self::value_at) by a shift of its word, whatever the width.
+    #[inline(always)]
+    pub(crate) fn value_in_word(&self, at: impl Locate, (word, shift): (usize, u32)) -> u32 {
+        ((self.words[word] >> shift) as u32) & at.max_value()
+    }
+
+    /// Adds `delta` to the counter at `place` (from a [`Locate`]) without a check: the
+    /// caller knows that the sum stays at most [`max_value`](Self::max_value), so the add
+    /// stays in the counter's bits.
+    #[inline(always)]
+    pub(crate) fn add_at(&mut self, at: impl Locate, place: (usize, u32), delta: u32) {
+        debug_assert!(self.value_at(at, place) + delta <= self.max_value());
+        at.add(&mut self.words, place, delta);
+    }
+
+    /// [`saturating_add`](Self::saturating_add) of the counter at `place` (from `at.locate`):
+    /// the counter read again from its word, so that a counter named twice adds both.
+    #[inline(always)]
+    pub(crate) fn saturating_add_at(&mut self, at: impl Locate, place: (usize, u32), delta: u32) {
+        let (max, old) = (at.max_value(), self.value_at(at, place));
+        let value = old.saturating_add(delta).min(max);
+        self.words[place.0] += u64::from(value - old) << place.1;
     }
 
     /// Asks the CPU to bring the word of counter `index` into the cache ahead of a
@@ -1250,7 +1384,78 @@ mod tests {
 
     use super::*;
 
+    /// Counters of `W` bits (`len` of them, a third each at zero, at the maximum and
+    /// anything, from `seed`): `by_shifts::<W>` locates every one where `by_division` does,
+    /// `get_by` through either reads what `get` reads, and `saturating_add_at` (either way)
+    /// and `add_at` (where the sum fits) leave the array as `saturating_add` does, at every
+    /// position, including the last counter of each word and of the array.
+    fn shifts_are_division<const W: u32>(
+        len: u64,
+        seed: u64,
+        deltas: &[u32],
+    ) -> Result<(), proptest::test_runner::TestCaseError> {
+        let mut fast = PackedCounters::zeros(len, W).unwrap();
+        let mut rng = seed;
+        let mut draw = || {
+            rng = rng.wrapping_add(0x9e37_79b9_7f4a_7c15);
+            (rng ^ (rng >> 31)).wrapping_mul(0xbf58_476d_1ce4_e5b9)
+        };
+        for i in 0..len {
+            let r = draw();
+            let value = match r % 3 {
+                0 => 0,
+                1 => fast.max_value(),
+                _ => (r >> 8) as u32 & fast.max_value(),
+            };
+            fast.set(i, value);
+        }
+        let shifts = fast.by_shifts::<W>().expect("the width is W");
+        let division = fast.by_division();
+        proptest::prop_assert_eq!(shifts.max_value(), fast.max_value());
+        proptest::prop_assert_eq!(division.max_value(), fast.max_value());
+        for i in 0..len {
+            proptest::prop_assert_eq!(shifts.locate(i), division.locate(i), "counter {}", i);
+            proptest::prop_assert_eq!(fast.get_by(shifts, i), fast.get(i));
+            proptest::prop_assert_eq!(fast.get_by(division, i), fast.get(i));
+        }
+        let mut slow = fast.clone();
+        for (j, &delta) in deltas.iter().enumerate() {
+            let i = draw() % len;
+            let delta = delta & fast.max_value();
+            let place = shifts.locate(i);
+            if fast.get(i) + delta <= fast.max_value() && j % 2 == 0 {
+                fast.add_at(shifts, place, delta);
+            } else if j % 3 == 0 {
+                fast.saturating_add_at(division, division.locate(i), delta);
+            } else {
+                fast.saturating_add_at(shifts, place, delta);
+            }
+            slow.saturating_add(i, delta);
+            proptest::prop_assert_eq!(&fast, &slow);
+        }
+        Ok(())
+    }
+
     proptest::proptest! {
+        /// [`shifts_are_division`] for every width that is a power of two, and `by_shifts`
+        /// is `None` for every other width.
+        #[test]
+        fn counters_by_shifts_are_counters_by_division(
+            len in 1..300u64,
+            seed: u64,
+            deltas in proptest::collection::vec(proptest::num::u32::ANY, 0..60),
+            width in 1..=16u32,
+        ) {
+            shifts_are_division::<1>(len, seed, &deltas)?;
+            shifts_are_division::<2>(len, seed, &deltas)?;
+            shifts_are_division::<4>(len, seed, &deltas)?;
+            shifts_are_division::<8>(len, seed, &deltas)?;
+            shifts_are_division::<16>(len, seed, &deltas)?;
+            let c = PackedCounters::zeros(len, width).unwrap();
+            proptest::prop_assert_eq!(c.by_shifts::<8>().is_some(), width == 8);
+            proptest::prop_assert_eq!(c.by_shifts::<16>().is_some(), width == 16);
+            proptest::prop_assert_eq!(c.by_shifts::<4>().is_some(), width == 4);
+        }
         /// `increment` (one locate) against `get` then `saturating_add`, for every width,
         /// on counters at the maximum and below: the same old values, the same counters.
         #[test]
