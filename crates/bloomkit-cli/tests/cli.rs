@@ -3288,6 +3288,79 @@ fn merge_writes_a_new_file_in_version_2_and_keeps_an_existing_files_version() {
     }
 }
 
+/// A filter saved in format version 1 (the library's default, and the CLI's before version
+/// 2) had no way to version 2 but through `merge`, which needs two inputs and adds counters
+/// for the counting kinds. `export FILE -o OUT --format-version N` writes any kind in
+/// version N, in place too (under the file's lock), and the filter answers as before.
+#[test]
+fn export_rewrites_any_kind_in_the_asked_format_version() {
+    let dir = temp();
+    let d = dir.path();
+    let version = |name: &str| std::fs::read(d.join(name)).unwrap()[8];
+    let items = ["apple", "banana", "apple"];
+    for kind in ["counting", "cuckoo", "bloom", "spectral"] {
+        let name = format!("{kind}.bk");
+        let create = [
+            "create",
+            "--kind",
+            kind,
+            "--capacity",
+            "1000",
+            "--format-version",
+            "1",
+            "-o",
+            &name,
+        ];
+        created_with(d, &create, &items);
+        assert_eq!(version(&name), 1, "{kind}");
+        let query = |file: &str| ok(d, &["check", file, "apple", "banana", "cherry"]);
+        let answers = query(&name);
+        assert!(answers.contains("cherry\tno"), "{kind}: {answers}");
+
+        let copy = format!("{kind}-v2.bk");
+        ok(d, &["export", &name, "-o", &copy, "--format-version", "2"]);
+        assert_eq!(version(&copy), 2, "{kind}: a new output");
+        assert_eq!(
+            query(&copy),
+            answers,
+            "{kind}: the copy answers as the original"
+        );
+
+        ok(d, &["export", &name, "-o", &name, "--format-version", "2"]);
+        assert_eq!(version(&name), 2, "{kind}: in place");
+        assert_eq!(query(&name), answers, "{kind}: in place");
+
+        ok(d, &["export", &copy, "-o", &copy, "--format-version", "1"]);
+        assert_eq!(version(&copy), 1, "{kind}: back to version 1");
+        assert_eq!(query(&copy), answers, "{kind}: back to version 1");
+    }
+    // A kind without a compressed twin still cannot be compressed, and without
+    // --format-version export says what it can do; the file is left as it was.
+    let before = std::fs::read(d.join("counting.bk")).unwrap();
+    let message = fails(
+        d,
+        &["export", "counting.bk", "-o", "counting.bk", "--compressed"],
+    );
+    assert!(message.contains("--format-version"), "{message}");
+    fails(d, &["export", "counting.bk", "-o", "other.bk"]);
+    assert!(!d.join("other.bk").exists());
+    assert_eq!(std::fs::read(d.join("counting.bk")).unwrap(), before);
+    let message = fails(
+        d,
+        &[
+            "export",
+            "bloom.bk",
+            "--to",
+            "guava",
+            "--format-version",
+            "2",
+            "-o",
+            "g.bin",
+        ],
+    );
+    assert!(message.contains("--format-version"), "{message}");
+}
+
 /// `ssd build --seed` was never shown back: `ssd info` shows the seed as `info` does — as
 /// given and, for a weak MurmurHash3 seed the library moved, as hashed with — in text and
 /// in JSON.

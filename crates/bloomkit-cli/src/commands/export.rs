@@ -36,7 +36,9 @@ use super::store;
 pub struct ExportArgs {
     /// The filter file.
     #[arg(value_name = "FILE", help = format!(
-        "The filter file: a {} filter (without --to)", store::kinds_that(Kind::exports)
+        "The filter file: with --compressed, or without it to write the plain kind, a {} \
+         filter; with --format-version alone, any kind",
+        store::kinds_that(Kind::exports)
     ))]
     pub filter: PathBuf,
 
@@ -60,6 +62,16 @@ pub struct ExportArgs {
     #[arg(long)]
     pub compressed: bool,
 
+    /// Without --to: write the file in this format version (any kind; `export OLD -o NEW
+    /// --format-version 2` gives a version-1 file the per-chunk checksums that let `check`
+    /// read only what it needs). Without it, a new file is version 2 and an existing one
+    /// keeps its version.
+    #[arg(long, value_enum, value_name = "VERSION", conflicts_with = "to")]
+    pub format_version: Option<store::FormatVersion>,
+
+    #[command(flatten)]
+    pub writer: store::WriterArgs,
+
     /// The file to write (replaced if it exists); with --to redis --key, standard output
     /// when left out.
     #[arg(short, long, value_name = "FILE")]
@@ -70,7 +82,8 @@ pub struct ExportArgs {
 pub fn about() -> String {
     format!(
         "Rewrite a filter for sending: with --compressed as the kind sent arithmetic-coded (the \
-         same bits), without it as the plain kind (the kinds that can: {}); with --to \
+         same bits), without it as the plain kind (the kinds that can: {}); with \
+         --format-version in that version of bloomkit's format (any kind); with --to \
          spark|guava|redis in another system's format",
         store::kinds_that(Kind::exports)
     )
@@ -87,22 +100,38 @@ pub fn run(args: ExportArgs) -> Result<()> {
     let Some(output) = &args.output else {
         bail!("export needs -o FILE (the file to write)");
     };
+    // Writing over an existing file (often the input itself, `export A -o A
+    // --format-version 2`) is a read-modify-write of it: hold its lock from before the
+    // input is read until the save, as `add` and `merge` do.
+    let _lock = if output.exists() {
+        Some(store::lock_for_update(output, &args.writer)?)
+    } else {
+        None
+    };
     let filter = store::open(&args.filter)?;
     let kind = filter.kind();
-    if !kind.exports() {
+    let out: AnyFilter = if kind.exports() {
+        if args.compressed {
+            filter.into_compressed()?
+        } else {
+            filter.into_uncompressed()?
+        }
+    } else if args.format_version.is_some() && !args.compressed {
+        // Only the format version changes: the same filter, written again.
+        filter
+    } else {
         bail!(
             "{} is a {kind} filter; export converts {} filters (a compressed filter is a plain \
-             one sent arithmetic-coded), or writes other systems' formats with --to",
+             one sent arithmetic-coded), rewrites any kind with --format-version, or writes \
+             other systems' formats with --to",
             args.filter.display(),
             store::kinds_that(Kind::exports)
         );
-    }
-    let out: AnyFilter = if args.compressed {
-        filter.into_compressed()?
-    } else {
-        filter.into_uncompressed()?
     };
-    store::save(&out, output)?;
+    match args.format_version {
+        Some(version) => store::save_as(&out, output, version)?,
+        None => store::save(&out, output)?,
+    }
     report(&args.filter, output, &out.describe())
 }
 
