@@ -794,7 +794,11 @@ impl RedisBloomCuckoo {
         if self.expansion == 1 {
             let len = self.filters.get(0).data().len() as u64;
             let j = usize::try_from(offset.checked_div(len)?).ok()?;
-            return (j < self.filters.len()).then_some((j, offset % len));
+            let within = offset % len;
+            // Every path that makes a filter gives it these sizes; the test keeps a
+            // sub-filter of any other size from being read past its end.
+            return (j < self.filters.len() && within < self.filters.get(j).data().len() as u64)
+                .then_some((j, within));
         }
         for (j, f) in self.filters().iter().enumerate() {
             let len = f.data().len() as u64;

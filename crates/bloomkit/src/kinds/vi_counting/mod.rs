@@ -111,7 +111,7 @@ use crate::bits::{CounterSpan, Locate, PackedCounters};
 use crate::codec::{check_num_counters, invalid, Parts};
 use crate::error::{DecodeError, Error};
 use crate::filter::{Filter, Kind};
-use crate::format::view::{infallible, try_all, FilterView, KindView, ViewFacts};
+use crate::format::view::{try_all, FilterView, KindView, ViewFacts};
 use crate::hash::HashingChoice;
 use crate::hash::{mix64, mix64_unfinished, GOLDEN_GAMMA};
 use crate::hash::{reduce, EnhancedDouble, Hashing, IndexScheme, Item, Positions};
@@ -391,11 +391,11 @@ impl VariableIncrementBloomFilter {
         } else {
             let increments = Increments::from_digest(digest, self.base, k);
             let positions = self.hashing.positions_with_digest(&[], digest, k, m);
-            self.holds(positions, increments)
+            self.holds_located(positions, increments)
         }
     }
 
-    /// [`holds`](Self::holds) with the `k` increments from this [`seed`](Increments::seed):
+    /// [`holds_located`](Self::holds_located) with the `k` increments from this [`seed`](Increments::seed):
     /// [`PowerIncrements`] for an L that is a power of two from 2 up (the default 4), the
     /// test of L made once for the k of them, else [`Increments`].
     #[inline(always)]
@@ -423,7 +423,8 @@ impl VariableIncrementBloomFilter {
         }
     }
 
-    /// [`holds`](Self::holds), the counters found by shifts when they are 8 bits wide (the
+    /// Whether every (position, increment) pair passes the paper's test ([`passes`]), the
+    /// one query of every path, the counters found by shifts when they are 8 bits wide (the
     /// default; [`ByShifts`](crate::bits::ByShifts)), else by the general arithmetic
     /// ([`ByDivision`](crate::bits::ByDivision)): the width
     /// tested once for the k counters.
@@ -459,7 +460,7 @@ impl VariableIncrementBloomFilter {
         (3 * self.base - 1 <= at.max_value()).then_some(at)
     }
 
-    /// [`holds`](Self::holds) with the counters found by `at`.
+    /// [`holds_located`](Self::holds_located) with the counters found by `at`.
     #[inline(always)]
     fn holds_by(
         &self,
@@ -592,17 +593,6 @@ impl VariableIncrementBloomFilter {
         !seen
     }
 
-    /// Whether every (position, increment) pair passes [`passes`](Self::passes).
-    #[inline(always)]
-    fn holds(
-        &self,
-        positions: impl Iterator<Item = u64>,
-        increments: impl Iterator<Item = u32>,
-    ) -> bool {
-        let probes = self.probes();
-        infallible(probes.holds(positions, increments, |p| Ok(self.counters.get(p))))
-    }
-
     /// Adds every increment at its position (saturating); `true` when the item was
     /// certainly new, read before anything changes.
     #[inline(always)]
@@ -654,7 +644,7 @@ impl VariableIncrementBloomFilter {
                 self.holds_digest(self.hashing.digest(bytes))
             } else {
                 let (positions, increments) = self.pairs(bytes);
-                self.holds(positions, increments)
+                self.holds_located(positions, increments)
             }
         })
     }
@@ -1689,7 +1679,7 @@ mod tests {
         /// The insert that reads each counter once (`add_k` → `add_by`: by shifts for 8-bit
         /// counters, by division for the others; single and through the window's
         /// `insert_at`) against the general `add` (the test, then a saturating add per
-        /// counter), and the query by shifts against the general one (`holds`, by
+        /// counter), and the query by shifts against the general one (`Probes::holds`, by
         /// division), on random sequences of inserts and removes of a dozen items into at
         /// most 40 counters, so that positions repeat within an item and narrow counters
         /// saturate: the same answers and the same filter after every step, at k = 3, 5
@@ -1737,7 +1727,8 @@ mod tests {
                 for other in 0u64..12 {
                     let general = other.with_bytes(|b| {
                         let (positions, increments) = fast.pairs(b);
-                        fast.holds(positions, increments)
+                        let read = |p| Ok(fast.counters.get(p));
+                        crate::format::view::infallible(fast.probes().holds(positions, increments, read))
                     });
                     proptest::prop_assert_eq!(fast.contains(&other), general);
                 }

@@ -73,7 +73,7 @@ impl SubFilter {
         self.used
     }
 
-    /// Whether a slot is free.
+    /// Whether any slot is free.
     fn is_open(&self) -> bool {
         self.used < self.data.len() as u64
     }
