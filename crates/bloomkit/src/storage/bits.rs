@@ -780,6 +780,17 @@ impl PackedCounters {
         old
     }
 
+    /// [`increment`](Self::increment) of counter `index`, found by `at` (one of this array's
+    /// [`by_division`](Self::by_division) or [`by_shifts`](Self::by_shifts)).
+    #[inline(always)]
+    pub(crate) fn increment_by(&mut self, at: impl Locate, index: u64) -> u32 {
+        debug_assert!(index < self.len);
+        let place = at.locate(index);
+        let old = at.read(&self.words, place);
+        self.words[place.0] += u64::from(old != at.max_value()) << place.1;
+        old
+    }
+
     /// [`increment`](Self::increment) of the counters at `indexes` in turn (each raised
     /// by 1 unless at the maximum; a counter named twice rises twice); the smallest value
     /// they had, `u32::MAX` for none. 16-bit counters, four to a word (the spectral

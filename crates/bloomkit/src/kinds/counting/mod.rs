@@ -65,13 +65,13 @@ pub(crate) mod options;
 pub mod theory;
 
 use crate::any::Summary;
-use crate::bits::{CounterSpan, PackedCounters};
+use crate::bits::{CounterSpan, Locate, PackedCounters};
 use crate::codec::{check_num_counters, Parts};
 use crate::error::{DecodeError, Error};
 use crate::filter::{Filter, Kind};
-use crate::format::view::{all_nonzero, infallible, FilterView, KindView, Shape, ViewFacts};
+use crate::format::view::{all_nonzero, FilterView, KindView, Shape, ViewFacts};
 use crate::hash::HashingChoice;
-use crate::hash::{with_common_k, EnhancedDouble, Hashing, IndexScheme, Item, Positions};
+use crate::hash::{with_common_k, EnhancedDouble, Hashing, IndexScheme, Item};
 use crate::params::{self, MAX_NUM_HASHES};
 use crate::registry::ParametersBlock;
 use crate::sizing;
@@ -131,22 +131,23 @@ impl CountingBloomFilter {
             // The default scheme's positions as a plain loop, unrolled for the common k
             // (as the classic filter's insert).
             let digest = item.with_bytes(|bytes| hashing.digest(bytes));
-            let counters = &mut self.counters;
-            let new = with_common_k(k, |k| {
-                EnhancedDouble::new(digest, k, m)
-                    .fold(false, |new, p| new | (counters.increment(p) == 0))
-            });
-            self.len = self.len.saturating_add(1);
-            return new;
+            return with_common_k(k, |k| self.add(EnhancedDouble::new(digest, k, m)));
         }
         item.with_bytes(|bytes| self.add(hashing.positions(bytes, k, m)))
     }
 
-    /// Adds 1 at every position; `true` when one of the counters was 0.
+    /// Adds 1 at every position; `true` when one of the counters was 0. The default 4-bit
+    /// counters are found by shifts ([`PackedCounters::by_shifts`]: 16 to a word, word
+    /// `p >> 4`, bit `(p & 15) << 2`), other widths by the general division.
     #[inline(always)]
-    fn add(&mut self, positions: Positions<'_>) -> bool {
-        let counters = &mut self.counters;
-        let new = positions.fold(false, |new, p| new | (counters.increment(p) == 0));
+    fn add(&mut self, positions: impl IntoIterator<Item = u64>) -> bool {
+        let new = match self.counters.by_shifts::<4>() {
+            Some(at) => raise(&mut self.counters, at, positions),
+            None => {
+                let at = self.counters.by_division();
+                raise(&mut self.counters, at, positions)
+            }
+        };
         self.len = self.len.saturating_add(1);
         new
     }
@@ -154,12 +155,21 @@ impl CountingBloomFilter {
     /// [`add`](Self::add) at positions already computed (the batch window's).
     #[inline(always)]
     fn add_at(&mut self, positions: &[u64]) -> bool {
-        let counters = &mut self.counters;
-        let new = positions
-            .iter()
-            .fold(false, |new, &p| new | (counters.increment(p) == 0));
-        self.len = self.len.saturating_add(1);
-        new
+        self.add(positions.iter().copied())
+    }
+
+    /// Whether every counter at `positions` is nonzero, each found as [`add`](Self::add)
+    /// finds it.
+    #[inline(always)]
+    fn all_raised(&self, positions: impl IntoIterator<Item = u64>) -> bool {
+        let counters = &self.counters;
+        match counters.by_shifts::<4>() {
+            Some(at) => positions.into_iter().all(|p| counters.get_by(at, p) != 0),
+            None => {
+                let at = counters.by_division();
+                positions.into_iter().all(|p| counters.get_by(at, p) != 0)
+            }
+        }
     }
 
     /// `false` if the item is certainly absent (one of its counters is 0), `true` if it may
@@ -170,7 +180,7 @@ impl CountingBloomFilter {
             let positions = self
                 .hashing
                 .positions(bytes, self.num_hashes, self.counters.len());
-            infallible(all_nonzero(positions, |p| Ok(self.counters.get(p))))
+            self.all_raised(positions)
         })
     }
 
@@ -327,8 +337,7 @@ impl crate::lookahead::ByDigest for CountingBloomFilter {
     #[inline(always)]
     fn contains_digest(&self, digest: u128) -> bool {
         let (k, m) = (self.num_hashes, self.counters.len());
-        let positions = self.hashing.positions_with_digest(&[], digest, k, m);
-        infallible(all_nonzero(positions, |p| Ok(self.counters.get(p))))
+        self.all_raised(self.hashing.positions_with_digest(&[], digest, k, m))
     }
     #[inline(always)]
     fn insert_digest(&mut self, digest: u128) -> bool {
@@ -342,12 +351,25 @@ impl crate::lookahead::ByDigest for CountingBloomFilter {
     }
 }
 
+/// Raises the counter at each position by 1 (saturated ones stay), each found by `at`;
+/// `true` when one of them was 0.
+#[inline(always)]
+fn raise(
+    counters: &mut PackedCounters,
+    at: impl Locate,
+    positions: impl IntoIterator<Item = u64>,
+) -> bool {
+    positions
+        .into_iter()
+        .fold(false, |new, p| new | (counters.increment_by(at, p) == 0))
+}
+
 impl crate::lookahead::ByPositions for CountingBloomFilter {
     type Extra = ();
     crate::lookahead::one_array_positions!(counters, num_hashes);
     #[inline(always)]
     fn contains_at(&self, ps: &[u64], _: ()) -> bool {
-        ps.iter().all(|&p| self.counters.get(p) != 0)
+        self.all_raised(ps.iter().copied())
     }
     #[inline(always)]
     fn insert_at(&mut self, ps: &[u64], _: ()) -> bool {
