@@ -541,7 +541,7 @@ mod tests {
             status,
             Insert::TooLarge(Refusal::PerKey { limit: 200, .. })
         ));
-        assert!(cf.memory_bytes() <= 200);
+        assert!(cf.footprint_bytes() <= 200);
     }
 
     /// A limit that admits everything and records what it was asked and told.
@@ -561,11 +561,14 @@ mod tests {
         }
     }
 
+    /// The limit is asked in the bytes the filter holds, its bookkeeping included
+    /// ([`Footprint`](crate::memory::Footprint)), before each growth allocates, and told of
+    /// each growth in the same bytes: what the module counts the value for.
     #[test]
     fn growth_is_checked_from_the_size_held_and_reported_to_the_limit() {
         let limit = Recorder::default();
         let mut cf = Cuckoo::new(8, 2, 5, 2, &limit).unwrap();
-        let created = cf.memory_bytes();
+        let created = cf.footprint_bytes();
         assert_eq!(*limit.checks.borrow(), vec![(0, created)]);
         for i in 0..200u32 {
             assert_eq!(cf.insert(&i.to_le_bytes(), &limit), Insert::Inserted);
@@ -576,8 +579,56 @@ mod tests {
         for pair in checks.windows(2) {
             assert_eq!(pair[1].0, pair[0].1, "{checks:?}");
         }
-        assert_eq!(checks.last().unwrap().1, cf.memory_bytes());
-        assert_eq!(limit.grown.get(), cf.memory_bytes() - created);
+        assert_eq!(checks.last().unwrap().1, cf.footprint_bytes());
+        assert_eq!(limit.grown.get(), cf.footprint_bytes() - created);
+        assert!(cf.footprint_bytes() >= cf.memory_bytes() + 8 * cf.filters().len() as u64);
+    }
+
+    /// A per-key limit above what RedisBloom's count (`CF.INFO Size`) of the grown filter
+    /// needs, below what it would hold with its bookkeeping: the growth is refused before
+    /// it allocates, with the bytes it would hold; at exactly those bytes it is admitted.
+    #[test]
+    fn a_growth_whose_bookkeeping_would_pass_the_limit_is_refused() {
+        let mut cf = Cuckoo::new(2, 1, 20, 1, NO_LIMIT).unwrap();
+        // RedisBloom's count of the filter with a second sub-filter of 2 slots.
+        let by_redisbloom = cf.memory_bytes() + 16 + 2;
+        // Copies of one item until the first sub-filter is full and a second is asked for.
+        let (refused, before) = loop {
+            let before = (cf.clone(), cf.footprint_bytes());
+            match cf.insert(b"x", by_redisbloom) {
+                Insert::Inserted => {}
+                other => break (other, before),
+            }
+        };
+        assert_eq!(
+            cf.filters().len(),
+            1,
+            "admitted under a limit its bookkeeping passes"
+        );
+        let Insert::TooLarge(Refusal::PerKey { needed, limit }) = refused else {
+            panic!("{refused:?}");
+        };
+        assert_eq!(limit, by_redisbloom);
+        assert!(needed > by_redisbloom, "{needed}");
+        assert_eq!(
+            (&*cf, cf.footprint_bytes()),
+            (&*before.0, before.1),
+            "nothing changed"
+        );
+        assert_eq!(cf.insert(b"x", needed - 1), {
+            Insert::TooLarge(Refusal::PerKey {
+                needed,
+                limit: needed - 1,
+            })
+        });
+        assert_eq!(cf.insert(b"x", needed), Insert::Inserted);
+        assert_eq!(cf.filters().len(), 2);
+        assert_eq!(
+            cf.footprint_bytes(),
+            needed,
+            "what was asked is what is held"
+        );
+        assert!(cf.memory_bytes() <= by_redisbloom);
     }
 }
 

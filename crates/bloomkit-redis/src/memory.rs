@@ -15,8 +15,9 @@
 //! command's temporary buffers — a RESTORE payload being decoded, say — are taken for
 //! memory held), and between two reads follows its own allocations exactly:
 //!
-//! * [`STORED`] is the sum of `memory_bytes` (`BF.INFO`/`CF.INFO` "Size") of every filter
-//!   value Redis holds: added when a value is handed to Redis (a command storing it, an RDB
+//! * [`STORED`] is the sum of the [`Footprint`]s of every filter value Redis holds (its
+//!   `memory_bytes`, `BF.INFO` "Size"; a cuckoo filter's also counts its in-memory
+//!   bookkeeping beyond `CF.INFO` "Size"): added when a value is handed to Redis (a command storing it, an RDB
 //!   or RESTORE load, COPY), when a stored filter grows ([`Limit::grew`]), taken off when a
 //!   cuckoo compaction drops sub-filters and when Redis frees a value (`DEL`, overwrite,
 //!   `FLUSHALL`, also from the lazy-free thread, hence atomics).
@@ -249,8 +250,11 @@ pub fn freed(bytes: u64) {
     });
 }
 
-/// The bytes a filter value is counted for: its `memory_bytes` (`BF.INFO`/`CF.INFO`
-/// "Size", also `MEMORY USAGE`'s part).
+/// The bytes a filter value is counted for, in `MEMORY USAGE` and in the memory limits:
+/// its `memory_bytes` (`BF.INFO` "Size"); for a cuckoo filter, `CF.INFO` "Size" (RedisBloom
+/// 2.4's count) and the bookkeeping it keeps beside it
+/// ([`RedisBloomCuckoo::footprint_bytes`](bloomkit::cuckoo::redisbloom::RedisBloomCuckoo::footprint_bytes)).
+/// Every change of a stored value's footprint is counted ([`resized`], [`Limit::grew`]).
 pub trait Footprint {
     /// The bytes.
     fn footprint(&self) -> u64;
@@ -264,7 +268,7 @@ impl Footprint for Chain {
 
 impl Footprint for Cuckoo {
     fn footprint(&self) -> u64 {
-        self.memory_bytes()
+        self.footprint_bytes()
     }
 }
 

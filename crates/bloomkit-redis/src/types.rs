@@ -311,10 +311,11 @@ unsafe extern "C" fn bloom_aof_rewrite(
     }
 }
 
+/// MEMORY USAGE: the filter's [`Footprint`], its bookkeeping included.
 unsafe extern "C" fn cuckoo_mem_usage(value: *const c_void) -> usize {
     // SAFETY: `value` is a live Cuckoo owned by a key for the duration of the call.
     let cf = unsafe { &*value.cast::<Cuckoo>() };
-    cf.memory_bytes() as usize
+    cf.footprint() as usize
 }
 
 /// RDB: [`Cuckoo::save`].

@@ -13,7 +13,7 @@ use crate::cf::{
     DEFAULT_MAX_ITERATIONS, MAX_BUCKET_SIZE, MAX_EXPANSION, MAX_ITERATIONS,
 };
 use crate::config;
-use crate::memory::{self, ServerLimit};
+use crate::memory::{self, Footprint, ServerLimit};
 use crate::types::CUCKOO_TYPE;
 
 fn create_error(e: CreateError) -> RedisError {
@@ -342,8 +342,8 @@ pub fn cf_count(ctx: &Context, args: &[Arg]) -> RedisResult {
 }
 
 /// A compaction may drop sub-filters (never the first): their bytes come off the count of
-/// what filters hold. Only a filter of more than one sub-filter is measured, so a `CF.DEL`
-/// on a filter of one costs nothing more.
+/// what filters hold, as the [`Footprint`] measures them. Only a filter of more than one
+/// sub-filter is measured, so a `CF.DEL` on a filter of one costs nothing more.
 struct Shrink {
     filters: usize,
     bytes: u64,
@@ -352,13 +352,13 @@ struct Shrink {
 impl Shrink {
     fn of(cf: &Cuckoo) -> Self {
         let filters = cf.filters().len();
-        let bytes = if filters > 1 { cf.memory_bytes() } else { 0 };
+        let bytes = if filters > 1 { cf.footprint() } else { 0 };
         Self { filters, bytes }
     }
 
     fn count(self, cf: &Cuckoo) {
         if cf.filters().len() < self.filters {
-            memory::freed(self.bytes.saturating_sub(cf.memory_bytes()));
+            memory::resized(self.bytes, cf.footprint());
         }
     }
 }

@@ -222,8 +222,9 @@ fn redisbloom_load(bucket_size: u32) -> f64 {
     }
 }
 
-/// The most bytes a [`Layout::RedisBloom`] filter may grow to, as RedisBloom counts them
-/// ([`RedisBloomCuckoo::memory_bytes`]): the bits any bloomkit filter may have.
+/// The most bytes a [`Layout::RedisBloom`] filter may grow to, as its growth budget counts
+/// them ([`RedisBloomCuckoo::footprint_bytes`]: RedisBloom's count and the bookkeeping):
+/// the bits any bloomkit filter may have.
 pub(crate) const REDIS_TABLE_BYTES: u64 = MAX_NUM_BITS / 8;
 
 /// `CF.RESERVE`'s default bucket size, the default of [`Layout::RedisBloom`].

@@ -16,10 +16,39 @@
 //! bit, so no path that changes a slot — insert, eviction and its rollback, delete,
 //! compaction, `CF.LOADCHUNK`, clear — can leave them behind. The cost: 8 bytes per
 //! sub-filter for the count and 1 bit for the bitset, beside the 32 of its struct and
-//! its slots' allocation (none of it in [`memory_bytes`](super::RedisBloomCuckoo::memory_bytes),
-//! which counts RedisBloom's structs, as `CF.INFO Size` reports them).
+//! its slots' allocation. [`memory_bytes`](super::RedisBloomCuckoo::memory_bytes) counts
+//! RedisBloom's structs, as `CF.INFO Size` reports them, 16 bytes per sub-filter;
+//! [`bookkeeping_bytes`](SubFilters::bookkeeping_bytes) counts the rest of the list's and
+//! the bitset's allocations, whose capacities grow by the rule of [`grown`] so that a
+//! growth's bytes are known before anything is allocated.
 
-use super::{bucket_index, Hashing, Lookup, EMPTY};
+use std::mem::size_of;
+
+use super::{bucket_index, Hashing, Lookup, EMPTY, MAX_NUM_FILTERS, SUBFILTER_STRUCT_BYTES};
+
+/// The capacity a list of capacity `cap` takes to hold `needed` entries: `cap` while it
+/// does, else twice `cap` (at least `needed`), at most `max`. Growth by one sub-filter
+/// reserves this, so the list of a filter grown to its 65535 sub-filters one at a time is
+/// exactly as long as they are (and its bitset 1024 words), as after a load.
+pub(super) fn grown(cap: usize, needed: usize, max: usize) -> usize {
+    if needed <= cap {
+        cap
+    } else {
+        cap.saturating_mul(2).min(max).max(needed)
+    }
+}
+
+/// The words of the bitset for `n` sub-filters.
+fn words(n: usize) -> usize {
+    n.div_ceil(64)
+}
+
+/// The bytes of a list of `cap` sub-filters holding `len`, and a bitset of `word_cap` words,
+/// beyond RedisBloom's 16 per sub-filter.
+fn list_bytes_beyond(cap: usize, len: usize, word_cap: usize) -> u64 {
+    (cap * size_of::<SubFilter>() + word_cap * size_of::<u64>()) as u64
+        - SUBFILTER_STRUCT_BYTES * len as u64
+}
 
 /// One sub-filter: `num_buckets` buckets of `bucket_size` one-byte slots.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -191,11 +220,52 @@ impl SubFilters {
 
     /// Room for `n` more sub-filters, or an error if it cannot be had.
     pub(super) fn try_reserve_exact(&mut self, n: usize) -> Result<(), ()> {
-        let words = (self.list.len() + n)
-            .div_ceil(64)
-            .saturating_sub(self.open.len());
+        let words = words(self.list.len() + n).saturating_sub(self.open.len());
         self.list.try_reserve_exact(n).map_err(|_| ())?;
         self.open.try_reserve_exact(words).map_err(|_| ())
+    }
+
+    /// The list's and the bitset's capacities once there is room for one more sub-filter
+    /// ([`grown`]).
+    fn capacities_for_one_more(&self) -> (usize, usize) {
+        let n = self.list.len() + 1;
+        (
+            grown(self.list.capacity(), n, MAX_NUM_FILTERS),
+            grown(self.open.capacity(), words(n), words(MAX_NUM_FILTERS)),
+        )
+    }
+
+    /// Room for one more sub-filter, as [`bookkeeping_bytes_with_one_more`](Self::bookkeeping_bytes_with_one_more)
+    /// counts it, or an error if it cannot be had (what was had is kept, and counted).
+    pub(super) fn reserve_one(&mut self) -> Result<(), ()> {
+        let (list, open) = self.capacities_for_one_more();
+        self.list
+            .try_reserve_exact(list - self.list.len())
+            .map_err(|_| ())?;
+        self.open
+            .try_reserve_exact(open - self.open.len())
+            .map_err(|_| ())
+    }
+
+    /// What the list and the bitset hold beyond RedisBloom's 16 bytes per sub-filter: the
+    /// list's whole allocation (each entry a [`SubFilter`]: buckets, the slots' `Vec`, the
+    /// count of slots in use; spare capacity included) less 16 per sub-filter, and the
+    /// bitset's words (spare capacity included).
+    pub(super) fn bookkeeping_bytes(&self) -> u64 {
+        list_bytes_beyond(self.list.capacity(), self.list.len(), self.open.capacity())
+    }
+
+    /// [`bookkeeping_bytes`](Self::bookkeeping_bytes) after [`reserve_one`](Self::reserve_one)
+    /// and a push: known before either allocates.
+    pub(super) fn bookkeeping_bytes_with_one_more(&self) -> u64 {
+        let (list, open) = self.capacities_for_one_more();
+        list_bytes_beyond(list, self.list.len() + 1, open)
+    }
+
+    /// [`bookkeeping_bytes`](Self::bookkeeping_bytes) of `n` sub-filters in a list and a
+    /// bitset reserved for exactly them (a filter made or loaded whole).
+    pub(super) fn bookkeeping_bytes_exact(n: usize) -> u64 {
+        list_bytes_beyond(n, n, words(n))
     }
 
     /// Sets bit `j` of the bitset to whether sub-filter `j` has a free slot.
