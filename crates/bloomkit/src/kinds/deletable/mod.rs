@@ -161,9 +161,9 @@ pub struct DeletableBloomFilter {
 /// mispredictions.
 #[inline(always)]
 fn set_data_bit(bits: &mut BitVec, j: u64, r: u64, step: u128) -> bool {
-    let was_clear = bits.set(r + j);
-    bits.set_when(region_by_step(j, step), !was_clear);
-    was_clear
+    let was_set = bits.set_and_get(r + j);
+    bits.set_when(region_by_step(j, step), was_set);
+    was_set == 0
 }
 
 /// The region of data bit `j` of `data_bits`, for `regions` regions: `⌊j · r / m'⌋`.
