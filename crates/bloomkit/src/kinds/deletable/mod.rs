@@ -140,7 +140,7 @@ pub struct DeletableBloomFilter {
     bits: BitVec,
     regions: u64,
     /// [`region_step`]`(regions, data bits)`: the regions by a multiply ([`region_by_step`]).
-    step: u64,
+    step: u128,
     num_hashes: u32,
     hashing: Hashing,
     capacity: u64,
@@ -148,16 +148,22 @@ pub struct DeletableBloomFilter {
     inserted: u64,
 }
 
-/// Sets data bit `j` (of `data` bits after `r` region bits); when it was set already, marks
-/// its region as collided instead. `true` when the bit was 0.
+/// Sets data bit `j` (of the data bits after `r` region bits); when it was set already,
+/// also marks its region as collided. `true` when the bit was 0.
+///
+/// With no branch on the bit: the region is found and its bitmap word or-ed for every
+/// position, with the region's bit only when the data bit was set. Whether a bit is set
+/// already is close to a coin toss for the branch predictor (the data part fills from 0 to
+/// about half set), so an `if` on it was mispredicted for a fair share of the k positions
+/// of every insert (2.7 an insert through the window at n = 10⁶, callgrind's branch
+/// simulation; `BENCHMARKS.md`, "Branch-free inserts"). [`region_by_step`] is two
+/// multiplies and no branch, so finding every position's region costs less than those
+/// mispredictions.
 #[inline(always)]
-fn set_data_bit(bits: &mut BitVec, j: u64, r: u64, data: u64, step: u64) -> bool {
-    if bits.set(r + j) {
-        true
-    } else {
-        bits.set(region_by_step(j, r, data, step));
-        false
-    }
+fn set_data_bit(bits: &mut BitVec, j: u64, r: u64, step: u128) -> bool {
+    let was_set = bits.set_and_get(r + j);
+    bits.set_when(region_by_step(j, step), was_set);
+    was_set == 0
 }
 
 /// The region of data bit `j` of `data_bits`, for `regions` regions: `⌊j · r / m'⌋`.
@@ -166,26 +172,26 @@ fn region_of(j: u64, regions: u64, data_bits: u64) -> u64 {
     ((j as u128 * regions as u128) / data_bits as u128) as u64
 }
 
-/// ⌊2⁶⁴ · r / m′⌋ (at most 2⁶⁴ − 1, reached only for r = m′): the multiplier by which
-/// [`region_by_step`] finds a region without a division.
-fn region_step(regions: u64, data_bits: u64) -> u64 {
-    (((regions as u128) << 64) / data_bits.max(1) as u128).min(u64::MAX as u128) as u64
+/// The fraction bits of [`region_step`]: 80, enough that [`region_by_step`] is exact for
+/// data parts up to 2⁴⁰ bits ([`MAX_NUM_BITS`]), since it is exact when m′² ≤ 2^`STEP_BITS`.
+const STEP_BITS: u32 = 80;
+
+/// ⌈2⁸⁰ · r / m′⌉ (at most 2⁸⁰, for r = m′): the multiplier by which [`region_by_step`]
+/// finds a region without a division.
+fn region_step(regions: u64, data_bits: u64) -> u128 {
+    ((regions as u128) << STEP_BITS).div_ceil(data_bits.max(1) as u128)
 }
 
 /// [`region_of`] by a multiply instead of a 128-bit division (a call of tens of
-/// instructions, made for every position of an insert whose bit was set already):
-/// `q = ⌊j · step / 2⁶⁴⌋` with `step` = [`region_step`]`(r, m′)`. Since
-/// `2⁶⁴r/m′ − 1 ≤ step ≤ 2⁶⁴r/m′` and `j < 2⁶⁴`, `j·r/m′ − 1 < q ≤ j·r/m′`, so q is the region
-/// or one short of it (two when the step was capped, r = m′), and the exact test
-/// `(q + 1) · m′ ≤ j · r` in 128-bit integers moves it up to the region, ⌊j · r / m′⌋.
+/// instructions): `⌊j · step / 2⁸⁰⌋` with `step` = [`region_step`]`(r, m′)`, exact for every
+/// j < m′ ≤ 2⁴⁰, with no correction and no branch. Write `step = 2⁸⁰r/m′ + e` with
+/// 0 ≤ e < 1 and `j·r = q·m′ + t` with 0 ≤ t ≤ m′ − 1: then
+/// `j · step / 2⁸⁰ = q + t/m′ + j·e/2⁸⁰`, where `t/m′ ≤ 1 − 1/m′` and
+/// `j·e/2⁸⁰ < m′/2⁸⁰ ≤ 1/m′` (as m′² ≤ 2⁸⁰), so the floor is q. The product stays below
+/// 2⁴⁰ · 2⁸⁰ = 2¹²⁰; `u128` arithmetic makes it two multiplies.
 #[inline(always)]
-fn region_by_step(j: u64, regions: u64, data_bits: u64, step: u64) -> u64 {
-    let mut q = ((j as u128 * step as u128) >> 64) as u64;
-    let target = j as u128 * regions as u128;
-    while (q as u128 + 1) * data_bits as u128 <= target {
-        q += 1;
-    }
-    q
+fn region_by_step(j: u64, step: u128) -> u64 {
+    ((j as u128 * step) >> STEP_BITS) as u64
 }
 
 impl DeletableBloomFilter {
@@ -230,17 +236,13 @@ impl DeletableBloomFilter {
     /// already; `true` when one was 0.
     #[inline(always)]
     fn add(&mut self, positions: Positions<'_>) -> bool {
-        let (r, data, step) = (self.regions, self.data_len(), self.step);
+        let (r, step) = (self.regions, self.step);
         let bits = &mut self.bits;
         let mut changed = false;
         // `for_each` runs `Positions`' own fold, which matches the index scheme once per
         // item; a `for` loop calls `Positions::next` out of line per position (184
         // instructions per insert at k = 7, callgrind).
-        positions.for_each(|j| {
-            if set_data_bit(bits, j, r, data, step) {
-                changed = true;
-            }
-        });
+        positions.for_each(|j| changed |= set_data_bit(bits, j, r, step));
         self.inserted += changed as u64;
         changed
     }
@@ -248,13 +250,11 @@ impl DeletableBloomFilter {
     /// [`add`](Self::add) at positions already computed (the batch window's).
     #[inline(always)]
     fn add_at(&mut self, positions: &[u64]) -> bool {
-        let (r, data, step) = (self.regions, self.data_len(), self.step);
+        let (r, step) = (self.regions, self.step);
         let bits = &mut self.bits;
         let mut changed = false;
         for &j in positions {
-            if set_data_bit(bits, j, r, data, step) {
-                changed = true;
-            }
+            changed |= set_data_bit(bits, j, r, step);
         }
         self.inserted += changed as u64;
         changed
@@ -573,16 +573,13 @@ impl crate::lookahead::ByDigest for DeletableBloomFilter {
             .positions_with_digest(&[], digest, k, data)
             .for_each(|j| self.bits.prefetch(r + j));
     }
-    /// The data bits and, since about half of them are set already at capacity and mark
-    /// their region then, the region bits too (a ninth of the filter: 15 MB at n = 10⁸,
-    /// which the L3 does not keep). A prefetch needs only the region's cache line, so its
-    /// bit is taken as [`region_by_step`]'s first guess, one multiply, without the exact
-    /// correction: one short of the region at most, which lies in the line before at most
-    /// once in 512 (a line holds 512 bits). Per insert through the window at k = 7
-    /// (callgrind, `kind_cost deletable 1000000 100000 batch`): 364 instructions with this
-    /// prefetch and the ring of positions ([`ByPositions`]); before, with a floating-point
-    /// multiply and conversion per region and the positions derived twice, 649 (467
-    /// without the region prefetch).
+    /// The data bits and the region bits too (a ninth of the filter: 15 MB at n = 10⁸,
+    /// which the L3 does not keep): the insert reads and writes the bitmap word of every
+    /// position's region, with the region's bit or with nothing ([`set_data_bit`]). Per
+    /// insert through the window at k = 7 (callgrind, `kind_cost deletable 1000000 100000
+    /// batch`): 364 instructions with this prefetch and the ring of positions
+    /// ([`ByPositions`]); before, with a floating-point multiply and conversion per region
+    /// and the positions derived twice, 649 (467 without the region prefetch).
     ///
     /// [`ByPositions`]: crate::lookahead::ByPositions
     #[inline(always)]
@@ -612,11 +609,18 @@ impl crate::lookahead::ByDigest for DeletableBloomFilter {
 
 impl DeletableBloomFilter {
     /// Prefetches data bit `j` and (about) its region's bit.
+    ///
+    /// A prefetch needs only the region's cache line, so its bit is a guess by one
+    /// multiply, `⌊j · ⌊step / 2¹⁶⌋ / 2⁶⁴⌋`, where [`region_by_step`] takes two: at most one
+    /// short of the region, which lies in the line before at most once in 512 (a line holds
+    /// 512 bits). (For r = m′ the step's 2⁶⁴ truncates to 0, and the guess to bit 0: a
+    /// hint.)
     #[inline(always)]
     fn prefetch_insert_bit(&self, j: u64) {
+        let guess_step = (self.step >> (STEP_BITS - 64)) as u64;
         self.bits.prefetch(self.regions + j);
         self.bits
-            .prefetch(((j as u128 * self.step as u128) >> 64) as u64);
+            .prefetch(((j as u128 * guess_step as u128) >> 64) as u64);
     }
 }
 
@@ -959,6 +963,7 @@ impl KindView for ViewShape {
 mod tests {
     use super::*;
     use crate::codec::Persist;
+    use crate::hash::IndexScheme;
 
     fn small(regions: u64) -> DeletableBloomFilter {
         DeletableBloomFilter::builder()
@@ -986,9 +991,9 @@ mod tests {
     }
 
     proptest::proptest! {
-        /// The region by a multiply and one exact correction is the region by division, for
-        /// data parts up to the largest filter, any region count up to m′ (the step capped
-        /// at r = m′), any bit, and the last bit.
+        /// The region by one multiply is the region by division, for data parts up to the
+        /// largest filter, any region count up to m′ (the step 2⁸⁰ at r = m′), any bit, and
+        /// the last bit.
         #[test]
         fn region_by_step_is_region_of(
             data in 1u64..=MAX_NUM_BITS,
@@ -1001,7 +1006,7 @@ mod tests {
                 let step = region_step(r, data);
                 for j in [(data as f64 * j_frac) as u64 % data, data - 1, 0] {
                     proptest::prop_assert_eq!(
-                        region_by_step(j, r, data, step),
+                        region_by_step(j, step),
                         region_of(j, r, data),
                         "j {} r {} m' {}", j, r, data
                     );
@@ -1009,7 +1014,7 @@ mod tests {
                 for r in [1, data] {
                     let step = region_step(r, data);
                     let j = data - 1;
-                    proptest::prop_assert_eq!(region_by_step(j, r, data, step), region_of(j, r, data));
+                    proptest::prop_assert_eq!(region_by_step(j, step), region_of(j, r, data));
                 }
             }
         }
@@ -1023,8 +1028,126 @@ mod tests {
             for r in 1..=data {
                 let step = region_step(r, data);
                 for j in 0..data {
-                    assert_eq!(region_by_step(j, r, data, step), region_of(j, r, data));
+                    assert_eq!(region_by_step(j, step), region_of(j, r, data));
                 }
+            }
+        }
+    }
+
+    /// The worst case of the rounding: the bit j whose `j · r` leaves the largest remainder,
+    /// m′ − 1, where the step's excess would first carry into the next region, for data
+    /// parts near 2⁴⁰ (the largest) and past 2³² (where 64 fraction bits stop sufficing).
+    #[test]
+    fn region_by_step_is_exact_where_the_remainder_is_largest() {
+        // r⁻¹ mod m′ by the extended Euclidean algorithm (r and m′ coprime).
+        let inverse = |r: u64, m: u64| {
+            let (mut a, mut b, mut x, mut y) = (r as i128, m as i128, 1i128, 0i128);
+            while b != 0 {
+                let q = a / b;
+                (a, b, x, y) = (b, a - q * b, y, x - q * y);
+            }
+            (a == 1).then(|| x.rem_euclid(m as i128) as u64)
+        };
+        let mut checked = 0;
+        for data in [
+            MAX_NUM_BITS,
+            MAX_NUM_BITS - 1,
+            MAX_NUM_BITS - 3,
+            MAX_NUM_BITS / 3 + 7,
+            (1 << 33) + 1,
+            (1 << 32) + 15,
+            999_999_937,
+        ] {
+            for r in [
+                3,
+                data / 8 + 1,
+                data.div_ceil(8),
+                data / 2 + 1,
+                data / 3 - 1,
+                data - 1,
+            ] {
+                let Some(inv) = inverse(r, data) else {
+                    continue;
+                };
+                let j = ((data as u128 - 1) * inv as u128 % data as u128) as u64;
+                assert_eq!(j as u128 * r as u128 % data as u128, data as u128 - 1);
+                let step = region_step(r, data);
+                assert_eq!(
+                    region_by_step(j, step),
+                    region_of(j, r, data),
+                    "j {j} r {r} m' {data}"
+                );
+                checked += 1;
+            }
+        }
+        assert!(checked >= 30, "{checked}");
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::test_runner::Config::with_cases(96))]
+
+        /// The branch-free insert (the region of every position found, its bitmap word
+        /// or-ed with the region's bit only when the data bit was set) against the insert as
+        /// the paper states it, over the scheme's positions: if the bit is 1 already, mark
+        /// its region by division, then set it. The same bits, answers and counts after
+        /// every insert, batch insert and removal, for regions from one to half the bits
+        /// (a bitmap word shared with data bits included), any k and scheme.
+        #[test]
+        fn the_branch_free_insert_is_the_papers_insert(
+            data in 1u64..1_500,
+            r_frac in 0.0f64..=1.0,
+            k in 1u32..12,
+            scheme_at in 0usize..4,
+            seed in proptest::num::u64::ANY,
+            ops in proptest::collection::vec((0u64..400, 0u8..4), 0..300),
+        ) {
+            let r = ((data as f64 * r_frac) as u64).clamp(1, data);
+            let scheme = [
+                IndexScheme::EnhancedDoubleHashing,
+                IndexScheme::DoubleHashing,
+                IndexScheme::GuavaMitz64,
+                IndexScheme::SeededHashes,
+            ][scheme_at];
+            let mut fast = DeletableBloomFilter::builder()
+                .num_bits(data + r)
+                .num_hashes(k)
+                .regions(r)
+                .index_scheme(scheme)
+                .seed(seed)
+                .build()
+                .unwrap();
+            let mut paper = fast.clone();
+            // The reference insert: a branch on each bit, the region by division.
+            let paper_insert = |f: &mut DeletableBloomFilter, item: u64| {
+                let positions: Vec<u64> =
+                    f.hashing.positions(&item.to_le_bytes(), k, data).collect();
+                let mut changed = false;
+                for j in positions {
+                    if f.bits.get(r + j) {
+                        f.bits.set(region_of(j, r, data));
+                    } else {
+                        f.bits.set(r + j);
+                        changed = true;
+                    }
+                }
+                f.inserted += changed as u64;
+                changed
+            };
+            for (item, op) in ops {
+                match op {
+                    0 | 1 => {
+                        proptest::prop_assert_eq!(fast.insert(&item), paper_insert(&mut paper, item));
+                    }
+                    2 => {
+                        let batch = [item, item ^ 1, item];
+                        let new = batch.iter().filter(|&&i| paper_insert(&mut paper, i)).count();
+                        proptest::prop_assert_eq!(fast.insert_batch(&batch), new as u64);
+                    }
+                    _ => {
+                        proptest::prop_assert_eq!(fast.remove(&item), paper.remove(&item));
+                    }
+                }
+                proptest::prop_assert!(fast == paper, "r {} m' {} k {}", r, data, k);
             }
         }
     }

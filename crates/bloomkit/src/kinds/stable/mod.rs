@@ -946,6 +946,40 @@ mod tests {
             }
             proptest::prop_assert!(fast == general);
         }
+
+        /// An insert answers "new" exactly when the query answered "absent" just before (one
+        /// of its K cells was 0), at the common k through the array of positions and at any
+        /// other k and the seeded scheme through the scheme's positions; and the item is
+        /// reported present after it.
+        #[test]
+        fn an_insert_is_new_exactly_when_the_query_said_absent(
+            k in proptest::sample::select(vec![4u32, 7, 10, 3]),
+            cells in 20u64..600,
+            scheme_at in 0usize..4,
+            seed in proptest::num::u64::ANY,
+            items in proptest::collection::vec(0u64..200, 0..300),
+        ) {
+            let scheme = [
+                IndexScheme::EnhancedDoubleHashing,
+                IndexScheme::DoubleHashing,
+                IndexScheme::GuavaMitz64,
+                IndexScheme::SeededHashes,
+            ][scheme_at];
+            let mut f = StableBloomFilter::builder()
+                .num_cells(cells)
+                .num_hashes(k)
+                .decrements(cells.min(30))
+                .index_scheme(scheme)
+                .seed(seed)
+                .build()
+                .unwrap();
+            for item in &items {
+                let was_present = f.contains(item);
+                let is_new = f.insert(item);
+                proptest::prop_assert_eq!(is_new, !was_present);
+                proptest::prop_assert!(f.contains(item));
+            }
+        }
     }
 
     #[test]
