@@ -1803,7 +1803,7 @@ mod tests {
             let word = |j: u64| mix64((seed ^ PACKED_INCREMENT_TWEAK).wrapping_add(j.wrapping_mul(GOLDEN_GAMMA)));
             let base = 1u32 << bits;
             let drawn: Vec<u32> = PackedIncrements::from_seed(seed, base, k).collect();
-            let per_word = if bits == 0 { 64 } else { 64 / bits };
+            let per_word = 64u32.checked_div(bits).unwrap_or(64);
             let expected: Vec<u32> = (0..k)
                 .map(|i| {
                     let z = word((i / per_word) as u64);
