@@ -711,7 +711,7 @@ mod tests {
     proptest::proptest! {
         #![proptest_config(proptest::test_runner::Config::with_cases(48))]
 
-        /// The batches of the counting, variable-increment (both increment sources, two
+        /// The batches of the counting, variable-increment (all three increment sources, two
         /// counter widths), deletable, stable, spectral (all three methods) and generalized
         /// filters through the window by positions leave the filter as the single calls do
         /// and answer as they do, at every k the kinds have a ring of positions for (4, 7
@@ -750,7 +750,7 @@ mod tests {
                         .index_scheme(scheme).seed(seed).build().unwrap(),
                     &items, &probes, |f, i| f.insert(i), |f, i| f.contains(i), false)?;
             }
-            for source in [IncrementHashing::PositionDigest, IncrementHashing::SecondDigest] {
+            for source in [IncrementHashing::PackedDigest, IncrementHashing::PositionDigest, IncrementHashing::SecondDigest] {
                 for width in [8, 4] {
                     positions_window_matches_single_calls(
                         VariableIncrementBloomFilter::builder().num_counters(m).num_hashes(k)
@@ -769,7 +769,7 @@ mod tests {
                 &items, &probes, |f, i| f.insert(i), |f, i| f.contains(i), true)?;
         }
 
-        /// The batch calls of the counting, variable-increment (both increment sources),
+        /// The batch calls of the counting, variable-increment (all three increment sources),
         /// deletable, stable, spectral (all three methods) and generalized filters through the
         /// window by digests leave the filter as the single calls do and answer as they do,
         /// under four index schemes (the seeded one runs the single calls), any seed, any
@@ -788,7 +788,7 @@ mod tests {
             window_matches_single_calls(
                 CountingBloomFilter::builder().capacity(n).fpp(f).index_scheme(h.scheme).seed(h.seed).build().unwrap(),
                 &items, &probes, |f, i| f.insert(i), |f, i| f.contains(i), false)?;
-            for source in [IncrementHashing::PositionDigest, IncrementHashing::SecondDigest] {
+            for source in [IncrementHashing::PackedDigest, IncrementHashing::PositionDigest, IncrementHashing::SecondDigest] {
                 window_matches_single_calls(
                     VariableIncrementBloomFilter::builder().capacity(n).fpp(f).increment_hashing(source)
                         .index_scheme(h.scheme).seed(h.seed).build().unwrap(),

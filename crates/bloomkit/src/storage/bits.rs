@@ -758,6 +758,18 @@ impl PackedCounters {
         }
     }
 
+    /// [`prefetch_all`](Self::prefetch_all) with each counter's word found by `at` (one of
+    /// this array's [`by_division`](Self::by_division) or [`by_shifts`](Self::by_shifts)):
+    /// by shifts, a shift a counter where [`prefetch`](Self::prefetch) multiplies.
+    #[inline(always)]
+    pub(crate) fn prefetch_all_by(&self, at: impl Locate, indexes: &[u64]) {
+        for &index in indexes {
+            if let Some(word) = self.words.get(at.locate(index).0) {
+                crate::arch::prefetch(word);
+            }
+        }
+    }
+
     /// The value of counter `index`.
     #[inline]
     pub fn get(&self, index: u64) -> u32 {

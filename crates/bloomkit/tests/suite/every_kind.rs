@@ -1224,11 +1224,11 @@ proptest! {
             .build().unwrap();
         // Increments L..=2L-1 must stay below the maximum: L < 2^(w-1).
         let base = 1 + (seed >> 8) as u32 % (max / 2).clamp(1, 8);
-        let source = if choice & 4 == 0 {
-            IncrementHashing::SecondDigest
-        } else {
-            IncrementHashing::PositionDigest
-        };
+        let source = [
+            IncrementHashing::SecondDigest,
+            IncrementHashing::PositionDigest,
+            IncrementHashing::PackedDigest,
+        ][(choice as usize >> 2) % 3];
         let vi = VariableIncrementBloomFilter::builder()
             .num_counters(m).num_hashes(k).counter_width(width).increment_base(base)
             .increment_hashing(source).seed(seed).build().unwrap();

@@ -82,6 +82,20 @@ fn fixtures() -> Vec<(String, AnyFilter)> {
         vi.remove(item.as_str()).unwrap();
     }
     out.push(("vi-counting-position-digest.bk".into(), vi.into()));
+    // And with the packed digest, the default from then on.
+    let mut vi = bloomkit::VariableIncrementBloomFilter::builder()
+        .capacity(200)
+        .fpp(0.01)
+        .increment_hashing(IncrementHashing::PackedDigest)
+        .build()
+        .unwrap();
+    for item in items() {
+        vi.insert(item.as_str());
+    }
+    for item in removed() {
+        vi.remove(item.as_str()).unwrap();
+    }
+    out.push(("vi-counting-packed-digest.bk".into(), vi.into()));
     out
 }
 
@@ -122,7 +136,7 @@ fn files_saved_by_earlier_builds_load_and_save_back_byte_for_byte() {
         );
         checked += 1;
     }
-    assert_eq!(checked, Kind::ALL.len() + 3);
+    assert_eq!(checked, Kind::ALL.len() + 4);
 }
 
 /// The blocked filter's files keep the hash they were saved with: `blocked.bk` (saved when
@@ -161,9 +175,10 @@ fn vi_counting_answers(filter: &bloomkit::VariableIncrementBloomFilter) -> Strin
 
 /// `vi-counting.bk` was saved when the increments came from a second digest of the item
 /// (seed ⊕ `INCREMENT_SEED_TWEAK`), `vi-counting-position-digest.bk` with them from the
-/// positions' digest: each loads with its own source, and answers every item and every
-/// absent item, and gives every (position, increment) pair, exactly as the build that saved
-/// it did (`*.answers`, written by that build).
+/// positions' digest, one SplitMix64 output each, `vi-counting-packed-digest.bk` with them
+/// packed into one mix of that digest: each loads with its own source, and answers every
+/// item and every absent item, and gives every (position, increment) pair, exactly as the
+/// build that saved it did (`*.answers`, written by that build).
 #[test]
 fn vi_counting_files_answer_as_the_build_that_saved_them() {
     let write = std::env::var_os("BLOOMKIT_WRITE_FIXTURES").is_some();
@@ -172,6 +187,10 @@ fn vi_counting_files_answer_as_the_build_that_saved_them() {
         (
             "vi-counting-position-digest.bk",
             IncrementHashing::PositionDigest,
+        ),
+        (
+            "vi-counting-packed-digest.bk",
+            IncrementHashing::PackedDigest,
         ),
     ] {
         let bytes = std::fs::read(dir().join(name)).unwrap();

@@ -26,25 +26,55 @@
 //!
 //! # The increments
 //!
-//! The increments must be independent of the positions (the analysis assumes it). A
-//! 128-bit digest's two 64-bit halves, XOR-folded, seed a SplitMix64 sequence (Steele, Lea
-//! & Flood, "Fast Splittable Pseudorandom Number Generators", OOPSLA 2014), and output i
-//! reduced to `[0, L)` by [`reduce`] gives `v_i = L + reduce(z_i, L)`. (Reducing the
-//! double-hashing values themselves to L would not do: `a + i·b` modulo a small range is
-//! an arithmetic progression, so the increments of one item would be correlated.) Which
-//! digest is the filter's [`IncrementHashing`], stored in its file:
+//! The increments must be uniform over `D_L`, independent of each other and independent of
+//! the positions (the analysis assumes all three). They come from a 128-bit digest's two
+//! 64-bit halves g and δ, XOR-folded into a state `s = g ⊕ δ`, through SplitMix64's
+//! output function `mix64` (Steele, Lea & Flood, "Fast Splittable Pseudorandom Number
+//! Generators", OOPSLA 2014): a bijection of 64-bit words whose every output bit depends on
+//! every input bit. (Reducing the double-hashing values themselves to L would not do:
+//! `a + i·b` modulo a small range is an arithmetic progression, so the increments of one
+//! item would be correlated.) Which digest, and how many mixes, is the filter's
+//! [`IncrementHashing`], stored in its file:
 //!
-//! * [`IncrementHashing::PositionDigest`], new filters: the digest the positions come from.
-//!   One hash call per operation. The positions use the halves g and δ apart (g + iδ + …,
-//!   its top bits after a multiply-shift), the increments `mix64(g ⊕ δ + (i+1)γ)`: SplitMix64's
-//!   output function is a bijection whose every output bit depends on every input bit, so
-//!   an item's increments tell nothing usable about where it lands. The test that matters
-//!   is the measured false-positive rate against the formula below, which the conformance
-//!   suite holds every kind to.
+//! * [`IncrementHashing::PackedDigest`], new filters: the digest the positions come from,
+//!   **mixed once** for all k increments. With `T` a fixed constant of the file format
+//!   ([`PACKED_INCREMENT_TWEAK`]) and L = 2^b, the word `z = mix64(s ⊕ T)` gives
+//!
+//!   ```text
+//!       v_i = L + ((z >> (i·b)) & (L − 1)),   i = 0, 1, …, k − 1   (k·b ≤ 64)
+//!   ```
+//!
+//!   successive b-bit fields from the low end (L = 4: two bits each, k up to 32 from one
+//!   word). *Uniform and independent of each other:* for a uniform digest, s is uniform,
+//!   and so is z (`mix64` and `⊕ T` are bijections); the bits of a uniform word are
+//!   independent fair coins, so disjoint fields are independent and each is uniform over
+//!   `[0, L)` — exactly, not approximately. *Independent of the positions:* the positions
+//!   are g and δ combined linearly (enhanced double hashing's `g + iδ + (i³ − i)/6`, or
+//!   the Java schemes' 32-bit halves) and then cut to their top bits by a multiply-shift,
+//!   while z is a non-linear avalanche of g ⊕ δ: knowing where an item lands (a few dozen
+//!   bits of linear combinations of g and δ) leaves z's 64 bits as good as uniform, the
+//!   same argument as the position digest's below, and the same tests (chi-square of
+//!   position against increment; the measured false-positive rate against the formula,
+//!   which the conformance suite holds every kind to). T keeps z off the SplitMix64
+//!   sequence `mix64(s + (i+1)γ)` of the position digest, so that the two sources give
+//!   unrelated increments for an item.
+//!
+//!   When the fields run out (k·b > 64) another word is mixed: word j is
+//!   `mix64((s ⊕ T) + j·γ)`, ⌊64/b⌋ fields each. For an L that is not a power of two, each
+//!   word gives base-L digits from the top by multiply-shift (`⌊z·L / 2⁶⁴⌋`, then
+//!   `z ← z·L mod 2⁶⁴`), d of them for the largest d with L^d ≤ 2³²: d digits are the
+//!   base-L expansion of `⌊z·L^d / 2⁶⁴⌋`, which each of its L^d values takes for
+//!   ⌊2⁶⁴/L^d⌋ or ⌈2⁶⁴/L^d⌉ words z, so any d-tuple's probability is within a factor
+//!   `1 ± 2⁻³²` of uniform. One hash call and one mix per operation where the position
+//!   digest mixes k times.
+//! * [`IncrementHashing::PositionDigest`], filters made before the packed digest existed:
+//!   the same state s seeds a SplitMix64 sequence, and output i reduced to `[0, L)` by
+//!   [`reduce`] gives `v_i = L + reduce(mix64(s + (i+1)γ), L)`: one mix per increment.
+//!   Such files (`increment_hashing = 1`) load with it and answer as they did.
 //! * [`IncrementHashing::SecondDigest`], every file saved before the choice existed: a
 //!   second digest of the item under the seed `seed ^ INCREMENT_SEED_TWEAK` (a fixed
-//!   constant of the file format): two hash calls per operation. Such files load with it
-//!   and answer as they did.
+//!   constant of the file format) seeds that sequence: two hash calls per operation. Such
+//!   files load with it and answer as they did.
 //!
 //! # False-positive rate and sizing
 //!
@@ -128,31 +158,66 @@ pub const DEFAULT_COUNTER_WIDTH: u32 = 8;
 /// independent of the positions. Part of the file format: never change it.
 pub const INCREMENT_SEED_TWEAK: u64 = 0x5649_2d43_4246_2d4c; // "VI-CBF-L"
 
-/// Which digest of an item its increments come from (see the module docs). Part of the
-/// file format: a file records [`PositionDigest`](Self::PositionDigest) in a parameter that
-/// files of [`SecondDigest`](Self::SecondDigest) do not have.
+/// XORed into the digest's state g ⊕ δ before the one mix of
+/// [`IncrementHashing::PackedDigest`], so that its word is not an output of the SplitMix64
+/// sequence [`IncrementHashing::PositionDigest`] draws from the same state (the two
+/// sources give unrelated increments). Part of the file format: never change it.
+pub const PACKED_INCREMENT_TWEAK: u64 = 0x5649_2d50_4143_4b44; // "VI-PACKD"
+
+/// Which digest of an item its increments come from, and how (see the module docs). Part
+/// of the file format: a file records [`PositionDigest`](Self::PositionDigest) or
+/// [`PackedDigest`](Self::PackedDigest) in a parameter that files of
+/// [`SecondDigest`](Self::SecondDigest) do not have.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub enum IncrementHashing {
     /// A second digest of the item, under the seed `seed ^` [`INCREMENT_SEED_TWEAK`]: two
     /// hash calls per operation. What every filter saved before the choice existed has
     /// (44 bytes of parameters); chosen for a new filter only to match such files.
     SecondDigest,
-    /// The digest the positions come from: one hash call per operation under the digest
-    /// index schemes (the seeded scheme hashes once per position and once more for the
-    /// increments). New filters use it; stored as the parameter `increment_hashing = 1`.
-    #[default]
+    /// The digest the positions come from, one SplitMix64 output per increment: one hash
+    /// call per operation under the digest index schemes (the seeded scheme hashes once
+    /// per position and once more for the increments). Stored as the parameter
+    /// `increment_hashing = 1`; new filters chose it before
+    /// [`PackedDigest`](Self::PackedDigest) existed, and its files keep it.
     PositionDigest,
+    /// The digest the positions come from, mixed once for all k increments: for L = 2^b
+    /// and k·b ≤ 64 the increments are successive b-bit fields of one mixed word. New
+    /// filters use it; stored as the parameter `increment_hashing = 2`.
+    #[default]
+    PackedDigest,
 }
 
 impl IncrementHashing {
-    /// The value stored after the other parameters (none for `SecondDigest`).
+    /// The value stored after the other parameters for the position digest (none for
+    /// `SecondDigest`).
     const STORED_POSITION_DIGEST: u32 = 1;
+    /// The value stored after the other parameters for the packed digest.
+    const STORED_PACKED_DIGEST: u32 = 2;
 
     /// A short lower-case name, for `bloomkit info` and the layout check.
     pub fn name(self) -> &'static str {
         match self {
             Self::SecondDigest => "second-digest",
             Self::PositionDigest => "position-digest",
+            Self::PackedDigest => "packed-digest",
+        }
+    }
+
+    /// The value stored after the other parameters, `None` for `SecondDigest` (nothing).
+    fn stored(self) -> Option<u32> {
+        match self {
+            Self::SecondDigest => None,
+            Self::PositionDigest => Some(Self::STORED_POSITION_DIGEST),
+            Self::PackedDigest => Some(Self::STORED_PACKED_DIGEST),
+        }
+    }
+
+    /// The source a stored value names.
+    fn from_stored(value: u32) -> Option<Self> {
+        match value {
+            Self::STORED_POSITION_DIGEST => Some(Self::PositionDigest),
+            Self::STORED_PACKED_DIGEST => Some(Self::PackedDigest),
+            _ => None,
         }
     }
 }
@@ -270,6 +335,145 @@ impl Iterator for PowerIncrements {
     }
 }
 
+/// The first mixed word of [`IncrementHashing::PackedDigest`] for the digest state
+/// `seed` ([`Increments::seed`], g ⊕ δ): `mix64(seed ⊕` [`PACKED_INCREMENT_TWEAK`]`)`.
+#[inline(always)]
+fn packed_word(seed: u64) -> u64 {
+    mix64(seed ^ PACKED_INCREMENT_TWEAK)
+}
+
+/// Whether one packed word holds all `k` increments for L = `base`: L = 2^b with k·b ≤ 64
+/// (L = 4 up to k = 32).
+#[inline(always)]
+fn fields_fit(base: u32, k: u32) -> bool {
+    base.is_power_of_two() && k * base.trailing_zeros() <= 64
+}
+
+/// How many increments one mixed word gives under [`IncrementHashing::PackedDigest`]:
+/// ⌊64 / b⌋ b-bit fields for L = 2^b (b ≥ 1; any number for L = 1, whose offsets are all
+/// 0), else the largest d with L^d ≤ 2³² (base-L digits by multiply-shift; at least 2, as
+/// L ≤ 2¹⁵ for any counter width).
+fn digits_per_word(base: u32) -> u32 {
+    if base.is_power_of_two() {
+        64 / base.trailing_zeros().max(1)
+    } else {
+        let (mut d, mut power) = (0, 1u64);
+        while power * base as u64 <= 1 << 32 {
+            power *= base as u64;
+            d += 1;
+        }
+        d
+    }
+}
+
+/// The increments of one packed word, for L = 2^b when the k of them fit it
+/// ([`fields_fit`]): `v_i = L + ((z >> i·b) & (L − 1))`, the word shifted along as they are
+/// drawn. Endless: the positions it is zipped with count k.
+#[derive(Clone, Copy, Debug)]
+struct Fields {
+    word: u64,
+    base: u32,
+}
+
+impl Fields {
+    #[inline(always)]
+    fn new(word: u64, base: u32) -> Self {
+        debug_assert!(base.is_power_of_two());
+        Fields { word, base }
+    }
+}
+
+impl Iterator for Fields {
+    type Item = u32;
+
+    #[inline(always)]
+    fn next(&mut self) -> Option<u32> {
+        let v = self.base + (self.word as u32 & (self.base - 1));
+        self.word >>= self.base.trailing_zeros();
+        Some(v)
+    }
+}
+
+/// The k increments of [`IncrementHashing::PackedDigest`] for any L and k (see the module
+/// docs): [`digits_per_word`] of them from each mixed word, word j being
+/// `mix64((seed ⊕ T) + j·γ)`; from a word, b-bit fields from the low end for L = 2^b
+/// (as [`Fields`]), else base-L digits from the top by multiply-shift
+/// (`⌊z·L / 2⁶⁴⌋`, then z ← z·L mod 2⁶⁴).
+#[derive(Clone, Debug)]
+struct PackedIncrements {
+    word: u64,
+    /// The state the next word is mixed from.
+    next: u64,
+    base: u32,
+    per_word: u32,
+    in_word: u32,
+    left: u32,
+}
+
+impl PackedIncrements {
+    /// The increments of the item whose digest state is `seed` ([`Increments::seed`]).
+    fn from_seed(seed: u64, base: u32, num_hashes: u32) -> Self {
+        let state = seed ^ PACKED_INCREMENT_TWEAK;
+        let per_word = digits_per_word(base);
+        PackedIncrements {
+            word: mix64(state),
+            next: state.wrapping_add(GOLDEN_GAMMA),
+            base,
+            per_word,
+            in_word: per_word,
+            left: num_hashes,
+        }
+    }
+}
+
+impl Iterator for PackedIncrements {
+    type Item = u32;
+
+    #[inline]
+    fn next(&mut self) -> Option<u32> {
+        if self.left == 0 {
+            return None;
+        }
+        self.left -= 1;
+        if self.in_word == 0 {
+            self.word = mix64(self.next);
+            self.next = self.next.wrapping_add(GOLDEN_GAMMA);
+            self.in_word = self.per_word;
+        }
+        self.in_word -= 1;
+        let offset = if self.base.is_power_of_two() {
+            let offset = self.word as u32 & (self.base - 1);
+            self.word >>= self.base.trailing_zeros();
+            offset
+        } else {
+            let offset = reduce(self.word, self.base as u64) as u32;
+            self.word = self.word.wrapping_mul(self.base as u64);
+            offset
+        };
+        Some(self.base + offset)
+    }
+}
+
+/// The increments of an item as the general paths draw them (views, `remove`, `slots`,
+/// the k without an array insert): the source's iterator.
+#[derive(Clone, Debug)]
+enum Draws {
+    Sequence(Increments),
+    Packed(PackedIncrements),
+}
+
+impl Iterator for Draws {
+    type Item = u32;
+
+    #[inline]
+    fn next(&mut self) -> Option<u32> {
+        match self {
+            Draws::Sequence(increments) => increments.next(),
+            Draws::Packed(increments) => increments.next(),
+        }
+    }
+}
+
 /// A variable-increment counting Bloom filter: a counting filter whose counters add hashed
 /// increments from `{L, …, 2L − 1}`, with fewer false positives for the same memory.
 ///
@@ -339,10 +543,10 @@ impl VariableIncrementBloomFilter {
     }
 
     /// An item's positions and increments, with one hash call under
-    /// [`IncrementHashing::PositionDigest`] and a digest scheme, two under
-    /// [`IncrementHashing::SecondDigest`].
+    /// [`IncrementHashing::PositionDigest`] or [`IncrementHashing::PackedDigest`] and a
+    /// digest scheme, two under [`IncrementHashing::SecondDigest`].
     #[inline(always)]
-    fn pairs<'a>(&self, bytes: &'a [u8]) -> (Positions<'a>, Increments) {
+    fn pairs<'a>(&self, bytes: &'a [u8]) -> (Positions<'a>, Draws) {
         self.probes().pairs(bytes)
     }
 
@@ -360,11 +564,17 @@ impl VariableIncrementBloomFilter {
     }
 
     /// Whether every step of the item with this digest can be taken from the digest alone
-    /// (the position digest for the increments and a digest index scheme).
+    /// (the position or the packed digest for the increments and a digest index scheme).
     #[inline(always)]
     fn by_digest(&self) -> bool {
-        self.increment_hashing == IncrementHashing::PositionDigest
+        self.increment_hashing != IncrementHashing::SecondDigest
             && crate::lookahead::unless_seeded(self.hashing).is_some()
+    }
+
+    /// Whether the increments are [`IncrementHashing::PackedDigest`]'s.
+    #[inline(always)]
+    fn packed(&self) -> bool {
+        self.increment_hashing == IncrementHashing::PackedDigest
     }
 
     /// The query of the item with this digest ([`by_digest`](Self::by_digest) filters):
@@ -389,9 +599,8 @@ impl VariableIncrementBloomFilter {
                 k => holds(k),
             }
         } else {
-            let increments = Increments::from_digest(digest, self.base, k);
             let positions = self.hashing.positions_with_digest(&[], digest, k, m);
-            self.holds_located(positions, increments)
+            self.holds_located(positions, self.probes().draws(Increments::seed(digest)))
         }
     }
 
@@ -400,6 +609,9 @@ impl VariableIncrementBloomFilter {
     /// test of L made once for the k of them, else [`Increments`].
     #[inline(always)]
     fn holds_with_seed(&self, positions: impl Iterator<Item = u64>, seed: u64, k: u32) -> bool {
+        if self.packed() {
+            return self.holds_packed(positions, seed, k);
+        }
         let (base, shift) = (self.base, offset_shift(self.base));
         if base == DEFAULT_INCREMENT_BASE {
             // The same draws with L and the shift as constants once inlined.
@@ -420,6 +632,22 @@ impl VariableIncrementBloomFilter {
             self.holds_located(positions, increments)
         } else {
             self.holds_located(positions, Increments::from_seed(seed, base, k))
+        }
+    }
+
+    /// [`holds_with_seed`](Self::holds_with_seed) under [`IncrementHashing::PackedDigest`]:
+    /// the item's word mixed once and its fields taken in turn ([`Fields`]; L and its
+    /// mask constants for the default L = 4) when they fit it, else [`PackedIncrements`].
+    #[inline(always)]
+    fn holds_packed(&self, positions: impl Iterator<Item = u64>, seed: u64, k: u32) -> bool {
+        let base = self.base;
+        if base == DEFAULT_INCREMENT_BASE && k <= 32 {
+            let fields = Fields::new(packed_word(seed), DEFAULT_INCREMENT_BASE);
+            self.holds_located(positions, fields)
+        } else if fields_fit(base, k) {
+            self.holds_located(positions, Fields::new(packed_word(seed), base))
+        } else {
+            self.holds_located(positions, PackedIncrements::from_seed(seed, base, k))
         }
     }
 
@@ -491,7 +719,7 @@ impl VariableIncrementBloomFilter {
             _ => {}
         }
         let (k, m) = (self.num_hashes, self.counters.len());
-        let increments = Increments::from_digest(digest, self.base, k);
+        let increments = self.probes().draws(Increments::seed(digest));
         if self.hashing.scheme == IndexScheme::EnhancedDoubleHashing {
             self.add(EnhancedDouble::new(digest, k, m), increments)
         } else {
@@ -509,11 +737,16 @@ impl VariableIncrementBloomFilter {
     }
 
     /// The insert at these `K` positions, the increments from this
-    /// [`seed`](Increments::seed): each increment drawn once, into an array, where
-    /// [`add`](Self::add) draws them again for its second pass (a SplitMix64 step each).
-    /// The test reads every counter before any changes, as [`add`](Self::add)'s.
+    /// [`seed`](Increments::seed): under [`IncrementHashing::PackedDigest`] the item's word
+    /// mixed once and its fields taken in each pass ([`add_packed_k`](Self::add_packed_k));
+    /// under [`IncrementHashing::PositionDigest`] each increment drawn once, into an array,
+    /// where [`add`](Self::add) draws them again for its second pass (a SplitMix64 step
+    /// each). The test reads every counter before any changes, as [`add`](Self::add)'s.
     #[inline(always)]
     fn add_k<const K: usize>(&mut self, ps: &[u64; K], seed: u64) -> bool {
+        if self.packed() {
+            return self.add_packed_k(ps, seed);
+        }
         let (base, shift) = (self.base, offset_shift(self.base));
         let mut increments = [0u32; K];
         let mut state = seed;
@@ -529,17 +762,90 @@ impl VariableIncrementBloomFilter {
                 *slot = base + offset(state, base, 0);
             }
         }
-        // 8-bit counters by shifts, but read by a shift of the word and tested by the full
-        // `passes`, not as the query (`bytes`: a byte read, the two-compare test): that
-        // measured 10 instructions more an insert here (370.5 against 360.2 single), the
-        // query 8 fewer.
-        let max = self.counters.max_value();
-        match self.counters.by_shifts::<8>() {
-            Some(at) => self.add_by(at, ps, &increments, |c, v| passes(c, v, base, 255)),
-            None => self.add_by(self.counters.by_division(), ps, &increments, |c, v| {
-                passes(c, v, base, max)
-            }),
+        self.add_increments(ps, increments.iter().copied())
+    }
+
+    /// [`add_k`](Self::add_k) under [`IncrementHashing::PackedDigest`]: the fields of one
+    /// word ([`Fields`], L a constant for the default 4) when the `K` increments fit it,
+    /// else the `K` drawn into an array by [`PackedIncrements`].
+    #[inline(always)]
+    fn add_packed_k<const K: usize>(&mut self, ps: &[u64; K], seed: u64) -> bool {
+        let base = self.base;
+        if base == DEFAULT_INCREMENT_BASE && K <= 32 {
+            let fields = Fields::new(packed_word(seed), DEFAULT_INCREMENT_BASE);
+            self.add_increments(ps, fields)
+        } else if fields_fit(base, K as u32) {
+            self.add_increments(ps, Fields::new(packed_word(seed), base))
+        } else {
+            let mut increments = [0u32; K];
+            for (slot, v) in increments
+                .iter_mut()
+                .zip(PackedIncrements::from_seed(seed, base, K as u32))
+            {
+                *slot = v;
+            }
+            self.add_increments(ps, increments.iter().copied())
         }
+    }
+
+    /// The insert of these increments (the first `K` of them) at these `K` positions, by
+    /// [`add_by`](Self::add_by) with the counters found by shifts when they are 8 bits
+    /// wide, else by division.
+    #[inline(always)]
+    fn add_increments<const K: usize>(
+        &mut self,
+        ps: &[u64; K],
+        increments: impl Iterator<Item = u32> + Clone,
+    ) -> bool {
+        let base = self.base;
+        // The most the K increments can add up to: each is at most 2L − 1 (≤ 64 · (2¹⁶ − 1)).
+        let most = K as u32 * (2 * base - 1);
+        match self.bytes() {
+            Some(at) => self.add_by_bytes(at, ps, increments, most),
+            None => {
+                let max = self.counters.max_value();
+                let at = self.counters.by_division();
+                self.add_by(at, ps, increments, most, |c, v| passes(c, v, base, max))
+            }
+        }
+    }
+
+    /// [`add_by`](Self::add_by) for the counters of [`bytes`](Self::bytes) (8 bits, L ≤ 85):
+    /// each read as a byte and tested by [`passes_below_saturation`], as the query does, and
+    /// no places kept between the passes — the add finds each counter's word and shift again
+    /// from its position (a shift and a mask), where keeping them spilled registers.
+    #[inline(always)]
+    fn add_by_bytes<const K: usize>(
+        &mut self,
+        at: impl Locate,
+        ps: &[u64; K],
+        increments: impl Iterator<Item = u32> + Clone,
+        most: u32,
+    ) -> bool {
+        let base = self.base;
+        let mut values = [0u32; K];
+        let mut highest = 0u32;
+        for (value, &p) in values.iter_mut().zip(ps) {
+            *value = self.counters.get_by(at, p);
+            highest |= *value;
+        }
+        let mut seen = true;
+        for (&c, v) in values.iter().zip(increments.clone()) {
+            if !passes_below_saturation(c, v, base) {
+                seen = false;
+                break;
+            }
+        }
+        if highest + most <= at.max_value() {
+            for (&p, v) in ps.iter().zip(increments) {
+                self.counters.add_at(at, at.locate(p), v);
+            }
+        } else {
+            for (&p, v) in ps.iter().zip(increments) {
+                self.counters.saturating_add_at(at, at.locate(p), v);
+            }
+        }
+        !seen
     }
 
     /// The insert of these `K` increments at these positions, each counter found by `at`
@@ -548,45 +854,53 @@ impl VariableIncrementBloomFilter {
     /// saturating add).
     ///
     /// All K counters are read before anything changes, and the test (stopping at the first
-    /// that fails) runs on the values read. Then, when the largest value read, c*, and the
-    /// sum S of the K increments keep `c* + S` at most the maximum (c* bounded by the or of
-    /// the values), no counter can saturate — each ends at most at its old value plus the
-    /// item's increments there, `≤ c* + S`, even if every position were one — so each
-    /// increment is added to its word as is (it stays in the counter's bits, and a counter
-    /// named twice gets both). Otherwise (a counter at or near the maximum; rare with
-    /// 8-bit counters, whose mean at the design load is about one increment) each
-    /// counter is read again from its word and raised saturating, in turn, as `add` does.
+    /// that fails) runs on the values read. Then, when the largest value read, c*, and
+    /// `most` ≥ the sum S of the K increments (K · (2L − 1), a constant of the filter) keep
+    /// `c* + most` at most the maximum (c* bounded by the or of the values), no counter can
+    /// saturate — each ends at most at its old value plus the item's increments there,
+    /// `≤ c* + S`, even if every position were one — so each increment is added to its word
+    /// as is (it stays in the counter's bits, and a counter named twice gets both).
+    /// Otherwise (a counter near the maximum; rare with 8-bit counters, whose mean at the
+    /// design load is about one increment) each counter is read again from its word and
+    /// raised saturating, in turn, as `add` does.
     #[inline(always)]
     fn add_by<const K: usize>(
         &mut self,
         at: impl Locate,
         ps: &[u64; K],
-        increments: &[u32; K],
+        increments: impl Iterator<Item = u32> + Clone,
+        most: u32,
         passes: impl Fn(u32, u32) -> bool,
     ) -> bool {
         let max = at.max_value();
         let mut places = [(0usize, 0u32); K];
         let mut values = [0u32; K];
-        let (mut highest, mut total) = (0u32, 0u32);
-        for (((place, value), &p), &v) in places.iter_mut().zip(&mut values).zip(ps).zip(increments)
-        {
+        let mut highest = 0u32;
+        for ((place, value), &p) in places.iter_mut().zip(&mut values).zip(ps) {
             *place = at.locate(p);
             *value = self.counters.value_in_word(at, *place);
             // The or of the values is at least their largest and at most the maximum
             // (they all fit w bits): one instruction where the largest takes two.
             highest |= *value;
-            total += v;
         }
         // The test on the values read, stopping at the first that fails (an item not yet in
         // a filter at its design load fails the first in about two cases of three).
-        let seen = values.iter().zip(increments).all(|(&c, &v)| passes(c, v));
+        // A `for` loop, not `all`: `all` on the zip with `Fields` left its `try_fold` out of
+        // line (32 instructions an insert).
+        let mut seen = true;
+        for (&c, v) in values.iter().zip(increments.clone()) {
+            if !passes(c, v) {
+                seen = false;
+                break;
+            }
+        }
         // c* ≤ 2¹⁶ − 1 and S ≤ 64 · (2¹⁶ − 1): the sum fits.
-        if highest + total <= max {
-            for (&place, &v) in places.iter().zip(increments) {
+        if highest + most <= max {
+            for (&place, v) in places.iter().zip(increments) {
                 self.counters.add_at(at, place, v);
             }
         } else {
-            for (&place, &v) in places.iter().zip(increments) {
+            for (&place, v) in places.iter().zip(increments) {
                 self.counters.saturating_add_at(at, place, v);
             }
         }
@@ -599,7 +913,7 @@ impl VariableIncrementBloomFilter {
     fn add(
         &mut self,
         positions: impl Iterator<Item = u64> + Clone,
-        increments: Increments,
+        increments: impl Iterator<Item = u32> + Clone,
     ) -> bool {
         // Both iterators hold their digest's state: cloned, they give the same pairs again
         // for the second pass without hashing again (cheaper than a buffer of 64 pairs).
@@ -741,14 +1055,14 @@ impl VariableIncrementBloomFilter {
         self.base
     }
 
-    /// Which digest the increments come from ([`IncrementHashing`]; new filters:
-    /// [`IncrementHashing::PositionDigest`]).
+    /// Which digest the increments come from, and how ([`IncrementHashing`]; new filters:
+    /// [`IncrementHashing::PackedDigest`]).
     ///
     /// ```
     /// use bloomkit::vi_counting::IncrementHashing;
     /// use bloomkit::{Persist, VariableIncrementBloomFilter};
     /// let f = VariableIncrementBloomFilter::with_capacity(100, 0.01)?;
-    /// assert_eq!(f.increment_hashing(), IncrementHashing::PositionDigest);
+    /// assert_eq!(f.increment_hashing(), IncrementHashing::PackedDigest);
     /// let old = VariableIncrementBloomFilter::builder()
     ///     .capacity(100)
     ///     .increment_hashing(IncrementHashing::SecondDigest)
@@ -757,6 +1071,8 @@ impl VariableIncrementBloomFilter {
     /// assert_eq!(f.to_bytes().len(), old.to_bytes().len() + 4);
     /// let back = VariableIncrementBloomFilter::from_bytes(&old.to_bytes())?;
     /// assert_eq!(back.increment_hashing(), IncrementHashing::SecondDigest);
+    /// let back = VariableIncrementBloomFilter::from_bytes(&f.to_bytes())?;
+    /// assert_eq!(back.increment_hashing(), IncrementHashing::PackedDigest);
     /// # Ok::<(), bloomkit::Error>(())
     /// ```
     pub fn increment_hashing(&self) -> IncrementHashing {
@@ -801,23 +1117,39 @@ struct Probes {
 
 impl Probes {
     /// An item's positions and increments, with one hash call under
-    /// [`IncrementHashing::PositionDigest`] and a digest scheme, two under
-    /// [`IncrementHashing::SecondDigest`].
+    /// [`IncrementHashing::PositionDigest`] or [`IncrementHashing::PackedDigest`] and a
+    /// digest scheme, two under [`IncrementHashing::SecondDigest`].
     #[inline(always)]
-    fn pairs<'a>(&self, bytes: &'a [u8]) -> (Positions<'a>, Increments) {
+    fn pairs<'a>(&self, bytes: &'a [u8]) -> (Positions<'a>, Draws) {
         let (k, m) = (self.num_hashes, self.num_counters);
-        match self.increment_hashing {
-            IncrementHashing::SecondDigest => (
+        if self.increment_hashing == IncrementHashing::SecondDigest {
+            return (
                 self.hashing.positions(bytes, k, m),
-                Increments::second_digest(&self.hashing, bytes, self.base, k),
-            ),
-            IncrementHashing::PositionDigest => {
-                let digest = self.hashing.digest(bytes);
-                (
-                    self.hashing.positions_with_digest(bytes, digest, k, m),
-                    Increments::from_digest(digest, self.base, k),
-                )
+                Draws::Sequence(Increments::second_digest(
+                    &self.hashing,
+                    bytes,
+                    self.base,
+                    k,
+                )),
+            );
+        }
+        let digest = self.hashing.digest(bytes);
+        (
+            self.hashing.positions_with_digest(bytes, digest, k, m),
+            self.draws(Increments::seed(digest)),
+        )
+    }
+
+    /// The increments of the item whose position digest has this
+    /// [`seed`](Increments::seed), under the position or the packed digest.
+    #[inline(always)]
+    fn draws(&self, seed: u64) -> Draws {
+        let (base, k) = (self.base, self.num_hashes);
+        match self.increment_hashing {
+            IncrementHashing::PackedDigest => {
+                Draws::Packed(PackedIncrements::from_seed(seed, base, k))
             }
+            _ => Draws::Sequence(Increments::from_seed(seed, base, k)),
         }
     }
 
@@ -1017,7 +1349,18 @@ impl crate::lookahead::ByPositions for VariableIncrementBloomFilter {
     fn extra(&self, digest: u128) -> u64 {
         Increments::seed(digest)
     }
-    crate::lookahead::one_array_positions!(counters, num_hashes);
+    fn position_range(&self) -> (u32, u64) {
+        (self.num_hashes, self.counters.len())
+    }
+    /// Each counter's word by shifts when they are 8 bits wide (the default), as the step
+    /// finds it, else by division.
+    #[inline(always)]
+    fn prefetch_query_at(&self, positions: &[u64]) {
+        match self.counters.by_shifts::<8>() {
+            Some(at) => self.counters.prefetch_all_by(at, positions),
+            None => self.counters.prefetch_all(positions),
+        }
+    }
     #[inline(always)]
     fn contains_at(&self, ps: &[u64], seed: u64) -> bool {
         self.holds_with_seed(ps.iter().copied(), seed, ps.len() as u32)
@@ -1035,7 +1378,7 @@ impl crate::lookahead::ByPositions for VariableIncrementBloomFilter {
         if let Ok(ps) = <&[u64; 7]>::try_from(ps) {
             return self.add_k(ps, seed);
         }
-        let increments = Increments::from_seed(seed, self.base, ps.len() as u32);
+        let increments = self.probes().draws(seed);
         self.add(ps.iter().copied(), increments)
     }
 }
@@ -1156,10 +1499,10 @@ impl VariableIncrementBloomFilterBuilder {
         self
     }
 
-    /// Which digest the increments come from (default
-    /// [`IncrementHashing::PositionDigest`], one hash call per operation);
-    /// [`IncrementHashing::SecondDigest`] builds a filter that merges with files saved
-    /// before the choice existed.
+    /// Which digest the increments come from, and how (default
+    /// [`IncrementHashing::PackedDigest`]: one hash call and one mix per operation);
+    /// [`IncrementHashing::PositionDigest`] and [`IncrementHashing::SecondDigest`] build a
+    /// filter that merges with files saved with them.
     pub fn increment_hashing(mut self, increment_hashing: IncrementHashing) -> Self {
         self.increment_hashing = increment_hashing;
         self
@@ -1238,18 +1581,19 @@ crate::codec::stored! {
 }
 
 /// The length of [`Stored`], the parameters of a file of [`IncrementHashing::SecondDigest`];
-/// a file of [`IncrementHashing::PositionDigest`] has one u32 more after them
-/// ([`IncrementHashing::STORED_POSITION_DIGEST`]).
+/// a file of [`IncrementHashing::PositionDigest`] or [`IncrementHashing::PackedDigest`] has
+/// one u32 more after them ([`IncrementHashing::STORED_POSITION_DIGEST`],
+/// [`IncrementHashing::STORED_PACKED_DIGEST`]).
 const STORED_BYTES: usize = 44;
 
-/// The stored parameters, then `increment_hashing = 1` for the position digest (nothing for
-/// the second digest, so that a file saved before the choice existed saves back to its
-/// bytes); the packed counters as the payload.
+/// The stored parameters, then `increment_hashing = 1` for the position digest or 2 for the
+/// packed digest (nothing for the second digest, so that a file saved before the choice
+/// existed saves back to its bytes); the packed counters as the payload.
 impl crate::codec::Persist for VariableIncrementBloomFilter {
     fn encode_params(&self, out: &mut Vec<u8>) {
         Stored::of(self).write(out);
-        if self.increment_hashing == IncrementHashing::PositionDigest {
-            out.extend_from_slice(&IncrementHashing::STORED_POSITION_DIGEST.to_le_bytes());
+        if let Some(value) = self.increment_hashing.stored() {
+            out.extend_from_slice(&value.to_le_bytes());
         }
     }
 
@@ -1324,15 +1668,19 @@ impl KindView for ViewShape {
         } = stored;
         let increment_hashing = match &parts.params[STORED_BYTES.min(parts.params.len())..] {
             [] => IncrementHashing::SecondDigest,
-            rest => match <[u8; 4]>::try_from(rest).map(u32::from_le_bytes) {
-                Ok(IncrementHashing::STORED_POSITION_DIGEST) => IncrementHashing::PositionDigest,
-                _ => {
+            rest => match <[u8; 4]>::try_from(rest)
+                .ok()
+                .and_then(|b| IncrementHashing::from_stored(u32::from_le_bytes(b)))
+            {
+                Some(source) => source,
+                None => {
                     return Err(invalid(
                         "increment_hashing",
                         format!(
-                            "{} bytes after the parameters, expected none or the u32 {}",
+                            "{} bytes after the parameters, expected none or the u32 {} or {}",
                             rest.len(),
-                            IncrementHashing::STORED_POSITION_DIGEST
+                            IncrementHashing::STORED_POSITION_DIGEST,
+                            IncrementHashing::STORED_PACKED_DIGEST
                         ),
                     ))
                 }
@@ -1439,12 +1787,57 @@ mod tests {
         }
     }
 
+    proptest::proptest! {
+        /// The packed digest's increments are the b-bit fields of `mix64(s ⊕ T)` from the
+        /// low end for L = 2^b and k·b ≤ 64, as [`Fields`] takes them (the fast paths) and
+        /// as [`PackedIncrements`] does (the general ones); past 64 bits the fields of
+        /// `mix64((s ⊕ T) + j·γ)`, word j; for any other L the base-L digits of each word
+        /// from the top, `⌊z·L^(t+1) / 2⁶⁴⌋ mod L`, [`digits_per_word`] to a word.
+        #[test]
+        fn packed_increments_are_the_fields_of_the_mixed_words(
+            seed in proptest::num::u64::ANY,
+            bits in 0u32..=15,
+            other in 3u32..1000,
+            k in 1u32..=64,
+        ) {
+            let word = |j: u64| mix64((seed ^ PACKED_INCREMENT_TWEAK).wrapping_add(j.wrapping_mul(GOLDEN_GAMMA)));
+            let base = 1u32 << bits;
+            let drawn: Vec<u32> = PackedIncrements::from_seed(seed, base, k).collect();
+            let per_word = 64u32.checked_div(bits).unwrap_or(64);
+            let expected: Vec<u32> = (0..k)
+                .map(|i| {
+                    let z = word((i / per_word) as u64);
+                    let at = (i % per_word) * bits;
+                    base + ((z >> at) & (base as u64 - 1)) as u32
+                })
+                .collect();
+            proptest::prop_assert_eq!(&drawn, &expected, "L = {}", base);
+            if fields_fit(base, k) {
+                let fields: Vec<u32> = Fields::new(packed_word(seed), base).take(k as usize).collect();
+                proptest::prop_assert_eq!(&fields, &expected, "L = {}", base);
+            }
+            let base = if other.is_power_of_two() { other + 1 } else { other };
+            let d = digits_per_word(base);
+            proptest::prop_assert!(u128::from(base).pow(d) <= 1 << 32 && u128::from(base).pow(d + 1) > 1 << 32);
+            let drawn: Vec<u32> = PackedIncrements::from_seed(seed, base, k).collect();
+            let expected: Vec<u32> = (0..k)
+                .map(|i| {
+                    let z = word((i / d) as u64) as u128;
+                    let t = i % d + 1;
+                    base + (((z * u128::from(base).pow(t)) >> 64) % u128::from(base)) as u32
+                })
+                .collect();
+            proptest::prop_assert_eq!(drawn, expected, "L = {}", base);
+        }
+    }
+
     #[test]
     fn increments_are_in_d_l_and_uniform_and_independent_of_each_other() {
         // 40 000 items × 2 hash functions: the pair (v_0, v_1) must be uniform over the
         // 16 combinations (chi-square, 15 degrees of freedom; 0.9999 quantile ≈ 44), from
-        // either digest.
+        // every source.
         for source in [
+            IncrementHashing::PackedDigest,
             IncrementHashing::PositionDigest,
             IncrementHashing::SecondDigest,
         ] {
@@ -1464,58 +1857,147 @@ mod tests {
         }
     }
 
-    /// From the position digest, an item's first increment tells nothing of where it lands:
-    /// over 40 000 items, (position of hash 0 in 8 equal ranges) × (v_0 − L) is uniform
-    /// over its 32 cells (chi-square, 31 degrees of freedom; 0.9999 quantile ≈ 67), and so is
-    /// (position of hash 1) × (v_1 − L).
+    /// From the position digest (packed or not), an item's first increment tells nothing of
+    /// where it lands: over 40 000 items, (position of hash 0 in 8 equal ranges) × (v_0 − L)
+    /// is uniform over its 32 cells (chi-square, 31 degrees of freedom; 0.9999 quantile ≈
+    /// 67), and so is (position of hash 1) × (v_1 − L), under both digest index schemes
+    /// that take g and δ apart.
     #[test]
     fn increments_from_the_position_digest_do_not_follow_the_positions() {
-        let f = explicit(8_000, 2);
-        for i in 0..2 {
-            let mut cells = [0u64; 32];
-            for item in 0u64..40_000 {
-                let (p, v) = f.slots(&item)[i];
-                cells[(p / 1000 * 4 + u64::from(v - 4)) as usize] += 1;
+        for source in [
+            IncrementHashing::PackedDigest,
+            IncrementHashing::PositionDigest,
+        ] {
+            for scheme in [
+                IndexScheme::EnhancedDoubleHashing,
+                IndexScheme::DoubleHashing,
+            ] {
+                let f = VariableIncrementBloomFilter::builder()
+                    .num_counters(8_000)
+                    .num_hashes(2)
+                    .increment_hashing(source)
+                    .index_scheme(scheme)
+                    .build()
+                    .unwrap();
+                for i in 0..2 {
+                    let mut cells = [0u64; 32];
+                    for item in 0u64..40_000 {
+                        let (p, v) = f.slots(&item)[i];
+                        cells[(p / 1000 * 4 + u64::from(v - 4)) as usize] += 1;
+                    }
+                    let what = format!("{source:?}, {scheme:?}, hash {i}");
+                    assert!(chi2(&cells) < 67.0, "{what}: {cells:?}");
+                }
             }
-            assert!(chi2(&cells) < 67.0, "hash {i}: {cells:?}");
         }
     }
 
-    /// The two sources give other increments (so they must not merge), the same positions.
+    /// The packed digest past one word's fields and for an L that is not a power of two:
+    /// over 40 000 items, the pair of increments that straddles the first two words at
+    /// L = 4 (v_31, v_32 of k = 33; 16 cells, 0.9999 quantile ≈ 44), the first two digits
+    /// at L = 3 and L = 5 (9 and 25 cells, 8 and 24 degrees of freedom: ≈ 32 and ≈ 59) and
+    /// the last digit of the first word and the first of the second at L = 3 (d = 20
+    /// digits a word: v_19, v_20 of k = 21) are uniform, and each increment is in `D_L`.
+    #[test]
+    fn packed_increments_past_one_word_and_for_any_l_are_uniform_and_independent() {
+        for (base, k, i, limit) in [
+            (4u32, 33u32, 31usize, 44.0),
+            (3, 2, 0, 32.0),
+            (5, 2, 0, 59.0),
+            (3, 21, 19, 32.0),
+        ] {
+            let f = VariableIncrementBloomFilter::builder()
+                .num_counters(1000)
+                .num_hashes(k)
+                .increment_base(base)
+                .build()
+                .unwrap();
+            let mut cells = vec![0u64; (base * base) as usize];
+            for item in 0u64..40_000 {
+                let v: Vec<u32> = f.slots(&item).iter().map(|&(_, v)| v).collect();
+                assert!(v.iter().all(|x| (base..2 * base).contains(x)), "{v:?}");
+                cells[((v[i] - base) * base + (v[i + 1] - base)) as usize] += 1;
+            }
+            assert!(
+                chi2(&cells) < limit,
+                "L = {base}, k = {k}, v_{i} and v_{}: {cells:?}",
+                i + 1
+            );
+        }
+        assert_eq!(
+            [3, 4, 5, 7, 8, 2, 1].map(digits_per_word),
+            [20, 32, 13, 11, 21, 64, 64]
+        );
+    }
+
+    /// Any two of the three sources give other increments (so they must not merge), the
+    /// same positions.
     #[test]
     fn the_increment_source_changes_the_increments_and_blocks_merging() {
-        let mut new = explicit(1000, 5);
-        let old = VariableIncrementBloomFilter::builder()
-            .num_counters(1000)
-            .num_hashes(5)
-            .increment_hashing(IncrementHashing::SecondDigest)
-            .build()
-            .unwrap();
+        let with = |source| {
+            VariableIncrementBloomFilter::builder()
+                .num_counters(1000)
+                .num_hashes(5)
+                .increment_hashing(source)
+                .build()
+                .unwrap()
+        };
         let pairs = |f: &VariableIncrementBloomFilter| -> Vec<(u64, u32)> {
             (0..50u32).flat_map(|i| f.slots(&i)).collect()
         };
-        let (a, b) = (pairs(&new), pairs(&old));
-        assert!(a.iter().zip(&b).all(|(x, y)| x.0 == y.0));
-        assert_ne!(a, b);
-        assert!(matches!(new.union(&old), Err(Error::Incompatible(_))));
-        assert!(matches!(new.intersect(&old), Err(Error::Incompatible(_))));
+        let sources = [
+            IncrementHashing::PackedDigest,
+            IncrementHashing::PositionDigest,
+            IncrementHashing::SecondDigest,
+        ];
+        assert_eq!(explicit(1000, 5).increment_hashing(), sources[0]);
+        for (i, &one) in sources.iter().enumerate() {
+            for &other in &sources[i + 1..] {
+                let (mut new, old) = (with(one), with(other));
+                let (a, b) = (pairs(&new), pairs(&old));
+                assert!(a.iter().zip(&b).all(|(x, y)| x.0 == y.0));
+                let same = a.iter().zip(&b).filter(|(x, y)| x.1 == y.1).count();
+                // About a quarter agree by chance (L = 4); far from all.
+                assert!(same < a.len() / 2, "{one:?} and {other:?}: {same}");
+                assert!(matches!(new.union(&old), Err(Error::Incompatible(_))));
+                assert!(matches!(new.intersect(&old), Err(Error::Incompatible(_))));
+            }
+        }
     }
 
-    /// A position-digest file carries `increment_hashing = 1` after the 44 bytes of the
-    /// others and loads back to the same filter; anything else there is refused.
+    /// A packed-digest file carries `increment_hashing = 2` after the 44 bytes of the
+    /// others, a position-digest file `increment_hashing = 1`, and each loads back to the
+    /// same filter, answering the same; anything else there is refused.
     #[test]
     fn the_increment_source_is_stored_and_a_bad_one_refused() {
         use crate::format::Parts;
+        for (source, stored) in [
+            (IncrementHashing::PackedDigest, 2u32),
+            (IncrementHashing::PositionDigest, 1),
+        ] {
+            let mut f = VariableIncrementBloomFilter::builder()
+                .capacity(100)
+                .increment_hashing(source)
+                .build()
+                .unwrap();
+            f.extend(0..50u32);
+            let bytes = f.to_bytes();
+            let parts = Parts::parse(&bytes).unwrap();
+            assert_eq!(parts.params.len(), STORED_BYTES + 4);
+            assert_eq!(parts.params[STORED_BYTES..], stored.to_le_bytes());
+            let back = VariableIncrementBloomFilter::from_bytes(&bytes).unwrap();
+            assert_eq!(back, f);
+            assert_eq!(back.increment_hashing(), source);
+            assert!((0..2000u32).all(|i| back.contains(&i) == f.contains(&i)));
+            assert!((0..20u32).all(|i| back.slots(&i) == f.slots(&i)));
+        }
         let mut f = VariableIncrementBloomFilter::with_capacity(100, 0.01).unwrap();
         f.extend(0..50u32);
         let bytes = f.to_bytes();
         let parts = Parts::parse(&bytes).unwrap();
-        assert_eq!(parts.params.len(), STORED_BYTES + 4);
-        assert_eq!(parts.params[STORED_BYTES..], 1u32.to_le_bytes());
-        assert_eq!(VariableIncrementBloomFilter::from_bytes(&bytes).unwrap(), f);
         let payload = parts.payload.to_vec();
         for tail in [
-            &[2u8, 0, 0, 0][..],
+            &[3u8, 0, 0, 0][..],
             &[0, 0, 0, 0],
             &[1, 0, 0],
             &[1, 0, 0, 0, 0],
@@ -1647,14 +2129,16 @@ mod tests {
             k in proptest::sample::select(vec![3u32, 5, 7, 4]),
             base in proptest::sample::select(vec![4u32, 2, 8, 3, 5]),
             wide in proptest::bool::ANY,
-            second in proptest::bool::ANY,
+            source in proptest::sample::select(vec![
+                IncrementHashing::PackedDigest, IncrementHashing::PositionDigest, IncrementHashing::SecondDigest,
+            ]),
         ) {
             let mut f = VariableIncrementBloomFilter::builder()
                 .num_counters(100_000)
                 .num_hashes(k)
                 .increment_base(base)
                 .counter_width(if wide { 16 } else { 8 })
-                .increment_hashing(if second { IncrementHashing::SecondDigest } else { IncrementHashing::PositionDigest })
+                .increment_hashing(source)
                 .build()
                 .unwrap();
             let slots = f.slots(&item);
@@ -1683,7 +2167,8 @@ mod tests {
         /// division), on random sequences of inserts and removes of a dozen items into at
         /// most 40 counters, so that positions repeat within an item and narrow counters
         /// saturate: the same answers and the same filter after every step, at k = 3, 5
-        /// and 7, L a power of two and not, 8-, 4-, 3- and 16-bit counters.
+        /// and 7, L a power of two and not, 8-, 4-, 3- and 16-bit counters, the packed and the
+        /// position digest.
         #[test]
         fn an_insert_reading_each_counter_once_is_the_general_insert(
             k in proptest::sample::select(vec![3u32, 5, 7]),
@@ -1691,12 +2176,15 @@ mod tests {
             width in proptest::sample::select(vec![8u32, 4, 3, 16]),
             m in 1..40u64,
             ops in proptest::collection::vec((0u64..12, 0u8..4), 1..150),
+            packed in proptest::bool::ANY,
         ) {
+            let source = if packed { IncrementHashing::PackedDigest } else { IncrementHashing::PositionDigest };
             let Ok(mut fast) = VariableIncrementBloomFilter::builder()
                 .num_counters(m)
                 .num_hashes(k)
                 .increment_base(base)
                 .counter_width(width)
+                .increment_hashing(source)
                 .build()
             else {
                 // L = 4 does not fit 3-bit counters.
