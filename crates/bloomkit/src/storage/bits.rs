@@ -828,30 +828,23 @@ impl PackedCounters {
     /// [`increment`](Self::increment) of the counters at `indexes` in turn (each raised
     /// by 1 unless at the maximum; a counter named twice rises twice); the smallest value
     /// they had, `u32::MAX` for none. 16-bit counters, four to a word (the spectral
-    /// filter's default), are found by shifts ([`ByShifts`]) where `locate` multiplies;
-    /// the width is tested once for all of them.
+    /// filter's default), are found by shifts where `locate` multiplies.
     #[inline(always)]
     pub(crate) fn increment_each<const K: usize>(&mut self, indexes: &[u64; K]) -> u32 {
-        match self.by_shifts::<16>() {
-            Some(at) => self.increment_each_by(at, indexes),
-            None => self.increment_each_by(self.by_division(), indexes),
+        if self.width == 16 {
+            indexes.iter().fold(u32::MAX, |min, &index| {
+                debug_assert!(index < self.len);
+                let w = &mut self.words[(index >> 2) as usize];
+                let shift = (index as u32 & 3) * 16;
+                let old = (*w >> shift) as u32 & 0xffff;
+                *w += u64::from(old != 0xffff) << shift;
+                min.min(old)
+            })
+        } else {
+            indexes
+                .iter()
+                .fold(u32::MAX, |min, &index| min.min(self.increment(index)))
         }
-    }
-
-    /// [`increment_each`](Self::increment_each) with the counters found by `at`.
-    #[inline(always)]
-    fn increment_each_by<const K: usize>(&mut self, at: impl Locate, indexes: &[u64; K]) -> u32 {
-        // A `for` loop, not `fold`: LLVM left the slice iterator's `fold` out of line here
-        // (176 instructions a spectral insert for its 7 counters, against 75 inlined).
-        let (max, mut min) = (at.max_value(), u32::MAX);
-        for &index in indexes {
-            debug_assert!(index < self.len);
-            let place = at.locate(index);
-            let old = self.value_in_word(at, place);
-            at.add(&mut self.words, place, u32::from(old != max));
-            min = min.min(old);
-        }
-        min
     }
 
     /// Subtracts `delta` from counter `index`, stopping at zero. Returns the new value.

@@ -87,7 +87,7 @@ pub mod theory;
 use std::fmt;
 
 use crate::any::Summary;
-use crate::bits::{CounterSpan, Locate, PackedCounters};
+use crate::bits::{CounterSpan, PackedCounters};
 use crate::codec::{check_counter_width, check_num_counters, invalid, Parts, Persist};
 use crate::error::{DecodeError, Error};
 use crate::filter::{Filter, Kind};
@@ -349,62 +349,6 @@ fn secondary_hashing_of(hashing: Hashing) -> Hashing {
     }
 }
 
-/// Minimum selection's insert at these `K` positions, the counters found by `at`: the
-/// smallest value they had. Each counter is read and raised by 1 (unless at the maximum) in
-/// one pass, as if the positions were distinct, and only then are they compared
-/// ([`repeats`]): the k reads come right after the positions, so that their misses overlap
-/// the compares rather than wait behind them. Positions repeat for about k²/2m of the items;
-/// then each later occurrence of a position that raised its counter lowers it again
-/// (a counter named c times was raised min(c, max − old) times, once is what MS wants).
-/// The smallest value read is the minimum of the old values either way: a later
-/// occurrence reads its counter's old value plus what the earlier ones added.
-#[inline(always)]
-fn raise_each<const K: usize>(
-    counters: &mut PackedCounters,
-    at: impl Locate,
-    ps: &[u64; K],
-) -> u32 {
-    let max = at.max_value();
-    let mut old = [0u32; K];
-    let mut min = u32::MAX;
-    for (value, &p) in old.iter_mut().zip(ps) {
-        let place = at.locate(p);
-        *value = counters.value_in_word(at, place);
-        counters.add_at(at, place, u32::from(*value != max));
-        min = min.min(*value);
-    }
-    if repeats(ps) {
-        lower_repeats(counters, at, ps, &old);
-    }
-    min
-}
-
-/// [`raise_each`]'s correction for repeated positions, out of line: each occurrence of a
-/// position after its first that raised its counter (read below the maximum) takes it
-/// back.
-#[inline(never)]
-#[cold]
-fn lower_repeats(counters: &mut PackedCounters, at: impl Locate, ps: &[u64], old: &[u32]) {
-    let max = at.max_value();
-    for (i, &p) in ps.iter().enumerate() {
-        if ps[..i].contains(&p) && old[i] != max {
-            counters.saturating_sub(p, 1);
-        }
-    }
-}
-
-/// [`SpectralBloomFilter::holds_at`] with the counters found by `at`.
-#[inline(always)]
-fn holds_by(counters: &PackedCounters, at: impl Locate, ps: &[u64], branch_free: bool) -> bool {
-    if branch_free {
-        return ps
-            .iter()
-            .fold(true, |all, &p| all & (counters.get_by(at, p) != 0));
-    }
-    counters.prefetch_all(ps);
-    ps.iter().all(|&p| counters.get_by(at, p) != 0)
-}
-
 /// Takes 1 from each counter at `positions`, leaving saturated counters (whose true value
 /// is unknown) as they are.
 fn decrement(counters: &mut PackedCounters, positions: &[u64]) {
@@ -487,34 +431,23 @@ impl SpectralBloomFilter {
         self.insert_at(ps.get(), bytes)
     }
 
-    /// The MS or MI insert of the item with this digest at k = `K` (not counting it in `len`):
-    /// MS through [`raise_each`], 16-bit counters found by shifts
-    /// ([`ByShifts`](crate::bits::ByShifts)).
+    /// The MS or MI insert of the item with this digest at k = `K` (not counting it in `len`).
     #[inline(always)]
     fn insert_digest_k<const K: usize>(&mut self, digest: u128) -> bool {
         let mut ps = [0u64; K];
         crate::lookahead::positions_into(self.hashing, digest, self.counters.len(), &mut ps);
-        if self.method != SpectralMethod::MinimumSelection {
-            return self.insert_positions(&ps);
-        }
-        match self.counters.by_shifts::<16>() {
-            Some(at) => raise_each(&mut self.counters, at, &ps) == 0,
-            None => {
-                let at = self.counters.by_division();
-                raise_each(&mut self.counters, at, &ps) == 0
-            }
-        }
+        self.insert_positions(&ps)
     }
 
     /// The batch window's MS or MI insert of the item at these `K` positions (not counting
     /// it in `len`). Under MS, unless two positions may repeat ([`may_repeat`]), each
     /// counter is read and raised in one pass ([`PackedCounters::increment_each`]); the rest
     /// (MI, and the items whose positions may repeat) out of line, through
-    /// [`insert_positions`](Self::insert_positions). The single insert raises first and
-    /// compares after ([`raise_each`]): there the quick test and the call out of line for
-    /// the items it flags cost more than the pairwise compares (`kind_cost spectral 100000
-    /// 100000 single` under callgrind: 360.5 instructions and 0.62 mispredicted branches an
-    /// insert, against 358.0 and 0).
+    /// [`insert_positions`](Self::insert_positions). The single insert keeps
+    /// [`insert_positions`](Self::insert_positions): there the quick test and the call out
+    /// of line for the items it flags cost more than the pairwise compares
+    /// (`kind_cost spectral 100000 100000` under callgrind: 387.6 instructions an insert
+    /// against 382.0).
     #[inline(always)]
     fn insert_positions_k<const K: usize>(&mut self, ps: &[u64; K]) -> bool {
         if self.method == SpectralMethod::MinimumSelection && !may_repeat(ps) {
@@ -626,62 +559,11 @@ impl SpectralBloomFilter {
 
     /// `false` if the item is certainly absent (one of its counters is 0).
     pub fn contains<I: Item + ?Sized>(&self, item: &I) -> bool {
-        item.with_bytes(|bytes| self.holds(bytes))
-    }
-
-    /// [`contains`](Self::contains) of the item with these bytes. Under a digest scheme at
-    /// the common k's, the positions once into an array, read as
-    /// [`holds_at`](Self::holds_at) reads them; otherwise through the scheme's iterator,
-    /// stopping at the first 0.
-    #[inline(always)]
-    fn holds(&self, bytes: &[u8]) -> bool {
-        if self.hashing.scheme != IndexScheme::SeededHashes {
-            let digest = self.hashing.digest(bytes);
-            match self.num_hashes {
-                7 => return self.holds_digest_k::<7>(digest),
-                10 => return self.holds_digest_k::<10>(digest),
-                4 => return self.holds_digest_k::<4>(digest),
-                _ => {}
-            }
-        }
-        let positions = self
-            .hashing
-            .positions(bytes, self.num_hashes, self.counters.len());
-        infallible(all_nonzero(positions, |p| Ok(self.counters.get(p))))
-    }
-
-    /// [`holds`](Self::holds) of the item with this digest at k = `K`.
-    #[inline(always)]
-    fn holds_digest_k<const K: usize>(&self, digest: u128) -> bool {
-        let mut ps = [0u64; K];
-        crate::lookahead::positions_into(self.hashing, digest, self.counters.len(), &mut ps);
-        self.holds_at(&ps, self.branch_free())
-    }
-
-    /// Whether queries read all k counters without a branch: while the counters fit in
-    /// this machine's last-level cache, as the classic filter decides
-    /// ([`branch_free_max_bits`](crate::bloom::branch_free_max_bits)). An absent item's
-    /// first 0 comes at a place no branch predictor guesses, and in the caches the
-    /// mispredicted branch costs more than reading the other counters.
-    #[inline(always)]
-    fn branch_free(&self) -> bool {
-        self.counters.len() * u64::from(self.counters.width())
-            <= crate::bloom::branch_free_max_bits()
-    }
-
-    /// Whether no counter at `ps` is 0, the 16-bit counters found by shifts
-    /// ([`ByShifts`](crate::bits::ByShifts)), the others by
-    /// [`ByDivision`](crate::bits::ByDivision): `branch_free`, every counter read and the
-    /// tests combined without a branch; otherwise every word requested first (so that the
-    /// misses of a filter in main memory are in flight together), then read in order,
-    /// stopping at the first 0. The two give the same answer (a property test holds them
-    /// to the counters).
-    #[inline(always)]
-    fn holds_at(&self, ps: &[u64], branch_free: bool) -> bool {
-        match self.counters.by_shifts::<16>() {
-            Some(at) => holds_by(&self.counters, at, ps, branch_free),
-            None => holds_by(&self.counters, self.counters.by_division(), ps, branch_free),
-        }
+        item.with_bytes(|bytes| {
+            let m = self.counters.len();
+            let positions = self.hashing.positions(bytes, self.num_hashes, m);
+            infallible(all_nonzero(positions, |p| Ok(self.counters.get(p))))
+        })
     }
 
     /// The estimated number of times the item was inserted (less the times it was
@@ -887,10 +769,9 @@ impl crate::lookahead::ByDigest for SpectralBloomFilter {
 impl crate::lookahead::ByPositions for SpectralBloomFilter {
     type Extra = ();
     crate::lookahead::one_array_positions!(counters, num_hashes);
-    /// The words were prefetched a window ahead: every counter read, without a branch.
     #[inline(always)]
     fn contains_at(&self, ps: &[u64], _: ()) -> bool {
-        self.holds_at(ps, true)
+        ps.iter().all(|&p| self.counters.get(p) > 0)
     }
     /// Only reached under MS and MI (RM's [`digest_hashing`] is `None`).
     ///
@@ -1376,97 +1257,6 @@ mod tests {
             }
             let counters: Vec<u32> = (0..m).map(|p| f.counters.get(p)).collect();
             proptest::prop_assert_eq!(counters, model);
-        }
-
-        /// Minimum selection's insert, remove and query (the single calls: counters found
-        /// by shifts at 16 bits, the query read without a branch or stopping at the first
-        /// 0, by the filter's size; the batch window's query) against the counters written
-        /// out here, read through `PackedCounters::get`: the same answers and the same
-        /// counters. Few counters (so that positions repeat), 16 bits and any other width,
-        /// counters started at 0, at the maximum (0xffff at 16 bits), just below it and
-        /// between, so that inserts saturate and removes meet saturated counters.
-        #[test]
-        fn ms_operations_follow_the_counters(
-            m in 1u64..48,
-            k_at in 0usize..5,
-            width in proptest::prop_oneof![3 => proptest::strategy::Just(16u32), 1 => 1u32..=16],
-            scheme_at in 0usize..4,
-            seed in proptest::num::u64::ANY,
-            start in proptest::collection::vec((0u32..4, proptest::num::u32::ANY), 48),
-            ops in proptest::collection::vec((0u32..3, 0u64..50), 0..150),
-        ) {
-            let k = [7, 4, 10, 3, 12][k_at];
-            let scheme = [
-                IndexScheme::EnhancedDoubleHashing,
-                IndexScheme::DoubleHashing,
-                IndexScheme::GuavaMitz64,
-                IndexScheme::SeededHashes,
-            ][scheme_at];
-            let mut f = SpectralBloomFilter::builder()
-                .num_counters(m)
-                .num_hashes(k)
-                .counter_width(width)
-                .index_scheme(scheme)
-                .seed(seed)
-                .build()
-                .unwrap();
-            let max = f.counters.max_value();
-            let mut model: Vec<u32> = start[..m as usize]
-                .iter()
-                .map(|&(class, v)| match class {
-                    0 => 0,
-                    1 => max,
-                    2 => max.saturating_sub(1),
-                    _ => v & max,
-                })
-                .collect();
-            for (p, &c) in model.iter().enumerate() {
-                f.counters.set(p as u64, c);
-            }
-            for &(op, item) in &ops {
-                let bytes = item.to_le_bytes();
-                let ps: Vec<u64> = f.hashing.positions(&bytes, k, m).collect();
-                let mut distinct: Vec<u64> = Vec::new();
-                for &p in &ps {
-                    if !distinct.contains(&p) {
-                        distinct.push(p);
-                    }
-                }
-                let min = distinct.iter().map(|&p| model[p as usize]).min().unwrap();
-                match op {
-                    0 => {
-                        for &p in &distinct {
-                            let c = &mut model[p as usize];
-                            *c += u32::from(*c < max);
-                        }
-                        proptest::prop_assert_eq!(f.insert(&item), min == 0);
-                    }
-                    1 => {
-                        let removed = f.remove(&item);
-                        if min == 0 {
-                            proptest::prop_assert_eq!(removed, Err(Error::NotPresent));
-                        } else {
-                            proptest::prop_assert_eq!(removed, Ok(true));
-                            for &p in &distinct {
-                                let c = &mut model[p as usize];
-                                *c -= u32::from(*c < max);
-                            }
-                        }
-                    }
-                    _ => {
-                        let held = min > 0;
-                        proptest::prop_assert_eq!(f.contains(&item), held);
-                        proptest::prop_assert_eq!(f.holds_at(&ps, true), held);
-                        proptest::prop_assert_eq!(f.holds_at(&ps, false), held);
-                        let via_window =
-                            crate::lookahead::ByPositions::contains_at(&f, &ps, ());
-                        proptest::prop_assert_eq!(via_window, held);
-                        proptest::prop_assert_eq!(f.count(&item), u64::from(min));
-                    }
-                }
-                let counters: Vec<u32> = (0..m).map(|p| f.counters.get(p)).collect();
-                proptest::prop_assert_eq!(&counters, &model);
-            }
         }
     }
 
