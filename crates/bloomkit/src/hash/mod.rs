@@ -152,6 +152,16 @@ impl HashFunction {
 
 /// How the k positions of an item are derived.
 ///
+/// The index schemes the kinds' property tests draw from: the three that take positions
+/// from one digest first (so `[..3]` are those), then the seeded one.
+#[cfg(test)]
+pub(crate) const TESTED_SCHEMES: [IndexScheme; 4] = [
+    IndexScheme::EnhancedDoubleHashing,
+    IndexScheme::DoubleHashing,
+    IndexScheme::GuavaMitz64,
+    IndexScheme::SeededHashes,
+];
+
 /// The numeric value of each variant is written into filter files and must never change.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
 #[repr(u8)]

@@ -1102,12 +1102,7 @@ mod tests {
             ops in proptest::collection::vec((0u64..400, 0u8..4), 0..300),
         ) {
             let r = ((data as f64 * r_frac) as u64).clamp(1, data);
-            let scheme = [
-                IndexScheme::EnhancedDoubleHashing,
-                IndexScheme::DoubleHashing,
-                IndexScheme::GuavaMitz64,
-                IndexScheme::SeededHashes,
-            ][scheme_at];
+            let scheme = crate::hash::TESTED_SCHEMES[scheme_at];
             let mut fast = DeletableBloomFilter::builder()
                 .num_bits(data + r)
                 .num_hashes(k)

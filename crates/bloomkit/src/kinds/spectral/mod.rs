@@ -1221,12 +1221,7 @@ mod tests {
             seed in proptest::num::u64::ANY,
             items in proptest::collection::vec(0u64..60, 0..200),
         ) {
-            let scheme = [
-                IndexScheme::EnhancedDoubleHashing,
-                IndexScheme::DoubleHashing,
-                IndexScheme::GuavaMitz64,
-                IndexScheme::SeededHashes,
-            ][scheme_at];
+            let scheme = crate::hash::TESTED_SCHEMES[scheme_at];
             let method = if mi { SpectralMethod::MinimalIncrease } else { SpectralMethod::MinimumSelection };
             let mut f = SpectralBloomFilter::builder()
                 .num_counters(m)

@@ -925,11 +925,7 @@ mod tests {
             seed in proptest::num::u64::ANY,
             items in proptest::collection::vec(0u64..500, 0..300),
         ) {
-            let scheme = [
-                IndexScheme::EnhancedDoubleHashing,
-                IndexScheme::DoubleHashing,
-                IndexScheme::GuavaMitz64,
-            ][scheme_at];
+            let scheme = crate::hash::TESTED_SCHEMES[..3][scheme_at];
             let mut fast = StableBloomFilter::builder()
                 .num_cells(cells)
                 .num_hashes(k)
@@ -959,12 +955,7 @@ mod tests {
             seed in proptest::num::u64::ANY,
             items in proptest::collection::vec(0u64..200, 0..300),
         ) {
-            let scheme = [
-                IndexScheme::EnhancedDoubleHashing,
-                IndexScheme::DoubleHashing,
-                IndexScheme::GuavaMitz64,
-                IndexScheme::SeededHashes,
-            ][scheme_at];
+            let scheme = crate::hash::TESTED_SCHEMES[scheme_at];
             let mut f = StableBloomFilter::builder()
                 .num_cells(cells)
                 .num_hashes(k)
