@@ -963,7 +963,6 @@ impl KindView for ViewShape {
 mod tests {
     use super::*;
     use crate::codec::Persist;
-    use crate::hash::IndexScheme;
 
     fn small(regions: u64) -> DeletableBloomFilter {
         DeletableBloomFilter::builder()
