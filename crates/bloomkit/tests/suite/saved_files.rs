@@ -68,34 +68,32 @@ fn fixtures() -> Vec<(String, AnyFilter)> {
     }
     out.push(("blocked-fold2.bk".into(), fold2.into()));
     // The variable-increment filter with each source of increments it has had:
-    // `vi-counting.bk` was saved with the second digest, this one with the position digest.
-    let mut vi = bloomkit::VariableIncrementBloomFilter::builder()
-        .capacity(200)
-        .fpp(0.01)
-        .increment_hashing(IncrementHashing::PositionDigest)
-        .build()
-        .unwrap();
-    for item in items() {
-        vi.insert(item.as_str());
+    // `vi-counting.bk` was saved with the second digest, these with the position digest and
+    // the packed digest (the default from then on).
+    for (source, file) in [
+        (
+            IncrementHashing::PositionDigest,
+            "vi-counting-position-digest.bk",
+        ),
+        (
+            IncrementHashing::PackedDigest,
+            "vi-counting-packed-digest.bk",
+        ),
+    ] {
+        let mut vi = bloomkit::VariableIncrementBloomFilter::builder()
+            .capacity(200)
+            .fpp(0.01)
+            .increment_hashing(source)
+            .build()
+            .unwrap();
+        for item in items() {
+            vi.insert(item.as_str());
+        }
+        for item in removed() {
+            vi.remove(item.as_str()).unwrap();
+        }
+        out.push((file.into(), vi.into()));
     }
-    for item in removed() {
-        vi.remove(item.as_str()).unwrap();
-    }
-    out.push(("vi-counting-position-digest.bk".into(), vi.into()));
-    // And with the packed digest, the default from then on.
-    let mut vi = bloomkit::VariableIncrementBloomFilter::builder()
-        .capacity(200)
-        .fpp(0.01)
-        .increment_hashing(IncrementHashing::PackedDigest)
-        .build()
-        .unwrap();
-    for item in items() {
-        vi.insert(item.as_str());
-    }
-    for item in removed() {
-        vi.remove(item.as_str()).unwrap();
-    }
-    out.push(("vi-counting-packed-digest.bk".into(), vi.into()));
     out
 }
 

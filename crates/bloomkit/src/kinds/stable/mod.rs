@@ -911,6 +911,18 @@ mod tests {
         assert_eq!(cells.get(9), 0);
     }
 
+    /// The property tests' filter: `cells` cells, k positions, a run of up to 30 decrements.
+    fn tested(cells: u64, k: u32, scheme: IndexScheme, seed: u64) -> StableBloomFilter {
+        StableBloomFilter::builder()
+            .num_cells(cells)
+            .num_hashes(k)
+            .decrements(cells.min(30))
+            .index_scheme(scheme)
+            .seed(seed)
+            .build()
+            .unwrap()
+    }
+
     proptest::proptest! {
         #![proptest_config(proptest::test_runner::Config::with_cases(64))]
 
@@ -925,15 +937,7 @@ mod tests {
             seed in proptest::num::u64::ANY,
             items in proptest::collection::vec(0u64..500, 0..300),
         ) {
-            let scheme = crate::hash::TESTED_SCHEMES[..3][scheme_at];
-            let mut fast = StableBloomFilter::builder()
-                .num_cells(cells)
-                .num_hashes(k)
-                .decrements(cells.min(30))
-                .index_scheme(scheme)
-                .seed(seed)
-                .build()
-                .unwrap();
+            let mut fast = tested(cells, k, crate::hash::TESTED_SCHEMES[..3][scheme_at], seed);
             let mut general = fast.clone();
             for item in &items {
                 let (h, m) = (general.hashing, general.cells.len());
@@ -955,15 +959,7 @@ mod tests {
             seed in proptest::num::u64::ANY,
             items in proptest::collection::vec(0u64..200, 0..300),
         ) {
-            let scheme = crate::hash::TESTED_SCHEMES[scheme_at];
-            let mut f = StableBloomFilter::builder()
-                .num_cells(cells)
-                .num_hashes(k)
-                .decrements(cells.min(30))
-                .index_scheme(scheme)
-                .seed(seed)
-                .build()
-                .unwrap();
+            let mut f = tested(cells, k, crate::hash::TESTED_SCHEMES[scheme_at], seed);
             for item in &items {
                 let was_present = f.contains(item);
                 let is_new = f.insert(item);
