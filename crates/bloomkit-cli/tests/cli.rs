@@ -740,6 +740,59 @@ fn check_count_prints_how_often_a_spectral_filter_saw_each_item() {
     );
 }
 
+/// A spectral filter is created in the compact layout unless `--counter-layout fixed` asks
+/// for every counter at its full width; both count the same, `info` names the layout, and
+/// the fixed file is four times the compact one's size.
+#[test]
+fn a_spectral_filter_takes_the_layout_asked_for() {
+    let dir = temp();
+    let d = dir.path();
+    let mut sizes = Vec::new();
+    for layout in ["compact", "fixed"] {
+        let name = format!("{layout}.bk");
+        ok(
+            d,
+            &[
+                "create",
+                "--kind",
+                "spectral",
+                "-n",
+                "10000",
+                "--counter-layout",
+                layout,
+                "-o",
+                &name,
+            ],
+        );
+        let hot = "hot\n".repeat(20);
+        ok_with_stdin(d, &["add", &name], format!("{hot}cold\n").as_bytes());
+        assert_eq!(
+            ok(d, &["check", &name, "--count", "hot", "cold", "absent"]),
+            "hot\t20\ncold\t1\nabsent\t0\n",
+            "{layout}"
+        );
+        let info = ok(d, &["info", &name]);
+        assert!(info.contains(layout), "{info}");
+        sizes.push(std::fs::metadata(d.join(&name)).unwrap().len());
+    }
+    assert!(4 * sizes[0] < sizes[1] + 4096, "{sizes:?}");
+    refuses(
+        d,
+        &[
+            "create",
+            "--kind",
+            "spectral",
+            "-n",
+            "100",
+            "--counter-layout",
+            "packed",
+            "-o",
+            "x.bk",
+        ],
+        "compact",
+    );
+}
+
 #[test]
 fn a_weighted_filter_gives_frequent_items_more_hash_functions() {
     let dir = temp();

@@ -131,7 +131,7 @@ pub use hash::{HashFunction, Hashed, Hashing, IndexScheme, Item};
 #[doc(inline)]
 pub use lock::FileLock;
 #[doc(inline)]
-pub use spectral::SpectralMethod;
+pub use spectral::{SpectralLayout, SpectralMethod};
 #[doc(inline)]
 pub use typed::Typed;
 

@@ -401,7 +401,7 @@ macro_rules! by_window_k {
 
 /// [`insert_by_positions`] with the filter's size decided by the caller.
 #[inline(always)]
-fn insert_by_positions_in<F: ByPositions, I: crate::hash::Item>(
+pub(crate) fn insert_by_positions_in<F: ByPositions, I: crate::hash::Item>(
     filter: &mut F,
     items: &[I],
     single: impl FnMut(&mut F, &I) -> bool,
@@ -433,7 +433,7 @@ pub(crate) fn contains_by_positions<F: ByPositions, I: crate::hash::Item>(
 
 /// [`contains_by_positions`] with the filter's size decided by the caller.
 #[inline(always)]
-fn contains_by_positions_in<F: ByPositions, I: crate::hash::Item>(
+pub(crate) fn contains_by_positions_in<F: ByPositions, I: crate::hash::Item>(
     filter: &F,
     items: &[I],
     out: &mut Vec<bool>,
@@ -587,7 +587,7 @@ mod tests {
 
     use crate::codec::Persist;
     use crate::hash::{Hashing, IndexScheme};
-    use crate::spectral::SpectralMethod;
+    use crate::spectral::{SpectralLayout, SpectralMethod};
     use crate::vi_counting::IncrementHashing;
     use crate::{
         CountingBloomFilter, DeletableBloomFilter, GeneralizedBloomFilter, SpectralBloomFilter,
@@ -737,10 +737,10 @@ mod tests {
                 StableBloomFilter::builder().num_cells(m).num_hashes(k).decrements(m.min(20)).index_scheme(scheme).seed(seed).build().unwrap(),
                 &items, &probes, |f, i| f.insert(i), |f, i| f.contains(i), true)?;
             for method in [SpectralMethod::MinimumSelection, SpectralMethod::MinimalIncrease, SpectralMethod::RecurringMinimum] {
-                for width in [16, 2] {
+                for (width, layout) in [(16, SpectralLayout::Compact), (16, SpectralLayout::Fixed), (2, SpectralLayout::Fixed)] {
                     positions_window_matches_single_calls(
                         SpectralBloomFilter::builder().num_counters(m).num_hashes(k).counter_width(width)
-                            .method(method).index_scheme(scheme).seed(seed).build().unwrap(),
+                            .method(method).counter_layout(layout).index_scheme(scheme).seed(seed).build().unwrap(),
                         &items, &probes, |f, i| f.insert(i), |f, i| f.contains(i), false)?;
                 }
             }

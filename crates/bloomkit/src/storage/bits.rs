@@ -586,7 +586,7 @@ impl Locate for ByDivision {
 /// so `i / per_word` is `i >> j` and the bit `(i mod per_word) · W` is
 /// `(i & (2^j − 1)) << log₂ W` — a shift, a mask and a shift by constants (for 8-bit
 /// counters `i >> 3` and `(i & 7) << 3`) where [`ByDivision`] multiplies three times.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct ByShifts<const W: u32>(());
 
 impl<const W: u32> Locate for ByShifts<W> {

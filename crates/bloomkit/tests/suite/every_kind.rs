@@ -1080,6 +1080,7 @@ fn words_with_padding() -> Vec<(AnyFilter, usize, &'static str)> {
         .num_hashes(4)
         .counter_width(6)
         .method(SpectralMethod::RecurringMinimum)
+        .counter_layout(bloomkit::SpectralLayout::Fixed)
         .build()
         .unwrap();
     let robust = RobustBloomFilter::builder()
@@ -1219,9 +1220,12 @@ proptest! {
             .num_cells(m + k as u64).num_hashes(k).cell_width(width)
             .decrements(1 + seed % m).seed(seed).build().unwrap();
         let method = SpectralMethod::ALL[choice as usize % 3];
+        // Above 4 bits both layouts: compact (the default; counters past 15 in its table)
+        // and fixed.
+        let layout = bloomkit::SpectralLayout::ALL[(choice as usize >> 6) % 2];
         let spectral = SpectralBloomFilter::builder()
             .num_counters(m).num_hashes(k).counter_width(width).method(method).seed(seed)
-            .build().unwrap();
+            .counter_layout(layout).build().unwrap();
         // Increments L..=2L-1 must stay below the maximum: L < 2^(w-1).
         let base = 1 + (seed >> 8) as u32 % (max / 2).clamp(1, 8);
         let source = [

@@ -12,7 +12,10 @@
 use std::path::PathBuf;
 
 use bloomkit::vi_counting::IncrementHashing;
-use bloomkit::{AnyFilter, BloomFilter, Filter, HashFunction, IndexScheme, Kind, Persist};
+use bloomkit::{
+    AnyFilter, BloomFilter, Filter, HashFunction, IndexScheme, Kind, Persist, SpectralBloomFilter,
+    SpectralLayout, SpectralMethod,
+};
 
 /// The items every fixture was filled with, and the ones removed again where the kind can.
 fn items() -> impl Iterator<Item = String> {
@@ -94,7 +97,39 @@ fn fixtures() -> Vec<(String, AnyFilter)> {
         }
         out.push((file.into(), vi.into()));
     }
+    // The spectral filter in the compact layout (`spectral.bk` was saved in the fixed one,
+    // before it), under minimum selection and recurring minimum, with the first 20 items
+    // inserted 40 times more: counters past 15 in the tables of both of RM's arrays.
+    for (method, file) in [
+        (SpectralMethod::MinimumSelection, "spectral-compact.bk"),
+        (SpectralMethod::RecurringMinimum, "spectral-compact-rm.bk"),
+    ] {
+        out.push((file.into(), spectral_compact(method).into()));
+    }
     out
+}
+
+/// The filter of a `spectral-compact*.bk` fixture.
+fn spectral_compact(method: SpectralMethod) -> SpectralBloomFilter {
+    let mut f = SpectralBloomFilter::builder()
+        .capacity(200)
+        .fpp(0.01)
+        .method(method)
+        .counter_layout(SpectralLayout::Compact)
+        .build()
+        .unwrap();
+    for item in items() {
+        f.insert(item.as_str());
+    }
+    for _ in 0..40 {
+        for item in items().take(20) {
+            f.insert(item.as_str());
+        }
+    }
+    for item in removed() {
+        f.remove(item.as_str()).unwrap();
+    }
+    f
 }
 
 #[test]
@@ -134,7 +169,7 @@ fn files_saved_by_earlier_builds_load_and_save_back_byte_for_byte() {
         );
         checked += 1;
     }
-    assert_eq!(checked, Kind::ALL.len() + 4);
+    assert_eq!(checked, Kind::ALL.len() + 6);
 }
 
 /// The blocked filter's files keep the hash they were saved with: `blocked.bk` (saved when
@@ -206,5 +241,70 @@ fn vi_counting_files_answer_as_the_build_that_saved_them() {
             expected,
             "{name}: answers changed"
         );
+    }
+}
+
+/// What a spectral filter answers about the items it was filled with and 4000 absent ones:
+/// contains and count, one line each.
+fn spectral_answers(filter: &SpectralBloomFilter) -> String {
+    items()
+        .chain((0..4000).map(|i| format!("absent-{i}")))
+        .map(|item| {
+            let (c, n) = (filter.contains(item.as_str()), filter.count(item.as_str()));
+            format!("{} {n}\n", u8::from(c))
+        })
+        .collect()
+}
+
+/// `spectral.bk` (fixed layout, saved before the compact one) and the compact fixtures
+/// answer every item and every absent item, contains and count, exactly as the build that
+/// saved them (`*.answers`, written by that build), and in the layout they were saved in;
+/// the compact ones hold counters past 15 (the first 20 items were inserted 41 times, less
+/// one remove for the first 10).
+#[test]
+fn spectral_files_answer_as_the_build_that_saved_them() {
+    let write = std::env::var_os("BLOOMKIT_WRITE_FIXTURES").is_some();
+    for (name, layout, method) in [
+        (
+            "spectral.bk",
+            SpectralLayout::Fixed,
+            SpectralMethod::MinimumSelection,
+        ),
+        (
+            "spectral-compact.bk",
+            SpectralLayout::Compact,
+            SpectralMethod::MinimumSelection,
+        ),
+        (
+            "spectral-compact-rm.bk",
+            SpectralLayout::Compact,
+            SpectralMethod::RecurringMinimum,
+        ),
+    ] {
+        let bytes = std::fs::read(dir().join(name)).unwrap();
+        let filter =
+            SpectralBloomFilter::from_bytes(&bytes).unwrap_or_else(|e| panic!("{name}: {e}"));
+        assert_eq!(filter.counter_layout(), layout, "{name}");
+        assert_eq!(filter.method(), method, "{name}");
+        let answers_path = dir().join(format!("{name}.answers"));
+        if !answers_path.exists() {
+            assert!(write, "{name}: no saved answers");
+            std::fs::write(&answers_path, spectral_answers(&filter)).unwrap();
+        }
+        let expected = std::fs::read_to_string(&answers_path).unwrap();
+        assert_eq!(
+            spectral_answers(&filter),
+            expected,
+            "{name}: answers changed"
+        );
+        if layout == SpectralLayout::Compact {
+            assert!(
+                filter.escaped_counters() >= 20,
+                "{name}: {}",
+                filter.escaped_counters()
+            );
+            assert_eq!(filter.count("saved-3"), 40, "{name}");
+            assert_eq!(filter.count("saved-15"), 41, "{name}");
+        }
     }
 }

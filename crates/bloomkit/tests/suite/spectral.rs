@@ -271,3 +271,198 @@ fn estimates_on_a_zipf_stream_err_as_theory_says() {
     assert!(rm.wrong < ms.wrong, "RM {} vs MS {}", rm.wrong, ms.wrong);
     assert!(mi.relative_error < ms.relative_error);
 }
+
+/// A file of the compact layout, by hand: 64 counters of 8 bits (k = 3, MS) as 64 nibbles
+/// (32 bytes), those at `escapes` 15 and the rest 0 but counter 1 at 2; the table's
+/// `entries` (index, count); the parameters claiming `claimed` entries, layout id `id`.
+fn compact_file(escapes: &[u64], entries: &[(u64, u32)], claimed: u64, id: u32) -> Vec<u8> {
+    let mut words = [0u64; 4];
+    words[0] |= 2 << 4;
+    for &i in escapes {
+        words[(i / 16) as usize] |= 15 << (4 * (i % 16));
+    }
+    let mut payload: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
+    for &(index, count) in entries {
+        payload.extend_from_slice(&index.to_le_bytes());
+        payload.extend_from_slice(&count.to_le_bytes());
+    }
+    let mut p = params(64, 3, 8, 0, 10, 0.01, 0);
+    p.extend_from_slice(&id.to_le_bytes());
+    p.extend_from_slice(&claimed.to_le_bytes());
+    p.extend_from_slice(&0u64.to_le_bytes());
+    raw_file(10, &p, &payload)
+}
+
+/// The compact layout's table, hostile: every way an entry can disagree with the nibbles
+/// or the width, and every count the payload cannot hold, is refused by loading with an
+/// error that names it — and by a view: the lengths and the entries' order, indexes and
+/// counts when it opens, an entry without its nibble 15 (or a nibble 15 without its entry)
+/// in its summary and in a count that reads it.
+#[test]
+fn hostile_overflow_tables_are_named_by_loading_and_by_a_view() {
+    use bloomkit::format::view::FilterView;
+    let good = compact_file(&[5, 40], &[(5, 20), (40, 255)], 2, 1);
+    let f = SpectralBloomFilter::from_bytes(&good).unwrap();
+    assert_eq!(f.escaped_counters(), 2);
+    assert_eq!(f.to_bytes(), good);
+    let tmp = conformance::TempPath::new("hostile-table.bloom");
+    std::fs::write(&tmp.path, &good).unwrap();
+    let view = FilterView::open(&tmp.path).unwrap();
+    assert_eq!(view.summary().unwrap(), AnyFilter::from(f).summary());
+
+    let cut = {
+        let mut b = compact_file(&[5, 40], &[(5, 20), (40, 255)], 2, 1);
+        // One byte of the last entry gone: the frame re-made around 35 bytes of table.
+        let (params_len, at) = (64usize, 28 + 64);
+        let payload = b[at + 8..b.len() - 8 - 1].to_vec();
+        b = raw_file(10, &b[28..28 + params_len], &payload);
+        b
+    };
+    let mut narrow = params(64, 3, 4, 0, 10, 0.01, 0);
+    narrow.extend_from_slice(&1u32.to_le_bytes());
+    narrow.extend_from_slice(&[0; 16]);
+    let mut secondary = params(64, 3, 8, 0, 10, 0.01, 0);
+    secondary.extend_from_slice(&1u32.to_le_bytes());
+    secondary.extend_from_slice(&0u64.to_le_bytes());
+    secondary.extend_from_slice(&1u64.to_le_bytes());
+    let mut short = params(64, 3, 8, 0, 10, 0.01, 0);
+    short.extend_from_slice(&1u32.to_le_bytes());
+    // (file, what loading says, what the view says when it opens, or None: it opens)
+    let cases: Vec<(Vec<u8>, &str, Option<&str>)> = vec![
+        (
+            compact_file(&[5, 40], &[(40, 255), (5, 20)], 2, 1),
+            "not sorted or repeated",
+            Some("not sorted or repeated"),
+        ),
+        (
+            compact_file(&[5, 40], &[(5, 20), (5, 20)], 2, 1),
+            "not sorted or repeated",
+            Some("not sorted or repeated"),
+        ),
+        (
+            compact_file(&[5, 40], &[(5, 20), (64, 20)], 2, 1),
+            "an entry for counter 64 of 64",
+            Some("an entry for counter 64 of 64"),
+        ),
+        (
+            compact_file(&[5, 40], &[(5, 14), (40, 255)], 2, 1),
+            "holds 14, not in 15..=255",
+            Some("holds 14, not in 15..=255"),
+        ),
+        (
+            compact_file(&[5, 40], &[(5, 20), (40, 256)], 2, 1),
+            "holds 256, not in 15..=255",
+            Some("holds 256, not in 15..=255"),
+        ),
+        (
+            compact_file(&[5], &[(5, 20), (40, 255)], 2, 1),
+            "an entry for counter 40, whose nibble is not 15",
+            None,
+        ),
+        (
+            compact_file(&[5, 40, 41], &[(5, 20), (40, 255)], 2, 1),
+            "a nibble 15 without its entry",
+            None,
+        ),
+        (
+            compact_file(&[5, 40], &[(5, 20), (40, 255)], 3, 1),
+            "cannot hold",
+            Some("cannot hold"),
+        ),
+        (
+            compact_file(&[5, 40], &[(5, 20), (40, 255)], u64::MAX, 1),
+            "cannot hold",
+            Some("cannot hold"),
+        ),
+        (
+            compact_file(&[5, 40], &[(5, 20), (40, 255)], u64::MAX / 12 + 1, 1),
+            "cannot hold",
+            Some("cannot hold"),
+        ),
+        (cut, "cannot hold", Some("cannot hold")),
+        (
+            compact_file(&[5, 40], &[(5, 20), (40, 255)], 2, 2),
+            "2 is not 1 (compact)",
+            Some("2 is not 1 (compact)"),
+        ),
+        (
+            raw_file(10, &narrow, &[0; 32]),
+            "4-bit counters",
+            Some("4-bit counters"),
+        ),
+        (
+            raw_file(10, &secondary, &[0; 44]),
+            "a secondary filter that only RM has",
+            Some("a secondary filter that only RM has"),
+        ),
+        (
+            raw_file(10, &short, &[0; 32]),
+            "expected 44 (fixed layout) or 64",
+            Some("expected 44 (fixed layout) or 64"),
+        ),
+    ];
+    for (bytes, says, opening) in cases {
+        let e = SpectralBloomFilter::from_bytes(&bytes).unwrap_err();
+        assert!(
+            matches!(e, Error::Decode(bloomkit::DecodeError::InvalidField { .. })),
+            "{says}: {e:?}"
+        );
+        assert!(e.to_string().contains(says), "{says}: {e}");
+        std::fs::write(&tmp.path, &bytes).unwrap();
+        match opening {
+            Some(also) => {
+                let e = FilterView::open(&tmp.path).unwrap_err();
+                assert!(e.to_string().contains(also), "view of {says}: {e}");
+            }
+            None => {
+                let view = FilterView::open(&tmp.path).unwrap();
+                for e in [view.summary().unwrap_err(), view.load().unwrap_err()] {
+                    assert!(e.to_string().contains(says), "view of {says}: {e}");
+                }
+            }
+        }
+    }
+    // A nibble 15 without its entry: a count that reads it fails (an item whose 3
+    // counters are all escaped: 15 at every counter).
+    let all: Vec<u64> = (0..64).collect();
+    let bytes = compact_file(&all, &[(5, 20)], 1, 1);
+    std::fs::write(&tmp.path, &bytes).unwrap();
+    let view = FilterView::open(&tmp.path).unwrap();
+    let e = view.count("x").unwrap_err();
+    assert!(e.to_string().contains("without its entry"), "{e}");
+    assert!(view.contains("x").unwrap());
+}
+
+/// Files of the fixed layout (every spectral file before the compact layout) load in it
+/// and save back to the same bytes; a filter built with counters of 4 bits or fewer is
+/// fixed whatever was asked; and the fixed layout can still be chosen above 4 bits.
+#[test]
+fn the_fixed_layout_stays_for_old_files_narrow_counters_and_on_request() {
+    use bloomkit::SpectralLayout;
+    let old = raw_file(10, &params(64, 3, 8, 0, 10, 0.01, 0), &[0; 64]);
+    let f = SpectralBloomFilter::from_bytes(&old).unwrap();
+    assert_eq!(f.counter_layout(), SpectralLayout::Fixed);
+    assert_eq!(f.to_bytes(), old);
+    for width in 1..=16 {
+        let f = SpectralBloomFilter::builder()
+            .capacity(100)
+            .counter_width(width)
+            .build()
+            .unwrap();
+        let expected = if width <= 4 {
+            SpectralLayout::Fixed
+        } else {
+            SpectralLayout::Compact
+        };
+        assert_eq!(f.counter_layout(), expected, "{width} bits");
+        let props = f.properties();
+        let layout = props.iter().find(|(k, _)| *k == "counter layout").unwrap();
+        assert!(layout.1.starts_with(expected.name()), "{layout:?}");
+    }
+    let fixed = SpectralBloomFilter::builder()
+        .capacity(100)
+        .counter_layout(SpectralLayout::Fixed)
+        .build()
+        .unwrap();
+    assert_eq!(fixed.counter_layout(), SpectralLayout::Fixed);
+}

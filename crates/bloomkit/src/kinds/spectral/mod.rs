@@ -57,12 +57,47 @@
 //!
 //! # Counters
 //!
-//! Counters are fixed-width ([`PackedCounters`], 1 to 16 bits; 16 by default, counting to
-//! 65 535). The paper stores them with variable length (its String-Array Index) to come
-//! close to a Bloom filter's memory; fixed width is simpler and costs `w` times a Bloom
-//! filter's bits. A counter that reaches `2^w − 1` **saturates**, as in the counting filter:
-//! it stays there and is never decremented (its true value is unknown), so an estimate of
-//! `2^w − 1` means "at least that many".
+//! A counter of w bits (1 to 16; 16 by default, counting to 65 535) counts to `2^w − 1`. A
+//! counter that reaches `2^w − 1` **saturates**, as in the counting filter: it stays there
+//! and is never decremented (its true value is unknown), so an estimate of `2^w − 1` means
+//! "at least that many". How the counters are stored ([`SpectralLayout`]) changes nothing
+//! of that, only the memory:
+//!
+//! * **Fixed** ([`SpectralLayout::Fixed`], [`PackedCounters`]): every counter w bits,
+//!   `w` times a Bloom filter's bits (18.3 MiB for 10⁶ items at ε = 1% with 16 bits,
+//!   where the classic filter takes 1.1 MiB). Counters of 4 bits or fewer are always kept
+//!   so, and so are the files of the builds before the compact layout.
+//! * **Compact** ([`SpectralLayout::Compact`], the default above 4 bits): each counter is a
+//!   4-bit *base nibble*. A nibble below 15 is the count; 15 is an *escape*: the count is
+//!   15 or more, and the exact value (up to `2^w − 1`, saturating as above) is in a table
+//!   keyed by the counter's index. The paper stores counters with variable length (its
+//!   String-Array Index) for the same reason: most counters are small.
+//!
+//! Why 4 bits: a counter's load is Poisson with mean `λ = k·n/m`, which the optimal k makes
+//! `ln 2` at capacity (items inserted once each). Then
+//!
+//! ```text
+//!     P(counter ≥ 15)  =  Σ_{j≥15} e^{−λ} λ^j / j!  ≈  1.6·10⁻¹⁵   (λ = ln 2)
+//!                                                   ≈  3.0·10⁻¹³   (λ = 1, 1.44× capacity)
+//! ```
+//!
+//! so at 10⁸ counters less than one counter in a million filters escapes through load
+//! alone: the table holds the cells of the heavy hitters (an item inserted 15 times or more
+//! escapes its k cells, at most), and the nibbles cost `m/2` bytes, a quarter of 16-bit
+//! counters (4.6 MiB at 10⁶ items, ε = 1%). A 3-bit base would escape at 7 (`P ≈ 8·10⁻⁶`
+//! at λ = ln 2: about 80 cells per 10⁷ counters for items seen once), and a nibble is
+//! located by shifts (16 to a word) where 3 bits need a division.
+//!
+//! Each escaped cell costs a table entry: in memory a `HashMap` bucket (16 bytes and a
+//! control byte, at most 7/8 full and rounded to a power of two: 19 to 39 bytes, counted in
+//! [`memory_bytes`](Filter::memory_bytes)), on disk 12 bytes (index u64, count u32); a
+//! nibble saves 1.5 bytes against a 16-bit counter, so the compact layout is the smaller
+//! one while fewer than one cell in 8 (on disk: `0.5 + 12f < 2`) or one in 13 to 26 (in
+//! memory) is at 15 or more. Reading or writing a counter reads its nibble (one shift and mask); only a
+//! nibble at 15 looks the table up, and an insert that takes a nibble from 14 to 15 adds the
+//! entry. Membership reads only nibbles: a count is 0 exactly when its nibble is. The
+//! answers of every method, insert, remove, count, union and batch call are those of the
+//! fixed layout of the same w (a property test runs both on the same operations).
 //!
 //! ```
 //! use bloomkit::{SpectralBloomFilter, SpectralMethod};
@@ -81,8 +116,11 @@
 //! # Ok::<(), bloomkit::Error>(())
 //! ```
 
+mod cells;
 mod options;
 pub mod theory;
+
+pub use cells::SpectralLayout;
 
 use std::fmt;
 
@@ -95,6 +133,7 @@ use crate::format::view::{all_nonzero, infallible, try_all, FilterView, KindView
 use crate::hash::{mix64, Hashing, HashingChoice, IndexScheme, Item, Positions};
 use crate::params::MAX_NUM_BITS;
 use crate::sizing;
+use cells::{Cells, ENTRY_BYTES, ESCAPE};
 
 /// The counter width used unless another is chosen: 16 bits, counts up to 65 535.
 pub const DEFAULT_SPECTRAL_COUNTER_WIDTH: u32 = 16;
@@ -170,9 +209,10 @@ impl fmt::Display for SpectralMethod {
 /// ```
 #[derive(Clone, PartialEq)]
 pub struct SpectralBloomFilter {
-    counters: PackedCounters,
-    /// RM's secondary filter (⌈m/2⌉ counters); `None` for MS and MI.
-    secondary: Option<PackedCounters>,
+    counters: Cells,
+    /// RM's secondary filter (⌈m/2⌉ counters, in the primary's layout); `None` for MS and
+    /// MI.
+    secondary: Option<Cells>,
     num_hashes: u32,
     method: SpectralMethod,
     hashing: Hashing,
@@ -272,7 +312,7 @@ fn repeats(ps: &[u64]) -> bool {
 }
 
 /// The smallest counter at `positions`, and whether it occurs at two positions or more.
-fn minimum(counters: &PackedCounters, positions: &[u64]) -> (u32, bool) {
+fn minimum(counters: &Cells, positions: &[u64]) -> (u32, bool) {
     infallible(minimum_by(positions, |p| Ok(counters.get(p))))
 }
 
@@ -351,7 +391,7 @@ fn secondary_hashing_of(hashing: Hashing) -> Hashing {
 
 /// Takes 1 from each counter at `positions`, leaving saturated counters (whose true value
 /// is unknown) as they are.
-fn decrement(counters: &mut PackedCounters, positions: &[u64]) {
+fn decrement(counters: &mut Cells, positions: &[u64]) {
     let max = counters.max_value();
     for &p in positions {
         if counters.get(p) != max {
@@ -562,7 +602,7 @@ impl SpectralBloomFilter {
         item.with_bytes(|bytes| {
             let m = self.counters.len();
             let positions = self.hashing.positions(bytes, self.num_hashes, m);
-            infallible(all_nonzero(positions, |p| Ok(self.counters.get(p))))
+            infallible(all_nonzero(positions, |p| Ok(self.counters.base(p))))
         })
     }
 
@@ -578,7 +618,7 @@ impl SpectralBloomFilter {
             self.hashing,
             self.num_hashes,
             self.counters.len(),
-            self.secondary.as_ref().map(PackedCounters::len),
+            self.secondary.as_ref().map(Cells::len),
             bytes,
             |p| Ok(self.counters.get(p)),
             |q| Ok(self.secondary.as_ref().map_or(0, |s| s.get(q))),
@@ -637,7 +677,7 @@ impl SpectralBloomFilter {
 
     /// The counters of RM's secondary filter (⌈m/2⌉), 0 for the other methods.
     pub fn secondary_counters(&self) -> u64 {
-        self.secondary.as_ref().map_or(0, PackedCounters::len)
+        self.secondary.as_ref().map_or(0, Cells::len)
     }
 
     crate::sizing::getters! {
@@ -645,9 +685,45 @@ impl SpectralBloomFilter {
         num_hashes: u32;
     }
 
-    /// The width of one counter in bits.
+    /// The width of one counter in bits: it counts to `2^w − 1`, in either layout.
     pub fn counter_width(&self) -> u32 {
         self.counters.width()
+    }
+
+    /// How the counters are kept ([`SpectralLayout`]): compact for the filters built with
+    /// counters wider than 4 bits (unless the fixed layout was asked for), fixed for the
+    /// others and for the files of the builds before the compact layout.
+    ///
+    /// ```
+    /// use bloomkit::spectral::{SpectralBloomFilter, SpectralLayout};
+    /// let b = || SpectralBloomFilter::builder().capacity(1_000);
+    /// assert_eq!(b().build()?.counter_layout(), SpectralLayout::Compact);
+    /// assert_eq!(b().counter_width(4).build()?.counter_layout(), SpectralLayout::Fixed);
+    /// let fixed = b().counter_layout(SpectralLayout::Fixed).build()?;
+    /// assert_eq!(fixed.counter_layout(), SpectralLayout::Fixed);
+    /// # Ok::<(), bloomkit::Error>(())
+    /// ```
+    pub fn counter_layout(&self) -> SpectralLayout {
+        self.counters.layout()
+    }
+
+    /// The counters (primary and secondary) the compact layout holds in its table, at 15
+    /// or more; 0 in the fixed layout.
+    ///
+    /// ```
+    /// use bloomkit::SpectralBloomFilter;
+    /// let mut f = SpectralBloomFilter::with_capacity(1_000, 0.01)?;
+    /// for _ in 0..14 {
+    ///     f.insert("hot");
+    /// }
+    /// assert_eq!(f.escaped_counters(), 0);
+    /// f.insert("hot"); // its k counters reach 15
+    /// assert_eq!(f.escaped_counters(), u64::from(f.num_hashes()));
+    /// assert_eq!(f.count("hot"), 15);
+    /// # Ok::<(), bloomkit::Error>(())
+    /// ```
+    pub fn escaped_counters(&self) -> u64 {
+        self.arrays().map(Cells::escaped).sum()
     }
 
     crate::sizing::getters! {
@@ -665,11 +741,11 @@ impl SpectralBloomFilter {
 
     /// The counters (primary and secondary) at their maximum `2^w − 1`.
     pub fn saturated_counters(&self) -> u64 {
-        self.arrays().map(PackedCounters::count_saturated).sum()
+        self.arrays().map(Cells::count_saturated).sum()
     }
 
     /// The counter arrays: the primary, and RM's secondary.
-    fn arrays(&self) -> impl Iterator<Item = &PackedCounters> {
+    fn arrays(&self) -> impl Iterator<Item = &Cells> {
         std::iter::once(&self.counters).chain(self.secondary.as_ref())
     }
 }
@@ -697,34 +773,43 @@ impl Filter for SpectralBloomFilter {
     }
 
     fn memory_bytes(&self) -> usize {
-        self.arrays().map(PackedCounters::memory_bytes).sum()
+        self.arrays().map(Cells::memory_bytes).sum()
     }
 
     fn properties(&self) -> Vec<(&'static str, String)> {
         properties(
             &Stored::of(self),
             self.method,
+            self.counter_layout(),
+            self.escaped_counters(),
             self.nonzero_counters(),
             self.saturated_counters(),
         )
     }
 }
 
-/// [`Filter::properties`] of a filter with these stored parameters, method, non-zero
-/// primary counters and saturated counters of both arrays (a view's summary gives the
-/// same).
+/// [`Filter::properties`] of a filter with these stored parameters, method, layout,
+/// escaped counters, non-zero primary counters and saturated counters of both arrays (a
+/// view's summary gives the same).
 fn properties(
     stored: &Stored,
     method: SpectralMethod,
+    layout: SpectralLayout,
+    escaped: u64,
     nonzero: u64,
     saturated: u64,
 ) -> Vec<(&'static str, String)> {
-    let secondary = stored.secondary().map_or(0, |span| span.len);
+    let secondary = if method == SpectralMethod::RecurringMinimum {
+        secondary_len(stored.num_counters)
+    } else {
+        0
+    };
     vec![
         ("method", method.to_string()),
         ("counters (m)", stored.num_counters.to_string()),
         ("secondary counters", secondary.to_string()),
         ("counter width", format!("{} bits", stored.counter_width)),
+        ("counter layout", layout_text(layout, escaped)),
         ("hash functions (k)", stored.num_hashes.to_string()),
         ("target fpp", format!("{}", stored.target_fpp)),
         ("nonzero counters", nonzero.to_string()),
@@ -739,14 +824,14 @@ impl crate::lookahead::ByDigest for SpectralBloomFilter {
         crate::lookahead::unless_seeded(self.hashing).filter(|_| self.secondary.is_none())
     }
     fn batch_bits(&self) -> u64 {
-        self.counters.len() * self.counters.width() as u64
+        self.counters.len() * self.counters.cell_bits()
     }
     crate::lookahead::one_array_prefetch_query!(counters, num_hashes);
     #[inline(always)]
     fn contains_digest(&self, digest: u128) -> bool {
         let (k, m) = (self.num_hashes, self.counters.len());
         let positions = self.hashing.positions_with_digest(&[], digest, k, m);
-        infallible(all_nonzero(positions, |p| Ok(self.counters.get(p))))
+        infallible(all_nonzero(positions, |p| Ok(self.counters.base(p))))
     }
     #[inline(always)]
     fn insert_digest(&mut self, digest: u128) -> bool {
@@ -771,7 +856,7 @@ impl crate::lookahead::ByPositions for SpectralBloomFilter {
     crate::lookahead::one_array_positions!(counters, num_hashes);
     #[inline(always)]
     fn contains_at(&self, ps: &[u64], _: ()) -> bool {
-        ps.iter().all(|&p| self.counters.get(p) > 0)
+        self.counters.all_nonzero(ps)
     }
     /// Only reached under MS and MI (RM's [`digest_hashing`] is `None`).
     ///
@@ -874,6 +959,15 @@ crate::filter::collection_impls!(
     SpectralBloomFilter
 );
 
+/// The layout as [`Filter::properties`] and `describe` name it: `fixed`, or `compact` with
+/// its 4-bit nibbles and the counters its table holds.
+pub(crate) fn layout_text(layout: SpectralLayout, escaped: u64) -> String {
+    match layout {
+        SpectralLayout::Fixed => "fixed".into(),
+        SpectralLayout::Compact => format!("compact (4-bit nibbles, {escaped} escaped)"),
+    }
+}
+
 /// The counters of RM's secondary filter for a primary of m counters: ⌈m/2⌉.
 fn secondary_len(m: u64) -> u64 {
     m.div_ceil(2)
@@ -903,6 +997,7 @@ pub struct SpectralBloomFilterBuilder {
     num_hashes: Option<u32>,
     counter_width: Option<u32>,
     method: SpectralMethod,
+    counter_layout: SpectralLayout,
     hashing: HashingChoice,
 }
 
@@ -934,6 +1029,24 @@ impl SpectralBloomFilterBuilder {
         self
     }
 
+    /// How counters are stored (default [`SpectralLayout::Compact`], a quarter of the
+    /// memory of 16-bit counters with the same answers; counters of 4 bits or fewer are
+    /// always [`SpectralLayout::Fixed`]).
+    ///
+    /// ```
+    /// use bloomkit::spectral::{SpectralBloomFilter, SpectralLayout};
+    /// let f = SpectralBloomFilter::builder()
+    ///     .capacity(1_000)
+    ///     .counter_layout(SpectralLayout::Fixed)
+    ///     .build()?;
+    /// assert_eq!(f.counter_layout(), SpectralLayout::Fixed);
+    /// # Ok::<(), bloomkit::Error>(())
+    /// ```
+    pub fn counter_layout(mut self, layout: SpectralLayout) -> Self {
+        self.counter_layout = layout;
+        self
+    }
+
     /// Validates the parameters and allocates the filter. Sizing is the classic one for n
     /// distinct items (so the MS error probability is ε at capacity); RM adds ⌈m/2⌉
     /// secondary counters, and the whole must stay within [`MAX_NUM_BITS`].
@@ -956,13 +1069,14 @@ impl SpectralBloomFilterBuilder {
                 max: MAX_NUM_BITS,
             });
         }
+        let layout = self.counter_layout;
         let secondary = if rm {
-            Some(PackedCounters::zeros(secondary_len(d.num_cells), width)?)
+            Some(Cells::zeros(secondary_len(d.num_cells), width, layout)?)
         } else {
             None
         };
         Ok(SpectralBloomFilter {
-            counters: PackedCounters::zeros(d.num_cells, width)?,
+            counters: Cells::zeros(d.num_cells, width, layout)?,
             secondary,
             num_hashes: d.num_hashes,
             method: self.method,
@@ -975,9 +1089,11 @@ impl SpectralBloomFilterBuilder {
 }
 
 crate::codec::stored! {
-    /// The spectral filter's parameters on disk (44 bytes): method 0 MS, 1 MI, 2 RM. Payload:
-    /// the primary counters as `PackedCounters` words, then under RM the ⌈m/2⌉ secondary
-    /// counters likewise.
+    /// The spectral filter's parameters on disk (44 bytes): method 0 MS, 1 MI, 2 RM;
+    /// `counter_width` the logical width w. The compact layout adds [`LAYOUT_BYTES`] after
+    /// them. Payload: the primary counters as `PackedCounters` words (w bits; in the compact
+    /// layout 4-bit nibbles), then under RM the ⌈m/2⌉ secondary counters likewise; in the
+    /// compact layout then the primary's table and the secondary's, 12 bytes an entry.
     struct Stored of f: SpectralBloomFilter {
         num_counters: u64 = f.num_counters(),
         num_hashes: u32 = f.num_hashes => check_num_hashes,
@@ -989,25 +1105,54 @@ crate::codec::stored! {
     }
 }
 
+/// The bytes of [`Stored`]. A file of the compact layout has [`LAYOUT_BYTES`] more: the
+/// layout's id (u32, 1) and the entries of the primary's and the secondary's tables (two
+/// u64). A file without them is in the fixed layout, as every file before the compact one.
+const STORED_BYTES: usize = 44;
+/// The parameters after [`Stored`] in a file of the compact layout.
+const LAYOUT_BYTES: usize = 20;
+
 impl Persist for SpectralBloomFilter {
     fn encode_params(&self, out: &mut Vec<u8>) {
         Stored::of(self).write(out);
+        if self.counter_layout() == SpectralLayout::Compact {
+            out.extend_from_slice(&cells::COMPACT_ID.to_le_bytes());
+            out.extend_from_slice(&self.counters.escaped().to_le_bytes());
+            let secondary = self.secondary.as_ref().map_or(0, Cells::escaped);
+            out.extend_from_slice(&secondary.to_le_bytes());
+        }
     }
 
+    /// The arrays (the counters, or the nibbles), primary then secondary; then the compact
+    /// layout's tables, primary then secondary, each sorted by index.
     fn encode_payload(&self, out: &mut Vec<u8>) {
         for counters in self.arrays() {
-            counters.write_le_bytes(out);
+            counters.write_array(out);
+        }
+        for counters in self.arrays() {
+            counters.write_table(out);
         }
     }
 
     fn decode_parts(parts: &Parts<'_>) -> Result<Self, DecodeError> {
         let view = ViewShape::read(parts)?;
         let stored = &view.stored;
-        let primary = stored.primary();
-        let (primary_bytes, rest) = parts.payload.split_at(primary.bytes());
-        let counters = PackedCounters::from_le_bytes(primary.len, primary.width, primary_bytes)?;
-        let secondary = match stored.secondary() {
-            Some(span) => Some(PackedCounters::from_le_bytes(span.len, span.width, rest)?),
+        let width = stored.counter_width;
+        let payload = parts.payload;
+        let read_array = |span: CounterSpan, table: usize| {
+            let array = &payload[span.at..span.at + span.bytes()];
+            match view.layout {
+                SpectralLayout::Fixed => Cells::fixed_from(span.len, width, array),
+                SpectralLayout::Compact => {
+                    let (at, entries) = view.table(table);
+                    let bytes = &payload[at..at + (entries * ENTRY_BYTES) as usize];
+                    Cells::compact_from(span.len, width, array, bytes)
+                }
+            }
+        };
+        let counters = read_array(view.primary(), 0)?;
+        let secondary = match view.secondary() {
+            Some(span) => Some(read_array(span, 1)?),
             None => None,
         };
         Ok(SpectralBloomFilter {
@@ -1023,43 +1168,164 @@ impl Persist for SpectralBloomFilter {
     }
 }
 
-impl Stored {
-    /// The primary counters in the payload: from its start.
-    fn primary(&self) -> CounterSpan {
-        CounterSpan {
-            at: 0,
-            len: self.num_counters,
-            width: self.counter_width,
-        }
-    }
-
-    /// RM's secondary counters, after the primary ones (`None` for MS and MI).
-    fn secondary(&self) -> Option<CounterSpan> {
-        (self.method == SpectralMethod::RecurringMinimum.id()).then(|| CounterSpan {
-            at: self.primary().bytes(),
-            len: secondary_len(self.num_counters),
-            width: self.counter_width,
-        })
-    }
-}
-
 /// A spectral filter as loading and a read-only view ([`format::view`](crate::format::view))
-/// read it: the stored parameters and method, checked, and the query over the primary
-/// counters the view fetches from the file (the membership query of every method reads
-/// only them; a count under RM reads the secondary too). Loading
-/// checks the padding bits of every word of both arrays; the view checks them in each chunk
-/// when it first touches it ([`KindView::check_piece`]).
+/// read it: the stored parameters, method and layout, checked, and the query over the
+/// primary counters the view fetches from the file (the membership query of every method
+/// reads only them, and in the compact layout only their nibbles; a count under RM reads
+/// the secondary too, and a count that meets a nibble 15 searches the table in the file).
+/// Loading checks the padding bits of every word of both arrays; the view checks them in
+/// each chunk when it first touches it ([`KindView::check_piece`]). Of the compact layout's
+/// tables loading checks everything; the view checks the order, the indexes and the counts
+/// of the entries when it opens (reading the tables' chunks), and that every entry has its
+/// nibble 15 and every nibble 15 its entry in each summary; a count that meets a nibble 15
+/// without its entry fails.
 #[derive(Clone, Copy, Debug)]
 struct ViewShape {
     stored: Stored,
     method: SpectralMethod,
     hashing: Hashing,
+    layout: SpectralLayout,
+    /// The entries of the primary's and the secondary's tables (compact layout; 0 and 0 in
+    /// the fixed one).
+    entries: [u64; 2],
+}
+
+impl ViewShape {
+    /// The bits of an array's cells: w, or the compact layout's 4.
+    fn cell_width(&self) -> u32 {
+        match self.layout {
+            SpectralLayout::Fixed => self.stored.counter_width,
+            SpectralLayout::Compact => cells::NIBBLE_BITS,
+        }
+    }
+
+    /// The primary counters (or nibbles) in the payload: from its start.
+    fn primary(&self) -> CounterSpan {
+        CounterSpan {
+            at: 0,
+            len: self.stored.num_counters,
+            width: self.cell_width(),
+        }
+    }
+
+    /// RM's secondary counters (or nibbles), after the primary ones (`None` for MS and MI).
+    fn secondary(&self) -> Option<CounterSpan> {
+        (self.method == SpectralMethod::RecurringMinimum).then(|| CounterSpan {
+            at: self.primary().bytes(),
+            len: secondary_len(self.stored.num_counters),
+            width: self.cell_width(),
+        })
+    }
+
+    /// The arrays' span: 0 (primary) or 1 (secondary).
+    fn span(&self, which: usize) -> CounterSpan {
+        match which {
+            0 => self.primary(),
+            _ => self
+                .secondary()
+                .expect("a table of the secondary only under RM"),
+        }
+    }
+
+    /// Where the arrays end and the tables begin.
+    fn arrays_end(&self) -> usize {
+        let primary = self.primary();
+        self.secondary()
+            .map_or(primary.bytes(), |s| s.at + s.bytes())
+    }
+
+    /// The payload offset and the entries of table `which` (0: primary, 1: secondary).
+    fn table(&self, which: usize) -> (usize, u64) {
+        let skip = if which == 0 { 0 } else { self.entries[0] };
+        (
+            self.arrays_end() + (skip * ENTRY_BYTES) as usize,
+            self.entries[which],
+        )
+    }
+
+    /// Counter `index` of array `which`, read from the view's file: the counter, or the
+    /// nibble, and for a nibble 15 the count its table entry holds (found by bisection
+    /// over the sorted entries in the file).
+    fn counter_in_file(&self, view: &FilterView, which: usize, index: u64) -> Result<u32, Error> {
+        let value = view.counter(&self.span(which), index)?;
+        if self.layout == SpectralLayout::Fixed || value != ESCAPE {
+            return Ok(value);
+        }
+        let (at, entries) = self.table(which);
+        let entry = |i: u64| at + (i * ENTRY_BYTES) as usize;
+        let (mut low, mut high) = (0, entries);
+        while low < high {
+            let mid = low + (high - low) / 2;
+            let mut key = [0; 8];
+            view.payload_into(entry(mid), &mut key)?;
+            match u64::from_le_bytes(key).cmp(&index) {
+                std::cmp::Ordering::Less => low = mid + 1,
+                std::cmp::Ordering::Greater => high = mid,
+                std::cmp::Ordering::Equal => {
+                    let mut count = [0; 4];
+                    view.payload_into(entry(mid) + 8, &mut count)?;
+                    return Ok(u32::from_le_bytes(count));
+                }
+            }
+        }
+        Err(cells::escapes_without_entry(1, 0).into())
+    }
+
+    /// The layout and the tables' entries from the parameters after [`Stored`] (none: the
+    /// fixed layout).
+    fn read_layout(
+        rest: &[u8],
+        stored: &Stored,
+        rm: bool,
+    ) -> Result<(SpectralLayout, [u64; 2]), DecodeError> {
+        if rest.is_empty() {
+            return Ok((SpectralLayout::Fixed, [0, 0]));
+        }
+        if rest.len() != LAYOUT_BYTES {
+            return Err(invalid(
+                "parameters",
+                format!(
+                    "{} bytes, expected {STORED_BYTES} (fixed layout) or {} (compact layout)",
+                    STORED_BYTES + rest.len(),
+                    STORED_BYTES + LAYOUT_BYTES
+                ),
+            ));
+        }
+        let mut r = crate::codec::Reader::new(rest);
+        let (id, primary, secondary) = (r.u32()?, r.u64()?, r.u64()?);
+        if id != cells::COMPACT_ID {
+            return Err(invalid(
+                "layout",
+                format!("{id} is not {} (compact)", cells::COMPACT_ID),
+            ));
+        }
+        if stored.counter_width <= cells::NIBBLE_BITS {
+            return Err(invalid(
+                "layout",
+                format!(
+                    "the compact layout with {}-bit counters (it is for counters of more than \
+                     {} bits)",
+                    stored.counter_width,
+                    cells::NIBBLE_BITS
+                ),
+            ));
+        }
+        if !rm && secondary != 0 {
+            return Err(invalid(
+                "overflow table",
+                format!("{secondary} entries for a secondary filter that only RM has"),
+            ));
+        }
+        Ok((SpectralLayout::Compact, [primary, secondary]))
+    }
 }
 
 impl KindView for ViewShape {
     fn read(parts: &Parts<'_>) -> Result<Self, DecodeError> {
         parts.expect_kind(Kind::Spectral)?;
-        let stored = Stored::read(parts.params)?;
+        let params = parts.params;
+        let (head, rest) = params.split_at(params.len().min(STORED_BYTES));
+        let stored = Stored::read(head)?;
         let Stored {
             num_counters,
             counter_width: width,
@@ -1075,31 +1341,54 @@ impl KindView for ViewShape {
             if rm { secondary_len(num_counters) } else { 0 },
             width,
         )?;
-        // The payload's length is known from m, the width and the method, before anything
-        // is allocated.
-        let primary = stored.primary().bytes();
-        if parts.payload.len() < primary {
-            return Err(invalid(
-                "payload",
-                format!(
-                    "{} bytes cannot hold {num_counters} counters",
-                    parts.payload.len()
-                ),
-            ));
-        }
-        let rest = parts.payload.len() - primary;
-        match stored.secondary() {
-            Some(span) => PackedCounters::check_encoded_len(span.len, width, rest)?,
-            None if rest > 0 => {
-                return Err(invalid("payload", format!("{rest} bytes too many")));
-            }
-            None => {}
-        }
-        Ok(ViewShape {
+        let (layout, entries) = Self::read_layout(rest, &stored, rm)?;
+        let shape = ViewShape {
             stored,
             method,
             hashing: parts.hashing,
-        })
+            layout,
+            entries,
+        };
+        // The payload's length is known from m, the width, the method and the tables'
+        // entries, before anything is allocated.
+        let len = parts.payload.len();
+        let primary = shape.primary().bytes();
+        if len < primary {
+            return Err(invalid(
+                "payload",
+                format!("{len} bytes cannot hold {num_counters} counters"),
+            ));
+        }
+        let arrays = shape.arrays_end();
+        let tables = entries[0]
+            .checked_add(entries[1])
+            .and_then(|e| e.checked_mul(ENTRY_BYTES));
+        match tables.and_then(|t| t.checked_add(arrays as u64)) {
+            Some(expected) if expected == len as u64 => {}
+            _ if layout == SpectralLayout::Fixed && len > arrays => {
+                return Err(invalid(
+                    "payload",
+                    format!("{} bytes too many", len - arrays),
+                ));
+            }
+            _ if layout == SpectralLayout::Fixed => {
+                let span = shape
+                    .secondary()
+                    .expect("shorter than the primary: refused above");
+                PackedCounters::check_encoded_len(span.len, width, len - primary)?;
+            }
+            _ => {
+                return Err(invalid(
+                    "payload",
+                    format!(
+                        "{len} bytes cannot hold {arrays} bytes of nibbles and {} + {} table \
+                         entries of {ENTRY_BYTES} bytes",
+                        entries[0], entries[1]
+                    ),
+                ));
+            }
+        }
+        Ok(shape)
     }
 
     fn facts(&self) -> ViewFacts {
@@ -1107,9 +1396,11 @@ impl KindView for ViewShape {
         crate::format::view::view_facts!(s, s.num_counters, s.num_hashes, s.len)
     }
 
+    /// Every primary counter at the item's positions is non-zero: read from the counters,
+    /// or the compact layout's nibbles (0 exactly when the count is).
     fn contains(&self, bytes: &[u8], view: &FilterView) -> Result<bool, Error> {
         let s = &self.stored;
-        let primary = s.primary();
+        let primary = self.primary();
         let positions = self.hashing.positions(bytes, s.num_hashes, s.num_counters);
         all_nonzero(positions, |p| view.counter(&primary, p))
     }
@@ -1118,16 +1409,16 @@ impl KindView for ViewShape {
     /// primary ones, and under RM the secondary ones when the primary minimum is single.
     fn count(&self, bytes: &[u8], view: &FilterView) -> Result<Option<u64>, Error> {
         let s = &self.stored;
-        let (primary, secondary) = (s.primary(), s.secondary());
+        let secondary = self.secondary();
         let count = count_by(
             self.hashing,
             s.num_hashes,
             s.num_counters,
             secondary.map(|span| span.len),
             bytes,
-            |p| view.counter(&primary, p),
+            |p| self.counter_in_file(view, 0, p),
             |q| match &secondary {
-                Some(span) => view.counter(span, q),
+                Some(_) => self.counter_in_file(view, 1, q),
                 None => Ok(0),
             },
         )?;
@@ -1136,33 +1427,88 @@ impl KindView for ViewShape {
 
     /// The non-zero primary counters and the saturated counters of both arrays, counted
     /// over the payload in one pass; the rest as the loaded filter works it out from them.
+    /// In the compact layout the same pass counts the nibbles 15 of each array, which must
+    /// be as many as its table's entries, and each entry's nibble is read: 15, as loading
+    /// requires (so every nibble 15 has its entry).
     fn summary(&self, view: &FilterView) -> Result<Summary, Error> {
         let s = &self.stored;
         let max = (1u32 << s.counter_width) - 1;
-        let (primary, secondary) = (s.primary(), s.secondary());
+        let (primary, secondary) = (self.primary(), self.secondary());
         let (mut nonzero, mut saturated) = (0u64, 0u64);
+        let mut escapes = [0u64; 2];
         view.for_each_piece_at(|offset, bytes| {
             primary.for_each_in(offset, bytes, |c| {
                 nonzero += (c != 0) as u64;
                 saturated += (c == max) as u64;
+                escapes[0] += (c == ESCAPE) as u64;
             });
             if let Some(secondary) = &secondary {
-                secondary.for_each_in(offset, bytes, |c| saturated += (c == max) as u64);
+                secondary.for_each_in(offset, bytes, |c| {
+                    saturated += (c == max) as u64;
+                    escapes[1] += (c == ESCAPE) as u64;
+                });
             }
             Ok(())
         })?;
-        Ok(view.summary_of(
+        let mut memory_bytes = view.payload_bytes();
+        if self.layout == SpectralLayout::Compact {
+            memory_bytes = self.arrays_end() as u64;
+            for which in 0..if secondary.is_some() { 2 } else { 1 } {
+                let (at, entries) = self.table(which);
+                let mut table = cells::TableReader::new(self.span(which).len, s.counter_width);
+                let mut indexes = Vec::new();
+                view.for_each_piece_in(at..at + (entries * ENTRY_BYTES) as usize, |_, bytes| {
+                    Ok(table.feed(bytes, |index, count| {
+                        saturated += (count == max) as u64;
+                        indexes.push(index);
+                    })?)
+                })?;
+                for index in indexes {
+                    if view.counter(&self.span(which), index)? != ESCAPE {
+                        return Err(cells::entry_without_escape(index).into());
+                    }
+                }
+                if escapes[which] != entries {
+                    return Err(cells::escapes_without_entry(escapes[which], entries).into());
+                }
+                memory_bytes += cells::table_bytes_for(entries) as u64;
+            }
+        }
+        let escaped = self.entries[0] + self.entries[1];
+        let summary = view.summary_of(
             None,
-            properties(s, self.method, nonzero, saturated),
+            properties(s, self.method, self.layout, escaped, nonzero, saturated),
             crate::params::estimate_items(nonzero, s.num_counters, s.num_hashes),
             crate::params::fpp_from_fill(nonzero, s.num_counters, s.num_hashes),
-        ))
+        );
+        Ok(Summary {
+            memory_bytes,
+            bits_per_item: crate::filter::bits_per_item(memory_bytes, s.capacity),
+            ..summary
+        })
+    }
+
+    /// The compact layout's tables: entries sorted, each index below its array's length,
+    /// each count in `15..=2^w − 1` (reading the tables' chunks).
+    fn check_opened(&self, view: &FilterView) -> Result<(), Error> {
+        if self.layout == SpectralLayout::Fixed {
+            return Ok(());
+        }
+        for which in 0..if self.secondary().is_some() { 2 } else { 1 } {
+            let (at, entries) = self.table(which);
+            let mut table =
+                cells::TableReader::new(self.span(which).len, self.stored.counter_width);
+            view.for_each_piece_in(at..at + (entries * ENTRY_BYTES) as usize, |_, bytes| {
+                Ok(table.feed(bytes, |_, _| {})?)
+            })?;
+        }
+        Ok(())
     }
 
     /// The padding bits of every word of both arrays are zero, as loading requires.
     fn check_piece(&self, offset: usize, bytes: &[u8]) -> Result<(), DecodeError> {
-        self.stored.primary().check_words(offset, bytes)?;
-        match self.stored.secondary() {
+        self.primary().check_words(offset, bytes)?;
+        match self.secondary() {
             Some(span) => span.check_words(offset, bytes),
             None => Ok(()),
         }
@@ -1173,6 +1519,172 @@ impl KindView for ViewShape {
 mod tests {
     use super::*;
     use crate::filter::Mergeable;
+
+    /// The fixed and the compact filter of the same parameters and logical width.
+    fn both_layouts(
+        m: u64,
+        k: u32,
+        width: u32,
+        method: SpectralMethod,
+        scheme: IndexScheme,
+        seed: u64,
+    ) -> [SpectralBloomFilter; 2] {
+        SpectralLayout::ALL.map(|layout| {
+            SpectralBloomFilter::builder()
+                .num_counters(m)
+                .num_hashes(k)
+                .counter_width(width)
+                .method(method)
+                .counter_layout(layout)
+                .index_scheme(scheme)
+                .seed(seed)
+                .build()
+                .unwrap()
+        })
+    }
+
+    /// What a filter answers about every item of the tests' domain: count and contains.
+    fn answers(f: &SpectralBloomFilter) -> Vec<(u64, bool)> {
+        (0..ITEMS).map(|x| (f.count(&x), f.contains(&x))).collect()
+    }
+
+    /// Every counter of both arrays.
+    fn all_counters(f: &SpectralBloomFilter) -> Vec<u32> {
+        f.arrays()
+            .flat_map(|c| (0..c.len()).map(move |p| c.get(p)))
+            .collect()
+    }
+
+    /// The items the layout tests draw from: few, so that they repeat and share counters.
+    const ITEMS: u64 = 24;
+
+    proptest::proptest! {
+        #![proptest_config(proptest::test_runner::Config::with_cases(256))]
+
+        /// The compact layout answers exactly as the fixed one of the same logical width:
+        /// the same random sequence of single and batch inserts (items repeated up to 40
+        /// times in a row, so that counters pass 15 and, at 5 and 6 bits, saturate at 31
+        /// and 63), removes, unions and intersections (with a filter of either layout),
+        /// clears and round trips through the file format, under every method; after each
+        /// operation every count and contains answer is the same, and at the end every
+        /// counter of both arrays, the length and the saturated and non-zero counters.
+        #[test]
+        fn the_compact_layout_answers_exactly_as_the_fixed_one(
+            m in 1u64..300,
+            k in 1u32..=8,
+            width in proptest::prop_oneof![5u32..=6, 5u32..=16],
+            method_at in 0usize..3,
+            scheme_at in 0usize..4,
+            seed in proptest::num::u64::ANY,
+            ops in proptest::collection::vec((0u8..10, 0..ITEMS, 1usize..40), 0..60),
+        ) {
+            let scheme = crate::hash::TESTED_SCHEMES[scheme_at];
+            let method = SpectralMethod::ALL[method_at];
+            let [mut compact, mut fixed] = both_layouts(m, k, width, method, scheme, seed);
+            proptest::prop_assert_eq!(compact.counter_layout(), SpectralLayout::Compact);
+            proptest::prop_assert_eq!(fixed.counter_layout(), SpectralLayout::Fixed);
+            for &(op, item, times) in &ops {
+                let batch: Vec<u64> = (0..times as u64).map(|i| (item + i * i) % ITEMS).collect();
+                match op {
+                    0..=2 => {
+                        for _ in 0..times {
+                            proptest::prop_assert_eq!(compact.insert(&item), fixed.insert(&item));
+                        }
+                    }
+                    3 => proptest::prop_assert_eq!(
+                        compact.insert_batch(&batch),
+                        fixed.insert_batch(&batch)
+                    ),
+                    4 => {
+                        // The window by positions, forced whatever the filter's size.
+                        let insert = |f: &mut SpectralBloomFilter, x: &u64| f.insert(x);
+                        proptest::prop_assert_eq!(
+                            crate::lookahead::insert_by_positions_in(&mut compact, &batch, insert, false),
+                            crate::lookahead::insert_by_positions_in(&mut fixed, &batch, insert, false)
+                        );
+                        let (mut a, mut b) = (Vec::new(), Vec::new());
+                        let contains = |f: &SpectralBloomFilter, x: &u64| f.contains(x);
+                        crate::lookahead::contains_by_positions_in(&compact, &batch, &mut a, contains, false);
+                        crate::lookahead::contains_by_positions_in(&fixed, &batch, &mut b, contains, false);
+                        proptest::prop_assert_eq!(a, b);
+                    }
+                    5 | 6 => {
+                        for _ in 0..times.min(20) {
+                            proptest::prop_assert_eq!(compact.remove(&item), fixed.remove(&item));
+                        }
+                    }
+                    7 => {
+                        // With a filter of the other layout, and of its own.
+                        let (a, b) = (fixed.clone(), compact.clone());
+                        if item % 2 == 0 {
+                            proptest::prop_assert_eq!(compact.union(&a), fixed.union(&b));
+                        } else {
+                            proptest::prop_assert_eq!(compact.union(&b), fixed.union(&a));
+                        }
+                    }
+                    8 => {
+                        let [mut c, mut f] = both_layouts(m, k, width, method, scheme, seed);
+                        for x in &batch {
+                            c.insert(x);
+                            f.insert(x);
+                        }
+                        proptest::prop_assert_eq!(compact.intersect(&c), fixed.intersect(&f));
+                        if item == 0 {
+                            compact.clear();
+                            fixed.clear();
+                        }
+                    }
+                    _ => {
+                        let bytes = compact.to_bytes();
+                        let back = SpectralBloomFilter::from_bytes(&bytes).unwrap();
+                        proptest::prop_assert_eq!(back.to_bytes(), bytes);
+                        proptest::prop_assert!(back == compact, "the loaded filter differs");
+                        compact = back;
+                        fixed = SpectralBloomFilter::from_bytes(&fixed.to_bytes()).unwrap();
+                        proptest::prop_assert_eq!(fixed.counter_layout(), SpectralLayout::Fixed);
+                    }
+                }
+                let (mut a, mut b) = (Vec::new(), Vec::new());
+                compact.contains_batch_into(&batch, &mut a);
+                fixed.contains_batch_into(&batch, &mut b);
+                proptest::prop_assert_eq!(a, b);
+                proptest::prop_assert_eq!(answers(&compact), answers(&fixed), "after {:?}", (op, item, times));
+            }
+            proptest::prop_assert_eq!(all_counters(&compact), all_counters(&fixed));
+            proptest::prop_assert_eq!(Filter::len(&compact), Filter::len(&fixed));
+            proptest::prop_assert_eq!(compact.saturated_counters(), fixed.saturated_counters());
+            proptest::prop_assert_eq!(compact.nonzero_counters(), fixed.nonzero_counters());
+            let escaped = all_counters(&compact).iter().filter(|&&c| c >= ESCAPE).count();
+            proptest::prop_assert_eq!(compact.escaped_counters(), escaped as u64);
+        }
+    }
+
+    /// A filter of 16-bit counters in the compact layout takes a quarter of the fixed
+    /// layout's memory while no counter escapes, and each escaped counter adds its entry.
+    #[test]
+    fn the_compact_layout_takes_a_quarter_of_the_memory_plus_its_table() {
+        let [mut compact, fixed] = both_layouts(
+            1 << 16,
+            7,
+            16,
+            SpectralMethod::MinimumSelection,
+            IndexScheme::default(),
+            1,
+        );
+        assert_eq!(
+            Filter::memory_bytes(&compact) * 4,
+            Filter::memory_bytes(&fixed)
+        );
+        for _ in 0..15 {
+            compact.insert("hot");
+        }
+        assert_eq!(compact.escaped_counters(), 7);
+        let table = Filter::memory_bytes(&compact) - (1 << 16) / 2;
+        assert!(
+            (7 * 17..=64 * 17).contains(&table),
+            "{table} bytes for 7 entries"
+        );
+    }
 
     fn with(method: SpectralMethod) -> SpectralBloomFilter {
         SpectralBloomFilter::builder()

@@ -2,7 +2,7 @@
 //! one-line description, and its counts (the kind counts how often each item was
 //! inserted).
 
-use super::{SpectralBloomFilter, SpectralBloomFilterBuilder as B, SpectralMethod};
+use super::{SpectralBloomFilter, SpectralBloomFilterBuilder as B, SpectralLayout, SpectralMethod};
 use crate::core::spec::{text::at, Apply, Choice, Declared, KindOption};
 use crate::counting::options::counter_width;
 use crate::format::view::{self, OpenView};
@@ -25,12 +25,25 @@ const METHODS: &[Choice] = &[
     },
 ];
 
+/// The values of `counter-layout`: [`SpectralLayout`]'s short names.
+const LAYOUTS: &[Choice] = &[
+    Choice {
+        name: "compact",
+        help: "4-bit nibbles, the counts of 15 or more in a table (a quarter of 16-bit counters)",
+    },
+    Choice {
+        name: "fixed",
+        help: "every counter its full width",
+    },
+];
+
 impl Declared for SpectralBloomFilter {
     type Builder = B;
 
-    const OPTIONS: &'static [KindOption<B>] =
-        crate::core::spec::array_options!(
-        B, "counters", "",
+    const OPTIONS: &'static [KindOption<B>] = crate::core::spec::array_options!(
+        B,
+        "counters",
+        "",
         counter_width("16", B::counter_width),
         KindOption::new(
             "method",
@@ -43,6 +56,18 @@ impl Declared for SpectralBloomFilter {
                 builder.method(SpectralMethod::from_name(name).expect("a declared method"))
             }),
         ),
+        KindOption::new(
+            "counter-layout",
+            "LAYOUT",
+            "how counters are stored — compact (4-bit nibbles and a table of the counts of 15 \
+             or more: the same answers in a quarter of the memory of 16-bit counters) or fixed \
+             (every counter its full width); counters of 4 bits or fewer are always fixed",
+            "compact",
+            "fixed",
+            Apply::Choice(LAYOUTS, |builder, name| {
+                builder.counter_layout(SpectralLayout::from_name(name).expect("a declared layout"))
+            }),
+        ),
     );
 
     const VIEW: Option<OpenView> = Some(view::open::<super::ViewShape>);
@@ -51,13 +76,14 @@ impl Declared for SpectralBloomFilter {
 
     fn describe(&self) -> String {
         format!(
-            "m = {} counters of {} bits{}, k = {}, method {}, {}",
+            "m = {} counters of {} bits{}, {} layout, k = {}, method {}, {}",
             self.num_counters(),
             self.counter_width(),
             match self.secondary_counters() {
                 0 => String::new(),
                 s => format!(" (+ {s} secondary)"),
             },
+            super::layout_text(self.counter_layout(), self.escaped_counters()),
             self.num_hashes(),
             self.method(),
             at(self.capacity(), self.target_fpp())
