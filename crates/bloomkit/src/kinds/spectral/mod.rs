@@ -1453,7 +1453,8 @@ impl KindView for ViewShape {
         let mut memory_bytes = view.payload_bytes();
         if self.layout == SpectralLayout::Compact {
             memory_bytes = self.arrays_end() as u64;
-            for which in 0..if secondary.is_some() { 2 } else { 1 } {
+            let arrays = if secondary.is_some() { 2 } else { 1 };
+            for (which, &escaped) in escapes.iter().enumerate().take(arrays) {
                 let (at, entries) = self.table(which);
                 let mut table = cells::TableReader::new(self.span(which).len, s.counter_width);
                 let mut indexes = Vec::new();
@@ -1468,8 +1469,8 @@ impl KindView for ViewShape {
                         return Err(cells::entry_without_escape(index).into());
                     }
                 }
-                if escapes[which] != entries {
-                    return Err(cells::escapes_without_entry(escapes[which], entries).into());
+                if escaped != entries {
+                    return Err(cells::escapes_without_entry(escaped, entries).into());
                 }
                 memory_bytes += cells::table_bytes_for(entries) as u64;
             }
