@@ -1746,60 +1746,6 @@ mod tests {
             proptest::prop_assert_eq!(fast, slow);
         }
 
-        /// The constants of [`ByConstantDivision`] against [`ByDivision`]'s fields, for the
-        /// widths that are not powers of two and two that are: the same word, slot, shift
-        /// and low bits for every counter, and the same counters after a run decremented
-        /// through each (runs inside one word, across several and past the end).
-        #[test]
-        fn counters_by_constant_division_are_counters_by_division(
-            len in 1..400u64,
-            seed: u64,
-            start in 0..420u64,
-            count in 0..120u64,
-        ) {
-            constant_is_division::<3>(len, seed, start, count)?;
-            constant_is_division::<5>(len, seed, start, count)?;
-            constant_is_division::<7>(len, seed, start, count)?;
-            constant_is_division::<13>(len, seed, start, count)?;
-            constant_is_division::<2>(len, seed, start, count)?;
-            constant_is_division::<16>(len, seed, start, count)?;
-        }
-    }
-
-    /// [`counters_by_constant_division_are_counters_by_division`] at width `W`.
-    fn constant_is_division<const W: u32>(
-        len: u64,
-        seed: u64,
-        start: u64,
-        count: u64,
-    ) -> Result<(), proptest::test_runner::TestCaseError> {
-        let mut by_division = PackedCounters::zeros(len, W).unwrap();
-        let mut rng = seed;
-        for i in 0..len {
-            rng = rng.wrapping_add(0x9e37_79b9_7f4a_7c15);
-            let r = (rng ^ (rng >> 31)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-            let value = match r % 3 {
-                0 => 0,
-                1 => by_division.max_value(),
-                _ => (r >> 8) as u32 & by_division.max_value(),
-            };
-            by_division.set(i, value);
-        }
-        let constant = by_division
-            .by_constant_division::<W>()
-            .expect("the width is W");
-        let division = by_division.by_division();
-        proptest::prop_assert_eq!(constant.low_bits(), division.low_bits());
-        proptest::prop_assert_eq!(constant.max_value(), division.max_value());
-        for i in 0..len {
-            proptest::prop_assert_eq!(constant.locate(i), division.locate(i), "counter {}", i);
-            proptest::prop_assert_eq!(constant.word_and_slot(i), division.word_and_slot(i));
-        }
-        let mut by_constant = by_division.clone();
-        by_division.decrement_nonzero_run(start, count);
-        by_constant.decrement_nonzero_run_by(constant, start, count);
-        proptest::prop_assert_eq!(by_constant, by_division);
-        Ok(())
     }
 
     #[test]
