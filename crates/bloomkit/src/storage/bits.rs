@@ -546,6 +546,13 @@ pub(crate) trait Locate: Copy {
     fn locate(self, index: u64) -> (usize, u32);
     /// The counters' maximum, `2^w − 1`.
     fn max_value(self) -> u32;
+    /// Counter `index`'s word and its slot there (the counters before it in the word):
+    /// [`locate`](Self::locate) before the slot becomes a shift.
+    fn word_and_slot(self, index: u64) -> (usize, u32);
+    /// The counters' width w in bits.
+    fn width(self) -> u32;
+    /// 1 at the lowest bit of each counter of a word, for the word-at-a-time operations.
+    fn low_bits(self) -> u64;
     /// The counter at `place` (from [`locate`](Self::locate)) in `words`.
     #[inline(always)]
     fn read(self, words: &[u64], (word, shift): (usize, u32)) -> u32 {
@@ -567,18 +574,82 @@ pub(crate) struct ByDivision {
     per_word: u64,
     magic: u64,
     width: u32,
+    low_bits: u64,
 }
 
 impl Locate for ByDivision {
     #[inline(always)]
     fn locate(self, index: u64) -> (usize, u32) {
-        let (word, slot) = div_rem(index, self.per_word, self.magic);
-        (word as usize, slot as u32 * self.width)
+        let (word, slot) = self.word_and_slot(index);
+        (word, slot * self.width)
     }
     #[inline(always)]
     fn max_value(self) -> u32 {
         (1u32 << self.width) - 1
     }
+    #[inline(always)]
+    fn word_and_slot(self, index: u64) -> (usize, u32) {
+        let (word, slot) = div_rem(index, self.per_word, self.magic);
+        (word as usize, slot as u32)
+    }
+    #[inline(always)]
+    fn width(self) -> u32 {
+        self.width
+    }
+    #[inline(always)]
+    fn low_bits(self) -> u64 {
+        self.low_bits
+    }
+}
+
+/// [`ByDivision`] for counters of `W` bits, `W` known when compiled (the stable filter's
+/// default 3; from [`PackedCounters::by_constant_division`], which checks the array's
+/// width): the same multiply and answers, with the divisor ⌊64/W⌋, its magic, the width
+/// and the counters' low bits constants, which take no register and turn the multiplies
+/// by the divisor and the width into shifts and adds.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct ByConstantDivision<const W: u32>(());
+
+impl<const W: u32> ByConstantDivision<W> {
+    const PER_WORD: u64 = (64 / W) as u64;
+    const MAGIC: u64 = u64::MAX / Self::PER_WORD + 1;
+    const LOW_BITS: u64 = low_bits(W);
+}
+
+impl<const W: u32> Locate for ByConstantDivision<W> {
+    #[inline(always)]
+    fn locate(self, index: u64) -> (usize, u32) {
+        let (word, slot) = self.word_and_slot(index);
+        (word, slot * W)
+    }
+    #[inline(always)]
+    fn max_value(self) -> u32 {
+        (1u32 << W) - 1
+    }
+    #[inline(always)]
+    fn word_and_slot(self, index: u64) -> (usize, u32) {
+        let (word, slot) = div_rem(index, Self::PER_WORD, Self::MAGIC);
+        (word as usize, slot as u32)
+    }
+    #[inline(always)]
+    fn width(self) -> u32 {
+        W
+    }
+    #[inline(always)]
+    fn low_bits(self) -> u64 {
+        Self::LOW_BITS
+    }
+}
+
+/// 1 at the lowest bit of each of the ⌊64/w⌋ counters of `w` bits of a word.
+const fn low_bits(width: u32) -> u64 {
+    let mut bits = 0u64;
+    let mut slot = 0;
+    while slot < 64 / width {
+        bits |= 1 << (slot * width);
+        slot += 1;
+    }
+    bits
 }
 
 /// [`Locate`] for counters of `W` bits, W a power of two (1, 2, 4, 8 or 16; from
@@ -592,16 +663,26 @@ pub(crate) struct ByShifts<const W: u32>(());
 impl<const W: u32> Locate for ByShifts<W> {
     #[inline(always)]
     fn locate(self, index: u64) -> (usize, u32) {
-        let per_word_log2 = (64 / W).trailing_zeros();
-        let slot = (index & ((1 << per_word_log2) - 1)) as u32;
-        (
-            (index >> per_word_log2) as usize,
-            slot << W.trailing_zeros(),
-        )
+        let (word, slot) = self.word_and_slot(index);
+        (word, slot << W.trailing_zeros())
     }
     #[inline(always)]
     fn max_value(self) -> u32 {
         (1u32 << W) - 1
+    }
+    #[inline(always)]
+    fn word_and_slot(self, index: u64) -> (usize, u32) {
+        let per_word_log2 = (64 / W).trailing_zeros();
+        let slot = (index & ((1 << per_word_log2) - 1)) as u32;
+        ((index >> per_word_log2) as usize, slot)
+    }
+    #[inline(always)]
+    fn width(self) -> u32 {
+        W
+    }
+    #[inline(always)]
+    fn low_bits(self) -> u64 {
+        low_bits(W)
     }
     /// For 8-bit counters, byte `shift / 8` of the word's little-endian bytes: the
     /// compiler loads that byte, where a shift by a variable amount needs the amount in a
@@ -612,6 +693,42 @@ impl<const W: u32> Locate for ByShifts<W> {
             u32::from(words[word].to_le_bytes()[(shift / 8) as usize])
         } else {
             ((words[word] >> shift) as u32) & self.max_value()
+        }
+    }
+}
+
+/// A computation over counters found by some [`Locate`], which
+/// [`LocateChoice::run`] runs with the one chosen for the array (a closure cannot be generic
+/// over the type of its argument, so the computation is a value of a type with a generic
+/// method). The counters it reads or writes go in its fields.
+pub(crate) trait WithLocate {
+    /// What the computation answers.
+    type Out;
+    /// The computation with the counters found by `at`.
+    fn run(self, at: impl Locate) -> Self::Out;
+}
+
+/// Which [`Locate`] an array's counters take, chosen once for many of them: `L`, a faster
+/// one for one width ([`PackedCounters::locate_choice`]: [`ByShifts`] when they are `W` bits
+/// wide, `W` a power of two; [`PackedCounters::constant_choice`]: [`ByConstantDivision`]),
+/// else [`ByDivision`]. It borrows nothing, so a computation that writes the array can take
+/// the array after the choice is made.
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum LocateChoice<L> {
+    /// The counters have the width `L` is for.
+    Fast(L),
+    /// Any other width.
+    Division(ByDivision),
+}
+
+impl<L: Locate> LocateChoice<L> {
+    /// `f` with the counters found by the chosen [`Locate`]: the one place where "the fast
+    /// way for this width, else by division" becomes two compiled copies of `f`.
+    #[inline(always)]
+    pub(crate) fn run<F: WithLocate>(self, f: F) -> F::Out {
+        match self {
+            Self::Fast(at) => f.run(at),
+            Self::Division(at) => f.run(at),
         }
     }
 }
@@ -647,7 +764,7 @@ impl PackedCounters {
             width,
             per_word,
             magic: u64::MAX / per_word + 1,
-            low_bits: (0..per_word).fold(0, |acc, slot| acc | 1 << (slot * width as u64)),
+            low_bits: low_bits(width),
         }
     }
 
@@ -691,7 +808,16 @@ impl PackedCounters {
             per_word: self.per_word,
             magic: self.magic,
             width: self.width,
+            low_bits: self.low_bits,
         }
+    }
+
+    /// The [`Locate`] by constants when the counters are `W` bits wide (any width up to 16),
+    /// else `None`.
+    #[inline(always)]
+    pub(crate) fn by_constant_division<const W: u32>(&self) -> Option<ByConstantDivision<W>> {
+        const { assert!(W >= 1 && W <= 16) };
+        (self.width == W).then_some(ByConstantDivision(()))
     }
 
     /// The [`Locate`] by shifts when the counters are `W` bits wide (`W` a power of two up
@@ -700,6 +826,30 @@ impl PackedCounters {
     pub(crate) fn by_shifts<const W: u32>(&self) -> Option<ByShifts<W>> {
         const { assert!(W.is_power_of_two() && W <= 16) };
         (self.width == W).then_some(ByShifts(()))
+    }
+
+    /// [`by_shifts`](Self::by_shifts) when the counters are `W` bits wide (`W` a power of
+    /// two), else [`by_division`](Self::by_division): the width tested once, then
+    /// [`LocateChoice::run`] runs a computation with the one chosen.
+    #[inline(always)]
+    pub(crate) fn locate_choice<const W: u32>(&self) -> LocateChoice<ByShifts<W>> {
+        self.choice(self.by_shifts::<W>())
+    }
+
+    /// [`by_constant_division`](Self::by_constant_division) when the counters are `W` bits
+    /// wide, else [`by_division`](Self::by_division), as [`locate_choice`](Self::locate_choice).
+    #[inline(always)]
+    pub(crate) fn constant_choice<const W: u32>(&self) -> LocateChoice<ByConstantDivision<W>> {
+        self.choice(self.by_constant_division::<W>())
+    }
+
+    /// `fast` if this array's width has it, else by division.
+    #[inline(always)]
+    fn choice<L: Locate>(&self, fast: Option<L>) -> LocateChoice<L> {
+        match fast {
+            Some(at) => LocateChoice::Fast(at),
+            None => LocateChoice::Division(self.by_division()),
+        }
     }
 
     /// The value of counter `index`, found by `at` (which must be one of this array's
@@ -720,6 +870,13 @@ impl PackedCounters {
     #[inline(always)]
     pub(crate) fn value_in_word(&self, at: impl Locate, (word, shift): (usize, u32)) -> u32 {
         ((self.words[word] >> shift) as u32) & at.max_value()
+    }
+
+    /// Sets the counter at `place` (from `at.locate`) to the maximum: an OR of all-ones into
+    /// its bits, with no mask of the old value.
+    #[inline(always)]
+    pub(crate) fn saturate_at(&mut self, at: impl Locate, (word, shift): (usize, u32)) {
+        self.words[word] |= u64::from(at.max_value()) << shift;
     }
 
     /// Adds `delta` to the counter at `place` (from a [`Locate`]) without a check: the
@@ -902,53 +1059,49 @@ impl PackedCounters {
     /// One word costs about ten instructions where a counter at a time cost about thirty
     /// per counter. `count` is clamped to the counters there are.
     pub fn decrement_nonzero_run(&mut self, start: u64, count: u64) {
+        self.decrement_nonzero_run_by(self.by_division(), start, count);
+    }
+
+    /// [`decrement_nonzero_run`](Self::decrement_nonzero_run) with the counters found by
+    /// `at` (one of this array's [`by_division`](Self::by_division),
+    /// [`by_constant_division`](Self::by_constant_division) or
+    /// [`by_shifts`](Self::by_shifts)). Inlined: the stable filter's insert calls it once
+    /// (a call cost it about 25 instructions).
+    #[inline(always)]
+    pub(crate) fn decrement_nonzero_run_by(&mut self, at: impl Locate, start: u64, count: u64) {
         let end = start.saturating_add(count).min(self.len);
         if start >= end {
             return;
         }
-        let w = self.width as u64;
-        // 1 at the lowest bit of each field of a word, and the fields' top bits.
-        let ones = self.low_bits;
+        let w = at.width();
+        // 1 at the lowest bit of each field of a word; the fields' top bits; and the bits of
+        // each field below its top (`F & !H` above; no borrow crosses a field).
+        let ones = at.low_bits();
         let tops = ones << (w - 1);
-        let fields = if self.per_word * w == 64 {
-            u64::MAX
-        } else {
-            (1u64 << (self.per_word * w)) - 1
-        };
-        let (first_word, first_slot) = div_rem(start, self.per_word, self.magic);
-        let (last_word, last_slot) = div_rem(end - 1, self.per_word, self.magic);
-        let (first_word, last_word) = (first_word as usize, last_word as usize);
-        // The low bits of the fields below `slot` of a word.
-        let below = |slot: u64| {
-            if slot * w >= 64 {
-                u64::MAX
-            } else {
-                (1u64 << (slot * w)) - 1
-            }
-        };
+        let below_tops = tops - ones;
+        let (first_word, first_slot) = at.word_and_slot(start);
+        let (last_word, last_slot) = at.word_and_slot(end - 1);
         // Lowers each non-zero field of `x` that `in_run` marks (its low bit) by one.
         let lowered = |x: u64, in_run: u64| {
-            let nonzero = (((x & !tops) + (fields & !tops)) | x) & tops;
+            let nonzero = (((x & !tops) + below_tops) | x) & tops;
             x - ((nonzero >> (w - 1)) & in_run)
         };
-        // The run's fields in its first word (from `first_slot` on) and its last word (up to
-        // `last_slot`); every field of the words between. The masks once per run, not per
-        // word: 245 instructions per stable insert (P = 64 three-bit cells, four or five
-        // words) before.
-        let from_first = ones & !below(first_slot);
-        let to_last = ones & below(last_slot + 1);
-        if first_word == last_word {
-            let x = &mut self.words[first_word];
-            *x = lowered(*x, from_first & to_last);
-            return;
-        }
-        let run = &mut self.words[first_word..=last_word];
-        if let [first, middle @ .., last] = run {
-            *first = lowered(*first, from_first);
-            for x in middle {
-                *x = lowered(*x, ones);
+        // The run's fields in its first word (from `first_slot` on: the bits from its low
+        // bit up) and its last word (up to `last_slot`: the bits up to its low bit), every
+        // field of the words between; the masks once per run, not per word (245
+        // instructions per stable insert, P = 64 three-bit cells, before), and by shifts
+        // of all-ones, with no branch (the low bit of a field is at most bit 63).
+        let from_first = ones & (u64::MAX << (first_slot * w));
+        let to_last = ones & (u64::MAX >> (63 - last_slot * w));
+        // One loop over the run's words but its last, the first word's mask then every
+        // field's; the last word's mask cut at `last_slot` (a run in one word: both masks).
+        if let Some((last, init)) = self.words[first_word..=last_word].split_last_mut() {
+            let mut in_run = from_first;
+            for x in init {
+                *x = lowered(*x, in_run);
+                in_run = ones;
             }
-            *last = lowered(*last, to_last);
+            *last = lowered(*last, in_run & to_last);
         }
     }
 
@@ -1592,6 +1745,7 @@ mod tests {
             }
             proptest::prop_assert_eq!(fast, slow);
         }
+
     }
 
     #[test]

@@ -65,7 +65,7 @@ pub(crate) mod options;
 pub mod theory;
 
 use crate::any::Summary;
-use crate::bits::{CounterSpan, Locate, PackedCounters};
+use crate::bits::{CounterSpan, Locate, PackedCounters, WithLocate};
 use crate::codec::{check_num_counters, Parts};
 use crate::error::{DecodeError, Error};
 use crate::filter::{Filter, Kind};
@@ -138,16 +138,14 @@ impl CountingBloomFilter {
 
     /// Adds 1 at every position; `true` when one of the counters was 0. The default 4-bit
     /// counters are found by shifts ([`PackedCounters::by_shifts`]: 16 to a word, word
-    /// `p >> 4`, bit `(p & 15) << 2`), other widths by the general division.
+    /// `p >> 4`, bit `(p & 15) << 2`), other widths by the general division (the choice:
+    /// [`PackedCounters::locate_choice`]).
     #[inline(always)]
     fn add(&mut self, positions: impl IntoIterator<Item = u64>) -> bool {
-        let new = match self.counters.by_shifts::<4>() {
-            Some(at) => raise(&mut self.counters, at, positions),
-            None => {
-                let at = self.counters.by_division();
-                raise(&mut self.counters, at, positions)
-            }
-        };
+        let new = self.counters.locate_choice::<4>().run(Raise {
+            counters: &mut self.counters,
+            positions,
+        });
         self.len = self.len.saturating_add(1);
         new
     }
@@ -162,14 +160,10 @@ impl CountingBloomFilter {
     /// finds it.
     #[inline(always)]
     fn all_raised(&self, positions: impl IntoIterator<Item = u64>) -> bool {
-        let counters = &self.counters;
-        match counters.by_shifts::<4>() {
-            Some(at) => positions.into_iter().all(|p| counters.get_by(at, p) != 0),
-            None => {
-                let at = counters.by_division();
-                positions.into_iter().all(|p| counters.get_by(at, p) != 0)
-            }
-        }
+        self.counters.locate_choice::<4>().run(AllRaised {
+            counters: &self.counters,
+            positions,
+        })
     }
 
     /// `false` if the item is certainly absent (one of its counters is 0), `true` if it may
@@ -351,17 +345,40 @@ impl crate::lookahead::ByDigest for CountingBloomFilter {
     }
 }
 
-/// Raises the counter at each position by 1 (saturated ones stay), each found by `at`;
-/// `true` when one of them was 0.
-#[inline(always)]
-fn raise(
-    counters: &mut PackedCounters,
-    at: impl Locate,
-    positions: impl IntoIterator<Item = u64>,
-) -> bool {
-    positions
-        .into_iter()
-        .fold(false, |new, p| new | (counters.increment_by(at, p) == 0))
+/// The insert's counters: raises the counter at each position by 1 (saturated ones stay),
+/// each found by the [`Locate`] it runs with; `true` when one of them was 0.
+struct Raise<'a, P> {
+    counters: &'a mut PackedCounters,
+    positions: P,
+}
+
+impl<P: IntoIterator<Item = u64>> WithLocate for Raise<'_, P> {
+    type Out = bool;
+    #[inline(always)]
+    fn run(self, at: impl Locate) -> bool {
+        let counters = self.counters;
+        self.positions
+            .into_iter()
+            .fold(false, |new, p| new | (counters.increment_by(at, p) == 0))
+    }
+}
+
+/// The query's counters: whether every counter at the positions is nonzero, each found by
+/// the [`Locate`] it runs with.
+struct AllRaised<'a, P> {
+    counters: &'a PackedCounters,
+    positions: P,
+}
+
+impl<P: IntoIterator<Item = u64>> WithLocate for AllRaised<'_, P> {
+    type Out = bool;
+    #[inline(always)]
+    fn run(self, at: impl Locate) -> bool {
+        let counters = self.counters;
+        self.positions
+            .into_iter()
+            .all(|p| counters.get_by(at, p) != 0)
+    }
 }
 
 impl crate::lookahead::ByPositions for CountingBloomFilter {

@@ -128,7 +128,7 @@ mod options;
 pub mod theory;
 
 use crate::any::Summary;
-use crate::bits::{CounterSpan, PackedCounters};
+use crate::bits::{CounterSpan, Locate, PackedCounters, WithLocate};
 use crate::codec::{invalid, Parts};
 use crate::error::{DecodeError, Error};
 use crate::filter::{Filter, Kind};
@@ -258,7 +258,8 @@ impl StableBloomFilter {
         let start = reduce(splitmix64(&mut self.rng), m);
         let cells = &mut self.cells;
         let seen = infallible(holds(positions.clone(), |i| Ok(cells.get(i))));
-        decrement_run(cells, start, self.decrements);
+        let at = cells.by_division();
+        decrement_run(cells, at, start, self.decrements);
         let max = cells.max_value();
         // `for_each`: `Positions`' own fold (see the deletable filter's insert).
         positions.for_each(|i| cells.set(i, max));
@@ -268,17 +269,31 @@ impl StableBloomFilter {
         new
     }
 
-    /// [`add`](Self::add) at positions already computed (the batch window's).
+    /// [`add`](Self::add) at positions already computed (the batch window's), the cells of
+    /// the default width found by constants
+    /// ([`ByConstantDivision`](crate::bits::ByConstantDivision): the divisor 21, the
+    /// width and the masks of the run's decrement take no register), any other width by
+    /// division.
     #[inline(always)]
     fn add_at(&mut self, positions: &[u64]) -> bool {
+        self.cells
+            .constant_choice::<DEFAULT_CELL_WIDTH>()
+            .run(AddAt {
+                filter: self,
+                positions,
+            })
+    }
+
+    /// [`add_at`](Self::add_at) with the cells found by `at`.
+    #[inline(always)]
+    fn add_at_by(&mut self, at: impl Locate, positions: &[u64]) -> bool {
         let m = self.cells.len();
         let start = reduce(splitmix64(&mut self.rng), m);
         let cells = &mut self.cells;
-        let seen = positions.iter().all(|&i| cells.get(i) != 0);
-        decrement_run(cells, start, self.decrements);
-        let max = cells.max_value();
+        let seen = positions.iter().all(|&i| cells.get_by(at, i) != 0);
+        decrement_run(cells, at, start, self.decrements);
         for &i in positions {
-            cells.set(i, max);
+            cells.saturate_at(at, at.locate(i));
         }
         let new = !seen;
         self.insertions += 1;
@@ -436,12 +451,43 @@ fn properties(stored: &Stored, nonzero: u64) -> Vec<(&'static str, String)> {
     ]
 }
 
-/// Decrements `count` consecutive cells from `start`, wrapping at the end.
-fn decrement_run(cells: &mut PackedCounters, start: u64, count: u64) {
+/// Decrements `count` (at most m) consecutive cells from `start` (below m), wrapping at
+/// the end. Inlined into the insert, with the run that wraps (P/m of them) out of line: the
+/// call of the run and of an empty second run cost about 50 instructions an insert.
+#[inline(always)]
+fn decrement_run(cells: &mut PackedCounters, at: impl Locate, start: u64, count: u64) {
     let m = cells.len();
-    let first_end = start.saturating_add(count).min(m);
-    let wrapped = count - (first_end - start);
-    cells.decrement_nonzero_run(start, first_end - start);
+    debug_assert!(start < m && count <= m);
+    let before_end = count.min(m - start);
+    if before_end == count {
+        cells.decrement_nonzero_run_by(at, start, count);
+    } else {
+        decrement_wrapped_run(cells, start, before_end, count - before_end);
+    }
+}
+
+/// [`StableBloomFilter::add_at_by`] as a [`WithLocate`], for [`LocateChoice::run`].
+///
+/// [`LocateChoice::run`]: crate::bits::LocateChoice::run
+struct AddAt<'a> {
+    filter: &'a mut StableBloomFilter,
+    positions: &'a [u64],
+}
+
+impl WithLocate for AddAt<'_> {
+    type Out = bool;
+    #[inline(always)]
+    fn run(self, at: impl Locate) -> bool {
+        self.filter.add_at_by(at, self.positions)
+    }
+}
+
+/// [`decrement_run`] of a run that wraps: `before_end` cells from `start` to the end, then
+/// `wrapped` from 0.
+#[cold]
+#[inline(never)]
+fn decrement_wrapped_run(cells: &mut PackedCounters, start: u64, before_end: u64, wrapped: u64) {
+    cells.decrement_nonzero_run(start, before_end);
     cells.decrement_nonzero_run(0, wrapped);
 }
 
@@ -568,8 +614,10 @@ impl StableBloomFilter {
             .wrapping_add(GOLDEN_GAMMA.wrapping_mul(pending.wrapping_add(1)));
         let start = reduce(mix64(state), m);
         self.cells.prefetch(start);
-        self.cells
-            .prefetch((start + self.decrements.min(m).saturating_sub(1)) % m);
+        // The run's last cell, (start + P − 1) mod m, with start < m and P ≤ m: one
+        // subtraction at most, not a division (tens of cycles) an insert.
+        let last = start + (self.decrements - 1);
+        self.cells.prefetch(if last >= m { last - m } else { last });
     }
 }
 
@@ -902,10 +950,11 @@ mod tests {
             cells.set(i, 2);
         }
         cells.set(9, 0);
-        decrement_run(&mut cells, 8, 4); // cells 8, 9, 0, 1
+        let at = cells.by_division();
+        decrement_run(&mut cells, at, 8, 4); // cells 8, 9, 0, 1
         let values: Vec<u32> = (0..10).map(|i| cells.get(i)).collect();
         assert_eq!(values, [1, 1, 2, 2, 2, 2, 2, 2, 1, 0]);
-        decrement_run(&mut cells, 0, 10);
+        decrement_run(&mut cells, at, 0, 10);
         assert_eq!(cells.get(0), 0);
         assert_eq!(cells.get(2), 1);
         assert_eq!(cells.get(9), 0);
