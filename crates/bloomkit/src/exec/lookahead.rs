@@ -401,7 +401,7 @@ macro_rules! by_window_k {
 
 /// [`insert_by_positions`] with the filter's size decided by the caller.
 #[inline(always)]
-fn insert_by_positions_in<F: ByPositions, I: crate::hash::Item>(
+pub(crate) fn insert_by_positions_in<F: ByPositions, I: crate::hash::Item>(
     filter: &mut F,
     items: &[I],
     single: impl FnMut(&mut F, &I) -> bool,
@@ -433,7 +433,7 @@ pub(crate) fn contains_by_positions<F: ByPositions, I: crate::hash::Item>(
 
 /// [`contains_by_positions`] with the filter's size decided by the caller.
 #[inline(always)]
-fn contains_by_positions_in<F: ByPositions, I: crate::hash::Item>(
+pub(crate) fn contains_by_positions_in<F: ByPositions, I: crate::hash::Item>(
     filter: &F,
     items: &[I],
     out: &mut Vec<bool>,

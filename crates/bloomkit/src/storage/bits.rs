@@ -1577,6 +1577,38 @@ mod tests {
             proptest::prop_assert_eq!(c.by_shifts::<16>().is_some(), width == 16);
             proptest::prop_assert_eq!(c.by_shifts::<4>().is_some(), width == 4);
         }
+        /// 8-bit counters read by [`ByShifts::byte`]'s rotate (through the array and through
+        /// [`ByteCounters`]) are `get`'s, at every position of a few words (each byte of a
+        /// word, the last counter of the array); [`ByteCounters::add`] (where the sum fits)
+        /// and [`ByteCounters::saturating_add`] leave the array as `saturating_add` does,
+        /// the neighbours in the word untouched.
+        #[test]
+        fn byte_counters_are_the_counters(
+            len in 1..100u64,
+            values in proptest::collection::vec(proptest::num::u8::ANY, 100),
+            adds in proptest::collection::vec((0..100u64, 0..=255u32), 0..60),
+        ) {
+            let mut fast = PackedCounters::zeros(len, 8).unwrap();
+            for i in 0..len {
+                fast.set(i, u32::from(values[i as usize]));
+            }
+            let at = fast.by_shifts::<8>().unwrap();
+            for i in 0..len {
+                proptest::prop_assert_eq!(fast.byte(at, i), fast.get(i), "counter {}", i);
+                proptest::prop_assert_eq!(fast.bytes_mut(at).get(i), fast.get(i), "counter {}", i);
+            }
+            let mut slow = fast.clone();
+            for (j, &(i, delta)) in adds.iter().enumerate() {
+                let i = i % len;
+                if fast.get(i) + delta <= 255 && j % 2 == 0 {
+                    fast.bytes_mut(at).add(i, delta);
+                } else {
+                    fast.bytes_mut(at).saturating_add(i, delta);
+                }
+                slow.saturating_add(i, delta);
+                proptest::prop_assert_eq!(&fast, &slow);
+            }
+        }
         /// `increment` (one locate) against `get` then `saturating_add`, for every width,
         /// on counters at the maximum and below: the same old values, the same counters.
         #[test]

@@ -1037,13 +1037,26 @@ impl VariableIncrementBloomFilter {
     /// # Ok::<(), bloomkit::Error>(())
     /// ```
     pub fn insert_batch<I: Item>(&mut self, items: &[I]) -> u64 {
+        use crate::lookahead::ByDigest;
+        self.advise_batch_insert(items.len() as u64);
+        let in_cache = self.batch_in_cache();
+        self.insert_batch_in(items, in_cache)
+    }
+
+    /// [`insert_batch`](Self::insert_batch) with the filter's size decided by the caller
+    /// (tests send small filters through the window): in the default layout through
+    /// [`DefaultLayout`], whose inserts do not count items, the batch's length added once.
+    #[inline]
+    fn insert_batch_in<I: Item>(&mut self, items: &[I], in_cache: bool) -> u64 {
+        use crate::lookahead::insert_by_positions_in;
         let new = match DefaultLayout::of(&mut *self) {
-            Some(mut filter) => crate::lookahead::insert_by_positions(&mut filter, items, |f, item| {
-                f.filter.insert_uncounted(item)
-            }),
-            None => {
-                return crate::lookahead::insert_by_positions(self, items, |f, item| f.insert(item));
-            }
+            Some(mut filter) => insert_by_positions_in(
+                &mut filter,
+                items,
+                |f, item| f.filter.insert_uncounted(item),
+                in_cache,
+            ),
+            None => return insert_by_positions_in(self, items, |f, item| f.insert(item), in_cache),
         };
         self.len = self.len.saturating_add(items.len() as u64);
         new
@@ -1052,11 +1065,20 @@ impl VariableIncrementBloomFilter {
     /// The answers of [`contains`](Self::contains) for every item, into `out` (cleared
     /// first), through the same window as [`insert_batch`](Self::insert_batch).
     pub fn contains_batch_into<I: Item>(&self, items: &[I], out: &mut Vec<bool>) {
+        use crate::lookahead::ByDigest;
+        self.contains_batch_in(items, out, self.batch_in_cache())
+    }
+
+    /// [`contains_batch_into`](Self::contains_batch_into) with the filter's size decided by
+    /// the caller, as [`insert_batch_in`](Self::insert_batch_in).
+    #[inline]
+    fn contains_batch_in<I: Item>(&self, items: &[I], out: &mut Vec<bool>, in_cache: bool) {
+        use crate::lookahead::contains_by_positions_in;
         match DefaultLayout::of(self) {
-            Some(filter) => crate::lookahead::contains_by_positions(&filter, items, out, |f, item| {
-                f.filter.contains(item)
-            }),
-            None => crate::lookahead::contains_by_positions(self, items, out, |f, item| f.contains(item)),
+            Some(filter) => {
+                contains_by_positions_in(&filter, items, out, |f, item| f.filter.contains(item), in_cache)
+            }
+            None => contains_by_positions_in(self, items, out, |f, item| f.contains(item), in_cache),
         }
     }
 
@@ -2379,6 +2401,62 @@ mod tests {
                 }
             }
         }
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::test_runner::Config::with_cases(64))]
+
+        /// The batches of a filter in the default layout (packed digest, L = 4, 8-bit
+        /// counters: [`DefaultLayout`]) through the window (forced, whatever its size) leave
+        /// it as the single calls do — counters, count of items, the count of new ones — and
+        /// answer as they do: at the k of the window by positions (3, 5, 7) and others (the
+        /// window by digests), four index schemes (the seeded one runs the single calls),
+        /// from a few counters up (positions repeat, counters saturate), repeated items,
+        /// batches shorter and longer than the window; and a filter of another layout does
+        /// not take it.
+        #[test]
+        fn batches_in_the_default_layout_are_the_single_calls(
+            m in 8u64..3_000,
+            k in proptest::sample::select(vec![5u32, 3, 7, 4, 12]),
+            scheme_at in 0usize..4,
+            seed in proptest::num::u64::ANY,
+            items in proptest::collection::vec(0u64..300, 0..300),
+            probes in proptest::collection::vec(proptest::num::u64::ANY, 0..200),
+        ) {
+            let scheme = crate::hash::TESTED_SCHEMES[scheme_at];
+            let mut filter = VariableIncrementBloomFilter::builder()
+                .num_counters(m).num_hashes(k).index_scheme(scheme).seed(seed).build().unwrap();
+            proptest::prop_assert!(DefaultLayout::of(&filter).is_some());
+            filter.insert(&u64::MAX);
+            let mut single = filter.clone();
+            let new_single: u64 = items.iter().map(|i| u64::from(single.insert(i))).sum();
+            let mut windowed = filter;
+            let new_windowed = windowed.insert_batch_in(&items, false);
+            proptest::prop_assert_eq!(new_windowed, new_single);
+            proptest::prop_assert_eq!(Filter::len(&windowed), items.len() as u64 + 1);
+            proptest::prop_assert!(windowed == single, "filters differ");
+            let mut answers = vec![true; 3]; // cleared first
+            windowed.contains_batch_in(&probes, &mut answers, false);
+            let expected: Vec<bool> = probes.iter().map(|p| single.contains(p)).collect();
+            proptest::prop_assert_eq!(&answers, &expected);
+            windowed.contains_batch_in(&items, &mut answers, false);
+            proptest::prop_assert!(answers.iter().all(|&a| a), "a false negative");
+        }
+    }
+
+    #[test]
+    fn only_the_default_layout_takes_its_window() {
+        let built = |base: u32, width: u32, source: IncrementHashing| {
+            VariableIncrementBloomFilter::builder()
+                .num_counters(100).num_hashes(5).increment_base(base).counter_width(width)
+                .increment_hashing(source).build().unwrap()
+        };
+        let packed = IncrementHashing::PackedDigest;
+        assert!(DefaultLayout::of(&built(4, 8, packed)).is_some());
+        assert!(DefaultLayout::of(&built(2, 8, packed)).is_none());
+        assert!(DefaultLayout::of(&built(4, 16, packed)).is_none());
+        assert!(DefaultLayout::of(&built(4, 8, IncrementHashing::PositionDigest)).is_none());
+        assert!(DefaultLayout::of(&built(4, 8, IncrementHashing::SecondDigest)).is_none());
     }
 
     #[test]
