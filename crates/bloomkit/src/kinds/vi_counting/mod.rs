@@ -1075,10 +1075,16 @@ impl VariableIncrementBloomFilter {
     fn contains_batch_in<I: Item>(&self, items: &[I], out: &mut Vec<bool>, in_cache: bool) {
         use crate::lookahead::contains_by_positions_in;
         match DefaultLayout::of(self) {
-            Some(filter) => {
-                contains_by_positions_in(&filter, items, out, |f, item| f.filter.contains(item), in_cache)
+            Some(filter) => contains_by_positions_in(
+                &filter,
+                items,
+                out,
+                |f, item| f.filter.contains(item),
+                in_cache,
+            ),
+            None => {
+                contains_by_positions_in(self, items, out, |f, item| f.contains(item), in_cache)
             }
-            None => contains_by_positions_in(self, items, out, |f, item| f.contains(item), in_cache),
         }
     }
 
@@ -2448,8 +2454,13 @@ mod tests {
     fn only_the_default_layout_takes_its_window() {
         let built = |base: u32, width: u32, source: IncrementHashing| {
             VariableIncrementBloomFilter::builder()
-                .num_counters(100).num_hashes(5).increment_base(base).counter_width(width)
-                .increment_hashing(source).build().unwrap()
+                .num_counters(100)
+                .num_hashes(5)
+                .increment_base(base)
+                .counter_width(width)
+                .increment_hashing(source)
+                .build()
+                .unwrap()
         };
         let packed = IncrementHashing::PackedDigest;
         assert!(DefaultLayout::of(&built(4, 8, packed)).is_some());
