@@ -733,6 +733,56 @@ impl<L: Locate> LocateChoice<L> {
     }
 }
 
+impl ByShifts<8> {
+    /// Counter `index` of 8-bit counters in `words`: the low byte of word `index >> 3`
+    /// rotated right by `8·index` bits — a rotate takes its count mod 64, so the count needs
+    /// no mask, where [`locate`](Locate::locate)'s shift is `(index & 7) << 3` (a shift by
+    /// `8·index` mod 64 written as such keeps the mask, as `and $0x38`).
+    #[inline(always)]
+    pub(crate) fn byte(self, words: &[u64], index: u64) -> u32 {
+        u32::from(words[(index >> 3) as usize].rotate_right((index as u32) << 3) as u8)
+    }
+
+    /// `delta` (at most 255) placed at counter `index`'s byte of its word, by the same
+    /// rotate as [`byte`](Self::byte): what adding it to the word adds to that counter.
+    #[inline(always)]
+    fn placed(self, index: u64, delta: u32) -> u64 {
+        debug_assert!(delta <= 255);
+        u64::from(delta).rotate_left((index as u32) << 3)
+    }
+}
+
+/// The 8-bit counters of a [`PackedCounters`], eight to a word, as one slice of its words
+/// ([`PackedCounters::bytes_mut`]), for a caller that reads several counters of one item and
+/// then raises them: the slice's length is held once, so that a raise's bounds check is the
+/// read's (the same word index against the same length) and goes; each counter is found by
+/// [`ByShifts::byte`]'s rotate.
+pub(crate) struct ByteCounters<'a>(&'a mut [u64], ByShifts<8>);
+
+impl ByteCounters<'_> {
+    /// The value of counter `index`.
+    #[inline(always)]
+    pub(crate) fn get(&self, index: u64) -> u32 {
+        self.1.byte(self.0, index)
+    }
+
+    /// Adds `delta` to counter `index`, which the caller knows keeps it at most 255 (so the
+    /// add stays in the counter's byte).
+    #[inline(always)]
+    pub(crate) fn add(&mut self, index: u64, delta: u32) {
+        debug_assert!(self.get(index) + delta <= 255);
+        self.0[(index >> 3) as usize] += self.1.placed(index, delta);
+    }
+
+    /// Adds `delta` to counter `index`, stopping at 255.
+    #[inline(always)]
+    pub(crate) fn saturating_add(&mut self, index: u64, delta: u32) {
+        let old = self.get(index);
+        let raised = old.saturating_add(delta).min(255);
+        self.0[(index >> 3) as usize] += self.1.placed(index, raised - old);
+    }
+}
+
 /// `(index / divisor, index % divisor)`, with `magic = ⌊2⁶⁴ / divisor⌋ + 1`, by one widening
 /// multiply; exact for every index below 2⁶⁴ / divisor.
 #[inline]
@@ -895,6 +945,32 @@ impl PackedCounters {
         let (max, old) = (at.max_value(), self.value_at(at, place));
         let value = old.saturating_add(delta).min(max);
         self.words[place.0] += u64::from(value - old) << place.1;
+    }
+
+    /// The 8-bit counters as [`ByteCounters`], `at` (from [`by_shifts`](Self::by_shifts))
+    /// the proof of their width.
+    #[inline(always)]
+    pub(crate) fn bytes_mut(&mut self, at: ByShifts<8>) -> ByteCounters<'_> {
+        ByteCounters(&mut self.words, at)
+    }
+
+    /// Counter `index` of 8-bit counters ([`ByShifts::byte`]), `at` the proof of their width.
+    #[inline(always)]
+    pub(crate) fn byte(&self, at: ByShifts<8>, index: u64) -> u32 {
+        debug_assert!(index < self.len);
+        at.byte(&self.words, index)
+    }
+
+    /// [`prefetch_all_by`](Self::prefetch_all_by) of counters that are in the array (a
+    /// filter's positions, below [`len`](Self::len)), each word's index by `at` and
+    /// prefetched without a bounds check ([`arch::prefetch_at`](crate::arch::prefetch_at)):
+    /// a shift and a prefetch a counter.
+    #[inline(always)]
+    pub(crate) fn prefetch_in_range(&self, at: impl Locate, indexes: &[u64]) {
+        for &index in indexes {
+            debug_assert!(index < self.len);
+            crate::arch::prefetch_at(&self.words, at.locate(index).0);
+        }
     }
 
     /// Asks the CPU to bring the word of counter `index` into the cache ahead of a
@@ -1653,6 +1729,38 @@ mod tests {
             proptest::prop_assert_eq!(c.by_shifts::<8>().is_some(), width == 8);
             proptest::prop_assert_eq!(c.by_shifts::<16>().is_some(), width == 16);
             proptest::prop_assert_eq!(c.by_shifts::<4>().is_some(), width == 4);
+        }
+        /// 8-bit counters read by [`ByShifts::byte`]'s rotate (through the array and through
+        /// [`ByteCounters`]) are `get`'s, at every position of a few words (each byte of a
+        /// word, the last counter of the array); [`ByteCounters::add`] (where the sum fits)
+        /// and [`ByteCounters::saturating_add`] leave the array as `saturating_add` does,
+        /// the neighbours in the word untouched.
+        #[test]
+        fn byte_counters_are_the_counters(
+            len in 1..100u64,
+            values in proptest::collection::vec(proptest::num::u8::ANY, 100),
+            adds in proptest::collection::vec((0..100u64, 0..=255u32), 0..60),
+        ) {
+            let mut fast = PackedCounters::zeros(len, 8).unwrap();
+            for i in 0..len {
+                fast.set(i, u32::from(values[i as usize]));
+            }
+            let at = fast.by_shifts::<8>().unwrap();
+            for i in 0..len {
+                proptest::prop_assert_eq!(fast.byte(at, i), fast.get(i), "counter {}", i);
+                proptest::prop_assert_eq!(fast.bytes_mut(at).get(i), fast.get(i), "counter {}", i);
+            }
+            let mut slow = fast.clone();
+            for (j, &(i, delta)) in adds.iter().enumerate() {
+                let i = i % len;
+                if fast.get(i) + delta <= 255 && j % 2 == 0 {
+                    fast.bytes_mut(at).add(i, delta);
+                } else {
+                    fast.bytes_mut(at).saturating_add(i, delta);
+                }
+                slow.saturating_add(i, delta);
+                proptest::prop_assert_eq!(&fast, &slow);
+            }
         }
         /// `increment` (one locate) against `get` then `saturating_add`, for every width,
         /// on counters at the maximum and below: the same old values, the same counters.

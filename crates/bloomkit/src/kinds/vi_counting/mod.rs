@@ -137,7 +137,7 @@ mod options;
 pub mod theory;
 
 use crate::any::Summary;
-use crate::bits::{CounterSpan, Locate, PackedCounters};
+use crate::bits::{ByShifts, CounterSpan, Locate, PackedCounters};
 use crate::codec::{check_num_counters, invalid, Parts};
 use crate::error::{DecodeError, Error};
 use crate::filter::{Filter, Kind};
@@ -683,7 +683,7 @@ impl VariableIncrementBloomFilter {
     /// 3 · 85 − 1). `None` otherwise: the general arithmetic
     /// ([`ByDivision`](crate::bits::ByDivision)) and [`passes`]. Tested once per item.
     #[inline(always)]
-    fn bytes(&self) -> Option<impl Locate + use<>> {
+    fn bytes(&self) -> Option<ByShifts<8>> {
         let at = self.counters.by_shifts::<8>()?;
         (3 * self.base - 1 <= at.max_value()).then_some(at)
     }
@@ -788,6 +788,16 @@ impl VariableIncrementBloomFilter {
         }
     }
 
+    /// [`add_packed_k`](Self::add_packed_k) for the default layout (L = 4, 8-bit counters,
+    /// `at` their proof), the filter's tests of them made by the caller.
+    #[inline(always)]
+    fn add_default_k<const K: usize>(&mut self, at: ByShifts<8>, ps: &[u64; K], seed: u64) -> bool {
+        const { assert!(K <= 32) };
+        let fields = Fields::new(packed_word(seed), DEFAULT_INCREMENT_BASE);
+        let most = K as u32 * (2 * DEFAULT_INCREMENT_BASE - 1);
+        self.add_by_bytes(at, DEFAULT_INCREMENT_BASE, ps, fields, most)
+    }
+
     /// The insert of these increments (the first `K` of them) at these `K` positions, by
     /// [`add_by`](Self::add_by) with the counters found by shifts when they are 8 bits
     /// wide, else by division.
@@ -801,7 +811,7 @@ impl VariableIncrementBloomFilter {
         // The most the K increments can add up to: each is at most 2L − 1 (≤ 64 · (2¹⁶ − 1)).
         let most = K as u32 * (2 * base - 1);
         match self.bytes() {
-            Some(at) => self.add_by_bytes(at, ps, increments, most),
+            Some(at) => self.add_by_bytes(at, base, ps, increments, most),
             None => {
                 let max = self.counters.max_value();
                 let at = self.counters.by_division();
@@ -810,23 +820,27 @@ impl VariableIncrementBloomFilter {
         }
     }
 
-    /// [`add_by`](Self::add_by) for the counters of [`bytes`](Self::bytes) (8 bits, L ≤ 85):
-    /// each read as a byte and tested by [`passes_below_saturation`], as the query does, and
-    /// no places kept between the passes — the add finds each counter's word and shift again
-    /// from its position (a shift and a mask), where keeping them spilled registers.
+    /// [`add_by`](Self::add_by) for the counters of [`bytes`](Self::bytes) (8 bits, L ≤ 85;
+    /// L = `base`, a constant where the caller knows it): each read as a byte
+    /// ([`ByteCounters`](crate::bits::ByteCounters), the slice of words taken once, so that
+    /// the add's bounds check is the read's and goes) and tested by
+    /// [`passes_below_saturation`], as the query does, and no places kept between the
+    /// passes — the add finds each counter's word and byte again from its position (a shift
+    /// and a rotate), where keeping them spilled registers.
     #[inline(always)]
     fn add_by_bytes<const K: usize>(
         &mut self,
-        at: impl Locate,
+        at: ByShifts<8>,
+        base: u32,
         ps: &[u64; K],
         increments: impl Iterator<Item = u32> + Clone,
         most: u32,
     ) -> bool {
-        let base = self.base;
+        let mut counters = self.counters.bytes_mut(at);
         let mut values = [0u32; K];
         let mut highest = 0u32;
         for (value, &p) in values.iter_mut().zip(ps) {
-            *value = self.counters.get_by(at, p);
+            *value = counters.get(p);
             highest |= *value;
         }
         let mut seen = true;
@@ -838,11 +852,11 @@ impl VariableIncrementBloomFilter {
         }
         if highest + most <= at.max_value() {
             for (&p, v) in ps.iter().zip(increments) {
-                self.counters.add_at(at, at.locate(p), v);
+                counters.add(p, v);
             }
         } else {
             for (&p, v) in ps.iter().zip(increments) {
-                self.counters.saturating_add_at(at, at.locate(p), v);
+                counters.saturating_add(p, v);
             }
         }
         !seen
@@ -937,16 +951,22 @@ impl VariableIncrementBloomFilter {
     /// was certainly new (the membership test rejected it), `false` if it was already
     /// reported present.
     pub fn insert<I: Item + ?Sized>(&mut self, item: &I) -> bool {
-        let new = item.with_bytes(|bytes| {
+        let new = self.insert_uncounted(item);
+        self.len = self.len.saturating_add(1);
+        new
+    }
+
+    /// [`insert`](Self::insert) without the count of items (a batch adds its length once).
+    #[inline]
+    fn insert_uncounted<I: Item + ?Sized>(&mut self, item: &I) -> bool {
+        item.with_bytes(|bytes| {
             if self.by_digest() {
                 self.add_digest(self.hashing.digest(bytes))
             } else {
                 let (positions, increments) = self.pairs(bytes);
                 self.add(positions, increments)
             }
-        });
-        self.len = self.len.saturating_add(1);
-        new
+        })
     }
 
     /// `false` if the item is certainly absent (one of its counters rules it out by the
@@ -1017,13 +1037,55 @@ impl VariableIncrementBloomFilter {
     /// # Ok::<(), bloomkit::Error>(())
     /// ```
     pub fn insert_batch<I: Item>(&mut self, items: &[I]) -> u64 {
-        crate::lookahead::insert_by_positions(self, items, |f, item| f.insert(item))
+        use crate::lookahead::ByDigest;
+        self.advise_batch_insert(items.len() as u64);
+        let in_cache = self.batch_in_cache();
+        self.insert_batch_in(items, in_cache)
+    }
+
+    /// [`insert_batch`](Self::insert_batch) with the filter's size decided by the caller
+    /// (tests send small filters through the window): in the default layout through
+    /// [`DefaultLayout`], whose inserts do not count items, the batch's length added once.
+    #[inline]
+    fn insert_batch_in<I: Item>(&mut self, items: &[I], in_cache: bool) -> u64 {
+        use crate::lookahead::insert_by_positions_in;
+        let new = match DefaultLayout::of(&mut *self) {
+            Some(mut filter) => insert_by_positions_in(
+                &mut filter,
+                items,
+                |f, item| f.filter.insert_uncounted(item),
+                in_cache,
+            ),
+            None => return insert_by_positions_in(self, items, |f, item| f.insert(item), in_cache),
+        };
+        self.len = self.len.saturating_add(items.len() as u64);
+        new
     }
 
     /// The answers of [`contains`](Self::contains) for every item, into `out` (cleared
     /// first), through the same window as [`insert_batch`](Self::insert_batch).
     pub fn contains_batch_into<I: Item>(&self, items: &[I], out: &mut Vec<bool>) {
-        crate::lookahead::contains_by_positions(self, items, out, |f, item| f.contains(item))
+        use crate::lookahead::ByDigest;
+        self.contains_batch_in(items, out, self.batch_in_cache())
+    }
+
+    /// [`contains_batch_into`](Self::contains_batch_into) with the filter's size decided by
+    /// the caller, as [`insert_batch_in`](Self::insert_batch_in).
+    #[inline]
+    fn contains_batch_in<I: Item>(&self, items: &[I], out: &mut Vec<bool>, in_cache: bool) {
+        use crate::lookahead::contains_by_positions_in;
+        match DefaultLayout::of(self) {
+            Some(filter) => contains_by_positions_in(
+                &filter,
+                items,
+                out,
+                |f, item| f.filter.contains(item),
+                in_cache,
+            ),
+            None => {
+                contains_by_positions_in(self, items, out, |f, item| f.contains(item), in_cache)
+            }
+        }
     }
 
     /// The k (position, increment) pairs of an item, in hash-function order: where it adds
@@ -1380,6 +1442,129 @@ impl crate::lookahead::ByPositions for VariableIncrementBloomFilter {
         }
         let increments = self.probes().draws(seed);
         self.add(ps.iter().copied(), increments)
+    }
+}
+
+/// A filter in the layout new filters have — the packed digest ([`Fields`]), L = 4, 8-bit
+/// counters (found by shifts, read as bytes) — for the batch window: those choices made once
+/// for the batch where the filter's own [`ByPositions`](crate::lookahead::ByPositions) tests
+/// them at every item (the source, L and the width: three compares and branches an insert,
+/// and the width again in the prefetch), and the count of items added once for the batch
+/// (its inserts do not count: `insert_batch` adds the batch's length). `R` is `&mut` the
+/// filter for inserts, `&` for queries.
+struct DefaultLayout<R> {
+    filter: R,
+    at: ByShifts<8>,
+}
+
+/// How [`DefaultLayout`] holds its filter: `&mut` for inserts, `&` for queries.
+trait Held: std::ops::Deref<Target = VariableIncrementBloomFilter> {
+    /// The filter to insert into; only the `&mut` has one (a window of queries inserts
+    /// nothing).
+    fn writable(&mut self) -> &mut VariableIncrementBloomFilter;
+}
+
+impl Held for &VariableIncrementBloomFilter {
+    fn writable(&mut self) -> &mut VariableIncrementBloomFilter {
+        unreachable!("a batch query inserts nothing")
+    }
+}
+
+impl Held for &mut VariableIncrementBloomFilter {
+    #[inline(always)]
+    fn writable(&mut self) -> &mut VariableIncrementBloomFilter {
+        self
+    }
+}
+
+impl<R: Held> DefaultLayout<R> {
+    /// The filter, if it has the default layout.
+    #[inline]
+    fn of(filter: R) -> Option<Self> {
+        if !filter.packed() || filter.base != DEFAULT_INCREMENT_BASE {
+            return None;
+        }
+        let at = filter.bytes()?;
+        Some(DefaultLayout { filter, at })
+    }
+
+    /// The increments of the item whose digest state is `seed`: the fields of its packed
+    /// word, L = 4 (k ≤ 32 fit one word).
+    #[inline(always)]
+    fn fields(seed: u64) -> Fields {
+        Fields::new(packed_word(seed), DEFAULT_INCREMENT_BASE)
+    }
+}
+
+impl<R: Held> crate::lookahead::ByDigest for DefaultLayout<R> {
+    fn digest_hashing(&self) -> Option<Hashing> {
+        self.filter.digest_hashing()
+    }
+    fn batch_bits(&self) -> u64 {
+        self.filter.batch_bits()
+    }
+    #[inline(always)]
+    fn prefetch_query(&self, digest: u128) {
+        self.filter.prefetch_query(digest)
+    }
+    #[inline(always)]
+    fn contains_digest(&self, digest: u128) -> bool {
+        self.filter.holds_digest(digest)
+    }
+    /// Not counted: see the type.
+    #[inline(always)]
+    fn insert_digest(&mut self, digest: u128) -> bool {
+        self.filter.writable().add_digest(digest)
+    }
+    fn advise_batch_insert(&mut self, items: u64) {
+        self.filter.writable().advise_batch_insert(items)
+    }
+}
+
+impl<R: Held> crate::lookahead::ByPositions for DefaultLayout<R> {
+    const WINDOW_KS: u32 =
+        <VariableIncrementBloomFilter as crate::lookahead::ByPositions>::WINDOW_KS;
+    type Extra = u64;
+    #[inline(always)]
+    fn extra(&self, digest: u128) -> u64 {
+        Increments::seed(digest)
+    }
+    fn position_range(&self) -> (u32, u64) {
+        (self.filter.num_hashes, self.filter.counters.len())
+    }
+    /// Each counter's word by shifts, prefetched without a bounds check: the positions are
+    /// below m.
+    #[inline(always)]
+    fn prefetch_query_at(&self, positions: &[u64]) {
+        self.filter.counters.prefetch_in_range(self.at, positions)
+    }
+    #[inline(always)]
+    fn contains_at(&self, ps: &[u64], seed: u64) -> bool {
+        let (filter, at) = (&*self.filter, self.at);
+        for (&p, v) in ps.iter().zip(Self::fields(seed)) {
+            if !passes_below_saturation(filter.counters.byte(at, p), v, DEFAULT_INCREMENT_BASE) {
+                return false;
+            }
+        }
+        true
+    }
+    /// Not counted: see the type.
+    #[inline(always)]
+    fn insert_at(&mut self, ps: &[u64], seed: u64) -> bool {
+        let at = self.at;
+        let filter = self.filter.writable();
+        // The window's K is a constant here once inlined: one of these is taken.
+        if let Ok(ps) = <&[u64; 5]>::try_from(ps) {
+            return filter.add_default_k(at, ps, seed);
+        }
+        if let Ok(ps) = <&[u64; 3]>::try_from(ps) {
+            return filter.add_default_k(at, ps, seed);
+        }
+        if let Ok(ps) = <&[u64; 7]>::try_from(ps) {
+            return filter.add_default_k(at, ps, seed);
+        }
+        let increments = filter.probes().draws(seed);
+        filter.add(ps.iter().copied(), increments)
     }
 }
 
@@ -2222,6 +2407,67 @@ mod tests {
                 }
             }
         }
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::test_runner::Config::with_cases(64))]
+
+        /// The batches of a filter in the default layout (packed digest, L = 4, 8-bit
+        /// counters: [`DefaultLayout`]) through the window (forced, whatever its size) leave
+        /// it as the single calls do — counters, count of items, the count of new ones — and
+        /// answer as they do: at the k of the window by positions (3, 5, 7) and others (the
+        /// window by digests), four index schemes (the seeded one runs the single calls),
+        /// from a few counters up (positions repeat, counters saturate), repeated items,
+        /// batches shorter and longer than the window; and a filter of another layout does
+        /// not take it.
+        #[test]
+        fn batches_in_the_default_layout_are_the_single_calls(
+            m in 8u64..3_000,
+            k in proptest::sample::select(vec![5u32, 3, 7, 4, 12]),
+            scheme_at in 0usize..4,
+            seed in proptest::num::u64::ANY,
+            items in proptest::collection::vec(0u64..300, 0..300),
+            probes in proptest::collection::vec(proptest::num::u64::ANY, 0..200),
+        ) {
+            let scheme = crate::hash::TESTED_SCHEMES[scheme_at];
+            let mut filter = VariableIncrementBloomFilter::builder()
+                .num_counters(m).num_hashes(k).index_scheme(scheme).seed(seed).build().unwrap();
+            proptest::prop_assert!(DefaultLayout::of(&filter).is_some());
+            filter.insert(&u64::MAX);
+            let mut single = filter.clone();
+            let new_single: u64 = items.iter().map(|i| u64::from(single.insert(i))).sum();
+            let mut windowed = filter;
+            let new_windowed = windowed.insert_batch_in(&items, false);
+            proptest::prop_assert_eq!(new_windowed, new_single);
+            proptest::prop_assert_eq!(Filter::len(&windowed), items.len() as u64 + 1);
+            proptest::prop_assert!(windowed == single, "filters differ");
+            let mut answers = vec![true; 3]; // cleared first
+            windowed.contains_batch_in(&probes, &mut answers, false);
+            let expected: Vec<bool> = probes.iter().map(|p| single.contains(p)).collect();
+            proptest::prop_assert_eq!(&answers, &expected);
+            windowed.contains_batch_in(&items, &mut answers, false);
+            proptest::prop_assert!(answers.iter().all(|&a| a), "a false negative");
+        }
+    }
+
+    #[test]
+    fn only_the_default_layout_takes_its_window() {
+        let built = |base: u32, width: u32, source: IncrementHashing| {
+            VariableIncrementBloomFilter::builder()
+                .num_counters(100)
+                .num_hashes(5)
+                .increment_base(base)
+                .counter_width(width)
+                .increment_hashing(source)
+                .build()
+                .unwrap()
+        };
+        let packed = IncrementHashing::PackedDigest;
+        assert!(DefaultLayout::of(&built(4, 8, packed)).is_some());
+        assert!(DefaultLayout::of(&built(2, 8, packed)).is_none());
+        assert!(DefaultLayout::of(&built(4, 16, packed)).is_none());
+        assert!(DefaultLayout::of(&built(4, 8, IncrementHashing::PositionDigest)).is_none());
+        assert!(DefaultLayout::of(&built(4, 8, IncrementHashing::SecondDigest)).is_none());
     }
 
     #[test]
