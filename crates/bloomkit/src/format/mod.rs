@@ -653,6 +653,58 @@ impl<'a> Frame<'a> {
     }
 }
 
+/// Fixed-size entries from bytes fed in pieces of any length. An entry split between two
+/// pieces is put together before it is handed on, so a table reads the same whether it comes
+/// whole (a file loaded) or chunk by chunk (a view opening, each chunk checked against its
+/// checksum as it is read). The weighted filter's weight table (9-byte entries) and the
+/// spectral filter's overflow tables (12-byte entries) are read through it; each kind checks
+/// its own entries in the closure.
+pub(crate) struct EntryStream<const N: usize> {
+    partial: [u8; N],
+    have: usize,
+}
+
+impl<const N: usize> EntryStream<N> {
+    pub(crate) const fn new() -> Self {
+        EntryStream {
+            partial: [0; N],
+            have: 0,
+        }
+    }
+
+    /// Hands `each` every entry that `bytes` completes, in order; the bytes of an entry not
+    /// yet complete are kept for the next piece. Stops at the first error `each` returns.
+    pub(crate) fn feed<E>(
+        &mut self,
+        mut bytes: &[u8],
+        mut each: impl FnMut(&[u8; N]) -> Result<(), E>,
+    ) -> Result<(), E> {
+        if self.have > 0 {
+            let take = (N - self.have).min(bytes.len());
+            self.partial[self.have..self.have + take].copy_from_slice(&bytes[..take]);
+            (self.have, bytes) = (self.have + take, &bytes[take..]);
+            if self.have < N {
+                return Ok(());
+            }
+            self.have = 0;
+            let entry = self.partial;
+            each(&entry)?;
+        }
+        let (entries, rest) = bytes.as_chunks::<N>();
+        for entry in entries {
+            each(entry)?;
+        }
+        self.partial[..rest.len()].copy_from_slice(rest);
+        self.have = rest.len();
+        Ok(())
+    }
+
+    /// Whether the bytes fed so far end inside an entry.
+    pub(crate) fn inside_an_entry(&self) -> bool {
+        self.have != 0
+    }
+}
+
 /// A bounds-checked little-endian reader over a byte slice. Every read that would pass the
 /// end is a [`DecodeError::Truncated`]. (Public for the workspace's Redis module, which
 /// reads RedisBloom's headers with it; not part of the documented API.)

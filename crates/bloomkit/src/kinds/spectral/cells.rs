@@ -7,7 +7,7 @@ use std::fmt;
 use std::hash::{BuildHasherDefault, Hasher};
 
 use crate::bits::{ByShifts, Locate, PackedCounters};
-use crate::codec::invalid;
+use crate::codec::{invalid, EntryStream};
 use crate::error::{DecodeError, Error};
 use crate::hash::mix64;
 
@@ -573,90 +573,72 @@ pub(crate) fn count_escapes(words: &[u8]) -> u64 {
 /// counts in `15..=2^w − 1`. Loading feeds it the whole table; a view feeds it the table's
 /// chunks when it opens.
 pub(crate) struct TableReader {
+    stream: EntryStream<{ ENTRY_BYTES as usize }>,
     len: u64,
     max: u32,
     previous: Option<u64>,
-    partial: [u8; ENTRY_BYTES as usize],
-    have: usize,
 }
 
 impl TableReader {
     pub(crate) fn new(len: u64, width: u32) -> Self {
         TableReader {
+            stream: EntryStream::new(),
             len,
             max: (1u32 << width) - 1,
             previous: None,
-            partial: [0; ENTRY_BYTES as usize],
-            have: 0,
         }
     }
 
     /// Reads the entries `bytes` complete, calling `each(index, count)` for every one.
     pub(crate) fn feed(
         &mut self,
-        mut bytes: &[u8],
+        bytes: &[u8],
         mut each: impl FnMut(u64, u32),
     ) -> Result<(), DecodeError> {
-        const N: usize = ENTRY_BYTES as usize;
-        if self.have > 0 {
-            let take = (N - self.have).min(bytes.len());
-            self.partial[self.have..self.have + take].copy_from_slice(&bytes[..take]);
-            (self.have, bytes) = (self.have + take, &bytes[take..]);
-            if self.have < N {
-                return Ok(());
+        let TableReader {
+            stream,
+            len,
+            max,
+            previous,
+        } = self;
+        stream.feed(bytes, |entry| {
+            let (index, count) = decode_entry(entry);
+            if let Some(previous) = *previous
+                && previous >= index
+            {
+                return Err(invalid(
+                    "overflow table",
+                    format!(
+                        "entries not sorted or repeated: counter {index} after counter {previous}"
+                    ),
+                ));
             }
-            self.have = 0;
-            let entry = self.partial;
-            self.entry(&entry, &mut each)?;
-        }
-        let mut entries = bytes.chunks_exact(N);
-        for entry in &mut entries {
-            self.entry(entry, &mut each)?;
-        }
-        let rest = entries.remainder();
-        self.partial[..rest.len()].copy_from_slice(rest);
-        self.have = rest.len();
-        Ok(())
+            if index >= *len {
+                return Err(invalid(
+                    "overflow table",
+                    format!("an entry for counter {index} of {len}"),
+                ));
+            }
+            if !(ESCAPE..=*max).contains(&count) {
+                return Err(invalid(
+                    "overflow table",
+                    format!("counter {index} holds {count}, not in {ESCAPE}..={max}"),
+                ));
+            }
+            *previous = Some(index);
+            each(index, count);
+            Ok(())
+        })
     }
 
     /// Fails if the bytes fed ended inside an entry.
     pub(crate) fn finish(&self) -> Result<(), DecodeError> {
-        if self.have != 0 {
+        if self.stream.inside_an_entry() {
             return Err(invalid(
                 "overflow table",
                 "the table ends inside an entry".into(),
             ));
         }
-        Ok(())
-    }
-
-    fn entry(&mut self, entry: &[u8], each: &mut impl FnMut(u64, u32)) -> Result<(), DecodeError> {
-        let (index, count) = decode_entry(entry);
-        if let Some(previous) = self.previous
-            && previous >= index
-        {
-            return Err(invalid(
-                "overflow table",
-                format!("entries not sorted or repeated: counter {index} after counter {previous}"),
-            ));
-        }
-        if index >= self.len {
-            return Err(invalid(
-                "overflow table",
-                format!("an entry for counter {index} of {}", self.len),
-            ));
-        }
-        if !(ESCAPE..=self.max).contains(&count) {
-            return Err(invalid(
-                "overflow table",
-                format!(
-                    "counter {index} holds {count}, not in {ESCAPE}..={}",
-                    self.max
-                ),
-            ));
-        }
-        self.previous = Some(index);
-        each(index, count);
         Ok(())
     }
 }

@@ -61,7 +61,7 @@ pub mod theory;
 
 use crate::any::Summary;
 use crate::bits::BitVec;
-use crate::codec::{invalid, Parts, Persist};
+use crate::codec::{invalid, EntryStream, Parts, Persist};
 use crate::error::{DecodeError, Error};
 use crate::filter::{Filter, Kind};
 use crate::format::view::{infallible, view_facts, FilterView, KindView, Shape, ViewFacts};
@@ -170,61 +170,43 @@ fn positions_by<'a, E>(
 /// increasing, k in 1..=64 and not the ordinary items' k. Loading feeds it the whole table
 /// at once; a view feeds it the table's chunks as it reads them, when it opens.
 struct TableReader {
+    stream: EntryStream<{ ENTRY_BYTES as usize }>,
     default_hashes: u32,
     previous: Option<u64>,
-    partial: [u8; ENTRY_BYTES as usize],
-    have: usize,
 }
 
 impl TableReader {
     fn new(default_hashes: u32) -> Self {
         TableReader {
+            stream: EntryStream::new(),
             default_hashes,
             previous: None,
-            partial: [0; ENTRY_BYTES as usize],
-            have: 0,
         }
     }
 
     /// Reads the entries `bytes` complete, calling `each(key, k)` for every one.
-    fn feed(&mut self, mut bytes: &[u8], mut each: impl FnMut(u64, u8)) -> Result<(), DecodeError> {
-        const N: usize = ENTRY_BYTES as usize;
-        if self.have > 0 {
-            let take = (N - self.have).min(bytes.len());
-            self.partial[self.have..self.have + take].copy_from_slice(&bytes[..take]);
-            (self.have, bytes) = (self.have + take, &bytes[take..]);
-            if self.have < N {
-                return Ok(());
+    fn feed(&mut self, bytes: &[u8], mut each: impl FnMut(u64, u8)) -> Result<(), DecodeError> {
+        let TableReader {
+            stream,
+            default_hashes,
+            previous,
+        } = self;
+        stream.feed(bytes, |entry| {
+            let key = u64::from_le_bytes(entry[..8].try_into().expect("8 bytes"));
+            let k = entry[8];
+            if previous.is_some_and(|p| p >= key) {
+                return Err(invalid("table", "keys are not strictly increasing".into()));
             }
-            self.have = 0;
-            let entry = self.partial;
-            self.entry(&entry, &mut each)?;
-        }
-        let mut entries = bytes.chunks_exact(N);
-        for entry in &mut entries {
-            self.entry(entry, &mut each)?;
-        }
-        let rest = entries.remainder();
-        self.partial[..rest.len()].copy_from_slice(rest);
-        self.have = rest.len();
-        Ok(())
-    }
-
-    fn entry(&mut self, entry: &[u8], each: &mut impl FnMut(u64, u8)) -> Result<(), DecodeError> {
-        let key = u64::from_le_bytes(entry[..8].try_into().expect("8 bytes"));
-        let k = entry[8];
-        if self.previous.is_some_and(|p| p >= key) {
-            return Err(invalid("table", "keys are not strictly increasing".into()));
-        }
-        if k == 0 || u32::from(k) > MAX_NUM_HASHES || u32::from(k) == self.default_hashes {
-            return Err(invalid(
-                "table",
-                format!("k = {k} is not in 1..={MAX_NUM_HASHES} or is the default"),
-            ));
-        }
-        self.previous = Some(key);
-        each(key, k);
-        Ok(())
+            if k == 0 || u32::from(k) > MAX_NUM_HASHES || u32::from(k) == *default_hashes {
+                return Err(invalid(
+                    "table",
+                    format!("k = {k} is not in 1..={MAX_NUM_HASHES} or is the default"),
+                ));
+            }
+            *previous = Some(key);
+            each(key, k);
+            Ok(())
+        })
     }
 }
 

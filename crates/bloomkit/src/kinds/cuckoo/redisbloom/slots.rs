@@ -453,6 +453,7 @@ impl SubFilters {
                 open[j / 64] |= 1 << (j % 64);
             }
         }
-        open == self.open && self.slots == self.list.iter().map(|f| f.data.len() as u64).sum()
+        open == self.open
+            && self.slots == self.list.iter().map(|f| f.data.len() as u64).sum::<u64>()
     }
 }
