@@ -176,28 +176,32 @@ impl Compact {
         }
     }
 
-    /// Adds 1 to counter `index` unless it is at the maximum; the value it had.
+    /// Adds 1 to counter `index` unless it is at the maximum; the value it had. A nibble
+    /// below 14 is raised in its word, with one compare; 14 and 15, which touch the table,
+    /// out of line.
     #[inline(always)]
     fn increment(&mut self, index: u64) -> u32 {
         let place = self.at.locate(index);
         let n = self.nibbles.value_at(self.at, place);
-        if n < ESCAPE {
+        if n < ESCAPE - 1 {
             self.nibbles.add_at(self.at, place, 1);
-            if n == ESCAPE - 1 {
-                self.escape(index);
-            }
+            return n;
+        }
+        self.increment_high(index, n)
+    }
+
+    /// [`increment`](Self::increment) of a counter whose nibble `n` is 14 (it escapes: the
+    /// nibble becomes 15 and the table gets its entry) or 15 (its entry rises).
+    #[inline(never)]
+    fn increment_high(&mut self, index: u64, n: u32) -> u32 {
+        if n == ESCAPE - 1 {
+            self.nibbles.set(index, ESCAPE);
+            self.table.insert(index, ESCAPE);
             return n;
         }
         self.increment_escaped(index)
     }
 
-    /// The entry of a counter that just reached 15.
-    #[inline(never)]
-    fn escape(&mut self, index: u64) {
-        self.table.insert(index, ESCAPE);
-    }
-
-    #[inline(never)]
     fn increment_escaped(&mut self, index: u64) -> u32 {
         let max = self.max;
         let count = self
@@ -219,6 +223,101 @@ impl Compact {
         let mut entries: Vec<(u64, u32)> = self.table.iter().map(|(&i, &c)| (i, c)).collect();
         entries.sort_unstable();
         entries
+    }
+}
+
+/// One layout's counters, read and written with no match on the layout: the filter's
+/// insert, query and count run generic over this, their [`Cells`] matched once per call
+/// (`with_layout!` in the filter's module, the way [`LocateChoice::run`] holds the
+/// counting and stable filters' choice of [`Locate`]), so that the loop over an item's
+/// counters is compiled once for each layout.
+///
+/// [`LocateChoice::run`]: crate::bits::LocateChoice::run
+pub(crate) trait Layout {
+    /// The number of counters.
+    fn len(&self) -> u64;
+    /// The value of counter `index`.
+    fn get(&self, index: u64) -> u32;
+    /// A value that is 0 exactly when counter `index` is: the counter, or the compact
+    /// layout's nibble (membership reads only the nibbles).
+    fn base(&self, index: u64) -> u32;
+    /// Adds 1 to counter `index` unless it is at the maximum; the value it had.
+    fn increment(&mut self, index: u64) -> u32;
+    /// [`increment`](Self::increment) of the counters at `indexes` in turn; the smallest
+    /// value they had.
+    fn increment_each<const K: usize>(&mut self, indexes: &[u64; K]) -> u32;
+    /// Adds `delta` to counter `index`, stopping at the maximum; the new value.
+    fn saturating_add(&mut self, index: u64, delta: u32) -> u32;
+    /// Prefetches the words of the counters at `indexes` (below [`len`](Self::len)).
+    fn prefetch_all(&self, indexes: &[u64]);
+}
+
+impl Layout for PackedCounters {
+    #[inline(always)]
+    fn len(&self) -> u64 {
+        PackedCounters::len(self)
+    }
+    #[inline(always)]
+    fn get(&self, index: u64) -> u32 {
+        PackedCounters::get(self, index)
+    }
+    #[inline(always)]
+    fn base(&self, index: u64) -> u32 {
+        PackedCounters::get(self, index)
+    }
+    #[inline(always)]
+    fn increment(&mut self, index: u64) -> u32 {
+        PackedCounters::increment(self, index)
+    }
+    #[inline(always)]
+    fn increment_each<const K: usize>(&mut self, indexes: &[u64; K]) -> u32 {
+        PackedCounters::increment_each(self, indexes)
+    }
+    #[inline(always)]
+    fn saturating_add(&mut self, index: u64, delta: u32) -> u32 {
+        PackedCounters::saturating_add(self, index, delta)
+    }
+    #[inline(always)]
+    fn prefetch_all(&self, indexes: &[u64]) {
+        PackedCounters::prefetch_all(self, indexes)
+    }
+}
+
+impl Layout for Compact {
+    #[inline(always)]
+    fn len(&self) -> u64 {
+        self.nibbles.len()
+    }
+    #[inline(always)]
+    fn get(&self, index: u64) -> u32 {
+        Compact::get(self, index)
+    }
+    #[inline(always)]
+    fn base(&self, index: u64) -> u32 {
+        self.nibble(index)
+    }
+    #[inline(always)]
+    fn increment(&mut self, index: u64) -> u32 {
+        Compact::increment(self, index)
+    }
+    #[inline(always)]
+    fn increment_each<const K: usize>(&mut self, indexes: &[u64; K]) -> u32 {
+        indexes.iter().fold(u32::MAX, |min, &index| {
+            min.min(Compact::increment(self, index))
+        })
+    }
+    #[inline(always)]
+    fn saturating_add(&mut self, index: u64, delta: u32) -> u32 {
+        let old = Compact::get(self, index);
+        let value = old.saturating_add(delta).min(self.max);
+        if value != old {
+            self.set(index, value);
+        }
+        value
+    }
+    #[inline(always)]
+    fn prefetch_all(&self, indexes: &[u64]) {
+        self.nibbles.prefetch_in_range(self.at, indexes);
     }
 }
 
@@ -291,22 +390,12 @@ impl Cells {
         }
     }
 
-    /// A value that is 0 exactly when counter `index` is: the counter, or the compact
-    /// layout's nibble (membership reads only the nibbles).
-    #[inline(always)]
-    pub(crate) fn base(&self, index: u64) -> u32 {
-        match self {
-            Cells::Fixed(c) => c.get(index),
-            Cells::Compact(c) => c.nibble(index),
-        }
-    }
-
     /// Whether every counter at `indexes` is non-zero.
     #[inline(always)]
     pub(crate) fn all_nonzero(&self, indexes: &[u64]) -> bool {
         match self {
-            Cells::Fixed(c) => indexes.iter().all(|&p| c.get(p) > 0),
-            Cells::Compact(c) => indexes.iter().all(|&p| c.nibble(p) > 0),
+            Cells::Fixed(c) => indexes.iter().all(|&p| Layout::base(c, p) > 0),
+            Cells::Compact(c) => indexes.iter().all(|&p| Layout::base(c, p) > 0),
         }
     }
 
@@ -344,40 +433,18 @@ impl Cells {
         }
     }
 
-    /// Adds 1 to counter `index` unless it is at the maximum; the value it had.
-    #[inline(always)]
-    pub(crate) fn increment(&mut self, index: u64) -> u32 {
-        match self {
-            Cells::Fixed(c) => c.increment(index),
-            Cells::Compact(c) => c.increment(index),
-        }
-    }
-
-    /// [`increment`](Self::increment) of the counters at `indexes` in turn; the smallest
-    /// value they had.
-    #[inline(always)]
-    pub(crate) fn increment_each<const K: usize>(&mut self, indexes: &[u64; K]) -> u32 {
-        match self {
-            Cells::Fixed(c) => c.increment_each(indexes),
-            Cells::Compact(c) => indexes
-                .iter()
-                .fold(u32::MAX, |min, &index| min.min(c.increment(index))),
-        }
-    }
-
+    /// Prefetches the word of counter `index` (below [`len`](Self::len)).
     #[inline]
     pub(crate) fn prefetch(&self, index: u64) {
-        match self {
-            Cells::Fixed(c) => c.prefetch(index),
-            Cells::Compact(c) => c.nibbles.prefetch_all_by(c.at, &[index]),
-        }
+        self.prefetch_all(&[index]);
     }
 
+    /// [`Layout::prefetch_all`] of the counters at `indexes` (below [`len`](Self::len)).
     #[inline(always)]
     pub(crate) fn prefetch_all(&self, indexes: &[u64]) {
         match self {
-            Cells::Fixed(c) => c.prefetch_all(indexes),
-            Cells::Compact(c) => c.nibbles.prefetch_all_by(c.at, indexes),
+            Cells::Fixed(c) => Layout::prefetch_all(c, indexes),
+            Cells::Compact(c) => Layout::prefetch_all(c, indexes),
         }
     }
 

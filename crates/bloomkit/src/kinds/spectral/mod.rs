@@ -133,7 +133,20 @@ use crate::format::view::{all_nonzero, infallible, try_all, FilterView, KindView
 use crate::hash::{mix64, Hashing, HashingChoice, IndexScheme, Item, Positions};
 use crate::params::MAX_NUM_BITS;
 use crate::sizing;
-use cells::{Cells, ENTRY_BYTES, ESCAPE};
+use cells::{Cells, Layout, ENTRY_BYTES, ESCAPE};
+
+/// `$body` with `$c` bound to the counters of `$cells` in their own layout (a
+/// `PackedCounters` or a `cells::Compact`, by the reference `$cells` is): the one match on
+/// the layout of a call, `$body` compiled once for each, so that the loop over an item's
+/// counters inside it matches on nothing.
+macro_rules! with_layout {
+    ($cells:expr, |$c:ident| $body:expr) => {
+        match $cells {
+            Cells::Fixed($c) => $body,
+            Cells::Compact($c) => $body,
+        }
+    };
+}
 
 /// The counter width used unless another is chosen: 16 bits, counts up to 65 535.
 pub const DEFAULT_SPECTRAL_COUNTER_WIDTH: u32 = 16;
@@ -313,7 +326,94 @@ fn repeats(ps: &[u64]) -> bool {
 
 /// The smallest counter at `positions`, and whether it occurs at two positions or more.
 fn minimum(counters: &Cells, positions: &[u64]) -> (u32, bool) {
+    with_layout!(counters, |c| minimum_in(c, positions))
+}
+
+/// [`minimum`] in one layout.
+#[inline(always)]
+fn minimum_in(counters: &impl Layout, positions: &[u64]) -> (u32, bool) {
     infallible(minimum_by(positions, |p| Ok(counters.get(p))))
+}
+
+/// The MS or MI insert at these distinct positions (RM's primary counters rise as MS's);
+/// the item's estimate before it.
+#[inline(always)]
+fn raise(counters: &mut impl Layout, method: SpectralMethod, ps: &[u64]) -> u32 {
+    match method {
+        SpectralMethod::MinimumSelection | SpectralMethod::RecurringMinimum => {
+            // Each counter read and raised in one pass; the smallest of the values read is
+            // the estimate before the insert.
+            ps.iter()
+                .fold(u32::MAX, |min, &p| min.min(counters.increment(p)))
+        }
+        SpectralMethod::MinimalIncrease => {
+            let (min, _) = minimum_in(&*counters, ps);
+            // Only the counters at the minimum rise: m_x becomes min + 1.
+            for &p in ps {
+                if counters.get(p) == min {
+                    counters.saturating_add(p, 1);
+                }
+            }
+            min
+        }
+    }
+}
+
+/// The MS or MI insert at these k positions, repeats among them taken once; the item's
+/// estimate before it.
+#[inline(always)]
+fn raise_positions(counters: &mut impl Layout, method: SpectralMethod, ps: &[u64]) -> u32 {
+    // Repeats are rare (about k²/2m per item): only then are the distinct ones gathered.
+    if !repeats(ps) {
+        return raise(counters, method, ps);
+    }
+    let mut buf = [0u64; INLINE_POSITIONS];
+    match buf.get_mut(..ps.len()) {
+        Some(front) => {
+            let n = distinct_into(ps, front);
+            raise(counters, method, &buf[..n])
+        }
+        None => {
+            let mut kept = ps.to_vec();
+            let n = distinct_into(ps, &mut kept);
+            raise(counters, method, &kept[..n])
+        }
+    }
+}
+
+/// The batch window's MS or MI insert of the item at these `K` positions, in one layout;
+/// `true` when it was certainly new. Under MS, unless two positions may repeat
+/// ([`may_repeat`]), each counter is read and raised in one pass ([`Layout::increment_each`]);
+/// the rest (MI, and the items whose positions may repeat) out of line, in
+/// [`raise_positions_cold`]. The single insert keeps [`raise_positions`]: there the quick
+/// test and the call out of line for the items it flags cost more than the pairwise
+/// compares (`kind_cost spectral 100000 100000` under callgrind: 387.6 instructions an
+/// insert against 382.0).
+#[inline(always)]
+fn raise_positions_k<const K: usize>(
+    counters: &mut impl Layout,
+    method: SpectralMethod,
+    ps: &[u64; K],
+) -> bool {
+    if method == SpectralMethod::MinimumSelection && !may_repeat(ps) {
+        return counters.increment_each(ps) == 0;
+    }
+    raise_positions_cold(counters, method, ps)
+}
+
+/// [`raise_positions_k`] for MI, and for MS when two positions may repeat, kept out of the
+/// batch window's loop: MS positions that turn out distinct (compared pairwise) go the
+/// one-pass way after all.
+#[inline(never)]
+fn raise_positions_cold<const K: usize>(
+    counters: &mut impl Layout,
+    method: SpectralMethod,
+    ps: &[u64; K],
+) -> bool {
+    if method == SpectralMethod::MinimumSelection && !repeats(ps) {
+        return counters.increment_each(ps) == 0;
+    }
+    raise_positions(counters, method, ps) == 0
 }
 
 /// [`minimum`] over a way to read counter p (the loaded filter's array, or a view's
@@ -480,97 +580,48 @@ impl SpectralBloomFilter {
     }
 
     /// The batch window's MS or MI insert of the item at these `K` positions (not counting
-    /// it in `len`). Under MS, unless two positions may repeat ([`may_repeat`]), each
-    /// counter is read and raised in one pass ([`PackedCounters::increment_each`]); the rest
-    /// (MI, and the items whose positions may repeat) out of line, through
-    /// [`insert_positions`](Self::insert_positions). The single insert keeps
-    /// [`insert_positions`](Self::insert_positions): there the quick test and the call out
-    /// of line for the items it flags cost more than the pairwise compares
-    /// (`kind_cost spectral 100000 100000` under callgrind: 387.6 instructions an insert
-    /// against 382.0).
+    /// it in `len`): [`raise_positions_k`] in the counters' layout.
     #[inline(always)]
     fn insert_positions_k<const K: usize>(&mut self, ps: &[u64; K]) -> bool {
-        if self.method == SpectralMethod::MinimumSelection && !may_repeat(ps) {
-            return self.counters.increment_each(ps) == 0;
-        }
-        self.insert_positions_cold(ps)
-    }
-
-    /// [`insert_positions_k`](Self::insert_positions_k) for MI, and for MS when two
-    /// positions may repeat, kept out of the batch window's loop: MS positions that turn out
-    /// distinct (compared pairwise) go the one-pass way after all.
-    #[inline(never)]
-    fn insert_positions_cold<const K: usize>(&mut self, ps: &[u64; K]) -> bool {
-        if self.method == SpectralMethod::MinimumSelection && !repeats(ps) {
-            return self.counters.increment_each(ps) == 0;
-        }
-        self.insert_positions(ps)
+        let method = self.method;
+        with_layout!(&mut self.counters, |c| raise_positions_k(c, method, ps))
     }
 
     /// The MS or MI insert of the item at these k positions, repeats among them taken once
     /// (not counting it in `len`).
     #[inline(always)]
     fn insert_positions(&mut self, ps: &[u64]) -> bool {
-        // Repeats are rare (about k²/2m per item): only then are the distinct ones gathered.
-        if !repeats(ps) {
-            return self.insert_at(ps, &[]);
-        }
-        let mut buf = [0u64; INLINE_POSITIONS];
-        match buf.get_mut(..ps.len()) {
-            Some(front) => {
-                let n = distinct_into(ps, front);
-                self.insert_at(&buf[..n], &[])
-            }
-            None => {
-                let mut kept = ps.to_vec();
-                let n = distinct_into(ps, &mut kept);
-                self.insert_at(&kept[..n], &[])
-            }
-        }
+        let method = self.method;
+        with_layout!(&mut self.counters, |c| raise_positions(c, method, ps)) == 0
     }
 
     /// The insert of the item with these distinct positions and these bytes (which only
     /// [`SpectralMethod::RecurringMinimum`] reads, for its secondary filter).
     #[inline(always)]
     fn insert_at(&mut self, ps: &[u64], bytes: &[u8]) -> bool {
-        let min = match self.method {
-            SpectralMethod::MinimumSelection => {
-                // Each counter read and raised in one pass; the smallest of the values read
-                // is the estimate before the insert.
-                let counters = &mut self.counters;
-                ps.iter()
-                    .fold(u32::MAX, |min, &p| min.min(counters.increment(p)))
-            }
-            SpectralMethod::MinimalIncrease => {
-                let (min, _) = minimum(&self.counters, ps);
-                // Only the counters at the minimum rise: m_x becomes min + 1.
-                for &p in ps {
-                    if self.counters.get(p) == min {
-                        self.counters.saturating_add(p, 1);
-                    }
-                }
-                min
-            }
-            SpectralMethod::RecurringMinimum => {
-                let (min, _) = minimum(&self.counters, ps);
-                for &p in ps {
-                    self.counters.saturating_add(p, 1);
-                }
-                let (primary, recurring) = minimum(&self.counters, ps);
-                if !recurring {
-                    let qs = self.secondary_positions(bytes).expect("RM has a secondary");
-                    let secondary = self.secondary.as_mut().expect("RM has a secondary");
-                    let (held, _) = minimum(secondary, qs.get());
-                    // Held there: one more; not yet: start from the primary's estimate.
-                    let add = if held > 0 { 1 } else { primary };
-                    for &q in qs.get() {
-                        secondary.saturating_add(q, add);
-                    }
-                }
-                min
-            }
-        };
+        let method = self.method;
+        let min = with_layout!(&mut self.counters, |c| raise(c, method, ps));
+        if method == SpectralMethod::RecurringMinimum {
+            self.insert_secondary(ps, bytes);
+        }
         min == 0
+    }
+
+    /// RM's insert into its secondary filter after the primary's counters at `ps` rose
+    /// (Cohen & Matias 2003, §4): when the item's minimum there is now single, one more
+    /// in the secondary if it is held there, else its primary estimate.
+    fn insert_secondary(&mut self, ps: &[u64], bytes: &[u8]) {
+        let (primary, recurring) = minimum(&self.counters, ps);
+        if !recurring {
+            let qs = self.secondary_positions(bytes).expect("RM has a secondary");
+            let secondary = self.secondary.as_mut().expect("RM has a secondary");
+            let (held, _) = minimum(secondary, qs.get());
+            // Held there: one more; not yet: start from the primary's estimate.
+            let add = if held > 0 { 1 } else { primary };
+            for &q in qs.get() {
+                secondary.saturating_add(q, add);
+            }
+        }
     }
 
     /// [`insert`](Self::insert) of every item in order; returns how many were certainly new.
@@ -602,7 +653,9 @@ impl SpectralBloomFilter {
         item.with_bytes(|bytes| {
             let m = self.counters.len();
             let positions = self.hashing.positions(bytes, self.num_hashes, m);
-            infallible(all_nonzero(positions, |p| Ok(self.counters.base(p))))
+            with_layout!(&self.counters, |c| {
+                infallible(all_nonzero(positions, |p| Ok(Layout::base(c, p))))
+            })
         })
     }
 
@@ -614,15 +667,17 @@ impl SpectralBloomFilter {
     }
 
     fn count_bytes(&self, bytes: &[u8]) -> u32 {
-        infallible(count_by(
-            self.hashing,
-            self.num_hashes,
-            self.counters.len(),
-            self.secondary.as_ref().map(Cells::len),
-            bytes,
-            |p| Ok(self.counters.get(p)),
-            |q| Ok(self.secondary.as_ref().map_or(0, |s| s.get(q))),
-        ))
+        with_layout!(&self.counters, |c| {
+            infallible(count_by(
+                self.hashing,
+                self.num_hashes,
+                Layout::len(c),
+                self.secondary.as_ref().map(Cells::len),
+                bytes,
+                |p| Ok(Layout::get(c, p)),
+                |q| Ok(self.secondary.as_ref().map_or(0, |s| s.get(q))),
+            ))
+        })
     }
 
     /// Removes one occurrence of an item. `Ok(true)` when done.
@@ -831,7 +886,9 @@ impl crate::lookahead::ByDigest for SpectralBloomFilter {
     fn contains_digest(&self, digest: u128) -> bool {
         let (k, m) = (self.num_hashes, self.counters.len());
         let positions = self.hashing.positions_with_digest(&[], digest, k, m);
-        infallible(all_nonzero(positions, |p| Ok(self.counters.base(p))))
+        with_layout!(&self.counters, |c| {
+            infallible(all_nonzero(positions, |p| Ok(Layout::base(c, p))))
+        })
     }
     #[inline(always)]
     fn insert_digest(&mut self, digest: u128) -> bool {
